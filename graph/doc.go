@@ -1,0 +1,34 @@
+// Package graph defines the vocabulary of the code/doc graph: nodes, edges,
+// the uid scheme of seed 003 ("Graph UID Scheme") and the payloads of the
+// graph.* events that extractors and agents append to the log.
+//
+// # Uids
+//
+//	code:file:<repo-relative-path>
+//	code:function:<path>::<name>          Go methods: <path>::<Type>.<method>
+//	code:class:<path>::<name>
+//	code:module:<dotted>
+//	code:external:<name>                  unresolved call targets (metadata.stub = true)
+//	doc:file:<repo-relative-path>
+//	doc:heading:<path>#<slug>:<level>
+//	folder:<repo-relative-path>
+//	config:json:<path>#<json-pointer>
+//	config:toml:<path>#<dotted-key>
+//	config:yaml:<path>#<json-pointer>
+//	go:package:<module> npm:package:<name> pypi:package:<name> crates:package:<name>
+//	mcp:server:<name>
+//
+// A uid containing "../", a backtick or whitespace is malformed and rejected
+// on write (seed 000, doctor category malformed_uid_path).
+//
+// # Events
+//
+//	graph.file_extracted  FileExtracted: replaces what Extractor owned for Path
+//	graph.file_removed    FileRemoved: drops what every extractor owned for Path
+//	graph.nodes_upserted  NodesUpserted
+//	graph.edges_upserted  EdgesUpserted
+//	graph.nodes_deleted   NodesDeleted (also drops the nodes' edges)
+//	graph.edges_deleted   EdgesDeleted
+//
+// All graph events go to the stream "graph".
+package graph

@@ -1,0 +1,120 @@
+package graph
+
+// Stream is the log stream every graph event is appended to.
+const Stream = "graph"
+
+// Event types of the graph stream.
+const (
+	TypeFileExtracted = "graph.file_extracted"
+	TypeFileRemoved   = "graph.file_removed"
+	TypeNodesUpserted = "graph.nodes_upserted"
+	TypeEdgesUpserted = "graph.edges_upserted"
+	TypeNodesDeleted  = "graph.nodes_deleted"
+	TypeEdgesDeleted  = "graph.edges_deleted"
+)
+
+// Node kinds. The kind is what tools filter on and what picks the default
+// reference kinds of cos_graph_references (seed 000, default_kinds_picked).
+const (
+	KindFile       = "file"
+	KindFunction   = "function"
+	KindMethod     = "method"
+	KindClass      = "class"
+	KindModule     = "module"
+	KindExternal   = "external"
+	KindDocFile    = "doc_file"
+	KindHeading    = "heading"
+	KindFolder     = "folder"
+	KindConfig     = "config"
+	KindDependency = "dependency"
+	KindMCPServer  = "mcp_server"
+)
+
+// Edge types.
+const (
+	EdgeContains     = "contains"
+	EdgeCalls        = "calls"
+	EdgeImports      = "imports"
+	EdgeLinksTo      = "links_to"
+	EdgeCitesHeading = "cites_heading"
+	EdgeInheritsFrom = "inherits_from"
+	EdgeRequires     = "requires"
+	EdgeDefines      = "defines"
+)
+
+// Node is one vertex of the graph.
+type Node struct {
+	UID   string `json:"uid"`
+	Kind  string `json:"kind"`
+	Label string `json:"label"`
+	// Path is the repo-relative, slash-separated file the node lives in;
+	// empty for stubs and packages.
+	Path string `json:"path,omitempty"`
+	// Line and EndLine are 1-based; 0 when unknown.
+	Line    int `json:"line,omitempty"`
+	EndLine int `json:"end_line,omitempty"`
+	// Extractor is the id of the extractor (or "agent") that emitted it.
+	Extractor string         `json:"extractor,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+// Edge is one typed, directed link. Its identity is
+// (Source, Target, Type, Extractor).
+type Edge struct {
+	Source    string `json:"source"`
+	Target    string `json:"target"`
+	Type      string `json:"type"`
+	Extractor string `json:"extractor,omitempty"`
+	// Line is the 1-based line of the reference in the source's file, 0 when
+	// unknown.
+	Line     int            `json:"line,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// EdgeKey is the identity of an edge.
+type EdgeKey struct {
+	Source, Target, Type, Extractor string
+}
+
+// Key returns the identity of e.
+func (e Edge) Key() EdgeKey { return EdgeKey{e.Source, e.Target, e.Type, e.Extractor} }
+
+// FileExtracted is the payload of graph.file_extracted: everything one
+// extractor found in one file. It replaces what that extractor owned for Path.
+type FileExtracted struct {
+	Path        string   `json:"path"`
+	Extractor   string   `json:"extractor"`
+	ContentHash string   `json:"content_hash"` // hex SHA-256 of the file's bytes
+	Size        int64    `json:"size"`
+	Nodes       []Node   `json:"nodes"`
+	Edges       []Edge   `json:"edges"`
+	ParseErrors []string `json:"parse_errors,omitempty"`
+	// DurationMS is how long extraction took, for doctor's
+	// slowest_extractions.
+	DurationMS float64 `json:"duration_ms"`
+}
+
+// FileRemoved is the payload of graph.file_removed.
+type FileRemoved struct {
+	Path string `json:"path"`
+}
+
+// NodesUpserted is the payload of graph.nodes_upserted.
+type NodesUpserted struct {
+	Nodes []Node `json:"nodes"`
+}
+
+// EdgesUpserted is the payload of graph.edges_upserted.
+type EdgesUpserted struct {
+	Edges []Edge `json:"edges"`
+}
+
+// NodesDeleted is the payload of graph.nodes_deleted.
+type NodesDeleted struct {
+	UIDs []string `json:"uids"`
+}
+
+// EdgesDeleted is the payload of graph.edges_deleted.
+type EdgesDeleted struct {
+	Edges []EdgeKey `json:"edges"`
+}
