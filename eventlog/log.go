@@ -1,0 +1,423 @@
+package eventlog
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Bucket and key names; doc.go describes what each holds.
+var (
+	bucketMeta     = []byte("meta")
+	bucketEvents   = []byte("events")
+	bucketStreams  = []byte("streams")
+	bucketReceipts = []byte("receipts")
+	bucketByAge    = []byte("receipts_by_seq")
+	bucketCounters = []byte("counters")
+
+	keyFormat   = []byte("format")
+	keyHead     = []byte("head")
+	keyReceipts = []byte("receipt_count")
+)
+
+// boltTimeout bounds a wait on bbolt's own file lock. Our lock file already
+// orders every cos process, so this only fires when a foreign program holds
+// the file.
+const boltTimeout = 30 * time.Second
+
+// Log is the append-only event log in one bbolt file, shared by any number
+// of processes. It is safe for concurrent use.
+//
+// The file is opened for each transaction, under the lock file, and closed
+// again (DESIGN.md §3): a write transaction holds the exclusive lock, a read
+// chunk the shared lock. Concurrent Append calls of one process are grouped
+// by a single committer goroutine into one write transaction.
+type Log struct {
+	path  string
+	opts  Options
+	lock  fileLock
+	actor Actor
+
+	// headf is the open head file; nil until it exists (read-only mode).
+	headMu sync.Mutex
+	headf  *os.File
+
+	// entropy and lastMS are used by the committer goroutine only.
+	entropy *ulid.MonotonicEntropy
+	lastMS  uint64
+
+	// mu guards queue and closed.
+	mu     sync.Mutex
+	queue  []*pending
+	closed bool
+
+	wake chan struct{} // capacity 1: the committer has work
+	done chan struct{} // closed when the committer has exited
+}
+
+// pending is one Append call waiting for the committer.
+type pending struct {
+	items   []item
+	results []Result
+	bytes   int
+	// state moves queued → taken (by the committer) or queued → cancelled
+	// (by the caller whose context ended first), exactly once.
+	state atomic.Int32
+	done  chan struct{}
+}
+
+const (
+	stateQueued int32 = iota
+	stateTaken
+	stateCancelled
+)
+
+type item struct {
+	index int // into pending.results
+	prep  prepared
+}
+
+// Open opens (creating when needed, unless opts.ReadOnly) the log at path.
+// It takes the exclusive lock once to create the buckets, check the format
+// version and rewrite the head file. Errors: ErrFormat, *StorageError, an
+// options error.
+func Open(path string, opts Options) (*Log, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	l := &Log{
+		path:    path,
+		opts:    opts,
+		lock:    fileLock{path: path + ".lock"},
+		actor:   opts.Actor,
+		entropy: ulid.Monotonic(rand.Reader, 0),
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	if l.actor.PID == 0 {
+		l.actor.PID = os.Getpid()
+	}
+	if l.actor.Host == "" {
+		l.actor.Host, _ = os.Hostname()
+	}
+	if opts.ReadOnly {
+		close(l.done)
+		if f, err := os.Open(path + ".head"); err == nil {
+			l.headf = f
+		}
+		if _, err := os.Stat(path); err == nil {
+			if err := l.checkFormatReadOnly(); err != nil {
+				l.closeHead()
+				return nil, err
+			}
+		}
+		return l, nil
+	}
+	hf, err := os.OpenFile(path+".head", os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, &StorageError{Op: "open head file", Path: path + ".head", Err: err}
+	}
+	l.headf = hf
+	if err := l.initialize(); err != nil {
+		l.closeHead()
+		return nil, err
+	}
+	go l.run()
+	return l, nil
+}
+
+// initialize creates the buckets, checks the format and rewrites the head
+// file from the database.
+func (l *Log) initialize() error {
+	release, err := l.lock.lock(context.Background(), true)
+	if err != nil {
+		return err
+	}
+	defer release()
+	db, err := bolt.Open(l.path, 0o644, &bolt.Options{Timeout: boltTimeout})
+	if err != nil {
+		return &StorageError{Op: "open", Path: l.path, Err: err}
+	}
+	defer db.Close()
+	var head Head
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			if k, _ := tx.Cursor().First(); k != nil {
+				return fmt.Errorf("%w: %s holds bucket %q but no meta bucket", ErrFormat, l.path, k)
+			}
+			var err error
+			if meta, err = tx.CreateBucket(bucketMeta); err != nil {
+				return err
+			}
+			if err := meta.Put(keyFormat, []byte{FormatVersion}); err != nil {
+				return err
+			}
+		}
+		if err := checkFormat(meta, l.path); err != nil {
+			return err
+		}
+		for _, name := range [][]byte{bucketEvents, bucketStreams, bucketReceipts, bucketByAge, bucketCounters} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		head = readMetaHead(meta)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrFormat) {
+			return err
+		}
+		return &StorageError{Op: "initialize", Path: l.path, Err: err}
+	}
+	if err := writeHeadFile(l.headf, head); err != nil {
+		return &StorageError{Op: "write head file", Path: l.path + ".head", Err: err}
+	}
+	return nil
+}
+
+func checkFormat(meta *bolt.Bucket, path string) error {
+	v := meta.Get(keyFormat)
+	if len(v) != 1 || v[0] != FormatVersion {
+		return fmt.Errorf("%w: %s has format %v, this build reads format %d", ErrFormat, path, v, FormatVersion)
+	}
+	return nil
+}
+
+func (l *Log) checkFormatReadOnly() error {
+	return l.view(context.Background(), func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if meta == nil {
+			return fmt.Errorf("%w: %s has no meta bucket", ErrFormat, l.path)
+		}
+		return checkFormat(meta, l.path)
+	})
+}
+
+// Path returns the database file's path.
+func (l *Log) Path() string { return l.path }
+
+// Close stops accepting appends, commits what is already queued, and waits
+// for the committer to exit. It is idempotent.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	already := l.closed
+	l.closed = true
+	l.mu.Unlock()
+	if !already {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+	<-l.done
+	if !already {
+		l.closeHead()
+	}
+	return nil
+}
+
+func (l *Log) closeHead() {
+	l.headMu.Lock()
+	defer l.headMu.Unlock()
+	if l.headf != nil {
+		_ = l.headf.Close()
+		l.headf = nil
+	}
+}
+
+// Head returns the seq and hash of the last committed event, {0, zeros} for
+// an empty log. It reads the head file (a few microseconds) and falls back
+// to the database when that file is missing or torn.
+func (l *Log) Head() (Head, error) {
+	l.headMu.Lock()
+	if l.headf == nil && l.opts.ReadOnly {
+		if f, err := os.Open(l.path + ".head"); err == nil {
+			l.headf = f
+		}
+	}
+	f := l.headf
+	if f != nil {
+		for range 3 {
+			if h, err := readHeadFile(f); err == nil {
+				l.headMu.Unlock()
+				return h, nil
+			}
+		}
+	}
+	l.headMu.Unlock()
+	return l.headFromDB(context.Background())
+}
+
+func (l *Log) headFromDB(ctx context.Context) (Head, error) {
+	h := Head{Hash: zeroHash}
+	err := l.view(ctx, func(tx *bolt.Tx) error {
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			h = readMetaHead(meta)
+		}
+		return nil
+	})
+	return h, err
+}
+
+func readMetaHead(meta *bolt.Bucket) Head {
+	v := meta.Get(keyHead)
+	if len(v) != 40 {
+		return Head{Hash: zeroHash}
+	}
+	return Head{Seq: binary.BigEndian.Uint64(v[:8]), Hash: fmt.Sprintf("%x", v[8:40])}
+}
+
+// view runs fn in a read transaction of a read-only open of the file, under
+// the shared lock. A missing file is an empty log: fn is not called.
+func (l *Log) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	release, err := l.lock.lock(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if _, err := os.Stat(l.path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	db, err := bolt.Open(l.path, 0o644, &bolt.Options{ReadOnly: true, Timeout: boltTimeout})
+	if err != nil {
+		return &StorageError{Op: "open read-only", Path: l.path, Err: err}
+	}
+	defer db.Close()
+	return db.View(fn)
+}
+
+// Append appends each request atomically and independently: it returns one
+// Result per request, in order, each a Receipt or an error (ErrStaleRevision,
+// ErrRequestReuse, ErrRequestID, ErrInvalidEvent, ErrIntegrity,
+// ErrCommitUnknown, *StorageError). A request that fails its checks writes
+// nothing and does not fail its neighbours.
+//
+// The error result is non-nil only when no request was attempted: ErrClosed,
+// ErrReadOnly, or ctx ending before the committer took the call. When ctx
+// ends after that, every request of the call reports ErrCommitUnknown.
+func (l *Log) Append(ctx context.Context, reqs ...AppendRequest) ([]Result, error) {
+	if l.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p := &pending{results: make([]Result, len(reqs)), done: make(chan struct{})}
+	for i, r := range reqs {
+		prep, err := prepare(r, &l.opts)
+		if err != nil {
+			p.results[i].Err = err
+			continue
+		}
+		p.items = append(p.items, item{index: i, prep: prep})
+		p.bytes += prep.bytes
+	}
+	if len(p.items) == 0 {
+		return p.results, nil
+	}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil, ErrClosed
+	}
+	l.queue = append(l.queue, p)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-p.done:
+		return p.results, nil
+	case <-ctx.Done():
+		if p.state.CompareAndSwap(stateQueued, stateCancelled) {
+			return nil, ctx.Err()
+		}
+		for _, it := range p.items {
+			p.results[it.index] = Result{Err: &CommitUnknownError{Err: ctx.Err()}}
+		}
+		return p.results, nil
+	}
+}
+
+// AppendOne appends one request and returns its receipt or its error.
+func (l *Log) AppendOne(ctx context.Context, req AppendRequest) (Receipt, error) {
+	res, err := l.Append(ctx, req)
+	if err != nil {
+		return Receipt{}, err
+	}
+	return res[0].Receipt, res[0].Err
+}
+
+// run is the committer goroutine: it drains the queue in batches, one write
+// transaction per batch, until Close.
+func (l *Log) run() {
+	defer close(l.done)
+	for {
+		<-l.wake
+		for {
+			batch := l.takeBatch()
+			if len(batch) == 0 {
+				break
+			}
+			l.commit(batch)
+		}
+		l.mu.Lock()
+		stop := l.closed && len(l.queue) == 0
+		l.mu.Unlock()
+		if stop {
+			return
+		}
+	}
+}
+
+// takeBatch removes from the queue the calls the next transaction commits,
+// bounded by MaxBatchRequests and MaxBatchBytes (at least one call).
+func (l *Log) takeBatch() []*pending {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var batch []*pending
+	n, size, i := 0, 0, 0
+	for ; i < len(l.queue); i++ {
+		p := l.queue[i]
+		if len(batch) > 0 && (n+len(p.items) > l.opts.MaxBatchRequests || size+p.bytes > l.opts.MaxBatchBytes) {
+			break
+		}
+		if !p.state.CompareAndSwap(stateQueued, stateTaken) {
+			continue // its caller gave up before we took it
+		}
+		batch = append(batch, p)
+		n += len(p.items)
+		size += p.bytes
+	}
+	l.queue = append(l.queue[:0], l.queue[i:]...)
+	return batch
+}
+
+// newID returns a ULID for an event committed at now, monotonic within the
+// process even if the clock steps back.
+func (l *Log) newID(now time.Time) string {
+	ms := ulid.Timestamp(now)
+	if ms < l.lastMS {
+		ms = l.lastMS
+	}
+	l.lastMS = ms
+	id, err := ulid.New(ms, l.entropy)
+	if err != nil { // entropy overflow within one millisecond: move on one
+		l.lastMS++
+		id = ulid.MustNew(l.lastMS, l.entropy)
+	}
+	return id.String()
+}

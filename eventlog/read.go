@@ -1,0 +1,137 @@
+package eventlog
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Read calls fn for every event from fromSeq (0 and 1 both mean the first)
+// to the end of the log, in seq order. It opens the file per chunk of
+// Options.ReadChunk events under the shared lock and calls fn outside the
+// lock, so a slow fn never holds writers back. fn may return ErrStop to end
+// early (Read then returns nil); any other error ends Read with that error.
+// A record that does not decode is an *IntegrityError; Read does not check
+// the hash chain (Verify does), so a log whose chain is broken still reads.
+func (l *Log) Read(ctx context.Context, fromSeq uint64, fn func(Event) error) error {
+	if fromSeq == 0 {
+		fromSeq = 1
+	}
+	for {
+		raws, err := l.readChunk(ctx, fromSeq, l.opts.ReadChunk)
+		if err != nil {
+			return err
+		}
+		for i, raw := range raws {
+			ev, err := DecodeRecord(raw)
+			if err != nil {
+				return &IntegrityError{Seq: fromSeq + uint64(i), Reason: err.Error()}
+			}
+			if err := fn(ev); err != nil {
+				if errors.Is(err, ErrStop) {
+					return nil
+				}
+				return err
+			}
+		}
+		if len(raws) < l.opts.ReadChunk {
+			return nil
+		}
+		fromSeq += uint64(len(raws))
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// readChunk copies up to n consecutive raw records starting at from. The
+// records are consecutive seqs; a hole ends the chunk early with an
+// *IntegrityError.
+func (l *Log) readChunk(ctx context.Context, from uint64, n int) ([][]byte, error) {
+	var out [][]byte
+	err := l.view(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketEvents)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		want := from
+		for k, v := c.Seek(seqKey(from)); k != nil && len(out) < n; k, v = c.Next() {
+			if got := binary.BigEndian.Uint64(k); got != want {
+				return &IntegrityError{Seq: want, Reason: fmt.Sprintf("event missing: the next stored event is seq %d", got)}
+			}
+			out = append(out, bytes.Clone(v))
+			want++
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Verify walks the hash chain from the first event to the head recorded when
+// it starts, checking each record's checksum, seq, prev_hash and hash, and
+// that the head matches the last event. It returns the number of events
+// verified, or an *IntegrityError naming the first bad seq.
+func (l *Log) Verify(ctx context.Context) (uint64, error) {
+	head, err := l.headFromDB(ctx)
+	if err != nil {
+		return 0, err
+	}
+	prev := zeroHash
+	var n uint64
+	err = l.Read(ctx, 1, func(ev Event) error {
+		if ev.Seq > head.Seq {
+			return ErrStop
+		}
+		if err := verifyEvent(&ev, n+1, prev); err != nil {
+			return err
+		}
+		prev = ev.Hash
+		n++
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	switch {
+	case n != head.Seq:
+		return n, &IntegrityError{Seq: n + 1, Reason: fmt.Sprintf("the recorded head is %d but the log ends at %d", head.Seq, n)}
+	case head.Seq > 0 && prev != head.Hash:
+		return n, &IntegrityError{Seq: head.Seq, Reason: "the recorded head hash does not match the last event"}
+	}
+	return n, nil
+}
+
+// StreamRevision returns a stream's current revision and entity hash (the
+// hash of its last event); revision 0 and "" when it does not exist.
+func (l *Log) StreamRevision(ctx context.Context, stream string) (uint64, string, error) {
+	var s streamState
+	err := l.view(ctx, func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bucketStreams); b != nil {
+			s = getStream(b, stream)
+		}
+		return nil
+	})
+	return s.revision, s.hash, err
+}
+
+// SeqAt returns the seq of the last event committed at or before t (0 when
+// none). Commit times follow seq order within a process; across processes
+// clocks may disagree, so the answer is the last seq whose recorded time is
+// ≤ t in a forward scan that stops at the first later event.
+func (l *Log) SeqAt(ctx context.Context, t time.Time) (uint64, error) {
+	var seq uint64
+	err := l.Read(ctx, 1, func(ev Event) error {
+		if ev.Time.After(t) {
+			return ErrStop
+		}
+		seq = ev.Seq
+		return nil
+	})
+	return seq, err
+}
