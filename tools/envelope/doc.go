@@ -1,0 +1,44 @@
+// Package envelope is the wire contract of every cos_* tool answer (seed 000,
+// DESIGN §7): the success and failure envelopes, the token budget that keeps
+// an answer inside an agent's context, the error catalogue, and the
+// safe-tool wrapper that turns panics and unexpected errors into envelopes
+// plus a server-side forensic record. It knows nothing about MCP; the tools
+// layer calls it and puts Envelope.Map() in structuredContent and
+// Envelope.JSON() in the text content.
+//
+// # Basics
+//
+// A handler returns OK(data, meta, opts) or Fail(err):
+//
+//	{"ok":true,"data":{…,"meta":{"layer":"graph","log_seq":42,"tokens_estimated":310,"truncated":false}}}
+//	{"ok":false,"error":{"category":"validation","code":"E_ARGUMENT","details":{},"message":"…","retryable":false}}
+//
+// data is always a JSON object. data.meta is written only here: the handler
+// supplies Meta (layer, log_seq and the typed per-tool keys of ToolMeta); the
+// trimmer adds tokens_estimated (script-aware: ASCII about 4 characters per
+// token, any other character one token), truncated (true iff something was
+// cut), the truncated_* markers and envelope_unshrinkable.
+//
+// Failures carry a Code from one catalogue (code.go), each code with one
+// Category whose default sets "retryable" (category.go); Error.WithRetryable
+// overrides it for one call.
+//
+// # Token budget
+//
+// Sizes are token-normalised, max(bytes, tokens×4), so a CJK answer trims at
+// the real budget. The default budget is 32,000 (DefaultBudgetChars);
+// {nodes, edges} bodies answer instead to a 5,000,000 ceiling with a
+// coherent subgraph trim (subgraph.go); Options.NoBudget skips the agent
+// budget for browser routes. The ladder is described in budget.go.
+// Trimming runs on the decoded generic tree, with per-element costs that add
+// up exactly to the serialized size (cost.go); it never cuts bytes and never
+// splits a UTF-8 sequence.
+//
+// # Caveats
+//
+// OK encodes data with encoding/json and decodes it back (UseNumber) before
+// trimming; for a very large body that round trip, not the trim, is the cost.
+// Only top-level keys of data are trimmed; a huge value nested elsewhere ends
+// as envelope_unshrinkable. The JSON the envelope emits does not
+// HTML-escape '<', '>' and '&'.
+package envelope

@@ -1,0 +1,170 @@
+package envelope
+
+// Keys of data.meta (seed 000 "data.meta — diagnostics block"). The envelope
+// code owns every one of them; a handler cannot set them except through
+// Meta and ToolMeta.
+const (
+	KeyLayer                = "layer"
+	KeyLogSeq               = "log_seq"
+	KeyTokensEstimated      = "tokens_estimated"
+	KeyTruncated            = "truncated"
+	KeyTruncatedEdgesByType = "truncated_edges_by_type"
+	KeyTruncatedStrings     = "truncated_string_fields"
+	KeyTruncatedSubgraph    = "truncated_subgraph"
+	KeyUnshrinkable         = "envelope_unshrinkable"
+
+	KeyResolvedFrom            = "resolved_from"
+	KeySourceResolvedFrom      = "source_resolved_from"
+	KeyTargetResolvedFrom      = "target_resolved_from"
+	KeyDefaultKindsPicked      = "default_kinds_picked"
+	KeyNodeKind                = "node_kind"
+	KeySemanticScope           = "semantic_scope"
+	KeyFixableCategories       = "fixable_categories"
+	KeyInformationalCategories = "informational_categories"
+
+	// keyMeta is the key of the meta block inside data.
+	keyMeta = "meta"
+	// keyEdgesByType is the dict-of-lists body key trimmed after the list keys.
+	keyEdgesByType = "edges_by_type"
+	// keyNodes and keyEdges make a body graph-export shaped when both hold lists.
+	keyNodes = "nodes"
+	keyEdges = "edges"
+	// keyNode is never shortened by the string stage: it is the caller's
+	// root identity.
+	keyNode = "node"
+)
+
+// TrimmableListKeys are the body keys the ladder shrinks, in ladder order
+// (seed 000 `_TRIMMABLE_LIST_KEYS`, with "results" first: the seed's
+// truncated_results_from/_to row names it and its ladder reads
+// "results/neighbours/references/…"). Each trimmed key K adds
+// truncated_K_from and truncated_K_to to meta. Only top-level keys of data
+// are trimmed.
+var TrimmableListKeys = []string{
+	"results",
+	"neighbours",
+	"references",
+	"edges", // before nodes: the caller asked for nodes, edges are the tail
+	"nodes",
+	"processes",
+	"call_sites",
+	"import_sites",
+	"doc_references",
+	"test_references",
+	"string_literals",
+	"external_targets",
+	"branches",
+	"steps",
+	"http_routes",
+	"mcp_tools",
+	"grpc_endpoints",
+	"event_handlers",
+	"websocket",
+	"nodes_top",
+	"samples",
+	"rows",
+	"entries",
+	"cycles",
+	"untested",
+	"dead",
+}
+
+// TruncatedFromKey returns "truncated_<key>_from".
+func TruncatedFromKey(key string) string { return "truncated_" + key + "_from" }
+
+// TruncatedToKey returns "truncated_<key>_to".
+func TruncatedToKey(key string) string { return "truncated_" + key + "_to" }
+
+// Layers named by seed 000 for meta.layer.
+const (
+	LayerMemory   = "memory"
+	LayerDocs     = "docs"
+	LayerTasks    = "tasks"
+	LayerMetrics  = "metrics"
+	LayerRouting  = "routing"
+	LayerGraph    = "graph"
+	LayerHealth   = "health"
+	LayerLearning = "learning"
+	LayerAudit    = "audit"
+)
+
+// ResolvedFrom values for ToolMeta.ResolvedFrom and friends (DESIGN §4).
+const (
+	ResolvedDirect     = "direct"
+	ResolvedPathPrefix = "path_prefix"
+	ResolvedFuzzy      = "fuzzy"
+)
+
+// Meta is what a handler may say about its answer. Everything else in
+// data.meta (tokens_estimated, truncated, truncated_*,
+// envelope_unshrinkable) is computed by OK.
+type Meta struct {
+	// Layer is meta.layer, one of the Layer* constants; omitted when empty.
+	Layer string
+	// LogSeq is meta.log_seq, the event-log sequence number the answer
+	// reflects (0: the empty log). Always emitted.
+	LogSeq uint64
+	// Tool carries the per-tool keys of seed 000.
+	Tool ToolMeta
+}
+
+// ToolMeta is the typed channel for the per-tool keys of seed 000. A zero
+// field is omitted from meta.
+type ToolMeta struct {
+	// ResolvedFrom: direct, path_prefix or fuzzy (uid-accepting tools).
+	ResolvedFrom string
+	// SourceResolvedFrom and TargetResolvedFrom: cos_graph_path's two ends.
+	SourceResolvedFrom string
+	TargetResolvedFrom string
+	// DefaultKindsPicked: cos_graph_references; nil omits it (use Bool).
+	DefaultKindsPicked *bool
+	// NodeKind: cos_graph_references, the kind of the resolved root node.
+	NodeKind string
+	// SemanticScope: cos_graph_impact, "transitive_depth_N".
+	SemanticScope string
+	// FixableCategories and InformationalCategories: cos_graph_doctor. Nil
+	// omits the key; an empty non-nil slice is emitted as [].
+	FixableCategories       []string
+	InformationalCategories []string
+}
+
+// Bool returns &b, for ToolMeta.DefaultKindsPicked.
+func Bool(b bool) *bool { return &b }
+
+// generic returns the handler-supplied part of meta as a generic map.
+func (m Meta) generic() map[string]any {
+	out := map[string]any{KeyLogSeq: m.LogSeq}
+	if m.Layer != "" {
+		out[KeyLayer] = m.Layer
+	}
+	t := m.Tool
+	for k, v := range map[string]string{
+		KeyResolvedFrom:       t.ResolvedFrom,
+		KeySourceResolvedFrom: t.SourceResolvedFrom,
+		KeyTargetResolvedFrom: t.TargetResolvedFrom,
+		KeyNodeKind:           t.NodeKind,
+		KeySemanticScope:      t.SemanticScope,
+	} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	if t.DefaultKindsPicked != nil {
+		out[KeyDefaultKindsPicked] = *t.DefaultKindsPicked
+	}
+	if t.FixableCategories != nil {
+		out[KeyFixableCategories] = stringsToAny(t.FixableCategories)
+	}
+	if t.InformationalCategories != nil {
+		out[KeyInformationalCategories] = stringsToAny(t.InformationalCategories)
+	}
+	return out
+}
+
+func stringsToAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
