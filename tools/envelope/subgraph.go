@@ -105,7 +105,7 @@ func (t *trimmer) subgraph() {
 				}
 				ek++
 			}
-			if next.plus(asciiCost(digits(k) - 1 + digits(ek) - 1)).size() > t.budget {
+			if next.plus(asciiCost(digits(k)-1+digits(ek)-1)).size() > t.budget {
 				break
 			}
 			acc, keepNodes, keepEdges = next, k, ek
