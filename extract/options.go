@@ -1,0 +1,102 @@
+package extract
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime"
+)
+
+// Defaults of Options.
+const (
+	// DefaultMaxFileSize is the largest file extracted, in bytes (2 MiB);
+	// bigger files are recorded as skipped.
+	DefaultMaxFileSize = 2 << 20
+	// DefaultBatchFiles is the most files handed to one emit call.
+	DefaultBatchFiles = 256
+	// DefaultBatchBytes is the approximate payload size, in bytes, after
+	// which a batch is handed to emit early (8 MiB).
+	DefaultBatchBytes = 8 << 20
+	// DefaultMaxConfigDepth is how deep config keys are walked: a key at
+	// depth 1 is top-level.
+	DefaultMaxConfigDepth = 4
+	// DefaultSlowest is how many of the slowest extractions Stats keeps.
+	DefaultSlowest = 10
+)
+
+// DefaultExcludeDirs are folder names never descended into, wherever they
+// appear.
+var DefaultExcludeDirs = []string{"node_modules", "vendor", ".venv", "__pycache__", "dist", "build", ".cos"}
+
+// Options tune Run. The zero value is valid: every zero field takes its
+// default.
+type Options struct {
+	// CacheDir holds the stat cache (mtime+size → hash) and the declaration
+	// cache that make a no-change re-index cheap. Empty disables both: every
+	// file is then read and hashed, and unchanged files are parsed for their
+	// declarations when a changed file needs them.
+	CacheDir string
+	// MaxFileSize in bytes; 0 means DefaultMaxFileSize. Larger files are
+	// skipped and counted in Stats.Skipped.
+	MaxFileSize int64
+	// ExcludeDirs are folder base names never walked; nil means
+	// DefaultExcludeDirs, an empty non-nil slice excludes nothing.
+	ExcludeDirs []string
+	// Workers is the number of parallel extractions; 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// BatchFiles and BatchBytes bound one emit call; 0 means the defaults.
+	BatchFiles int
+	BatchBytes int
+	// MaxConfigDepth bounds config key nodes; 0 means DefaultMaxConfigDepth.
+	MaxConfigDepth int
+	// Progress, when set, is called from one goroutine at a time with the
+	// number of files whose processing finished and the total number of
+	// files seen by the walk (done ≤ total).
+	Progress func(done, total int)
+	// Logger receives warnings (unreadable cache, unreadable files); nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Validate reports an out-of-range field as an error wrapping ErrOptions.
+func (o Options) Validate() error {
+	switch {
+	case o.MaxFileSize < 0:
+		return fmt.Errorf("%w: MaxFileSize %d < 0", ErrOptions, o.MaxFileSize)
+	case o.Workers < 0:
+		return fmt.Errorf("%w: Workers %d < 0", ErrOptions, o.Workers)
+	case o.BatchFiles < 0:
+		return fmt.Errorf("%w: BatchFiles %d < 0", ErrOptions, o.BatchFiles)
+	case o.BatchBytes < 0:
+		return fmt.Errorf("%w: BatchBytes %d < 0", ErrOptions, o.BatchBytes)
+	case o.MaxConfigDepth < 0 || o.MaxConfigDepth > 64:
+		return fmt.Errorf("%w: MaxConfigDepth %d outside 0..64", ErrOptions, o.MaxConfigDepth)
+	}
+	return nil
+}
+
+// withDefaults returns o with every zero field replaced by its default.
+func (o Options) withDefaults() Options {
+	if o.MaxFileSize == 0 {
+		o.MaxFileSize = DefaultMaxFileSize
+	}
+	if o.ExcludeDirs == nil {
+		o.ExcludeDirs = DefaultExcludeDirs
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.BatchFiles == 0 {
+		o.BatchFiles = DefaultBatchFiles
+	}
+	if o.BatchBytes == 0 {
+		o.BatchBytes = DefaultBatchBytes
+	}
+	if o.MaxConfigDepth == 0 {
+		o.MaxConfigDepth = DefaultMaxConfigDepth
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

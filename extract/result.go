@@ -1,0 +1,95 @@
+package extract
+
+import "github.com/cos-dev/cos/graph"
+
+// Extractor ids recorded on every node and edge (graph.Node.Extractor) and on
+// each graph.FileExtracted payload.
+const (
+	ExtractorGo       = "go"
+	ExtractorPython   = "python"
+	ExtractorJSTS     = "jsts"
+	ExtractorMarkdown = "markdown"
+	ExtractorConfig   = "config"
+	ExtractorManifest = "manifest"
+	ExtractorFolder   = "folder"
+	ExtractorFile     = "file"
+)
+
+// Reference types that are resolved against the declarations table after
+// every changed file was parsed.
+const (
+	refCall     = graph.EdgeCalls
+	refInherits = graph.EdgeInheritsFrom
+	refImport   = graph.EdgeImports
+	// refContainedBy links a Go method to its receiver type, which may be
+	// declared in another file of the package: the edge is
+	// class --contains--> method.
+	refContainedBy = "contained_by"
+)
+
+// ref is one reference whose target lives in the declarations table: a call,
+// a base class, an import, a method's receiver type.
+type ref struct {
+	Type string
+	From string // uid of the source (function, class or file)
+	Line int
+	// Scope is the table scope to look Name up in ("go:<dir>",
+	// "goimport:<import path>", "py:<module>", "js:<path>").
+	Scope string
+	Name  string
+	// Stub names the code:external: node used when Name is not found;
+	// empty drops an unresolved reference.
+	Stub string
+}
+
+// decl is what one file declares and depends on, cached per content hash so
+// that a re-index can resolve changed files without parsing unchanged ones.
+type decl struct {
+	Hash  string
+	Scope string
+	// Names maps a declared name ("F", "T", "T.M") to its node kind
+	// (graph.KindFunction, graph.KindMethod, graph.KindClass).
+	Names map[string]string
+	// Alias maps an exported alias ("default") to a declared name.
+	Alias map[string]string
+	// Deps are the normalised scopes this file's references looked into;
+	// when one of them changes its declarations the file is re-extracted.
+	Deps []string
+}
+
+// fileResult is what one extractor found in one file, before resolution.
+type fileResult struct {
+	Path        string
+	Extractor   string
+	Hash        string
+	Size        int64
+	Nodes       []graph.Node
+	Edges       []graph.Edge
+	Refs        []ref
+	Decl        *decl // nil for files that declare nothing resolvable
+	ParseErrors []string
+	DurationMS  float64
+}
+
+func (r *fileResult) node(n graph.Node) {
+	if n.Extractor == "" {
+		n.Extractor = r.Extractor
+	}
+	if n.Path == "" && n.Kind != graph.KindDependency && n.Kind != graph.KindExternal && n.Kind != graph.KindMCPServer && n.Kind != graph.KindModule {
+		n.Path = r.Path
+	}
+	r.Nodes = append(r.Nodes, n)
+}
+
+func (r *fileResult) edge(src, dst, typ string, line int) {
+	r.Edges = append(r.Edges, graph.Edge{Source: src, Target: dst, Type: typ, Extractor: r.Extractor, Line: line})
+}
+
+func (r *fileResult) parseError(msg string) {
+	if len(r.ParseErrors) < maxParseErrors {
+		r.ParseErrors = append(r.ParseErrors, cleanString(msg))
+	}
+}
+
+// maxParseErrors bounds ParseErrors per file.
+const maxParseErrors = 10

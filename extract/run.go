@@ -1,0 +1,458 @@
+package extract
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// EmitFunc receives the payloads of changed files in batches (at most
+// Options.BatchFiles files, about Options.BatchBytes of payload) and, on its
+// last call, the repo-relative paths that vanished since the previous map.
+// A returned error stops Run.
+type EmitFunc func(batch []graph.FileExtracted, removed []string) error
+
+// Run indexes the repository at root. previous maps each repo-relative path
+// already in the graph to its content hash (hex SHA-256); files whose hash is
+// unchanged are not re-emitted, files of previous that are gone are handed
+// to emit as removed on its last call. emit is not called when nothing
+// changed. Unchanged files cost a stat when Options.CacheDir holds a cache
+// from an earlier run, a read and a hash otherwise.
+//
+// Bad input never stops Run: unreadable files and folders, binaries, huge
+// files and syntax errors are recorded in Stats. Run returns an error
+// wrapping ErrRoot when root is unusable, ErrOptions for invalid options,
+// ErrEmit when emit fails, or ctx.Err() when ctx is cancelled.
+func Run(ctx context.Context, root string, opts Options, previous map[string]string, emit EmitFunc) (Stats, error) {
+	start := time.Now()
+	var st Stats
+	if err := opts.Validate(); err != nil {
+		return st, err
+	}
+	o := opts.withDefaults()
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return st, fmt.Errorf("%w: %v", ErrRoot, err)
+	}
+	if fi, err := os.Stat(absRoot); err != nil || !fi.IsDir() {
+		return st, fmt.Errorf("%w: %s", ErrRoot, root)
+	}
+	r := &runner{ctx: ctx, root: absRoot, o: o, previous: previous, emit: emit, st: &st, slow: slowest{n: DefaultSlowest}}
+	err = r.run()
+	st.Duration = time.Since(start)
+	st.Slowest = r.slow.t
+	return st, err
+}
+
+// runner is the state of one Run.
+type runner struct {
+	ctx      context.Context
+	root     string
+	o        Options
+	previous map[string]string
+	emit     EmitFunc
+	st       *Stats
+	cache    *cache
+
+	// mu guards done and slow, written by the extraction workers.
+	mu   sync.Mutex
+	done int
+	slow slowest
+
+	total int
+}
+
+func (r *runner) progress(n int) {
+	if r.o.Progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done += n
+	r.o.Progress(r.done, r.total)
+}
+
+// parallel runs f(i) for i in [0, n) on Options.Workers goroutines.
+func (r *runner) parallel(n int, f func(i int)) error {
+	g, ctx := errgroup.WithContext(r.ctx)
+	g.SetLimit(r.o.Workers)
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			f(i)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return r.ctx.Err()
+}
+
+// hashed is the outcome of the stat/hash phase for one file.
+type hashed struct {
+	hash   string
+	binary bool
+	err    error
+}
+
+func (r *runner) run() error {
+	w, err := walk(r.ctx, r.root, r.o.ExcludeDirs, r.o.MaxFileSize)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return r.ctx.Err()
+		}
+		return fmt.Errorf("%w: %v", ErrRoot, err)
+	}
+	r.total = len(w.Files)
+	r.st.FilesSeen = len(w.Files)
+	skipped, failed := w.Skipped, w.Failed
+
+	c, err := loadCache(r.o.CacheDir, r.root)
+	if err != nil {
+		r.o.Logger.Warn("extract cache ignored", "err", err)
+	}
+	r.cache = c
+
+	// Phase 1: a stat (cache hit) or a read and a hash per file.
+	hs := make([]hashed, len(w.Files))
+	if err := r.parallel(len(w.Files), func(i int) {
+		f := w.Files[i]
+		if se, ok := c.Stat[f.Rel]; ok && se.Size == f.Size && se.ModTime == f.ModTime {
+			hs[i] = hashed{hash: se.Hash, binary: se.Binary}
+			return
+		}
+		hs[i] = hashFile(f.Abs)
+	}); err != nil {
+		return err
+	}
+	newStat := make(map[string]statEntry, len(w.Files))
+	present := make(map[string]string, len(w.Files)) // path → hash
+	failedSet := map[string]bool{}
+	var changed []entry
+	for i, f := range w.Files {
+		h := hs[i]
+		switch {
+		case h.err != nil:
+			failed = append(failed, FileNote{Path: cleanString(f.Rel), Reason: cleanString(h.err.Error())})
+			failedSet[f.Rel] = true
+			continue
+		case h.binary:
+			skipped = append(skipped, FileNote{Path: cleanString(f.Rel), Reason: SkipBinary})
+		default:
+			present[f.Rel] = h.hash
+		}
+		newStat[f.Rel] = statEntry{Size: f.Size, ModTime: f.ModTime, Hash: h.hash, Binary: h.binary}
+		if !h.binary {
+			if r.previous[f.Rel] != h.hash {
+				changed = append(changed, f)
+			}
+		}
+	}
+	for _, n := range failed {
+		failedSet[n.Path] = true
+	}
+	r.progress(len(w.Files) - len(changed))
+	var removed []string
+	for p := range r.previous {
+		if _, ok := present[p]; !ok && !failedSet[p] {
+			removed = append(removed, p)
+		}
+	}
+	sort.Strings(removed)
+	r.st.FilesSkipped, r.st.FilesFailed = len(skipped), len(failed)
+	r.st.Skipped, r.st.Failed = capNotes(skipped), capNotes(failed)
+	r.st.FilesChanged, r.st.FilesRemoved = len(changed), len(removed)
+
+	// The environment every extractor sees.
+	e := &env{files: make(map[string]bool, len(present)), maxDepth: r.o.MaxConfigDepth}
+	for p := range present {
+		e.files[p] = true
+	}
+	e.pyMods = pythonModules(e.files)
+	mods, modsChanged := r.goModules(present)
+	e.modules = mods
+
+	if len(changed) == 0 && len(removed) == 0 {
+		if maps.Equal(c.Stat, newStat) {
+			return nil
+		}
+		c.Stat = newStat
+		return r.saveCache()
+	}
+
+	// Phase 2: extract the changed files.
+	results := make(map[string]*fileResult, len(changed))
+	if err := r.extractAll(changed, e, results, true); err != nil {
+		return err
+	}
+
+	// Phase 3: the declarations table, from fresh results and the cache;
+	// unchanged files missing from the cache are parsed for theirs.
+	decls := map[string]*decl{}
+	var needParse []entry
+	byPath := make(map[string]entry, len(w.Files))
+	for _, f := range w.Files {
+		byPath[f.Rel] = f
+	}
+	for p, h := range present {
+		if !declares(extractorFor(p)) {
+			continue
+		}
+		if fr, ok := results[p]; ok {
+			if fr.Decl != nil {
+				decls[p] = fr.Decl
+			}
+			continue
+		}
+		if d, ok := c.Decls[p]; ok && d.Hash == h {
+			decls[p] = d
+			continue
+		}
+		needParse = append(needParse, byPath[p])
+	}
+	sort.Slice(needParse, func(i, j int) bool { return needParse[i].Rel < needParse[j].Rel })
+	extra := make(map[string]*fileResult, len(needParse))
+	if err := r.extractAll(needParse, e, extra, false); err != nil {
+		return err
+	}
+	for p, fr := range extra {
+		if fr.Decl != nil {
+			decls[p] = fr.Decl
+		}
+	}
+	t := newTable(decls, mods)
+
+	// Phase 4: unchanged files whose references looked into a scope whose
+	// declarations changed are extracted again (dependents).
+	affected := map[string]bool{}
+	for p, fr := range results {
+		old := c.Decls[p]
+		if fr.Decl == nil && old == nil {
+			continue
+		}
+		if old == nil || fr.Decl == nil || old.Scope != fr.Decl.Scope || !maps.Equal(old.Names, fr.Decl.Names) || !maps.Equal(old.Alias, fr.Decl.Alias) {
+			if old != nil {
+				affected[old.Scope] = true
+			}
+			if fr.Decl != nil {
+				affected[fr.Decl.Scope] = true
+			}
+		}
+	}
+	for _, p := range removed {
+		if old := c.Decls[p]; old != nil {
+			affected[old.Scope] = true
+		}
+	}
+	var dependents []entry
+	for p, d := range decls {
+		if _, fresh := results[p]; fresh {
+			continue
+		}
+		hit := modsChanged && extractorFor(p) == ExtractorGo || affected[d.Scope]
+		for _, s := range d.Deps {
+			if hit {
+				break
+			}
+			hit = affected[s]
+		}
+		if !hit {
+			continue
+		}
+		if fr, ok := extra[p]; ok {
+			results[p] = fr
+			continue
+		}
+		dependents = append(dependents, byPath[p])
+	}
+	sort.Slice(dependents, func(i, j int) bool { return dependents[i].Rel < dependents[j].Rel })
+	if err := r.extractAll(dependents, e, results, false); err != nil {
+		return err
+	}
+	r.st.FilesReextracted = len(results) - len(changed)
+
+	// Phase 5: resolve and emit in batches, in path order.
+	paths := make([]string, 0, len(results))
+	for p := range results {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var batch []graph.FileExtracted
+	batchBytes := 0
+	for i, p := range paths {
+		fr := results[p]
+		resolve(fr, t)
+		pl := payload(fr)
+		results[p] = nil
+		if fr.Decl != nil {
+			fr.Decl.Hash = fr.Hash
+			c.Decls[p] = fr.Decl
+		}
+		r.st.Nodes += len(pl.Nodes)
+		r.st.Edges += len(pl.Edges)
+		if len(pl.ParseErrors) > 0 {
+			r.st.FilesWithParseErrors++
+			if len(r.st.ParseErrorPaths) < maxNotes {
+				r.st.ParseErrorPaths = append(r.st.ParseErrorPaths, pl.Path)
+			}
+		}
+		batch = append(batch, pl)
+		batchBytes += payloadSize(pl)
+		last := i == len(paths)-1
+		if !last && (len(batch) >= r.o.BatchFiles || batchBytes >= r.o.BatchBytes) {
+			if err := r.send(batch, nil); err != nil {
+				return err
+			}
+			batch, batchBytes = nil, 0
+		}
+	}
+	if err := r.send(batch, removed); err != nil {
+		return err
+	}
+	r.progress(len(changed))
+
+	// Phase 6: the cache follows what is now in the graph.
+	for p, fr := range extra {
+		if fr.Decl != nil && c.Decls[p] == nil || fr.Decl != nil && c.Decls[p].Hash != fr.Hash {
+			fr.Decl.Hash = fr.Hash
+			resolve(fr, t) // for Deps; the edges are not emitted
+			c.Decls[p] = fr.Decl
+		}
+	}
+	for p := range c.Decls {
+		if _, ok := present[p]; !ok {
+			delete(c.Decls, p)
+		}
+	}
+	c.Stat = newStat
+	c.Modules = mods.byDir
+	return r.saveCache()
+}
+
+func (r *runner) send(batch []graph.FileExtracted, removed []string) error {
+	if len(batch) == 0 && len(removed) == 0 {
+		return nil
+	}
+	r.st.Batches++
+	if err := r.emit(batch, removed); err != nil {
+		return fmt.Errorf("%w: %w", ErrEmit, err)
+	}
+	return nil
+}
+
+func (r *runner) saveCache() error {
+	if err := r.cache.save(r.o.CacheDir); err != nil {
+		r.o.Logger.Warn("extract cache not saved", "err", err)
+	}
+	return nil
+}
+
+// extractAll reads and extracts files in parallel into out. timed files
+// count in Stats.Slowest and the progress.
+func (r *runner) extractAll(files []entry, e *env, out map[string]*fileResult, timed bool) error {
+	res := make([]*fileResult, len(files))
+	err := r.parallel(len(files), func(i int) {
+		f := files[i]
+		data, err := os.ReadFile(f.Abs)
+		if err != nil {
+			fr := &fileResult{Path: f.Rel, Extractor: extractorFor(f.Rel)}
+			fr.parseError("read: " + err.Error())
+			fileNode(fr, nil)
+			res[i] = fr
+			return
+		}
+		sum := sha256.Sum256(data)
+		fr := extractFile(f.Rel, data, hex.EncodeToString(sum[:]), e)
+		res[i] = fr
+		if timed {
+			r.mu.Lock()
+			r.slow.add(fr.Path, fr.DurationMS)
+			r.mu.Unlock()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, fr := range res {
+		out[fr.Path] = fr
+	}
+	return nil
+}
+
+// hashFile reads a file and returns its SHA-256, or that it is binary.
+func hashFile(abs string) hashed {
+	f, err := os.Open(abs)
+	if err != nil {
+		return hashed{err: err}
+	}
+	defer f.Close()
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return hashed{err: err}
+	}
+	head = head[:n]
+	h := sha256.New()
+	h.Write(head)
+	if isBinary(head) {
+		return hashed{binary: true}
+	}
+	if _, err := io.Copy(h, f); err != nil {
+		return hashed{err: err}
+	}
+	return hashed{hash: hex.EncodeToString(h.Sum(nil))}
+}
+
+// goModules reads every go.mod of the repository (they are few and small)
+// and reports whether the module map differs from the cached one.
+func (r *runner) goModules(present map[string]string) (*goModules, bool) {
+	byDir := map[string]string{}
+	for p := range present {
+		if path.Base(p) != "go.mod" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(p)))
+		if err != nil {
+			continue
+		}
+		if mp := parseGoMod(validUTF8(data)).Module; mp != "" {
+			d := path.Dir(p)
+			if d == "." {
+				d = ""
+			}
+			byDir[d] = mp
+		}
+	}
+	return newGoModules(byDir), !maps.Equal(byDir, r.cache.Modules)
+}
+
+// payloadSize estimates the JSON size of a payload, for batching.
+func payloadSize(p graph.FileExtracted) int {
+	n := 200 + len(p.Path)
+	for _, x := range p.Nodes {
+		n += 80 + len(x.UID) + len(x.Label) + len(x.Path)
+	}
+	for _, x := range p.Edges {
+		n += 60 + len(x.Source) + len(x.Target)
+	}
+	return n
+}

@@ -1,0 +1,172 @@
+package extract
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	ignore "github.com/sabhiram/go-gitignore"
+)
+
+// Skip reasons recorded in Stats.Skipped.
+const (
+	SkipTooLarge = "too_large"
+	SkipBinary   = "binary"
+	SkipSymlink  = "symlink"
+	SkipSpecial  = "not_regular"
+)
+
+// FileNote is a file the index skipped or failed on, with why.
+type FileNote struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// entry is one regular file found by the walk.
+type entry struct {
+	Rel     string // repo-relative, slash-separated
+	Abs     string
+	Size    int64
+	ModTime int64 // UnixNano
+}
+
+// walkResult is everything the walk found.
+type walkResult struct {
+	Files   []entry
+	Skipped []FileNote
+	Failed  []FileNote
+}
+
+// gitignoreLevel is one .gitignore and the folder it applies to.
+type gitignoreLevel struct {
+	dir string // repo-relative, "" for the root
+	gi  *ignore.GitIgnore
+}
+
+// walk lists the regular files under root, honouring .gitignore files at
+// every level, skipping .git, the excluded folder names and symlinks (so a
+// symlink loop cannot hang it). Files larger than maxSize are skipped; an
+// unreadable folder is recorded as failed. The result is sorted by path.
+func walk(ctx context.Context, root string, exclude []string, maxSize int64) (walkResult, error) {
+	var res walkResult
+	excluded := make(map[string]bool, len(exclude)+1)
+	for _, e := range exclude {
+		excluded[e] = true
+	}
+	excluded[".git"] = true
+	var levels []gitignoreLevel
+
+	ignored := func(rel string, isDir bool) bool {
+		for _, l := range levels {
+			sub := rel
+			if l.dir != "" {
+				if !strings.HasPrefix(rel, l.dir+"/") {
+					continue
+				}
+				sub = rel[len(l.dir)+1:]
+			}
+			if isDir {
+				sub += "/"
+			}
+			if l.gi.MatchesPath(sub) {
+				return true
+			}
+		}
+		return false
+	}
+
+	err := filepath.WalkDir(root, func(abs string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		rel, rerr := filepath.Rel(root, abs)
+		if rerr != nil {
+			return rerr
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = ""
+		}
+		if err != nil {
+			if rel == "" {
+				return err
+			}
+			res.Failed = append(res.Failed, FileNote{Path: cleanString(rel), Reason: cleanString(err.Error())})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if rel == "" {
+				levels = addGitignore(levels, abs, "")
+				return nil
+			}
+			if excluded[d.Name()] || ignored(rel, true) {
+				return fs.SkipDir
+			}
+			// Drop levels of folders we have left, then add this one's.
+			levels = trimLevels(levels, rel)
+			levels = addGitignore(levels, abs, rel)
+			return nil
+		}
+		levels = trimLevels(levels, path.Dir(rel))
+		if ignored(rel, false) {
+			return nil
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipSymlink})
+			return nil
+		case !d.Type().IsRegular():
+			res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipSpecial})
+			return nil
+		}
+		info, ierr := d.Info()
+		if ierr != nil {
+			res.Failed = append(res.Failed, FileNote{Path: cleanString(rel), Reason: cleanString(ierr.Error())})
+			return nil
+		}
+		if info.Size() > maxSize {
+			res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipTooLarge})
+			return nil
+		}
+		res.Files = append(res.Files, entry{Rel: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime().UnixNano()})
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Rel < res.Files[j].Rel })
+	return res, nil
+}
+
+// trimLevels drops the .gitignore levels that do not apply inside dir.
+func trimLevels(levels []gitignoreLevel, dir string) []gitignoreLevel {
+	if dir == "." {
+		dir = ""
+	}
+	for len(levels) > 0 {
+		l := levels[len(levels)-1]
+		if l.dir == "" || l.dir == dir || strings.HasPrefix(dir, l.dir+"/") {
+			break
+		}
+		levels = levels[:len(levels)-1]
+	}
+	return levels
+}
+
+// addGitignore appends the .gitignore of folder abs (repo-relative rel), if
+// it has a readable one.
+func addGitignore(levels []gitignoreLevel, abs, rel string) []gitignoreLevel {
+	data, err := os.ReadFile(filepath.Join(abs, ".gitignore"))
+	if err != nil {
+		return levels
+	}
+	lines := strings.Split(validUTF8(data), "\n")
+	return append(levels, gitignoreLevel{dir: rel, gi: ignore.CompileIgnoreLines(lines...)})
+}
