@@ -1,0 +1,491 @@
+package projections
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
+)
+
+// Apply folds one graph event into the state; events of other types are
+// ignored. The payload is decoded and every uid validated (graph.ValidateUID)
+// before anything changes, so an error (wrapping ErrInvalidEvent) leaves the
+// state exactly as it was.
+//
+// Normalisation, applied identically in every replay: a node without Kind
+// takes the kind its uid prefix implies; a file_extracted node or edge without
+// Extractor takes the event's extractor; an agent node or edge without one
+// takes AgentOwner; Metadata is stored as canonical (sorted-key) JSON.
+func (g *Graph) Apply(ev eventlog.Event) error {
+	var err error
+	switch ev.Type {
+	case graph.TypeFileExtracted:
+		err = g.applyFileExtracted(ev.Data)
+	case graph.TypeFileRemoved:
+		err = g.applyFileRemoved(ev.Data)
+	case graph.TypeNodesUpserted:
+		err = g.applyNodesUpserted(ev.Data)
+	case graph.TypeEdgesUpserted:
+		err = g.applyEdgesUpserted(ev.Data)
+	case graph.TypeNodesDeleted:
+		err = g.applyNodesDeleted(ev.Data)
+	case graph.TypeEdgesDeleted:
+		err = g.applyEdgesDeleted(ev.Data)
+	default:
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("graph projection: seq %d %s: %w", ev.Seq, ev.Type, err)
+	}
+	return nil
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidEvent}, args...)...)
+}
+
+func decode(data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return invalid("decode payload: %v", err)
+	}
+	return nil
+}
+
+func (g *Graph) applyFileExtracted(data []byte) error {
+	var p graph.FileExtracted
+	if err := decode(data, &p); err != nil {
+		return err
+	}
+	if err := validatePath(p.Path); err != nil {
+		return err
+	}
+	switch p.Extractor {
+	case "":
+		return invalid("extractor is empty")
+	case AgentOwner:
+		return invalid("extractor %q is reserved for agent upserts", AgentOwner)
+	}
+	nodes, err := g.normalizeNodes(p.Nodes, p.Extractor)
+	if err != nil {
+		return err
+	}
+	edges, err := g.normalizeEdges(p.Edges, p.Extractor)
+	if err != nil {
+		return err
+	}
+	g.invalidate()
+
+	key := ownerKey{g.intern(p.Extractor), g.intern(p.Path)}
+	o := g.owners[key]
+	if o == nil {
+		o = &owner{key: key}
+		g.owners[key] = o
+		g.byPath[key.path] = append(g.byPath[key.path], o)
+	}
+	o.contentHash, o.size, o.durationMS = p.ContentHash, p.Size, p.DurationMS
+	o.parseErrors = slices.Clone(p.ParseErrors)
+	if len(o.parseErrors) == 0 {
+		o.parseErrors = nil
+	}
+
+	// Upsert the new set first, then release what is no longer in it, so
+	// an unchanged node or edge is never dropped and re-created.
+	keepNodes := make(map[string]struct{}, len(nodes))
+	for i := range nodes {
+		g.upsertNode(&nodes[i], o)
+		keepNodes[nodes[i].UID] = struct{}{}
+	}
+	keepEdges := make(map[graph.EdgeKey]struct{}, len(edges))
+	for i := range edges {
+		g.upsertEdge(&edges[i], o)
+		keepEdges[edges[i].Key()] = struct{}{}
+	}
+	kept := o.edges[:0]
+	for _, e := range o.edges {
+		if _, ok := keepEdges[e.key]; ok {
+			kept = append(kept, e)
+		} else {
+			g.releaseEdge(e, o)
+		}
+	}
+	clear(o.edges[len(kept):])
+	o.edges = kept
+	keptV := o.nodes[:0]
+	for _, v := range o.nodes {
+		if _, ok := keepNodes[v.uid]; ok {
+			keptV = append(keptV, v)
+		} else {
+			g.releaseNode(v, o)
+		}
+	}
+	clear(o.nodes[len(keptV):])
+	o.nodes = keptV
+	return nil
+}
+
+func (g *Graph) applyFileRemoved(data []byte) error {
+	var p graph.FileRemoved
+	if err := decode(data, &p); err != nil {
+		return err
+	}
+	if err := validatePath(p.Path); err != nil {
+		return err
+	}
+	owners := g.byPath[p.Path]
+	if len(owners) == 0 {
+		return nil
+	}
+	g.invalidate()
+	for _, o := range owners {
+		for _, e := range o.edges {
+			g.releaseEdge(e, o)
+		}
+		for _, v := range o.nodes {
+			g.releaseNode(v, o)
+		}
+		delete(g.owners, o.key)
+	}
+	delete(g.byPath, p.Path)
+	return nil
+}
+
+func (g *Graph) applyNodesUpserted(data []byte) error {
+	var p graph.NodesUpserted
+	if err := decode(data, &p); err != nil {
+		return err
+	}
+	nodes, err := g.normalizeNodes(p.Nodes, AgentOwner)
+	if err != nil {
+		return err
+	}
+	g.invalidate()
+	for i := range nodes {
+		g.upsertNode(&nodes[i], g.agent)
+	}
+	return nil
+}
+
+func (g *Graph) applyEdgesUpserted(data []byte) error {
+	var p graph.EdgesUpserted
+	if err := decode(data, &p); err != nil {
+		return err
+	}
+	edges, err := g.normalizeEdges(p.Edges, AgentOwner)
+	if err != nil {
+		return err
+	}
+	g.invalidate()
+	for i := range edges {
+		g.upsertEdge(&edges[i], g.agent)
+	}
+	return nil
+}
+
+func (g *Graph) applyNodesDeleted(data []byte) error {
+	var p graph.NodesDeleted
+	if err := decode(data, &p); err != nil {
+		return err
+	}
+	for i, uid := range p.UIDs {
+		if err := graph.ValidateUID(uid); err != nil {
+			return fmt.Errorf("%w: uids[%d]: %w", ErrInvalidEvent, i, err)
+		}
+	}
+	g.invalidate()
+	for _, uid := range p.UIDs {
+		g.deleteNode(uid)
+	}
+	return nil
+}
+
+func (g *Graph) applyEdgesDeleted(data []byte) error {
+	var p graph.EdgesDeleted
+	if err := decode(data, &p); err != nil {
+		return err
+	}
+	for i, k := range p.Edges {
+		if err := validateEdgeKey(k); err != nil {
+			return fmt.Errorf("%w: edges[%d]: %w", ErrInvalidEvent, i, err)
+		}
+	}
+	g.invalidate()
+	for _, k := range p.Edges {
+		if k.Extractor == "" {
+			k.Extractor = AgentOwner
+		}
+		if e := g.edges[k]; e != nil {
+			g.deleteEdge(e)
+		}
+	}
+	return nil
+}
+
+// validatePath accepts a repo-relative, slash-separated path with no ".."
+// segment.
+func validatePath(p string) error {
+	switch {
+	case p == "":
+		return invalid("path is empty")
+	case strings.HasPrefix(p, "/"):
+		return invalid("path %q is absolute; paths are repo-relative", p)
+	case p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
+		return invalid(`path %q contains ".."`, p)
+	}
+	return nil
+}
+
+func validateEdgeKey(k graph.EdgeKey) error {
+	if err := graph.ValidateUID(k.Source); err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	if err := graph.ValidateUID(k.Target); err != nil {
+		return fmt.Errorf("target: %w", err)
+	}
+	if k.Type == "" {
+		return fmt.Errorf("type is empty")
+	}
+	return nil
+}
+
+// normalizeNodes validates nodes and returns copies with interned strings,
+// defaults filled and canonical metadata in Metadata's place (see metaOf).
+func (g *Graph) normalizeNodes(in []graph.Node, extractor string) ([]normNode, error) {
+	out := make([]normNode, len(in))
+	for i, n := range in {
+		if err := graph.ValidateUID(n.UID); err != nil {
+			return nil, fmt.Errorf("%w: nodes[%d]: %w", ErrInvalidEvent, i, err)
+		}
+		if n.Kind == "" {
+			n.Kind, _ = graph.KindOfUID(n.UID)
+		}
+		if n.Extractor == "" {
+			n.Extractor = extractor
+		}
+		meta, err := canonicalMeta(n.Metadata)
+		if err != nil {
+			return nil, invalid("nodes[%d].metadata: %v", i, err)
+		}
+		out[i] = normNode{
+			UID: n.UID, Kind: g.intern(n.Kind), Label: n.Label, Path: g.intern(n.Path),
+			Line: n.Line, EndLine: n.EndLine, Extractor: g.intern(n.Extractor), meta: meta,
+		}
+	}
+	return out, nil
+}
+
+func (g *Graph) normalizeEdges(in []graph.Edge, extractor string) ([]normEdge, error) {
+	out := make([]normEdge, len(in))
+	for i, e := range in {
+		if e.Extractor == "" {
+			e.Extractor = extractor
+		}
+		if err := validateEdgeKey(e.Key()); err != nil {
+			return nil, fmt.Errorf("%w: edges[%d]: %w", ErrInvalidEvent, i, err)
+		}
+		meta, err := canonicalMeta(e.Metadata)
+		if err != nil {
+			return nil, invalid("edges[%d].metadata: %v", i, err)
+		}
+		out[i] = normEdge{
+			key:  graph.EdgeKey{Source: e.Source, Target: e.Target, Type: g.intern(e.Type), Extractor: g.intern(e.Extractor)},
+			line: e.Line, meta: meta,
+		}
+	}
+	return out, nil
+}
+
+type normNode struct {
+	UID, Kind, Label, Path, Extractor string
+	Line, EndLine                     int
+	meta                              []byte
+}
+
+type normEdge struct {
+	key  graph.EdgeKey
+	line int
+	meta []byte
+}
+
+func (e *normEdge) Key() graph.EdgeKey { return e.key }
+
+// canonicalMeta encodes metadata as JSON with sorted keys (json.Marshal
+// sorts map keys), nil when empty.
+func canonicalMeta(m map[string]any) ([]byte, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(m)
+}
+
+// vertex returns the vertex of uid, creating it when create is set.
+func (g *Graph) vertex(uid string, create bool) *vertex {
+	v := g.vertices[uid]
+	if v == nil && create {
+		v = &vertex{uid: uid}
+		g.vertices[uid] = v
+	}
+	return v
+}
+
+func (g *Graph) dropVertexIfEmpty(v *vertex) {
+	if !v.present && len(v.out) == 0 && len(v.in) == 0 {
+		delete(g.vertices, v.uid)
+	}
+}
+
+func (g *Graph) upsertNode(n *normNode, o *owner) {
+	v := g.vertex(n.UID, true)
+	if !v.present {
+		v.present = true
+		g.nodes++
+		g.byLabel[n.Label] = append(g.byLabel[n.Label], v)
+	} else if v.label != n.Label {
+		g.unindexLabel(v)
+		g.byLabel[n.Label] = append(g.byLabel[n.Label], v)
+	}
+	v.kind, v.label, v.path, v.extractor = n.Kind, n.Label, n.Path, n.Extractor
+	v.line, v.endLine, v.meta = n.Line, n.EndLine, n.meta
+	if !slices.Contains(v.owners, o) {
+		v.owners = append(v.owners, o)
+		if !o.isAgent {
+			o.nodes = append(o.nodes, v)
+		}
+	}
+}
+
+func (g *Graph) unindexLabel(v *vertex) {
+	vs := g.byLabel[v.label]
+	if i := slices.Index(vs, v); i >= 0 {
+		vs[i] = vs[len(vs)-1]
+		vs[len(vs)-1] = nil
+		vs = vs[:len(vs)-1]
+	}
+	if len(vs) == 0 {
+		delete(g.byLabel, v.label)
+	} else {
+		g.byLabel[v.label] = vs
+	}
+}
+
+func (g *Graph) upsertEdge(n *normEdge, o *owner) {
+	e := g.edges[n.key]
+	if e == nil {
+		src := g.vertex(n.key.Source, true)
+		dst := g.vertex(n.key.Target, true)
+		e = &edgeState{
+			key: graph.EdgeKey{Source: src.uid, Target: dst.uid, Type: n.key.Type, Extractor: n.key.Extractor},
+			src: src, dst: dst, outIdx: len(src.out), inIdx: len(dst.in),
+		}
+		src.out = append(src.out, e)
+		dst.in = append(dst.in, e)
+		g.edges[e.key] = e
+	}
+	e.line, e.meta = n.line, n.meta
+	if !slices.Contains(e.owners, o) {
+		e.owners = append(e.owners, o)
+		if !o.isAgent {
+			o.edges = append(o.edges, e)
+		}
+	}
+}
+
+// releaseNode takes o out of v's owners and drops the node when none is left.
+// The caller fixes o.nodes.
+func (g *Graph) releaseNode(v *vertex, o *owner) {
+	v.owners = removeOwner(v.owners, o)
+	if len(v.owners) == 0 && v.present {
+		g.clearNode(v)
+		g.dropVertexIfEmpty(v)
+	}
+}
+
+func (g *Graph) clearNode(v *vertex) {
+	g.unindexLabel(v)
+	v.present = false
+	g.nodes--
+	v.kind, v.label, v.path, v.extractor, v.line, v.endLine, v.meta, v.owners = "", "", "", "", 0, 0, nil, nil
+}
+
+// releaseEdge takes o out of e's owners and unlinks the edge when none is
+// left. The caller fixes o.edges.
+func (g *Graph) releaseEdge(e *edgeState, o *owner) {
+	e.owners = removeOwner(e.owners, o)
+	if len(e.owners) == 0 {
+		g.unlinkEdge(e)
+	}
+}
+
+// deleteEdge drops e whoever owns it.
+func (g *Graph) deleteEdge(e *edgeState) {
+	for _, o := range e.owners {
+		if !o.isAgent {
+			o.edges = removeItem(o.edges, e)
+		}
+	}
+	e.owners = nil
+	g.unlinkEdge(e)
+}
+
+func (g *Graph) unlinkEdge(e *edgeState) {
+	delete(g.edges, e.key)
+	src, dst := e.src, e.dst
+	// Swap-remove from src.out, fixing the moved edge's index.
+	last := src.out[len(src.out)-1]
+	src.out[e.outIdx] = last
+	last.outIdx = e.outIdx
+	src.out[len(src.out)-1] = nil
+	src.out = src.out[:len(src.out)-1]
+	lastIn := dst.in[len(dst.in)-1]
+	dst.in[e.inIdx] = lastIn
+	lastIn.inIdx = e.inIdx
+	dst.in[len(dst.in)-1] = nil
+	dst.in = dst.in[:len(dst.in)-1]
+	g.dropVertexIfEmpty(src)
+	if dst != src {
+		g.dropVertexIfEmpty(dst)
+	}
+}
+
+// deleteNode drops the node uid, whoever owns it, and every edge touching
+// uid.
+func (g *Graph) deleteNode(uid string) {
+	v := g.vertices[uid]
+	if v == nil {
+		return
+	}
+	for len(v.out) > 0 {
+		g.deleteEdge(v.out[len(v.out)-1])
+	}
+	for len(v.in) > 0 {
+		g.deleteEdge(v.in[len(v.in)-1])
+	}
+	if v.present {
+		for _, o := range v.owners {
+			if !o.isAgent {
+				o.nodes = removeItem(o.nodes, v)
+			}
+		}
+		g.clearNode(v)
+	}
+	g.dropVertexIfEmpty(v)
+}
+
+func removeOwner(os []*owner, o *owner) []*owner {
+	return removeItem(os, o)
+}
+
+// removeItem removes x from s keeping the order of the rest (owner lists are
+// small; order keeps the last-writer rule independent of removal history).
+func removeItem[T comparable](s []T, x T) []T {
+	i := slices.Index(s, x)
+	if i < 0 {
+		return s
+	}
+	var zero T
+	copy(s[i:], s[i+1:])
+	s[len(s)-1] = zero
+	return s[:len(s)-1]
+}

@@ -1,0 +1,89 @@
+package projections
+
+import (
+	"fmt"
+	"slices"
+)
+
+// check verifies the graph's internal invariants: adjacency indices, vertex
+// liveness, owner lists mirrored both ways, the label index and the counts.
+// Tests call it after every scenario.
+func (g *Graph) check() error {
+	nodes := 0
+	for uid, v := range g.vertices {
+		if v.uid != uid {
+			return fmt.Errorf("vertex %q stored under %q", v.uid, uid)
+		}
+		if !v.present && len(v.out) == 0 && len(v.in) == 0 {
+			return fmt.Errorf("vertex %q is empty but kept", uid)
+		}
+		if v.present {
+			nodes++
+			if len(v.owners) == 0 {
+				return fmt.Errorf("node %q has no owner", uid)
+			}
+			if !slices.Contains(g.byLabel[v.label], v) {
+				return fmt.Errorf("node %q missing from label index %q", uid, v.label)
+			}
+			for _, o := range v.owners {
+				if !o.isAgent && !slices.Contains(o.nodes, v) {
+					return fmt.Errorf("node %q lists owner %v which does not list it", uid, o.key)
+				}
+				if !o.isAgent && g.owners[o.key] != o {
+					return fmt.Errorf("node %q owned by forgotten owner %v", uid, o.key)
+				}
+			}
+		} else if len(v.owners) != 0 {
+			return fmt.Errorf("absent node %q keeps owners", uid)
+		}
+		for i, e := range v.out {
+			if e.src != v || e.outIdx != i || g.edges[e.key] != e {
+				return fmt.Errorf("out edge %v of %q is misindexed", e.key, uid)
+			}
+		}
+		for i, e := range v.in {
+			if e.dst != v || e.inIdx != i || g.edges[e.key] != e {
+				return fmt.Errorf("in edge %v of %q is misindexed", e.key, uid)
+			}
+		}
+	}
+	if nodes != g.nodes {
+		return fmt.Errorf("node count %d, counted %d", g.nodes, nodes)
+	}
+	labelled := 0
+	for _, vs := range g.byLabel {
+		labelled += len(vs)
+	}
+	if labelled != nodes {
+		return fmt.Errorf("label index holds %d nodes, want %d", labelled, nodes)
+	}
+	for k, e := range g.edges {
+		if e.key != k || g.vertices[k.Source] != e.src || g.vertices[k.Target] != e.dst {
+			return fmt.Errorf("edge %v is not anchored", k)
+		}
+		if len(e.owners) == 0 {
+			return fmt.Errorf("edge %v has no owner", k)
+		}
+		for _, o := range e.owners {
+			if !o.isAgent && !slices.Contains(o.edges, e) {
+				return fmt.Errorf("edge %v lists owner %v which does not list it", k, o.key)
+			}
+		}
+	}
+	for k, o := range g.owners {
+		if !slices.Contains(g.byPath[k.path], o) {
+			return fmt.Errorf("owner %v missing from path index", k)
+		}
+		for _, v := range o.nodes {
+			if !v.present || !slices.Contains(v.owners, o) || g.vertices[v.uid] != v {
+				return fmt.Errorf("owner %v lists node %q which does not list it", k, v.uid)
+			}
+		}
+		for _, e := range o.edges {
+			if !slices.Contains(e.owners, o) || g.edges[e.key] != e {
+				return fmt.Errorf("owner %v lists edge %v which does not list it", k, e.key)
+			}
+		}
+	}
+	return nil
+}
