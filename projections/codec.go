@@ -133,4 +133,3 @@ func (d *decoder) bytes() []byte {
 }
 
 func (d *decoder) str() string { return string(d.bytes()) }
-

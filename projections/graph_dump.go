@@ -55,4 +55,3 @@ func ownerNames(os []*owner) []string {
 	slices.Sort(out)
 	return out
 }
-
