@@ -1,0 +1,49 @@
+// Package search finds graph nodes by what an agent typed: a bleve index of
+// nodes (Index) and the resolver that turns a uid, a repo-relative path or a
+// name into one node (Resolver), as DESIGN §4 and seed 003 ("Graph UID
+// Scheme", "Which tools auto-resolve raw paths") describe.
+//
+// # Basics
+//
+// Each process keeps its own on-disk scorch index: bleve locks an on-disk
+// index to one process, and scorch on disk answers a fuzzy query in well under
+// a millisecond where the in-memory upsidedown index takes ~80 ms (DESIGN §4;
+// NewMemOnly is never used). The indexes live in slot folders
+//
+//	<state-dir>/search/slot-N/       the bleve index of slot N
+//	<state-dir>/search/slot-N.lock   flock held by the process using slot N
+//
+// OpenIndex takes the lowest slot whose lock is free, so a restarted process
+// finds the folder (and checkpoint) a dead one left and only applies the
+// events after it. Each document holds a node's uid (the document id), kind,
+// label and path, the lowercased whole label and the node's bare names (see
+// Lookup). Labels and paths go through the identifier analyzer (Tokens):
+// HTTPServerConfig → http server config, parse_json_token → parse json token,
+// with kebab-case, dotted names and paths split too and no bare '_' tokens.
+//
+// Apply writes one batch of upserts and deletes together with the log seq it
+// reflects (bleve SetInternal in the same batch), so the checkpoint and the
+// documents are persisted together; Checkpoint reads it back.
+//
+// Resolver: direct → path_prefix → fuzzy, reporting which one answered
+// (Resolution.ResolvedFrom = meta.resolved_from). Fuzzy answers only with a
+// unique exact name or a clear winner (score ≥ 1.5× the runner-up);
+// otherwise *AmbiguousError (E_AMBIGUOUS) with ranked candidates. Strict mode,
+// for mutations, never goes fuzzy: a miss is *NotFoundError (E_NOT_FOUND)
+// with suggestions that are never used as the answer.
+//
+// # Caveats
+//
+// The index follows the head of the log; a view of the graph at a past seq
+// confirms every index candidate through its own NodeSource, so it never
+// answers with a node it does not hold, but it can miss a node that was
+// deleted or renamed since.
+//
+// A slot whose index cannot be opened, or was written with another format
+// version, is wiped and rebuilt from seq 0 (logged), never fatal.
+//
+// The analyzer is registered in bleve's global registry under
+// IdentifierAnalyzer by this package's init.
+//
+// Lock order inside Index: applyMu before mu.
+package search

@@ -1,0 +1,352 @@
+package search
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/gofrs/flock"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// DefaultMaxSlots is Options.MaxSlots when zero: how many processes sharing
+// one state folder can each hold an index.
+const DefaultMaxSlots = 64
+
+// DefaultSearchLimit is the number of candidates Search returns when limit
+// is zero or negative; MaxSearchLimit caps it.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 1000
+)
+
+// formatVersion is stored in each index; an index with another version (or
+// none) is wiped and rebuilt from seq 0. Bump it when the mapping, the
+// analyzer or the document shape changes.
+const formatVersion = "1"
+
+// Internal keys, stored with the documents in the same batch.
+var (
+	keySeq    = []byte("cos.seq")
+	keyFormat = []byte("cos.format")
+)
+
+// Options configure OpenIndex.
+type Options struct {
+	// Dir is the folder holding the slot folders; cos passes
+	// <state-dir>/search. Created (0o755) when missing. Required.
+	Dir string
+	// Logger receives slot and rebuild notices; nil discards them.
+	Logger *slog.Logger
+	// MaxSlots bounds the slots tried, 1..4096; zero means DefaultMaxSlots.
+	MaxSlots int
+}
+
+// Validate reports a missing Dir or an out-of-range MaxSlots, wrapping
+// ErrInvalidOptions.
+func (o Options) Validate() error {
+	switch {
+	case o.Dir == "":
+		return fmt.Errorf("%w: Dir is required", ErrInvalidOptions)
+	case o.MaxSlots < 0 || o.MaxSlots > 4096:
+		return fmt.Errorf("%w: MaxSlots %d out of range 0..4096", ErrInvalidOptions, o.MaxSlots)
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxSlots == 0 {
+		o.MaxSlots = DefaultMaxSlots
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Candidate is one node an index search or a resolution found.
+type Candidate struct {
+	UID   string  `json:"uid"`
+	Kind  string  `json:"kind"`
+	Label string  `json:"label"`
+	Path  string  `json:"path,omitempty"`
+	Score float64 `json:"score"`
+}
+
+// Index is one process's bleve scorch index of graph nodes, kept on disk in a
+// slot folder it holds a lock on, checkpointed by log seq.
+//
+// All methods are safe for concurrent use. Apply calls are serialised with
+// each other; Search and Lookup run beside them and see each batch whole or
+// not at all.
+type Index struct {
+	log  *slog.Logger
+	slot int
+	dir  string // the slot folder
+	lock *flock.Flock
+
+	// applyMu serialises Apply so checkpoints only move forward.
+	applyMu sync.Mutex
+
+	// mu guards bi: read-held by every operation, write-held by Close, which
+	// sets bi to nil.
+	mu sync.RWMutex
+	bi bleve.Index
+
+	seq atomic.Uint64
+}
+
+// OpenIndex claims the lowest free slot under opts.Dir and opens its index,
+// or creates an empty one (checkpoint 0) when the slot is new, unreadable or
+// of another format version (logged). It returns ErrNoSlot when every slot is
+// held, and ctx's error when ctx ends while slots are tried.
+func OpenIndex(ctx context.Context, opts Options) (*Index, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open search index: %w", err)
+	}
+	n, lock, err := claimSlot(ctx, opts.Dir, opts.MaxSlots)
+	if err != nil {
+		return nil, fmt.Errorf("open search index: %w", err)
+	}
+	ix := &Index{log: opts.Logger.With("slot", n), slot: n, dir: slotDir(opts.Dir, n), lock: lock}
+	bi, seq, err := ix.openSlot()
+	if err != nil {
+		_ = lock.Unlock()
+		return nil, fmt.Errorf("open search index slot %d: %w", n, err)
+	}
+	ix.bi = bi
+	ix.seq.Store(seq)
+	ix.log.Debug("search index open", "dir", ix.dir, "checkpoint", seq)
+	return ix, nil
+}
+
+// openSlot opens the slot's index and reads its checkpoint, rebuilding it
+// empty when it is missing or unusable.
+func (ix *Index) openSlot() (bleve.Index, uint64, error) {
+	if _, err := os.Stat(ix.dir); err == nil {
+		bi, seq, err := openExisting(ix.dir)
+		if err == nil {
+			return bi, seq, nil
+		}
+		ix.log.Warn("search index unusable, rebuilding from seq 0", "dir", ix.dir, "err", err)
+		if err := os.RemoveAll(ix.dir); err != nil {
+			return nil, 0, err
+		}
+	}
+	bi, err := bleve.NewUsing(ix.dir, newMapping(), scorch.Name, bleve.Config.DefaultKVStore, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	b := bi.NewBatch()
+	b.SetInternal(keyFormat, []byte(formatVersion))
+	b.SetInternal(keySeq, encodeSeq(0))
+	if err := bi.Batch(b); err != nil {
+		_ = bi.Close()
+		return nil, 0, err
+	}
+	return bi, 0, nil
+}
+
+func openExisting(dir string) (bleve.Index, uint64, error) {
+	bi, err := bleve.Open(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	fail := func(err error) (bleve.Index, uint64, error) {
+		_ = bi.Close()
+		return nil, 0, err
+	}
+	format, err := bi.GetInternal(keyFormat)
+	if err != nil {
+		return fail(err)
+	}
+	if string(format) != formatVersion {
+		return fail(fmt.Errorf("format %q, want %q", format, formatVersion))
+	}
+	raw, err := bi.GetInternal(keySeq)
+	if err != nil {
+		return fail(err)
+	}
+	seq, err := decodeSeq(raw)
+	if err != nil {
+		return fail(err)
+	}
+	return bi, seq, nil
+}
+
+func encodeSeq(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
+
+func decodeSeq(b []byte) (uint64, error) {
+	if len(b) != 8 {
+		return 0, fmt.Errorf("checkpoint is %d bytes, want 8", len(b))
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
+// Slot returns the number N of the slot folder slot-N this index holds.
+func (ix *Index) Slot() int { return ix.slot }
+
+// Dir returns the slot folder.
+func (ix *Index) Dir() string { return ix.dir }
+
+// Checkpoint returns the seq stored by the last successful Apply (0 for a new
+// or rebuilt index): every event up to it is reflected in the index. The
+// caller (the tailer) replays events after it.
+func (ix *Index) Checkpoint() uint64 { return ix.seq.Load() }
+
+// Apply indexes upserts (replacing documents with the same uid), removes the
+// documents of deletes (unknown uids are ignored) and stores seq as the
+// checkpoint, all in one batch that is on disk when Apply returns. A uid in
+// both lists ends deleted. It returns ErrSeqBackwards when seq is below
+// Checkpoint (an equal seq is allowed, so a batch can be re-applied),
+// ErrClosed after Close, and ctx's error when ctx ended before the batch
+// began; the batch itself is not interruptible.
+func (ix *Index) Apply(ctx context.Context, upserts []graph.Node, deletes []string, seq uint64) error {
+	ix.applyMu.Lock()
+	defer ix.applyMu.Unlock()
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.bi == nil {
+		return ErrClosed
+	}
+	if cur := ix.seq.Load(); seq < cur {
+		return fmt.Errorf("apply at seq %d: %w (%d)", seq, ErrSeqBackwards, cur)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := ix.bi.NewBatch()
+	for _, n := range upserts {
+		if err := b.Index(n.UID, newDocument(n)); err != nil {
+			return fmt.Errorf("index node %q: %w", n.UID, err)
+		}
+	}
+	for _, uid := range deletes {
+		b.Delete(uid)
+	}
+	b.SetInternal(keySeq, encodeSeq(seq))
+	if err := ix.bi.Batch(b); err != nil {
+		return fmt.Errorf("apply search batch at seq %d: %w", seq, err)
+	}
+	ix.seq.Store(seq)
+	return nil
+}
+
+// DocCount returns the number of nodes in the index.
+func (ix *Index) DocCount() (uint64, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.bi == nil {
+		return 0, ErrClosed
+	}
+	return ix.bi.DocCount()
+}
+
+// Search returns up to limit nodes matching q, best first (ties by uid), of
+// the given kinds (all kinds when empty). limit ≤ 0 means
+// DefaultSearchLimit; it is capped at MaxSearchLimit. The scoring is
+// described in query.go: an exact label match ranks first, then exact bare
+// names, whole-label prefixes and typos, then per-word matches (exact, prefix,
+// up to two typos). An empty q matches nothing. It returns ErrClosed after
+// Close and ctx's error when ctx ends.
+func (ix *Index) Search(ctx context.Context, q string, kinds []string, limit int) ([]Candidate, error) {
+	query := buildQuery(q, false)
+	if query == nil {
+		return nil, nil
+	}
+	return ix.run(ctx, withKinds(query, kinds), limit)
+}
+
+// Suggest is Search relaxed for "did you mean": a node needs to match only
+// one word of q. Arguments and errors are Search's.
+func (ix *Index) Suggest(ctx context.Context, q string, kinds []string, limit int) ([]Candidate, error) {
+	query := buildQuery(q, true)
+	if query == nil {
+		return nil, nil
+	}
+	return ix.run(ctx, withKinds(query, kinds), limit)
+}
+
+// Lookup returns up to limit nodes whose label or bare name (see nameKeys:
+// the part after "::" and its last dotted segment, a file's base name, a
+// package's name) equals name, ignoring case, labels first. limit ≤ 0 means
+// DefaultSearchLimit. Errors are Search's.
+func (ix *Index) Lookup(ctx context.Context, name string, limit int) ([]Candidate, error) {
+	query := buildExactQuery(name)
+	if query == nil {
+		return nil, nil
+	}
+	return ix.run(ctx, query, limit)
+}
+
+func (ix *Index) run(ctx context.Context, q queryT, limit int) ([]Candidate, error) {
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	limit = min(limit, MaxSearchLimit)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.bi == nil {
+		return nil, ErrClosed
+	}
+	req := bleve.NewSearchRequestOptions(q, limit, 0, false)
+	req.Fields = []string{fieldKind, fieldLabel, fieldPath}
+	res, err := ix.bi.SearchInContext(ctx, req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, fmt.Errorf("search index: %w", err)
+	}
+	out := make([]Candidate, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		c := Candidate{UID: h.ID, Score: h.Score}
+		c.Kind, _ = h.Fields[fieldKind].(string)
+		c.Label, _ = h.Fields[fieldLabel].(string)
+		c.Path, _ = h.Fields[fieldPath].(string)
+		out = append(out, c)
+	}
+	sortCandidates(out)
+	return out, nil
+}
+
+// sortCandidates orders by score, highest first, then uid, so equal scores
+// come out the same in every process.
+func sortCandidates(cs []Candidate) {
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].Score != cs[j].Score {
+			return cs[i].Score > cs[j].Score
+		}
+		return cs[i].UID < cs[j].UID
+	})
+}
+
+// Close closes the index and releases its slot. It waits for a running Apply
+// to finish and for bleve's background persisting and merging to stop.
+// Calling it again returns nil.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.bi == nil {
+		return nil
+	}
+	err := ix.bi.Close()
+	ix.bi = nil
+	if uerr := ix.lock.Unlock(); uerr != nil {
+		err = errors.Join(err, fmt.Errorf("unlock search slot: %w", uerr))
+	}
+	return err
+}

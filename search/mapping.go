@@ -1,0 +1,82 @@
+package search
+
+import (
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
+	"github.com/blevesearch/bleve/v2/mapping"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// Fields of an indexed node. uid is the document id as well.
+//
+//	uid        keyword, stored      the node's uid
+//	kind       keyword, stored      graph.Kind*
+//	label      identifier analyzer, stored
+//	path       identifier analyzer, stored
+//	label_key  the whole label, lowercased (one term)
+//	name_key   the bare names of nameKeys, lowercased (one term each)
+const (
+	fieldUID      = "uid"
+	fieldKind     = "kind"
+	fieldLabel    = "label"
+	fieldPath     = "path"
+	fieldLabelKey = "label_key"
+	fieldNameKey  = "name_key"
+)
+
+// keyAnalyzer is the whole-string, lowercased analyzer of label_key and
+// name_key, defined in each index's mapping.
+const keyAnalyzer = "cos_key"
+
+// newMapping returns the mapping of a new index: a static document mapping
+// with the fields above and nothing dynamic.
+func newMapping() mapping.IndexMapping {
+	im := bleve.NewIndexMapping()
+	if err := im.AddCustomAnalyzer(keyAnalyzer, map[string]interface{}{
+		"type":          custom.Name,
+		"tokenizer":     single.Name,
+		"token_filters": []string{lowercase.Name},
+	}); err != nil {
+		panic("search: key analyzer: " + err.Error()) // static definition
+	}
+	field := func(analyzer string, store bool) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = analyzer
+		f.Store = store
+		f.IncludeInAll = false
+		f.IncludeTermVectors = false
+		f.DocValues = false
+		return f
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(fieldUID, field(keyword.Name, false))
+	doc.AddFieldMappingsAt(fieldKind, field(keyword.Name, true))
+	doc.AddFieldMappingsAt(fieldLabel, field(IdentifierAnalyzer, true))
+	doc.AddFieldMappingsAt(fieldPath, field(IdentifierAnalyzer, true))
+	doc.AddFieldMappingsAt(fieldLabelKey, field(keyAnalyzer, false))
+	doc.AddFieldMappingsAt(fieldNameKey, field(keyAnalyzer, false))
+	im.DefaultMapping = doc
+	im.DefaultAnalyzer = keyword.Name
+	im.StoreDynamic = false
+	im.IndexDynamic = false
+	im.DocValuesDynamic = false
+	return im
+}
+
+// newDocument is what the index stores for n.
+func newDocument(n graph.Node) map[string]interface{} {
+	return map[string]interface{}{
+		fieldUID:      n.UID,
+		fieldKind:     kindOf(n),
+		fieldLabel:    n.Label,
+		fieldPath:     pathOf(n),
+		fieldLabelKey: strings.ToLower(n.Label),
+		fieldNameKey:  nameKeys(n.UID),
+	}
+}

@@ -1,0 +1,374 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// NodeSource is the graph as the Resolver reads it. The graph projection
+// implements it; a read-only view at a past seq implements it for that seq.
+// Both methods must be safe for concurrent use and must not block on I/O.
+type NodeSource interface {
+	// Node returns the node with exactly this uid.
+	Node(uid string) (graph.Node, bool)
+	// NodesByLabel returns every node whose Label equals label exactly
+	// (case-sensitive), in any order; nil when none.
+	NodesByLabel(label string) []graph.Node
+}
+
+// How a Resolution was found: meta.resolved_from (DESIGN §4, seed 003).
+const (
+	ResolvedDirect     = "direct"      // the raw string is a uid of the graph
+	ResolvedPathPrefix = "path_prefix" // a uid prefix added to the raw string gives a uid of the graph
+	ResolvedFuzzy      = "fuzzy"       // a unique exact name or a clear index winner
+)
+
+// DefaultClearWinnerRatio is ResolverOptions.ClearWinnerRatio when zero.
+// DefaultMaxCandidates and DefaultMaxSuggestions are the defaults of
+// MaxCandidates and MaxSuggestions.
+const (
+	DefaultClearWinnerRatio = 1.5
+	DefaultMaxCandidates    = 10
+	DefaultMaxSuggestions   = 5
+)
+
+// ResolverOptions tune NewResolver. Zero values mean the defaults.
+type ResolverOptions struct {
+	// ClearWinnerRatio: a fuzzy top candidate wins only when its score is at
+	// least this many times the runner-up's. ≥ 1; default 1.5.
+	ClearWinnerRatio float64
+	// MaxCandidates bounds the candidates fetched and listed in an
+	// *AmbiguousError, 2..100; default 10.
+	MaxCandidates int
+	// MaxSuggestions bounds the suggestions of a *NotFoundError, 0..100;
+	// default 5. Negative means none.
+	MaxSuggestions int
+}
+
+// Validate reports an out-of-range field, wrapping ErrInvalidOptions.
+func (o ResolverOptions) Validate() error {
+	switch {
+	case o.ClearWinnerRatio != 0 && o.ClearWinnerRatio < 1:
+		return fmt.Errorf("%w: ClearWinnerRatio %v below 1", ErrInvalidOptions, o.ClearWinnerRatio)
+	case o.MaxCandidates != 0 && (o.MaxCandidates < 2 || o.MaxCandidates > 100):
+		return fmt.Errorf("%w: MaxCandidates %d out of range 2..100", ErrInvalidOptions, o.MaxCandidates)
+	case o.MaxSuggestions > 100:
+		return fmt.Errorf("%w: MaxSuggestions %d above 100", ErrInvalidOptions, o.MaxSuggestions)
+	}
+	return nil
+}
+
+func (o ResolverOptions) withDefaults() ResolverOptions {
+	if o.ClearWinnerRatio == 0 {
+		o.ClearWinnerRatio = DefaultClearWinnerRatio
+	}
+	if o.MaxCandidates == 0 {
+		o.MaxCandidates = DefaultMaxCandidates
+	}
+	switch {
+	case o.MaxSuggestions == 0:
+		o.MaxSuggestions = DefaultMaxSuggestions
+	case o.MaxSuggestions < 0:
+		o.MaxSuggestions = 0
+	}
+	return o
+}
+
+// Resolution is the node a raw string resolved to.
+type Resolution struct {
+	Node graph.Node
+	// ResolvedFrom is ResolvedDirect, ResolvedPathPrefix or ResolvedFuzzy.
+	ResolvedFrom string
+	// ExactName is true when a fuzzy resolution came from the unique node
+	// whose label or bare name equals the raw string.
+	ExactName bool
+	// Score is the index score of a fuzzy resolution, 0 otherwise.
+	Score float64
+}
+
+// Resolver turns what an agent typed — a uid, a repo-relative path or a name —
+// into one node, following seed 003's resolution made uniform (DESIGN §4):
+//
+//  1. direct: the raw string is a uid of the graph.
+//  2. path_prefix: one of seed 003's uid prefixes plus the raw string is a
+//     uid of the graph. "src/a.go" → code:file:src/a.go (doc:file: for
+//     Markdown), "src/" or "src" → folder:src, "a.go::Char.splice" →
+//     code:function:a.go::Char.splice, "README.md#intro" →
+//     doc:heading:README.md#intro:N, "react" → npm:package:react. A trailing
+//     slash means a folder only. More than one hit is *AmbiguousError.
+//  3. fuzzy (not in strict mode), in two tiers:
+//     a. exact name: the nodes whose label equals the raw string
+//     (NodesByLabel) together with those whose label or bare name equals it
+//     ignoring case (Index.Lookup). Exactly one → it wins; more →
+//     *AmbiguousError (util.go in two folders).
+//     b. the index (Index.Search): the top candidate wins when it is the only
+//     one or its score is at least ClearWinnerRatio (1.5) times the
+//     runner-up's; otherwise *AmbiguousError with the ranked candidates.
+//
+// A raw string carrying a uid prefix that is not in the graph is looked up
+// fuzzily by its body. Candidates from the index are confirmed through the
+// NodeSource, so a view at a past seq never answers with a node it does not
+// hold (the index itself is at the head). No match is *NotFoundError with
+// suggestions; strict mode (ResolveStrict, for mutations) stops after
+// path_prefix and never answers with a suggestion.
+//
+// A Resolver is safe for concurrent use.
+type Resolver struct {
+	src  NodeSource
+	idx  *Index // nil: no fuzzy tier b and no suggestions
+	opts ResolverOptions
+}
+
+// NewResolver returns a Resolver over src, using idx for fuzzy matching and
+// suggestions; idx may be nil. It returns an error wrapping ErrInvalidOptions
+// when opts are out of range.
+func NewResolver(src NodeSource, idx *Index, opts ResolverOptions) (*Resolver, error) {
+	if src == nil {
+		return nil, fmt.Errorf("%w: nil NodeSource", ErrInvalidOptions)
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return &Resolver{src: src, idx: idx, opts: opts.withDefaults()}, nil
+}
+
+// Resolve resolves raw through direct, path_prefix and fuzzy. Errors:
+// *AmbiguousError (ErrAmbiguous), *NotFoundError (ErrNotFound), an index
+// error, or ctx's error.
+func (r *Resolver) Resolve(ctx context.Context, raw string) (Resolution, error) {
+	return r.resolve(ctx, raw, false)
+}
+
+// ResolveStrict resolves raw through direct and path_prefix only, for
+// mutations (DESIGN §4): a miss is *NotFoundError whose suggestions are never
+// used as the answer. Other errors are Resolve's.
+func (r *Resolver) ResolveStrict(ctx context.Context, raw string) (Resolution, error) {
+	return r.resolve(ctx, raw, true)
+}
+
+func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolution, error) {
+	if err := ctx.Err(); err != nil {
+		return Resolution{}, err
+	}
+	q := strings.TrimSpace(raw)
+	if q == "" {
+		return Resolution{}, &NotFoundError{Query: raw, Strict: strict}
+	}
+	if n, ok := r.src.Node(q); ok {
+		return Resolution{Node: n, ResolvedFrom: ResolvedDirect}, nil
+	}
+	hits := r.pathPrefixHits(q)
+	switch len(hits) {
+	case 0:
+	case 1:
+		return Resolution{Node: hits[0], ResolvedFrom: ResolvedPathPrefix}, nil
+	default:
+		return Resolution{}, &AmbiguousError{Query: raw, Candidates: r.nodeCandidates(hits)}
+	}
+	// A uid of the scheme that is not in the graph: look for its body.
+	if _, body, ok := splitUID(q); ok && body != "" {
+		q = body
+	}
+	if strict {
+		sugg, err := r.suggestions(ctx, q)
+		if err != nil {
+			return Resolution{}, err
+		}
+		return Resolution{}, &NotFoundError{Query: raw, Strict: true, Suggestions: sugg}
+	}
+	exact, err := r.exactName(ctx, q)
+	if err != nil {
+		return Resolution{}, err
+	}
+	switch len(exact) {
+	case 0:
+	case 1:
+		n, _ := r.src.Node(exact[0].UID)
+		return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, ExactName: true, Score: exact[0].Score}, nil
+	default:
+		return Resolution{}, &AmbiguousError{Query: raw, Candidates: exact}
+	}
+	cands, err := r.fuzzy(ctx, q, r.opts.MaxCandidates)
+	if err != nil {
+		return Resolution{}, err
+	}
+	switch {
+	case len(cands) == 0:
+		sugg, err := r.suggestions(ctx, q)
+		if err != nil {
+			return Resolution{}, err
+		}
+		return Resolution{}, &NotFoundError{Query: raw, Suggestions: sugg}
+	case len(cands) == 1 || cands[0].Score >= r.opts.ClearWinnerRatio*cands[1].Score:
+		n, _ := r.src.Node(cands[0].UID)
+		return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, Score: cands[0].Score}, nil
+	}
+	return Resolution{}, &AmbiguousError{Query: raw, Candidates: cands}
+}
+
+// pathPrefixHits returns the nodes whose uid is a seed-003 prefix plus the
+// raw path p, in uidPrefixes order, without duplicates.
+func (r *Resolver) pathPrefixHits(p string) []graph.Node {
+	var hits []graph.Node
+	try := func(uid string) {
+		if n, ok := r.src.Node(uid); ok {
+			for _, h := range hits {
+				if h.UID == n.UID {
+					return
+				}
+			}
+			hits = append(hits, n)
+		}
+	}
+	p = strings.TrimPrefix(p, "./")
+	if strings.HasSuffix(p, "/") {
+		dir := strings.TrimRight(p, "/")
+		if dir == "" || dir == "." {
+			try(graph.FolderUID("."))
+			return hits
+		}
+		if clean := path.Clean(dir); clean == dir {
+			try(graph.FolderUID(dir))
+		}
+		return hits
+	}
+	if p == "." {
+		try(graph.FolderUID("."))
+		return hits
+	}
+	if strings.Contains(p, "../") || strings.HasPrefix(p, "/") {
+		return nil // outside the repository: not a repo-relative path
+	}
+	if _, _, isUID := splitUID(p); isUID {
+		return nil // a uid that direct did not find; prefixing it again means nothing
+	}
+	try(graph.FileUID(p))
+	for _, prefix := range uidPrefixes {
+		try(prefix + p)
+	}
+	if i := strings.IndexByte(p, '#'); i > 0 && graph.IsDocPath(p[:i]) && !strings.Contains(p[i:], ":") {
+		for level := 1; level <= 6; level++ {
+			try("doc:heading:" + p + ":" + strconv.Itoa(level))
+		}
+	}
+	return hits
+}
+
+// exactName is fuzzy tier a: nodes whose label equals q exactly (through
+// the NodeSource) or whose label or bare name equals q ignoring case
+// (through the index), confirmed in the NodeSource, ranked.
+func (r *Resolver) exactName(ctx context.Context, q string) ([]Candidate, error) {
+	var found []Candidate
+	if r.idx != nil {
+		var err error
+		if found, err = r.idx.Lookup(ctx, q, r.opts.MaxCandidates); err != nil {
+			return nil, fmt.Errorf("resolve %q: %w", q, err)
+		}
+		found = r.confirm(found)
+	}
+	// A node NodesByLabel returns but the index does not know yet (the index
+	// lags the view) ranks with the best index score, or 1.
+	top := 1.0
+	if len(found) > 0 {
+		top = found[0].Score
+	}
+	var out []Candidate
+	seen := map[string]bool{}
+	for _, c := range found {
+		seen[c.UID] = true
+		out = append(out, c)
+	}
+	for _, n := range r.src.NodesByLabel(q) {
+		if !seen[n.UID] {
+			seen[n.UID] = true
+			out = append(out, nodeCandidate(n, top))
+		}
+	}
+	sortCandidates(out)
+	if len(out) > r.opts.MaxCandidates {
+		out = out[:r.opts.MaxCandidates]
+	}
+	return out, nil
+}
+
+// fuzzy is fuzzy tier b: the index's best matches that the NodeSource holds.
+func (r *Resolver) fuzzy(ctx context.Context, q string, limit int) ([]Candidate, error) {
+	if r.idx == nil || limit <= 0 {
+		return nil, nil
+	}
+	found, err := r.idx.Search(ctx, q, nil, limit)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %q: %w", q, err)
+	}
+	return r.confirm(found), nil
+}
+
+// suggestions are the exact-name matches, then the index's best matches,
+// then its matches of any one word of q (Index.Suggest), at most
+// MaxSuggestions, without duplicates.
+func (r *Resolver) suggestions(ctx context.Context, q string) ([]Candidate, error) {
+	max := r.opts.MaxSuggestions
+	if max == 0 {
+		return nil, nil
+	}
+	out, err := r.exactName(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	more, err := r.fuzzy(ctx, q, max)
+	if err != nil {
+		return nil, err
+	}
+	if r.idx != nil && len(out)+len(more) < max {
+		relaxed, err := r.idx.Suggest(ctx, q, nil, max)
+		if err != nil {
+			return nil, fmt.Errorf("suggest for %q: %w", q, err)
+		}
+		more = append(more, r.confirm(relaxed)...)
+	}
+	for _, c := range more {
+		dup := false
+		for _, have := range out {
+			dup = dup || have.UID == c.UID
+		}
+		if !dup {
+			out = append(out, c)
+		}
+	}
+	if len(out) > max {
+		out = out[:max]
+	}
+	return out, nil
+}
+
+// confirm keeps the candidates the NodeSource holds, with its kind, label
+// and path, in order.
+func (r *Resolver) confirm(cs []Candidate) []Candidate {
+	out := cs[:0:0]
+	for _, c := range cs {
+		n, ok := r.src.Node(c.UID)
+		if !ok {
+			continue
+		}
+		out = append(out, nodeCandidate(n, c.Score))
+	}
+	return out
+}
+
+func (r *Resolver) nodeCandidates(ns []graph.Node) []Candidate {
+	out := make([]Candidate, len(ns))
+	for i, n := range ns {
+		out[i] = nodeCandidate(n, 1)
+	}
+	sortCandidates(out)
+	return out
+}
+
+func nodeCandidate(n graph.Node, score float64) Candidate {
+	return Candidate{UID: n.UID, Kind: kindOf(n), Label: n.Label, Path: pathOf(n), Score: score}
+}
