@@ -1,0 +1,85 @@
+package evidence
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Record kinds: an output of a role, or one of the bundle's accumulators.
+const (
+	KindOutput          = "output"
+	KindBacktrack       = "backtrack"
+	KindDiscovery       = "discovery"
+	KindDegradedFormula = "degraded_formula"
+)
+
+// Kinds lists the legal record kinds.
+var Kinds = []string{KindOutput, KindBacktrack, KindDiscovery, KindDegradedFormula}
+
+// Event types of an evidence:<session> stream, one per kind. Data is Record.
+const (
+	TypeOutputRecorded    = "evidence.output_recorded"
+	TypeBacktrackRecorded = "evidence.backtrack_recorded"
+	TypeDiscoveryRecorded = "evidence.discovery_recorded"
+	TypeFormulaDegraded   = "evidence.formula_degraded"
+)
+
+var typeOfKind = map[string]string{
+	KindOutput:          TypeOutputRecorded,
+	KindBacktrack:       TypeBacktrackRecorded,
+	KindDiscovery:       TypeDiscoveryRecorded,
+	KindDegradedFormula: TypeFormulaDegraded,
+}
+
+var kindOfType = map[string]string{
+	TypeOutputRecorded:    KindOutput,
+	TypeBacktrackRecorded: KindBacktrack,
+	TypeDiscoveryRecorded: KindDiscovery,
+	TypeFormulaDegraded:   KindDegradedFormula,
+}
+
+// Record is the payload of every evidence event.
+type Record struct {
+	// Role is set for KindOutput only.
+	Role string `json:"role,omitempty"`
+	// Output is a JSON object, canonical (sorted keys) once validated.
+	Output json.RawMessage `json:"output"`
+}
+
+// Prepare validates one record of cos_supervise_record_output for session
+// against the registry and returns what to append: the stream
+// "evidence:<session>", the event type and the canonical payload. kind ""
+// means KindOutput. Errors: ErrInvalidSession, ErrUnknownKind,
+// ErrUnknownRole, or an *OutputError (errors.Is ErrInvalidOutput) listing
+// every problem with a corrected example.
+func (r *Registry) Prepare(session, kind, role string, output json.RawMessage) (stream, typ string, data json.RawMessage, err error) {
+	if err := ValidateSession(session); err != nil {
+		return "", "", nil, err
+	}
+	if kind == "" {
+		kind = KindOutput
+	}
+	if kind != KindOutput && role != "" {
+		return "", "", nil, fmt.Errorf("%w: role %q given with kind %q; a role belongs to kind %q only", ErrUnknownKind, role, kind, KindOutput)
+	}
+	className, err := r.ClassOf(kind, role)
+	if err != nil {
+		return "", "", nil, err
+	}
+	// An output sent as a JSON string holding an object is accepted
+	// (DESIGN §8).
+	var inner string
+	if json.Unmarshal(output, &inner) == nil && strings.HasPrefix(strings.TrimSpace(inner), "{") {
+		output = json.RawMessage(inner)
+	}
+	canon, err := r.Classes[className].check(kind, role, className, output)
+	if err != nil {
+		return "", "", nil, err
+	}
+	data, err = json.Marshal(Record{Role: role, Output: canon})
+	if err != nil {
+		return "", "", nil, fmt.Errorf("encode record: %w", err)
+	}
+	return Stream(session), typeOfKind[kind], data, nil
+}

@@ -1,0 +1,121 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Aggregations of Query.
+const (
+	AggCount = "count"
+	AggSum   = "sum"
+	AggAvg   = "avg"
+	AggMin   = "min"
+	AggMax   = "max"
+	AggP50   = "p50"
+	AggP95   = "p95"
+	AggP99   = "p99"
+	AggLast  = "last"
+	// DefaultAgg is what the tool passes when the caller gives no agg.
+	DefaultAgg = AggAvg
+)
+
+// Aggs lists the legal aggregations.
+var Aggs = []string{AggCount, AggSum, AggAvg, AggMin, AggMax, AggP50, AggP95, AggP99, AggLast}
+
+// QueryExample is the corrected example of a query error.
+const QueryExample = `{"name": "tool.latency_ms", "since": "2026-11-30T00:00:00Z", "agg": "p95"}`
+
+// Result is the answer of Query.
+type Result struct {
+	Name string `json:"name"`
+	Agg  string `json:"agg"`
+	// Value is the aggregate; nil when the window holds no point (count is
+	// then 0, not nil).
+	Value *float64 `json:"value"`
+	// Count is the number of points in the window.
+	Count int `json:"count"`
+	// Unit is the unit of the window's last point.
+	Unit  string    `json:"unit,omitempty"`
+	Since time.Time `json:"since,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+}
+
+// Query aggregates the points of name whose time t is in [since, until); a
+// zero since or until leaves that side open. agg is one of Aggs.
+// Errors: *ArgumentError (errors.Is ErrInvalidArgument) for a bad name, agg
+// or a window with until ≤ since; ErrNotFound when name was never recorded.
+func (s *Series) Query(name string, since, until time.Time, agg string) (Result, error) {
+	if !validName(name) {
+		return Result{}, &ArgumentError{Field: "name", Got: strconv.Quote(name), Legal: fmt.Sprintf("1–%d characters of a–z A–Z 0–9 . _ - : /", MaxNameLen), Example: QueryExample}
+	}
+	if !slices.Contains(Aggs, agg) {
+		return Result{}, &ArgumentError{Field: "agg", Got: strconv.Quote(agg), Legal: strings.Join(Aggs, ", ") + " (default " + DefaultAgg + ")", Example: QueryExample}
+	}
+	if !since.IsZero() && !until.IsZero() && !until.After(since) {
+		return Result{}, &ArgumentError{Field: "until", Got: strconv.Quote(until.UTC().Format(time.RFC3339Nano)), Legal: "a time after since (" + since.UTC().Format(time.RFC3339Nano) + ")", Example: QueryExample}
+	}
+	pts, ok := s.points[name]
+	if !ok {
+		return Result{}, fmt.Errorf("%w: %q", ErrNotFound, name)
+	}
+	res := Result{Name: name, Agg: agg, Since: since.UTC(), Until: until.UTC()}
+	if since.IsZero() {
+		res.Since = time.Time{}
+	}
+	if until.IsZero() {
+		res.Until = time.Time{}
+	}
+	var vals []float64
+	for _, p := range pts {
+		if (!since.IsZero() && p.Time.Before(since)) || (!until.IsZero() && !p.Time.Before(until)) {
+			continue
+		}
+		vals = append(vals, p.Value)
+		res.Unit = p.Unit
+	}
+	res.Count = len(vals)
+	if agg == AggCount {
+		v := float64(len(vals))
+		res.Value = &v
+		return res, nil
+	}
+	if len(vals) == 0 {
+		return res, nil
+	}
+	v := aggregate(agg, vals)
+	res.Value = &v
+	return res, nil
+}
+
+// aggregate computes agg over a non-empty vals (in log order).
+func aggregate(agg string, vals []float64) float64 {
+	switch agg {
+	case AggLast:
+		return vals[len(vals)-1]
+	case AggSum, AggAvg:
+		sum := 0.0
+		for _, v := range vals {
+			sum += v
+		}
+		if agg == AggAvg {
+			return sum / float64(len(vals))
+		}
+		return sum
+	case AggMin:
+		return slices.Min(vals)
+	case AggMax:
+		return slices.Max(vals)
+	}
+	sorted := slices.Clone(vals)
+	slices.Sort(sorted)
+	q := map[string]float64{AggP50: 0.50, AggP95: 0.95, AggP99: 0.99}[agg]
+	// Nearest rank: the smallest value with at least q of the points at or
+	// below it.
+	rank := int(math.Ceil(q * float64(len(sorted))))
+	return sorted[max(rank, 1)-1]
+}

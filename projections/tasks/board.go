@@ -1,0 +1,293 @@
+package tasks
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/projections"
+)
+
+// Name is the projection's name and snapshot section key.
+const Name = "tasks"
+
+// snapshotVersion is the version of the snapshot encoding.
+const snapshotVersion = 1
+
+// Board is the task-board projection: every task by id, folded from the
+// task:* streams. It is a pure reducer; see projections.Projection for the
+// concurrency contract (one writer, readers under the tailer's read lock).
+type Board struct {
+	tasks map[string]*entry
+}
+
+var _ projections.Projection = (*Board)(nil)
+
+// entry is a task plus the history the cursor rule needs.
+type entry struct {
+	Task Task `json:"task"`
+	// Filters holds the filter-relevant fields (status, assignee, labels)
+	// after the create and after each event that changed them, oldest
+	// first; List uses it to tell whether the task was in a filtered set at
+	// a past log position.
+	Filters []filterState `json:"filters"`
+}
+
+type filterState struct {
+	Seq      uint64   `json:"seq"`
+	Status   string   `json:"status"`
+	Assignee string   `json:"assignee,omitempty"`
+	Labels   []string `json:"labels,omitempty"`
+}
+
+// NewBoard returns an empty board.
+func NewBoard() *Board { return &Board{tasks: map[string]*entry{}} }
+
+// Name returns "tasks".
+func (b *Board) Name() string { return Name }
+
+// Apply folds one event of a task:* stream; other streams are ignored. An
+// event that is invalid for its task (a second create, an update of an
+// unknown task, a bad payload, a release by a non-holder) returns an error
+// and changes nothing but the task's revision, hash and seq, which always
+// follow the log so that CAS stays exact.
+//
+// Claims are not arbitrated here: the reducer records the assignee of every
+// task.claimed it is given (the log's revision CAS decides the winner; see
+// the package doc).
+func (b *Board) Apply(ev eventlog.Event) error {
+	if !strings.HasPrefix(ev.Stream, "task:") || !strings.HasPrefix(ev.Type, "task.") {
+		return nil
+	}
+	id, ok := IDOfStream(ev.Stream)
+	if !ok {
+		return fmt.Errorf("apply %s seq %d: stream %q is not a task stream", ev.Type, ev.Seq, ev.Stream)
+	}
+	e := b.tasks[id]
+	if ev.Type == TypeCreated {
+		if e != nil {
+			b.touch(e, ev)
+			return fmt.Errorf("apply %s seq %d: %s already exists", ev.Type, ev.Seq, id)
+		}
+		var c Created
+		if err := decode(ev.Data, &c); err != nil {
+			return fmt.Errorf("apply %s seq %d: %w", ev.Type, ev.Seq, err)
+		}
+		if err := c.validate(); err != nil {
+			return fmt.Errorf("apply %s seq %d: %w", ev.Type, ev.Seq, err)
+		}
+		t := Task{
+			ID: id, Title: c.Title, Description: c.Description, Priority: c.Priority, Status: c.Status,
+			Labels: nonNil(c.Labels), Signals: c.Signals, DependsOn: nonNil(c.DependsOn), Parent: c.Parent,
+			CreatedAt: ev.Time.UTC(), CreatedSeq: ev.Seq,
+		}
+		e = &entry{Task: t}
+		b.touch(e, ev)
+		e.recordFilters()
+		b.tasks[id] = e
+		return nil
+	}
+	if e == nil {
+		return fmt.Errorf("apply %s seq %d: %w", ev.Type, ev.Seq, &NotFoundError{Field: "task_id", TaskID: id})
+	}
+	b.touch(e, ev)
+	var err error
+	switch ev.Type {
+	case TypeUpdated:
+		var u Updated
+		if err = decode(ev.Data, &u); err == nil {
+			err = e.applyPatch(u.Patch)
+		}
+	case TypeClaimed:
+		var c Claimed
+		if err = decode(ev.Data, &c); err == nil {
+			if err = ValidateAssignee(c.Assignee); err == nil {
+				e.Task.Assignee = c.Assignee
+			}
+		}
+	case TypeReleased:
+		var r Released
+		if err = decode(ev.Data, &r); err == nil && r.Assignee != e.Task.Assignee {
+			err = fmt.Errorf("release by %q, but the holder is %q", r.Assignee, e.Task.Assignee)
+		} else if err == nil {
+			e.Task.Assignee = ""
+		}
+	default:
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("apply %s seq %d to %s: %w", ev.Type, ev.Seq, id, err)
+	}
+	e.recordFilters()
+	return nil
+}
+
+// touch makes the task's identity follow the log.
+func (b *Board) touch(e *entry, ev eventlog.Event) {
+	e.Task.Revision = ev.Revision
+	e.Task.Hash = ev.Hash
+	e.Task.Seq = ev.Seq
+	e.Task.UpdatedAt = ev.Time.UTC()
+}
+
+// recordFilters appends the filter-relevant fields when they changed.
+func (e *entry) recordFilters() {
+	fs := filterState{Seq: e.Task.Seq, Status: e.Task.Status, Assignee: e.Task.Assignee, Labels: slices.Clone(e.Task.Labels)}
+	if n := len(e.Filters); n > 0 {
+		last := e.Filters[n-1]
+		if last.Status == fs.Status && last.Assignee == fs.Assignee && slices.Equal(last.Labels, fs.Labels) {
+			return
+		}
+	}
+	e.Filters = append(e.Filters, fs)
+}
+
+// applyPatch validates the whole patch before changing anything.
+func (e *entry) applyPatch(p Patch) error {
+	if p.Title != nil && (strings.TrimSpace(*p.Title) == "" || len([]rune(*p.Title)) > MaxTitleLen) {
+		return fmt.Errorf("patch.title %q is not legal", *p.Title)
+	}
+	if p.Priority != nil && !slices.Contains(Priorities, *p.Priority) {
+		return fmt.Errorf("patch.priority %q is not legal", *p.Priority)
+	}
+	if p.Status != nil && !slices.Contains(Statuses, *p.Status) {
+		return fmt.Errorf("patch.status %q is not legal", *p.Status)
+	}
+	if p.Parent != nil && *p.Parent != "" && !ValidID(*p.Parent) {
+		return fmt.Errorf("patch.parent %q is not a task id", *p.Parent)
+	}
+	t := &e.Task
+	if p.Title != nil {
+		t.Title = *p.Title
+	}
+	if p.Description != nil {
+		t.Description = *p.Description
+	}
+	if p.Priority != nil {
+		t.Priority = *p.Priority
+	}
+	if p.Status != nil {
+		t.Status = *p.Status
+	}
+	if p.Labels != nil {
+		t.Labels = nonNil(*p.Labels)
+	}
+	if p.ClearSignals {
+		t.Signals = nil
+	}
+	if p.Signals != nil {
+		s := *p.Signals
+		t.Signals = &s
+	}
+	if p.DependsOn != nil {
+		t.DependsOn = nonNil(*p.DependsOn)
+	}
+	if p.Parent != nil {
+		t.Parent = *p.Parent
+	}
+	return nil
+}
+
+// validate is the reducer's check of a create payload.
+func (c Created) validate() error {
+	switch {
+	case strings.TrimSpace(c.Title) == "" || len([]rune(c.Title)) > MaxTitleLen:
+		return fmt.Errorf("title %q is not legal", c.Title)
+	case !slices.Contains(Priorities, c.Priority):
+		return fmt.Errorf("priority %q is not legal", c.Priority)
+	case !slices.Contains(Statuses, c.Status):
+		return fmt.Errorf("status %q is not legal", c.Status)
+	case c.Parent != "" && !ValidID(c.Parent):
+		return fmt.Errorf("parent %q is not a task id", c.Parent)
+	}
+	return nil
+}
+
+// Get returns a copy of the task with this id.
+func (b *Board) Get(id string) (Task, bool) {
+	e, ok := b.tasks[id]
+	if !ok {
+		return Task{}, false
+	}
+	return e.Task.clone(), true
+}
+
+// Len returns the number of tasks.
+func (b *Board) Len() int { return len(b.tasks) }
+
+// sorted returns the entries ordered by id number (creation order).
+func (b *Board) sorted() []*entry {
+	out := make([]*entry, 0, len(b.tasks))
+	for _, e := range b.tasks {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(x, y *entry) int { return compareIDs(x.Task.ID, y.Task.ID) })
+	return out
+}
+
+// compareIDs orders task ids by number.
+func compareIDs(a, b string) int {
+	na, _ := idNumber(a)
+	nb, _ := idNumber(b)
+	switch {
+	case na < nb:
+		return -1
+	case na > nb:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+// snapshot is the canonical encoding: tasks in id order, every slice in a
+// fixed order, maps none. encoding/json renders it deterministically.
+type snapshot struct {
+	Version int      `json:"version"`
+	Tasks   []*entry `json:"tasks"`
+}
+
+// MarshalSnapshot encodes the board canonically.
+func (b *Board) MarshalSnapshot() ([]byte, error) {
+	return json.Marshal(snapshot{Version: snapshotVersion, Tasks: b.sorted()})
+}
+
+// UnmarshalSnapshot replaces the board with a decoded snapshot.
+func (b *Board) UnmarshalSnapshot(data []byte) error {
+	var s snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("decode tasks snapshot: %w", err)
+	}
+	if s.Version != snapshotVersion {
+		return fmt.Errorf("decode tasks snapshot: version %d, want %d", s.Version, snapshotVersion)
+	}
+	tasks := make(map[string]*entry, len(s.Tasks))
+	for _, e := range s.Tasks {
+		if e == nil || !ValidID(e.Task.ID) {
+			return fmt.Errorf("decode tasks snapshot: bad task entry")
+		}
+		e.Task.Labels = nonNil(e.Task.Labels)
+		e.Task.DependsOn = nonNil(e.Task.DependsOn)
+		tasks[e.Task.ID] = e
+	}
+	b.tasks = tasks
+	return nil
+}
+
+// StateHash is the SHA-256 of MarshalSnapshot's canonical bytes.
+func (b *Board) StateHash() [32]byte {
+	data, err := b.MarshalSnapshot()
+	if err != nil {
+		// json.Marshal of these plain types cannot fail.
+		panic(fmt.Sprintf("tasks: marshal state: %v", err))
+	}
+	return sha256.Sum256(data)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,149 @@
+package tasks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Streams. Each task is its own stream "task:TASK-NNN". A create is appended
+// with AppendRequest{StreamPrefix: StreamPrefix, Expect: eventlog.NoStream()}
+// and the log allocates the id inside the write transaction.
+const (
+	StreamPrefix = "task:TASK-"
+	// IDPrefix is what every task id starts with.
+	IDPrefix = "TASK-"
+)
+
+// Event types of a task stream.
+const (
+	// TypeCreated is the first event of a task stream; data is Created.
+	TypeCreated = "task.created"
+	// TypeUpdated applies a Patch; data is Updated.
+	TypeUpdated = "task.updated"
+	// TypeClaimed sets the assignee; data is Claimed.
+	TypeClaimed = "task.claimed"
+	// TypeReleased clears the assignee; data is Released.
+	TypeReleased = "task.released"
+)
+
+// Created is the payload of task.created. The id is not in the payload: it
+// is the stream name the log allocated.
+type Created struct {
+	Title       string   `json:"title"`
+	Description string   `json:"description,omitempty"`
+	Priority    string   `json:"priority"`
+	Status      string   `json:"status"`
+	Labels      []string `json:"labels,omitempty"`
+	Signals     *Signals `json:"signals,omitempty"`
+	DependsOn   []string `json:"depends_on,omitempty"`
+	Parent      string   `json:"parent,omitempty"`
+}
+
+// Updated is the payload of task.updated.
+type Updated struct {
+	Patch Patch `json:"patch"`
+}
+
+// Claimed is the payload of task.claimed.
+type Claimed struct {
+	Assignee string `json:"assignee"`
+}
+
+// Released is the payload of task.released; Assignee is the holder that
+// released the task.
+type Released struct {
+	Assignee string `json:"assignee"`
+}
+
+// Patch is a partial update: a nil field is left alone. An empty Parent
+// clears the parent; ClearSignals removes the signals; empty Labels or
+// DependsOn lists clear them. The assignee is not patchable: it changes
+// through task.claimed and task.released only.
+type Patch struct {
+	Title        *string   `json:"title,omitempty"`
+	Description  *string   `json:"description,omitempty"`
+	Priority     *string   `json:"priority,omitempty"`
+	Status       *string   `json:"status,omitempty"`
+	Labels       *[]string `json:"labels,omitempty"`
+	Signals      *Signals  `json:"signals,omitempty"`
+	ClearSignals bool      `json:"clear_signals,omitempty"`
+	DependsOn    *[]string `json:"depends_on,omitempty"`
+	Parent       *string   `json:"parent,omitempty"`
+}
+
+// IsEmpty reports whether the patch changes nothing.
+func (p Patch) IsEmpty() bool {
+	return p.Title == nil && p.Description == nil && p.Priority == nil && p.Status == nil &&
+		p.Labels == nil && p.Signals == nil && !p.ClearSignals && p.DependsOn == nil && p.Parent == nil
+}
+
+// CreatedEvent returns the payload of a task.created event, ready for
+// eventlog.Payload.
+func CreatedEvent(c Created) (string, json.RawMessage, error) {
+	data, err := json.Marshal(c)
+	return TypeCreated, data, err
+}
+
+// UpdatedEvent returns the payload of a task.updated event.
+func UpdatedEvent(p Patch) (string, json.RawMessage, error) {
+	data, err := json.Marshal(Updated{Patch: p})
+	return TypeUpdated, data, err
+}
+
+// ClaimedEvent returns the payload of a task.claimed event.
+func ClaimedEvent(assignee string) (string, json.RawMessage, error) {
+	data, err := json.Marshal(Claimed{Assignee: assignee})
+	return TypeClaimed, data, err
+}
+
+// ReleasedEvent returns the payload of a task.released event.
+func ReleasedEvent(assignee string) (string, json.RawMessage, error) {
+	data, err := json.Marshal(Released{Assignee: assignee})
+	return TypeReleased, data, err
+}
+
+// StreamOf returns the stream of a task id: "TASK-007" → "task:TASK-007".
+func StreamOf(id string) string { return "task:" + id }
+
+// IDOfStream returns the task id of a task stream, and false when stream is
+// not one.
+func IDOfStream(stream string) (string, bool) {
+	id, ok := strings.CutPrefix(stream, "task:")
+	if !ok || !ValidID(id) {
+		return "", false
+	}
+	return id, true
+}
+
+// ValidID reports whether id is "TASK-" followed by at least three digits.
+func ValidID(id string) bool {
+	_, ok := idNumber(id)
+	return ok
+}
+
+// idNumber returns the number of a task id; it orders the board.
+func idNumber(id string) (uint64, bool) {
+	digits, ok := strings.CutPrefix(id, IDPrefix)
+	if !ok || len(digits) < 3 || len(digits) > 19 {
+		return 0, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+func decode(data json.RawMessage, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("decode payload: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package tasks
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Limits of a board page.
+const (
+	MinLimit = 1
+	MaxLimit = 200
+	// DefaultLimit is what the tool passes when the caller gives no limit.
+	DefaultLimit = 50
+)
+
+// Filter selects tasks of the board; empty fields match everything.
+type Filter struct {
+	Status   string `json:"status,omitempty"`
+	Assignee string `json:"assignee,omitempty"`
+	Label    string `json:"label,omitempty"`
+}
+
+// Validate checks the status against the legal statuses.
+func (f Filter) Validate() error {
+	if f.Status != "" && !slices.Contains(Statuses, f.Status) {
+		_, hint, _ := parseEnum(mustJSON(f.Status), Statuses, nil)
+		return asError([]*FieldError{{Field: "status", Got: clip(mustJSON(f.Status)), Legal: quoteAll(Statuses), Hint: hint, Example: `{"status": "todo", "limit": 50}`}})
+	}
+	return nil
+}
+
+func (f Filter) match(status, assignee string, labels []string) bool {
+	return (f.Status == "" || f.Status == status) &&
+		(f.Assignee == "" || f.Assignee == assignee) &&
+		(f.Label == "" || slices.Contains(labels, f.Label))
+}
+
+// matchesAt reports whether e was in the filtered set at log seq s.
+func (f Filter) matchesAt(e *entry, s uint64) bool {
+	if e.Task.CreatedSeq > s {
+		return false
+	}
+	var at *filterState
+	for i := range e.Filters {
+		if e.Filters[i].Seq > s {
+			break
+		}
+		at = &e.Filters[i]
+	}
+	return at != nil && f.match(at.Status, at.Assignee, at.Labels)
+}
+
+// Page is one page of the board.
+type Page struct {
+	// Tasks are in id order.
+	Tasks []Task `json:"tasks"`
+	// Total is the number of tasks matching the filter.
+	Total int `json:"total"`
+	// LogSeq is the log position S the whole walk is consistent with: the
+	// logSeq of its first page.
+	LogSeq uint64 `json:"log_seq"`
+}
+
+// List returns one page of the board in id order and the cursor of the next
+// page ("" on the last page). logSeq is the log position the board
+// currently reflects (the tailer's); limit must be MinLimit–MaxLimit (an
+// out-of-range limit is an *ArgumentError naming the range, never clamped).
+//
+// The first page (cursor "") binds the walk to S = logSeq. A later page is
+// served only while the walk is still a faithful listing of the board as of
+// S; the cursor is stale (*StaleCursorError, errors.Is ErrStaleCursor) when
+//
+//   - it was issued for another filter, or
+//   - S > logSeq (the cursor is from a later position than this view), or
+//   - some task changed after S (its last event has seq > S) and matches
+//     the filter now or matched it at S: a task entered or left the set, or
+//     the content of a listed task changed, before or after the cursor's
+//     position.
+//
+// Changes to tasks outside the filtered set, then and now, do not
+// invalidate it. A non-stale walk thus returns every task of the filtered
+// set at S exactly once, as it was at S. A malformed cursor is a
+// *CursorError (errors.Is ErrCursor).
+func (b *Board) List(f Filter, cursorText string, limit int, logSeq uint64) (Page, string, error) {
+	if limit < MinLimit || limit > MaxLimit {
+		return Page{}, "", asError([]*FieldError{{Field: "limit", Got: fmt.Sprint(limit), Legal: fmt.Sprintf("an integer from %d to %d (default %d)", MinLimit, MaxLimit, DefaultLimit), Example: `{"status": "todo", "limit": 50}`}})
+	}
+	if err := f.Validate(); err != nil {
+		return Page{}, "", err
+	}
+	c := cursor{seq: logSeq, filter: f.digest()}
+	all := b.sorted()
+	if cursorText != "" {
+		var err error
+		if c, err = decodeCursor(cursorText); err != nil {
+			return Page{}, "", err
+		}
+		if c.filter != f.digest() {
+			return Page{}, "", &StaleCursorError{Reason: "the cursor belongs to another filter"}
+		}
+		if c.seq > logSeq {
+			return Page{}, "", &StaleCursorError{Reason: fmt.Sprintf("the cursor is from log seq %d, this view is at %d", c.seq, logSeq)}
+		}
+		for _, e := range all {
+			t := &e.Task
+			if t.Seq > c.seq && (f.match(t.Status, t.Assignee, t.Labels) || f.matchesAt(e, c.seq)) {
+				return Page{}, "", &StaleCursorError{Reason: fmt.Sprintf("%s changed at seq %d", t.ID, t.Seq), TaskID: t.ID}
+			}
+		}
+	}
+	page := Page{Tasks: []Task{}, LogSeq: c.seq}
+	next := ""
+	for _, e := range all {
+		t := &e.Task
+		if !f.match(t.Status, t.Assignee, t.Labels) {
+			continue
+		}
+		page.Total++
+		n, _ := idNumber(t.ID)
+		if cursorText != "" && n <= c.after {
+			continue
+		}
+		if len(page.Tasks) == limit {
+			if next == "" {
+				last, _ := idNumber(page.Tasks[len(page.Tasks)-1].ID)
+				next = cursor{seq: c.seq, filter: c.filter, after: last}.encode()
+			}
+			continue
+		}
+		page.Tasks = append(page.Tasks, t.clone())
+	}
+	return page, next, nil
+}

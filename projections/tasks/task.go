@@ -1,0 +1,71 @@
+package tasks
+
+import "time"
+
+// Task statuses.
+const (
+	StatusTodo       = "todo"
+	StatusInProgress = "in_progress"
+	StatusBlocked    = "blocked"
+	StatusReview     = "review"
+	StatusDone       = "done"
+	StatusCancelled  = "cancelled"
+)
+
+// Task priorities.
+const (
+	PriorityLow      = "low"
+	PriorityMedium   = "medium"
+	PriorityHigh     = "high"
+	PriorityCritical = "critical"
+)
+
+// Legal statuses and priorities, and the defaults of a create.
+var (
+	Statuses   = []string{StatusTodo, StatusInProgress, StatusBlocked, StatusReview, StatusDone, StatusCancelled}
+	Priorities = []string{PriorityLow, PriorityMedium, PriorityHigh, PriorityCritical}
+)
+
+// Defaults of a create.
+const (
+	DefaultPriority = PriorityMedium
+	DefaultStatus   = StatusTodo
+)
+
+// Task is one item of the board as the projection holds it. Revision and
+// Hash are the entity identity for CAS (seed 002): the stream revision
+// (events in the task's stream) and the hash of its last event.
+type Task struct {
+	ID          string    `json:"task_id"`
+	Title       string    `json:"title"`
+	Description string    `json:"description,omitempty"`
+	Priority    string    `json:"priority"`
+	Status      string    `json:"status"`
+	Assignee    string    `json:"assignee,omitempty"`
+	Labels      []string  `json:"labels"`
+	Signals     *Signals  `json:"signals,omitempty"`
+	DependsOn   []string  `json:"depends_on"`
+	Parent      string    `json:"parent,omitempty"`
+	Revision    uint64    `json:"revision"`
+	Hash        string    `json:"hash"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	// CreatedSeq and Seq are the log positions of the task's first and
+	// last events; the board cursor rule (List) is stated in them.
+	CreatedSeq uint64 `json:"created_seq"`
+	Seq        uint64 `json:"seq"`
+}
+
+// clone returns a deep copy, so that readers never share slices with the
+// reducer.
+func (t *Task) clone() Task {
+	c := *t
+	c.Labels = append([]string(nil), t.Labels...)
+	c.DependsOn = append([]string(nil), t.DependsOn...)
+	if t.Signals != nil {
+		s := *t.Signals
+		s.Domain = append([]string(nil), t.Signals.Domain...)
+		c.Signals = &s
+	}
+	return c
+}
