@@ -41,7 +41,7 @@ func extractorFor(p string) string {
 // declares reports whether files of extractor id contribute to the
 // declarations table.
 func declares(id string) bool {
-	return id == ExtractorGo || id == ExtractorPython || id == ExtractorJSTS
+	return id == ExtractorGo || id == ExtractorPython || id == ExtractorJSTS || id == ExtractorMarkdown
 }
 
 // extractFile runs the extractor owning p over its content. It never fails:

@@ -119,6 +119,9 @@ func withName(c candidate, name string) candidate {
 // uidOf returns the uid of a looked-up candidate.
 func uidOf(c candidate) (uid, kind string) {
 	kind, name, _ := strings.Cut(c.Kind, "\x00")
+	if level, ok := strings.CutPrefix(kind, headingKindPrefix); ok {
+		return clampUID("doc:heading:" + uidPart(c.Path) + "#" + uidPart(name) + ":" + level), graph.KindHeading
+	}
 	if kind == graph.KindClass {
 		return codeUID("class", c.Path, name), kind
 	}
