@@ -225,27 +225,23 @@ func (r *Resolver) pathPrefixHits(p string) []graph.Node {
 			hits = append(hits, n)
 		}
 	}
-	p = strings.TrimPrefix(p, "./")
-	if strings.HasSuffix(p, "/") {
-		dir := strings.TrimRight(p, "/")
-		if dir == "" || dir == "." {
-			try(graph.FolderUID("."))
-			return hits
-		}
-		if clean := path.Clean(dir); clean == dir {
-			try(graph.FolderUID(dir))
-		}
+	if _, _, isUID := splitUID(p); isUID {
+		return nil // a uid that direct did not find; prefixing it again means nothing
+	}
+	folderOnly := strings.HasSuffix(p, "/")
+	p = strings.TrimRight(strings.TrimPrefix(p, "./"), "/")
+	if p == "" || p == "." {
+		try(graph.FolderUID("."))
 		return hits
 	}
-	if p == "." {
-		try(graph.FolderUID("."))
+	if folderOnly {
+		if path.Clean(p) == p {
+			try(graph.FolderUID(p))
+		}
 		return hits
 	}
 	if strings.Contains(p, "../") || strings.HasPrefix(p, "/") {
 		return nil // outside the repository: not a repo-relative path
-	}
-	if _, _, isUID := splitUID(p); isUID {
-		return nil // a uid that direct did not find; prefixing it again means nothing
 	}
 	try(graph.FileUID(p))
 	for _, prefix := range uidPrefixes {
