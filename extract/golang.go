@@ -53,6 +53,9 @@ func extractGo(fr *fileResult, src []byte, mods *goModules) {
 	fileNode.Metadata["package"] = pkgName
 	fr.node(fileNode)
 	ip := mods.importPath(dir)
+	if strings.HasSuffix(pkgName, "_test") {
+		ip += "_test" // the external test package is a package of its own
+	}
 	modUID := clampUID("code:module:" + uidPart(ip))
 	fr.node(graph.Node{UID: modUID, Kind: graph.KindModule, Label: cleanString(ip), Metadata: map[string]any{"language": "go", "package": pkgName}})
 	fr.edge(fileUID, modUID, graph.EdgeDefines, 0)

@@ -308,6 +308,7 @@ func (py *pyFile) importStmt(n *sitter.Node) {
 			}
 			if _, isModule := py.modulePath(full); isModule {
 				py.bindings[alias] = pyBinding{module: full}
+				py.importEdge(full, line)
 			} else {
 				py.bindings[alias] = pyBinding{module: m, name: name}
 			}

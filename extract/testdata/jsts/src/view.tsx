@@ -1,0 +1,7 @@
+import A, { foo } from "./a";
+
+export const View = () => {
+  const a = new A();
+  a.run();
+  return <div>{foo(3)}</div>;
+};

@@ -1,0 +1,1 @@
+export function call() { return 1; }
