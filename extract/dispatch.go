@@ -60,7 +60,7 @@ func extractFile(p string, data []byte, hash string, e *env) (fr *fileResult) {
 	}()
 	switch fr.Extractor {
 	case ExtractorGo:
-		extractGo(fr, data, e.modules)
+		extractGo(fr, sourceText(data), e.modules)
 	case ExtractorPython:
 		extractPython(fr, data, e)
 	case ExtractorJSTS:
@@ -68,9 +68,9 @@ func extractFile(p string, data []byte, hash string, e *env) (fr *fileResult) {
 	case ExtractorMarkdown:
 		extractMarkdown(fr, data, e)
 	case ExtractorConfig:
-		extractConfig(fr, data, e)
+		extractConfig(fr, sourceText(data), e)
 	case ExtractorManifest:
-		extractManifest(fr, data, e)
+		extractManifest(fr, sourceText(data), e)
 	default:
 		fileNode(fr, nil)
 	}

@@ -49,7 +49,7 @@ type jsFile struct {
 // (<Class>.<method>), imports and require() (edges to repository files or
 // npm:package: nodes), calls and new, and extends (inherits_from).
 func extractJSTS(fr *fileResult, data []byte, e *env) {
-	src := []byte(validUTF8(data))
+	src := sourceText(data)
 	fileUID := fileNode(fr, map[string]any{"language": jstsDialect(strings.ToLower(path.Base(fr.Path)))})
 	lang := langJavaScript
 	switch jstsDialect(strings.ToLower(path.Base(fr.Path))) {

@@ -28,7 +28,7 @@ const headingKindPrefix = "heading:"
 // the repository, and cites_heading edges for #anchors (resolved against the
 // headings of the target file through the declarations table).
 func extractMarkdown(fr *fileResult, data []byte, e *env) {
-	src := []byte(validUTF8(data))
+	src := sourceText(data)
 	docUID := fileNode(fr, nil)
 	doc := mdParser.Parse(text.NewReader(src))
 	lines := newLineIndex(src)

@@ -2,6 +2,8 @@ package extract
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"log/slog"
 	"runtime"
 )
@@ -56,6 +58,10 @@ type Options struct {
 	// Logger receives warnings (unreadable cache, unreadable files); nil
 	// discards them.
 	Logger *slog.Logger
+
+	// open opens a file for reading; nil means os.Open. Tests replace it to
+	// inject read failures (root can read a chmod 000 file).
+	open func(name string) (io.ReadCloser, error)
 }
 
 // Validate reports an out-of-range field as an error wrapping ErrOptions.
@@ -94,6 +100,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxConfigDepth == 0 {
 		o.MaxConfigDepth = DefaultMaxConfigDepth
+	}
+	if o.open == nil {
+		o.open = func(name string) (io.ReadCloser, error) { return os.Open(name) }
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -92,7 +92,7 @@ type pyFile struct {
 // inherits_from edges. Names are resolved through the module's imports and
 // the declarations table; what stays unknown becomes a code:external: stub.
 func extractPython(fr *fileResult, data []byte, e *env) {
-	src := []byte(validUTF8(data))
+	src := sourceText(data)
 	fileUID := fileNode(fr, map[string]any{"language": "python"})
 	tree, err := parseTree(langPython, src)
 	if err != nil {

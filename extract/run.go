@@ -67,7 +67,8 @@ type runner struct {
 	st       *Stats
 	cache    *cache
 
-	// mu guards done and slow, written by the extraction workers.
+	// mu guards done, slow and st.Failed, written by the extraction
+	// workers.
 	mu   sync.Mutex
 	done int
 	slow slowest
@@ -140,7 +141,7 @@ func (r *runner) run() error {
 			hs[i] = hashed{hash: se.Hash, binary: se.Binary}
 			return
 		}
-		hs[i] = hashFile(f.Abs)
+		hs[i] = hashFile(r.o.open, f.Abs)
 	}); err != nil {
 		return err
 	}
@@ -348,6 +349,16 @@ func (r *runner) run() error {
 	return r.saveCache()
 }
 
+// readFile reads a whole file through Options.open.
+func (r *runner) readFile(abs string) ([]byte, error) {
+	f, err := r.o.open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 func (r *runner) send(batch []graph.FileExtracted, removed []string) error {
 	if len(batch) == 0 && len(removed) == 0 {
 		return nil
@@ -372,12 +383,15 @@ func (r *runner) extractAll(files []entry, e *env, out map[string]*fileResult, t
 	res := make([]*fileResult, len(files))
 	err := r.parallel(len(files), func(i int) {
 		f := files[i]
-		data, err := os.ReadFile(f.Abs)
+		data, err := r.readFile(f.Abs)
 		if err != nil {
-			fr := &fileResult{Path: f.Rel, Extractor: extractorFor(f.Rel)}
-			fr.parseError("read: " + err.Error())
-			fileNode(fr, nil)
-			res[i] = fr
+			// Readable a moment ago (it was hashed): record it, emit nothing.
+			r.mu.Lock()
+			r.st.FilesFailed++
+			if len(r.st.Failed) < maxNotes {
+				r.st.Failed = append(r.st.Failed, FileNote{Path: cleanString(f.Rel), Reason: cleanString(err.Error())})
+			}
+			r.mu.Unlock()
 			return
 		}
 		sum := sha256.Sum256(data)
@@ -393,14 +407,16 @@ func (r *runner) extractAll(files []entry, e *env, out map[string]*fileResult, t
 		return err
 	}
 	for _, fr := range res {
-		out[fr.Path] = fr
+		if fr != nil {
+			out[fr.Path] = fr
+		}
 	}
 	return nil
 }
 
 // hashFile reads a file and returns its SHA-256, or that it is binary.
-func hashFile(abs string) hashed {
-	f, err := os.Open(abs)
+func hashFile(open func(string) (io.ReadCloser, error), abs string) hashed {
+	f, err := open(abs)
 	if err != nil {
 		return hashed{err: err}
 	}

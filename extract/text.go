@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -129,4 +130,19 @@ func lineOf(src []byte, off int) int {
 		}
 	}
 	return n
+}
+
+// sourceText is what parsers see: data as valid UTF-8 (see validUTF8) with
+// NUL bytes turned into spaces, so that lines and most offsets are kept and
+// no parser stops at a NUL.
+func sourceText(data []byte) []byte {
+	s := []byte(validUTF8(data)) // a copy: data is never modified
+	if bytes.IndexByte(s, 0) >= 0 {
+		for i, c := range s {
+			if c == 0 {
+				s[i] = ' '
+			}
+		}
+	}
+	return s
 }
