@@ -3,8 +3,8 @@ package extract
 import (
 	"fmt"
 	"io"
-	"os"
 	"log/slog"
+	"os"
 	"runtime"
 )
 
