@@ -6,10 +6,11 @@ import "github.com/cos-dev/cos/eventlog"
 // same order, give the same state and the same StateHash in every process and
 // every replay.
 //
-// Concurrency: Apply, MarshalSnapshot and UnmarshalSnapshot are called by one
-// goroutine at a time (the tailer holds the projection's write lock); readers
-// take the read lock the tailer exposes. Implementations need no locking of
-// their own.
+// Concurrency: Apply and UnmarshalSnapshot are called by one goroutine at a
+// time under the tailer's write lock. StateHash and MarshalSnapshot are
+// called under the tailer's read lock, concurrently with readers (never with
+// Apply): they must not change the state, and a cache they fill needs its own
+// lock. Readers take the read lock the tailer exposes (Tailer.View).
 type Projection interface {
 	// Name is a stable identifier ("graph", "tasks", "metrics",
 	// "evidence"), used as the snapshot section key.

@@ -92,6 +92,10 @@ type Tailer struct {
 	kick    chan struct{}
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
+
+	// afterSnapshot, when set (by tests, before Start), is called by the
+	// background loop after each snapshot it writes.
+	afterSnapshot func(Position)
 }
 
 // NewTailer returns a tailer over src for projs (which must be empty and
@@ -393,12 +397,19 @@ func (t *Tailer) snapshotLoop(ctx context.Context) {
 			return
 		case <-t.kick:
 		case <-tick.C:
-			if t.Position().Seq == t.snapSeq.Load() {
-				continue
-			}
 		}
-		if _, err := t.Snapshot(ctx); err != nil && ctx.Err() == nil {
-			t.log.Warn("background snapshot failed", "err", err)
+		if t.Position().Seq == t.snapSeq.Load() {
+			continue
+		}
+		pos, err := t.Snapshot(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				t.log.Warn("background snapshot failed", "err", err)
+			}
+			continue
+		}
+		if t.afterSnapshot != nil {
+			t.afterSnapshot(pos)
 		}
 	}
 }
