@@ -23,7 +23,7 @@ type Filter struct {
 // Validate checks the status against the legal statuses.
 func (f Filter) Validate() error {
 	if f.Status != "" && !slices.Contains(Statuses, f.Status) {
-		_, hint, _ := parseEnum(mustJSON(f.Status), Statuses, nil)
+		_, hint, _ := parseEnum(mustJSON(f.Status), Statuses, statusSynonyms)
 		return asError([]*FieldError{{Field: "status", Got: clip(mustJSON(f.Status)), Legal: quoteAll(Statuses), Hint: hint, Example: `{"status": "todo", "limit": 50}`}})
 	}
 	return nil

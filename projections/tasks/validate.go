@@ -25,6 +25,14 @@ const (
 	PatchExample  = `{"status": "in_progress", "labels": ["auth", "urgent"]}`
 )
 
+// Near misses of status and priority, for the "did you mean" hint.
+var (
+	statusSynonyms = map[string]string{"open": StatusTodo, "new": StatusTodo, "doing": StatusInProgress, "wip": StatusInProgress,
+		"in-progress": StatusInProgress, "closed": StatusDone, "complete": StatusDone, "completed": StatusDone, "canceled": StatusCancelled}
+	prioritySynonyms = map[string]string{"urgent": PriorityCritical, "normal": PriorityMedium, "p0": PriorityCritical,
+		"p1": PriorityHigh, "p2": PriorityMedium, "p3": PriorityLow}
+)
+
 var (
 	createKeys = []string{"title", "description", "priority", "status", "labels", "signals", "depends_on", "parent"}
 	patchKeys  = createKeys
@@ -38,12 +46,11 @@ var (
 // depends_on and parent, and cycles, are the board's to check
 // (Board.CheckRelations).
 func ParseCreate(raw json.RawMessage) (Created, error) {
-	fields, err := objectFields(raw, "arguments", createKeys, CreateExample)
+	fields, errs, err := objectFields(raw, "arguments", createKeys, CreateExample)
 	if err != nil {
 		return Created{}, err
 	}
 	c := Created{Priority: DefaultPriority, Status: DefaultStatus}
-	var errs []*FieldError
 	if v, ok := fields["title"]; !ok {
 		errs = append(errs, &FieldError{Field: "title", Legal: titleLegal(), Hint: "required", Example: CreateExample})
 	} else if t, fe := parseTitle(v, CreateExample); fe != nil {
@@ -63,15 +70,17 @@ func ParseCreate(raw json.RawMessage) (Created, error) {
 // or "" for parent clears it; [] clears labels or depends_on. An empty patch
 // is an error.
 func ParsePatch(raw json.RawMessage) (Patch, error) {
-	fields, err := objectFields(raw, "patch", patchKeys, PatchExample)
+	fields, errs, err := objectFields(raw, "patch", patchKeys, PatchExample)
 	if err != nil {
 		return Patch{}, err
+	}
+	if len(fields) == 0 && len(errs) > 0 {
+		return Patch{}, asError(errs)
 	}
 	if len(fields) == 0 {
 		return Patch{}, asError([]*FieldError{{Field: "patch", Got: "{}", Legal: "an object with at least one of " + strings.Join(patchKeys, ", "), Example: PatchExample}})
 	}
 	var p Patch
-	var errs []*FieldError
 	if v, ok := fields["title"]; ok {
 		if t, fe := parseTitle(v, PatchExample); fe != nil {
 			fe.Field = "patch.title"
@@ -175,14 +184,14 @@ func parseCommon(fields map[string]json.RawMessage, prefix, example string, d *c
 		}
 	}
 	if v, ok := fields["priority"]; ok && d.priority != nil {
-		if p, hint, ok := parseEnum(v, Priorities, map[string]string{"urgent": PriorityCritical, "normal": PriorityMedium, "p0": PriorityCritical, "p1": PriorityHigh, "p2": PriorityMedium, "p3": PriorityLow}); !ok {
+		if p, hint, ok := parseEnum(v, Priorities, prioritySynonyms); !ok {
 			bad("priority", v, quoteAll(Priorities)+" (default \"medium\")", hint)
 		} else {
 			*d.priority = p
 		}
 	}
 	if v, ok := fields["status"]; ok && d.status != nil {
-		if s, hint, ok := parseEnum(v, Statuses, map[string]string{"open": StatusTodo, "new": StatusTodo, "doing": StatusInProgress, "wip": StatusInProgress, "in-progress": StatusInProgress, "closed": StatusDone, "complete": StatusDone, "completed": StatusDone, "canceled": StatusCancelled}); !ok {
+		if s, hint, ok := parseEnum(v, Statuses, statusSynonyms); !ok {
 			bad("status", v, quoteAll(Statuses), hint)
 		} else {
 			*d.status = s
@@ -221,13 +230,13 @@ func parseCommon(fields map[string]json.RawMessage, prefix, example string, d *c
 	return errs
 }
 
-// objectFields decodes raw as a JSON object and rejects unknown keys,
-// naming the accepted ones.
-func objectFields(raw json.RawMessage, what string, keys []string, example string) (map[string]json.RawMessage, error) {
+// objectFields decodes raw as a JSON object (an error when it is not one)
+// and returns one FieldError per unknown key, naming the accepted ones.
+func objectFields(raw json.RawMessage, what string, keys []string, example string) (map[string]json.RawMessage, []*FieldError, error) {
 	raw = bytes.TrimSpace(raw)
 	var fields map[string]json.RawMessage
 	if jsonKind(raw) != "object" || json.Unmarshal(raw, &fields) != nil {
-		return nil, asError([]*FieldError{{Field: what, Got: clip(raw), Legal: "a JSON object with keys " + strings.Join(keys, ", "), Example: example}})
+		return nil, nil, asError([]*FieldError{{Field: what, Got: clip(raw), Legal: "a JSON object with keys " + strings.Join(keys, ", "), Example: example}})
 	}
 	var errs []*FieldError
 	var unknown []string
@@ -243,8 +252,9 @@ func objectFields(raw json.RawMessage, what string, keys []string, example strin
 			hint = fmt.Sprintf("unknown argument; did you mean %q?", near)
 		}
 		errs = append(errs, &FieldError{Field: k, Got: clip(fields[k]), Legal: "accepted keys: " + strings.Join(keys, ", "), Hint: hint, Example: example})
+		delete(fields, k)
 	}
-	return fields, asError(errs)
+	return fields, errs, nil
 }
 
 func titleLegal() string {
