@@ -64,7 +64,7 @@ func (l *Log) commit(batch []*pending) {
 // the batch in one bbolt transaction. It returns the per-item outcomes (nil
 // when the batch failed before any item was decided) and the events written.
 func (l *Log) transact(batch []*pending) ([][]outcome, []Event, error) {
-	release, err := l.lock.lock(context.Background(), true)
+	release, err := l.lock.lockWith(context.Background(), l.wlock, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,6 +116,11 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []Event, error) {
 		// Every item was decided, so the error came from writing or syncing
 		// the transaction: whether it reached the disk is unknown.
 		return outcomes, nil, &StorageError{Op: "commit", Path: l.path, Err: txErr}
+	}
+	l.stats.transactions.Add(1)
+	l.stats.events.Add(uint64(len(committed)))
+	for _, p := range batch {
+		l.stats.requests.Add(uint64(len(p.items)))
 	}
 	if err := writeHeadFile(l.headf, head); err != nil {
 		l.opts.Logger.Warn("eventlog: head file not rewritten; readers fall back to the database", "path", l.path, "err", err)

@@ -2,9 +2,11 @@ package eventlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
-	"github.com/gofrs/flock"
+	"golang.org/x/sys/unix"
 )
 
 // fileLock is the cross-process lock of one log: an flock on "<db>.lock",
@@ -12,27 +14,64 @@ import (
 // Waiters block in the kernel and are woken as soon as the holder lets go,
 // unlike bbolt's own lock, which polls every 50 ms (DESIGN.md §3).
 //
-// Each acquisition opens its own descriptor, so goroutines of one process
-// exclude each other exactly as processes do.
+// flock locks belong to an open file description, so goroutines of one
+// process exclude each other exactly as processes do as long as each holder
+// uses its own descriptor: the committer keeps one descriptor for the life of
+// the Log (saving an open and a close per transaction); every read opens its
+// own.
 type fileLock struct {
 	path string
 }
 
-// lock takes the lock (exclusive or shared) and returns its release. It
-// blocks until the lock is free; ctx is checked before blocking.
-func (l fileLock) lock(ctx context.Context, exclusive bool) (func(), error) {
+// open opens the lock file, creating it when allowed.
+func (l fileLock) open() (*os.File, error) {
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, os.ErrPermission) || errors.Is(err, unix.EROFS) {
+		f, err = os.Open(l.path) // a read-only state folder: shared locks still work
+	}
+	if err != nil {
+		return nil, &StorageError{Op: "open lock file", Path: l.path, Err: err}
+	}
+	return f, nil
+}
+
+// flock applies how (LOCK_EX, LOCK_SH, LOCK_UN) to f, retrying on EINTR.
+func flock(f *os.File, how int) error {
+	for {
+		err := unix.Flock(int(f.Fd()), how)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// lockWith takes the lock on an already open descriptor and returns its
+// release. It blocks until the lock is free; ctx is checked before blocking.
+func (l fileLock) lockWith(ctx context.Context, f *os.File, exclusive bool) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	fl := flock.New(l.path)
-	var err error
+	how := unix.LOCK_SH
 	if exclusive {
-		err = fl.Lock()
-	} else {
-		err = fl.RLock()
+		how = unix.LOCK_EX
 	}
-	if err != nil {
+	if err := flock(f, how); err != nil {
 		return nil, &StorageError{Op: "lock", Path: l.path, Err: fmt.Errorf("flock: %w", err)}
 	}
-	return func() { _ = fl.Unlock() }, nil
+	return func() { _ = flock(f, unix.LOCK_UN) }, nil
+}
+
+// lock opens a descriptor of its own, takes the lock, and returns a release
+// that unlocks and closes it.
+func (l fileLock) lock(ctx context.Context, exclusive bool) (func(), error) {
+	f, err := l.open()
+	if err != nil {
+		return nil, err
+	}
+	release, err := l.lockWith(ctx, f, exclusive)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { release(); f.Close() }, nil
 }

@@ -51,14 +51,22 @@ type Log struct {
 	headMu sync.Mutex
 	headf  *os.File
 
-	// entropy and lastMS are used by the committer goroutine only.
+	// entropy, lastMS and wlock are used by the committer goroutine only
+	// (and by Open before it starts). wlock is the committer's own
+	// descriptor of the lock file.
 	entropy *ulid.MonotonicEntropy
 	lastMS  uint64
+	wlock   *os.File
 
 	// mu guards queue and closed.
 	mu     sync.Mutex
 	queue  []*pending
 	closed bool
+
+	// stats are counters for Stats.
+	stats struct {
+		transactions, events, requests atomic.Uint64
+	}
 
 	wake chan struct{} // capacity 1: the committer has work
 	done chan struct{} // closed when the committer has exited
@@ -128,8 +136,13 @@ func Open(path string, opts Options) (*Log, error) {
 		return nil, &StorageError{Op: "open head file", Path: path + ".head", Err: err}
 	}
 	l.headf = hf
+	if l.wlock, err = l.lock.open(); err != nil {
+		l.closeHead()
+		return nil, err
+	}
 	if err := l.initialize(); err != nil {
 		l.closeHead()
+		l.wlock.Close()
 		return nil, err
 	}
 	go l.run()
@@ -139,7 +152,7 @@ func Open(path string, opts Options) (*Log, error) {
 // initialize creates the buckets, checks the format and rewrites the head
 // file from the database.
 func (l *Log) initialize() error {
-	release, err := l.lock.lock(context.Background(), true)
+	release, err := l.lock.lockWith(context.Background(), l.wlock, true)
 	if err != nil {
 		return err
 	}
@@ -203,6 +216,23 @@ func (l *Log) checkFormatReadOnly() error {
 		}
 		return checkFormat(meta, l.path)
 	})
+}
+
+// Stats counts what this Log has committed since Open.
+type Stats struct {
+	// Transactions is the number of write transactions committed; Requests
+	// and Events what they held. Requests/Transactions is the mean group
+	// commit size.
+	Transactions, Requests, Events uint64
+}
+
+// Stats returns the commit counters of this Log.
+func (l *Log) Stats() Stats {
+	return Stats{
+		Transactions: l.stats.transactions.Load(),
+		Requests:     l.stats.requests.Load(),
+		Events:       l.stats.events.Load(),
+	}
 }
 
 // Path returns the database file's path.
@@ -365,6 +395,7 @@ func (l *Log) AppendOne(ctx context.Context, req AppendRequest) (Receipt, error)
 // transaction per batch, until Close.
 func (l *Log) run() {
 	defer close(l.done)
+	defer l.wlock.Close()
 	for {
 		<-l.wake
 		for {
