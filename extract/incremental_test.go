@@ -1,0 +1,152 @@
+package extract
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// simGraph applies payloads the way the graph projection does: a payload
+// replaces what its path held, a removed path drops it.
+type simGraph map[string]graph.FileExtracted
+
+func (g simGraph) apply(r indexResult) {
+	for p, pl := range r.Payloads {
+		g[p] = pl
+	}
+	for _, p := range r.Removed {
+		delete(g, p)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRun_Incremental edits the Go fixture step by step and checks, after
+// each step, which files were emitted and removed, and that the graph the
+// events build has no dangling edge.
+func TestRun_Incremental(t *testing.T) {
+	for _, withCache := range []bool{true, false} {
+		name := "cache"
+		if !withCache {
+			name = "no_cache"
+		}
+		t.Run(name, func(t *testing.T) {
+			root := copyTree(t, filepath.Join("testdata", "golang"))
+			opts := Options{}
+			if withCache {
+				opts.CacheDir = t.TempDir()
+			}
+			g := simGraph{}
+			first := index(t, root, opts, nil)
+			g.apply(first)
+			if first.Stats.FilesChanged != len(first.Payloads) || first.Stats.FilesChanged == 0 {
+				t.Fatalf("first run: changed %d, payloads %d", first.Stats.FilesChanged, len(first.Payloads))
+			}
+			future := time.Now().Add(time.Hour)
+			steps := []struct {
+				name        string
+				do          func()
+				wantEmitted []string
+				wantRemoved []string
+			}{
+				{"no change", func() {}, nil, nil},
+				{"touch", func() {
+					if err := os.Chtimes(filepath.Join(root, "main.go"), future, future); err != nil {
+						t.Fatal(err)
+					}
+				}, nil, nil},
+				{"edit a body", func() {
+					writeFile(t, root, "run.go", []byte("package main\n\nimport \"example.com/app/util\"\n\nfunc run() {\n\tvar srv util.Server\n\tsrv.Close()\n\tsrv.Close()\n}\n"))
+				}, []string{"run.go"}, nil},
+				{"move a function to another file", func() {
+					writeFile(t, root, "util/listen.go", []byte("package util\n\nimport \"strings\"\n\nfunc (s *Server) listen() { _ = strings.TrimSpace(s.Addr) }\n\n// Close closes.\nfunc (s *Server) Close() {}\n"))
+					writeFile(t, root, "util/validate.go", []byte("package util\n\nfunc validate(addr string) error { return nil }\n"))
+				}, []string{"cmd/tool/main.go", "main.go", "run.go", "util/listen.go", "util/server.go", "util/util_test.go", "util/validate.go"}, nil},
+				{"delete", func() {
+					if err := os.Remove(filepath.Join(root, "util/validate.go")); err != nil {
+						t.Fatal(err)
+					}
+				}, []string{"cmd/tool/main.go", "main.go", "run.go", "util/listen.go", "util/server.go", "util/util_test.go"}, []string{"util/validate.go"}},
+				{"rename", func() {
+					if err := os.Rename(filepath.Join(root, "util/listen.go"), filepath.Join(root, "util/listen2.go")); err != nil {
+						t.Fatal(err)
+					}
+				}, []string{"cmd/tool/main.go", "main.go", "run.go", "util/listen2.go", "util/server.go", "util/util_test.go"}, []string{"util/listen.go"}},
+			}
+			for _, s := range steps {
+				s.do()
+				res := index(t, root, opts, hashes(g))
+				g.apply(res)
+				got := keys(res.Payloads)
+				if withCache && !equalStrings(got, s.wantEmitted) {
+					t.Errorf("%s: emitted %v, want %v", s.name, got, s.wantEmitted)
+				}
+				// Without a cache the old declarations are unknown, so every
+				// dependent of a changed file is re-extracted: a superset.
+				for _, p := range s.wantEmitted {
+					if _, ok := res.Payloads[p]; !ok {
+						t.Errorf("%s: %s not emitted (emitted %v)", s.name, p, got)
+					}
+				}
+				if !equalStrings(res.Removed, s.wantRemoved) {
+					t.Errorf("%s: removed %v, want %v", s.name, res.Removed, s.wantRemoved)
+				}
+				if d := dangling(g); len(d) > 0 {
+					t.Errorf("%s: dangling edges in the resulting graph: %v", s.name, d)
+				}
+				if s.wantEmitted == nil && s.wantRemoved == nil && res.Calls != 0 {
+					t.Errorf("%s: emit called %d times, want 0", s.name, res.Calls)
+				}
+			}
+			// After the rename the callers point at the new file.
+			found := false
+			for _, e := range g["util/server.go"].Edges {
+				if e.Type == graph.EdgeCalls && e.Target == "code:function:util/listen2.go::Server.listen" {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("util/server.go does not call Server.listen in util/listen2.go after the rename")
+			}
+		})
+	}
+}
+
+// TestRun_IncrementalEqualsFull checks that the graph built incrementally
+// equals a fresh full extraction of the final tree.
+func TestRun_IncrementalEqualsFull(t *testing.T) {
+	root := copyTree(t, filepath.Join("testdata", "python"))
+	opts := Options{CacheDir: t.TempDir()}
+	g := simGraph{}
+	g.apply(index(t, root, opts, nil))
+	writeFile(t, root, "pkg/extra.py", []byte("from .base import helper\n\ndef extra():\n    helper()\n"))
+	writeFile(t, root, "pkg/base.py", []byte("import os\n\n\nclass Base:\n    def greet(self, who):\n        return who\n\n\ndef renamed_helper():\n    return Base()\n"))
+	g.apply(index(t, root, opts, hashes(g)))
+	full := index(t, root, Options{}, nil)
+	if got, want := render(g), render(full.Payloads); got != want {
+		t.Errorf("incremental graph differs from a full extraction:\n%s", diffLines(want, got))
+	}
+}
