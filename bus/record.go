@@ -1,0 +1,102 @@
+package bus
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// File names inside the state folder.
+const (
+	recordFile = "nats.json"
+	lockFile   = "nats.lock"
+)
+
+// Record is the content of <state>/nats.json: the embedded server that the
+// current (or last) host started.
+type Record struct {
+	// URL is the client URL, "nats://127.0.0.1:<port>".
+	URL string `json:"url"`
+	// PID and Host identify the hosting process.
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+	// Started is when the server started listening, UTC.
+	Started time.Time `json:"started"`
+}
+
+// port returns the TCP port of r.URL, or 0 when it has none.
+func (r Record) port() int {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return 0
+	}
+	p, err := strconv.Atoi(u.Port())
+	if err != nil {
+		return 0
+	}
+	return p
+}
+
+// readRecord reads <dir>/nats.json. A missing file is (Record{}, false, nil);
+// a file that does not parse is reported as missing too, since the next host
+// rewrites it.
+func readRecord(dir string) (Record, bool, error) {
+	b, err := os.ReadFile(filepath.Join(dir, recordFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Record{}, false, nil
+	}
+	if err != nil {
+		return Record{}, false, fmt.Errorf("read %s: %w", recordFile, err)
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil || r.URL == "" {
+		return Record{}, false, nil
+	}
+	return r, true, nil
+}
+
+// writeRecord replaces <dir>/nats.json atomically: a temporary file in the
+// same folder is written and fsynced, renamed over the record, and the folder
+// is fsynced so the rename survives a crash.
+func writeRecord(dir string, r Record) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", recordFile, err)
+	}
+	b = append(b, '\n')
+	tmp, err := os.CreateTemp(dir, recordFile+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", recordFile, err)
+	}
+	tmpName := tmp.Name()
+	defer os.Remove(tmpName) // a no-op once renamed
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", recordFile, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", recordFile, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", recordFile, err)
+	}
+	if err := os.Rename(tmpName, filepath.Join(dir, recordFile)); err != nil {
+		return fmt.Errorf("rename %s: %w", recordFile, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync state dir: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync state dir: %w", err)
+	}
+	return nil
+}
