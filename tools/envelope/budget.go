@@ -19,10 +19,11 @@ import (
 //     the list is emptied and the next key is tried;
 //  2. edges_by_type: the longest bucket is halved until the envelope fits,
 //     recorded as truncated_edges_by_type {kind: {from, to}};
-//  3. top-level strings of at least ScalarTrimFloorChars characters,
-//     longest first, are cut to the longest prefix that fits and end with
-//     TruncationMarker, named in truncated_string_fields; shorter scalars
-//     and non-string scalars are never touched, nor the "node" key;
+//  3. top-level strings of at least ScalarTrimFloorChars characters are cut
+//     to a common length, the largest that fits, and end with
+//     TruncationMarker; they are named in truncated_string_fields, longest
+//     first. Shorter strings, non-string scalars and the "node" key are
+//     never touched;
 //  4. if it still does not fit, envelope_unshrinkable is set.
 //
 // All sizes come from the additive cost of the generic tree (cost.go), never
@@ -171,10 +172,16 @@ func (t *trimmer) edgesByType() {
 	}
 }
 
-// strings shortens large top-level strings, longest first (step 3).
+// strings shortens large top-level strings (step 3). Every candidate is
+// capped at one common length L, in characters, the largest L for which the
+// envelope fits: candidates shorter than L stay whole, the others become their
+// first L characters plus TruncationMarker. One cap for all, rather than
+// cutting the longest string first, keeps a readable head of each instead
+// of emptying one field to make room for another.
 func (t *trimmer) strings() {
 	type field struct {
 		key   string
+		value string
 		runes int
 	}
 	var fields []field
@@ -184,8 +191,11 @@ func (t *trimmer) strings() {
 			continue
 		}
 		if n := utf8.RuneCountInString(s); n >= ScalarTrimFloorChars {
-			fields = append(fields, field{k, n})
+			fields = append(fields, field{k, s, n})
 		}
+	}
+	if len(fields) == 0 {
+		return
 	}
 	slices.SortFunc(fields, func(a, b field) int {
 		if a.runes != b.runes {
@@ -193,30 +203,44 @@ func (t *trimmer) strings() {
 		}
 		return strings.Compare(a.key, b.key)
 	})
-	var names []any
-	for _, f := range fields {
-		if t.fits() {
-			return
-		}
-		s := t.body[f.key].(string)
-		names = append(names, f.key)
-		t.meta[KeyTruncatedStrings] = slices.Clone(names)
-		t.body[f.key] = TruncationMarker
-		t.cut = true
-		base, over := measureLimited(t.doc, t.budget)
-		if over {
-			continue
-		}
-		acc, end := base, 0
-		for i := 0; i < len(s); {
-			rc, w := runeCost(s, i)
-			next := acc.plus(rc)
-			if next.size() > t.budget {
-				break
+	// apply sets every candidate for cap l and reports whether it fits.
+	apply := func(l int) bool {
+		var names []any
+		for _, f := range fields {
+			if f.runes <= l {
+				t.body[f.key] = f.value
+				continue
 			}
-			acc, i = next, i+w
-			end = i
+			t.body[f.key] = runePrefix(f.value, l) + TruncationMarker
+			names = append(names, f.key)
 		}
-		t.body[f.key] = s[:end] + TruncationMarker
+		t.meta[KeyTruncatedStrings] = names
+		return t.fits()
 	}
+	// Largest l in [0, longest) that fits; the longest is always cut, since
+	// the envelope did not fit with every string whole.
+	lo, hi := 0, fields[0].runes-1
+	t.cut = true
+	if !apply(lo) {
+		return // even empty heads do not fit; the caller marks unshrinkable
+	}
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if apply(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	apply(lo)
+}
+
+// runePrefix returns the first n characters of s.
+func runePrefix(s string, n int) string {
+	i := 0
+	for ; n > 0 && i < len(s); n-- {
+		_, w := utf8.DecodeRuneInString(s[i:])
+		i += w
+	}
+	return s[:i]
 }
