@@ -12,7 +12,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// flipInFile flips one byte of the first occurrence of marker in the file.
+// flipInFile flips one byte of every occurrence of marker in the file (bbolt
+// is copy-on-write, so freed pages may hold stale copies of the live one).
 func flipInFile(t *testing.T, path, marker string) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
@@ -23,7 +24,9 @@ func flipInFile(t *testing.T, path, marker string) {
 	if i < 0 {
 		t.Fatalf("marker %q not in %s", marker, path)
 	}
-	raw[i] ^= 0x20
+	for ; i >= 0; i = bytes.Index(raw, []byte(marker)) {
+		raw[i] ^= 0x20
+	}
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of Run.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+)
+
+// Version is the build version reported by `cos --version` and cos_health;
+// set with -ldflags "-X github.com/cos-dev/cos/cli.Version=…".
+var Version = "dev"
+
+// IO is where a command reads and writes.
+type IO struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks a wrong command line (exit 2).
+func usageError(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// app holds what every subcommand shares.
+type app struct {
+	io       IO
+	stateDir string
+}
+
+// Run runs the cos command line with args (without the program name) and
+// returns the process exit code.
+func Run(ctx context.Context, args []string, stdio IO) int {
+	a := &app{io: stdio}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(stdio.Err, "cos:", ee.err)
+		}
+		return ee.code
+	}
+	// cobra's own errors (unknown flag, wrong args) are usage errors.
+	fmt.Fprintln(stdio.Err, "cos:", err)
+	return ExitUsage
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "cos",
+		Short:         "cos is a knowledge server for coding agents: code graph, task board, evidence, over MCP",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.resolveStateDir()
+		},
+	}
+	root.PersistentFlags().StringVar(&a.stateDir, "state-dir", "", "state folder (default $COS_STATE_DIR, else ./.cos)")
+	root.AddCommand(a.logCommand(), a.verifyCommand())
+	return root
+}
+
+// resolveStateDir applies --state-dir, else $COS_STATE_DIR, else ./.cos, and
+// makes it absolute.
+func (a *app) resolveStateDir() error {
+	dir := a.stateDir
+	if dir == "" {
+		dir = os.Getenv("COS_STATE_DIR")
+	}
+	if dir == "" {
+		dir = ".cos"
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return usageError("state folder %q: %v", dir, err)
+	}
+	a.stateDir = abs
+	return nil
+}
