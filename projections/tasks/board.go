@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,12 @@ const snapshotVersion = 1
 // concurrency contract (one writer, readers under the tailer's read lock).
 type Board struct {
 	tasks map[string]*entry
+	// order holds the entries sorted by id number (creation order), so
+	// that listing never sorts.
+	order []*entry
+	// maxSeq is the highest seq of any task event applied; a cursor from
+	// seq ≥ maxSeq needs no stale scan.
+	maxSeq uint64
 }
 
 var _ projections.Projection = (*Board)(nil)
@@ -34,6 +41,8 @@ type entry struct {
 	// first; List uses it to tell whether the task was in a filtered set at
 	// a past log position.
 	Filters []filterState `json:"filters"`
+	// num is the number of the task id, the board's sort key.
+	num uint64
 }
 
 type filterState struct {
@@ -87,7 +96,7 @@ func (b *Board) Apply(ev eventlog.Event) error {
 		e = &entry{Task: t}
 		b.touch(e, ev)
 		e.recordFilters()
-		b.tasks[id] = e
+		b.insert(e)
 		return nil
 	}
 	if e == nil {
@@ -131,6 +140,7 @@ func (b *Board) touch(e *entry, ev eventlog.Event) {
 	e.Task.Hash = ev.Hash
 	e.Task.Seq = ev.Seq
 	e.Task.UpdatedAt = ev.Time.UTC()
+	b.maxSeq = max(b.maxSeq, ev.Seq)
 }
 
 // recordFilters appends the filter-relevant fields when they changed.
@@ -218,27 +228,27 @@ func (b *Board) Get(id string) (Task, bool) {
 // Len returns the number of tasks.
 func (b *Board) Len() int { return len(b.tasks) }
 
-// sorted returns the entries ordered by id number (creation order).
-func (b *Board) sorted() []*entry {
-	out := make([]*entry, 0, len(b.tasks))
-	for _, e := range b.tasks {
-		out = append(out, e)
+// insert adds a new entry to the map and, in id order, to order. Ids are
+// allocated increasing, so this is an append in the common case.
+func (b *Board) insert(e *entry) {
+	e.num, _ = idNumber(e.Task.ID)
+	b.tasks[e.Task.ID] = e
+	i := len(b.order)
+	if i > 0 && compareEntries(b.order[i-1], e) > 0 {
+		i, _ = slices.BinarySearchFunc(b.order, e, compareEntries)
 	}
-	slices.SortFunc(out, func(x, y *entry) int { return compareIDs(x.Task.ID, y.Task.ID) })
-	return out
+	b.order = slices.Insert(b.order, i, e)
 }
 
-// compareIDs orders task ids by number.
-func compareIDs(a, b string) int {
-	na, _ := idNumber(a)
-	nb, _ := idNumber(b)
-	switch {
-	case na < nb:
-		return -1
-	case na > nb:
-		return 1
+// sorted returns the entries ordered by id number (creation order); the
+// slice is the board's own and must not be modified.
+func (b *Board) sorted() []*entry { return b.order }
+
+func compareEntries(x, y *entry) int {
+	if c := cmp.Compare(x.num, y.num); c != 0 {
+		return c
 	}
-	return strings.Compare(a, b)
+	return strings.Compare(x.Task.ID, y.Task.ID)
 }
 
 // snapshot is the canonical encoding: tasks in id order, every slice in a
@@ -250,7 +260,11 @@ type snapshot struct {
 
 // MarshalSnapshot encodes the board canonically.
 func (b *Board) MarshalSnapshot() ([]byte, error) {
-	return json.Marshal(snapshot{Version: snapshotVersion, Tasks: b.sorted()})
+	tasks := b.sorted()
+	if tasks == nil {
+		tasks = []*entry{}
+	}
+	return json.Marshal(snapshot{Version: snapshotVersion, Tasks: tasks})
 }
 
 // UnmarshalSnapshot replaces the board with a decoded snapshot.
@@ -262,16 +276,20 @@ func (b *Board) UnmarshalSnapshot(data []byte) error {
 	if s.Version != snapshotVersion {
 		return fmt.Errorf("decode tasks snapshot: version %d, want %d", s.Version, snapshotVersion)
 	}
-	tasks := make(map[string]*entry, len(s.Tasks))
+	nb := &Board{tasks: make(map[string]*entry, len(s.Tasks)), order: make([]*entry, 0, len(s.Tasks))}
 	for _, e := range s.Tasks {
 		if e == nil || !ValidID(e.Task.ID) {
 			return fmt.Errorf("decode tasks snapshot: bad task entry")
 		}
+		if _, dup := nb.tasks[e.Task.ID]; dup {
+			return fmt.Errorf("decode tasks snapshot: %s appears twice", e.Task.ID)
+		}
 		e.Task.Labels = nonNil(e.Task.Labels)
 		e.Task.DependsOn = nonNil(e.Task.DependsOn)
-		tasks[e.Task.ID] = e
+		nb.insert(e)
+		nb.maxSeq = max(nb.maxSeq, e.Task.Seq)
 	}
-	b.tasks = tasks
+	*b = *nb
 	return nil
 }
 

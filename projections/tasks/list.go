@@ -101,8 +101,9 @@ func (b *Board) List(f Filter, cursorText string, limit int, logSeq uint64) (Pag
 		if c.seq > logSeq {
 			return Page{}, "", &StaleCursorError{Reason: fmt.Sprintf("the cursor is from log seq %d, this view is at %d", c.seq, logSeq)}
 		}
-		for _, e := range all {
-			t := &e.Task
+		// When no task event came after the cursor, nothing can be stale.
+		for i := 0; b.maxSeq > c.seq && i < len(all); i++ {
+			e, t := all[i], &all[i].Task
 			if t.Seq > c.seq && (f.match(t.Status, t.Assignee, t.Labels) || f.matchesAt(e, c.seq)) {
 				return Page{}, "", &StaleCursorError{Reason: fmt.Sprintf("%s changed at seq %d", t.ID, t.Seq), TaskID: t.ID}
 			}
@@ -110,24 +111,24 @@ func (b *Board) List(f Filter, cursorText string, limit int, logSeq uint64) (Pag
 	}
 	page := Page{Tasks: []Task{}, LogSeq: c.seq}
 	next := ""
+	var lastNum uint64
 	for _, e := range all {
 		t := &e.Task
 		if !f.match(t.Status, t.Assignee, t.Labels) {
 			continue
 		}
 		page.Total++
-		n, _ := idNumber(t.ID)
-		if cursorText != "" && n <= c.after {
+		if cursorText != "" && e.num <= c.after {
 			continue
 		}
 		if len(page.Tasks) == limit {
 			if next == "" {
-				last, _ := idNumber(page.Tasks[len(page.Tasks)-1].ID)
-				next = cursor{seq: c.seq, filter: c.filter, after: last}.encode()
+				next = cursor{seq: c.seq, filter: c.filter, after: lastNum}.encode()
 			}
 			continue
 		}
 		page.Tasks = append(page.Tasks, t.clone())
+		lastNum = e.num
 	}
 	return page, next, nil
 }

@@ -214,3 +214,16 @@ func FuzzDecodeCursor(f *testing.F) {
 		}
 	})
 }
+
+// compareIDs orders task ids by number.
+func compareIDs(a, b string) int {
+	na, _ := idNumber(a)
+	nb, _ := idNumber(b)
+	switch {
+	case na < nb:
+		return -1
+	case na > nb:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
