@@ -35,6 +35,7 @@ type jsBinding struct {
 }
 
 type jsFile struct {
+	grammar  jsGrammar
 	fr       *fileResult
 	e        *env
 	src      []byte
@@ -51,12 +52,12 @@ type jsFile struct {
 func extractJSTS(fr *fileResult, data []byte, e *env) {
 	src := sourceText(data)
 	fileUID := fileNode(fr, map[string]any{"language": jstsDialect(strings.ToLower(path.Base(fr.Path)))})
-	lang := langJavaScript
+	lang, gr := langJavaScript, jsGrammarJS
 	switch jstsDialect(strings.ToLower(path.Base(fr.Path))) {
 	case "ts":
-		lang = langTypeScript
+		lang, gr = langTypeScript, jsGrammarTS
 	case "tsx":
-		lang = langTSX
+		lang, gr = langTSX, jsGrammarTSX
 	}
 	tree, err := parseTree(lang, src)
 	if err != nil {
@@ -66,7 +67,7 @@ func extractJSTS(fr *fileResult, data []byte, e *env) {
 	defer tree.Close()
 	root := tree.RootNode()
 	tsSyntaxErrors(fr, root)
-	js := &jsFile{fr: fr, e: e, src: src, scope: "js:" + fr.Path, fileUID: fileUID, bindings: map[string]jsBinding{}, classes: map[string]bool{}}
+	js := &jsFile{fr: fr, e: e, src: src, grammar: gr, scope: "js:" + fr.Path, fileUID: fileUID, bindings: map[string]jsBinding{}, classes: map[string]bool{}}
 	fr.Decl = &decl{Scope: js.scope, Names: map[string]string{}}
 	var deferred []func()
 	for _, c := range tsChildren(root) {
@@ -345,24 +346,39 @@ func (js *jsFile) calls(n *sitter.Node, from, class string) {
 	if n == nil {
 		return
 	}
-	var rec func(n *sitter.Node)
-	rec = func(n *sitter.Node) {
-		switch n.Kind() {
-		case "call_expression":
-			if f := n.ChildByFieldName("function"); f != nil && tsText(f, js.src) != "require" {
+	gr := js.grammar
+	tsWalk(n, func(x *sitter.Node) {
+		switch x.KindId() {
+		case gr.call:
+			if f := x.ChildByFieldId(gr.function); f != nil && tsText(f, js.src) != "require" {
 				js.reference(f, from, refCall, class)
 			}
-		case "new_expression":
-			if f := n.ChildByFieldName("constructor"); f != nil {
+		case gr.new:
+			if f := x.ChildByFieldId(gr.constructor); f != nil {
 				js.reference(f, from, refCall, class)
 			}
 		}
-		for _, c := range tsChildren(n) {
-			rec(&c)
-		}
-	}
-	rec(n)
+	})
 }
+
+// jsGrammar holds the symbol and field ids used on hot paths.
+type jsGrammar struct {
+	call, new             uint16
+	function, constructor uint16
+}
+
+func newJSGrammar(l *sitter.Language) jsGrammar {
+	return jsGrammar{
+		call: l.IdForNodeKind("call_expression", true), new: l.IdForNodeKind("new_expression", true),
+		function: l.FieldIdForName("function"), constructor: l.FieldIdForName("constructor"),
+	}
+}
+
+var (
+	jsGrammarJS  = newJSGrammar(langJavaScript)
+	jsGrammarTS  = newJSGrammar(langTypeScript)
+	jsGrammarTSX = newJSGrammar(langTSX)
+)
 
 // reference adds a reference to the callee or base class expression n.
 func (js *jsFile) reference(n *sitter.Node, from, typ, class string) {

@@ -20,6 +20,12 @@ func init() {
 	}
 }
 
+// Symbol and field ids of the Python grammar used on hot paths.
+var (
+	pyCallID        = langPython.IdForNodeKind("call", true)
+	pyFunctionField = langPython.FieldIdForName("function")
+)
+
 // pythonModules maps every dotted module name of the repository's Python
 // files to its path. A file under a top-level "src/" folder is also known
 // without that prefix (the src layout).
@@ -323,18 +329,13 @@ func (py *pyFile) calls(n *sitter.Node, from, class string) {
 	if n == nil {
 		return
 	}
-	var rec func(n *sitter.Node)
-	rec = func(n *sitter.Node) {
-		if n.Kind() == "call" {
-			if f := n.ChildByFieldName("function"); f != nil {
+	tsWalk(n, func(x *sitter.Node) {
+		if x.KindId() == pyCallID {
+			if f := x.ChildByFieldId(pyFunctionField); f != nil {
 				py.reference(f, from, refCall, class)
 			}
 		}
-		for _, c := range tsChildren(n) {
-			rec(&c)
-		}
-	}
-	rec(n)
+	})
 }
 
 // reference adds a call or inherits_from reference to the expression n.
