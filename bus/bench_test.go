@@ -41,3 +41,40 @@ func BenchmarkBus_PublishReceive(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
+
+// BenchmarkBus_Takeover measures, per iteration, the time from kill -9 of a
+// hosting child process to a surviving Bus having taken over and rung
+// OnReconnect, with the default ReconnectWait. Run with a small -benchtime
+// such as 10x.
+func BenchmarkBus_Takeover(b *testing.B) {
+	logger := discardLogger()
+	var total time.Duration
+	for range b.N {
+		b.StopTimer()
+		dir := b.TempDir()
+		host := startChild(b, dir, DefaultHeartbeatInterval, 0)
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		s, err := Open(ctx, Options{StateDir: dir, Logger: logger}) // default ReconnectWait
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+		rang := make(chan struct{}, 1)
+		s.OnReconnect(func() { signal(rang) })
+		b.StartTimer()
+		start := time.Now()
+		host.kill9(b)
+		for {
+			receive(b, rang, "OnReconnect")
+			if s.State().Hosting {
+				break
+			}
+		}
+		total += time.Since(start)
+		b.StopTimer()
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "takeover-ms")
+}

@@ -399,3 +399,38 @@ func TestRecord_RoundTripAndCorrupt(t *testing.T) {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
 }
+
+func TestBus_ProcessesRaceToHost_ExactlyOneHosts(t *testing.T) {
+	dir := t.TempDir()
+	kids := make([]*child, 3)
+	for i := range kids {
+		kids[i] = spawnChild(t, dir, DefaultHeartbeatInterval, 0)
+	}
+	hosts := 0
+	for _, k := range kids {
+		k.awaitStatus(t)
+		if k.status.Hosting {
+			hosts++
+		}
+		if k.status.URL != kids[0].status.URL {
+			t.Errorf("child %d on %s, child %d on %s", k.status.PID, k.status.URL, kids[0].status.PID, kids[0].status.URL)
+		}
+	}
+	if hosts != 1 {
+		t.Fatalf("%d processes host, want exactly 1", hosts)
+	}
+}
+
+func TestBus_RecordedURLServedByAnotherFolder_NotUsed(t *testing.T) {
+	other := openBus(t, Options{StateDir: t.TempDir()})
+	dir := t.TempDir()
+	// This folder's record names a live server, but one of another folder.
+	if err := writeRecord(dir, Record{URL: other.State().URL, PID: 1, Host: "h", Started: time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	b := openBus(t, Options{StateDir: dir})
+	st := b.State()
+	if !st.Hosting || st.URL == other.State().URL {
+		t.Fatalf("state %+v, want its own server, not %s", st, other.State().URL)
+	}
+}

@@ -105,7 +105,12 @@ func (b *Bus) tryHost(ctx context.Context) (bool, error) {
 	log.Info("bus hosting embedded nats-server", "url", url, "namespace", b.opts.Namespace)
 
 	if current != nil {
-		return true, nil // recover moves the connection over if the URL changed
+		// Same URL: retry at once instead of after the reconnect wait.
+		// Another URL: recover moves the connection over.
+		if current.url == url && current.nc.IsReconnecting() {
+			_ = current.nc.ForceReconnect() // fails only once closed
+		}
+		return true, nil
 	}
 	l, err := b.dial(ctx, url, true)
 	if err != nil {

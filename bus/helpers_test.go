@@ -97,12 +97,21 @@ type child struct {
 	cmd    *exec.Cmd
 	status childStatus
 	stdin  interface{ Close() error }
-	done   chan error // receives Wait's result
+	done   chan error  // receives Wait's result
+	lines  chan string // the status line, then closed
 }
 
 // startChild runs childMain in a new process on stateDir and waits for its
 // status line. The process is killed at the end of the test if still alive.
 func startChild(t testing.TB, stateDir string, heartbeat time.Duration, position uint64) *child {
+	t.Helper()
+	c := spawnChild(t, stateDir, heartbeat, position)
+	c.awaitStatus(t)
+	return c
+}
+
+// spawnChild starts childMain in a new process without waiting for it.
+func spawnChild(t testing.TB, stateDir string, heartbeat time.Duration, position uint64) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(),
@@ -123,14 +132,13 @@ func startChild(t testing.TB, stateDir string, heartbeat time.Duration, position
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, stdin: stdin, done: make(chan error, 1)}
-	lines := make(chan string, 1)
+	c := &child{cmd: cmd, stdin: stdin, done: make(chan error, 1), lines: make(chan string, 1)}
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		if sc.Scan() {
-			lines <- sc.Text()
+			c.lines <- sc.Text()
 		}
-		close(lines)
+		close(c.lines)
 		for sc.Scan() { // drain so the child never blocks on stdout
 		}
 		c.done <- cmd.Wait()
@@ -139,7 +147,13 @@ func startChild(t testing.TB, stateDir string, heartbeat time.Duration, position
 		_ = cmd.Process.Kill()
 		<-c.done
 	})
-	line, ok := <-lines
+	return c
+}
+
+// awaitStatus reads the child's status line into c.status.
+func (c *child) awaitStatus(t testing.TB) {
+	t.Helper()
+	line, ok := <-c.lines
 	if !ok {
 		t.Fatal("child exited before reporting its status")
 	}
@@ -149,7 +163,6 @@ func startChild(t testing.TB, stateDir string, heartbeat time.Duration, position
 	if c.status.Err != "" {
 		t.Fatalf("child: %s", c.status.Err)
 	}
-	return c
 }
 
 // kill9 kills the child with SIGKILL and waits for it to be gone.
