@@ -195,3 +195,17 @@ func nonNil(e []Entry) []Entry {
 	}
 	return e
 }
+
+// WithSlots returns a copy of b with an empty slot for every role in roles
+// that has none, so that a reader sees one slot per registered role (pass
+// Registry.RoleIDs()). The projection itself keeps only slots that hold
+// records, since the registry is configuration, not log.
+func (b Bundle) WithSlots(roles []string) Bundle {
+	c := b.clone()
+	for _, r := range roles {
+		if _, ok := c.Roles[r]; !ok {
+			c.Roles[r] = []Entry{}
+		}
+	}
+	return c
+}

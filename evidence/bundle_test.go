@@ -162,3 +162,17 @@ func TestBundles_SessionsNeverMix(t *testing.T) {
 		}
 	}
 }
+
+func TestBundle_WithSlots(t *testing.T) {
+	l := newFakeLog()
+	p := NewBundles()
+	_ = p.Apply(l.record(t, "s", "", RolePlanner, `{"summary": "x", "steps": ["a"]}`))
+	b, _ := p.Get("s")
+	full := b.WithSlots(DefaultRegistry().RoleIDs())
+	if len(full.Roles) != 5 || len(full.Roles[RolePlanner]) != 1 || full.Roles[RoleTester] == nil {
+		t.Errorf("slots %v", full.Roles)
+	}
+	if again, _ := p.Get("s"); len(again.Roles) != 1 {
+		t.Error("WithSlots changed the projection")
+	}
+}

@@ -193,9 +193,9 @@ func parseSignals(raw json.RawMessage, prefix string) (Signals, error) {
 	}
 	slices.Sort(unknown)
 	for _, k := range unknown {
-		hint := "unknown key"
+		hint := "Unknown argument"
 		if near := nearest(k, signalKeys); near != "" {
-			hint = fmt.Sprintf("unknown key; did you mean %q?", near)
+			hint = fmt.Sprintf("Unknown argument; did you mean %q?", near)
 		}
 		errs = append(errs, &FieldError{Field: prefix + k, Got: clip(fields[k]), Legal: "accepted keys: " + strings.Join(signalKeys, ", "), Hint: hint, Example: SignalsExample})
 	}

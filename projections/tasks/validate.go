@@ -247,9 +247,9 @@ func objectFields(raw json.RawMessage, what string, keys []string, example strin
 	}
 	slices.Sort(unknown)
 	for _, k := range unknown {
-		hint := "unknown argument"
+		hint := "Unknown argument"
 		if near := nearest(k, keys); near != "" {
-			hint = fmt.Sprintf("unknown argument; did you mean %q?", near)
+			hint = fmt.Sprintf("Unknown argument; did you mean %q?", near)
 		}
 		errs = append(errs, &FieldError{Field: k, Got: clip(fields[k]), Legal: "accepted keys: " + strings.Join(keys, ", "), Hint: hint, Example: example})
 		delete(fields, k)

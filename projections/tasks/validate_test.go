@@ -31,7 +31,7 @@ func TestParseCreate_Invalid(t *testing.T) {
 		{"depends_on a string", `{"title": "t", "depends_on": "TASK-001"}`, "depends_on", `"TASK-001"`, "task ids", `["TASK-001"]`},
 		{"parent bad", `{"title": "t", "parent": "task-1"}`, "parent", `"task-1"`, "task id", ""},
 		{"unknown key", `{"title": "t", "prio": "high"}`, "prio", `"high"`, "accepted keys: title, description", `did you mean "priority"`},
-		{"request_id is the tool's", `{"title": "t", "request_id": "r1"}`, "request_id", `"r1"`, "accepted keys", "unknown argument"},
+		{"request_id is the tool's", `{"title": "t", "request_id": "r1"}`, "request_id", `"r1"`, "accepted keys", "Unknown argument"},
 		{"signals wrong form", `{"title": "t", "signals": {"dimensions": 1, "domain": "meta", "complexity": "CLEAR"}}`, "signals.domain", `"meta"`, "list of strings", `["meta"]`},
 		{"not an object", `["t"]`, "arguments", `["t"]`, "JSON object", ""},
 	}
