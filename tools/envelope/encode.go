@@ -131,7 +131,20 @@ func appendFloat(dst []byte, f float64) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(dst, "null"...)
 	}
-	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+	// encoding/json's float64 format: plain decimal, exponent only outside
+	// [1e-6, 1e21), with a one-digit negative exponent written e-7, not e-07.
+	format := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
 }
 
 // marshalStray encodes a value of a type normalize never produces, with

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -64,7 +67,9 @@ func (e Envelope) Meta() map[string]any {
 // handler's part) and from the trimmer (tokens_estimated, truncated,
 // truncated_*, envelope_unshrinkable), so a handler cannot spoof them
 // (seed 000). The body is then trimmed to opts' budget on its decoded
-// structure (see budget.go); numbers round-trip exactly.
+// structure (see budget.go); numbers round-trip exactly. The caller must not
+// modify data after OK returns: a generic map's nested values are shared
+// with Envelope.Map().
 func OK(data any, meta Meta, opts Options) Envelope {
 	if err := opts.Validate(); err != nil {
 		return Fail(Wrap(err, CodeInternal, "invalid envelope options"))
@@ -107,9 +112,17 @@ func setTokensEstimated(doc, m map[string]any) {
 // normalize turns data into a generic JSON object: encoding/json encodes it,
 // a decoder with UseNumber decodes it, so numbers keep their exact text and
 // invalid UTF-8 is already replaced.
+//
+// A body that is already a generic tree (map[string]any whose values are only
+// map[string]any, []any, string, json.Number, bool, nil, int, int64, float64)
+// skips the round trip: its top level is copied, and nothing below the top
+// level is ever modified by the trimmer.
 func normalize(data any) (map[string]any, error) {
 	if data == nil {
 		return map[string]any{}, nil
+	}
+	if m, ok := data.(map[string]any); ok && m != nil && isGeneric(m, 0) {
+		return maps.Clone(m), nil
 	}
 	b, err := json.Marshal(data)
 	if err != nil {
@@ -128,6 +141,44 @@ func normalize(data any) (map[string]any, error) {
 		return map[string]any{}, nil // a nil map or pointer
 	default:
 		return nil, fmt.Errorf("%w: got %s", ErrNotObject, jsonKind(x))
+	}
+}
+
+// maxGenericDepth bounds isGeneric's recursion, as encoding/json bounds
+// nesting; deeper trees take the round trip.
+const maxGenericDepth = 1000
+
+// isGeneric reports whether v holds only the types the encoder writes the way
+// encoding/json would: no structs, no typed slices or maps, no NaN or ±Inf,
+// valid json.Number text.
+func isGeneric(v any, depth int) bool {
+	if depth > maxGenericDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, bool, string, int, int64:
+		return true
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case json.Number:
+		_, err := strconv.ParseFloat(string(x), 64)
+		return err == nil && json.Valid([]byte(x))
+	case []any:
+		for _, e := range x {
+			if !isGeneric(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if !isGeneric(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	default:
+		return false
 	}
 }
 
