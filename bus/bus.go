@@ -142,7 +142,7 @@ func Open(ctx context.Context, o Options) (*Bus, error) {
 	}
 
 	if _, err := b.subscribeRaw(PresenceSubject(o.Namespace), b.receiveHeartbeat); err != nil {
-		b.Close()
+		_ = b.Close() // the subscribe error is the one to report
 		return nil, fmt.Errorf("subscribe presence: %w", err)
 	}
 	b.start(b.notifyLoop)

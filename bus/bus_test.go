@@ -434,3 +434,19 @@ func TestBus_RecordedURLServedByAnotherFolder_NotUsed(t *testing.T) {
 		t.Fatalf("state %+v, want its own server, not %s", st, other.State().URL)
 	}
 }
+
+func TestBus_RecordDeleted_HostRewritesIt(t *testing.T) {
+	dir := t.TempDir()
+	host := openBus(t, Options{StateDir: dir, HeartbeatInterval: 20 * time.Millisecond})
+	if err := os.Remove(filepath.Join(dir, recordFile)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "record rewritten", func() bool {
+		rec, ok, err := readRecord(dir)
+		return err == nil && ok && rec.URL == host.State().URL
+	})
+	late := openBus(t, Options{StateDir: dir})
+	if st := late.State(); st.Hosting || st.URL != host.State().URL {
+		t.Fatalf("late joiner %+v, want a client of %s", st, host.State().URL)
+	}
+}

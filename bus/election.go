@@ -184,3 +184,25 @@ func (b *Bus) serverTarget() string {
 	}
 	return rec.URL
 }
+
+// keepRecord rewrites nats.json when this process hosts and the record no
+// longer names its server (deleted or overwritten by hand), so that new
+// processes can still find it. It runs on the heartbeat goroutine, which Close stops before it stops
+// the server.
+func (b *Bus) keepRecord() {
+	b.mu.Lock()
+	srv := b.srv
+	b.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	url := serverURL(srv)
+	rec, ok, err := readRecord(b.opts.StateDir)
+	if err == nil && ok && rec.URL == url && rec.PID == b.self.PID {
+		return
+	}
+	b.opts.Logger.Warn("bus: nats.json does not name this host; rewriting it", "url", url)
+	if err := writeRecord(b.opts.StateDir, Record{URL: url, PID: b.self.PID, Host: b.self.Host, Started: time.Now().UTC()}); err != nil {
+		b.opts.Logger.Error("bus: rewrite nats.json", "err", err)
+	}
+}

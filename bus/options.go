@@ -75,7 +75,9 @@ type Options struct {
 	HeartbeatInterval time.Duration
 
 	// Position reports this process's log position (the last applied seq)
-	// for its heartbeats. Nil reports 0.
+	// for its heartbeats and for Peers. It is called from the heartbeat
+	// goroutine and from Peers, so it must be safe for concurrent use and
+	// fast (an atomic load). Nil reports 0.
 	Position func() uint64
 
 	// ConnectTimeout bounds Open when ctx has no earlier deadline. Zero means

@@ -40,12 +40,13 @@ type peerEntry struct {
 }
 
 // heartbeatLoop announces this process every HeartbeatInterval, the first
-// time at once.
+// time at once; a host also makes sure nats.json still names it.
 func (b *Bus) heartbeatLoop() {
 	t := time.NewTicker(b.opts.HeartbeatInterval)
 	defer t.Stop()
 	for {
 		b.sendHeartbeat(false)
+		b.keepRecord()
 		select {
 		case <-b.ctx.Done():
 			return

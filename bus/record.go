@@ -75,7 +75,7 @@ func writeRecord(dir string, r Record) error {
 		return fmt.Errorf("write %s: %w", recordFile, err)
 	}
 	tmpName := tmp.Name()
-	defer os.Remove(tmpName) // a no-op once renamed
+	defer func() { _ = os.Remove(tmpName) }() // a no-op once renamed
 	if _, err := tmp.Write(b); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", recordFile, err)
