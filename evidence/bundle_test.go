@@ -123,9 +123,9 @@ func TestBundles_SessionsNeverMix(t *testing.T) {
 		for i := range perSession {
 			wg.Go(func() {
 				out := fmt.Sprintf(`{"question": "%s #%d", "findings": ["%s"]}`, s, i, s)
-				stream, typ, data, err := reg.Prepare(s, "", RoleResearcher, json.RawMessage(out))
+				stream, p, err := reg.Prepare(s, "", RoleResearcher, json.RawMessage(out))
 				if err == nil {
-					_, err = l.AppendOne(ctx, eventlog.AppendRequest{Stream: stream, Events: []eventlog.Payload{{Type: typ, Data: data}}})
+					_, err = l.AppendOne(ctx, eventlog.AppendRequest{Stream: stream, Events: []eventlog.Payload{p}})
 				}
 				if err != nil {
 					errs <- err

@@ -42,11 +42,11 @@ func (l *fakeLog) add(t testing.TB, stream, typ string, data []byte) eventlog.Ev
 // record prepares a record with the default registry and appends it.
 func (l *fakeLog) record(t testing.TB, session, kind, role, output string) eventlog.Event {
 	t.Helper()
-	stream, typ, data, err := DefaultRegistry().Prepare(session, kind, role, json.RawMessage(output))
+	stream, p, err := DefaultRegistry().Prepare(session, kind, role, json.RawMessage(output))
 	if err != nil {
 		t.Fatalf("prepare %s/%s: %v", kind, role, err)
 	}
-	return l.add(t, stream, typ, data)
+	return l.add(t, stream, p.Type, p.Data)
 }
 
 func checkGolden(t *testing.T, name string, got []byte) {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/cos-dev/cos/eventlog"
 )
 
 // Record kinds: an output of a role, or one of the bundle's accumulators.
@@ -49,23 +51,23 @@ type Record struct {
 
 // Prepare validates one record of cos_supervise_record_output for session
 // against the registry and returns what to append: the stream
-// "evidence:<session>", the event type and the canonical payload. kind ""
+// "evidence:<session>" and the event (its type and canonical data). kind ""
 // means KindOutput. Errors: ErrInvalidSession, ErrUnknownKind,
 // ErrUnknownRole, or an *OutputError (errors.Is ErrInvalidOutput) listing
 // every problem with a corrected example.
-func (r *Registry) Prepare(session, kind, role string, output json.RawMessage) (stream, typ string, data json.RawMessage, err error) {
+func (r *Registry) Prepare(session, kind, role string, output json.RawMessage) (string, eventlog.Payload, error) {
 	if err := ValidateSession(session); err != nil {
-		return "", "", nil, err
+		return "", eventlog.Payload{}, err
 	}
 	if kind == "" {
 		kind = KindOutput
 	}
 	if kind != KindOutput && role != "" {
-		return "", "", nil, fmt.Errorf("%w: role %q given with kind %q; a role belongs to kind %q only", ErrUnknownKind, role, kind, KindOutput)
+		return "", eventlog.Payload{}, fmt.Errorf("%w: role %q given with kind %q; a role belongs to kind %q only", ErrUnknownKind, role, kind, KindOutput)
 	}
 	className, err := r.ClassOf(kind, role)
 	if err != nil {
-		return "", "", nil, err
+		return "", eventlog.Payload{}, err
 	}
 	// An output sent as a JSON string holding an object is accepted
 	// (DESIGN §8).
@@ -75,11 +77,11 @@ func (r *Registry) Prepare(session, kind, role string, output json.RawMessage) (
 	}
 	canon, err := r.Classes[className].check(kind, role, className, output)
 	if err != nil {
-		return "", "", nil, err
+		return "", eventlog.Payload{}, err
 	}
-	data, err = json.Marshal(Record{Role: role, Output: canon})
+	data, err := json.Marshal(Record{Role: role, Output: canon})
 	if err != nil {
-		return "", "", nil, fmt.Errorf("encode record: %w", err)
+		return "", eventlog.Payload{}, fmt.Errorf("encode record: %w", err)
 	}
-	return Stream(session), typeOfKind[kind], data, nil
+	return Stream(session), eventlog.Payload{Type: typeOfKind[kind], Data: data}, nil
 }

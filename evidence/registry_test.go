@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cos-dev/cos/eventlog"
 )
 
 func TestValidateSession(t *testing.T) {
@@ -32,12 +34,12 @@ func TestDefaultRegistry_Valid(t *testing.T) {
 	}
 	for role, class := range r.Roles {
 		ex := r.Classes[class].Example
-		if _, _, _, err := r.Prepare("s1", KindOutput, role, ex); err != nil {
+		if _, _, err := r.Prepare("s1", KindOutput, role, ex); err != nil {
 			t.Errorf("role %s: its own example fails: %v", role, err)
 		}
 	}
 	for _, k := range []string{KindBacktrack, KindDiscovery, KindDegradedFormula} {
-		if _, _, _, err := r.Prepare("s1", k, "", r.Classes[k].Example); err != nil {
+		if _, _, err := r.Prepare("s1", k, "", r.Classes[k].Example); err != nil {
 			t.Errorf("kind %s: its own example fails: %v", k, err)
 		}
 	}
@@ -60,7 +62,7 @@ func TestLoadRegistry(t *testing.T) {
 			if r.Roles["security"] != "audit_report" || r.Roles["planner"] != "findings" || r.Roles["tester"] != "test_report" {
 				t.Errorf("roles %v", r.Roles)
 			}
-			_, _, _, err := r.Prepare("s", "", "security", json.RawMessage(`{}`))
+			_, _, err := r.Prepare("s", "", "security", json.RawMessage(`{}`))
 			var oe *OutputError
 			if !errors.As(err, &oe) || !strings.Contains(oe.Example, `"summary":"…"`) {
 				t.Errorf("generated example: %v", err)
@@ -119,7 +121,7 @@ func TestRegistry_Prepare_Invalid(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, _, err := r.Prepare(tc.session, tc.kind, tc.role, json.RawMessage(tc.output))
+			_, _, err := r.Prepare(tc.session, tc.kind, tc.role, json.RawMessage(tc.output))
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
 			}
@@ -148,14 +150,35 @@ func TestRegistry_Prepare_Invalid(t *testing.T) {
 
 func TestRegistry_Prepare_Canonical(t *testing.T) {
 	r := DefaultRegistry()
-	stream, typ, data, err := r.Prepare("s1", "", "tester", json.RawMessage(`"{\"failed\": 0, \"passed\": 3, \"command\": \"go test\"}"`))
+	stream, p, err := r.Prepare("s1", "", "tester", json.RawMessage(`"{\"failed\": 0, \"passed\": 3, \"command\": \"go test\"}"`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stream != "evidence:s1" || typ != TypeOutputRecorded {
-		t.Errorf("stream %s type %s", stream, typ)
+	if stream != "evidence:s1" || p.Type != TypeOutputRecorded {
+		t.Errorf("stream %s type %s", stream, p.Type)
 	}
-	if want := `{"role":"tester","output":{"command":"go test","failed":0,"passed":3}}`; string(data) != want {
-		t.Errorf("data %s, want %s", data, want)
+	if want := `{"role":"tester","output":{"command":"go test","failed":0,"passed":3}}`; string(p.Data) != want {
+		t.Errorf("data %s, want %s", p.Data, want)
 	}
+}
+
+func FuzzPrepare(f *testing.F) {
+	r := DefaultRegistry()
+	f.Add("s", "", "planner", []byte(`{"summary": "x", "steps": ["a"]}`))
+	f.Add("s", "backtrack", "", []byte(`"{\"reason\": \"r\"}"`))
+	f.Add("../s", "diary", "poet", []byte(`[1, 2`))
+	f.Fuzz(func(t *testing.T, session, kind, role string, output []byte) {
+		stream, p, err := r.Prepare(session, kind, role, output)
+		if err != nil {
+			return
+		}
+		// What Prepare accepts, the reducer folds.
+		b := NewBundles()
+		if err := b.Apply(eventlog.Event{Seq: 1, Revision: 1, Stream: stream, Type: p.Type, Data: p.Data}); err != nil {
+			t.Fatalf("Prepare accepted what Apply refuses: %v", err)
+		}
+		if got, err := b.Get(session); err != nil || got.Count() != 1 {
+			t.Fatalf("bundle %+v, %v", got, err)
+		}
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/cos-dev/cos/eventlog"
 )
 
 // Stream is the log stream of every metric event.
@@ -60,17 +62,17 @@ func (r Recorded) Validate() error {
 	return nil
 }
 
-// Event returns the type and data of the event to append to Stream, after
-// Validate.
-func (r Recorded) Event() (string, json.RawMessage, error) {
+// Payload validates the measurement and returns the metric.recorded event
+// to append to Stream.
+func (r Recorded) Payload() (eventlog.Payload, error) {
 	if err := r.Validate(); err != nil {
-		return "", nil, err
+		return eventlog.Payload{}, err
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
-		return "", nil, fmt.Errorf("encode metric: %w", err)
+		return eventlog.Payload{}, fmt.Errorf("encode metric: %w", err)
 	}
-	return TypeRecorded, data, nil
+	return eventlog.Payload{Type: TypeRecorded, Data: data}, nil
 }
 
 func validName(s string) bool {

@@ -27,10 +27,11 @@ func events(t testing.TB, rs ...Recorded) []eventlog.Event {
 	t.Helper()
 	var out []eventlog.Event
 	for i, r := range rs {
-		typ, data, err := r.Event()
+		p, err := r.Payload()
 		if err != nil {
 			t.Fatal(err)
 		}
+		typ, data := p.Type, p.Data
 		seq := uint64(i + 1)
 		sum := sha256.Sum256(data)
 		out = append(out, eventlog.Event{Seq: seq, Time: baseTime.Add(time.Duration(seq) * time.Second), Stream: Stream,
@@ -94,6 +95,9 @@ func TestSeries_Query(t *testing.T) {
 				t.Errorf("got %+v (value %v), want %v over %d", r, deref(r.Value), tc.want, tc.count)
 			}
 		})
+	}
+	if pts := s.Points("tasks.done"); len(pts) != 4 || pts[0].Seq != 26 || len(s.Points("never")) != 0 {
+		t.Errorf("Points(tasks.done) = %+v", pts)
 	}
 	empty, err := s.Query("tool.latency_ms", at(500), time.Time{}, AggAvg)
 	if err != nil || empty.Value != nil || empty.Count != 0 {

@@ -309,3 +309,12 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// All returns a copy of every task in id order (for dumps and replays).
+func (b *Board) All() []Task {
+	out := make([]Task, len(b.order))
+	for i, e := range b.order {
+		out[i] = e.Task.clone()
+	}
+	return out
+}

@@ -35,11 +35,7 @@ func TestBoard_Golden(t *testing.T) {
 	for _, ev := range l.events {
 		apply(t, b, ev)
 	}
-	var rendered []Task
-	for _, e := range b.sorted() {
-		rendered = append(rendered, e.Task)
-	}
-	got, err := json.MarshalIndent(rendered, "", "  ")
+	got, err := json.MarshalIndent(b.All(), "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,11 +40,11 @@ func claim(ctx context.Context, l *eventlog.Log, v *view, id, assignee string) (
 		if outcome == ClaimHeld {
 			return false, nil
 		}
-		typ, data, err := ClaimedEvent(assignee)
+		p, err := ClaimedPayload(assignee)
 		if err != nil {
 			return false, err
 		}
-		_, err = l.AppendOne(ctx, eventlog.AppendRequest{Stream: StreamOf(id), Events: []eventlog.Payload{{Type: typ, Data: data}},
+		_, err = l.AppendOne(ctx, eventlog.AppendRequest{Stream: StreamOf(id), Events: []eventlog.Payload{p},
 			Expect: eventlog.AtRevision(task.Revision), ExpectedHash: task.Hash})
 		if errors.Is(err, eventlog.ErrStaleRevision) {
 			continue
@@ -70,8 +70,8 @@ func TestClaim_ExactlyOneWinner(t *testing.T) {
 		views[i] = &view{board: NewBoard(), next: 1}
 	}
 	for round := 0; round < rounds; round++ {
-		typ, data, _ := CreatedEvent(Created{Title: fmt.Sprintf("round %d", round), Priority: DefaultPriority, Status: DefaultStatus})
-		rec, err := l.AppendOne(ctx, eventlog.AppendRequest{StreamPrefix: StreamPrefix, Expect: eventlog.NoStream(), Events: []eventlog.Payload{{Type: typ, Data: data}}})
+		p, _ := CreatedPayload(Created{Title: fmt.Sprintf("round %d", round), Priority: DefaultPriority, Status: DefaultStatus})
+		rec, err := l.AppendOne(ctx, eventlog.AppendRequest{StreamPrefix: StreamPrefix, Expect: eventlog.NoStream(), Events: []eventlog.Payload{p}})
 		if err != nil {
 			t.Fatal(err)
 		}

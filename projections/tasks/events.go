@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/cos-dev/cos/eventlog"
 )
 
 // Streams. Each task is its own stream "task:TASK-NNN". A create is appended
@@ -79,29 +81,31 @@ func (p Patch) IsEmpty() bool {
 		p.Labels == nil && p.Signals == nil && !p.ClearSignals && p.DependsOn == nil && p.Parent == nil
 }
 
-// CreatedEvent returns the payload of a task.created event, ready for
-// eventlog.Payload.
-func CreatedEvent(c Created) (string, json.RawMessage, error) {
-	data, err := json.Marshal(c)
-	return TypeCreated, data, err
+// CreatedPayload returns the task.created event to append (with
+// StreamPrefix and eventlog.NoStream()).
+func CreatedPayload(c Created) (eventlog.Payload, error) { return payload(TypeCreated, c) }
+
+// UpdatedPayload returns the task.updated event of a patch.
+func UpdatedPayload(p Patch) (eventlog.Payload, error) {
+	return payload(TypeUpdated, Updated{Patch: p})
 }
 
-// UpdatedEvent returns the payload of a task.updated event.
-func UpdatedEvent(p Patch) (string, json.RawMessage, error) {
-	data, err := json.Marshal(Updated{Patch: p})
-	return TypeUpdated, data, err
+// ClaimedPayload returns the task.claimed event of assignee.
+func ClaimedPayload(assignee string) (eventlog.Payload, error) {
+	return payload(TypeClaimed, Claimed{Assignee: assignee})
 }
 
-// ClaimedEvent returns the payload of a task.claimed event.
-func ClaimedEvent(assignee string) (string, json.RawMessage, error) {
-	data, err := json.Marshal(Claimed{Assignee: assignee})
-	return TypeClaimed, data, err
+// ReleasedPayload returns the task.released event of the holder assignee.
+func ReleasedPayload(assignee string) (eventlog.Payload, error) {
+	return payload(TypeReleased, Released{Assignee: assignee})
 }
 
-// ReleasedEvent returns the payload of a task.released event.
-func ReleasedEvent(assignee string) (string, json.RawMessage, error) {
-	data, err := json.Marshal(Released{Assignee: assignee})
-	return TypeReleased, data, err
+func payload(typ string, v any) (eventlog.Payload, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return eventlog.Payload{}, fmt.Errorf("encode %s: %w", typ, err)
+	}
+	return eventlog.Payload{Type: typ, Data: data}, nil
 }
 
 // StreamOf returns the stream of a task id: "TASK-007" → "task:TASK-007".

@@ -1,6 +1,9 @@
 package tasks
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Task statuses.
 const (
@@ -60,11 +63,11 @@ type Task struct {
 // reducer.
 func (t *Task) clone() Task {
 	c := *t
-	c.Labels = append([]string(nil), t.Labels...)
-	c.DependsOn = append([]string(nil), t.DependsOn...)
+	c.Labels = nonNil(slices.Clone(t.Labels))
+	c.DependsOn = nonNil(slices.Clone(t.DependsOn))
 	if t.Signals != nil {
 		s := *t.Signals
-		s.Domain = append([]string(nil), t.Signals.Domain...)
+		s.Domain = slices.Clone(t.Signals.Domain)
 		c.Signals = &s
 	}
 	return c

@@ -122,3 +122,33 @@ func TestParsePatch_UnknownKeyNamed(t *testing.T) {
 		t.Errorf("got %+v", fe)
 	}
 }
+
+func FuzzParseCreateAndPatch(f *testing.F) {
+	f.Add([]byte(CreateExample))
+	f.Add([]byte(PatchExample))
+	f.Add([]byte(`{"title": "t", "labels": "[\"a\"]", "signals": null, "parent": null, "depends_on": "TASK-001"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseCreate(data)
+		if err != nil && !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("create error %v is not ErrInvalidArgument", err)
+		}
+		if err == nil {
+			if verr := c.validate(); verr != nil {
+				t.Fatalf("ParseCreate accepted what the reducer refuses: %v", verr)
+			}
+		}
+		p, err := ParsePatch(data)
+		if err != nil && !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("patch error %v is not ErrInvalidArgument", err)
+		}
+		if err == nil {
+			if p.IsEmpty() {
+				t.Fatal("ParsePatch accepted an empty patch")
+			}
+			e := &entry{Task: Task{ID: "TASK-001", Title: "t", Priority: DefaultPriority, Status: DefaultStatus}}
+			if aerr := e.applyPatch(p); aerr != nil {
+				t.Fatalf("ParsePatch accepted what the reducer refuses: %v", aerr)
+			}
+		}
+	})
+}
