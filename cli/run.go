@@ -86,7 +86,7 @@ func (a *app) rootCommand() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&a.stateDir, "state-dir", "", "state folder (default $COS_STATE_DIR, else ./.cos)")
-	root.AddCommand(a.logCommand(), a.verifyCommand())
+	root.AddCommand(a.logCommand(), a.verifyCommand(), a.serveCommand(), a.callCommand())
 	return root
 }
 

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/tools"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) callCommand() *cobra.Command {
+	var (
+		f  serverFlags
+		at string
+	)
+	cmd := &cobra.Command{
+		Use:   "call TOOL [JSON|-]",
+		Short: "Run one tool in-process against the state folder and print its envelope (exit 0 iff ok)",
+		Long: "Run one cos_* tool against the state folder and print the envelope as JSON. The arguments are a JSON " +
+			"object, given inline or on stdin with \"-\". With --at SEQ|RFC3339 the tool runs read-only against the " +
+			"state as it was at that log position (the post-mortem view).",
+		Example: "  cos call cos_graph_resolve '{\"q\":\"ListenAndServe\"}'\n  cos call --at 120 cos_task_board",
+		Args:    cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			raw := "{}"
+			if len(args) == 2 {
+				raw = args[1]
+			}
+			if raw == "-" {
+				b, err := io.ReadAll(a.io.In)
+				if err != nil {
+					return usageError("read arguments from stdin: %v", err)
+				}
+				raw = string(b)
+			}
+			opts := a.serverOptions(f, a.stderrLogger(slog.LevelWarn))
+			if at != "" {
+				until, err := parseUntil(at)
+				if err != nil {
+					return usageError("--at %q: %v", at, err)
+				}
+				opts.At = &until
+			}
+			srv, err := tools.Open(cmd.Context(), opts)
+			if err != nil {
+				return failure(err)
+			}
+			defer srv.Close()
+			env := srv.Call(cmd.Context(), args[0], json.RawMessage(raw))
+			if _, err := fmt.Fprintf(a.io.Out, "%s\n", env.JSON()); err != nil {
+				return err
+			}
+			if !env.OK() {
+				return &exitError{code: ExitError, err: fmt.Errorf("")}
+			}
+			return nil
+		},
+	}
+	f.add(cmd, "off")
+	cmd.Flags().StringVar(&at, "at", "", "run read-only against the state at this log seq or RFC 3339 time")
+	return cmd
+}
+
+// parseUntil reads a seq or an RFC 3339 time.
+func parseUntil(s string) (projections.Until, error) {
+	if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return projections.Until{Seq: n}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return projections.Until{}, fmt.Errorf("want a seq number or an RFC 3339 time such as 2026-11-30T12:00:00Z")
+	}
+	return projections.Until{Time: t}, nil
+}

@@ -1,0 +1,297 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// maxArgBytes bounds the raw argument object of one call.
+const maxArgBytes = 8 << 20
+
+// Args are a call's validated arguments. Getters return the zero value for
+// an argument that was not sent; Has tells them apart.
+type Args struct {
+	vals map[string]any
+}
+
+// Has reports whether the argument was sent (and was not JSON null).
+func (a *Args) Has(name string) bool { _, ok := a.vals[name]; return ok }
+
+// Str returns a TString argument.
+func (a *Args) Str(name string) string { s, _ := a.vals[name].(string); return s }
+
+// StrOr returns a TString argument or def when absent.
+func (a *Args) StrOr(name, def string) string {
+	if !a.Has(name) {
+		return def
+	}
+	return a.Str(name)
+}
+
+// Int returns a TInt argument or def when absent.
+func (a *Args) Int(name string, def int) int {
+	if v, ok := a.vals[name].(int); ok {
+		return v
+	}
+	return def
+}
+
+// Float returns a TNumber argument or def when absent.
+func (a *Args) Float(name string, def float64) float64 {
+	if v, ok := a.vals[name].(float64); ok {
+		return v
+	}
+	return def
+}
+
+// Bool returns a TBool argument or def when absent.
+func (a *Args) Bool(name string, def bool) bool {
+	if v, ok := a.vals[name].(bool); ok {
+		return v
+	}
+	return def
+}
+
+// Strings returns a TStringList argument (nil when absent).
+func (a *Args) Strings(name string) []string { s, _ := a.vals[name].([]string); return s }
+
+// Raw returns a TObject, TObjectList or TJSON argument as raw JSON (nil when
+// absent). A list sent as a JSON string arrives here already decoded.
+func (a *Args) Raw(name string) json.RawMessage { r, _ := a.vals[name].(json.RawMessage); return r }
+
+// argError builds the one E_ARGUMENT message DESIGN.md §8 asks for: the
+// field, what arrived, what is legal, and a corrected example.
+func argError(t *Tool, field, got, expected string) *envelope.Error {
+	msg := fmt.Sprintf("%s: got %s, expected %s", field, got, expected)
+	d := map[string]any{"field": field, "got": got, "expected": expected, "accepted_arguments": t.paramNames()}
+	if t.Example != "" {
+		msg += "; example: " + t.Example
+		d["example"] = json.RawMessage(t.Example)
+	}
+	return envelope.Errorf(envelope.CodeArgument, "%s", msg).WithDetails(d)
+}
+
+// describe renders a received JSON value for an error message: its type and
+// a short excerpt.
+func describe(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	kind := "a number"
+	switch {
+	case len(raw) == 0:
+		return "nothing"
+	case raw[0] == '"':
+		kind = "a string"
+	case raw[0] == '[':
+		kind = "a list"
+	case raw[0] == '{':
+		kind = "an object"
+	case raw[0] == 't' || raw[0] == 'f':
+		kind = "a boolean"
+	case raw[0] == 'n':
+		return "null"
+	}
+	s := string(raw)
+	if len(s) > 60 {
+		n := 60
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + "…"
+	}
+	return kind + " " + s
+}
+
+// parseArgs validates raw against t's parameters: an object, no unknown
+// keys, required keys present, each value of its declared type and range.
+func parseArgs(t *Tool, raw json.RawMessage) (*Args, *envelope.Error) {
+	a := &Args{vals: map[string]any{}}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage(`{}`)
+	}
+	if len(raw) > maxArgBytes {
+		return nil, argError(t, "arguments", fmt.Sprintf("%d bytes", len(raw)), fmt.Sprintf("at most %d bytes", maxArgBytes))
+	}
+	if !utf8.Valid(raw) {
+		return nil, argError(t, "arguments", "bytes that are not valid UTF-8", "a JSON object in UTF-8")
+	}
+	var obj map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return nil, argError(t, "arguments", describe(raw), "a JSON object of named arguments")
+	}
+	var unknown []string
+	for k := range obj {
+		if _, ok := t.param(k); !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		accepted := strings.Join(t.paramNames(), ", ")
+		if accepted == "" {
+			accepted = "none"
+		}
+		msg := fmt.Sprintf("Unknown argument: %s. %s accepts: %s", strings.Join(unknown, ", "), t.Name, accepted)
+		d := map[string]any{"unknown": unknown, "accepted_arguments": t.paramNames()}
+		if t.Example != "" {
+			msg += "; example: " + t.Example
+			d["example"] = json.RawMessage(t.Example)
+		}
+		return nil, envelope.Errorf(envelope.CodeArgument, "%s", msg).WithDetails(d)
+	}
+	for _, p := range t.Params {
+		v, ok := obj[p.Name]
+		if !ok || string(bytes.TrimSpace(v)) == "null" {
+			if p.Required {
+				return nil, argError(t, p.Name, "nothing", p.Type.String()+" (required)")
+			}
+			continue
+		}
+		val, err := parseValue(t, p, v)
+		if err != nil {
+			return nil, err
+		}
+		a.vals[p.Name] = val
+	}
+	return a, nil
+}
+
+func rangeText(p Param) string {
+	switch {
+	case p.Min != nil && p.Max != nil:
+		return fmt.Sprintf("in [%s, %s]", num(*p.Min), num(*p.Max))
+	case p.Min != nil:
+		return "≥ " + num(*p.Min)
+	case p.Max != nil:
+		return "≤ " + num(*p.Max)
+	}
+	return ""
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func parseValue(t *Tool, p Param, v json.RawMessage) (any, *envelope.Error) {
+	expected := p.Type.String()
+	if r := rangeText(p); r != "" {
+		expected += " " + r
+	}
+	if len(p.Enum) > 0 {
+		expected += " (one of " + strings.Join(p.Enum, ", ") + ")"
+	}
+	bad := func() *envelope.Error { return argError(t, p.Name, describe(v), expected) }
+	switch p.Type {
+	case TString:
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return nil, bad()
+		}
+		if p.MaxLen > 0 && utf8.RuneCountInString(s) > p.MaxLen {
+			return nil, argError(t, p.Name, fmt.Sprintf("a string of %d characters", utf8.RuneCountInString(s)), fmt.Sprintf("at most %d characters", p.MaxLen))
+		}
+		if len(p.Enum) > 0 && !contains(p.Enum, s) {
+			return nil, bad()
+		}
+		return s, nil
+	case TInt, TNumber:
+		var f float64
+		if json.Unmarshal(v, &f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, bad()
+		}
+		if p.Type == TInt && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
+			return nil, bad()
+		}
+		if (p.Min != nil && f < *p.Min) || (p.Max != nil && f > *p.Max) {
+			return nil, bad()
+		}
+		if p.Type == TInt {
+			return int(f), nil
+		}
+		return f, nil
+	case TBool:
+		var b bool
+		if json.Unmarshal(v, &b) != nil {
+			return nil, bad()
+		}
+		return b, nil
+	case TStringList:
+		list, ok := decodeList[string](v)
+		if !ok {
+			return nil, bad()
+		}
+		if p.MaxLen > 0 && len(list) > p.MaxLen {
+			return nil, argError(t, p.Name, fmt.Sprintf("a list of %d strings", len(list)), fmt.Sprintf("at most %d strings", p.MaxLen))
+		}
+		for _, s := range list {
+			if len(p.Enum) > 0 && !contains(p.Enum, s) {
+				return nil, argError(t, p.Name, fmt.Sprintf("a list holding %q", s), expected)
+			}
+		}
+		return list, nil
+	case TObject:
+		if b := bytes.TrimSpace(v); len(b) > 0 && b[0] == '"' {
+			var s string // an object sent as a JSON string
+			if json.Unmarshal(b, &s) == nil && strings.HasPrefix(strings.TrimSpace(s), "{") && json.Valid([]byte(s)) {
+				return json.RawMessage(s), nil
+			}
+		}
+		if b := bytes.TrimSpace(v); len(b) == 0 || b[0] != '{' {
+			return nil, bad()
+		}
+		return v, nil
+	case TObjectList:
+		list, ok := decodeList[json.RawMessage](v)
+		if !ok {
+			return nil, bad()
+		}
+		for _, e := range list {
+			if b := bytes.TrimSpace(e); len(b) == 0 || b[0] != '{' {
+				return nil, argError(t, p.Name, "a list holding "+describe(e), expected)
+			}
+		}
+		if p.MaxLen > 0 && len(list) > p.MaxLen {
+			return nil, argError(t, p.Name, fmt.Sprintf("a list of %d objects", len(list)), fmt.Sprintf("at most %d objects", p.MaxLen))
+		}
+		b, _ := json.Marshal(list)
+		return json.RawMessage(b), nil
+	}
+	return v, nil
+}
+
+// decodeList decodes a JSON array, or a JSON string holding one.
+func decodeList[T any](v json.RawMessage) ([]T, bool) {
+	var list []T
+	if err := json.Unmarshal(v, &list); err == nil {
+		if list == nil {
+			list = []T{}
+		}
+		return list, true
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil || !strings.HasPrefix(strings.TrimSpace(s), "[") {
+		return nil, false
+	}
+	if err := json.Unmarshal([]byte(s), &list); err != nil {
+		return nil, false
+	}
+	if list == nil {
+		list = []T{}
+	}
+	return list, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

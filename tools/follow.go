@@ -1,0 +1,164 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections"
+)
+
+type graphNode = graph.Node
+
+// indexFollower keeps the search index in step with the graph projection.
+// For each applied graph event it computes the uids the event may have
+// touched — the nodes in its payload, plus the nodes the previous extraction
+// of the same path carried — and, reading the projection, upserts those that
+// exist and deletes the others. Index entries that go stale anyway (e.g.
+// after a restart) are harmless: the resolver confirms every hit against
+// the graph.
+type indexFollower struct {
+	s *Server
+	// mu guards byPath: file path → uids its last extraction carried.
+	mu     sync.Mutex
+	byPath map[string][]string
+}
+
+// followIndex brings the index up to the tailer's position and registers
+// the follower for everything after it. A fresh index is filled from the
+// projection; an index that is behind (its checkpoint is older than the
+// projections) replays the events in between from the log.
+func (s *Server) followIndex(ctx context.Context) error {
+	f := &indexFollower{s: s, byPath: map[string][]string{}}
+	// Register first so no batch is missed; then fill the gap.
+	regPos := s.tailer.OnApplied(f.apply)
+	cp := s.index.Checkpoint()
+	var nodes []graph.Node
+	f.mu.Lock()
+	s.tailer.View(func(projections.Position) {
+		s.graph.Nodes(func(n graph.Node) bool {
+			if n.Path != "" {
+				f.byPath[n.Path] = append(f.byPath[n.Path], n.UID)
+			}
+			if cp == 0 {
+				nodes = append(nodes, n)
+			}
+			return true
+		})
+	})
+	f.mu.Unlock()
+	switch {
+	case cp == 0:
+		return s.indexNodes(ctx, nodes, nil, regPos.Seq)
+	case cp < regPos.Seq:
+		var evs []eventlog.Event
+		err := s.log.Read(ctx, cp+1, func(ev eventlog.Event) error {
+			if ev.Seq > regPos.Seq {
+				return eventlog.ErrStop
+			}
+			evs = append(evs, ev)
+			if len(evs) == 4096 {
+				f.apply(evs)
+				evs = nil
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if len(evs) > 0 {
+			f.apply(evs)
+		}
+	}
+	return nil
+}
+
+// indexNodes applies upserts in batches, checkpointing at seq.
+func (s *Server) indexNodes(ctx context.Context, nodes []graph.Node, deletes []string, seq uint64) error {
+	const batch = 5000
+	if seq < s.index.Checkpoint() {
+		seq = s.index.Checkpoint()
+	}
+	for len(nodes) > batch {
+		if err := s.index.Apply(ctx, nodes[:batch], nil, seq); err != nil {
+			return err
+		}
+		nodes = nodes[batch:]
+	}
+	return s.index.Apply(ctx, nodes, deletes, seq)
+}
+
+// apply is the tailer follower.
+func (f *indexFollower) apply(evs []eventlog.Event) {
+	touched := map[string]bool{}
+	var last uint64
+	f.mu.Lock()
+	for _, ev := range evs {
+		last = ev.Seq
+		if ev.Stream != graph.Stream {
+			continue
+		}
+		switch ev.Type {
+		case graph.TypeFileExtracted:
+			var p graph.FileExtracted
+			if json.Unmarshal(ev.Data, &p) != nil {
+				continue
+			}
+			for _, uid := range f.byPath[p.Path] {
+				touched[uid] = true
+			}
+			uids := make([]string, 0, len(p.Nodes))
+			for _, n := range p.Nodes {
+				touched[n.UID] = true
+				uids = append(uids, n.UID)
+			}
+			f.byPath[p.Path] = uids
+		case graph.TypeFileRemoved:
+			var p graph.FileRemoved
+			if json.Unmarshal(ev.Data, &p) != nil {
+				continue
+			}
+			for _, uid := range f.byPath[p.Path] {
+				touched[uid] = true
+			}
+			delete(f.byPath, p.Path)
+		case graph.TypeNodesUpserted:
+			var p graph.NodesUpserted
+			if json.Unmarshal(ev.Data, &p) == nil {
+				for _, n := range p.Nodes {
+					touched[n.UID] = true
+				}
+			}
+		case graph.TypeNodesDeleted:
+			var p graph.NodesDeleted
+			if json.Unmarshal(ev.Data, &p) == nil {
+				for _, uid := range p.UIDs {
+					touched[uid] = true
+				}
+			}
+		}
+	}
+	f.mu.Unlock()
+	if last == 0 {
+		return
+	}
+	var ups []graph.Node
+	var dels []string
+	f.s.tailer.View(func(projections.Position) {
+		for uid := range touched {
+			if n, ok := f.s.graph.Node(uid); ok {
+				ups = append(ups, n)
+			} else {
+				dels = append(dels, uid)
+			}
+		}
+	})
+	if len(ups) == 0 && len(dels) == 0 && last <= f.s.index.Checkpoint() {
+		return
+	}
+	if err := f.s.indexNodes(context.Background(), ups, dels, last); err != nil {
+		f.s.logger.Warn("search index update failed; fuzzy lookups may miss recent nodes", "seq", last, "err", err)
+	}
+}

@@ -1,0 +1,207 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/search"
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// Edge types the graph tools accept in edge_types filters.
+var edgeTypes = []string{
+	graph.EdgeContains, graph.EdgeCalls, graph.EdgeImports, graph.EdgeLinksTo, graph.EdgeCitesHeading,
+	graph.EdgeInheritsFrom, graph.EdgeRequires, graph.EdgeDefines,
+}
+
+// nodeKinds are the kinds cos_graph_resolve filters on.
+var nodeKinds = []string{
+	graph.KindFile, graph.KindFunction, graph.KindMethod, graph.KindClass, graph.KindModule, graph.KindExternal,
+	graph.KindDocFile, graph.KindHeading, graph.KindFolder, graph.KindConfig, graph.KindDependency, graph.KindMCPServer,
+}
+
+// nodeView is a node as the graph tools show it.
+type nodeView struct {
+	UID       string         `json:"uid"`
+	Kind      string         `json:"kind"`
+	Label     string         `json:"label"`
+	Path      string         `json:"path,omitempty"`
+	Line      int            `json:"line,omitempty"`
+	EndLine   int            `json:"end_line,omitempty"`
+	Extractor string         `json:"extractor,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+func viewOf(n graph.Node) nodeView {
+	return nodeView{UID: n.UID, Kind: n.Kind, Label: n.Label, Path: n.Path, Line: n.Line, EndLine: n.EndLine, Extractor: n.Extractor, Metadata: n.Metadata}
+}
+
+// edgeView is an edge as the graph tools show it.
+type edgeView struct {
+	Source    string `json:"source"`
+	Target    string `json:"target"`
+	Type      string `json:"type"`
+	Extractor string `json:"extractor,omitempty"`
+	Line      int    `json:"line,omitempty"`
+}
+
+func edgeOf(e graph.Edge) edgeView {
+	return edgeView{Source: e.Source, Target: e.Target, Type: e.Type, Extractor: e.Extractor, Line: e.Line}
+}
+
+func graphReadTools() []*Tool {
+	return []*Tool{
+		{
+			Name: "cos_graph_resolve",
+			Description: "Find graph nodes by uid, repo-relative path or name (fuzzy, typo-tolerant). " +
+				"Returns ranked candidates {uid, kind, label, path, score}; use a candidate's uid with the other cos_graph_* tools.",
+			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+			Example: `{"q": "ListenAndServe", "kinds": ["method"], "limit": 5}`,
+			Params: []Param{
+				{Name: "q", Type: TString, Required: true, MaxLen: 512, Description: "uid, repo-relative path, or name"},
+				{Name: "kinds", Type: TStringList, Enum: nodeKinds, Description: "only nodes of these kinds"},
+				{Name: "limit", Type: TInt, Min: f64(1), Max: f64(100), Default: 10, Description: "how many candidates"},
+			},
+			Handler: resolveTool,
+		},
+		{
+			Name: "cos_graph_context",
+			Description: "A node and its surroundings: the node, its neighbours up to depth hops (both directions) " +
+				"and the edges among them grouped by type. Accepts a uid, a repo-relative path or a name.",
+			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+			Example: `{"uid_or_name": "net/http/server.go", "depth": 1}`,
+			Params: []Param{
+				{Name: "uid_or_name", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
+				{Name: "depth", Type: TInt, Min: f64(1), Max: f64(3), Default: 1, Description: "hops from the node"},
+				{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types"},
+			},
+			Handler: contextTool,
+		},
+	}
+}
+
+func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	q := c.Args.Str("q")
+	kinds := c.Args.Strings("kinds")
+	limit := c.Args.Int("limit", 10)
+	var tm envelope.ToolMeta
+	seen := map[string]bool{}
+	var results []search.Candidate
+	add := func(cs ...search.Candidate) {
+		for _, cd := range cs {
+			if seen[cd.UID] || len(results) >= limit || (len(kinds) > 0 && !contains(kinds, cd.Kind)) {
+				continue
+			}
+			seen[cd.UID] = true
+			results = append(results, cd)
+		}
+	}
+	res, err := c.Resolve(ctx, q, false)
+	switch {
+	case err == nil:
+		tm.ResolvedFrom = res.ResolvedFrom
+		add(search.Candidate{UID: res.Node.UID, Kind: res.Node.Kind, Label: res.Node.Label, Path: res.Node.Path, Score: res.Score})
+	default:
+		if amb, ok := asAmbiguous(err); ok {
+			add(amb.Candidates...)
+		}
+	}
+	hits, err := c.S.index.Search(ctx, q, kinds, limit)
+	if err != nil {
+		return nil, tm, err
+	}
+	for _, h := range hits {
+		if n, ok := c.S.graph.Node(h.UID); ok { // the index may hold stale uids
+			add(search.Candidate{UID: n.UID, Kind: n.Kind, Label: n.Label, Path: n.Path, Score: h.Score})
+		}
+	}
+	if len(results) == 0 {
+		return nil, tm, &search.NotFoundError{Query: q}
+	}
+	return map[string]any{"query": q, "results": results}, tm, nil
+}
+
+func contextTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	res, err := c.Resolve(ctx, c.Args.Str("uid_or_name"), false)
+	if err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
+	depth := c.Args.Int("depth", 1)
+	types := c.Args.Strings("edge_types")
+	g := c.S.graph
+	root := res.Node.UID
+	dist := map[string]int{root: 0}
+	frontier := []string{root}
+	edgeSet := map[graph.EdgeKey]graph.Edge{}
+	for d := 1; d <= depth && len(frontier) > 0; d++ {
+		var next []string
+		for _, uid := range frontier {
+			for _, list := range [][]graph.Edge{g.Out(uid), g.In(uid)} {
+				for _, e := range list {
+					if len(types) > 0 && !contains(types, e.Type) {
+						continue
+					}
+					edgeSet[e.Key()] = e
+					for _, other := range []string{e.Source, e.Target} {
+						if _, ok := dist[other]; !ok {
+							dist[other] = d
+							next = append(next, other)
+						}
+					}
+				}
+			}
+		}
+		frontier = next
+	}
+	type neighbour struct {
+		nodeView
+		Depth int `json:"depth"`
+	}
+	var neighbours []neighbour
+	for uid, d := range dist {
+		if uid == root {
+			continue
+		}
+		n, ok := g.Node(uid)
+		if !ok {
+			n = graph.Node{UID: uid, Kind: "missing", Label: uid}
+		}
+		neighbours = append(neighbours, neighbour{viewOf(n), d})
+	}
+	sort.Slice(neighbours, func(i, j int) bool {
+		if neighbours[i].Depth != neighbours[j].Depth {
+			return neighbours[i].Depth < neighbours[j].Depth
+		}
+		return neighbours[i].UID < neighbours[j].UID
+	})
+	byType := map[string][]edgeView{}
+	for _, e := range edgeSet {
+		byType[e.Type] = append(byType[e.Type], edgeOf(e))
+	}
+	for _, list := range byType {
+		sort.Slice(list, func(i, j int) bool {
+			if list[i].Source != list[j].Source {
+				return list[i].Source < list[j].Source
+			}
+			return list[i].Target < list[j].Target
+		})
+	}
+	if neighbours == nil {
+		neighbours = []neighbour{}
+	}
+	in, out := g.Degree(root)
+	return map[string]any{
+		"node":          viewOf(res.Node),
+		"degree":        map[string]int{"in": in, "out": out},
+		"neighbours":    neighbours,
+		"edges_by_type": byType,
+	}, envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom}, nil
+}
+
+func asAmbiguous(err error) (*search.AmbiguousError, bool) {
+	var amb *search.AmbiguousError
+	ok := errors.As(err, &amb)
+	return amb, ok
+}

@@ -1,0 +1,25 @@
+package tools
+
+import "sort"
+
+// catalogue lists every tool constructor; each file of tools adds its own
+// through init-free functions listed here, so the set is visible in one
+// place.
+func catalogue() []*Tool {
+	var all []*Tool
+	all = append(all, graphReadTools()...)
+	return all
+}
+
+// register builds the name → tool map.
+func (s *Server) register() {
+	s.tools = map[string]*Tool{}
+	for _, t := range catalogue() {
+		s.tools[t.Name] = t
+	}
+	s.names = s.names[:0]
+	for n := range s.tools {
+		s.names = append(s.names, n)
+	}
+	sort.Strings(s.names)
+}

@@ -1,0 +1,194 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// ParamType is the JSON type of one tool argument.
+type ParamType int
+
+// Argument types. A list type also accepts a string holding a JSON array of
+// the right element type (agents often send `"[\"a\"]"`), per DESIGN.md §8.
+const (
+	TString ParamType = iota + 1
+	TInt
+	TNumber
+	TBool
+	TStringList
+	TObject
+	TObjectList
+	TJSON // any JSON value, passed through raw
+)
+
+func (t ParamType) String() string {
+	switch t {
+	case TString:
+		return "a string"
+	case TInt:
+		return "an integer"
+	case TNumber:
+		return "a number"
+	case TBool:
+		return "a boolean"
+	case TStringList:
+		return "a list of strings"
+	case TObject:
+		return "an object"
+	case TObjectList:
+		return "a list of objects"
+	}
+	return "any JSON value"
+}
+
+// Param describes one argument: it drives the input schema, the validation
+// and the error messages.
+type Param struct {
+	Name        string
+	Type        ParamType
+	Required    bool
+	Description string
+	// Min and Max bound TInt and TNumber values, inclusive; nil is
+	// unbounded. A value out of range fails naming the range; it is never
+	// clamped (DESIGN.md §8).
+	Min, Max *float64
+	// Enum lists the legal values of a TString (or of each element of a
+	// TStringList).
+	Enum []string
+	// MaxLen bounds a TString in characters or a list in elements (0: no
+	// bound).
+	MaxLen int
+	// Default is reported in the schema; the handler applies it.
+	Default any
+}
+
+// Handler is a tool body. It returns the data object of the success
+// envelope and the per-tool meta keys, or an error (an *envelope.Error, an
+// error of the log, or anything else, which becomes E_INTERNAL).
+type Handler func(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
+
+// Tool is one cos_* tool.
+type Tool struct {
+	Name        string
+	Description string
+	// Module is the subsystem the tool belongs to, for the module gate:
+	// graph, tasks, evidence, metrics, or "" (always on).
+	Module string
+	// Layer is meta.layer of its answers.
+	Layer  string
+	Params []Param
+	// Example is a minimal valid argument object, shown in every argument
+	// error of this tool.
+	Example string
+	// ReadOnly tools run under the tailer's read lock after a freshness
+	// check; the others write to the log and manage their own reads.
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	Handler     Handler
+}
+
+func f64(v float64) *float64 { return &v }
+
+// param returns the parameter named name.
+func (t *Tool) param(name string) (Param, bool) {
+	for _, p := range t.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// paramNames returns the accepted argument names, sorted.
+func (t *Tool) paramNames() []string {
+	names := make([]string, len(t.Params))
+	for i, p := range t.Params {
+		names[i] = p.Name
+	}
+	sort.Strings(names)
+	return names
+}
+
+// InputSchema returns the tool's JSON Schema: an object with
+// additionalProperties false.
+func (t *Tool) InputSchema() json.RawMessage {
+	props := map[string]any{}
+	var required []string
+	for _, p := range t.Params {
+		props[p.Name] = paramSchema(p)
+		if p.Required {
+			required = append(required, p.Name)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func paramSchema(p Param) map[string]any {
+	s := map[string]any{}
+	if p.Description != "" {
+		s["description"] = p.Description
+	}
+	if p.Default != nil {
+		s["default"] = p.Default
+	}
+	switch p.Type {
+	case TString:
+		s["type"] = "string"
+		if len(p.Enum) > 0 {
+			s["enum"] = p.Enum
+		}
+		if p.MaxLen > 0 {
+			s["maxLength"] = p.MaxLen
+		}
+	case TInt, TNumber:
+		s["type"] = "integer"
+		if p.Type == TNumber {
+			s["type"] = "number"
+		}
+		if p.Min != nil {
+			s["minimum"] = *p.Min
+		}
+		if p.Max != nil {
+			s["maximum"] = *p.Max
+		}
+	case TBool:
+		s["type"] = "boolean"
+	case TStringList:
+		s["type"] = "array"
+		item := map[string]any{"type": "string"}
+		if len(p.Enum) > 0 {
+			item["enum"] = p.Enum
+		}
+		s["items"] = item
+		if p.MaxLen > 0 {
+			s["maxItems"] = p.MaxLen
+		}
+	case TObject:
+		s["type"] = "object"
+	case TObjectList:
+		s["type"] = "array"
+		s["items"] = map[string]any{"type": "object"}
+		if p.MaxLen > 0 {
+			s["maxItems"] = p.MaxLen
+		}
+	}
+	return s
+}
+
+// OutputSchema is the schema of every tool's structured content: the
+// envelope of seed 000.
+var OutputSchema = json.RawMessage(`{"type":"object","required":["ok"],"properties":{` +
+	`"ok":{"type":"boolean"},` +
+	`"data":{"type":"object","properties":{"meta":{"type":"object"}}},` +
+	`"error":{"type":"object","required":["category","retryable","message","code"],"properties":{` +
+	`"category":{"type":"string","enum":["transient","validation","permission","not_found","unavailable","internal","module_disabled","conflict"]},` +
+	`"retryable":{"type":"boolean"},"message":{"type":"string"},"code":{"type":"string"},"details":{"type":"object"}}}}}`)
