@@ -90,7 +90,7 @@ func TestOK_Property(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 1))
-	iterations := 400
+	iterations := 300
 	if testing.Short() {
 		iterations = 50
 	}
@@ -164,20 +164,29 @@ func TestOK_ListTrim_MatchesOneAtATime(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewPCG(seed, 2))
-	for i := range 60 {
+	compared := 0
+	defer func() {
+		if compared < 10 {
+			t.Errorf("only %d trimmed bodies compared (seed %d); the test proves little", compared, seed)
+		}
+	}()
+	for i := range 40 {
 		body := map[string]any{"scope": "high"}
 		for _, key := range []string{"results", "references", "rows"} {
 			if r.IntN(3) > 0 {
-				body[key] = randList(r, r.IntN(150))
+				body[key] = randList(r, r.IntN(60))
 			}
 		}
-		budget := 300 + r.IntN(4000)
+		budget := 300 + r.IntN(2000)
 		env := OK(body, Meta{}, Options{BudgetChars: budget})
 		got := env.Data()
 		want := naiveListLadder(t, decodeJSON(t, appendValue(nil, body)), budget)
 		gotMeta, wantMeta := got[keyMeta].(map[string]any), want[keyMeta].(map[string]any)
 		if gotMeta[KeyUnshrinkable] == true {
 			continue // the naive ladder stops at lists; later rungs differ
+		}
+		if gotMeta[KeyTruncated] == true {
+			compared++
 		}
 		for _, key := range []string{"results", "references", "rows"} {
 			if fmt.Sprint(gotMeta[TruncatedToKey(key)]) != fmt.Sprint(wantMeta[TruncatedToKey(key)]) {
