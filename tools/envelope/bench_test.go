@@ -65,6 +65,27 @@ func BenchmarkOK_ListHeavy(b *testing.B) {
 	}
 }
 
+// BenchmarkOK_ListHeavyGeneric is OK on a body that is already a generic
+// map: no round trip, one validating walk, then the trim.
+func BenchmarkOK_ListHeavyGeneric(b *testing.B) {
+	for _, s := range benchSizes {
+		tree, err := normalize(listHeavy(s.bytes))
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw := appendValue(nil, tree)
+		b.Run(s.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				env := OK(tree, Meta{Layer: LayerDocs}, Options{})
+				if env.Meta()[KeyTruncated] != true {
+					b.Fatal("not trimmed")
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkTrim_ListHeavy is the trim alone, on an already decoded body.
 func BenchmarkTrim_ListHeavy(b *testing.B) {
 	for _, s := range benchSizes {

@@ -1,7 +1,6 @@
 package envelope
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -110,8 +109,8 @@ func setTokensEstimated(doc, m map[string]any) {
 }
 
 // normalize turns data into a generic JSON object: encoding/json encodes it,
-// a decoder with UseNumber decodes it, so numbers keep their exact text and
-// invalid UTF-8 is already replaced.
+// decodeGeneric decodes it (as a Decoder with UseNumber would), so numbers
+// keep their exact text and invalid UTF-8 is already replaced.
 //
 // A body that is already a generic tree (map[string]any whose values are only
 // map[string]any, []any, string, json.Number, bool, nil, int, int64, float64)
@@ -128,10 +127,8 @@ func normalize(data any) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode data: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeGeneric(b)
+	if err != nil {
 		return nil, fmt.Errorf("decode data: %w", err)
 	}
 	switch x := v.(type) {
