@@ -6,14 +6,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 )
 
 // cacheVersion changes whenever the cache layout or what extractors emit
 // changes, so that an old cache is ignored rather than trusted.
-const cacheVersion = 1
+const cacheVersion = 2
 
-// cacheFile is the name of the cache inside Options.CacheDir.
-const cacheFile = "extract-cache.gob"
+// File names of the cache inside Options.CacheDir. The stat cache is read on
+// every run; the declarations cache only when something changed.
+const (
+	statCacheFile = "extract-stat.gob"
+	declCacheFile = "extract-decls.gob"
+)
 
 // statEntry remembers a file's hash for its size and modification time.
 type statEntry struct {
@@ -23,86 +29,174 @@ type statEntry struct {
 	Binary  bool
 }
 
-// cache is what Run keeps between runs under Options.CacheDir. It is a
-// performance aid only: a missing, stale or corrupt cache costs time (every
-// file read and hashed, unchanged files parsed for their declarations), never
-// correctness.
-type cache struct {
+// statCache is the content of statCacheFile.
+type statCache struct {
 	Version int
 	Root    string
 	Stat    map[string]statEntry // path → stat and hash
-	Decls   map[string]*decl     // path → declarations at Decls[path].Hash
 	Modules map[string]string    // go.mod folder → module path
 }
 
-func newCache(root string) *cache {
-	return &cache{Version: cacheVersion, Root: root, Stat: map[string]statEntry{}, Decls: map[string]*decl{}, Modules: map[string]string{}}
+// declRecord is a decl flattened to strings, cheap to encode and decode;
+// it is expanded only when its scope is looked up.
+type declRecord struct {
+	Hash  string
+	Scope string
+	Names string // "name\tkind\n…", sorted
+	Alias string // "alias\tname\n…", sorted
+	Deps  []string
 }
 
-// loadCache reads the cache of root from dir; any problem yields an empty
-// cache and a non-nil error to log.
-func loadCache(dir, root string) (*cache, error) {
-	if dir == "" {
-		return newCache(root), nil
+// declCache is the content of declCacheFile.
+type declCache struct {
+	Version int
+	Root    string
+	Decls   map[string]declRecord // path → declarations at Decls[path].Hash
+}
+
+// record flattens d.
+func (d *decl) record() declRecord {
+	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Deps: d.Deps}
+}
+
+// decl expands r.
+func (r declRecord) decl() *decl {
+	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Deps: r.Deps}
+}
+
+func flatten(m map[string]string) string {
+	if len(m) == 0 {
+		return ""
 	}
-	f, err := os.Open(filepath.Join(dir, cacheFile))
+	keys := sortedKeys(m)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte('\t')
+		b.WriteString(m[k])
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func unflatten(s string) map[string]string {
+	if s == "" {
+		return nil
+	}
+	m := make(map[string]string, strings.Count(s, "\n"))
+	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
+		k, v, _ := strings.Cut(line, "\t")
+		m[k] = v
+	}
+	return m
+}
+
+// cache is what Run keeps between runs under Options.CacheDir. It is a
+// performance aid only: a missing, stale or corrupt cache costs time (every
+// file read and hashed, unchanged files parsed for their declarations, every
+// dependent of a changed file re-extracted), never correctness.
+type cache struct {
+	dir, root string
+	stat      statCache
+	decls     *declCache // nil until loadDecls
+}
+
+// loadCache reads the stat cache of root from dir; any problem yields an
+// empty cache and a non-nil error to log.
+func loadCache(dir, root string) (*cache, error) {
+	c := &cache{dir: dir, root: root, stat: statCache{Version: cacheVersion, Root: root, Stat: map[string]statEntry{}, Modules: map[string]string{}}}
+	var s statCache
+	ok, err := readGob(dir, statCacheFile, &s)
+	if ok && s.Version == cacheVersion && s.Root == root && s.Stat != nil {
+		if s.Modules == nil {
+			s.Modules = map[string]string{}
+		}
+		c.stat = s
+	}
+	return c, err
+}
+
+// loadDecls reads the declarations cache on first use.
+func (c *cache) loadDecls() (*declCache, error) {
+	if c.decls != nil {
+		return c.decls, nil
+	}
+	c.decls = &declCache{Version: cacheVersion, Root: c.root, Decls: map[string]declRecord{}}
+	var d declCache
+	ok, err := readGob(c.dir, declCacheFile, &d)
+	if ok && d.Version == cacheVersion && d.Root == c.root && d.Decls != nil {
+		c.decls = &d
+	}
+	return c.decls, err
+}
+
+// readGob decodes dir/name into v; false when there is no such file or it
+// does not decode.
+func readGob(dir, name string, v any) (bool, error) {
+	if dir == "" {
+		return false, nil
+	}
+	f, err := os.Open(filepath.Join(dir, name))
 	if os.IsNotExist(err) {
-		return newCache(root), nil
+		return false, nil
 	}
 	if err != nil {
-		return newCache(root), fmt.Errorf("open extract cache: %w", err)
+		return false, fmt.Errorf("open %s: %w", name, err)
 	}
 	defer f.Close()
-	var c cache
-	if err := gob.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&c); err != nil {
-		return newCache(root), fmt.Errorf("decode extract cache: %w", err)
+	if err := gob.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(v); err != nil {
+		return false, fmt.Errorf("decode %s: %w", name, err)
 	}
-	if c.Version != cacheVersion || c.Root != root {
-		return newCache(root), nil
-	}
-	if c.Stat == nil {
-		c.Stat = map[string]statEntry{}
-	}
-	if c.Decls == nil {
-		c.Decls = map[string]*decl{}
-	}
-	if c.Modules == nil {
-		c.Modules = map[string]string{}
-	}
-	return &c, nil
+	return true, nil
 }
 
-// save writes the cache durably: temp file, fsync, rename.
-func (c *cache) save(dir string) error {
+// saveStat and saveDecls write the cache: temp file, rename. There is no
+// fsync: a cache torn by a crash fails to decode and is ignored.
+func (c *cache) saveStat() error { return writeGob(c.dir, statCacheFile, &c.stat) }
+
+func (c *cache) saveDecls() error {
+	if c.decls == nil {
+		return nil
+	}
+	return writeGob(c.dir, declCacheFile, c.decls)
+}
+
+func writeGob(dir, name string, v any) error {
 	if dir == "" {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("save extract cache: %w", err)
+		return fmt.Errorf("save %s: %w", name, err)
 	}
-	tmp, err := os.CreateTemp(dir, cacheFile+".*.tmp")
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("save extract cache: %w", err)
+		return fmt.Errorf("save %s: %w", name, err)
 	}
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriterSize(tmp, 1<<20)
-	if err := gob.NewEncoder(w).Encode(c); err != nil {
+	if err := gob.NewEncoder(w).Encode(v); err != nil {
 		tmp.Close()
-		return fmt.Errorf("encode extract cache: %w", err)
+		return fmt.Errorf("encode %s: %w", name, err)
 	}
 	if err := w.Flush(); err != nil {
 		tmp.Close()
-		return fmt.Errorf("save extract cache: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save extract cache: %w", err)
+		return fmt.Errorf("save %s: %w", name, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save extract cache: %w", err)
+		return fmt.Errorf("save %s: %w", name, err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, cacheFile)); err != nil {
-		return fmt.Errorf("save extract cache: %w", err)
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+		return fmt.Errorf("save %s: %w", name, err)
 	}
 	return nil
+}
+
+// sortedPaths returns the keys of m in order.
+func sortedPaths[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -17,45 +17,62 @@ type candidate struct {
 
 // table is the declarations table of the whole repository: scope → name →
 // the files declaring it. It is built from the fresh declarations of the
-// files parsed in this run and the cached declarations of the others.
+// files parsed in this run and the cached declarations of the others; a
+// scope's names are expanded on its first lookup, so a run that resolves a
+// few files touches a few scopes.
 type table struct {
-	scopes  map[string]map[string][]candidate
-	alias   map[string]map[string]string
 	modules *goModules
+	byScope map[string][]string // scope → paths declaring in it, sorted
+	fresh   map[string]*decl
+	cached  map[string]declRecord
+	// scopes and alias are filled lazily by names().
+	scopes map[string]map[string][]candidate
+	alias  map[string]map[string]string
 }
 
-func newTable(decls map[string]*decl, mods *goModules) *table {
-	t := &table{scopes: map[string]map[string][]candidate{}, alias: map[string]map[string]string{}, modules: mods}
-	paths := make([]string, 0, len(decls))
-	for p := range decls {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		d := decls[p]
-		if d == nil || d.Scope == "" {
-			continue
+func newTable(fresh map[string]*decl, cached map[string]declRecord, mods *goModules) *table {
+	t := &table{modules: mods, byScope: map[string][]string{}, fresh: fresh, cached: cached,
+		scopes: map[string]map[string][]candidate{}, alias: map[string]map[string]string{}}
+	for p, d := range fresh {
+		if d != nil && d.Scope != "" {
+			t.byScope[d.Scope] = append(t.byScope[d.Scope], p)
 		}
-		names := t.scopes[d.Scope]
-		if names == nil {
-			names = map[string][]candidate{}
-			t.scopes[d.Scope] = names
+	}
+	for p, r := range cached {
+		if r.Scope != "" {
+			t.byScope[r.Scope] = append(t.byScope[r.Scope], p)
+		}
+	}
+	for _, ps := range t.byScope {
+		sort.Strings(ps)
+	}
+	return t
+}
+
+// names returns the declarations of scope, expanding them on first use.
+func (t *table) names(scope string) (map[string][]candidate, map[string]string) {
+	if n, ok := t.scopes[scope]; ok {
+		return n, t.alias[scope]
+	}
+	names := map[string][]candidate{}
+	var alias map[string]string
+	for _, p := range t.byScope[scope] {
+		d := t.fresh[p]
+		if d == nil {
+			d = t.cached[p].decl()
 		}
 		for n, k := range d.Names {
 			names[n] = append(names[n], candidate{Path: p, Kind: k})
 		}
-		if len(d.Alias) > 0 {
-			a := t.alias[d.Scope]
-			if a == nil {
-				a = map[string]string{}
-				t.alias[d.Scope] = a
+		for k, v := range d.Alias {
+			if alias == nil {
+				alias = map[string]string{}
 			}
-			for k, v := range d.Alias {
-				a[k] = v
-			}
+			alias[k] = v
 		}
 	}
-	return t
+	t.scopes[scope], t.alias[scope] = names, alias
+	return names, alias
 }
 
 // normScope maps a "goimport:<import path>" scope to the "go:<dir>" scope of
@@ -71,7 +88,7 @@ func (t *table) normScope(scope string) (string, bool) {
 		return "", false
 	}
 	s := "go:" + dir
-	if _, known := t.scopes[s]; !known {
+	if _, known := t.byScope[s]; !known {
 		return "", false
 	}
 	return s, true
@@ -85,8 +102,8 @@ func (t *table) lookup(scope, name, fromPath string) (candidate, bool) {
 	if !ok {
 		return candidate{}, false
 	}
-	names := t.scopes[s]
-	if a, ok := t.alias[s][name]; ok {
+	names, alias := t.names(s)
+	if a, ok := alias[name]; ok {
 		name = a
 	}
 	cands := names[name]

@@ -50,7 +50,7 @@ func Run(ctx context.Context, root string, opts Options, previous map[string]str
 	if fi, err := os.Stat(absRoot); err != nil || !fi.IsDir() {
 		return st, fmt.Errorf("%w: %s", ErrRoot, root)
 	}
-	r := &runner{ctx: ctx, root: absRoot, o: o, previous: previous, emit: emit, st: &st, slow: slowest{n: DefaultSlowest}}
+	r := &runner{last: start, ctx: ctx, root: absRoot, o: o, previous: previous, emit: emit, st: &st, slow: slowest{n: DefaultSlowest}}
 	err = r.run()
 	st.Duration = time.Since(start)
 	st.Slowest = r.slow.t
@@ -74,6 +74,7 @@ type runner struct {
 	slow slowest
 
 	total int
+	last  time.Time // end of the previous phase, for phase()
 }
 
 func (r *runner) progress(n int) {
@@ -123,6 +124,7 @@ func (r *runner) run() error {
 		}
 		return fmt.Errorf("%w: %v", ErrRoot, err)
 	}
+	r.phase("walk")
 	r.total = len(w.Files)
 	r.st.FilesSeen = len(w.Files)
 	skipped, failed := w.Skipped, w.Failed
@@ -132,12 +134,13 @@ func (r *runner) run() error {
 		r.o.Logger.Warn("extract cache ignored", "err", err)
 	}
 	r.cache = c
+	r.phase("load cache")
 
 	// Phase 1: a stat (cache hit) or a read and a hash per file.
 	hs := make([]hashed, len(w.Files))
 	if err := r.parallel(len(w.Files), func(i int) {
 		f := w.Files[i]
-		if se, ok := c.Stat[f.Rel]; ok && se.Size == f.Size && se.ModTime == f.ModTime {
+		if se, ok := c.stat.Stat[f.Rel]; ok && se.Size == f.Size && se.ModTime == f.ModTime {
 			hs[i] = hashed{hash: se.Hash, binary: se.Binary}
 			return
 		}
@@ -145,6 +148,7 @@ func (r *runner) run() error {
 	}); err != nil {
 		return err
 	}
+	r.phase("stat and hash")
 	newStat := make(map[string]statEntry, len(w.Files))
 	present := make(map[string]string, len(w.Files)) // path → hash
 	failedSet := map[string]bool{}
@@ -162,10 +166,8 @@ func (r *runner) run() error {
 			present[f.Rel] = h.hash
 		}
 		newStat[f.Rel] = statEntry{Size: f.Size, ModTime: f.ModTime, Hash: h.hash, Binary: h.binary}
-		if !h.binary {
-			if r.previous[f.Rel] != h.hash {
-				changed = append(changed, f)
-			}
+		if !h.binary && r.previous[f.Rel] != h.hash {
+			changed = append(changed, f)
 		}
 	}
 	for _, n := range failed {
@@ -183,6 +185,14 @@ func (r *runner) run() error {
 	r.st.Skipped, r.st.Failed = capNotes(skipped), capNotes(failed)
 	r.st.FilesChanged, r.st.FilesRemoved = len(changed), len(removed)
 
+	if len(changed) == 0 && len(removed) == 0 {
+		if maps.Equal(c.stat.Stat, newStat) {
+			return nil
+		}
+		c.stat.Stat = newStat
+		return r.save(false)
+	}
+
 	// The environment every extractor sees.
 	e := &env{files: make(map[string]bool, len(present)), maxDepth: r.o.MaxConfigDepth}
 	for p := range present {
@@ -191,24 +201,23 @@ func (r *runner) run() error {
 	e.pyMods = pythonModules(e.files)
 	mods, modsChanged := r.goModules(present)
 	e.modules = mods
-
-	if len(changed) == 0 && len(removed) == 0 {
-		if maps.Equal(c.Stat, newStat) {
-			return nil
-		}
-		c.Stat = newStat
-		return r.saveCache()
+	dc, err := c.loadDecls()
+	if err != nil {
+		r.o.Logger.Warn("extract declarations cache ignored", "err", err)
 	}
+	r.phase("load declarations")
 
 	// Phase 2: extract the changed files.
 	results := make(map[string]*fileResult, len(changed))
 	if err := r.extractAll(changed, e, results, true); err != nil {
 		return err
 	}
+	r.phase("extract changed")
 
 	// Phase 3: the declarations table, from fresh results and the cache;
 	// unchanged files missing from the cache are parsed for theirs.
-	decls := map[string]*decl{}
+	fresh := map[string]*decl{}
+	cached := map[string]declRecord{}
 	var needParse []entry
 	byPath := make(map[string]entry, len(w.Files))
 	for _, f := range w.Files {
@@ -220,12 +229,12 @@ func (r *runner) run() error {
 		}
 		if fr, ok := results[p]; ok {
 			if fr.Decl != nil {
-				decls[p] = fr.Decl
+				fresh[p] = fr.Decl
 			}
 			continue
 		}
-		if d, ok := c.Decls[p]; ok && d.Hash == h {
-			decls[p] = d
+		if rec, ok := dc.Decls[p]; ok && rec.Hash == h {
+			cached[p] = rec
 			continue
 		}
 		needParse = append(needParse, byPath[p])
@@ -237,66 +246,72 @@ func (r *runner) run() error {
 	}
 	for p, fr := range extra {
 		if fr.Decl != nil {
-			decls[p] = fr.Decl
+			fresh[p] = fr.Decl
 		}
 	}
-	t := newTable(decls, mods)
+	t := newTable(fresh, cached, mods)
+	r.phase("declarations table")
 
 	// Phase 4: unchanged files whose references looked into a scope whose
 	// declarations changed are extracted again (dependents).
 	affected := map[string]bool{}
 	for p, fr := range results {
-		old := c.Decls[p]
-		if fr.Decl == nil && old == nil {
+		old, hadOld := dc.Decls[p]
+		if fr.Decl == nil && !hadOld {
 			continue
 		}
-		if old == nil || fr.Decl == nil || old.Scope != fr.Decl.Scope || !maps.Equal(old.Names, fr.Decl.Names) || !maps.Equal(old.Alias, fr.Decl.Alias) {
-			if old != nil {
+		if fr.Decl == nil || !hadOld {
+			if hadOld {
 				affected[old.Scope] = true
 			}
 			if fr.Decl != nil {
 				affected[fr.Decl.Scope] = true
 			}
+			continue
+		}
+		if nr := fr.Decl.record(); old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias {
+			affected[old.Scope] = true
+			affected[nr.Scope] = true
 		}
 	}
 	for _, p := range removed {
-		if old := c.Decls[p]; old != nil {
+		if old, ok := dc.Decls[p]; ok {
 			affected[old.Scope] = true
 		}
 	}
-	var dependents []entry
-	for p, d := range decls {
-		if _, fresh := results[p]; fresh {
-			continue
+	isDependent := func(p, scope string, deps []string) bool {
+		if modsChanged && extractorFor(p) == ExtractorGo || affected[scope] {
+			return true
 		}
-		hit := modsChanged && extractorFor(p) == ExtractorGo || affected[d.Scope]
-		for _, s := range d.Deps {
-			if hit {
-				break
+		for _, s := range deps {
+			if affected[s] {
+				return true
 			}
-			hit = affected[s]
 		}
-		if !hit {
-			continue
+		return false
+	}
+	var dependents []entry
+	for p, rec := range cached {
+		if isDependent(p, rec.Scope, rec.Deps) {
+			dependents = append(dependents, byPath[p])
 		}
-		if fr, ok := extra[p]; ok {
+	}
+	for p, fr := range extra {
+		// Parsed for its declarations only: its Deps come from its
+		// unresolved references.
+		if fr.Decl != nil && isDependent(p, fr.Decl.Scope, refScopes(fr, t)) {
 			results[p] = fr
-			continue
 		}
-		dependents = append(dependents, byPath[p])
 	}
 	sort.Slice(dependents, func(i, j int) bool { return dependents[i].Rel < dependents[j].Rel })
 	if err := r.extractAll(dependents, e, results, false); err != nil {
 		return err
 	}
 	r.st.FilesReextracted = len(results) - len(changed)
+	r.phase("dependents")
 
 	// Phase 5: resolve and emit in batches, in path order.
-	paths := make([]string, 0, len(results))
-	for p := range results {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := sortedPaths(results)
 	var batch []graph.FileExtracted
 	batchBytes := 0
 	for i, p := range paths {
@@ -306,7 +321,7 @@ func (r *runner) run() error {
 		results[p] = nil
 		if fr.Decl != nil {
 			fr.Decl.Hash = fr.Hash
-			c.Decls[p] = fr.Decl
+			dc.Decls[p] = fr.Decl.record()
 		}
 		r.st.Nodes += len(pl.Nodes)
 		r.st.Edges += len(pl.Edges)
@@ -330,23 +345,42 @@ func (r *runner) run() error {
 		return err
 	}
 	r.progress(len(changed))
+	r.phase("resolve and emit")
 
 	// Phase 6: the cache follows what is now in the graph.
 	for p, fr := range extra {
-		if fr.Decl != nil && c.Decls[p] == nil || fr.Decl != nil && c.Decls[p].Hash != fr.Hash {
-			fr.Decl.Hash = fr.Hash
+		if _, emitted := dc.Decls[p]; emitted && dc.Decls[p].Hash == fr.Hash {
+			continue
+		}
+		if fr.Decl != nil {
 			resolve(fr, t) // for Deps; the edges are not emitted
-			c.Decls[p] = fr.Decl
+			fr.Decl.Hash = fr.Hash
+			dc.Decls[p] = fr.Decl.record()
 		}
 	}
-	for p := range c.Decls {
+	for p := range dc.Decls {
 		if _, ok := present[p]; !ok {
-			delete(c.Decls, p)
+			delete(dc.Decls, p)
 		}
 	}
-	c.Stat = newStat
-	c.Modules = mods.byDir
-	return r.saveCache()
+	c.stat.Stat = newStat
+	c.stat.Modules = mods.byDir
+	err = r.save(true)
+	r.phase("save cache")
+	return err
+}
+
+// refScopes returns the normalised scopes fr's references look into.
+func refScopes(fr *fileResult, t *table) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range fr.Refs {
+		if s, ok := t.normScope(r.Scope); ok && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // readFile reads a whole file through Options.open.
@@ -357,6 +391,13 @@ func (r *runner) readFile(abs string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// phase logs how long the phase that just ended took, at debug level.
+func (r *runner) phase(name string) {
+	now := time.Now()
+	r.o.Logger.Debug("extract phase", "phase", name, "ms", now.Sub(r.last).Milliseconds())
+	r.last = now
 }
 
 func (r *runner) send(batch []graph.FileExtracted, removed []string) error {
@@ -370,9 +411,16 @@ func (r *runner) send(batch []graph.FileExtracted, removed []string) error {
 	return nil
 }
 
-func (r *runner) saveCache() error {
-	if err := r.cache.save(r.o.CacheDir); err != nil {
+// save writes the stat cache and, with decls, the declarations cache. A
+// failure is logged, never returned: the cache is an aid.
+func (r *runner) save(decls bool) error {
+	if err := r.cache.saveStat(); err != nil {
 		r.o.Logger.Warn("extract cache not saved", "err", err)
+	}
+	if decls {
+		if err := r.cache.saveDecls(); err != nil {
+			r.o.Logger.Warn("extract declarations cache not saved", "err", err)
+		}
 	}
 	return nil
 }
@@ -458,7 +506,7 @@ func (r *runner) goModules(present map[string]string) (*goModules, bool) {
 			byDir[d] = mp
 		}
 	}
-	return newGoModules(byDir), !maps.Equal(byDir, r.cache.Modules)
+	return newGoModules(byDir), !maps.Equal(byDir, r.cache.stat.Modules)
 }
 
 // payloadSize estimates the JSON size of a payload, for batching.
