@@ -1,0 +1,94 @@
+// Package extract turns a repository into graph events: it walks the tree,
+// runs one extractor per file and hands graph.FileExtracted payloads for the
+// files that changed, and the paths that vanished, to a callback that
+// appends them to the log (DESIGN §1, seed 003 "Graph UID Scheme").
+//
+// # Basics
+//
+//	st, err := extract.Run(ctx, root, extract.Options{CacheDir: dir}, previous,
+//		func(batch []graph.FileExtracted, removed []string) error { … })
+//
+// previous maps each repo-relative path already in the graph to its content
+// hash (hex SHA-256); a file with the same hash is not emitted again. emit
+// gets batches of at most Options.BatchFiles payloads (about
+// Options.BatchBytes of JSON) and, on its last call, the removed paths.
+//
+// # Extractors
+//
+// Each file has one owner, recorded as FileExtracted.Extractor and on every
+// node and edge it emits (folder nodes and edges carry "folder"):
+//
+//	go        go/parser: code:file, code:module:<import path> (file defines
+//	          it), code:function:<path>::<name>, methods <Type>.<method>
+//	          (kind method, contained by code:class:<path>::<Type>), calls,
+//	          imports (code:module: in the repo, go:package: outside)
+//	python    tree-sitter: code:module:<dotted> (file defines it), classes,
+//	          functions, methods, calls, imports, inherits_from
+//	jsts      tree-sitter (JS, TS, TSX): functions, classes, methods, calls,
+//	          new, imports and require() (code:file: or npm:package:), extends
+//	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
+//	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
+//	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
+//	          config:toml:<path>#<dotted-key>; keys to Options.MaxConfigDepth
+//	manifest  go.mod, package.json, pyproject.toml, requirements*.txt,
+//	          Cargo.toml: go|npm|pypi|crates:package:<name> with requires
+//	          edges; .mcp.json: mcp:server:<name>; plus config keys
+//	file      anything else: the code:file node only
+//
+// Every payload also carries the file's folder chain, folder:. → … →
+// folder:<dir>, joined by contains edges, and the folder's contains edge to
+// the file; identical nodes and edges repeat across payloads and the graph
+// projection ref-counts them. A file contains its functions and classes, a
+// class its methods. An unresolved call or base class becomes a
+// code:external:<name> stub (metadata.stub = true): "pkg/path.Func" for an
+// outside Go package, "module.name" for Python, "*.method" for a method on
+// a receiver whose type is unknown.
+//
+// # Cross-file resolution
+//
+// Extraction has two steps. Parsing a file yields its nodes, its local
+// edges, its declarations (scope + names) and its unresolved references.
+// Resolution then looks each reference up in a declarations table of the
+// whole repository: scopes are "go:<dir>" (one Go package; "#test" for an
+// external test package), "py:<path>" and "js:<path>" (one module) and
+// "md:<path>" (a document's heading slugs). Go import paths are mapped to
+// folders through every go.mod of the tree (module "std" for GOROOT/src).
+//
+// The table is built from the files parsed in this run plus the
+// declarations cache (Options.CacheDir/extract-decls.gob, keyed by path and
+// content hash), so a re-index parses only the changed files. When a
+// changed or removed file's declarations differ from its cached ones, every
+// unchanged file whose references looked into that scope (its cached Deps,
+// or its own scope) is re-extracted and emitted again, so a moved, renamed
+// or deleted definition leaves no dangling edge behind. A go.mod change
+// re-extracts every Go file. Without a cache, old declarations are unknown
+// and every dependent of a changed file is re-extracted (correct, slower).
+//
+// # The walk
+//
+// .gitignore files are honoured at every level; .git and the folder names
+// in Options.ExcludeDirs are never entered; symlinks are not followed (a
+// loop cannot hang the walk; they are recorded as skipped); files larger
+// than Options.MaxFileSize are skipped without being read; a file with a
+// NUL in its first 8000 bytes is binary and skipped. The stat cache
+// (Options.CacheDir/extract-stat.gob: path → size, mtime, hash) makes an
+// unchanged file cost a stat.
+//
+// # Caveats
+//
+// Bad input never stops a run. Invalid UTF-8 is read as Latin-1 byte by
+// byte, so EUC-KR or Latin-1 text stays readable and every stored string is
+// valid UTF-8; NUL bytes are blanked before parsing; a syntax error is
+// recorded in ParseErrors and whatever parsed is kept; an unreadable file
+// is recorded in Stats.Failed and is not reported removed. Uids are escaped
+// (whitespace, backticks, "../" become %XX) so that each passes
+// graph.ValidateUID, and clamped to graph.MaxUIDLen.
+//
+// Go call resolution is syntactic: x.M() resolves when x's type is known
+// from a receiver, a parameter, var x T, &T{}, T{} or new(T); calls through
+// function results, fields and embedded (promoted) methods become "*.M"
+// stubs. Same-named declarations split by build constraints resolve to the
+// one in the calling file, else one whose _GOOS/_GOARCH suffix fits the
+// running platform. An extractor id or cacheVersion change is not noticed
+// through previous (same content hash): re-index with an empty previous map.
+package extract
