@@ -150,7 +150,7 @@ func flush(t testing.TB, b *Bus) {
 }
 
 func TestBus_GracefulHandover(t *testing.T) {
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "not", "yet") // Open creates it
 	host := openBus(t, Options{StateDir: dir})
 	if !host.State().Hosting {
 		t.Fatal("first bus does not host")

@@ -4,16 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/gofrs/flock"
 )
 
-// openAuto makes the first connection in auto mode: to the recorded server
+// openAuto makes the first connection in auto mode (creating the state
+// folder if needed): to the recorded server
 // if it answers, else by winning the election and hosting; a process that
 // loses the election waits for the winner's record and connects to it.
 func (b *Bus) openAuto(ctx context.Context) error {
+	if err := os.MkdirAll(b.opts.StateDir, 0o755); err != nil {
+		return fmt.Errorf("%w: state dir: %v", ErrUnavailable, err)
+	}
 	var lastErr error
 	for {
 		rec, ok, err := readRecord(b.opts.StateDir)
