@@ -27,6 +27,11 @@ const (
 // messages they already hold.
 const drainTimeout = 2 * time.Second
 
+// writeTimeout bounds one socket write of the client, and so how long
+// Publish can block when the server stops reading (the connection is then
+// treated as broken and reconnected).
+const writeTimeout = 2 * time.Second
+
 // subscribeFlushTimeout bounds the round trip that confirms a subscription.
 const subscribeFlushTimeout = 2 * time.Second
 
@@ -207,6 +212,7 @@ func (b *Bus) dial(ctx context.Context, url string, checkName bool) (*link, erro
 		nats.ReconnectWait(wait),
 		nats.ReconnectJitter(wait/4, wait/4),
 		nats.DrainTimeout(drainTimeout),
+		nats.FlusherTimeout(writeTimeout),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) { b.disconnected(l) }),
 		nats.ReconnectHandler(func(*nats.Conn) { b.ringReconnected(l) }),
 		nats.ClosedHandler(func(*nats.Conn) { close(l.closed) }),
@@ -322,8 +328,8 @@ func (b *Bus) State() State {
 // and Nats-Msg-Id headers and the event's JSON as the body. It does not wait
 // for any receiver: delivery is at most once and the log stays the truth.
 // While the connection is down the message is buffered (up to the client's
-// 8 MB reconnect buffer) and an error is returned beyond that, so Publish
-// never blocks for long. In "off" mode it does nothing. Errors: ctx's error,
+// 8 MB reconnect buffer) and an error is returned beyond that; a socket
+// write that stalls gives up after 2 s. So Publish never blocks for long. In "off" mode it does nothing. Errors: ctx's error,
 // ErrInvalidSubject for a type that cannot be a subject, ErrClosed after
 // Close, or the client's error (for example a payload over the server's
 // limit).
