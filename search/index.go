@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -32,7 +33,7 @@ const (
 // formatVersion is stored in each index; an index with another version (or
 // none) is wiped and rebuilt from seq 0. Bump it when the mapping, the
 // analyzer or the document shape changes.
-const formatVersion = "1"
+const formatVersion = "2"
 
 // Internal keys, stored with the documents in the same batch.
 var (
@@ -75,11 +76,16 @@ func (o Options) withDefaults() Options {
 
 // Candidate is one node an index search or a resolution found.
 type Candidate struct {
-	UID   string  `json:"uid"`
-	Kind  string  `json:"kind"`
-	Label string  `json:"label"`
-	Path  string  `json:"path,omitempty"`
+	UID   string `json:"uid"`
+	Kind  string `json:"kind"`
+	Label string `json:"label"`
+	Path  string `json:"path,omitempty"`
+	// Score is bleve's score, comparable between candidates of one Match.
 	Score float64 `json:"score"`
+	// Match is how the node matched: "exact", "whole", "words", "typos"
+	// (the tiers of query.go), "any_word" (Suggest only), or, from the
+	// resolver, "path" (path_prefix ambiguity) and "label" (NodesByLabel).
+	Match string `json:"match"`
 }
 
 // Index is one process's bleve scorch index of graph nodes, kept on disk in a
@@ -255,48 +261,94 @@ func (ix *Index) DocCount() (uint64, error) {
 	return ix.bi.DocCount()
 }
 
-// Search returns up to limit nodes matching q, best first (ties by uid), of
-// the given kinds (all kinds when empty). limit ≤ 0 means
-// DefaultSearchLimit; it is capped at MaxSearchLimit. The scoring is
-// described in query.go: an exact label match ranks first, then exact bare
-// names, whole-label prefixes and typos, then per-word matches (exact, prefix,
-// up to two typos). An empty q matches nothing. It returns ErrClosed after
-// Close and ctx's error when ctx ends.
+// Search returns up to limit nodes matching q, of the given kinds (all kinds
+// when empty), in the order of the tiers of query.go — exact label or bare
+// name, whole-label prefix or typos (up to two), every word as a word or
+// prefix, every word within its typo budget — and by score within a tier,
+// ties by uid. Candidate.Match names the tier. Later tiers run only while
+// fewer than limit nodes were found. limit ≤ 0 means DefaultSearchLimit; it
+// is capped at MaxSearchLimit. An empty q matches nothing. It returns
+// ErrClosed after Close and ctx's error when ctx ends.
 func (ix *Index) Search(ctx context.Context, q string, kinds []string, limit int) ([]Candidate, error) {
-	query := buildQuery(q, false)
-	if query == nil {
-		return nil, nil
+	limit = clampLimit(limit)
+	var out []Candidate
+	for tier := range tierCount {
+		if len(out) >= limit {
+			break
+		}
+		found, err := ix.searchTier(ctx, tier, q, kinds, limit)
+		if err != nil {
+			return nil, err
+		}
+		out = appendNew(out, found...)
 	}
-	return ix.run(ctx, withKinds(query, kinds), limit)
+	return out[:min(len(out), limit)], nil
 }
 
-// Suggest is Search relaxed for "did you mean": a node needs to match only
-// one word of q. Arguments and errors are Search's.
+// Suggest is Search widened for "did you mean": when the tiers find fewer
+// than limit nodes, nodes sharing any one word with q (Match "any_word")
+// follow. Arguments and errors are Search's.
 func (ix *Index) Suggest(ctx context.Context, q string, kinds []string, limit int) ([]Candidate, error) {
-	query := buildQuery(q, true)
+	limit = clampLimit(limit)
+	out, err := ix.Search(ctx, q, kinds, limit)
+	if err != nil || len(out) >= limit {
+		return out, err
+	}
+	more, err := ix.anyWord(ctx, q, kinds, limit)
+	if err != nil {
+		return nil, err
+	}
+	out = appendNew(out, more...)
+	return out[:min(len(out), limit)], nil
+}
+
+// anyWord returns the nodes sharing at least one word with q.
+func (ix *Index) anyWord(ctx context.Context, q string, kinds []string, limit int) ([]Candidate, error) {
+	query := anyWordQuery(q)
 	if query == nil {
 		return nil, nil
 	}
-	return ix.run(ctx, withKinds(query, kinds), limit)
+	return ix.run(ctx, withKinds(query, kinds), limit, matchAnyWord)
 }
 
 // Lookup returns up to limit nodes whose label or bare name (see nameKeys:
 // the part after "::" and its last dotted segment, a file's base name, a
-// package's name) equals name, ignoring case, labels first. limit ≤ 0 means
-// DefaultSearchLimit. Errors are Search's.
+// package's name) equals name, ignoring case, labels first (the "exact"
+// tier). limit ≤ 0 means DefaultSearchLimit. Errors are Search's.
 func (ix *Index) Lookup(ctx context.Context, name string, limit int) ([]Candidate, error) {
-	query := buildExactQuery(name)
+	return ix.searchTier(ctx, tierExact, name, nil, clampLimit(limit))
+}
+
+// matchAnyWord is Candidate.Match of Suggest's widest net.
+const matchAnyWord = "any_word"
+
+// searchTier runs one tier of query.go for q.
+func (ix *Index) searchTier(ctx context.Context, tier int, q string, kinds []string, limit int) ([]Candidate, error) {
+	query := tierQuery(tier, q)
 	if query == nil {
 		return nil, nil
 	}
-	return ix.run(ctx, query, limit)
+	return ix.run(ctx, withKinds(query, kinds), limit, tierNames[tier])
 }
 
-func (ix *Index) run(ctx context.Context, q queryT, limit int) ([]Candidate, error) {
+func clampLimit(limit int) int {
 	if limit <= 0 {
-		limit = DefaultSearchLimit
+		return DefaultSearchLimit
 	}
-	limit = min(limit, MaxSearchLimit)
+	return min(limit, MaxSearchLimit)
+}
+
+// appendNew appends the candidates whose uid is not in out yet.
+func appendNew(out []Candidate, cs ...Candidate) []Candidate {
+	for _, c := range cs {
+		if !slices.ContainsFunc(out, func(have Candidate) bool { return have.UID == c.UID }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (ix *Index) run(ctx context.Context, q queryT, limit int, match string) ([]Candidate, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.bi == nil {
@@ -313,7 +365,7 @@ func (ix *Index) run(ctx context.Context, q queryT, limit int) ([]Candidate, err
 	}
 	out := make([]Candidate, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		c := Candidate{UID: h.ID, Score: h.Score}
+		c := Candidate{UID: h.ID, Score: h.Score, Match: match}
 		c.Kind, _ = h.Fields[fieldKind].(string)
 		c.Label, _ = h.Fields[fieldLabel].(string)
 		c.Path, _ = h.Fields[fieldPath].(string)

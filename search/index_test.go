@@ -42,9 +42,20 @@ func TestIndex_Search_ExactLabelFirst(t *testing.T) {
 	if c.Kind != graph.KindFunction || c.Label != "Config" || c.Path != "x.go" || c.Score <= 0 {
 		t.Errorf("candidate fields = %+v", c)
 	}
-	for i := 1; i < len(got); i++ {
-		if got[i].Score > got[i-1].Score {
-			t.Errorf("not ranked: %v", got)
+	checkRanked(t, got)
+}
+
+// checkRanked fails unless cs come in tier order and by score within a tier.
+func checkRanked(t *testing.T, cs []Candidate) {
+	t.Helper()
+	rank := map[string]int{matchAnyWord: tierCount}
+	for i, n := range tierNames {
+		rank[n] = i
+	}
+	for i := 1; i < len(cs); i++ {
+		a, b := cs[i-1], cs[i]
+		if rank[b.Match] < rank[a.Match] || (a.Match == b.Match && b.Score > a.Score) {
+			t.Errorf("not ranked at %d: %+v", i, cs)
 		}
 	}
 }
@@ -112,12 +123,13 @@ func TestIndex_Apply_Upsert_Replaces(t *testing.T) {
 	if err := ix.Apply(ctx, []graph.Node{renamed}, nil, 2); err != nil {
 		t.Fatal(err)
 	}
-	// The old label is gone from the label fields (the uid's bare name,
-	// HTTPServerConfig, still finds the node: that is its name_key).
-	if got, _ := ix.Search(ctx, "http", nil, 10); len(got) != 0 {
-		t.Errorf("old label words still found: %q", uids(got))
+	// The old label is gone (the uid's bare name, HTTPServerConfig, still
+	// finds the node: that is its name).
+	got, _ := ix.Search(ctx, "listener options", nil, 10)
+	if len(got) != 1 || got[0].UID != renamed.UID || got[0].Label != renamed.Label {
+		t.Errorf("Search(new label words) = %+v", got)
 	}
-	got, _ := ix.Lookup(ctx, "GRPCListenerOptions", 10)
+	got, _ = ix.Lookup(ctx, "GRPCListenerOptions", 10)
 	if len(got) != 1 || got[0].UID != renamed.UID || got[0].Label != renamed.Label {
 		t.Errorf("new label not found: %+v", got)
 	}

@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,14 +13,25 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m,
-		// bleve's package init starts a process-wide pool of analysis
-		// workers (bleve/v2/config.go: index.NewAnalysisQueue(4)) that lives
-		// as long as the process and belongs to no index. Every goroutine an
-		// Index starts must still be gone.
-		goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"),
-	)
+	code := m.Run()
+	closeBenchFixture()
+	if code == 0 {
+		if err := goleak.Find(leakOptions...); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
+
+var leakOptions = []goleak.Option{
+	// bleve's package init starts a process-wide pool of analysis
+	// workers (bleve/v2/config.go: index.NewAnalysisQueue(4)) that lives
+	// as long as the process and belongs to no index. Every goroutine an
+	// Index starts must still be gone.
+	goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"),
+}
+
 
 // memSource is a map-backed NodeSource standing in for the graph projection.
 type memSource struct {

@@ -21,6 +21,9 @@ import (
 //	path       identifier analyzer, stored
 //	label_key  the whole label, lowercased (one term)
 //	name_key   the bare names of nameKeys, lowercased (one term each)
+//	path_key   the whole path, lowercased (one term)
+//	words      identifier analyzer over the label and the bare names, so
+//	           a method labelled "splice" is found by "Char splice" too
 const (
 	fieldUID      = "uid"
 	fieldKind     = "kind"
@@ -28,6 +31,8 @@ const (
 	fieldPath     = "path"
 	fieldLabelKey = "label_key"
 	fieldNameKey  = "name_key"
+	fieldPathKey  = "path_key"
+	fieldWords    = "words"
 )
 
 // keyAnalyzer is the whole-string, lowercased analyzer of label_key and
@@ -61,6 +66,8 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt(fieldPath, field(IdentifierAnalyzer, true))
 	doc.AddFieldMappingsAt(fieldLabelKey, field(keyAnalyzer, false))
 	doc.AddFieldMappingsAt(fieldNameKey, field(keyAnalyzer, false))
+	doc.AddFieldMappingsAt(fieldPathKey, field(keyAnalyzer, false))
+	doc.AddFieldMappingsAt(fieldWords, field(IdentifierAnalyzer, false))
 	im.DefaultMapping = doc
 	im.DefaultAnalyzer = keyword.Name
 	im.StoreDynamic = false
@@ -71,12 +78,19 @@ func newMapping() mapping.IndexMapping {
 
 // newDocument is what the index stores for n.
 func newDocument(n graph.Node) map[string]interface{} {
+	p := pathOf(n)
+	words := []string{n.Label}
+	if names := bareNames(n.UID); len(names) > 0 && names[0] != n.Label {
+		words = append(words, names[0])
+	}
 	return map[string]interface{}{
 		fieldUID:      n.UID,
 		fieldKind:     kindOf(n),
 		fieldLabel:    n.Label,
-		fieldPath:     pathOf(n),
+		fieldPath:     p,
 		fieldLabelKey: strings.ToLower(n.Label),
 		fieldNameKey:  nameKeys(n.UID),
+		fieldPathKey:  strings.ToLower(p),
+		fieldWords:    words,
 	}
 }

@@ -6,21 +6,48 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/cos-dev/cos/graph"
 )
 
 type queryT = query.Query
 
-// Boosts of the parts of a search query (see buildQuery). An exact label
-// outweighs everything else together, so it ranks first.
+// A search runs in tiers, cheapest and most precise first; the resolver stops
+// at the first tier that finds anything, Search goes on until it has its
+// limit. Per-word matching is the expensive part (common words have long
+// posting lists), so it only runs when the whole-string tiers found nothing.
+//
+//	tier     matches                                                   boosts
+//	exact    label equal to q (ignoring case); a bare name equal to q;  20, 10
+//	         for a q with '/', a path equal to q                         10
+//	whole    label starting with q; label within fuzziness(q) edits;    4, 3
+//	         for a q with '/', the same on paths of files and folders
+//	words    every word of q (Tokens) is a word of the label or of the  2
+//	         bare name, or a prefix of one (≥ 2 runes)                   1
+//	typos    every word of q is within fuzziness(word) edits of one     1
+//
+// Scores are bleve's tf-idf times these boosts (bleve scales fuzzy matches
+// further down by their edit distance), comparable inside a tier only.
+const (
+	tierExact = iota
+	tierWhole
+	tierWords
+	tierTypos
+	tierCount
+)
+
+// tierNames name the tiers in logs and tests.
+var tierNames = [tierCount]string{"exact", "whole", "words", "typos"}
+
 const (
 	boostLabelExact  = 20
 	boostNameExact   = 10
-	boostLabelPrefix = 4
-	boostLabelFuzzy  = 3
+	boostPathExact   = 10
+	boostWholePrefix = 4
+	boostWholeFuzzy  = 3
 	boostWordExact   = 2
 	boostWordPrefix  = 1
 	boostWordFuzzy   = 1
-	boostPathWord    = 0.5
 )
 
 // Limits of fuzzy and prefix matching.
@@ -30,7 +57,7 @@ const (
 	minPrefixRunes = 2
 	// maxQueryWords bounds the words of a query that are matched one by one.
 	maxQueryWords = 8
-	// maxWholeFuzzyRunes bounds the whole-label typo match: the cost of a
+	// maxWholeFuzzyRunes bounds the whole-string typo match: the cost of a
 	// Levenshtein automaton grows with the term.
 	maxWholeFuzzyRunes = 64
 )
@@ -47,73 +74,89 @@ func fuzziness(n int) int {
 	return 2
 }
 
-// buildQuery returns the query Search runs for q, or nil when q has nothing
-// to match. It is a disjunction of:
-//
-//   - label_key equal to q (lowercased): an exact label, boost 20;
-//   - name_key equal to q: an exact bare name (splice for Char.splice), 10;
-//   - label_key starting with q, 4; label_key within fuzziness(q) edits, 3;
-//   - every word of q (Tokens) matching a word of the label (exact 2, as a
-//     prefix 1, within fuzziness(word) edits 1) or of the path (exact or
-//     prefix, 0.5) — all words must match for this part to count, unless
-//     anyWord, when one is enough (Suggest).
-//
-// Scores are bleve's tf-idf times these boosts; fuzzy terms are further
-// scaled down by their edit distance by bleve.
-func buildQuery(q string, anyWord bool) queryT {
+// tierQuery returns the query of one tier for q, or nil when the tier has
+// nothing to match for q.
+func tierQuery(tier int, q string) queryT {
 	key := strings.ToLower(strings.TrimSpace(q))
 	if key == "" {
 		return nil
 	}
-	var parts []query.Query
-	parts = append(parts, term(fieldLabelKey, key, boostLabelExact), term(fieldNameKey, key, boostNameExact))
 	n := utf8.RuneCountInString(key)
-	if n >= minPrefixRunes {
-		parts = append(parts, prefix(fieldLabelKey, key, boostLabelPrefix))
+	pathLike := strings.ContainsRune(key, '/')
+	switch tier {
+	case tierExact:
+		d := bleve.NewDisjunctionQuery(term(fieldLabelKey, key, boostLabelExact), term(fieldNameKey, key, boostNameExact))
+		if pathLike {
+			d.AddQuery(term(fieldPathKey, key, boostPathExact))
+		}
+		return d
+	case tierWhole:
+		d := bleve.NewDisjunctionQuery()
+		fields := []string{fieldLabelKey}
+		if pathLike {
+			fields = append(fields, fieldPathKey)
+		}
+		for _, f := range fields {
+			if n >= minPrefixRunes {
+				d.AddQuery(prefix(f, key, boostWholePrefix))
+			}
+			if e := fuzziness(n); e > 0 && n <= maxWholeFuzzyRunes {
+				d.AddQuery(fuzzy(f, key, e, boostWholeFuzzy))
+			}
+		}
+		if len(d.Disjuncts) == 0 {
+			return nil
+		}
+		if pathLike {
+			// A path names a file or a folder, not the symbols inside.
+			return withKinds(d, []string{graph.KindFile, graph.KindDocFile, graph.KindFolder})
+		}
+		return d
+	case tierWords, tierTypos:
+		words := Tokens(q)
+		if len(words) > maxQueryWords {
+			words = words[:maxQueryWords]
+		}
+		if len(words) == 0 {
+			return nil
+		}
+		all := bleve.NewConjunctionQuery()
+		for _, w := range words {
+			all.AddQuery(wordQuery(tier, w))
+		}
+		return all
 	}
-	if f := fuzziness(n); f > 0 && n <= maxWholeFuzzyRunes {
-		parts = append(parts, fuzzy(fieldLabelKey, key, f, boostLabelFuzzy))
+	return nil
+}
+
+// wordQuery matches one query word against the words field.
+func wordQuery(tier int, w string) query.Query {
+	n := utf8.RuneCountInString(w)
+	d := bleve.NewDisjunctionQuery(term(fieldWords, w, boostWordExact))
+	switch {
+	case tier == tierWords && n >= minPrefixRunes:
+		d.AddQuery(prefix(fieldWords, w, boostWordPrefix))
+	case tier == tierTypos && fuzziness(n) > 0:
+		d.AddQuery(fuzzy(fieldWords, w, fuzziness(n), boostWordFuzzy))
 	}
+	return d
+}
+
+// anyWordQuery matches nodes having at least one word of q exactly: the
+// loosest net, for suggestions only.
+func anyWordQuery(q string) queryT {
 	words := Tokens(q)
 	if len(words) > maxQueryWords {
 		words = words[:maxQueryWords]
 	}
-	switch {
-	case len(words) == 0:
-	case anyWord:
-		for _, w := range words {
-			parts = append(parts, wordQuery(w))
-		}
-	default:
-		all := bleve.NewConjunctionQuery()
-		for _, w := range words {
-			all.AddQuery(wordQuery(w))
-		}
-		parts = append(parts, all)
-	}
-	return bleve.NewDisjunctionQuery(parts...)
-}
-
-// wordQuery matches one query word against the words of label and path.
-func wordQuery(w string) query.Query {
-	n := utf8.RuneCountInString(w)
-	either := bleve.NewDisjunctionQuery(term(fieldLabel, w, boostWordExact), term(fieldPath, w, boostPathWord))
-	if n >= minPrefixRunes {
-		either.AddQuery(prefix(fieldLabel, w, boostWordPrefix), prefix(fieldPath, w, boostPathWord))
-	}
-	if f := fuzziness(n); f > 0 {
-		either.AddQuery(fuzzy(fieldLabel, w, f, boostWordFuzzy))
-	}
-	return either
-}
-
-// buildExactQuery is Lookup's query: label_key or name_key equal to name.
-func buildExactQuery(name string) queryT {
-	key := strings.ToLower(strings.TrimSpace(name))
-	if key == "" {
+	if len(words) == 0 {
 		return nil
 	}
-	return bleve.NewDisjunctionQuery(term(fieldLabelKey, key, boostLabelExact), term(fieldNameKey, key, boostNameExact))
+	d := bleve.NewDisjunctionQuery()
+	for _, w := range words {
+		d.AddQuery(term(fieldWords, w, boostWordExact))
+	}
+	return d
 }
 
 // withKinds restricts q to the given kinds without changing its scores.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -101,17 +102,19 @@ type Resolution struct {
 //     code:function:a.go::Char.splice, "README.md#intro" →
 //     doc:heading:README.md#intro:N, "react" → npm:package:react. A trailing
 //     slash means a folder only. More than one hit is *AmbiguousError.
-//  3. fuzzy (not in strict mode), in two tiers:
-//     a. exact name: the nodes whose label equals the raw string
-//     (NodesByLabel) together with those whose label or bare name equals it
-//     ignoring case (Index.Lookup). Exactly one → it wins; more →
+//  3. fuzzy (not in strict mode): the tiers of query.go in order, each tried
+//     for every query variant (the raw string without a uid prefix; for
+//     "<path>::<name>" the name and its last dotted segment; for a path also
+//     its base name). The first tier and variant with a candidate decides:
+//     a. exact tier — nodes whose label equals the string (NodesByLabel),
+//     or whose label or bare name equals it ignoring case (the index).
+//     Exactly one wins (splice → code:function:x.go::Char.splice); more is
 //     *AmbiguousError (util.go in two folders).
-//     b. the index (Index.Search): the top candidate wins when it is the only
-//     one or its score is at least ClearWinnerRatio (1.5) times the
-//     runner-up's; otherwise *AmbiguousError with the ranked candidates.
+//     b. whole-label, words and typos tiers — the top candidate wins when it
+//     is the only one or its score is at least ClearWinnerRatio (1.5) times
+//     the runner-up's ("clearly wins"); otherwise *AmbiguousError with the
+//     ranked candidates. Candidates from the index are confirmed through the
 //
-// A raw string carrying a uid prefix that is not in the graph is looked up
-// fuzzily by its body. Candidates from the index are confirmed through the
 // NodeSource, so a view at a past seq never answers with a node it does not
 // hold (the index itself is at the head). No match is *NotFoundError with
 // suggestions; strict mode (ResolveStrict, for mutations) stops after
@@ -170,45 +173,70 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 	default:
 		return Resolution{}, &AmbiguousError{Query: raw, Candidates: r.nodeCandidates(hits)}
 	}
-	// A uid of the scheme that is not in the graph: look for its body.
-	if _, body, ok := splitUID(q); ok && body != "" {
-		q = body
-	}
 	if strict {
-		sugg, err := r.suggestions(ctx, q)
+		sugg, err := r.suggestions(ctx, queryVariants(q))
 		if err != nil {
 			return Resolution{}, err
 		}
 		return Resolution{}, &NotFoundError{Query: raw, Strict: true, Suggestions: sugg}
 	}
-	exact, err := r.exactName(ctx, q)
-	if err != nil {
-		return Resolution{}, err
+	variants := queryVariants(q)
+	for tier := range tierCount {
+		for _, v := range variants {
+			cands, err := r.tier(ctx, tier, v)
+			if err != nil {
+				return Resolution{}, err
+			}
+			switch {
+			case len(cands) == 0:
+				continue
+			case len(cands) == 1 || (tier != tierExact && cands[0].Score >= r.opts.ClearWinnerRatio*cands[1].Score):
+				n, _ := r.src.Node(cands[0].UID)
+				return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, ExactName: tier == tierExact, Score: cands[0].Score}, nil
+			}
+			return Resolution{}, &AmbiguousError{Query: raw, Candidates: cands}
+		}
 	}
-	switch len(exact) {
-	case 0:
-	case 1:
-		n, _ := r.src.Node(exact[0].UID)
-		return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, ExactName: true, Score: exact[0].Score}, nil
-	default:
-		return Resolution{}, &AmbiguousError{Query: raw, Candidates: exact}
+	// Every tier came back empty: only the widest net is left.
+	var sugg []Candidate
+	for _, v := range variants {
+		if r.idx == nil || len(sugg) >= r.opts.MaxSuggestions {
+			break
+		}
+		more, err := r.idx.anyWord(ctx, v, nil, r.opts.MaxSuggestions)
+		if err != nil {
+			return Resolution{}, fmt.Errorf("suggest for %q: %w", v, err)
+		}
+		sugg = appendNew(sugg, r.confirm(more)...)
 	}
-	cands, err := r.fuzzy(ctx, q, r.opts.MaxCandidates)
-	if err != nil {
-		return Resolution{}, err
+	return Resolution{}, &NotFoundError{Query: raw, Suggestions: sugg[:min(len(sugg), r.opts.MaxSuggestions)]}
+}
+
+// queryVariants are the strings the fuzzy stage looks for, most specific
+// first: q without a uid prefix; for "<path>::<name>" the name and its last
+// dotted segment (Char.splice, splice); for a path, also its base name.
+func queryVariants(q string) []string {
+	if _, body, ok := splitUID(q); ok && body != "" {
+		q = body
+	}
+	vs := []string{q}
+	add := func(v string) {
+		if v != "" && !slices.Contains(vs, v) {
+			vs = append(vs, v)
+		}
 	}
 	switch {
-	case len(cands) == 0:
-		sugg, err := r.suggestions(ctx, q)
-		if err != nil {
-			return Resolution{}, err
+	case strings.Contains(q, "::"):
+		name := q[strings.LastIndex(q, "::")+2:]
+		vs = vs[:0]
+		add(name)
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			add(name[i+1:])
 		}
-		return Resolution{}, &NotFoundError{Query: raw, Suggestions: sugg}
-	case len(cands) == 1 || cands[0].Score >= r.opts.ClearWinnerRatio*cands[1].Score:
-		n, _ := r.src.Node(cands[0].UID)
-		return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, Score: cands[0].Score}, nil
+	case strings.Contains(q, "/"):
+		add(path.Base(q))
 	}
-	return Resolution{}, &AmbiguousError{Query: raw, Candidates: cands}
+	return vs
 }
 
 // pathPrefixHits returns the nodes whose uid is a seed-003 prefix plus the
@@ -255,91 +283,59 @@ func (r *Resolver) pathPrefixHits(p string) []graph.Node {
 	return hits
 }
 
-// exactName is fuzzy tier a: nodes whose label equals q exactly (through
-// the NodeSource) or whose label or bare name equals q ignoring case
-// (through the index), confirmed in the NodeSource, ranked.
-func (r *Resolver) exactName(ctx context.Context, q string) ([]Candidate, error) {
+// tier returns the candidates of one tier of query.go for q that the
+// NodeSource holds, ranked. The exact tier adds NodesByLabel(q), so a node
+// the index has not seen yet is still found by its exact label.
+func (r *Resolver) tier(ctx context.Context, tier int, q string) ([]Candidate, error) {
 	var found []Candidate
 	if r.idx != nil {
 		var err error
-		if found, err = r.idx.Lookup(ctx, q, r.opts.MaxCandidates); err != nil {
+		if found, err = r.idx.searchTier(ctx, tier, q, nil, r.opts.MaxCandidates); err != nil {
 			return nil, fmt.Errorf("resolve %q: %w", q, err)
 		}
 		found = r.confirm(found)
 	}
-	// A node NodesByLabel returns but the index does not know yet (the index
-	// lags the view) ranks with the best index score, or 1.
+	if tier != tierExact {
+		return found, nil
+	}
+	// Ranked with the best index score, or 1 without one.
 	top := 1.0
 	if len(found) > 0 {
 		top = found[0].Score
 	}
-	var out []Candidate
-	seen := map[string]bool{}
-	for _, c := range found {
-		seen[c.UID] = true
-		out = append(out, c)
-	}
 	for _, n := range r.src.NodesByLabel(q) {
-		if !seen[n.UID] {
-			seen[n.UID] = true
-			out = append(out, nodeCandidate(n, top))
+		if !slices.ContainsFunc(found, func(c Candidate) bool { return c.UID == n.UID }) {
+			found = append(found, nodeCandidate(n, top, matchLabel))
 		}
 	}
-	sortCandidates(out)
-	if len(out) > r.opts.MaxCandidates {
-		out = out[:r.opts.MaxCandidates]
-	}
-	return out, nil
+	sortCandidates(found)
+	return found[:min(len(found), r.opts.MaxCandidates)], nil
 }
 
-// fuzzy is fuzzy tier b: the index's best matches that the NodeSource holds.
-func (r *Resolver) fuzzy(ctx context.Context, q string, limit int) ([]Candidate, error) {
-	if r.idx == nil || limit <= 0 {
-		return nil, nil
-	}
-	found, err := r.idx.Search(ctx, q, nil, limit)
-	if err != nil {
-		return nil, fmt.Errorf("resolve %q: %w", q, err)
-	}
-	return r.confirm(found), nil
-}
-
-// suggestions are the exact-name matches, then the index's best matches,
-// then its matches of any one word of q (Index.Suggest), at most
-// MaxSuggestions, without duplicates.
-func (r *Resolver) suggestions(ctx context.Context, q string) ([]Candidate, error) {
+// suggestions are, for each variant, its exact matches and then
+// Index.Suggest's, at most MaxSuggestions, without duplicates.
+func (r *Resolver) suggestions(ctx context.Context, variants []string) ([]Candidate, error) {
 	max := r.opts.MaxSuggestions
-	if max == 0 {
-		return nil, nil
-	}
-	out, err := r.exactName(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	more, err := r.fuzzy(ctx, q, max)
-	if err != nil {
-		return nil, err
-	}
-	if r.idx != nil && len(out)+len(more) < max {
-		relaxed, err := r.idx.Suggest(ctx, q, nil, max)
+	var out []Candidate
+	for _, v := range variants {
+		if len(out) >= max {
+			break
+		}
+		exact, err := r.tier(ctx, tierExact, v)
 		if err != nil {
-			return nil, fmt.Errorf("suggest for %q: %w", q, err)
+			return nil, err
 		}
-		more = append(more, r.confirm(relaxed)...)
-	}
-	for _, c := range more {
-		dup := false
-		for _, have := range out {
-			dup = dup || have.UID == c.UID
+		out = appendNew(out, exact...)
+		if r.idx == nil || len(out) >= max {
+			continue
 		}
-		if !dup {
-			out = append(out, c)
+		more, err := r.idx.Suggest(ctx, v, nil, max)
+		if err != nil {
+			return nil, fmt.Errorf("suggest for %q: %w", v, err)
 		}
+		out = appendNew(out, r.confirm(more)...)
 	}
-	if len(out) > max {
-		out = out[:max]
-	}
-	return out, nil
+	return out[:min(len(out), max)], nil
 }
 
 // confirm keeps the candidates the NodeSource holds, with its kind, label
@@ -351,7 +347,7 @@ func (r *Resolver) confirm(cs []Candidate) []Candidate {
 		if !ok {
 			continue
 		}
-		out = append(out, nodeCandidate(n, c.Score))
+		out = append(out, nodeCandidate(n, c.Score, c.Match))
 	}
 	return out
 }
@@ -359,12 +355,18 @@ func (r *Resolver) confirm(cs []Candidate) []Candidate {
 func (r *Resolver) nodeCandidates(ns []graph.Node) []Candidate {
 	out := make([]Candidate, len(ns))
 	for i, n := range ns {
-		out[i] = nodeCandidate(n, 1)
+		out[i] = nodeCandidate(n, 1, matchPath)
 	}
 	sortCandidates(out)
 	return out
 }
 
-func nodeCandidate(n graph.Node, score float64) Candidate {
-	return Candidate{UID: n.UID, Kind: kindOf(n), Label: n.Label, Path: pathOf(n), Score: score}
+// Candidate.Match values the resolver adds to the index's.
+const (
+	matchPath  = "path"  // one of several path_prefix hits
+	matchLabel = "label" // NodesByLabel, not (yet) in the index
+)
+
+func nodeCandidate(n graph.Node, score float64, match string) Candidate {
+	return Candidate{UID: n.UID, Kind: kindOf(n), Label: n.Label, Path: pathOf(n), Score: score, Match: match}
 }

@@ -28,6 +28,7 @@ var resolverFixture = []graph.Node{
 	{UID: "doc:heading:docs/ja.md#settei:2", Kind: graph.KindHeading, Label: "設定を読み込む", Path: "docs/ja.md"},
 	{UID: "code:function:ru/parser.go::ПарсерКонфигурации", Kind: graph.KindFunction, Label: "ПарсерКонфигурации", Path: "ru/parser.go"},
 	{UID: "npm:package:react", Kind: graph.KindDependency, Label: "react"},
+	{UID: "code:file:svc/store.go", Kind: graph.KindFile, Label: "store.go", Path: "svc/store.go"},
 	{UID: "code:function:svc/store.go::SaveTask", Kind: graph.KindFunction, Label: "SaveTask", Path: "svc/store.go"},
 }
 
@@ -132,8 +133,8 @@ func TestResolver_Resolve_ClearWinnerRule(t *testing.T) {
 	// Two nodes that a query fits equally well: no candidate is 1.5× the
 	// other, so the answer is ambiguous, not the first of them.
 	nodes := []graph.Node{
-		{UID: "code:function:a.go::loadUserProfile", Kind: graph.KindFunction, Label: "loadUserProfile", Path: "a.go"},
-		{UID: "code:function:b.go::loadUserProfile2", Kind: graph.KindFunction, Label: "loadUserProfile2", Path: "b.go"},
+		{UID: "code:function:a.go::loadUserProfileA", Kind: graph.KindFunction, Label: "loadUserProfileA", Path: "a.go"},
+		{UID: "code:function:b.go::loadUserProfileB", Kind: graph.KindFunction, Label: "loadUserProfileB", Path: "b.go"},
 	}
 	r := newTestResolver(t, nodes)
 	_, err := r.Resolve(context.Background(), "loadUserProfle")
@@ -145,15 +146,29 @@ func TestResolver_Resolve_ClearWinnerRule(t *testing.T) {
 		t.Errorf("candidates %+v", amb.Candidates)
 	}
 
-	// With a ratio of 1 the top candidate wins whenever it scores highest.
-	loose, err := NewResolver(newMemSource(nodes), r.idx, ResolverOptions{ClearWinnerRatio: 1})
-	if err != nil {
-		t.Fatal(err)
+	if amb.Candidates[0].Match != "whole" {
+		t.Errorf("decided by tier %q, want whole", amb.Candidates[0].Match)
 	}
-	if amb.Candidates[0].Score > amb.Candidates[1].Score {
-		got, err := loose.Resolve(context.Background(), "loadUserProfle")
-		if err != nil || got.Node.UID != amb.Candidates[0].UID {
-			t.Errorf("ratio 1: %s, %v; want %s", got.Node.UID, err, amb.Candidates[0].UID)
+
+	// One edit from A, two from B: A scores higher. Whether that is "clear"
+	// is the ratio's call.
+	for _, tt := range []struct {
+		ratio float64
+		want  string // "" for ambiguous
+	}{
+		{1, "code:function:a.go::loadUserProfileA"},
+		{100, ""},
+	} {
+		rr, err := NewResolver(newMemSource(nodes), r.idx, ResolverOptions{ClearWinnerRatio: tt.ratio})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := rr.Resolve(context.Background(), "loadUserProfleA")
+		switch {
+		case tt.want == "" && !errors.Is(err, ErrAmbiguous):
+			t.Errorf("ratio %v: %s, %v; want ambiguous", tt.ratio, got.Node.UID, err)
+		case tt.want != "" && (err != nil || got.Node.UID != tt.want):
+			t.Errorf("ratio %v: %s, %v; want %s", tt.ratio, got.Node.UID, err, tt.want)
 		}
 	}
 }
@@ -212,7 +227,8 @@ func TestResolver_ResolveStrict(t *testing.T) {
 		{"x.go::Char.splce", "code:function:x.go::Char.splice"},
 		{"splice", "code:function:x.go::Char.splice"},
 		{"SaveTsk", "code:function:svc/store.go::SaveTask"},
-		{"svc/stor.go", "code:function:svc/store.go::SaveTask"},
+		{"svc/stor.go", "code:file:svc/store.go"},
+		{"code:file:svc/store.go::SaveTsk", "code:function:svc/store.go::SaveTask"},
 	}
 	for _, tt := range miss {
 		res, err := r.ResolveStrict(context.Background(), tt.raw)

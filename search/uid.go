@@ -2,6 +2,7 @@ package search
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/cos-dev/cos/graph"
@@ -49,22 +50,28 @@ func splitUID(uid string) (prefix, body string, ok bool) {
 // slug; for modules, packages and servers the body and its last dotted
 // segment. Keys are lowercased and unique; none is empty.
 func nameKeys(uid string) []string {
+	names := bareNames(uid)
+	keys := names[:0]
+	for _, n := range names {
+		k := strings.ToLower(n)
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// bareNames is nameKeys before lowercasing, longest first.
+func bareNames(uid string) []string {
 	prefix, body, ok := splitUID(uid)
 	if !ok || body == "" {
 		return nil
 	}
 	var keys []string
 	add := func(k string) {
-		k = strings.ToLower(k)
-		if k == "" {
-			return
+		if k != "" && !slices.Contains(keys, k) {
+			keys = append(keys, k)
 		}
-		for _, have := range keys {
-			if have == k {
-				return
-			}
-		}
-		keys = append(keys, k)
 	}
 	lastDot := func(s string) string {
 		if i := strings.LastIndexByte(s, '.'); i >= 0 {
