@@ -353,4 +353,3 @@ func BenchmarkResolveStrict_Miss(b *testing.B) {
 	}
 	benchResolve(b, qs, true)
 }
-

@@ -32,7 +32,6 @@ var leakOptions = []goleak.Option{
 	goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"),
 }
 
-
 // memSource is a map-backed NodeSource standing in for the graph projection.
 type memSource struct {
 	byUID   map[string]graph.Node
