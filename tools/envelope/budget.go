@@ -102,22 +102,34 @@ func (t *trimmer) ladder() {
 
 // list cuts body[key] to the longest prefix that fits (step 1).
 func (t *trimmer) list(key string) {
-	items, ok := t.body[key].([]any)
-	if !ok || len(items) == 0 {
+	var (
+		n      int
+		elem   func(int) any
+		prefix func(int) []any
+	)
+	switch items := t.body[key].(type) {
+	case []any:
+		n = len(items)
+		elem = func(i int) any { return items[i] }
+		prefix = func(k int) []any { return slices.Clone(items[:k]) }
+	case *lazyList:
+		n = items.len()
+		elem, prefix = items.elem, items.prefix
+	}
+	if n == 0 {
 		return
 	}
-	n := len(items)
 	fromKey, toKey := TruncatedFromKey(key), TruncatedToKey(key)
 	// Everything but the list, with the list empty and the markers at to=0.
 	t.body[key] = []any{}
 	t.meta[fromKey] = n
 	t.meta[toKey] = 0
 	base, over := measureLimited(t.doc, t.budget)
-	keep := 0
+	kept := 0
 	if !over {
 		acc := base
 		for k := 1; k < n; k++ { // k == n is the state that did not fit
-			e, eover := measureLimited(items[k-1], t.budget)
+			e, eover := measureLimited(elem(k-1), t.budget)
 			if eover {
 				break
 			}
@@ -128,11 +140,11 @@ func (t *trimmer) list(key string) {
 			if next.plus(asciiCost(digits(k)-1)).size() > t.budget {
 				break
 			}
-			acc, keep = next, k
+			acc, kept = next, k
 		}
 	}
-	t.body[key] = slices.Clone(items[:keep])
-	t.meta[toKey] = keep
+	t.body[key] = prefix(kept)
+	t.meta[toKey] = kept
 	t.cut = true
 }
 

@@ -99,6 +99,7 @@ func TestOK_Property(t *testing.T) {
 		opts := Options{BudgetChars: 300 + r.IntN(6000)}
 		env := OK(body, Meta{Layer: LayerGraph, LogSeq: uint64(i)}, opts)
 		data := checkSuccess(t, env, body, opts)
+		checkLazySame(t, env, body, Meta{Layer: LayerGraph, LogSeq: uint64(i)}, opts)
 		checkIdempotent(t, data, Meta{Layer: LayerGraph, LogSeq: uint64(i)}, opts)
 		if t.Failed() {
 			t.Fatalf("iteration %d (seed %d) failed", i, seed)
@@ -526,5 +527,44 @@ func TestOK_GenericFastPath(t *testing.T) {
 		if isGeneric(map[string]any{"v": v}, 0) {
 			t.Errorf("%T treated as generic", v)
 		}
+	}
+}
+
+// checkLazySame builds the envelope again from body's encoding/json bytes,
+// which takes the lazy-list path, and requires the same bytes as env.
+func checkLazySame(t testing.TB, env Envelope, body map[string]any, meta Meta, opts Options) {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy := OK(json.RawMessage(raw), meta, opts)
+	if !bytes.Equal(lazy.JSON(), env.JSON()) {
+		t.Errorf("lazy path differs:\nlazy    %s\ngeneric %s", truncateForLog(lazy.JSON()), truncateForLog(env.JSON()))
+	}
+	for _, v := range lazy.Data() {
+		if _, ok := v.(*lazyList); ok {
+			t.Errorf("a lazy list escaped into Envelope.Map()")
+		}
+	}
+}
+
+func TestOK_LazyPathShapes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	bodies := map[string]map[string]any{
+		"graph":      graphBody(300, 900, r),
+		"edges only": {"edges": randList(r, 400), "scope": "x"},
+		"nodes only": {"nodes": randList(r, 400)},
+		"empty list": {"results": []any{}, "rows": []any{map[string]any{}}},
+		"nested":     {"results": []any{[]any{[]any{"a", map[string]any{"b": []any{1, "]"}}}}, "}", "[", "\\\""}},
+	}
+	for name, body := range bodies {
+		t.Run(name, func(t *testing.T) {
+			for _, opts := range []Options{{BudgetChars: 800, SubgraphBudgetChars: 5000}, {}, {NoBudget: true}} {
+				env := OK(body, Meta{}, opts)
+				checkSuccess(t, env, body, opts)
+				checkLazySame(t, env, body, Meta{}, opts)
+			}
+		})
 	}
 }

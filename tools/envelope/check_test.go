@@ -81,9 +81,18 @@ func checkSuccess(t testing.TB, env Envelope, input any, opts Options) map[strin
 	if !ok {
 		t.Fatalf("data.meta is not an object")
 	}
-	orig, err := normalize(input)
+	// The oracle's view of the input: encoding/json's bytes, decoded.
+	inRaw, err := json.Marshal(input)
 	if err != nil {
-		t.Fatalf("normalize input: %v", err)
+		t.Fatalf("encode input: %v", err)
+	}
+	origV, err := stdDecode(inRaw)
+	if err != nil {
+		t.Fatalf("decode input: %v", err)
+	}
+	orig, _ := origV.(map[string]any)
+	if orig == nil {
+		orig = map[string]any{}
 	}
 	delete(orig, keyMeta)
 	o := opts.withDefaults()

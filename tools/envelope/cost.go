@@ -149,6 +149,18 @@ func (m *measurer) value(v any) {
 			}
 			m.value(e)
 		}
+	case *lazyList:
+		n := 2
+		if x.len() > 1 {
+			n += x.len() - 1
+		}
+		m.add(asciiCost(n))
+		for i := range x.len() {
+			if m.over {
+				return
+			}
+			m.value(x.elem(i))
+		}
 	case map[string]any:
 		n := 2
 		if len(x) > 1 {

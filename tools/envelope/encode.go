@@ -104,6 +104,8 @@ func appendValue(dst []byte, v any) []byte {
 			dst = appendValue(dst, e)
 		}
 		return append(dst, ']')
+	case *lazyList:
+		return appendValue(dst, x.prefix(x.len()))
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {

@@ -73,7 +73,7 @@ func OK(data any, meta Meta, opts Options) Envelope {
 	if err := opts.Validate(); err != nil {
 		return Fail(Wrap(err, CodeInternal, "invalid envelope options"))
 	}
-	body, err := normalize(data)
+	body, err := normalizeBody(data)
 	if err != nil {
 		return Fail(Wrap(err, CodeInternal, "tool result is not a JSON object"))
 	}
@@ -88,6 +88,7 @@ func okBody(body map[string]any, meta Meta, opts Options) Envelope {
 	doc := map[string]any{"ok": true, "data": body}
 	t := trimmer{doc: doc, body: body, meta: m}
 	t.run(opts)
+	materialize(body)
 	setTokensEstimated(doc, m)
 	return Envelope{doc: doc, raw: appendValue(nil, doc)}
 }
@@ -117,6 +118,16 @@ func setTokensEstimated(doc, m map[string]any) {
 // skips the round trip: its top level is copied, and nothing below the top
 // level is ever modified by the trimmer.
 func normalize(data any) (map[string]any, error) {
+	return normalizeWith(data, decodeGeneric)
+}
+
+// normalizeBody is normalize for OK: top-level trimmable lists of an encoded
+// body stay lazy (lazy.go).
+func normalizeBody(data any) (map[string]any, error) {
+	return normalizeWith(data, decodeBody)
+}
+
+func normalizeWith(data any, decode func([]byte) (any, error)) (map[string]any, error) {
 	if data == nil {
 		return map[string]any{}, nil
 	}
@@ -127,7 +138,7 @@ func normalize(data any) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode data: %w", err)
 	}
-	v, err := decodeGeneric(b)
+	v, err := decode(b)
 	if err != nil {
 		return nil, fmt.Errorf("decode data: %w", err)
 	}

@@ -35,6 +35,7 @@ func FuzzTrim(f *testing.F) {
 			t.Fatalf("OK failed on an object: %s", env.JSON())
 		}
 		data := checkSuccess(t, env, body, opts)
+		checkLazySame(t, env, body, Meta{Layer: LayerGraph}, opts)
 		checkIdempotent(t, data, Meta{Layer: LayerGraph}, opts)
 	})
 }
