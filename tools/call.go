@@ -162,8 +162,12 @@ func ToEnvelopeError(err error) *envelope.Error {
 			}
 			msg += "; did you mean " + strings.Join(uids, ", ") + "?"
 		}
+		sugg := nf.Suggestions
+		if sugg == nil {
+			sugg = []search.Candidate{}
+		}
 		return envelope.Wrap(err, envelope.CodeNotFound, "%s", msg).
-			WithDetails(map[string]any{"query": nf.Query, "suggestions": nf.Suggestions})
+			WithDetails(map[string]any{"query": nf.Query, "suggestions": sugg})
 	}
 	return LogError(err)
 }

@@ -37,15 +37,16 @@ func (s *Server) MCP(version string) *mcpserver.MCPServer {
 			"Start with cos_graph_resolve to find a node's uid."),
 	)
 	for _, t := range s.Tools() {
-		tool := mcp.NewTool(t.Name,
-			mcp.WithDescription(t.Description),
-			mcp.WithRawInputSchema(t.InputSchema()),
+		tool := mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema())
+		for _, opt := range []mcp.ToolOption{
 			mcp.WithRawOutputSchema(OutputSchema),
 			mcp.WithReadOnlyHintAnnotation(t.ReadOnly),
 			mcp.WithDestructiveHintAnnotation(t.Destructive),
 			mcp.WithIdempotentHintAnnotation(t.Idempotent || t.ReadOnly),
 			mcp.WithOpenWorldHintAnnotation(false),
-		)
+		} {
+			opt(&tool)
+		}
 		name := t.Name
 		srv.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			raw, err := json.Marshal(req.GetRawArguments())
