@@ -113,12 +113,15 @@ type Resolution struct {
 //     b. whole-label, words and typos tiers — the top candidate wins when it
 //     is the only one or its score is at least ClearWinnerRatio (1.5) times
 //     the runner-up's ("clearly wins"); otherwise *AmbiguousError with the
-//     ranked candidates. Candidates from the index are confirmed through the
+//     ranked candidates.
 //
-// NodeSource, so a view at a past seq never answers with a node it does not
-// hold (the index itself is at the head). No match is *NotFoundError with
-// suggestions; strict mode (ResolveStrict, for mutations) stops after
-// path_prefix and never answers with a suggestion.
+// Candidates from the index are confirmed through the NodeSource, so a view
+// at a past seq never answers with a node it does not hold (the index itself
+// is at the head). No match is *NotFoundError whose suggestions are the
+// candidates of the first tier that found any or, when none did, nodes
+// sharing a word with the raw string. Strict mode (ResolveStrict, for
+// mutations) runs the same tiers for suggestions only: it answers with
+// direct or path_prefix or not at all, never with a neighbour.
 //
 // A Resolver is safe for concurrent use.
 type Resolver struct {
@@ -173,43 +176,52 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 	default:
 		return Resolution{}, &AmbiguousError{Query: raw, Candidates: r.nodeCandidates(hits)}
 	}
-	if strict {
-		sugg, err := r.suggestions(ctx, queryVariants(q))
-		if err != nil {
-			return Resolution{}, err
-		}
-		return Resolution{}, &NotFoundError{Query: raw, Strict: true, Suggestions: sugg}
-	}
 	variants := queryVariants(q)
+	tier, cands, err := r.firstTier(ctx, variants)
+	if err != nil {
+		return Resolution{}, err
+	}
+	switch {
+	case strict:
+		// Whatever matched is a suggestion, never the answer.
+	case len(cands) == 0:
+	case len(cands) == 1 || (tier != tierExact && cands[0].Score >= r.opts.ClearWinnerRatio*cands[1].Score):
+		n, _ := r.src.Node(cands[0].UID)
+		return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, ExactName: tier == tierExact, Score: cands[0].Score}, nil
+	default:
+		return Resolution{}, &AmbiguousError{Query: raw, Candidates: cands}
+	}
+	sugg := cands[:min(len(cands), r.opts.MaxSuggestions)]
+	if len(sugg) == 0 {
+		// Every tier came back empty: only the widest net is left.
+		for _, v := range variants {
+			if r.idx == nil || len(sugg) >= r.opts.MaxSuggestions {
+				break
+			}
+			more, err := r.idx.anyWord(ctx, v, nil, r.opts.MaxSuggestions)
+			if err != nil {
+				return Resolution{}, fmt.Errorf("suggest for %q: %w", v, err)
+			}
+			sugg = appendNew(sugg, r.confirm(more)...)
+		}
+		sugg = sugg[:min(len(sugg), r.opts.MaxSuggestions)]
+	}
+	return Resolution{}, &NotFoundError{Query: raw, Strict: strict, Suggestions: sugg}
+}
+
+// firstTier runs the tiers of query.go in order, each for every variant, and
+// returns the first tier and candidates (held by the NodeSource, ranked)
+// found; no candidates when every tier came back empty.
+func (r *Resolver) firstTier(ctx context.Context, variants []string) (int, []Candidate, error) {
 	for tier := range tierCount {
 		for _, v := range variants {
 			cands, err := r.tier(ctx, tier, v)
-			if err != nil {
-				return Resolution{}, err
+			if err != nil || len(cands) > 0 {
+				return tier, cands, err
 			}
-			switch {
-			case len(cands) == 0:
-				continue
-			case len(cands) == 1 || (tier != tierExact && cands[0].Score >= r.opts.ClearWinnerRatio*cands[1].Score):
-				n, _ := r.src.Node(cands[0].UID)
-				return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, ExactName: tier == tierExact, Score: cands[0].Score}, nil
-			}
-			return Resolution{}, &AmbiguousError{Query: raw, Candidates: cands}
 		}
 	}
-	// Every tier came back empty: only the widest net is left.
-	var sugg []Candidate
-	for _, v := range variants {
-		if r.idx == nil || len(sugg) >= r.opts.MaxSuggestions {
-			break
-		}
-		more, err := r.idx.anyWord(ctx, v, nil, r.opts.MaxSuggestions)
-		if err != nil {
-			return Resolution{}, fmt.Errorf("suggest for %q: %w", v, err)
-		}
-		sugg = appendNew(sugg, r.confirm(more)...)
-	}
-	return Resolution{}, &NotFoundError{Query: raw, Suggestions: sugg[:min(len(sugg), r.opts.MaxSuggestions)]}
+	return tierCount, nil, nil
 }
 
 // queryVariants are the strings the fuzzy stage looks for, most specific
@@ -310,32 +322,6 @@ func (r *Resolver) tier(ctx context.Context, tier int, q string) ([]Candidate, e
 	}
 	sortCandidates(found)
 	return found[:min(len(found), r.opts.MaxCandidates)], nil
-}
-
-// suggestions are, for each variant, its exact matches and then
-// Index.Suggest's, at most MaxSuggestions, without duplicates.
-func (r *Resolver) suggestions(ctx context.Context, variants []string) ([]Candidate, error) {
-	max := r.opts.MaxSuggestions
-	var out []Candidate
-	for _, v := range variants {
-		if len(out) >= max {
-			break
-		}
-		exact, err := r.tier(ctx, tierExact, v)
-		if err != nil {
-			return nil, err
-		}
-		out = appendNew(out, exact...)
-		if r.idx == nil || len(out) >= max {
-			continue
-		}
-		more, err := r.idx.Suggest(ctx, v, nil, max)
-		if err != nil {
-			return nil, fmt.Errorf("suggest for %q: %w", v, err)
-		}
-		out = appendNew(out, r.confirm(more)...)
-	}
-	return out[:min(len(out), max)], nil
 }
 
 // confirm keeps the candidates the NodeSource holds, with its kind, label
