@@ -36,9 +36,13 @@
 //
 // # Caveats
 //
-// OK encodes data with encoding/json and decodes it back (UseNumber) before
-// trimming; for a very large body that round trip, not the trim, is the cost.
-// Only top-level keys of data are trimmed; a huge value nested elsewhere ends
-// as envelope_unshrinkable. The JSON the envelope emits does not
-// HTML-escape '<', '>' and '&'.
+// OK encodes a struct body with encoding/json and decodes it back with its
+// own decoder (decode.go, equivalent to a Decoder with UseNumber, fuzzed
+// against it). Top-level trimmable lists stay encoded until an element is
+// needed (lazy.go), so dropped elements are never decoded; for a large
+// struct body the json.Marshal, not the trim, is the cost. A body that is
+// already a generic map[string]any skips the round trip. Only top-level keys
+// of data are trimmed; a huge value nested elsewhere ends as
+// envelope_unshrinkable. The JSON the envelope emits does not HTML-escape
+// '<', '>' and '&'.
 package envelope
