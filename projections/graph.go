@@ -49,15 +49,22 @@ type Graph struct {
 	// vertices holds one entry per uid that is a node or an edge endpoint;
 	// its key is the canonical copy of the uid that every edge shares.
 	vertices map[string]*vertex
-	edges    map[graph.EdgeKey]*edgeState
+	edges    map[edgeKey]*edgeState
 	owners   map[ownerKey]*owner
 	byPath   map[string][]*owner
 	byLabel  map[string][]*vertex
-	// strs interns the low-cardinality strings: kinds, edge types,
-	// extractors, paths.
-	strs  map[string]string
+	// strs interns the low-cardinality strings: kinds, extractors, paths.
+	strs map[string]string
+	// syms numbers edge types and extractors, so an edge's key is two
+	// pointers and two small integers (cheap to hash, little for the GC to
+	// scan).
+	syms  []string
+	symID map[string]uint32
 	agent *owner
 	nodes int
+	// gen numbers graph.file_extracted applications; an entity's mark
+	// equal to gen means "emitted by the event being applied".
+	gen uint64
 
 	// cacheMu guards the caches below, which readers fill lazily; Apply
 	// clears them (it runs with no reader present).
@@ -79,21 +86,80 @@ type vertex struct {
 	line      int
 	endLine   int
 	meta      []byte // canonical JSON of Metadata; nil when empty
-	owners    []*owner
+	owners    ownerSet
 	out, in   []*edgeState
+	mark      uint64
 }
 
-// edgeState is one edge; its key's Source and Target share src.uid and
-// dst.uid.
+// edgeState is one edge: (src.uid, dst.uid, syms[typ], syms[ext]).
 type edgeState struct {
-	key      graph.EdgeKey
 	src, dst *vertex
+	typ, ext uint32
 	line     int
 	meta     []byte
-	owners   []*owner
+	owners   ownerSet
 	// outIdx and inIdx are the edge's positions in src.out and dst.in, so
 	// unlinking is O(1).
 	outIdx, inIdx int
+	mark          uint64
+}
+
+// edgeKey is the internal identity of an edge. A vertex is never dropped
+// while an edge points at it, so the pointers are stable keys.
+type edgeKey struct {
+	src, dst *vertex
+	typ, ext uint32
+}
+
+func (e *edgeState) ikey() edgeKey { return edgeKey{e.src, e.dst, e.typ, e.ext} }
+
+// ownerSet is a small set of owners; most entities have exactly one, kept
+// inline without an allocation.
+type ownerSet struct {
+	first *owner
+	rest  []*owner
+}
+
+func (s *ownerSet) len() int {
+	if s.first == nil {
+		return 0
+	}
+	return 1 + len(s.rest)
+}
+
+func (s *ownerSet) has(o *owner) bool {
+	return s.first == o || (s.first != nil && slices.Contains(s.rest, o))
+}
+
+func (s *ownerSet) add(o *owner) {
+	if s.first == nil {
+		s.first = o
+	} else {
+		s.rest = append(s.rest, o)
+	}
+}
+
+func (s *ownerSet) remove(o *owner) {
+	switch {
+	case s.first == o && len(s.rest) == 0:
+		s.first = nil
+	case s.first == o:
+		s.first = s.rest[0]
+		s.rest = removeItem(s.rest, s.first)
+	default:
+		s.rest = removeItem(s.rest, o)
+	}
+	if len(s.rest) == 0 {
+		s.rest = nil
+	}
+}
+
+// all returns the owners; the slice may alias the set.
+func (s *ownerSet) all() []*owner {
+	if s.first == nil {
+		return nil
+	}
+	return append([]*owner{s.first}, s.rest...)
 }
 
 type ownerKey struct{ extractor, path string }
@@ -145,7 +211,8 @@ func NewGraph() *Graph {
 
 func (g *Graph) reset() {
 	g.vertices = make(map[string]*vertex)
-	g.edges = make(map[graph.EdgeKey]*edgeState)
+	g.edges = make(map[edgeKey]*edgeState)
+	g.syms, g.symID = nil, make(map[string]uint32)
 	g.owners = make(map[ownerKey]*owner)
 	g.byPath = make(map[string][]*owner)
 	g.byLabel = make(map[string][]*vertex)
@@ -202,7 +269,7 @@ func (g *Graph) Out(uid string) []graph.Edge {
 	if v == nil {
 		return nil
 	}
-	return sortedEdges(v.out)
+	return g.sortedEdges(v.out)
 }
 
 // In returns the edges whose target is uid, ordered by (source, type,
@@ -212,7 +279,7 @@ func (g *Graph) In(uid string) []graph.Edge {
 	if v == nil {
 		return nil
 	}
-	return sortedEdges(v.in)
+	return g.sortedEdges(v.in)
 }
 
 // Degree returns the number of edges into and out of uid.
@@ -230,11 +297,51 @@ func (g *Graph) Edge(k graph.EdgeKey) (graph.Edge, bool) {
 	if k.Extractor == "" {
 		k.Extractor = AgentOwner
 	}
-	e := g.edges[k]
+	ik, ok := g.lookupKey(k)
+	if !ok {
+		return graph.Edge{}, false
+	}
+	e := g.edges[ik]
 	if e == nil {
 		return graph.Edge{}, false
 	}
-	return e.edge(), true
+	return g.edgeOf(e), true
+}
+
+// lookupKey returns the internal key of k, and false when no edge can have
+// it (an endpoint, type or extractor never seen).
+func (g *Graph) lookupKey(k graph.EdgeKey) (edgeKey, bool) {
+	src, dst := g.vertices[k.Source], g.vertices[k.Target]
+	typ, ok1 := g.symID[k.Type]
+	ext, ok2 := g.symID[k.Extractor]
+	if src == nil || dst == nil || !ok1 || !ok2 {
+		return edgeKey{}, false
+	}
+	return edgeKey{src, dst, typ, ext}, true
+}
+
+// sym returns the number of an edge type or extractor, assigning one.
+func (g *Graph) sym(s string) uint32 {
+	if id, ok := g.symID[s]; ok {
+		return id
+	}
+	id := uint32(len(g.syms))
+	g.syms = append(g.syms, s)
+	g.symID[s] = id
+	return id
+}
+
+// symBytes is sym for a decoder's bytes.
+func (g *Graph) symBytes(b []byte) uint32 {
+	if id, ok := g.symID[string(b)]; ok {
+		return id
+	}
+	return g.sym(string(b))
+}
+
+// keyOf returns the public identity of e.
+func (g *Graph) keyOf(e *edgeState) graph.EdgeKey {
+	return graph.EdgeKey{Source: e.src.uid, Target: e.dst.uid, Type: g.syms[e.typ], Extractor: g.syms[e.ext]}
 }
 
 // FileHashes returns, for every extracted path, the content hash recorded by
@@ -301,17 +408,18 @@ func (v *vertex) node() graph.Node {
 	}
 }
 
-func (e *edgeState) edge() graph.Edge {
+func (g *Graph) edgeOf(e *edgeState) graph.Edge {
+	k := g.keyOf(e)
 	return graph.Edge{
-		Source: e.key.Source, Target: e.key.Target, Type: e.key.Type,
-		Extractor: e.key.Extractor, Line: e.line, Metadata: decodeMeta(e.meta),
+		Source: k.Source, Target: k.Target, Type: k.Type,
+		Extractor: k.Extractor, Line: e.line, Metadata: decodeMeta(e.meta),
 	}
 }
 
-func sortedEdges(es []*edgeState) []graph.Edge {
+func (g *Graph) sortedEdges(es []*edgeState) []graph.Edge {
 	out := make([]graph.Edge, 0, len(es))
 	for _, e := range es {
-		out = append(out, e.edge())
+		out = append(out, g.edgeOf(e))
 	}
 	slices.SortFunc(out, func(a, b graph.Edge) int { return compareKeys(a.Key(), b.Key()) })
 	return out

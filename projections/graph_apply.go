@@ -91,21 +91,19 @@ func (g *Graph) applyFileExtracted(data []byte) error {
 		o.parseErrors = nil
 	}
 
-	// Upsert the new set first, then release what is no longer in it, so
-	// an unchanged node or edge is never dropped and re-created.
-	keepNodes := make(map[string]struct{}, len(nodes))
+	// Upsert the new set first (marking it with this application's
+	// generation), then release what is not marked, so an unchanged node or
+	// edge is never dropped and re-created.
+	g.gen++
 	for i := range nodes {
-		g.upsertNode(&nodes[i], o)
-		keepNodes[nodes[i].UID] = struct{}{}
+		g.upsertNode(&nodes[i], o).mark = g.gen
 	}
-	keepEdges := make(map[graph.EdgeKey]struct{}, len(edges))
 	for i := range edges {
-		g.upsertEdge(&edges[i], o)
-		keepEdges[edges[i].Key()] = struct{}{}
+		g.upsertEdge(&edges[i], o).mark = g.gen
 	}
 	kept := o.edges[:0]
 	for _, e := range o.edges {
-		if _, ok := keepEdges[e.key]; ok {
+		if e.mark == g.gen {
 			kept = append(kept, e)
 		} else {
 			g.releaseEdge(e, o)
@@ -115,7 +113,7 @@ func (g *Graph) applyFileExtracted(data []byte) error {
 	o.edges = kept
 	keptV := o.nodes[:0]
 	for _, v := range o.nodes {
-		if _, ok := keepNodes[v.uid]; ok {
+		if v.mark == g.gen {
 			keptV = append(keptV, v)
 		} else {
 			g.releaseNode(v, o)
@@ -216,8 +214,10 @@ func (g *Graph) applyEdgesDeleted(data []byte) error {
 		if k.Extractor == "" {
 			k.Extractor = AgentOwner
 		}
-		if e := g.edges[k]; e != nil {
-			g.deleteEdge(e)
+		if ik, ok := g.lookupKey(k); ok {
+			if e := g.edges[ik]; e != nil {
+				g.deleteEdge(e)
+			}
 		}
 	}
 	return nil
@@ -289,10 +289,7 @@ func (g *Graph) normalizeEdges(in []graph.Edge, extractor string) ([]normEdge, e
 		if err != nil {
 			return nil, invalid("edges[%d].metadata: %v", i, err)
 		}
-		out[i] = normEdge{
-			key:  graph.EdgeKey{Source: e.Source, Target: e.Target, Type: g.intern(e.Type), Extractor: g.intern(e.Extractor)},
-			line: e.Line, meta: meta,
-		}
+		out[i] = normEdge{key: e.Key(), line: e.Line, meta: meta}
 	}
 	return out, nil
 }
@@ -308,8 +305,6 @@ type normEdge struct {
 	line int
 	meta []byte
 }
-
-func (e *normEdge) Key() graph.EdgeKey { return e.key }
 
 // canonicalMeta encodes metadata as JSON with sorted keys (json.Marshal
 // sorts map keys), nil when empty.
@@ -336,7 +331,7 @@ func (g *Graph) dropVertexIfEmpty(v *vertex) {
 	}
 }
 
-func (g *Graph) upsertNode(n *normNode, o *owner) {
+func (g *Graph) upsertNode(n *normNode, o *owner) *vertex {
 	v := g.vertex(n.UID, true)
 	if !v.present {
 		v.present = true
@@ -348,12 +343,13 @@ func (g *Graph) upsertNode(n *normNode, o *owner) {
 	}
 	v.kind, v.label, v.path, v.extractor = n.Kind, n.Label, n.Path, n.Extractor
 	v.line, v.endLine, v.meta = n.Line, n.EndLine, n.meta
-	if !slices.Contains(v.owners, o) {
-		v.owners = append(v.owners, o)
+	if !v.owners.has(o) {
+		v.owners.add(o)
 		if !o.isAgent {
 			o.nodes = append(o.nodes, v)
 		}
 	}
+	return v
 }
 
 func (g *Graph) unindexLabel(v *vertex) {
@@ -370,33 +366,32 @@ func (g *Graph) unindexLabel(v *vertex) {
 	}
 }
 
-func (g *Graph) upsertEdge(n *normEdge, o *owner) {
-	e := g.edges[n.key]
+func (g *Graph) upsertEdge(n *normEdge, o *owner) *edgeState {
+	src := g.vertex(n.key.Source, true)
+	dst := g.vertex(n.key.Target, true)
+	k := edgeKey{src, dst, g.sym(n.key.Type), g.sym(n.key.Extractor)}
+	e := g.edges[k]
 	if e == nil {
-		src := g.vertex(n.key.Source, true)
-		dst := g.vertex(n.key.Target, true)
-		e = &edgeState{
-			key: graph.EdgeKey{Source: src.uid, Target: dst.uid, Type: n.key.Type, Extractor: n.key.Extractor},
-			src: src, dst: dst, outIdx: len(src.out), inIdx: len(dst.in),
-		}
+		e = &edgeState{src: src, dst: dst, typ: k.typ, ext: k.ext, outIdx: len(src.out), inIdx: len(dst.in)}
 		src.out = append(src.out, e)
 		dst.in = append(dst.in, e)
-		g.edges[e.key] = e
+		g.edges[k] = e
 	}
 	e.line, e.meta = n.line, n.meta
-	if !slices.Contains(e.owners, o) {
-		e.owners = append(e.owners, o)
+	if !e.owners.has(o) {
+		e.owners.add(o)
 		if !o.isAgent {
 			o.edges = append(o.edges, e)
 		}
 	}
+	return e
 }
 
 // releaseNode takes o out of v's owners and drops the node when none is left.
 // The caller fixes o.nodes.
 func (g *Graph) releaseNode(v *vertex, o *owner) {
-	v.owners = removeOwner(v.owners, o)
-	if len(v.owners) == 0 && v.present {
+	v.owners.remove(o)
+	if v.owners.len() == 0 && v.present {
 		g.clearNode(v)
 		g.dropVertexIfEmpty(v)
 	}
@@ -406,31 +401,31 @@ func (g *Graph) clearNode(v *vertex) {
 	g.unindexLabel(v)
 	v.present = false
 	g.nodes--
-	v.kind, v.label, v.path, v.extractor, v.line, v.endLine, v.meta, v.owners = "", "", "", "", 0, 0, nil, nil
+	v.kind, v.label, v.path, v.extractor, v.line, v.endLine, v.meta, v.owners = "", "", "", "", 0, 0, nil, ownerSet{}
 }
 
 // releaseEdge takes o out of e's owners and unlinks the edge when none is
 // left. The caller fixes o.edges.
 func (g *Graph) releaseEdge(e *edgeState, o *owner) {
-	e.owners = removeOwner(e.owners, o)
-	if len(e.owners) == 0 {
+	e.owners.remove(o)
+	if e.owners.len() == 0 {
 		g.unlinkEdge(e)
 	}
 }
 
 // deleteEdge drops e whoever owns it.
 func (g *Graph) deleteEdge(e *edgeState) {
-	for _, o := range e.owners {
+	for _, o := range e.owners.all() {
 		if !o.isAgent {
 			o.edges = removeItem(o.edges, e)
 		}
 	}
-	e.owners = nil
+	e.owners = ownerSet{}
 	g.unlinkEdge(e)
 }
 
 func (g *Graph) unlinkEdge(e *edgeState) {
-	delete(g.edges, e.key)
+	delete(g.edges, e.ikey())
 	src, dst := e.src, e.dst
 	// Swap-remove from src.out, fixing the moved edge's index.
 	last := src.out[len(src.out)-1]
@@ -463,7 +458,7 @@ func (g *Graph) deleteNode(uid string) {
 		g.deleteEdge(v.in[len(v.in)-1])
 	}
 	if v.present {
-		for _, o := range v.owners {
+		for _, o := range v.owners.all() {
 			if !o.isAgent {
 				o.nodes = removeItem(o.nodes, v)
 			}
@@ -471,10 +466,6 @@ func (g *Graph) deleteNode(uid string) {
 		g.clearNode(v)
 	}
 	g.dropVertexIfEmpty(v)
-}
-
-func removeOwner(os []*owner, o *owner) []*owner {
-	return removeItem(os, o)
 }
 
 // removeItem removes x from s keeping the order of the rest (owner lists are

@@ -19,13 +19,13 @@ func (g *Graph) check() error {
 		}
 		if v.present {
 			nodes++
-			if len(v.owners) == 0 {
+			if v.owners.len() == 0 {
 				return fmt.Errorf("node %q has no owner", uid)
 			}
 			if !slices.Contains(g.byLabel[v.label], v) {
 				return fmt.Errorf("node %q missing from label index %q", uid, v.label)
 			}
-			for _, o := range v.owners {
+			for _, o := range v.owners.all() {
 				if !o.isAgent && !slices.Contains(o.nodes, v) {
 					return fmt.Errorf("node %q lists owner %v which does not list it", uid, o.key)
 				}
@@ -33,17 +33,17 @@ func (g *Graph) check() error {
 					return fmt.Errorf("node %q owned by forgotten owner %v", uid, o.key)
 				}
 			}
-		} else if len(v.owners) != 0 {
+		} else if v.owners.len() != 0 {
 			return fmt.Errorf("absent node %q keeps owners", uid)
 		}
 		for i, e := range v.out {
-			if e.src != v || e.outIdx != i || g.edges[e.key] != e {
-				return fmt.Errorf("out edge %v of %q is misindexed", e.key, uid)
+			if e.src != v || e.outIdx != i || g.edges[e.ikey()] != e {
+				return fmt.Errorf("out edge %v of %q is misindexed", g.keyOf(e), uid)
 			}
 		}
 		for i, e := range v.in {
-			if e.dst != v || e.inIdx != i || g.edges[e.key] != e {
-				return fmt.Errorf("in edge %v of %q is misindexed", e.key, uid)
+			if e.dst != v || e.inIdx != i || g.edges[e.ikey()] != e {
+				return fmt.Errorf("in edge %v of %q is misindexed", g.keyOf(e), uid)
 			}
 		}
 	}
@@ -57,14 +57,15 @@ func (g *Graph) check() error {
 	if labelled != nodes {
 		return fmt.Errorf("label index holds %d nodes, want %d", labelled, nodes)
 	}
-	for k, e := range g.edges {
-		if e.key != k || g.vertices[k.Source] != e.src || g.vertices[k.Target] != e.dst {
+	for ik, e := range g.edges {
+		k := g.keyOf(e)
+		if e.ikey() != ik || g.vertices[k.Source] != e.src || g.vertices[k.Target] != e.dst {
 			return fmt.Errorf("edge %v is not anchored", k)
 		}
-		if len(e.owners) == 0 {
+		if e.owners.len() == 0 {
 			return fmt.Errorf("edge %v has no owner", k)
 		}
-		for _, o := range e.owners {
+		for _, o := range e.owners.all() {
 			if !o.isAgent && !slices.Contains(o.edges, e) {
 				return fmt.Errorf("edge %v lists owner %v which does not list it", k, o.key)
 			}
@@ -75,13 +76,13 @@ func (g *Graph) check() error {
 			return fmt.Errorf("owner %v missing from path index", k)
 		}
 		for _, v := range o.nodes {
-			if !v.present || !slices.Contains(v.owners, o) || g.vertices[v.uid] != v {
+			if !v.present || !v.owners.has(o) || g.vertices[v.uid] != v {
 				return fmt.Errorf("owner %v lists node %q which does not list it", k, v.uid)
 			}
 		}
 		for _, e := range o.edges {
-			if !slices.Contains(e.owners, o) || g.edges[e.key] != e {
-				return fmt.Errorf("owner %v lists edge %v which does not list it", k, e.key)
+			if !e.owners.has(o) || g.edges[e.ikey()] != e {
+				return fmt.Errorf("owner %v lists edge %v which does not list it", k, g.keyOf(e))
 			}
 		}
 	}

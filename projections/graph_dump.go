@@ -34,10 +34,10 @@ type DumpEdge struct {
 func (g *Graph) Dump() GraphDump {
 	d := GraphDump{Counts: g.Counts(), Nodes: []DumpNode{}, Edges: []DumpEdge{}, Files: g.Files()}
 	for _, v := range g.sortedNodes() {
-		d.Nodes = append(d.Nodes, DumpNode{Node: v.node(), Owners: ownerNames(v.owners)})
+		d.Nodes = append(d.Nodes, DumpNode{Node: v.node(), Owners: ownerNames(v.owners.all())})
 	}
 	for _, e := range g.edges {
-		d.Edges = append(d.Edges, DumpEdge{Edge: e.edge(), Owners: ownerNames(e.owners)})
+		d.Edges = append(d.Edges, DumpEdge{Edge: g.edgeOf(e), Owners: ownerNames(e.owners.all())})
 	}
 	slices.SortFunc(d.Edges, func(a, b DumpEdge) int { return compareKeys(a.Key(), b.Key()) })
 	return d

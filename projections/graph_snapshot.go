@@ -12,13 +12,13 @@ import (
 
 // graphFormat opens the graph's canonical encoding; bump it when the layout
 // changes (old snapshots are then skipped and rebuilt from the log).
-const graphFormat = "cos-graph/1"
+const graphFormat = "cos-graph/2"
 
 // The canonical encoding of the graph, used both as the snapshot section and
 // as the input of StateHash (so two states hash equal exactly when their
 // snapshots are byte-equal):
 //
-//	str    "cos-graph/1"
+//	str    "cos-graph/2"
 //	uvarint nOwners, then per (extractor, path) sorted by path, extractor:
 //	        str path, str extractor, str content_hash, varint size,
 //	        float64 duration_ms (little-endian bits), uvarint n, n × str parse error
@@ -26,10 +26,13 @@ const graphFormat = "cos-graph/1"
 //	        str uid, str kind, str label, str path, str extractor,
 //	        varint line, varint end_line, bytes metadata (canonical JSON or empty),
 //	        owners
-//	uvarint nSources, then per uid with outgoing edges, sorted by uid:
-//	        str source, uvarint nEdges, then per edge sorted by (target, type, extractor):
-//	        str target, str type, str extractor, varint line, bytes metadata, owners
+//	uvarint nEdges (in all), uvarint nSources, then per uid with outgoing
+//	        edges, sorted by uid: ref source, uvarint n, then per edge sorted by
+//	        (target uid, type, extractor):
+//	        ref target, str type, str extractor, varint line, bytes metadata, owners
 //
+// ref is uvarint i ≥ 1 for the i-th node above, or 0 followed by str uid for
+// an endpoint that is not a node.
 // owners is uvarint n then n ascending uvarint indices: 0 is AgentOwner, i ≥ 1
 // the i-th (extractor, path) above. str and bytes are uvarint length + bytes.
 
@@ -102,9 +105,9 @@ func (g *Graph) encode(w io.Writer) error {
 		}
 	}
 	var idx []uint64
-	writeOwners := func(os []*owner) {
-		idx = idx[:0]
-		for _, o := range os {
+	writeOwners := func(os ownerSet) {
+		idx = append(idx[:0], index[os.first])
+		for _, o := range os.rest {
 			idx = append(idx, index[o])
 		}
 		slices.Sort(idx)
@@ -115,8 +118,18 @@ func (g *Graph) encode(w io.Writer) error {
 	}
 
 	nodes := g.sortedNodes()
+	ref := make(map[*vertex]uint64, len(nodes))
+	writeRef := func(v *vertex) {
+		if i, ok := ref[v]; ok {
+			e.uvarint(i)
+			return
+		}
+		e.uvarint(0)
+		e.str(v.uid)
+	}
 	e.uvarint(uint64(len(nodes)))
-	for _, v := range nodes {
+	for i, v := range nodes {
+		ref[v] = uint64(i + 1)
 		e.str(v.uid)
 		e.str(v.kind)
 		e.str(v.label)
@@ -135,17 +148,26 @@ func (g *Graph) encode(w io.Writer) error {
 		}
 	}
 	slices.SortFunc(sources, func(a, b *vertex) int { return strings.Compare(a.uid, b.uid) })
+	e.uvarint(uint64(len(g.edges)))
 	e.uvarint(uint64(len(sources)))
 	var out []*edgeState
 	for _, v := range sources {
-		e.str(v.uid)
+		writeRef(v)
 		out = append(out[:0], v.out...)
-		slices.SortFunc(out, func(a, b *edgeState) int { return compareKeys(a.key, b.key) })
+		slices.SortFunc(out, func(a, b *edgeState) int {
+			if c := strings.Compare(a.dst.uid, b.dst.uid); c != 0 {
+				return c
+			}
+			if c := strings.Compare(g.syms[a.typ], g.syms[b.typ]); c != 0 {
+				return c
+			}
+			return strings.Compare(g.syms[a.ext], g.syms[b.ext])
+		})
 		e.uvarint(uint64(len(out)))
 		for _, ed := range out {
-			e.str(ed.key.Target)
-			e.str(ed.key.Type)
-			e.str(ed.key.Extractor)
+			writeRef(ed.dst)
+			e.str(g.syms[ed.typ])
+			e.str(g.syms[ed.ext])
 			e.varint(int64(ed.line))
 			e.bytes(ed.meta)
 			writeOwners(ed.owners)
@@ -167,6 +189,7 @@ func (g *Graph) UnmarshalSnapshot(data []byte) error {
 	}
 	g.vertices, g.edges, g.owners, g.byPath = ng.vertices, ng.edges, ng.owners, ng.byPath
 	g.byLabel, g.strs, g.agent, g.nodes = ng.byLabel, ng.strs, ng.agent, ng.nodes
+	g.syms, g.symID = ng.syms, ng.symID
 	g.invalidate()
 	return nil
 }
@@ -193,26 +216,34 @@ func (g *Graph) decode(data []byte) error {
 		g.byPath[path] = append(g.byPath[path], o)
 		owners = append(owners, o)
 	}
-	readOwners := func() []*owner {
+	readOwners := func() ownerSet {
+		var os ownerSet
 		k := d.count(1)
-		os := make([]*owner, 0, k)
+		if k == 0 {
+			d.fail("owner set (empty)")
+		}
 		for ; k > 0; k-- {
 			i := d.uvarint()
-			if i >= uint64(len(owners)) {
+			if i >= uint64(len(owners)) || os.has(owners[i]) {
 				d.fail("owner index")
-				return nil
+				return ownerSet{}
 			}
-			os = append(os, owners[i])
-		}
-		if len(os) == 0 {
-			d.fail("owner set (empty)")
+			os.add(owners[i])
 		}
 		return os
 	}
 
+	// Nodes live in one slab and each source's edges in one chunk: far
+	// fewer objects to allocate and for the GC to track.
+	nNodes := d.count(8)
+	slab := make([]vertex, nNodes)
+	nodes := make([]*vertex, nNodes)
+	g.vertices = make(map[string]*vertex, nNodes)
 	prev := ""
-	for n := d.count(8); n > 0 && d.err == nil; n-- {
-		v := &vertex{uid: d.str(), present: true}
+	for i := 0; i < nNodes && d.err == nil; i++ {
+		v := &slab[i]
+		nodes[i] = v
+		v.uid, v.present = d.str(), true
 		if v.uid <= prev && prev != "" {
 			d.fail("node order")
 		}
@@ -224,7 +255,7 @@ func (g *Graph) decode(data []byte) error {
 		v.line, v.endLine = int(d.varint()), int(d.varint())
 		v.meta = cloneMeta(d.bytes())
 		v.owners = readOwners()
-		for _, o := range v.owners {
+		for _, o := range v.owners.all() {
 			if !o.isAgent {
 				o.nodes = append(o.nodes, v)
 			}
@@ -234,37 +265,56 @@ func (g *Graph) decode(data []byte) error {
 		g.nodes++
 	}
 
-	lookup := func(b []byte) *vertex {
+	readRef := func() *vertex {
+		i := d.uvarint()
+		if i > uint64(len(nodes)) {
+			d.fail("node reference")
+			return &vertex{}
+		}
+		if i > 0 {
+			return nodes[i-1]
+		}
+		b := d.bytes()
 		if v := g.vertices[string(b)]; v != nil {
+			if v.present {
+				d.fail("node reference (a node by uid)")
+			}
 			return v
 		}
 		v := &vertex{uid: string(b)}
 		g.vertices[v.uid] = v
 		return v
 	}
+	g.edges = make(map[edgeKey]*edgeState, d.count(4))
 	for n := d.count(2); n > 0 && d.err == nil; n-- {
-		src := lookup(d.bytes())
-		for m := d.count(3); m > 0 && d.err == nil; m-- {
-			dst := lookup(d.bytes())
-			e := &edgeState{src: src, dst: dst, outIdx: len(src.out), inIdx: len(dst.in)}
-			e.key.Source, e.key.Target = src.uid, dst.uid
-			e.key.Type = g.internBytes(d.bytes())
-			e.key.Extractor = g.internBytes(d.bytes())
+		src := readRef()
+		m := d.count(3)
+		chunk := make([]edgeState, m)
+		src.out = slices.Grow(src.out, m)
+		for j := 0; j < m && d.err == nil; j++ {
+			dst := readRef()
+			e := &chunk[j]
+			e.src, e.dst, e.outIdx, e.inIdx = src, dst, len(src.out), len(dst.in)
+			e.typ = g.symBytes(d.bytes())
+			e.ext = g.symBytes(d.bytes())
 			e.line = int(d.varint())
 			e.meta = cloneMeta(d.bytes())
 			e.owners = readOwners()
-			if _, dup := g.edges[e.key]; dup || d.err != nil {
+			before := len(g.edges)
+			if g.edges[e.ikey()] = e; len(g.edges) == before || d.err != nil {
 				d.fail("edge list")
 				break
 			}
-			for _, o := range e.owners {
+			if o := e.owners.first; !o.isAgent {
+				o.edges = append(o.edges, e)
+			}
+			for _, o := range e.owners.rest {
 				if !o.isAgent {
 					o.edges = append(o.edges, e)
 				}
 			}
 			src.out = append(src.out, e)
 			dst.in = append(dst.in, e)
-			g.edges[e.key] = e
 		}
 	}
 	if d.err == nil && len(d.b) != 0 {

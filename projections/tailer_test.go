@@ -35,7 +35,15 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(childLogEnv); path != "" {
 		os.Exit(runChild(path))
 	}
-	goleak.VerifyTestMain(m)
+	code := m.Run()
+	benchCleanup()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // openLog opens (creating) the log of a state folder, closed at cleanup.
