@@ -35,9 +35,18 @@ func ValidateSession(s string) error {
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+		if !sessionByte(c) {
 			return fmt.Errorf("%w: %q has %q at byte %d; legal: 1–%d characters of A–Z a–z 0–9 . _ -, e.g. \"sess-2026-11-30a\"", ErrInvalidSession, s, c, i, MaxSessionLen)
 		}
 	}
 	return nil
+}
+
+// sessionByte reports whether c may appear in a session id.
+func sessionByte(c byte) bool {
+	switch {
+	case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		return true
+	}
+	return c == '.' || c == '_' || c == '-'
 }

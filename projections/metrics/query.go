@@ -64,12 +64,6 @@ func (s *Series) Query(name string, since, until time.Time, agg string) (Result,
 		return Result{}, fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
 	res := Result{Name: name, Agg: agg, Since: since.UTC(), Until: until.UTC()}
-	if since.IsZero() {
-		res.Since = time.Time{}
-	}
-	if until.IsZero() {
-		res.Until = time.Time{}
-	}
 	var vals []float64
 	for _, p := range pts {
 		if (!since.IsZero() && p.Time.Before(since)) || (!until.IsZero() && !p.Time.Before(until)) {
