@@ -64,7 +64,7 @@ func (s *Series) Query(name string, since, until time.Time, agg string) (Result,
 		return Result{}, fmt.Errorf("%w: %q", ErrNotFound, name)
 	}
 	res := Result{Name: name, Agg: agg, Since: since.UTC(), Until: until.UTC()}
-	var vals []float64
+	vals := make([]float64, 0, len(pts))
 	for _, p := range pts {
 		if (!since.IsZero() && p.Time.Before(since)) || (!until.IsZero() && !p.Time.Before(until)) {
 			continue
@@ -105,11 +105,53 @@ func aggregate(agg string, vals []float64) float64 {
 	case AggMax:
 		return slices.Max(vals)
 	}
-	sorted := slices.Clone(vals)
-	slices.Sort(sorted)
 	q := map[string]float64{AggP50: 0.50, AggP95: 0.95, AggP99: 0.99}[agg]
 	// Nearest rank: the smallest value with at least q of the points at or
 	// below it.
-	rank := int(math.Ceil(q * float64(len(sorted))))
-	return sorted[max(rank, 1)-1]
+	rank := int(math.Ceil(q * float64(len(vals))))
+	return nthSmallest(vals, max(rank, 1)-1)
+}
+
+// nthSmallest returns the k-th smallest (0-based) of vals, which it
+// reorders: Hoare's quickselect with a median-of-three pivot, O(n) on
+// average.
+func nthSmallest(vals []float64, k int) float64 {
+	lo, hi := 0, len(vals)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		// Median of three into vals[mid].
+		if vals[mid] < vals[lo] {
+			vals[mid], vals[lo] = vals[lo], vals[mid]
+		}
+		if vals[hi] < vals[lo] {
+			vals[hi], vals[lo] = vals[lo], vals[hi]
+		}
+		if vals[hi] < vals[mid] {
+			vals[hi], vals[mid] = vals[mid], vals[hi]
+		}
+		pivot := vals[mid]
+		i, j := lo, hi
+		for i <= j {
+			for vals[i] < pivot {
+				i++
+			}
+			for vals[j] > pivot {
+				j--
+			}
+			if i <= j {
+				vals[i], vals[j] = vals[j], vals[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return vals[k]
+		}
+	}
+	return vals[k]
 }

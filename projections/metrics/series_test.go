@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -246,6 +248,24 @@ func BenchmarkSeries_QueryP95(b *testing.B) {
 	for b.Loop() {
 		if _, err := s.Query("tool.latency_ms", time.Time{}, time.Time{}, AggP95); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestNthSmallest_MatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 1; n <= 64; n++ {
+		for trial := 0; trial < 20; trial++ {
+			vals := make([]float64, n)
+			for i := range vals {
+				vals[i] = float64(rng.IntN(8)) // many duplicates
+			}
+			sorted := slices.Clone(vals)
+			slices.Sort(sorted)
+			k := rng.IntN(n)
+			if got := nthSmallest(slices.Clone(vals), k); got != sorted[k] {
+				t.Fatalf("n=%d k=%d: got %v, want %v (vals %v)", n, k, got, sorted[k], vals)
+			}
 		}
 	}
 }
