@@ -1,0 +1,177 @@
+package extract
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// TestRun_Batches checks the batch bounds and that removed paths come with
+// the last call only.
+func TestRun_Batches(t *testing.T) {
+	root := copyTree(t, filepath.Join("testdata", "mixed"))
+	var calls [][]graph.FileExtracted
+	var removedAt []int
+	prev := map[string]string{"gone.go": "0123", "also/gone.md": "4567"}
+	_, err := Run(context.Background(), root, Options{BatchFiles: 3}, prev, func(b []graph.FileExtracted, removed []string) error {
+		if len(removed) > 0 {
+			removedAt = append(removedAt, len(calls))
+			if got := strings.Join(removed, ","); got != "also/gone.md,gone.go" {
+				t.Errorf("removed = %s", got)
+			}
+		}
+		calls = append(calls, b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for i, b := range calls {
+		if len(b) > 3 {
+			t.Errorf("batch %d has %d files, want ≤ 3", i, len(b))
+		}
+		total += len(b)
+	}
+	w, err := walk(context.Background(), root, DefaultExcludeDirs, DefaultMaxFileSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(w.Files); total != want || len(calls) != (want+2)/3 {
+		t.Errorf("%d files in %d calls, want %d in %d", total, len(calls), want, (want+2)/3)
+	}
+	if len(removedAt) != 1 || removedAt[0] != len(calls)-1 {
+		t.Errorf("removed paths handed at calls %v, want only the last (%d)", removedAt, len(calls)-1)
+	}
+}
+
+// TestRun_Progress checks that progress reaches total and never goes back.
+func TestRun_Progress(t *testing.T) {
+	root := copyTree(t, filepath.Join("testdata", "python"))
+	var mu sync.Mutex
+	last, total, n := 0, 0, 0
+	opts := Options{Progress: func(done, tot int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done < last || done > tot {
+			t.Errorf("progress %d/%d after %d", done, tot, last)
+		}
+		last, total, n = done, tot, n+1
+	}}
+	res := index(t, root, opts, nil)
+	if n == 0 || last != total || total != res.Stats.FilesSeen {
+		t.Errorf("progress ended at %d/%d after %d calls; files seen %d", last, total, n, res.Stats.FilesSeen)
+	}
+}
+
+// TestWalk_Ignore checks nested .gitignore files, negation-free patterns,
+// excluded folder names and .git.
+func TestWalk_Ignore(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{
+		".gitignore", "keep.go", "skip.log", "a/.gitignore", "a/keep.txt", "a/local.tmp", "a/b/deep.tmp",
+		"a/b/keep.go", "b/local.tmp", ".git/config", "node_modules/x.js", "sub/node_modules/y.js", "gen/out.go", "a/gen/in.go",
+	} {
+		writeFile(t, root, p, []byte("x\n"))
+	}
+	writeFile(t, root, ".gitignore", []byte("*.log\n/gen/\n"))
+	writeFile(t, root, "a/.gitignore", []byte("*.tmp\n"))
+	w, err := walk(context.Background(), root, DefaultExcludeDirs, DefaultMaxFileSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range w.Files {
+		got = append(got, f.Rel)
+	}
+	want := []string{".gitignore", "a/.gitignore", "a/b/keep.go", "a/gen/in.go", "a/keep.txt", "b/local.tmp", "keep.go"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("walk = %v\nwant   %v", got, want)
+	}
+}
+
+// TestGithubSlug checks GitHub's anchor rules.
+func TestGithubSlug(t *testing.T) {
+	seen := map[string]int{}
+	for _, c := range []struct{ title, want string }{
+		{"Hello World", "hello-world"},
+		{"Hello World", "hello-world-1"},
+		{"Hello World", "hello-world-2"},
+		{"API: `Run()` & friends!", "api-run--friends"},
+		{"설치 방법", "설치-방법"},
+		{"Ünïcödé Straße", "ünïcödé-straße"},
+		{"🎉", "section"},
+		{"🎉🎉", "section-1"},
+		{"snake_case-and-dash", "snake_case-and-dash"},
+		{"hello-world-1", "hello-world-1-1"},
+		{"日本語", "日本語"},
+	} {
+		if got := githubSlug(c.title, seen); got != c.want {
+			t.Errorf("githubSlug(%q) = %q, want %q", c.title, got, c.want)
+		}
+	}
+}
+
+// TestUIDPart checks that escaped fragments always make valid uids and that
+// legal fragments are kept as they are.
+func TestUIDPart(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a/b.go", "a/b.go"},
+		{"a b.go", "a%20b.go"},
+		{"x`y", "x%60y"},
+		{"../etc", "%2E%2E/etc"},
+		{"a/..", "a/%2E%2E"},
+		{"tab\there", "tab%09here"},
+		{"caf\xe9", "café"},
+		{"100%", "100%"},
+	} {
+		got := uidPart(c.in)
+		if got != c.want {
+			t.Errorf("uidPart(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if err := graph.ValidateUID("code:file:" + got); err != nil {
+			t.Errorf("uidPart(%q): %v", c.in, err)
+		}
+	}
+	long := clampUID("code:file:" + strings.Repeat("é", 2000))
+	if len(long) > graph.MaxUIDLen || graph.ValidateUID(long) != nil {
+		t.Errorf("clampUID: %d bytes, %v", len(long), graph.ValidateUID(long))
+	}
+}
+
+// TestPlatformFile checks the build-constraint preference used to pick one
+// of several same-named Go declarations.
+func TestPlatformFile(t *testing.T) {
+	if !platformFile("os/file.go") || !platformFile("os/file_unix.go") {
+		t.Error("files without a platform suffix must fit")
+	}
+	if platformFile("os/file_plan9.go") && platformFile("os/file_windows.go") {
+		t.Error("two different GOOS suffixes cannot both fit")
+	}
+	if platformFile("runtime/asm_s390x.go") && platformFile("runtime/asm_riscv64.go") {
+		t.Error("two different GOARCH suffixes cannot both fit")
+	}
+}
+
+// FuzzExtractFile feeds arbitrary bytes to every extractor: no panic, every
+// uid valid, every string UTF-8.
+func FuzzExtractFile(f *testing.F) {
+	for _, seed := range []string{"package p\nfunc F() { G() }\n", "def f():\n  g()\n", "class A extends B { m() { this.n() } }", "# T\n[x](y.md#z)\n", `{"a":{"b":1}}`, "a = 1\n[b]\nc = 2\n", "a:\n  b: 1\n", "module m\nrequire x v1\n", "\xff\xfe\x00"} {
+		f.Add(seed)
+	}
+	exts := []string{"x.go", "x.py", "x.js", "x.ts", "x.tsx", "x.md", "x.json", "x.toml", "x.yaml", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "requirements.txt", ".mcp.json"}
+	e := &env{modules: newGoModules(map[string]string{"": "m"}), files: map[string]bool{"y.md": true}, maxDepth: DefaultMaxConfigDepth}
+	f.Fuzz(func(t *testing.T, src string) {
+		payloads := map[string]graph.FileExtracted{}
+		for _, p := range exts {
+			fr := extractFile(p, []byte(src), "h", e)
+			resolve(fr, newTable(map[string]*decl{}, nil, e.modules))
+			payloads[p] = payload(fr)
+		}
+		checkPayloads(t, payloads)
+	})
+}
