@@ -130,8 +130,9 @@ func Open(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.graph, s.board, s.series, s.bundles = projections.NewGraph(), tasks.NewBoard(), metrics.NewSeries(), evidence.NewBundles()
-	projs := []projections.Projection{s.graph, s.board, s.series, s.bundles}
+	set := NewProjectionSet()
+	s.graph, s.board, s.series, s.bundles = set.Graph, set.Board, set.Series, set.Bundles
+	projs := set.List()
 	topts := projections.TailerOptions{StateDir: abs, Logger: opts.Logger, NoBackgroundSnapshots: opts.NoBackgroundSnapshots || readOnly}
 	if readOnly {
 		if s.tailer, err = projections.OpenAt(ctx, s.log, projs, *opts.At, topts); err != nil {
@@ -197,6 +198,12 @@ func (s *Server) openBus(ctx context.Context) error {
 		Logger:    s.logger,
 		Position:  func() uint64 { return s.tailer.Position().Seq },
 	})
+	if errors.Is(err, bus.ErrUnavailable) && s.opts.NATS == bus.ModeAuto {
+		// The log is the truth and reads check it for freshness: without a
+		// bus, other processes' writes still show up on the next call.
+		s.logger.Warn("NATS unavailable; running without a bus (reads still see every commit through the log)", "err", err)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("bus: %w", err)
 	}
