@@ -13,20 +13,28 @@ import (
 	"time"
 )
 
-func bundleAt(t testing.TB, session string, records int) Bundle {
+// bundlesUpTo returns the session's bundle at revisions 1…n, built by one
+// projection; each record carries 2 KB so that a torn write would show.
+func bundlesUpTo(t testing.TB, session string, n int) []Bundle {
 	l := newFakeLog()
 	p := NewBundles()
-	for i := 0; i < records; i++ {
+	out := make([]Bundle, 0, n)
+	for i := 0; i < n; i++ {
 		ev := l.record(t, session, "", RoleTester, `{"passed": 1, "failed": 0, "notes": "`+strings.Repeat("x", 2000)+`"}`)
 		if err := p.Apply(ev); err != nil {
 			t.Fatal(err)
 		}
+		b, err := p.Get(session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
 	}
-	b, err := p.Get(session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return out
+}
+
+func bundleAt(t testing.TB, session string, rev int) Bundle {
+	return bundlesUpTo(t, session, rev)[rev-1]
 }
 
 func TestExport_WritesValidJSON(t *testing.T) {
@@ -74,10 +82,7 @@ func TestExport_NeverGoesBackwards(t *testing.T) {
 func TestExport_Atomic(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	bundles := make([]Bundle, 30)
-	for i := range bundles {
-		bundles[i] = bundleAt(t, "s", i+1)
-	}
+	bundles := bundlesUpTo(t, "s", 30)
 	if _, err := Export(ctx, dir, bundles[0]); err != nil {
 		t.Fatal(err)
 	}
