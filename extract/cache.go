@@ -12,7 +12,7 @@ import (
 
 // cacheVersion changes whenever the cache layout or what extractors emit
 // changes, so that an old cache is ignored rather than trusted.
-const cacheVersion = 2
+const cacheVersion = 3
 
 // File names of the cache inside Options.CacheDir. The stat cache is read on
 // every run; the declarations cache only when something changed.
@@ -44,7 +44,9 @@ type declRecord struct {
 	Scope string
 	Names string // "name\tkind\n…", sorted
 	Alias string // "alias\tname\n…", sorted
-	Deps  []string
+	// Results is "function\ttype\n…", sorted.
+	Results string
+	Deps    []string
 }
 
 // declCache is the content of declCacheFile.
@@ -56,12 +58,12 @@ type declCache struct {
 
 // record flattens d.
 func (d *decl) record() declRecord {
-	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Deps: d.Deps}
+	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Deps: d.Deps}
 }
 
 // decl expands r.
 func (r declRecord) decl() *decl {
-	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Deps: r.Deps}
+	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Deps: r.Deps}
 }
 
 func flatten(m map[string]string) string {

@@ -59,7 +59,7 @@ func extractGo(fr *fileResult, src []byte, mods *goModules) {
 	modUID := clampUID("code:module:" + uidPart(ip))
 	fr.node(graph.Node{UID: modUID, Kind: graph.KindModule, Label: cleanString(ip), Metadata: map[string]any{"language": "go", "package": pkgName}})
 	fr.edge(fileUID, modUID, graph.EdgeDefines, 0)
-	fr.Decl = &decl{Scope: scope, Names: map[string]string{}}
+	fr.Decl = &decl{Scope: scope, Names: map[string]string{}, Results: map[string]string{}}
 
 	g := &goFile{fr: fr, fset: fset, scope: scope, fileUID: fileUID, imports: map[string]string{}}
 	for _, imp := range f.Imports {
@@ -186,6 +186,11 @@ func (g *goFile) funcDecl(d *ast.FuncDecl) {
 	g.fr.node(graph.Node{UID: uid, Kind: kind, Label: cleanString(name), Line: g.line(d.Pos()), EndLine: g.line(d.End())})
 	if name != "init" { // init is never called by name
 		g.fr.Decl.Names[name] = kind
+		if res := d.Type.Results; res != nil && len(res.List) > 0 {
+			if t := typeRef(res.List[0].Type); t != "" && !strings.Contains(t, ".") && !goBuiltins[t] {
+				g.fr.Decl.Results[name] = t
+			}
+		}
 	}
 	if kind == graph.KindMethod {
 		g.fr.Refs = append(g.fr.Refs, ref{Type: refContainedBy, From: uid, Line: g.line(d.Pos()), Scope: g.scope, Name: recvType})
@@ -269,8 +274,13 @@ func (fn *goFunc) body(n ast.Node) {
 						continue
 					}
 					fn.locals[id.Name] = true
-					if len(x.Rhs) == len(x.Lhs) {
+					switch {
+					case len(x.Rhs) == len(x.Lhs):
 						if t := valueType(x.Rhs[i]); t != "" {
+							fn.types[id.Name] = t
+						}
+					case len(x.Rhs) == 1 && i == 0:
+						if t := callResult(x.Rhs[0]); t != "" {
 							fn.types[id.Name] = t
 						}
 					}
@@ -314,7 +324,29 @@ func (fn *goFunc) body(n ast.Node) {
 	fn.calls = nil
 }
 
-// valueType infers the type of &T{…}, T{…} and new(T).
+// callResultPrefix marks a local whose type is "what function F returns".
+const callResultPrefix = "()"
+
+// callResult returns "()F" or "()pkg.F" for a call F(…) or pkg.F(…), whose
+// result type is looked up at resolution.
+func callResult(e ast.Expr) string {
+	c, ok := e.(*ast.CallExpr)
+	if !ok {
+		return ""
+	}
+	switch f := c.Fun.(type) {
+	case *ast.Ident:
+		return callResultPrefix + f.Name
+	case *ast.SelectorExpr:
+		if id, ok := f.X.(*ast.Ident); ok {
+			return callResultPrefix + id.Name + "." + f.Sel.Name
+		}
+	}
+	return ""
+}
+
+// valueType infers the type of &T{…}, T{…}, new(T) and, through
+// callResult, F(…).
 func valueType(e ast.Expr) string {
 	switch x := e.(type) {
 	case *ast.UnaryExpr, *ast.CompositeLit:
@@ -323,6 +355,7 @@ func valueType(e ast.Expr) string {
 		if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "new" && len(x.Args) == 1 {
 			return typeRef(x.Args[0])
 		}
+		return callResult(x)
 	}
 	return ""
 }
@@ -348,6 +381,9 @@ func (fn *goFunc) call(c *ast.CallExpr) {
 	add := func(scope, name, stub string) {
 		g.fr.Refs = append(g.fr.Refs, ref{Type: refCall, From: fn.uid, Line: line, Scope: scope, Name: name, Stub: stub})
 	}
+	addThen := func(scope, name, then string) {
+		g.fr.Refs = append(g.fr.Refs, ref{Type: refCall, From: fn.uid, Line: line, Scope: scope, Name: name, Then: then, Stub: "*." + then})
+	}
 	switch x := fun.(type) {
 	case *ast.Ident:
 		if fn.locals[x.Name] || goBuiltins[x.Name] && !g.declaresLater(x.Name) {
@@ -366,6 +402,19 @@ func (fn *goFunc) call(c *ast.CallExpr) {
 			return
 		}
 		if t, ok := fn.types[id.Name]; ok {
+			if f, isResult := strings.CutPrefix(t, callResultPrefix); isResult {
+				if pkg, fname, qualified := strings.Cut(f, "."); qualified {
+					if ip, isImport := g.imports[pkg]; isImport {
+						addThen("goimport:"+ip, fname, sel)
+						return
+					}
+				} else {
+					addThen(g.scope, f, sel)
+					return
+				}
+				add("", "", "*."+sel)
+				return
+			}
 			if pkg, typ, qualified := strings.Cut(t, "."); qualified {
 				if ip, isImport := g.imports[pkg]; isImport {
 					add("goimport:"+ip, typ+"."+sel, ip+"."+typ+"."+sel)

@@ -26,13 +26,14 @@ type table struct {
 	fresh   map[string]*decl
 	cached  map[string]declRecord
 	// scopes and alias are filled lazily by names().
-	scopes map[string]map[string][]candidate
-	alias  map[string]map[string]string
+	scopes  map[string]map[string][]candidate
+	alias   map[string]map[string]string
+	results map[string]map[string]string
 }
 
 func newTable(fresh map[string]*decl, cached map[string]declRecord, mods *goModules) *table {
 	t := &table{modules: mods, byScope: map[string][]string{}, fresh: fresh, cached: cached,
-		scopes: map[string]map[string][]candidate{}, alias: map[string]map[string]string{}}
+		scopes: map[string]map[string][]candidate{}, alias: map[string]map[string]string{}, results: map[string]map[string]string{}}
 	for p, d := range fresh {
 		if d != nil && d.Scope != "" {
 			t.byScope[d.Scope] = append(t.byScope[d.Scope], p)
@@ -55,7 +56,7 @@ func (t *table) names(scope string) (map[string][]candidate, map[string]string) 
 		return n, t.alias[scope]
 	}
 	names := map[string][]candidate{}
-	var alias map[string]string
+	var alias, results map[string]string
 	for _, p := range t.byScope[scope] {
 		d := t.fresh[p]
 		if d == nil {
@@ -70,8 +71,16 @@ func (t *table) names(scope string) (map[string][]candidate, map[string]string) 
 			}
 			alias[k] = v
 		}
+		for k, v := range d.Results {
+			if results == nil {
+				results = map[string]string{}
+			}
+			if _, dup := results[k]; !dup {
+				results[k] = v
+			}
+		}
 	}
-	t.scopes[scope], t.alias[scope] = names, alias
+	t.scopes[scope], t.alias[scope], t.results[scope] = names, alias, results
 	return names, alias
 }
 
@@ -126,6 +135,17 @@ func (t *table) lookup(scope, name, fromPath string) (candidate, bool) {
 		}
 	}
 	return withName(best, name), true
+}
+
+// resultOf returns the type the function name of scope returns, if known.
+func (t *table) resultOf(scope, name string) (string, bool) {
+	s, ok := t.normScope(scope)
+	if !ok {
+		return "", false
+	}
+	t.names(s)
+	r, ok := t.results[s][name]
+	return r, ok
 }
 
 // withName carries the declared name in Kind's place for uid building.
@@ -229,6 +249,13 @@ func resolve(fr *fileResult, t *table) {
 			}
 			add(graph.Edge{Source: fileUID(fr.Path), Target: r.From, Type: graph.EdgeContains, Extractor: fr.Extractor, Line: r.Line})
 			continue
+		}
+		if r.Then != "" {
+			if typ, ok := t.resultOf(r.Scope, r.Name); ok {
+				r.Name = typ + "." + r.Then
+			} else {
+				r.Scope, r.Name = "", "" // unknown result type: the stub
+			}
 		}
 		if c, ok := t.lookup(r.Scope, r.Name, fr.Path); ok {
 			uid, kind := uidOf(c)

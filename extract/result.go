@@ -37,6 +37,9 @@ type ref struct {
 	// "goimport:<import path>", "py:<module>", "js:<path>").
 	Scope string
 	Name  string
+	// Then, when set, makes the target the method Then of the type Name
+	// returns (x := F(); x.Then()).
+	Then string
 	// Stub names the code:external: node used when Name is not found;
 	// empty drops an unresolved reference.
 	Stub string
@@ -52,6 +55,10 @@ type decl struct {
 	Names map[string]string
 	// Alias maps an exported alias ("default") to a declared name.
 	Alias map[string]string
+	// Results maps a Go function or method to the named type of its first
+	// result when that type is declared in the same package ("NewServer" →
+	// "Server"), so that x := NewServer(); x.M() resolves.
+	Results map[string]string
 	// Deps are the normalised scopes this file's references looked into;
 	// when one of them changes its declarations the file is re-extracted.
 	Deps []string

@@ -269,7 +269,7 @@ func (r *runner) run() error {
 			}
 			continue
 		}
-		if nr := fr.Decl.record(); old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias {
+		if nr := fr.Decl.record(); old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results {
 			affected[old.Scope] = true
 			affected[nr.Scope] = true
 		}
