@@ -57,7 +57,9 @@ func extractGo(fr *fileResult, src []byte, mods *goModules) {
 		ip += "_test" // the external test package is a package of its own
 	}
 	modUID := clampUID("code:module:" + uidPart(ip))
-	fr.node(graph.Node{UID: modUID, Kind: graph.KindModule, Label: cleanString(ip), Metadata: map[string]any{"language": "go", "package": pkgName}})
+	// Every file of the package emits this node: it must be identical in
+	// all of them, so it carries nothing file-specific.
+	fr.node(graph.Node{UID: modUID, Kind: graph.KindModule, Label: cleanString(ip), Metadata: map[string]any{"language": "go"}})
 	fr.edge(fileUID, modUID, graph.EdgeDefines, 0)
 	fr.Decl = &decl{Scope: scope, Names: map[string]string{}, Results: map[string]string{}}
 

@@ -78,8 +78,12 @@ func extractManifest(fr *fileResult, data []byte, e *env) {
 		if name == "" {
 			continue
 		}
-		uid := clampUID(d.Ecosystem + ":package:" + uidPart(name))
-		fr.node(graph.Node{UID: uid, Kind: graph.KindDependency, Label: cleanString(name), Metadata: map[string]any{"ecosystem": d.Ecosystem}})
+		n := graph.Node{UID: clampUID(d.Ecosystem + ":package:" + uidPart(name)), Kind: graph.KindDependency, Label: cleanString(name), Metadata: map[string]any{"ecosystem": d.Ecosystem}}
+		if d.Ecosystem == "go" {
+			n = goPackageNode(name)
+		}
+		uid := n.UID
+		fr.node(n)
 		meta := map[string]any{}
 		if d.Version != "" {
 			meta["version"] = shorten(d.Version)
@@ -208,10 +212,12 @@ func pep508(s string) (name, version string) {
 	return m[1], strings.TrimSpace(v)
 }
 
+// pep503Run matches what PEP 503 folds into one "-".
+var pep503Run = regexp.MustCompile(`[-_.]+`)
+
 // pep503 normalises a Python distribution name.
 func pep503(name string) string {
-	name = strings.ToLower(name)
-	return strings.Trim(regexp.MustCompile(`[-_.]+`).ReplaceAllString(name, "-"), "-")
+	return strings.Trim(pep503Run.ReplaceAllString(strings.ToLower(name), "-"), "-")
 }
 
 func requirementsDeps(src string) []dependency {

@@ -284,6 +284,14 @@ func resolve(fr *fileResult, t *table) {
 	}
 }
 
+// goPackageNode is the go:package: node of an import or module path, the
+// same whether a Go file imports it or a go.mod requires it.
+func goPackageNode(p string) graph.Node {
+	first, _, _ := strings.Cut(p, "/")
+	return graph.Node{UID: clampUID("go:package:" + uidPart(p)), Kind: graph.KindDependency, Label: cleanString(p),
+		Metadata: map[string]any{"ecosystem": "go", "stdlib": !strings.Contains(first, ".")}}
+}
+
 // resolveImport handles a Go import: a repository package becomes an
 // imports edge to its code:module: node, anything else a go:package: node.
 func resolveImport(fr *fileResult, t *table, r ref, add func(graph.Edge), addNode func(graph.Node)) {
@@ -292,9 +300,8 @@ func resolveImport(fr *fileResult, t *table, r ref, add func(graph.Edge), addNod
 		add(graph.Edge{Source: r.From, Target: clampUID("code:module:" + uidPart(ip)), Type: graph.EdgeImports, Extractor: fr.Extractor, Line: r.Line})
 		return
 	}
-	uid := clampUID("go:package:" + uidPart(ip))
-	first, _, _ := strings.Cut(ip, "/")
-	addNode(graph.Node{UID: uid, Kind: graph.KindDependency, Label: cleanString(ip), Extractor: fr.Extractor,
-		Metadata: map[string]any{"ecosystem": "go", "stdlib": !strings.Contains(first, ".")}})
-	add(graph.Edge{Source: r.From, Target: uid, Type: graph.EdgeImports, Extractor: fr.Extractor, Line: r.Line})
+	n := goPackageNode(ip)
+	n.Extractor = fr.Extractor
+	addNode(n)
+	add(graph.Edge{Source: r.From, Target: n.UID, Type: graph.EdgeImports, Extractor: fr.Extractor, Line: r.Line})
 }
