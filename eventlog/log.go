@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -399,6 +400,9 @@ func (l *Log) run() {
 	for {
 		<-l.wake
 		for {
+			// Let the callers the last commit released queue their next
+			// request first, so group commit takes them in one batch.
+			runtime.Gosched()
 			batch := l.takeBatch()
 			if len(batch) == 0 {
 				break
