@@ -20,8 +20,9 @@ type queryT = query.Query
 //	tier     matches                                                   boosts
 //	exact    label equal to q (ignoring case); a bare name equal to q;  20, 10
 //	         for a q with '/', a path equal to q                         10
-//	whole    label starting with q; label within fuzziness(q) edits;    4, 3
-//	         for a q with '/', the same on paths of files and folders
+//	whole    label starting with q; label within fuzziness(q) edits     4, 3
+//	         (q ≤ 32 runes); for a q with '/', the same on the paths of
+//	         files and folders instead of labels
 //	words    every word of q (Tokens) is a word of the label or of the  2
 //	         bare name, or a prefix of one (≥ 2 runes)                   1
 //	typos    every word of q is within fuzziness(word) edits of one     1
@@ -57,9 +58,11 @@ const (
 	minPrefixRunes = 2
 	// maxQueryWords bounds the words of a query that are matched one by one.
 	maxQueryWords = 8
-	// maxWholeFuzzyRunes bounds the whole-string typo match: the cost of a
-	// Levenshtein automaton grows with the term.
-	maxWholeFuzzyRunes = 64
+	// maxWholeFuzzyRunes bounds the whole-string typo match: building the
+	// Levenshtein automaton is most of a fuzzy query's cost and grows with
+	// the term (profiled on 100k nodes); longer strings rely on the word
+	// tiers.
+	maxWholeFuzzyRunes = 32
 )
 
 // fuzziness is the number of typos (edits) tolerated in a term of n runes:
@@ -92,11 +95,13 @@ func tierQuery(tier int, q string) queryT {
 		return d
 	case tierWhole:
 		d := bleve.NewDisjunctionQuery()
-		fields := []string{fieldLabelKey}
+		// A label is a base name: a path is matched against paths only (the
+		// resolver tries its base name as a variant of its own).
+		f := fieldLabelKey
 		if pathLike {
-			fields = append(fields, fieldPathKey)
+			f = fieldPathKey
 		}
-		for _, f := range fields {
+		{
 			if n >= minPrefixRunes {
 				d.AddQuery(prefix(f, key, boostWholePrefix))
 			}

@@ -209,12 +209,16 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 	return Resolution{}, &NotFoundError{Query: raw, Strict: strict, Suggestions: sugg}
 }
 
-// firstTier runs the tiers of query.go in order, each for every variant, and
-// returns the first tier and candidates (held by the NodeSource, ranked)
-// found; no candidates when every tier came back empty.
+// firstTier runs the tiers of query.go in order, each for every variant
+// (the word tiers only for the last, barest one), and returns the first tier and
+// candidates (held by the NodeSource, ranked) found; no candidates when
+// every tier came back empty.
 func (r *Resolver) firstTier(ctx context.Context, variants []string) (int, []Candidate, error) {
 	for tier := range tierCount {
-		for _, v := range variants {
+		for i, v := range variants {
+			if tier >= tierWords && i < len(variants)-1 {
+				continue // the word tiers are costly: only for the barest name
+			}
 			cands, err := r.tier(ctx, tier, v)
 			if err != nil || len(cands) > 0 {
 				return tier, cands, err
@@ -225,30 +229,53 @@ func (r *Resolver) firstTier(ctx context.Context, variants []string) (int, []Can
 }
 
 // queryVariants are the strings the fuzzy stage looks for, most specific
-// first: q without a uid prefix; for "<path>::<name>" the name and its last
-// dotted segment (Char.splice, splice); for a path, also its base name.
+// first: q without a uid prefix; for "<path>::<name>" only the name and its
+// last dotted segment (Char.splice, splice); for a path also its base name;
+// for a string with '#' or a lone ':' (a heading, a mistyped "::") also what
+// follows the last of them, without a trailing ":<level>".
 func queryVariants(q string) []string {
 	if _, body, ok := splitUID(q); ok && body != "" {
 		q = body
 	}
-	vs := []string{q}
+	var vs []string
 	add := func(v string) {
 		if v != "" && !slices.Contains(vs, v) {
 			vs = append(vs, v)
 		}
 	}
-	switch {
-	case strings.Contains(q, "::"):
-		name := q[strings.LastIndex(q, "::")+2:]
-		vs = vs[:0]
+	if i := strings.LastIndex(q, "::"); i >= 0 {
+		name := q[i+2:]
 		add(name)
-		if i := strings.LastIndexByte(name, '.'); i >= 0 {
-			add(name[i+1:])
+		if j := strings.LastIndexByte(name, '.'); j >= 0 {
+			add(name[j+1:])
 		}
-	case strings.Contains(q, "/"):
-		add(path.Base(q))
+		return vs
+	}
+	add(q)
+	last := q
+	if strings.Contains(q, "/") {
+		last = path.Base(q)
+		add(last)
+	}
+	if i := strings.IndexByte(last, '#'); i >= 0 {
+		tail := last[i+1:]
+		if j := strings.LastIndexByte(tail, ':'); j >= 0 && isDigits(tail[j+1:]) {
+			tail = tail[:j]
+		}
+		add(tail)
+	} else if i := strings.LastIndexByte(last, ':'); i >= 0 {
+		add(last[i+1:])
 	}
 	return vs
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // pathPrefixHits returns the nodes whose uid is a seed-003 prefix plus the

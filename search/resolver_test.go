@@ -349,3 +349,23 @@ func TestErrors_Messages(t *testing.T) {
 		}
 	}
 }
+
+func TestQueryVariants(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"splice", []string{"splice"}},
+		{"code:function:x.go::Char.splce", []string{"Char.splce", "splce"}},
+		{"x.go::Run", []string{"Run"}},
+		{"svc/stor.go", []string{"svc/stor.go", "stor.go"}},
+		{"client/type_error.go:findCount", []string{"client/type_error.go:findCount", "type_error.go:findCount", "findCount"}},
+		{"doc:heading:docs/a.md#uid-scheme:2", []string{"docs/a.md#uid-scheme:2", "a.md#uid-scheme:2", "uid-scheme"}},
+		{"README.md#intro", []string{"README.md#intro", "intro"}},
+	}
+	for _, tt := range tests {
+		if got := queryVariants(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("queryVariants(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
