@@ -49,7 +49,10 @@ type Graph struct {
 	// vertices holds one entry per uid that is a node or an edge endpoint;
 	// its key is the canonical copy of the uid that every edge shares.
 	vertices map[string]*vertex
-	edges    map[edgeKey]*edgeState
+	// edges counts the edges; an edge is found through the shorter of
+	// its source's out list and its target's in list (findEdge), so no
+	// edge-key map is kept.
+	edges int
 	owners   map[ownerKey]*owner
 	byPath   map[string][]*owner
 	byLabel  map[string][]*vertex
@@ -104,14 +107,26 @@ type edgeState struct {
 	mark          uint64
 }
 
-// edgeKey is the internal identity of an edge. A vertex is never dropped
-// while an edge points at it, so the pointers are stable keys.
-type edgeKey struct {
-	src, dst *vertex
-	typ, ext uint32
+// findEdge returns the edge (src, dst, typ, ext), or nil. It scans the
+// shorter of src.out and dst.in: O(min(out-degree, in-degree)), which stays
+// small even for hubs (a folder's many contains edges each end at a file
+// with one incoming contains edge).
+func findEdge(src, dst *vertex, typ, ext uint32) *edgeState {
+	if len(src.out) <= len(dst.in) {
+		for _, e := range src.out {
+			if e.dst == dst && e.typ == typ && e.ext == ext {
+				return e
+			}
+		}
+		return nil
+	}
+	for _, e := range dst.in {
+		if e.src == src && e.typ == typ && e.ext == ext {
+			return e
+		}
+	}
+	return nil
 }
-
-func (e *edgeState) ikey() edgeKey { return edgeKey{e.src, e.dst, e.typ, e.ext} }
 
 // ownerSet is a small set of owners; most entities have exactly one, kept
 // inline without an allocation.
@@ -211,7 +226,7 @@ func NewGraph() *Graph {
 
 func (g *Graph) reset() {
 	g.vertices = make(map[string]*vertex)
-	g.edges = make(map[edgeKey]*edgeState)
+	g.edges = 0
 	g.syms, g.symID = nil, make(map[string]uint32)
 	g.owners = make(map[ownerKey]*owner)
 	g.byPath = make(map[string][]*owner)
@@ -297,27 +312,22 @@ func (g *Graph) Edge(k graph.EdgeKey) (graph.Edge, bool) {
 	if k.Extractor == "" {
 		k.Extractor = AgentOwner
 	}
-	ik, ok := g.lookupKey(k)
-	if !ok {
-		return graph.Edge{}, false
-	}
-	e := g.edges[ik]
+	e := g.lookupEdge(k)
 	if e == nil {
 		return graph.Edge{}, false
 	}
 	return g.edgeOf(e), true
 }
 
-// lookupKey returns the internal key of k, and false when no edge can have
-// it (an endpoint, type or extractor never seen).
-func (g *Graph) lookupKey(k graph.EdgeKey) (edgeKey, bool) {
+// lookupEdge returns the edge with identity k, or nil.
+func (g *Graph) lookupEdge(k graph.EdgeKey) *edgeState {
 	src, dst := g.vertices[k.Source], g.vertices[k.Target]
 	typ, ok1 := g.symID[k.Type]
 	ext, ok2 := g.symID[k.Extractor]
 	if src == nil || dst == nil || !ok1 || !ok2 {
-		return edgeKey{}, false
+		return nil
 	}
-	return edgeKey{src, dst, typ, ext}, true
+	return findEdge(src, dst, typ, ext)
 }
 
 // sym returns the number of an edge type or extractor, assigning one.
@@ -389,7 +399,7 @@ func (g *Graph) File(extractor, path string) (FileInfo, bool) {
 
 // Counts returns the sizes of the graph in O(1).
 func (g *Graph) Counts() GraphCounts {
-	return GraphCounts{Nodes: g.nodes, Edges: len(g.edges), Files: len(g.byPath), Extractions: len(g.owners)}
+	return GraphCounts{Nodes: g.nodes, Edges: g.edges, Files: len(g.byPath), Extractions: len(g.owners)}
 }
 
 func (o *owner) info() FileInfo {

@@ -214,10 +214,8 @@ func (g *Graph) applyEdgesDeleted(data []byte) error {
 		if k.Extractor == "" {
 			k.Extractor = AgentOwner
 		}
-		if ik, ok := g.lookupKey(k); ok {
-			if e := g.edges[ik]; e != nil {
-				g.deleteEdge(e)
-			}
+		if e := g.lookupEdge(k); e != nil {
+			g.deleteEdge(e)
 		}
 	}
 	return nil
@@ -369,13 +367,13 @@ func (g *Graph) unindexLabel(v *vertex) {
 func (g *Graph) upsertEdge(n *normEdge, o *owner) *edgeState {
 	src := g.vertex(n.key.Source, true)
 	dst := g.vertex(n.key.Target, true)
-	k := edgeKey{src, dst, g.sym(n.key.Type), g.sym(n.key.Extractor)}
-	e := g.edges[k]
+	typ, ext := g.sym(n.key.Type), g.sym(n.key.Extractor)
+	e := findEdge(src, dst, typ, ext)
 	if e == nil {
-		e = &edgeState{src: src, dst: dst, typ: k.typ, ext: k.ext, outIdx: len(src.out), inIdx: len(dst.in)}
+		e = &edgeState{src: src, dst: dst, typ: typ, ext: ext, outIdx: len(src.out), inIdx: len(dst.in)}
 		src.out = append(src.out, e)
 		dst.in = append(dst.in, e)
-		g.edges[k] = e
+		g.edges++
 	}
 	e.line, e.meta = n.line, n.meta
 	if !e.owners.has(o) {
@@ -425,7 +423,7 @@ func (g *Graph) deleteEdge(e *edgeState) {
 }
 
 func (g *Graph) unlinkEdge(e *edgeState) {
-	delete(g.edges, e.ikey())
+	g.edges--
 	src, dst := e.src, e.dst
 	// Swap-remove from src.out, fixing the moved edge's index.
 	last := src.out[len(src.out)-1]

@@ -37,12 +37,12 @@ func (g *Graph) check() error {
 			return fmt.Errorf("absent node %q keeps owners", uid)
 		}
 		for i, e := range v.out {
-			if e.src != v || e.outIdx != i || g.edges[e.ikey()] != e {
+			if e.src != v || e.outIdx != i || findEdge(e.src, e.dst, e.typ, e.ext) != e || !slices.Contains(e.dst.in, e) {
 				return fmt.Errorf("out edge %v of %q is misindexed", g.keyOf(e), uid)
 			}
 		}
 		for i, e := range v.in {
-			if e.dst != v || e.inIdx != i || g.edges[e.ikey()] != e {
+			if e.dst != v || e.inIdx != i || !slices.Contains(e.src.out, e) {
 				return fmt.Errorf("in edge %v of %q is misindexed", g.keyOf(e), uid)
 			}
 		}
@@ -57,17 +57,26 @@ func (g *Graph) check() error {
 	if labelled != nodes {
 		return fmt.Errorf("label index holds %d nodes, want %d", labelled, nodes)
 	}
-	for ik, e := range g.edges {
-		k := g.keyOf(e)
-		if e.ikey() != ik || g.vertices[k.Source] != e.src || g.vertices[k.Target] != e.dst {
-			return fmt.Errorf("edge %v is not anchored", k)
-		}
-		if e.owners.len() == 0 {
-			return fmt.Errorf("edge %v has no owner", k)
-		}
-		for _, o := range e.owners.all() {
-			if !o.isAgent && !slices.Contains(o.edges, e) {
-				return fmt.Errorf("edge %v lists owner %v which does not list it", k, o.key)
+	edges := 0
+	for _, v := range g.vertices {
+		edges += len(v.out)
+	}
+	if edges != g.edges {
+		return fmt.Errorf("edge count %d, counted %d", g.edges, edges)
+	}
+	for _, v := range g.vertices {
+		for _, e := range v.out {
+			k := g.keyOf(e)
+			if g.vertices[k.Source] != e.src || g.vertices[k.Target] != e.dst {
+				return fmt.Errorf("edge %v is not anchored", k)
+			}
+			if e.owners.len() == 0 {
+				return fmt.Errorf("edge %v has no owner", k)
+			}
+			for _, o := range e.owners.all() {
+				if !o.isAgent && !slices.Contains(o.edges, e) {
+					return fmt.Errorf("edge %v lists owner %v which does not list it", k, o.key)
+				}
 			}
 		}
 	}
@@ -81,7 +90,7 @@ func (g *Graph) check() error {
 			}
 		}
 		for _, e := range o.edges {
-			if !e.owners.has(o) || g.edges[e.ikey()] != e {
+			if !e.owners.has(o) || findEdge(e.src, e.dst, e.typ, e.ext) != e || g.vertices[e.src.uid] != e.src {
 				return fmt.Errorf("owner %v lists edge %v which does not list it", k, g.keyOf(e))
 			}
 		}

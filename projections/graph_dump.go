@@ -36,8 +36,10 @@ func (g *Graph) Dump() GraphDump {
 	for _, v := range g.sortedNodes() {
 		d.Nodes = append(d.Nodes, DumpNode{Node: v.node(), Owners: ownerNames(v.owners.all())})
 	}
-	for _, e := range g.edges {
-		d.Edges = append(d.Edges, DumpEdge{Edge: g.edgeOf(e), Owners: ownerNames(e.owners.all())})
+	for _, v := range g.vertices {
+		for _, e := range v.out {
+			d.Edges = append(d.Edges, DumpEdge{Edge: g.edgeOf(e), Owners: ownerNames(e.owners.all())})
+		}
 	}
 	slices.SortFunc(d.Edges, func(a, b DumpEdge) int { return compareKeys(a.Key(), b.Key()) })
 	return d

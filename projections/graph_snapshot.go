@@ -148,7 +148,7 @@ func (g *Graph) encode(w io.Writer) error {
 		}
 	}
 	slices.SortFunc(sources, func(a, b *vertex) int { return strings.Compare(a.uid, b.uid) })
-	e.uvarint(uint64(len(g.edges)))
+	e.uvarint(uint64(g.edges))
 	e.uvarint(uint64(len(sources)))
 	var out []*edgeState
 	for _, v := range sources {
@@ -285,7 +285,7 @@ func (g *Graph) decode(data []byte) error {
 		g.vertices[v.uid] = v
 		return v
 	}
-	g.edges = make(map[edgeKey]*edgeState, d.count(4))
+	nEdges := d.uvarint()
 	for n := d.count(2); n > 0 && d.err == nil; n-- {
 		src := readRef()
 		m := d.count(3)
@@ -300,11 +300,11 @@ func (g *Graph) decode(data []byte) error {
 			e.line = int(d.varint())
 			e.meta = cloneMeta(d.bytes())
 			e.owners = readOwners()
-			before := len(g.edges)
-			if g.edges[e.ikey()] = e; len(g.edges) == before || d.err != nil {
-				d.fail("edge list")
+			if j > 0 && (dst.uid < chunk[j-1].dst.uid || (dst == chunk[j-1].dst && e.typ == chunk[j-1].typ && e.ext == chunk[j-1].ext)) {
+				d.fail("edge order (duplicate or unsorted)")
 				break
 			}
+			g.edges++
 			if o := e.owners.first; !o.isAgent {
 				o.edges = append(o.edges, e)
 			}
@@ -319,6 +319,9 @@ func (g *Graph) decode(data []byte) error {
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("graph section (trailing bytes)")
+	}
+	if d.err == nil && uint64(g.edges) != nEdges {
+		d.fail("edge count")
 	}
 	return d.err
 }
