@@ -27,6 +27,9 @@ func TestRun_Golden(t *testing.T) {
 			if d := dangling(res.Payloads); len(d) > 0 {
 				t.Errorf("dangling edges: %v", d)
 			}
+			if c := conflicting(res.Payloads); len(c) > 0 {
+				t.Errorf("nodes emitted differently by several files: %v", c)
+			}
 			got := render(res.Payloads)
 			golden := filepath.Join("testdata", "golden", fixture+".golden")
 			if *update {

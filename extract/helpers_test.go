@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -231,4 +232,24 @@ func flagValue(name string) string {
 		return f.Value.String()
 	}
 	return ""
+}
+
+// conflicting returns the uids emitted by several payloads with different
+// kind, label, path or metadata: the projection ref-counts shared nodes, so
+// they must agree (the extractor id may differ).
+func conflicting(payloads map[string]graph.FileExtracted) []string {
+	first := map[string]string{}
+	var out []string
+	for _, p := range keys(payloads) {
+		for _, n := range payloads[p].Nodes {
+			n.Extractor = ""
+			data, _ := json.Marshal(n)
+			if prev, ok := first[n.UID]; ok && prev != string(data) {
+				out = append(out, n.UID)
+				continue
+			}
+			first[n.UID] = string(data)
+		}
+	}
+	return out
 }

@@ -41,6 +41,9 @@ func TestRun_GoStdlib(t *testing.T) {
 	if d := dangling(res.Payloads); len(d) > danglingAllowance {
 		t.Errorf("%d dangling edges, e.g. %v", len(d), d[:min(5, len(d))])
 	}
+	if c := conflicting(res.Payloads); len(c) > 0 {
+		t.Errorf("%d nodes emitted differently by several files, e.g. %v", len(c), c[:min(5, len(c))])
+	}
 	const target = "code:function:net/http/server.go::Server.ListenAndServe"
 	found := false
 	for _, n := range res.Payloads["net/http/server.go"].Nodes {
@@ -96,6 +99,9 @@ func TestRun_PythonStdlib(t *testing.T) {
 		res.Stats.FilesSeen, res.Stats.FilesChanged, res.Stats.FilesSkipped, res.Stats.FilesFailed, res.Stats.Nodes, res.Stats.Edges, res.Stats.FilesWithParseErrors, res.Stats.Duration)
 	if d := dangling(res.Payloads); len(d) > danglingAllowance {
 		t.Errorf("%d dangling edges, e.g. %v", len(d), d[:min(5, len(d))])
+	}
+	if c := conflicting(res.Payloads); len(c) > 0 {
+		t.Errorf("%d nodes emitted differently by several files, e.g. %v", len(c), c[:min(5, len(c))])
 	}
 	// json.loads calls the decoder: a cross-module resolution.
 	found := false
