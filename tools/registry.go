@@ -8,6 +8,10 @@ import "sort"
 func catalogue() []*Tool {
 	var all []*Tool
 	all = append(all, graphReadTools()...)
+	all = append(all, taskTools()...)
+	all = append(all, signalTools()...)
+	all = append(all, evidenceTools()...)
+	all = append(all, metricTools()...)
 	return all
 }
 

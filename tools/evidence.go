@@ -1,0 +1,122 @@
+package tools
+
+import (
+	"context"
+	"os"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// recordExample is the corrected example of cos_supervise_record_output.
+const recordExample = `{"session_id": "sess-42", "role": "planner", "output": {"summary": "split the parser", "steps": ["extract lexer", "add tests"]}}`
+
+// recordAnswer is what cos_supervise_record_output answers: where the
+// record landed and the bundle's state after it.
+type recordAnswer struct {
+	SessionID string `json:"session_id"`
+	Kind      string `json:"kind"`
+	Role      string `json:"role,omitempty"`
+	// Seq is the log position of the record.
+	Seq      uint64 `json:"seq"`
+	Replayed bool   `json:"replayed"`
+	// Revision and Hash are the bundle's (its stream's) after the record.
+	Revision uint64 `json:"revision"`
+	Hash     string `json:"hash"`
+	// Count is the number of records in the bundle; RoleCount those in
+	// this record's slot or accumulator.
+	Count     int `json:"count"`
+	SlotCount int `json:"slot_count"`
+	// ExportPath is the bundle's JSON export (seed 000).
+	ExportPath string `json:"export_path"`
+}
+
+func evidenceTools() []*Tool {
+	session := Param{Name: "session_id", Type: TString, Required: true, Description: "1–128 characters of A–Z a–z 0–9 . _ -"}
+	return []*Tool{
+		{
+			Name: "cos_supervise_record_output",
+			Description: "Record what an agent role produced in a working session into the session's evidence bundle " +
+				"(seed 000 EvidenceBundle). kind output (default) needs a role and an output matching the role's " +
+				"output_class (planner→plan, researcher→findings, implementer→change, tester→test_report, " +
+				"reviewer→review); kinds backtrack {reason}, discovery {summary} and degraded_formula {formula, reason} " +
+				"go to the bundle's accumulators. The bundle is then exported to $COS_AGENT_DIR/evidence_bundle_<session>.json.",
+			Module: "evidence", Layer: envelope.LayerAudit, Idempotent: true,
+			Example: recordExample,
+			Params: []Param{
+				session,
+				{Name: "role", Type: TString, MaxLen: 128, Description: "the role id (kind output only)"},
+				{Name: "output", Type: TJSON, Required: true, Description: "a JSON object (or a JSON string holding one) of the role's output_class"},
+				{Name: "kind", Type: TString, Enum: evidence.Kinds, Default: evidence.KindOutput},
+				requestIDParam,
+			},
+			Handler: domainTool(recordOutputTool),
+		},
+		{
+			Name:        "cos_evidence_bundle",
+			Description: "A session's evidence bundle: one slot per registered role with its outputs in log order, plus backtracks, discoveries and degraded_formulas.",
+			Module:      "evidence", Layer: envelope.LayerAudit, ReadOnly: true, Idempotent: true,
+			Example: `{"session_id": "sess-42"}`,
+			Params:  []Param{session},
+			Handler: domainTool(evidenceBundleTool),
+		},
+	}
+}
+
+func recordOutputTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	rid, err := requestIDOfCall(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	session, kind, role := c.Args.Str("session_id"), c.Args.StrOr("kind", evidence.KindOutput), c.Args.Str("role")
+	stream, p, err := c.S.roles.Prepare(session, kind, role, c.Args.Raw("output"))
+	if err != nil {
+		return nil, tm, err
+	}
+	recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: stream, Events: []eventlog.Payload{p}, RequestID: rid})
+	if err != nil {
+		return nil, tm, err
+	}
+	r := recs[0]
+	var b evidence.Bundle
+	if err := c.ReadBack(ctx, r.LastSeq, func() { b, err = c.S.bundles.Get(session) }); err != nil {
+		return nil, tm, err
+	}
+	if err != nil {
+		return nil, tm, err
+	}
+	b = b.WithSlots(c.S.roles.RoleIDs())
+	path, err := evidence.Export(ctx, evidence.ExportDir(c.S.opts.StateDir, os.Getenv), b)
+	if err != nil {
+		return nil, tm, err
+	}
+	ans := recordAnswer{SessionID: session, Kind: kind, Role: role, Seq: r.LastSeq, Replayed: r.Replayed,
+		Revision: b.Revision, Hash: b.Hash, Count: b.Count(), ExportPath: path}
+	switch kind {
+	case evidence.KindOutput:
+		ans.SlotCount = len(b.Roles[role])
+	case evidence.KindBacktrack:
+		ans.SlotCount = len(b.Backtracks)
+	case evidence.KindDiscovery:
+		ans.SlotCount = len(b.Discoveries)
+	case evidence.KindDegradedFormula:
+		ans.SlotCount = len(b.DegradedFormulas)
+	}
+	return ans, tm, nil
+}
+
+func evidenceBundleTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	session := c.Args.Str("session_id")
+	if err := evidence.ValidateSession(session); err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
+	b, err := c.S.bundles.Get(session)
+	if err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
+	b = b.WithSlots(c.S.roles.RoleIDs())
+	return map[string]any{"bundle": b, "count": b.Count(),
+		"export_path": evidence.ExportPath(evidence.ExportDir(c.S.opts.StateDir, os.Getenv), session)}, envelope.ToolMeta{}, nil
+}

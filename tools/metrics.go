@@ -1,0 +1,121 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/projections/metrics"
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// metricAnswer is what cos_metric_record answers: the measurement as
+// recorded and where it landed.
+type metricAnswer struct {
+	metrics.Recorded
+	Seq      uint64    `json:"seq"`
+	Time     time.Time `json:"time"`
+	Replayed bool      `json:"replayed"`
+}
+
+func metricTools() []*Tool {
+	return []*Tool{
+		{
+			Name: "cos_metric_record",
+			Description: "Record one measurement: name (1–128 characters of a–z A–Z 0–9 . _ - : /), a finite value, an " +
+				"optional unit and string tags. Its time is the commit time.",
+			Module: "metrics", Layer: envelope.LayerMetrics, Idempotent: true,
+			Example: metrics.RecordExample,
+			Params: []Param{
+				{Name: "name", Type: TString, Required: true},
+				{Name: "value", Type: TNumber, Required: true},
+				{Name: "unit", Type: TString},
+				{Name: "tags", Type: TObject, Description: `string values: {"tool": "cos_task_board"}`},
+				requestIDParam,
+			},
+			Handler: domainTool(metricRecordTool),
+		},
+		{
+			Name: "cos_metric_query",
+			Description: "Aggregate a metric over the window [since, until): count, sum, avg (default), min, max, p50, " +
+				"p95, p99 (nearest rank) or last. since and until are RFC 3339 times or durations before now (\"24h\", " +
+				"\"15m\"); either may be left open.",
+			Module: "metrics", Layer: envelope.LayerMetrics, ReadOnly: true, Idempotent: true,
+			Example: metrics.QueryExample,
+			Params: []Param{
+				{Name: "name", Type: TString, Required: true},
+				{Name: "since", Type: TString, Description: `RFC 3339 time, or a duration before now ("24h")`},
+				{Name: "until", Type: TString, Description: `RFC 3339 time, or a duration before now ("1h")`},
+				{Name: "agg", Type: TString, Enum: metrics.Aggs, Default: metrics.DefaultAgg},
+			},
+			Handler: domainTool(metricQueryTool),
+		},
+	}
+}
+
+func metricRecordTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	rid, err := requestIDOfCall(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	rec := metrics.Recorded{Name: c.Args.Str("name"), Value: c.Args.Float("value", 0), Unit: c.Args.Str("unit")}
+	if raw := c.Args.Raw("tags"); raw != nil {
+		if err := json.Unmarshal(raw, &rec.Tags); err != nil {
+			return nil, tm, &metrics.ArgumentError{Field: "tags", Got: describe(raw),
+				Legal: "an object of string values", Example: metrics.RecordExample}
+		}
+	}
+	p, err := rec.Payload()
+	if err != nil {
+		return nil, tm, err
+	}
+	recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: metrics.Stream, Events: []eventlog.Payload{p}, RequestID: rid})
+	if err != nil {
+		return nil, tm, err
+	}
+	r := recs[0]
+	// Wait until the projections hold the point, so that a query right
+	// after this answer sees it.
+	if err := c.ReadBack(ctx, r.LastSeq, func() {}); err != nil {
+		return nil, tm, err
+	}
+	return metricAnswer{Recorded: rec, Seq: r.LastSeq, Time: r.Time, Replayed: r.Replayed}, tm, nil
+}
+
+func metricQueryTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	now := time.Now().UTC()
+	since, err := windowEnd("since", c.Args.Str("since"), now)
+	if err != nil {
+		return nil, tm, err
+	}
+	until, err := windowEnd("until", c.Args.Str("until"), now)
+	if err != nil {
+		return nil, tm, err
+	}
+	res, err := c.S.series.Query(c.Args.Str("name"), since, until, c.Args.StrOr("agg", metrics.DefaultAgg))
+	if err != nil {
+		return nil, tm, err
+	}
+	return res, tm, nil
+}
+
+// windowEnd parses one end of a query window: "" (open), an RFC 3339 time,
+// or a positive Go duration meaning that long before now.
+func windowEnd(field, s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, &metrics.ArgumentError{Field: field, Got: fmt.Sprintf("%q", s),
+		Legal:   `an RFC 3339 time ("2026-11-30T00:00:00Z") or a positive duration before now ("24h", "15m")`,
+		Example: metrics.QueryExample}
+}

@@ -1,0 +1,388 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/projections/tasks"
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// claimAttempts bounds how often cos_task_claim rereads the task after its
+// append lost a revision race (package tasks "Claims", step 4). A loser
+// normally needs one reread to see the winner; other writes to the task can
+// move the revision again.
+const claimAttempts = 5
+
+// boardFitShare is the share of the envelope budget a board page's rows may
+// fill; the page is shortened (never trimmed by the envelope, which would
+// make the next cursor skip the cut rows) until they fit.
+const boardFitShare = 0.75
+
+// taskAnswer is what every task write answers: the task read back after the
+// write, and whether the write was a replay of an earlier request_id.
+type taskAnswer struct {
+	Task tasks.Task `json:"task"`
+	// Seq is the log position of the write (0 when nothing was appended:
+	// an idempotent claim).
+	Seq      uint64 `json:"seq"`
+	Replayed bool   `json:"replayed"`
+}
+
+// boardRow is one task of a board page: everything but the description
+// and the signals, which cos_task_get returns.
+type boardRow struct {
+	ID        string   `json:"task_id"`
+	Title     string   `json:"title"`
+	Priority  string   `json:"priority"`
+	Status    string   `json:"status"`
+	Assignee  string   `json:"assignee,omitempty"`
+	Labels    []string `json:"labels"`
+	DependsOn []string `json:"depends_on"`
+	Parent    string   `json:"parent,omitempty"`
+	Revision  uint64   `json:"revision"`
+	Hash      string   `json:"hash"`
+}
+
+func rowOf(t tasks.Task) boardRow {
+	return boardRow{ID: t.ID, Title: t.Title, Priority: t.Priority, Status: t.Status, Assignee: t.Assignee,
+		Labels: t.Labels, DependsOn: t.DependsOn, Parent: t.Parent, Revision: t.Revision, Hash: t.Hash}
+}
+
+func taskTools() []*Tool {
+	taskID := Param{Name: "task_id", Type: TString, Required: true, MaxLen: 32, Description: `task id, "TASK-007"`}
+	return []*Tool{
+		{
+			Name: "cos_task_create",
+			Description: "Create a task on the board. The id (TASK-NNN) is allocated inside the write transaction, so " +
+				"concurrent creators never share or lose one. depends_on and parent must name existing tasks; a cycle is " +
+				"refused. signals are TaskSignals (seed 003, see cos_analyze_task). Answers with the task read back: " +
+				"task_id, revision, hash and every field.",
+			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: true,
+			Example: tasks.CreateExample,
+			Params: []Param{
+				{Name: "title", Type: TString, Required: true, Description: "1–200 characters"},
+				{Name: "description", Type: TString},
+				{Name: "priority", Type: TString, Enum: tasks.Priorities, Default: tasks.DefaultPriority},
+				{Name: "status", Type: TString, Enum: tasks.Statuses, Default: tasks.DefaultStatus},
+				{Name: "labels", Type: TStringList},
+				{Name: "signals", Type: TJSON, Description: `TaskSignals object (or a JSON string holding one): ` + tasks.SignalsExample},
+				{Name: "depends_on", Type: TStringList, Description: "ids of tasks this one waits for"},
+				{Name: "parent", Type: TString, Description: "id of the parent task"},
+				requestIDParam,
+			},
+			Handler: domainTool(taskCreateTool),
+		},
+		{
+			Name:        "cos_task_get",
+			Description: "One task with every field, its revision and hash (the CAS base of cos_task_update).",
+			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
+			Example: `{"task_id": "TASK-001"}`,
+			Params:  []Param{taskID},
+			Handler: domainTool(taskGetTool),
+		},
+		{
+			Name: "cos_task_update",
+			Description: "Patch a task. With base_revision (and optionally expected_hash) the write is a compare-and-set: " +
+				"a task that moved on answers STALE_REVISION with its current revision and hash; reread, rebase, resend " +
+				"with a new request_id. The assignee changes through cos_task_claim only.",
+			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: true,
+			Example: `{"task_id": "TASK-001", "patch": ` + tasks.PatchExample + `, "base_revision": 3, "request_id": "upd-42"}`,
+			Params: []Param{
+				taskID,
+				{Name: "patch", Type: TObject, Required: true, Description: "fields to change: " + tasks.PatchExample},
+				{Name: "base_revision", Type: TInt, Min: f64(1), Description: "the revision you read; the write fails if the task moved on"},
+				{Name: "expected_hash", Type: TString, MaxLen: 64, Description: "the hash you read"},
+				requestIDParam,
+			},
+			Handler: domainTool(taskUpdateTool),
+		},
+		{
+			Name: "cos_task_claim",
+			Description: "Claim a task for an assignee. Of concurrent claimers exactly one wins; the others get a conflict " +
+				"naming the holder. Claiming a task you already hold answers it unchanged.",
+			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: true,
+			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
+			Params: []Param{
+				taskID,
+				{Name: "assignee", Type: TString, Required: true, Description: "1–128 characters"},
+				requestIDParam,
+			},
+			Handler: domainTool(taskClaimTool),
+		},
+		{
+			Name: "cos_task_board",
+			Description: "List the board in id order, filtered by status, assignee and label, one page at a time. Pass " +
+				"next_cursor back for the next page; E_CURSOR when a cursor is malformed, STALE_CURSOR when the board " +
+				"changed in a way that invalidates the walk (list again without cursor).",
+			Module: "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
+			Example: `{"status": "todo", "limit": 50}`,
+			Params: []Param{
+				{Name: "status", Type: TString, Enum: tasks.Statuses},
+				{Name: "assignee", Type: TString},
+				{Name: "label", Type: TString},
+				{Name: "cursor", Type: TString, MaxLen: 1024, Description: "next_cursor of the previous page"},
+				{Name: "limit", Type: TInt, Min: f64(tasks.MinLimit), Max: f64(tasks.MaxLimit), Default: tasks.DefaultLimit},
+			},
+			Handler: domainTool(taskBoardTool),
+		},
+	}
+}
+
+// createFields rebuilds the task-field object ParseCreate takes from the
+// validated arguments (request_id is the tool's, not the task's).
+func createFields(c *Call) (json.RawMessage, error) {
+	obj := map[string]any{}
+	for _, name := range []string{"title", "description", "priority", "status", "parent"} {
+		if c.Args.Has(name) {
+			obj[name] = c.Args.Str(name)
+		}
+	}
+	for _, name := range []string{"labels", "depends_on"} {
+		if c.Args.Has(name) {
+			obj[name] = c.Args.Strings(name)
+		}
+	}
+	if c.Args.Has("signals") {
+		obj["signals"] = c.Args.Raw("signals")
+	}
+	return json.Marshal(obj)
+}
+
+func taskCreateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	rid, err := requestIDOfCall(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	raw, err := createFields(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	cr, err := tasks.ParseCreate(raw)
+	if err != nil {
+		return nil, tm, err
+	}
+	var checkErr error
+	if err := freshView(ctx, c, func() { checkErr = c.S.board.CheckRelations("", cr.DependsOn, cr.Parent) }); err != nil {
+		return nil, tm, err
+	}
+	if checkErr != nil {
+		return nil, tm, checkErr
+	}
+	p, err := tasks.CreatedPayload(cr)
+	if err != nil {
+		return nil, tm, err
+	}
+	recs, err := c.Append(ctx, eventlog.AppendRequest{StreamPrefix: tasks.StreamPrefix, Expect: eventlog.NoStream(),
+		Events: []eventlog.Payload{p}, RequestID: rid})
+	if err != nil {
+		return nil, tm, err
+	}
+	id, ok := tasks.IDOfStream(recs[0].Stream)
+	if !ok {
+		return nil, tm, fmt.Errorf("task create: the log allocated %q, not a task stream", recs[0].Stream)
+	}
+	return readBackTask(ctx, c, id, recs[0])
+}
+
+// readBackTask answers a task write with the task as the projections hold
+// it once they include the receipt.
+func readBackTask(ctx context.Context, c *Call, id string, r eventlog.Receipt) (any, envelope.ToolMeta, error) {
+	var (
+		t  tasks.Task
+		ok bool
+	)
+	if err := c.ReadBack(ctx, r.LastSeq, func() { t, ok = c.S.board.Get(id) }); err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
+	if !ok {
+		return nil, envelope.ToolMeta{}, fmt.Errorf("task %s: committed at seq %d but not on the board", id, r.LastSeq)
+	}
+	return taskAnswer{Task: t, Seq: r.LastSeq, Replayed: r.Replayed}, envelope.ToolMeta{}, nil
+}
+
+// taskIDArg validates the task_id argument.
+func taskIDArg(c *Call) (string, error) {
+	id := c.Args.Str("task_id")
+	return id, tasks.ValidateTaskID("task_id", id)
+}
+
+func taskGetTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	id, err := taskIDArg(c)
+	if err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
+	t, ok := c.S.board.Get(id)
+	if !ok {
+		return nil, envelope.ToolMeta{}, &tasks.NotFoundError{Field: "task_id", TaskID: id}
+	}
+	return map[string]any{"task": t}, envelope.ToolMeta{}, nil
+}
+
+func taskUpdateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	id, err := taskIDArg(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	rid, err := requestIDOfCall(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	patch, err := tasks.ParsePatch(c.Args.Raw("patch"))
+	if err != nil {
+		return nil, tm, err
+	}
+	var checkErr error
+	if err := freshView(ctx, c, func() {
+		if _, ok := c.S.board.Get(id); !ok {
+			checkErr = &tasks.NotFoundError{Field: "task_id", TaskID: id}
+			return
+		}
+		if patch.DependsOn != nil || patch.Parent != nil {
+			var deps []string
+			if patch.DependsOn != nil {
+				deps = *patch.DependsOn
+			}
+			parent := ""
+			if patch.Parent != nil {
+				parent = *patch.Parent
+			}
+			checkErr = c.S.board.CheckRelations(id, deps, parent)
+		}
+	}); err != nil {
+		return nil, tm, err
+	}
+	if checkErr != nil {
+		return nil, tm, checkErr
+	}
+	p, err := tasks.UpdatedPayload(patch)
+	if err != nil {
+		return nil, tm, err
+	}
+	req := eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p}, RequestID: rid,
+		ExpectedHash: c.Args.Str("expected_hash")}
+	if c.Args.Has("base_revision") {
+		req.Expect = eventlog.AtRevision(uint64(c.Args.Int("base_revision", 0)))
+	}
+	recs, err := c.Append(ctx, req)
+	if err != nil {
+		return nil, tm, err
+	}
+	return readBackTask(ctx, c, id, recs[0])
+}
+
+// taskClaimTool follows the claim protocol of package tasks: read the
+// holder, append task.claimed at the revision read, and on a lost race
+// reread (the winner is then visible and the loser answers conflict naming
+// it).
+func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	id, err := taskIDArg(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	assignee := c.Args.Str("assignee")
+	if err := tasks.ValidateAssignee(assignee); err != nil {
+		return nil, tm, err
+	}
+	rid, err := requestIDOfCall(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	p, err := tasks.ClaimedPayload(assignee)
+	if err != nil {
+		return nil, tm, err
+	}
+	var lastStale error
+	for range claimAttempts {
+		var (
+			t       tasks.Task
+			outcome tasks.ClaimOutcome
+		)
+		if verr := freshView(ctx, c, func() { t, outcome, err = c.S.board.ClaimCheck(id, assignee) }); verr != nil {
+			return nil, tm, verr
+		}
+		if err != nil {
+			return nil, tm, err
+		}
+		if outcome == tasks.ClaimHeld {
+			return taskAnswer{Task: t}, tm, nil
+		}
+		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p},
+			RequestID: rid, Expect: eventlog.AtRevision(t.Revision)})
+		if errors.Is(err, eventlog.ErrStaleRevision) {
+			lastStale = err
+			continue
+		}
+		if err != nil {
+			return nil, tm, err
+		}
+		return readBackTask(ctx, c, id, recs[0])
+	}
+	return nil, tm, lastStale
+}
+
+func taskBoardTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	f := tasks.Filter{Status: c.Args.Str("status"), Assignee: c.Args.Str("assignee"), Label: c.Args.Str("label")}
+	cursor := c.Args.Str("cursor")
+	limit := c.Args.Int("limit", tasks.DefaultLimit)
+	for {
+		page, next, err := c.S.board.List(f, cursor, limit, c.Pos.Seq)
+		if err != nil {
+			return nil, tm, err
+		}
+		rows := make([]boardRow, len(page.Tasks))
+		for i, t := range page.Tasks {
+			rows[i] = rowOf(t)
+		}
+		// A page the envelope would trim would lose rows the next cursor
+		// skips: shorten it instead.
+		if size, fit := rowsFit(c, rows); !fit && limit > 1 {
+			limit = max(1, int(float64(limit)*boardBudget(c)*boardFitShare/float64(size)))
+			if limit >= len(rows) {
+				limit = len(rows) - 1
+			}
+			continue
+		}
+		return map[string]any{"rows": rows, "total": page.Total, "next_cursor": next, "limit": limit,
+			"walk_log_seq": page.LogSeq}, tm, nil
+	}
+}
+
+// boardBudget returns the call's envelope budget in characters.
+func boardBudget(c *Call) float64 {
+	if b := c.S.opts.Budget.BudgetChars; b > 0 {
+		return float64(b)
+	}
+	return envelope.DefaultBudgetChars
+}
+
+// rowsFit reports the size of rows as the envelope counts it (max of bytes
+// and tokens×4, a non-ASCII character being one token) and whether it fits
+// in boardFitShare of the budget (always true without a budget).
+func rowsFit(c *Call, rows []boardRow) (int, bool) {
+	if c.S.opts.Budget.NoBudget {
+		return 0, true
+	}
+	b, err := json.Marshal(rows)
+	if err != nil {
+		return 0, true
+	}
+	ascii, other := 0, 0
+	for _, r := range string(b) {
+		if r < utf8.RuneSelf {
+			ascii++
+		} else {
+			other++
+		}
+	}
+	size := max(len(b), ascii+4*other)
+	return size, float64(size) <= boardBudget(c)*boardFitShare
+}

@@ -1,0 +1,520 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/projections/tasks"
+)
+
+// okEnv fails the test unless e is a success envelope.
+func okEnv(t testing.TB, e envOf, what string) envOf {
+	t.Helper()
+	if !e.OK {
+		t.Fatalf("%s: %s %s: %s", what, e.Error.Code, e.Error.Category, e.Error.Message)
+	}
+	return e
+}
+
+// failEnv fails the test unless e is a failure with code.
+func failEnv(t testing.TB, e envOf, code, what string) envOf {
+	t.Helper()
+	if e.OK || e.Error.Code != code {
+		t.Fatalf("%s: want %s, got ok=%v %s: %s", what, code, e.OK, e.Error.Code, e.Error.Message)
+	}
+	return e
+}
+
+// taskOf decodes data.task of a task answer.
+func taskOf(t testing.TB, e envOf) tasks.Task {
+	t.Helper()
+	b, err := json.Marshal(e.Data["task"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var task tasks.Task
+	if err := json.Unmarshal(b, &task); err != nil {
+		t.Fatalf("data.task: %v\n%s", err, b)
+	}
+	return task
+}
+
+// streamEvents returns the events of one stream, read from the log.
+func streamEvents(t testing.TB, s *Server, stream string) []eventlog.Event {
+	t.Helper()
+	var out []eventlog.Event
+	if err := s.Log().Read(context.Background(), 1, func(ev eventlog.Event) error {
+		if ev.Stream == stream {
+			out = append(out, ev)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func createTask(t testing.TB, s *Server, args string) tasks.Task {
+	t.Helper()
+	return taskOf(t, okEnv(t, call(t, s, "cos_task_create", args), "create "+args))
+}
+
+func TestTaskCreate_AnswersTheTaskReadBack(t *testing.T) {
+	s := openServer(t, "")
+	e := okEnv(t, call(t, s, "cos_task_create", `{"title":"Fix login","description":"redirect loop","priority":"high",
+		"labels":["auth"],"signals":{"dimensions":2,"complexity":"COMPLICATED","domain":["meta"]}}`), "create")
+	got := taskOf(t, e)
+	evs := streamEvents(t, s, "task:TASK-001")
+	if len(evs) != 1 {
+		t.Fatalf("stream task:TASK-001 holds %d events, want 1", len(evs))
+	}
+	if got.ID != "TASK-001" || got.Title != "Fix login" || got.Description != "redirect loop" || got.Priority != "high" ||
+		got.Status != tasks.StatusTodo || len(got.Labels) != 1 || got.Labels[0] != "auth" {
+		t.Fatalf("task = %+v", got)
+	}
+	if got.Revision != 1 || got.Hash != evs[0].Hash {
+		t.Fatalf("revision/hash = %d/%s, want 1/%s (the entity hash)", got.Revision, got.Hash, evs[0].Hash)
+	}
+	if got.Signals == nil || got.Signals.ScopeSize != tasks.DefaultScopeSize || got.Signals.Novelty != tasks.DefaultNovelty {
+		t.Fatalf("signals not normalised: %+v", got.Signals)
+	}
+	meta := e.Data["meta"].(map[string]any)
+	if meta["layer"] != "tasks" || meta["log_seq"].(float64) != float64(evs[0].Seq) {
+		t.Fatalf("meta = %v", meta)
+	}
+	if second := createTask(t, s, `{"title":"next"}`); second.ID != "TASK-002" {
+		t.Fatalf("second id = %s", second.ID)
+	}
+}
+
+func TestTaskCreate_RelationsAreChecked(t *testing.T) {
+	s := openServer(t, "")
+	a := createTask(t, s, `{"title":"a"}`)
+	cases := []struct {
+		name, args, code, field string
+	}{
+		{"unknown depends_on", `{"title":"b","depends_on":["TASK-404"]}`, "E_NOT_FOUND", "depends_on"},
+		{"unknown parent", `{"title":"b","parent":"TASK-404"}`, "E_NOT_FOUND", "parent"},
+		{"malformed dependency id", `{"title":"b","depends_on":["task one"]}`, "E_ARGUMENT", ""},
+		{"bad priority", `{"title":"b","priority":"urgent"}`, "E_ARGUMENT", "priority"},
+		{"empty title", `{"title":""}`, "E_ARGUMENT", "title"},
+	}
+	for _, c := range cases {
+		e := failEnv(t, call(t, s, "cos_task_create", c.args), c.code, c.name)
+		if c.field != "" && e.Error.Details["field"] != c.field {
+			t.Errorf("%s: details.field = %v, want %s (%s)", c.name, e.Error.Details["field"], c.field, e.Error.Message)
+		}
+	}
+	b := createTask(t, s, fmt.Sprintf(`{"title":"b","depends_on":[%q],"parent":%q}`, a.ID, a.ID))
+	if len(b.DependsOn) != 1 || b.DependsOn[0] != a.ID || b.Parent != a.ID {
+		t.Fatalf("b = %+v", b)
+	}
+	if n := s.board.Len(); n != 2 {
+		t.Fatalf("refused creates wrote tasks: board holds %d", n)
+	}
+}
+
+func TestTaskUpdate_CycleIsRefusedNamingIt(t *testing.T) {
+	s := openServer(t, "")
+	a := createTask(t, s, `{"title":"a"}`)
+	b := createTask(t, s, fmt.Sprintf(`{"title":"b","depends_on":[%q]}`, a.ID))
+	c := createTask(t, s, fmt.Sprintf(`{"title":"c","depends_on":[%q]}`, b.ID))
+	e := failEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"depends_on":[%q]}}`, a.ID, c.ID)), "E_ARGUMENT", "cycle")
+	want := strings.Join([]string{a.ID, c.ID, b.ID, a.ID}, " → ")
+	if !strings.Contains(e.Error.Message, want) || e.Error.Details["field"] != "depends_on" {
+		t.Fatalf("cycle message %q lacks %q (details %v)", e.Error.Message, want, e.Error.Details)
+	}
+	failEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"depends_on":[%q]}}`, a.ID, a.ID)), "E_ARGUMENT", "self cycle")
+	if got := streamEvents(t, s, tasks.StreamOf(a.ID)); len(got) != 1 {
+		t.Fatalf("refused updates wrote %d events", len(got)-1)
+	}
+}
+
+func TestTaskUpdate_CAS(t *testing.T) {
+	s := openServer(t, "")
+	task := createTask(t, s, `{"title":"a"}`)
+	up := func(extra string) envOf {
+		return call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"status":"in_progress"}%s}`, task.ID, extra))
+	}
+	moved := taskOf(t, okEnv(t, up(`,"base_revision":1,"expected_hash":"`+task.Hash+`"`), "update at the read revision"))
+	if moved.Revision != 2 || moved.Status != tasks.StatusInProgress || moved.Hash == task.Hash {
+		t.Fatalf("after update: %+v", moved)
+	}
+	for _, c := range []struct{ name, extra string }{
+		{"stale revision", `,"base_revision":1`},
+		{"stale hash", `,"expected_hash":"` + task.Hash + `"`},
+		{"stale both", `,"base_revision":1,"expected_hash":"` + task.Hash + `"`},
+	} {
+		e := failEnv(t, up(c.extra), "STALE_REVISION", c.name)
+		if e.Error.Category != "conflict" || e.Error.Details["current_revision"].(float64) != 2 || e.Error.Details["current_hash"] != moved.Hash {
+			t.Fatalf("%s: %+v", c.name, e.Error)
+		}
+	}
+	failEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-404","patch":{"status":"done"}}`), "E_NOT_FOUND", "unknown task")
+	failEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{}}`, task.ID)), "E_ARGUMENT", "empty patch")
+	failEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"status":"finished"}}`, task.ID)), "E_ARGUMENT", "bad status")
+	if got := streamEvents(t, s, tasks.StreamOf(task.ID)); len(got) != 2 {
+		t.Fatalf("stream holds %d events, want 2", len(got))
+	}
+}
+
+func TestTaskClaim_HolderIdempotentOthersConflict(t *testing.T) {
+	s := openServer(t, "")
+	task := createTask(t, s, `{"title":"a"}`)
+	claim := func(who string) envOf {
+		return call(t, s, "cos_task_claim", fmt.Sprintf(`{"task_id":%q,"assignee":%q}`, task.ID, who))
+	}
+	won := taskOf(t, okEnv(t, claim("alice"), "first claim"))
+	if won.Assignee != "alice" || won.Revision != 2 {
+		t.Fatalf("claimed: %+v", won)
+	}
+	again := okEnv(t, claim("alice"), "claim again")
+	if got := taskOf(t, again); got.Revision != 2 || got.Hash != won.Hash || again.Data["seq"].(float64) != 0 {
+		t.Fatalf("re-claim by the holder wrote: %+v (seq %v)", got, again.Data["seq"])
+	}
+	e := failEnv(t, claim("bob"), "STALE_REVISION", "claim by another")
+	if e.Error.Category != "conflict" || !strings.Contains(e.Error.Message, `"alice"`) || e.Error.Details["holder"] != "alice" {
+		t.Fatalf("conflict: %+v", e.Error)
+	}
+	failEnv(t, call(t, s, "cos_task_claim", `{"task_id":"TASK-404","assignee":"bob"}`), "E_NOT_FOUND", "unknown task")
+	failEnv(t, call(t, s, "cos_task_claim", fmt.Sprintf(`{"task_id":%q,"assignee":""}`, task.ID)), "E_ARGUMENT", "empty assignee")
+	if got := streamEvents(t, s, tasks.StreamOf(task.ID)); len(got) != 2 {
+		t.Fatalf("stream holds %d events, want 2", len(got))
+	}
+}
+
+// TestTaskClaim_ConcurrentInOneProcess: of N goroutines claiming one task
+// through one server, exactly one wins. (Across processes:
+// TestMultiProcess_ClaimOneWinner.)
+func TestTaskClaim_ConcurrentInOneProcess(t *testing.T) {
+	s := openServer(t, "")
+	const n = 8
+	for round := range 5 {
+		task := createTask(t, s, `{"title":"contended"}`)
+		results := make(chan envOf, n)
+		for i := range n {
+			go func() {
+				results <- call(t, s, "cos_task_claim", fmt.Sprintf(`{"task_id":%q,"assignee":"agent-%d"}`, task.ID, i))
+			}()
+		}
+		checkOneWinner(t, round, collectEnvs(results, n))
+	}
+}
+
+func collectEnvs(ch chan envOf, n int) []envOf {
+	out := make([]envOf, n)
+	for i := range out {
+		out[i] = <-ch
+	}
+	return out
+}
+
+// checkOneWinner asserts one success and a conflict naming the winner for
+// every other claimer.
+func checkOneWinner(t testing.TB, round int, res []envOf) {
+	t.Helper()
+	var winners []string
+	for _, e := range res {
+		if e.OK {
+			winners = append(winners, taskOf(t, e).Assignee)
+		}
+	}
+	if len(winners) != 1 {
+		t.Fatalf("round %d: %d winners %v", round, len(winners), winners)
+	}
+	for _, e := range res {
+		if e.OK {
+			continue
+		}
+		if e.Error.Category != "conflict" || e.Error.Details["holder"] != winners[0] {
+			t.Fatalf("round %d: loser got %s %s: %s (winner %s)", round, e.Error.Category, e.Error.Code, e.Error.Message, winners[0])
+		}
+	}
+}
+
+func TestTaskWrites_RequestID(t *testing.T) {
+	s := openServer(t, "")
+	first := okEnv(t, call(t, s, "cos_task_create", `{"title":"once","request_id":"rq-1"}`), "first")
+	again := okEnv(t, call(t, s, "cos_task_create", `{"title":"once","request_id":"rq-1"}`), "resend")
+	if !sameTask(taskOf(t, again), taskOf(t, first)) {
+		t.Fatalf("resend answered another task:\n%+v\n%+v", taskOf(t, again), taskOf(t, first))
+	}
+	if again.Data["replayed"] != true || again.Data["seq"] != first.Data["seq"] {
+		t.Fatalf("resend: replayed=%v seq=%v, first seq=%v", again.Data["replayed"], again.Data["seq"], first.Data["seq"])
+	}
+	if n := s.board.Len(); n != 1 {
+		t.Fatalf("board holds %d tasks after a resend, want 1", n)
+	}
+	e := failEnv(t, call(t, s, "cos_task_create", `{"title":"changed","request_id":"rq-1"}`), "E_REQUEST_REUSE", "reuse")
+	if e.Error.Category != "conflict" {
+		t.Fatalf("reuse category %s", e.Error.Category)
+	}
+	for _, tool := range []string{"cos_task_create", "cos_task_update", "cos_task_claim"} {
+		args := `{"title":"x","request_id":""}`
+		switch tool {
+		case "cos_task_update":
+			args = `{"task_id":"TASK-001","patch":{"status":"done"},"request_id":""}`
+		case "cos_task_claim":
+			args = `{"task_id":"TASK-001","assignee":"a","request_id":""}`
+		}
+		e := failEnv(t, call(t, s, tool, args), "E_REQUEST_ID", tool+" empty request_id")
+		if !strings.Contains(e.Error.Message, "Nonempty request_id required") || e.Error.Details["field"] != "request_id" {
+			t.Fatalf("%s: %+v", tool, e.Error)
+		}
+	}
+	// An update under a request id replays too, even though the task moved.
+	task := taskOf(t, first)
+	upd := fmt.Sprintf(`{"task_id":%q,"patch":{"status":"review"},"base_revision":%d,"request_id":"rq-2"}`, task.ID, task.Revision)
+	u1 := okEnv(t, call(t, s, "cos_task_update", upd), "update")
+	u2 := okEnv(t, call(t, s, "cos_task_update", upd), "update resend")
+	if u2.Data["replayed"] != true || u1.Data["seq"] != u2.Data["seq"] {
+		t.Fatalf("update resend not replayed: %v %v", u1.Data, u2.Data)
+	}
+	if got := streamEvents(t, s, tasks.StreamOf(task.ID)); len(got) != 2 {
+		t.Fatalf("stream holds %d events, want 2", len(got))
+	}
+}
+
+func sameTask(a, b tasks.Task) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+func TestTaskBoard_FiltersAndCursors(t *testing.T) {
+	s := openServer(t, "")
+	for i := range 7 {
+		label := "even"
+		if i%2 == 1 {
+			label = "odd"
+		}
+		createTask(t, s, fmt.Sprintf(`{"title":"t%d","labels":[%q]}`, i, label))
+	}
+	walk := func(args string) []string {
+		var ids []string
+		cursor := ""
+		for {
+			a := args
+			if cursor != "" {
+				a = strings.TrimSuffix(args, "}") + `,"cursor":"` + cursor + `"}`
+			}
+			e := okEnv(t, call(t, s, "cos_task_board", a), "board "+a)
+			if e.Data["meta"].(map[string]any)["layer"] != "tasks" {
+				t.Fatalf("meta.layer = %v", e.Data["meta"])
+			}
+			for _, r := range e.Data["rows"].([]any) {
+				ids = append(ids, r.(map[string]any)["task_id"].(string))
+			}
+			cursor, _ = e.Data["next_cursor"].(string)
+			if cursor == "" {
+				return ids
+			}
+		}
+	}
+	if got := walk(`{"limit":3}`); strings.Join(got, ",") != "TASK-001,TASK-002,TASK-003,TASK-004,TASK-005,TASK-006,TASK-007" {
+		t.Fatalf("walk = %v", got)
+	}
+	if got := walk(`{"label":"odd","limit":2}`); strings.Join(got, ",") != "TASK-002,TASK-004,TASK-006" {
+		t.Fatalf("odd walk = %v", got)
+	}
+	okEnv(t, call(t, s, "cos_task_claim", `{"task_id":"TASK-003","assignee":"carol"}`), "claim")
+	if got := walk(`{"assignee":"carol"}`); len(got) != 1 || got[0] != "TASK-003" {
+		t.Fatalf("assignee walk = %v", got)
+	}
+	failEnv(t, call(t, s, "cos_task_board", `{"cursor":"not-a-cursor"}`), "E_CURSOR", "malformed cursor")
+	failEnv(t, call(t, s, "cos_task_board", `{"limit":0}`), "E_ARGUMENT", "limit 0")
+	failEnv(t, call(t, s, "cos_task_board", `{"status":"open"}`), "E_ARGUMENT", "bad status")
+
+	first := okEnv(t, call(t, s, "cos_task_board", `{"limit":2}`), "first page")
+	cur := first.Data["next_cursor"].(string)
+	okEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","patch":{"title":"renamed"}}`), "update a listed task")
+	e := failEnv(t, call(t, s, "cos_task_board", `{"limit":2,"cursor":"`+cur+`"}`), "STALE_CURSOR", "stale cursor")
+	if e.Error.Details["task_id"] != "TASK-001" || e.Error.Category != "conflict" {
+		t.Fatalf("stale cursor: %+v", e.Error)
+	}
+	failEnv(t, call(t, s, "cos_task_board", `{"limit":2,"label":"odd","cursor":"`+cur+`"}`), "STALE_CURSOR", "cursor of another filter")
+}
+
+// TestTaskBoard_PageFitsTheBudget: a page whose rows would not fit the
+// envelope is shortened, never trimmed, so a walk still returns every task.
+func TestTaskBoard_PageFitsTheBudget(t *testing.T) {
+	s := openServer(t, "")
+	const n = 60
+	long := strings.Repeat("é", 190) // 190 tokens each: 60 rows overflow 32,000
+	for i := range n {
+		createTask(t, s, fmt.Sprintf(`{"title":"%s %02d"}`, long[:len(long)-4], i))
+	}
+	seen := map[string]bool{}
+	cursor := ""
+	pages := 0
+	for {
+		args := `{"limit":200}`
+		if cursor != "" {
+			args = `{"limit":200,"cursor":"` + cursor + `"}`
+		}
+		e := okEnv(t, call(t, s, "cos_task_board", args), "page")
+		if e.Data["meta"].(map[string]any)["truncated"] != false {
+			t.Fatalf("page was trimmed by the envelope: %v", e.Data["meta"])
+		}
+		pages++
+		for _, r := range e.Data["rows"].([]any) {
+			seen[r.(map[string]any)["task_id"].(string)] = true
+		}
+		if cursor, _ = e.Data["next_cursor"].(string); cursor == "" {
+			break
+		}
+	}
+	if len(seen) != n || pages < 2 {
+		t.Fatalf("walk saw %d of %d tasks in %d pages", len(seen), n, pages)
+	}
+}
+
+func TestTaskGet(t *testing.T) {
+	s := openServer(t, "")
+	task := createTask(t, s, `{"title":"a","description":"long text"}`)
+	got := taskOf(t, okEnv(t, call(t, s, "cos_task_get", `{"task_id":"TASK-001"}`), "get"))
+	if !sameTask(got, task) {
+		t.Fatalf("get = %+v, create answered %+v", got, task)
+	}
+	failEnv(t, call(t, s, "cos_task_get", `{"task_id":"TASK-002"}`), "E_NOT_FOUND", "missing")
+	failEnv(t, call(t, s, "cos_task_get", `{"task_id":"7"}`), "E_ARGUMENT", "malformed id")
+}
+
+func TestTaskTools_ModuleGate(t *testing.T) {
+	dir := t.TempDir()
+	s := openServer(t, dir)
+	if err := SetModule(dir, "tasks", false); err != nil {
+		t.Fatal(err)
+	}
+	for tool, args := range map[string]string{"cos_task_create": `{"title":"x"}`, "cos_task_board": `{}`, "cos_analyze_task": tasks.SignalsExample} {
+		e := call(t, s, tool, args)
+		if e.OK || e.Error.Category != "module_disabled" || !strings.Contains(e.Error.Message, "cos module enable tasks") {
+			t.Fatalf("%s with tasks disabled: %+v", tool, e)
+		}
+	}
+	if s.board.Len() != 0 {
+		t.Fatal("a disabled module wrote")
+	}
+}
+
+// seedWrongForms are the "common wrong form" rows of seed 003's TaskSignals
+// table: the field, the wrong value, and the legal values the message must
+// list.
+var seedWrongForms = []struct {
+	field, value, got string
+	legal             []string
+}{
+	{"dimensions", `["mcp-tooling", "workflow"]`, `["mcp-tooling","workflow"]`, []string{"integer ≥ 1"}},
+	{"domain", `"meta"`, `"meta"`, []string{"list of strings"}},
+	{"complexity", `"complex"`, `"complex"`, []string{`"CLEAR"`, `"COMPLICATED"`, `"COMPLEX"`, `"CHAOTIC"`, `"CONFUSION"`}},
+	{"scope_size", `"big"`, `"big"`, []string{`"trivial"`, `"small"`, `"medium"`, `"large"`, `"recursive"`}},
+	{"action", `"analyze"`, `"analyze"`, []string{`"create"`, `"modify"`, `"debug"`, `"research"`, `"review"`, `"deploy"`, `"refactor"`, `"document"`, `"audit"`, `"unknown"`}},
+	{"urgency", `"high"`, `"high"`, []string{`"normal"`, `"elevated"`, `"incident"`}},
+	{"novelty", `"high"`, `"high"`, []string{"0.0", "1.0"}},
+}
+
+// signalsWith returns the seed's minimal valid signals with field set to
+// the raw JSON value.
+func signalsWith(t testing.TB, field, value string) string {
+	t.Helper()
+	m := map[string]json.RawMessage{"dimensions": json.RawMessage(`2`), "complexity": json.RawMessage(`"COMPLICATED"`), "domain": json.RawMessage(`["meta"]`)}
+	m[field] = json.RawMessage(value)
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestTaskSignals_SeedWrongFormsThroughTheTools(t *testing.T) {
+	s := openServer(t, "")
+	for _, wf := range seedWrongForms {
+		sig := signalsWith(t, wf.field, wf.value)
+		quoted, _ := json.Marshal(sig)
+		sigNoBraces := strings.TrimSuffix(strings.TrimPrefix(sig, "{"), "}")
+		forms := []struct{ how, tool, args, field string }{
+			{"signals_json object", "cos_analyze_task", `{"task_title":"Fix auth bug","signals_json":` + sig + `}`, wf.field},
+			{"signals_json string", "cos_analyze_task", `{"task_title":"Fix auth bug","signals_json":` + string(quoted) + `}`, wf.field},
+			{"top-level fields", "cos_analyze_task", `{"task_title":"Fix auth bug",` + sigNoBraces + `}`, wf.field},
+			{"create signals", "cos_task_create", `{"title":"Fix auth bug","signals":` + sig + `}`, "signals." + wf.field},
+		}
+		for _, f := range forms {
+			name := wf.field + " via " + f.how
+			e := failEnv(t, call(t, s, f.tool, f.args), "E_ARGUMENT", name)
+			msg := e.Error.Message
+			for _, part := range append([]string{f.field, wf.got, tasks.SignalsExample}, wf.legal...) {
+				if !strings.Contains(msg, part) {
+					t.Errorf("%s: message lacks %q:\n%s", name, part, msg)
+				}
+			}
+			if e.Error.Details["field"] != f.field {
+				t.Errorf("%s: details.field = %v, want %s", name, e.Error.Details["field"], f.field)
+			}
+			if fields, _ := e.Error.Details["fields"].([]any); len(fields) != 1 {
+				t.Errorf("%s: %d field errors, want exactly one: %s", name, len(fields), msg)
+			}
+		}
+	}
+	if s.board.Len() != 0 {
+		t.Fatalf("a create with wrong signals wrote %d tasks", s.board.Len())
+	}
+}
+
+func TestAnalyzeTask_NormalisesAndCallsRoles(t *testing.T) {
+	s := openServer(t, "")
+	cases := []struct {
+		name, args string
+		roles      []string
+	}{
+		{"seed minimal call", tasks.SignalsExample, nil},
+		{"signals_json string", `{"task_title":"Fix auth bug","signals_json":"{\"dimensions\":1,\"complexity\":\"CLEAR\",\"domain\":[\"meta\"],\"action\":\"debug\",\"scope_size\":\"small\"}"}`, nil},
+		{"research", `{"task_title":"Survey","signals_json":{"dimensions":1,"complexity":"COMPLEX","domain":["x"],"action":"research"}}`, nil},
+	}
+	for _, c := range cases {
+		e := okEnv(t, call(t, s, "cos_analyze_task", c.args), c.name)
+		var want tasks.Analysis
+		// The tool's answer must be the domain's analysis of the same input.
+		var in map[string]json.RawMessage
+		_ = json.Unmarshal([]byte(c.args), &in)
+		title := ""
+		_ = json.Unmarshal(in["task_title"], &title)
+		raw := in["signals_json"]
+		if raw == nil {
+			delete(in, "task_title")
+			raw, _ = json.Marshal(in)
+		}
+		want, err := tasks.AnalyzeTask(title, raw)
+		if err != nil {
+			t.Fatalf("%s: domain: %v", c.name, err)
+		}
+		gotSig, wantSig := canonJSON(t, e.Data["signals"]), canonJSON(t, want.Signals)
+		gotRoles, wantRoles := canonJSON(t, e.Data["roles"]), canonJSON(t, want.Roles)
+		if string(gotSig) != string(wantSig) || string(gotRoles) != string(wantRoles) {
+			t.Fatalf("%s:\n got %s %s\nwant %s %s", c.name, gotSig, gotRoles, wantSig, wantRoles)
+		}
+		if len(want.Roles) == 0 || want.Signals.ScopeSize == "" {
+			t.Fatalf("%s: vacuous analysis %+v", c.name, want)
+		}
+	}
+	failEnv(t, call(t, s, "cos_analyze_task", `{"task_title":"x","signals_json":{"dimensions":1},"complexity":"CLEAR"}`), "E_ARGUMENT", "both places")
+	failEnv(t, call(t, s, "cos_analyze_task", `{"task_title":"x"}`), "E_ARGUMENT", "no signals")
+}
+
+// canonJSON encodes v with object keys sorted (through a generic decode).
+func canonJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g any
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(g)
+	return string(b)
+}
