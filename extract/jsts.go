@@ -108,6 +108,15 @@ func (js *jsFile) statement(n *sitter.Node, exportDefault bool, deferred *[]func
 		js.function(name, n, n.ChildByFieldName("body"), exportDefault, deferred)
 	case "class_declaration", "abstract_class_declaration", "class":
 		js.class(n, exportDefault, deferred)
+	case "interface_declaration", "enum_declaration":
+		// TypeScript types without bodies to call: a class node each.
+		if name := tsText(n.ChildByFieldName("name"), js.src); name != "" {
+			uid := codeUID("class", js.fr.Path, name)
+			kind := strings.TrimSuffix(n.Kind(), "_declaration")
+			js.fr.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: name, Line: tsLine(n), EndLine: tsEndLine(n), Metadata: map[string]any{"type_kind": kind}})
+			js.fr.edge(js.fileUID, uid, graph.EdgeContains, tsLine(n))
+			js.fr.Decl.Names[name] = graph.KindClass
+		}
 	case "lexical_declaration", "variable_declaration":
 		for _, d := range tsChildren(n) {
 			if d.Kind() != "variable_declarator" {

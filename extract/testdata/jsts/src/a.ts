@@ -18,3 +18,11 @@ export default class A extends B {
   }
   helper(): void {}
 }
+
+export interface Shape {
+  area(): number;
+}
+
+enum Color {
+  Red,
+}
