@@ -8,10 +8,9 @@ import "sort"
 func catalogue() []*Tool {
 	var all []*Tool
 	all = append(all, graphReadTools()...)
-	all = append(all, taskTools()...)
-	all = append(all, signalTools()...)
-	all = append(all, evidenceTools()...)
-	all = append(all, metricTools()...)
+	all = append(all, graphImpactTool(), graphReferencesTool(), graphRenamePlanTool(), graphPathTool(),
+		graphSimilarTool(), graphExportTool(), graphDoctorTool())
+	all = append(all, graphWriteTools()...)
 	return all
 }
 

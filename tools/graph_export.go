@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"context"
+	"sort"
+
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// Export limits (issue 5: max_nodes ≤ 2000, the G35 hard cap of seed 000).
+const (
+	exportDefaultNodes = 500
+	exportMaxNodes     = 2000
+	exportDefaultHops  = 2
+)
+
+// exportNode is a node of an export with its degree in the whole graph.
+type exportNode struct {
+	nodeView
+	Degree int `json:"degree"`
+}
+
+func graphExportTool() *Tool {
+	return &Tool{
+		Name: "cos_graph_export",
+		Description: "A subgraph as {nodes, edges}: with root, the nodes within max_hops of it (both directions, " +
+			"nearest first) up to max_nodes; without root, the max_nodes nodes of highest degree. edges are every edge " +
+			"between two exported nodes. Oversized answers are trimmed coherently (kept edges only join kept nodes; " +
+			"meta.truncated_subgraph).",
+		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+		Example: `{"root": "folder:server", "max_nodes": 200, "max_hops": 2}`,
+		Params: []Param{
+			{Name: "root", Type: TString, MaxLen: 1024, Description: "uid, repo-relative path or name; empty exports the top nodes by degree"},
+			{Name: "max_nodes", Type: TInt, Min: f64(1), Max: f64(exportMaxNodes), Default: exportDefaultNodes, Description: "most nodes exported"},
+			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(5), Default: exportDefaultHops, Description: "hops from root (ignored without root)"},
+			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow and export only these edge types"},
+		},
+		Handler: exportTool,
+	}
+}
+
+func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	maxNodes := c.Args.Int("max_nodes", exportDefaultNodes)
+	maxHops := c.Args.Int("max_hops", exportDefaultHops)
+	var follow map[string]bool
+	if types := c.Args.Strings("edge_types"); len(types) > 0 {
+		follow = typeSet(types)
+	}
+	keep := func(e graph.Edge) bool { return follow == nil || follow[e.Type] }
+	g := c.S.graph
+	var uids []string
+	body := map[string]any{}
+	if raw := c.Args.Str("root"); raw != "" {
+		res, err := c.Resolve(ctx, raw, false)
+		if err != nil {
+			return nil, tm, err
+		}
+		tm.ResolvedFrom = res.ResolvedFrom
+		body["root"] = viewOf(res.Node)
+		body["selection"] = "neighbourhood"
+		uids = neighbourhood(g.Out, g.In, res.Node.UID, maxHops, maxNodes, keep)
+	} else {
+		body["selection"] = "top_degree"
+		uids = topByDegree(c, maxNodes)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, tm, err
+	}
+	kept := make(map[string]bool, len(uids))
+	for _, uid := range uids {
+		kept[uid] = true
+	}
+	nodes := make([]exportNode, 0, len(uids))
+	edges := []edgeView{}
+	for _, uid := range uids {
+		in, out := g.Degree(uid)
+		nodes = append(nodes, exportNode{nodeOrMissing(g, uid), in + out})
+		for _, e := range g.Out(uid) {
+			if kept[e.Target] && keep(e) {
+				edges = append(edges, edgeOf(e))
+			}
+		}
+	}
+	body["nodes"] = nodes
+	body["edges"] = edges
+	body["counts"] = map[string]int{"nodes": len(nodes), "edges": len(edges)}
+	return body, tm, nil
+}
+
+// neighbourhood returns root and the uids within hops of it, breadth-first
+// over edges in both directions (those keep accepts), nearest first, at
+// most limit.
+func neighbourhood(out, in func(string) []graph.Edge, root string, hops, limit int, keep func(graph.Edge) bool) []string {
+	seen := map[string]bool{root: true}
+	order := []string{root}
+	frontier := []string{root}
+	for d := 1; d <= hops && len(frontier) > 0 && len(order) < limit; d++ {
+		var next []string
+		for _, uid := range frontier {
+			for _, list := range [2][]graph.Edge{out(uid), in(uid)} {
+				for _, e := range list {
+					if !keep(e) {
+						continue
+					}
+					for _, other := range [2]string{e.Source, e.Target} {
+						if seen[other] || len(order) >= limit {
+							continue
+						}
+						seen[other] = true
+						order = append(order, other)
+						next = append(next, other)
+					}
+				}
+			}
+		}
+		frontier = next
+	}
+	return order
+}
+
+// topByDegree returns the limit nodes of highest degree (in + out), ties by
+// uid.
+func topByDegree(c *Call, limit int) []string {
+	type ranked struct {
+		uid string
+		deg int
+	}
+	g := c.S.graph
+	var all []ranked
+	g.Nodes(func(n graph.Node) bool {
+		in, out := g.Degree(n.UID)
+		all = append(all, ranked{n.UID, in + out})
+		return true
+	})
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].deg != all[j].deg {
+			return all[i].deg > all[j].deg
+		}
+		return all[i].uid < all[j].uid
+	})
+	out := make([]string, 0, min(limit, len(all)))
+	for _, r := range all[:min(limit, len(all))] {
+		out = append(out, r.uid)
+	}
+	return out
+}

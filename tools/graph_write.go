@@ -1,0 +1,402 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// Size limits of one cos_graph_upsert or cos_graph_delete call.
+const (
+	writeMaxNodes = 10000
+	writeMaxEdges = 50000
+)
+
+// edgeTypePattern is what an edge type written by an agent or an outside
+// extractor must look like: the graph's own types and new ones alike
+// ("constructs", "has_param_type").
+var edgeTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// writeReceipt is the part of the log's receipt a write tool reports.
+type writeReceipt struct {
+	Stream   string `json:"stream"`
+	FirstSeq uint64 `json:"first_seq"`
+	LastSeq  uint64 `json:"last_seq"`
+	Replayed bool   `json:"replayed"`
+}
+
+func receiptOf(r eventlog.Receipt) writeReceipt {
+	return writeReceipt{Stream: r.Stream, FirstSeq: r.FirstSeq, LastSeq: r.LastSeq, Replayed: r.Replayed}
+}
+
+func graphWriteTools() []*Tool {
+	return []*Tool{
+		{
+			Name: "cos_graph_upsert",
+			Description: "Write nodes and edges into the graph (for agents and outside extractors). Every uid follows the " +
+				"uid scheme (code:function:<path>::<name>, doc:file:<path>, …); an edge's source and target must be nodes " +
+				"of the graph (a uid or a repo-relative path, never a fuzzy name) or nodes of the same call. One log request; " +
+				"a resend with the same request_id writes nothing new. Answers with the nodes and edges read back after the write.",
+			Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
+			Example: `{"nodes": [{"uid": "code:function:a.go::run", "kind": "function", "label": "run", "path": "a.go", "line": 3}], ` +
+				`"edges": [{"source": "code:file:a.go", "target": "code:function:a.go::run", "type": "contains"}], "request_id": "ext-42"}`,
+			Params: []Param{
+				{Name: "nodes", Type: TObjectList, MaxLen: writeMaxNodes, Description: "nodes {uid, kind, label, path, line, end_line, extractor, metadata}"},
+				{Name: "edges", Type: TObjectList, MaxLen: writeMaxEdges, Description: "edges {source, target, type, extractor, line, metadata}"},
+				{Name: "request_id", Type: TString, MaxLen: 128, Description: "makes the write idempotent: a resend replays the first answer's receipt"},
+			},
+			Handler: upsertTool,
+		},
+		{
+			Name: "cos_graph_delete",
+			Description: "Delete nodes (with every edge touching them) and edges from the graph. uids accept a uid or a " +
+				"repo-relative path (never a fuzzy name); edges are {source, target, type, extractor} (extractor defaults to " +
+				"\"agent\"). A uid or edge that is not in the graph is E_NOT_FOUND and nothing is deleted.",
+			Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
+			Example: `{"uids": ["code:function:a.go::run"], "edges": [{"source": "code:file:a.go", "target": "code:function:a.go::old", "type": "contains"}]}`,
+			Params: []Param{
+				{Name: "uids", Type: TStringList, MaxLen: writeMaxNodes, Description: "nodes to delete"},
+				{Name: "edges", Type: TObjectList, MaxLen: writeMaxEdges, Description: "edges to delete {source, target, type, extractor}"},
+				{Name: "request_id", Type: TString, MaxLen: 128, Description: "makes the delete idempotent"},
+			},
+			Handler: deleteTool,
+		},
+	}
+}
+
+// decodeStrict decodes one argument object into v, refusing unknown keys.
+func decodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// fieldError is E_ARGUMENT naming one field of one element: "nodes[3].uid: …".
+func fieldError(t *Tool, field, format string, args ...any) *envelope.Error {
+	msg := fmt.Sprintf(format, args...)
+	return envelope.Errorf(envelope.CodeArgument, "%s: %s; example: %s", field, msg, t.Example).
+		WithDetails(map[string]any{"field": field, "reason": msg, "example": json.RawMessage(t.Example)})
+}
+
+// resolveError prefixes a resolver error with the field it came from. The
+// resolver's error is dropped as the cause: ToEnvelopeError would otherwise
+// find it in the chain and rebuild the message without the field.
+func resolveError(field string, err error) error {
+	e := ToEnvelopeError(err).WithDetails(map[string]any{"field": field}).WithCause(nil)
+	e.Message = field + ": " + e.Message
+	return e
+}
+
+// validatePathField accepts a repo-relative, slash-separated path with no
+// ".." segment (what the projection accepts for extracted files).
+func validatePathField(p string) string {
+	switch {
+	case strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || (len(p) > 1 && p[1] == ':'):
+		return "must be repo-relative with forward slashes"
+	case p == ".." || strings.HasPrefix(p, "../") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
+		return `must not contain ".."`
+	case strings.ContainsRune(p, '`'):
+		return "must not contain a backtick"
+	}
+	return ""
+}
+
+// defaultLabel is the label of a node sent without one: the last segment of
+// its uid's body.
+func defaultLabel(uid string) string {
+	body := strings.TrimPrefix(uid, "folder:")
+	if body == uid { // every other prefix has two parts: "code:function:"
+		if parts := strings.SplitN(uid, ":", 3); len(parts) == 3 {
+			body = parts[2]
+		}
+	}
+	for _, sep := range []string{"::", "#", "/"} {
+		if i := strings.LastIndex(body, sep); i >= 0 && i+len(sep) < len(body) {
+			body = body[i+len(sep):]
+		}
+	}
+	return body
+}
+
+// upsertInput validates the nodes and edges of an upsert, resolving edge
+// endpoints strictly. Call it inside a view.
+func upsertInput(ctx context.Context, c *Call) ([]graph.Node, []graph.Edge, error) {
+	var nodes []graph.Node
+	var raws []json.RawMessage
+	if r := c.Args.Raw("nodes"); r != nil {
+		_ = json.Unmarshal(r, &raws)
+	}
+	inCall := map[string]bool{}
+	for i, raw := range raws {
+		at := fmt.Sprintf("nodes[%d]", i)
+		var n graph.Node
+		if err := decodeStrict(raw, &n); err != nil {
+			return nil, nil, fieldError(c.Tool, at, "%v", err)
+		}
+		if err := graph.ValidateUID(n.UID); err != nil {
+			return nil, nil, fieldError(c.Tool, at+".uid", "%v", err)
+		}
+		implied, _ := graph.KindOfUID(n.UID)
+		if n.Kind == "" {
+			n.Kind = implied
+		}
+		if !contains(nodeKinds, n.Kind) {
+			return nil, nil, fieldError(c.Tool, at+".kind", "got %q, expected one of %s", n.Kind, strings.Join(nodeKinds, ", "))
+		}
+		if n.Label == "" {
+			n.Label = defaultLabel(n.UID)
+		}
+		if n.Path != "" {
+			if why := validatePathField(n.Path); why != "" {
+				return nil, nil, fieldError(c.Tool, at+".path", "%q %s", n.Path, why)
+			}
+		}
+		if n.Line < 0 || n.EndLine < 0 || (n.EndLine > 0 && n.EndLine < n.Line) {
+			return nil, nil, fieldError(c.Tool, at+".line", "got line %d, end_line %d; lines are 1-based and end_line ≥ line", n.Line, n.EndLine)
+		}
+		if n.Extractor == "" {
+			n.Extractor = projections.AgentOwner
+		}
+		inCall[n.UID] = true
+		nodes = append(nodes, n)
+	}
+	raws = nil
+	if r := c.Args.Raw("edges"); r != nil {
+		_ = json.Unmarshal(r, &raws)
+	}
+	var edges []graph.Edge
+	for i, raw := range raws {
+		at := fmt.Sprintf("edges[%d]", i)
+		var e graph.Edge
+		if err := decodeStrict(raw, &e); err != nil {
+			return nil, nil, fieldError(c.Tool, at, "%v", err)
+		}
+		if !edgeTypePattern.MatchString(e.Type) {
+			return nil, nil, fieldError(c.Tool, at+".type", "got %q, expected a lower_snake_case edge type such as %s", e.Type, strings.Join(edgeTypes, ", "))
+		}
+		for _, end := range []struct {
+			name string
+			uid  *string
+		}{{"source", &e.Source}, {"target", &e.Target}} {
+			if *end.uid == "" {
+				return nil, nil, fieldError(c.Tool, at+"."+end.name, "missing; expected a uid or a repo-relative path")
+			}
+			if inCall[*end.uid] {
+				continue
+			}
+			res, err := c.Resolve(ctx, *end.uid, true)
+			if err != nil {
+				return nil, nil, resolveError(at+"."+end.name, err)
+			}
+			*end.uid = res.Node.UID
+		}
+		if e.Line < 0 {
+			return nil, nil, fieldError(c.Tool, at+".line", "got %d, expected a 1-based line or 0", e.Line)
+		}
+		if e.Extractor == "" {
+			e.Extractor = projections.AgentOwner
+		}
+		edges = append(edges, e)
+	}
+	if len(nodes) == 0 && len(edges) == 0 {
+		return nil, nil, argError(c.Tool, "nodes", "nothing", "at least one node or edge")
+	}
+	return nodes, edges, nil
+}
+
+func upsertTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	if err := c.S.tailer.Fresh(ctx); err != nil {
+		return nil, tm, err
+	}
+	var (
+		nodes []graph.Node
+		edges []graph.Edge
+		err   error
+	)
+	c.S.tailer.View(func(projections.Position) { nodes, edges, err = upsertInput(ctx, c) })
+	if err != nil {
+		return nil, tm, err
+	}
+	req := eventlog.AppendRequest{Stream: graph.Stream, RequestID: c.Args.Str("request_id")}
+	if len(nodes) > 0 {
+		req.Events = append(req.Events, mustPayload(graph.TypeNodesUpserted, graph.NodesUpserted{Nodes: nodes}))
+	}
+	if len(edges) > 0 {
+		req.Events = append(req.Events, mustPayload(graph.TypeEdgesUpserted, graph.EdgesUpserted{Edges: edges}))
+	}
+	rcs, err := c.Append(ctx, req)
+	if err != nil {
+		return nil, tm, err
+	}
+	var body map[string]any
+	err = c.ReadBack(ctx, rcs[0].LastSeq, func() {
+		g := c.S.graph
+		gotNodes := make([]nodeView, 0, len(nodes))
+		for _, n := range nodes {
+			gotNodes = append(gotNodes, nodeOrMissing(g, n.UID))
+		}
+		gotEdges := make([]edgeView, 0, len(edges))
+		missing := 0
+		for _, e := range edges {
+			if got, ok := g.Edge(e.Key()); ok {
+				gotEdges = append(gotEdges, edgeOf(got))
+			} else {
+				missing++
+			}
+		}
+		body = map[string]any{
+			"receipt": receiptOf(rcs[0]),
+			"written": map[string]int{"nodes": len(nodes), "edges": len(edges)},
+			"graph":   g.Counts(),
+			"nodes":   gotNodes,
+			"edges":   gotEdges,
+		}
+		if missing > 0 { // deleted again by a later write before the read back
+			body["edges_gone"] = missing
+		}
+	})
+	return body, tm, err
+}
+
+// mustPayload encodes a graph event payload; the payload types always
+// encode.
+func mustPayload(typ string, v any) eventlog.Payload {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("encode %s: %v", typ, err))
+	}
+	return eventlog.Payload{Type: typ, Data: b}
+}
+
+// deleteInput resolves the uids and edges of a delete. Call it inside a
+// view.
+func deleteInput(ctx context.Context, c *Call) ([]string, []graph.EdgeKey, error) {
+	g := c.S.graph
+	var uids []string
+	for i, raw := range c.Args.Strings("uids") {
+		at := fmt.Sprintf("uids[%d]", i)
+		if in, out := g.Degree(raw); g.HasNode(raw) || in+out > 0 {
+			uids = append(uids, raw) // a node, or the endpoint of dangling edges
+			continue
+		}
+		res, err := c.Resolve(ctx, raw, true)
+		if err != nil {
+			return nil, nil, resolveError(at, err)
+		}
+		uids = append(uids, res.Node.UID)
+	}
+	var raws []json.RawMessage
+	if r := c.Args.Raw("edges"); r != nil {
+		_ = json.Unmarshal(r, &raws)
+	}
+	var keys []graph.EdgeKey
+	for i, raw := range raws {
+		at := fmt.Sprintf("edges[%d]", i)
+		var k struct {
+			Source    string `json:"source"`
+			Target    string `json:"target"`
+			Type      string `json:"type"`
+			Extractor string `json:"extractor"`
+		}
+		if err := decodeStrict(raw, &k); err != nil {
+			return nil, nil, fieldError(c.Tool, at, "%v", err)
+		}
+		if k.Source == "" || k.Target == "" || k.Type == "" {
+			return nil, nil, fieldError(c.Tool, at, "source, target and type are required")
+		}
+		key := graph.EdgeKey{Source: k.Source, Target: k.Target, Type: k.Type, Extractor: k.Extractor}
+		if key.Extractor == "" {
+			key.Extractor = projections.AgentOwner
+		}
+		if _, ok := g.Edge(key); !ok {
+			for _, end := range []*string{&key.Source, &key.Target} {
+				if res, err := c.Resolve(ctx, *end, true); err == nil {
+					*end = res.Node.UID
+				}
+			}
+		}
+		if _, ok := g.Edge(key); !ok {
+			return nil, nil, envelope.Errorf(envelope.CodeNotFound, "%s: no edge %s -[%s/%s]-> %s in the graph", at, key.Source, key.Type, key.Extractor, key.Target).
+				WithDetails(map[string]any{"field": at, "edge": key, "suggestions": outgoingOf(g, key.Source)})
+		}
+		keys = append(keys, key)
+	}
+	if len(uids) == 0 && len(keys) == 0 {
+		return nil, nil, argError(c.Tool, "uids", "nothing", "at least one uid or edge")
+	}
+	return uids, keys, nil
+}
+
+// outgoingOf lists a few edges leaving uid, to help correct a missed edge
+// key.
+func outgoingOf(g *projections.Graph, uid string) []edgeView {
+	out := []edgeView{}
+	for _, e := range g.Out(uid) {
+		if len(out) == 5 {
+			break
+		}
+		out = append(out, edgeOf(e))
+	}
+	return out
+}
+
+func deleteTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	if err := c.S.tailer.Fresh(ctx); err != nil {
+		return nil, tm, err
+	}
+	var (
+		uids []string
+		keys []graph.EdgeKey
+		err  error
+	)
+	c.S.tailer.View(func(projections.Position) { uids, keys, err = deleteInput(ctx, c) })
+	if err != nil {
+		return nil, tm, err
+	}
+	req := eventlog.AppendRequest{Stream: graph.Stream, RequestID: c.Args.Str("request_id")}
+	if len(keys) > 0 {
+		req.Events = append(req.Events, mustPayload(graph.TypeEdgesDeleted, graph.EdgesDeleted{Edges: keys}))
+	}
+	if len(uids) > 0 {
+		req.Events = append(req.Events, mustPayload(graph.TypeNodesDeleted, graph.NodesDeleted{UIDs: uids}))
+	}
+	rcs, err := c.Append(ctx, req)
+	if err != nil {
+		return nil, tm, err
+	}
+	var body map[string]any
+	err = c.ReadBack(ctx, rcs[0].LastSeq, func() {
+		g := c.S.graph
+		still := []string{}
+		for _, uid := range uids {
+			if g.HasNode(uid) {
+				still = append(still, uid) // re-created by a later write
+			}
+		}
+		body = map[string]any{
+			"receipt":   receiptOf(rcs[0]),
+			"deleted":   map[string]any{"uids": uids, "edges": keysView(keys)},
+			"graph":     g.Counts(),
+			"remaining": still,
+		}
+	})
+	return body, tm, err
+}
+
+func keysView(keys []graph.EdgeKey) []edgeView {
+	out := make([]edgeView, len(keys))
+	for i, k := range keys {
+		out[i] = edgeView{Source: k.Source, Target: k.Target, Type: k.Type, Extractor: k.Extractor}
+	}
+	return out
+}
