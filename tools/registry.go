@@ -11,6 +11,10 @@ func catalogue() []*Tool {
 	all = append(all, graphImpactTool(), graphReferencesTool(), graphRenamePlanTool(), graphPathTool(),
 		graphSimilarTool(), graphExportTool(), graphDoctorTool())
 	all = append(all, graphWriteTools()...)
+	all = append(all, taskTools()...)
+	all = append(all, signalTools()...)
+	all = append(all, evidenceTools()...)
+	all = append(all, metricTools()...)
 	return all
 }
 
