@@ -33,7 +33,7 @@ const (
 // formatVersion is stored in each index; an index with another version (or
 // none) is wiped and rebuilt from seq 0. Bump it when the mapping, the
 // analyzer or the document shape changes.
-const formatVersion = "2"
+const formatVersion = "3"
 
 // Internal keys, stored with the documents in the same batch.
 var (

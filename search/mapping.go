@@ -13,19 +13,17 @@ import (
 	"github.com/cos-dev/cos/graph"
 )
 
-// Fields of an indexed node. uid is the document id as well.
+// Fields of an indexed node; the document id is the node's uid.
 //
-//	uid        keyword, stored      the node's uid
-//	kind       keyword, stored      graph.Kind*
-//	label      identifier analyzer, stored
-//	path       identifier analyzer, stored
+//	kind       keyword, stored      graph.Kind*, for kind filters
+//	label      stored only          returned in Candidate
+//	path       stored only          returned in Candidate
 //	label_key  the whole label, lowercased (one term)
 //	name_key   the bare names of nameKeys, lowercased (one term each)
 //	path_key   the whole path, lowercased (one term)
 //	words      identifier analyzer over the label and the bare names, so
 //	           a method labelled "splice" is found by "Char splice" too
 const (
-	fieldUID      = "uid"
 	fieldKind     = "kind"
 	fieldLabel    = "label"
 	fieldPath     = "path"
@@ -50,9 +48,10 @@ func newMapping() mapping.IndexMapping {
 	}); err != nil {
 		panic("search: key analyzer: " + err.Error()) // static definition
 	}
-	field := func(analyzer string, store bool) *mapping.FieldMapping {
+	field := func(analyzer string, index, store bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzer
+		f.Index = index
 		f.Store = store
 		f.IncludeInAll = false
 		f.IncludeTermVectors = false
@@ -60,14 +59,15 @@ func newMapping() mapping.IndexMapping {
 		return f
 	}
 	doc := bleve.NewDocumentStaticMapping()
-	doc.AddFieldMappingsAt(fieldUID, field(keyword.Name, false))
-	doc.AddFieldMappingsAt(fieldKind, field(keyword.Name, true))
-	doc.AddFieldMappingsAt(fieldLabel, field(IdentifierAnalyzer, true))
-	doc.AddFieldMappingsAt(fieldPath, field(IdentifierAnalyzer, true))
-	doc.AddFieldMappingsAt(fieldLabelKey, field(keyAnalyzer, false))
-	doc.AddFieldMappingsAt(fieldNameKey, field(keyAnalyzer, false))
-	doc.AddFieldMappingsAt(fieldPathKey, field(keyAnalyzer, false))
-	doc.AddFieldMappingsAt(fieldWords, field(IdentifierAnalyzer, false))
+	doc.AddFieldMappingsAt(fieldKind, field(keyword.Name, true, true))
+	doc.AddFieldMappingsAt(fieldLabel, field(keyword.Name, false, true))
+	doc.AddFieldMappingsAt(fieldPath, field(keyword.Name, false, true))
+	doc.AddFieldMappingsAt(fieldLabelKey, field(keyAnalyzer, true, false))
+	doc.AddFieldMappingsAt(fieldNameKey, field(keyAnalyzer, true, false))
+	doc.AddFieldMappingsAt(fieldPathKey, field(keyAnalyzer, true, false))
+	doc.AddFieldMappingsAt(fieldWords, field(IdentifierAnalyzer, true, false))
+	// No "_all" composite field: every query names its field.
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 	im.DefaultMapping = doc
 	im.DefaultAnalyzer = keyword.Name
 	im.StoreDynamic = false
@@ -84,7 +84,6 @@ func newDocument(n graph.Node) map[string]interface{} {
 		words = append(words, names[0])
 	}
 	return map[string]interface{}{
-		fieldUID:      n.UID,
 		fieldKind:     kindOf(n),
 		fieldLabel:    n.Label,
 		fieldPath:     p,
