@@ -52,10 +52,10 @@ type Graph struct {
 	// edges counts the edges; an edge is found through the shorter of
 	// its source's out list and its target's in list (findEdge), so no
 	// edge-key map is kept.
-	edges int
-	owners   map[ownerKey]*owner
-	byPath   map[string][]*owner
-	byLabel  map[string][]*vertex
+	edges   int
+	owners  map[ownerKey]*owner
+	byPath  map[string][]*owner
+	byLabel map[string][]*vertex
 	// strs interns the low-cardinality strings: kinds, extractors, paths.
 	strs map[string]string
 	// syms numbers edge types and extractors, so an edge's key is two
