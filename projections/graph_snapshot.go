@@ -37,10 +37,11 @@ const graphFormat = "cos-graph/2"
 // the i-th (extractor, path) above. str and bytes are uvarint length + bytes.
 
 // StateHash returns the SHA-256 of the canonical encoding. Cost: the first call
-// after a change sorts nodes, sources and each adjacency list (O(n log n),
-// ≈ a few hundred ms at 100k nodes / 500k edges) and streams the encoding
-// through SHA-256 without materialising it; the result is cached until the
-// next Apply, so repeated calls are O(1).
+// after a change sorts nodes, sources and each adjacency list (O(n log n);
+// BenchmarkGraph_StateHash measured ≈ 1.5 s of CPU at 100k nodes / 500k
+// edges on a loaded 2-core machine) and streams the encoding through SHA-256
+// without materialising it; the result is cached until the next Apply, so
+// repeated calls are O(1).
 func (g *Graph) StateHash() [32]byte {
 	g.cacheMu.Lock()
 	if g.hashOK {
