@@ -240,6 +240,7 @@ func reportLatency(b *testing.B, prefix string, samples []time.Duration) {
 // index (10 batches). Run with -benchtime=1x.
 func BenchmarkIndexBuild(b *testing.B) {
 	nodes := synthGraph(benchNodes, 1)
+	cpu0, cpuOK := processCPU()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -256,6 +257,10 @@ func BenchmarkIndexBuild(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(benchNodes)*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		// Includes closing each index (bleve's final merge and persist).
+		b.ReportMetric((cpu1-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	}
 }
 
 // benchResolve resolves queries round-robin and reports p50/p99 per call.
