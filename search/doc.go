@@ -15,11 +15,17 @@
 //
 // OpenIndex takes the lowest slot whose lock is free, so a restarted process
 // finds the folder (and checkpoint) a dead one left and only applies the
-// events after it. Each document holds a node's uid (the document id), kind,
-// label and path, the lowercased whole label and the node's bare names (see
-// Lookup). Labels and paths go through the identifier analyzer (Tokens):
-// HTTPServerConfig → http server config, parse_json_token → parse json token,
-// with kebab-case, dotted names and paths split too and no bare '_' tokens.
+// events after it. Each document is a node: its uid (the document id), kind,
+// label and path, plus the lowercased whole label, path and bare names (see
+// Lookup), and the words of the label and name through the identifier
+// analyzer (Tokens): HTTPServerConfig → http server config,
+// parse_json_token → parse json token, with kebab-case, dotted names and
+// paths split too and no bare '_' tokens.
+//
+// Queries run in tiers (query.go): exact label or name, then whole-label
+// prefix and typos (up to two edits), then every word as a word or prefix,
+// then every word with typos — the costly per-word tiers run only when the
+// cheaper ones found nothing.
 //
 // Apply writes one batch of upserts and deletes together with the log seq it
 // reflects (bleve SetInternal in the same batch), so the checkpoint and the

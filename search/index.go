@@ -92,8 +92,13 @@ type Candidate struct {
 // slot folder it holds a lock on, checkpointed by log seq.
 //
 // All methods are safe for concurrent use. Apply calls are serialised with
-// each other; Search and Lookup run beside them and see each batch whole or
-// not at all.
+// each other; Search, Suggest and Lookup run beside them and see each batch
+// whole or not at all.
+//
+// The caller feeding it (the tailer) applies the graph events after
+// Checkpoint only, and should group them: every Apply is one scorch segment
+// and one fsync, so one Apply per event is far slower than one per batch of
+// events.
 type Index struct {
 	log  *slog.Logger
 	slot int
@@ -104,7 +109,7 @@ type Index struct {
 	applyMu sync.Mutex
 
 	// mu guards bi: read-held by every operation, write-held by Close, which
-	// sets bi to nil.
+	// sets bi to nil. Lock order: applyMu, then mu.
 	mu sync.RWMutex
 	bi bleve.Index
 
