@@ -5,16 +5,35 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cos-dev/cos/graph"
 )
 
-// goStdlib is the benchmark input: $(go env GOROOT)/src.
-func goStdlib() string { return filepath.Join(runtime.GOROOT(), "src") }
+var (
+	gorootOnce sync.Once
+	goroot     string
+)
+
+// goStdlib is the real Go input: $(go env GOROOT)/src.
+func goStdlib(tb testing.TB) string {
+	tb.Helper()
+	gorootOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err == nil {
+			goroot = strings.TrimSpace(string(out))
+		}
+	})
+	if goroot == "" {
+		tb.Skip("go env GOROOT failed")
+	}
+	return filepath.Join(goroot, "src")
+}
 
 // runCounting runs Run and returns the new previous map, the number of
 // payloads (events) and their JSON size in bytes (what the log would add).
@@ -52,7 +71,7 @@ func runCounting(b *testing.B, root string, opts Options, previous map[string]st
 func BenchmarkRun_GoStdlibFull(b *testing.B) {
 	var events, bytes int
 	for b.Loop() {
-		_, events, bytes = runCounting(b, goStdlib(), Options{CacheDir: b.TempDir()}, nil)
+		_, events, bytes = runCounting(b, goStdlib(b), Options{CacheDir: b.TempDir()}, nil)
 	}
 	b.ReportMetric(float64(events), "events")
 	b.ReportMetric(float64(bytes)/(1<<20), "MiB")
@@ -61,10 +80,10 @@ func BenchmarkRun_GoStdlibFull(b *testing.B) {
 // BenchmarkRun_GoStdlibNoChange re-indexes GOROOT/src with nothing changed.
 func BenchmarkRun_GoStdlibNoChange(b *testing.B) {
 	cache := b.TempDir()
-	prev, _, _ := runCounting(b, goStdlib(), Options{CacheDir: cache}, nil)
+	prev, _, _ := runCounting(b, goStdlib(b), Options{CacheDir: cache}, nil)
 	var events int
 	for b.Loop() {
-		_, events, _ = runCounting(b, goStdlib(), Options{CacheDir: cache}, prev)
+		_, events, _ = runCounting(b, goStdlib(b), Options{CacheDir: cache}, prev)
 	}
 	b.ReportMetric(float64(events), "events")
 }
@@ -72,7 +91,7 @@ func BenchmarkRun_GoStdlibNoChange(b *testing.B) {
 // BenchmarkRun_GoStdlibEdit10 re-indexes a copy of GOROOT/src after a body
 // edit of 10 files (a comment appended to each).
 func BenchmarkRun_GoStdlibEdit10(b *testing.B) {
-	root := copyTree(b, goStdlib())
+	root := copyTree(b, goStdlib(b))
 	cache := b.TempDir()
 	prev, _, _ := runCounting(b, root, Options{CacheDir: cache}, nil)
 	var files []string

@@ -174,7 +174,7 @@ func writeGob(dir, name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("save %s: %w", name, err)
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }() // fails harmlessly after the rename
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	if err := gob.NewEncoder(w).Encode(v); err != nil {
 		tmp.Close()

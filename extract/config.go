@@ -103,7 +103,8 @@ func tomlKey(k string) string {
 		return `""`
 	}
 	for _, r := range k {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+		bare := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+		if !bare {
 			return strconv.Quote(k)
 		}
 	}

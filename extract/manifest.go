@@ -41,8 +41,8 @@ func extractManifest(fr *fileResult, data []byte, e *env) {
 	base := strings.ToLower(path.Base(fr.Path))
 	src := validUTF8(data)
 	var deps []dependency
-	switch {
-	case base == "go.mod":
+	switch base {
+	case "go.mod":
 		fileNode(fr, map[string]any{"language": "go.mod"})
 		m := parseGoMod(src)
 		for _, r := range m.Requires {
@@ -52,16 +52,16 @@ func extractManifest(fr *fileResult, data []byte, e *env) {
 			}
 			deps = append(deps, dependency{Ecosystem: "go", Name: r.Path, Version: r.Version, Scope: scope, Line: r.Line})
 		}
-	case base == "package.json":
+	case "package.json":
 		extractConfig(fr, data, e)
 		deps = packageJSONDeps(src, fr)
-	case base == "pyproject.toml":
+	case "pyproject.toml":
 		extractConfig(fr, data, e)
 		deps = pyprojectDeps(src)
-	case base == "cargo.toml":
+	case "cargo.toml":
 		extractConfig(fr, data, e)
 		deps = cargoDeps(src)
-	case base == ".mcp.json":
+	case ".mcp.json":
 		extractConfig(fr, data, e)
 		mcpServers(fr, src)
 		return

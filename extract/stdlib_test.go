@@ -3,8 +3,6 @@ package extract
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -34,7 +32,7 @@ const danglingAllowance = 0
 // and net/http's Server.ListenAndServe exists and has callers.
 func TestRun_GoStdlib(t *testing.T) {
 	longTests(t)
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := goStdlib(t)
 	res := index(t, root, Options{CacheDir: t.TempDir()}, nil)
 	t.Logf("stats: seen %d changed %d skipped %d failed %d nodes %d edges %d parse-errors %d in %v",
 		res.Stats.FilesSeen, res.Stats.FilesChanged, res.Stats.FilesSkipped, res.Stats.FilesFailed, res.Stats.Nodes, res.Stats.Edges, res.Stats.FilesWithParseErrors, res.Stats.Duration)

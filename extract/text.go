@@ -118,20 +118,6 @@ func clampUID(uid string) string {
 	return uid[:cut] + suffix
 }
 
-// lineOf returns the 1-based line of byte offset off in src.
-func lineOf(src []byte, off int) int {
-	if off > len(src) {
-		off = len(src)
-	}
-	n := 1
-	for _, c := range src[:off] {
-		if c == '\n' {
-			n++
-		}
-	}
-	return n
-}
-
 // sourceText is what parsers see: data as valid UTF-8 (see validUTF8) with
 // NUL bytes turned into spaces, so that lines and most offsets are kept and
 // no parser stops at a NUL.
