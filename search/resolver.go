@@ -186,8 +186,11 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 		// Whatever matched is a suggestion, never the answer.
 	case len(cands) == 0:
 	case len(cands) == 1 || (tier != tierExact && cands[0].Score >= r.opts.ClearWinnerRatio*cands[1].Score):
-		n, _ := r.src.Node(cands[0].UID)
-		return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, ExactName: tier == tierExact, Score: cands[0].Score}, nil
+		// The source can move on between confirm and here (a live graph);
+		// a winner deleted meanwhile is a miss, not a zero Node.
+		if n, ok := r.src.Node(cands[0].UID); ok {
+			return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, ExactName: tier == tierExact, Score: cands[0].Score}, nil
+		}
 	default:
 		return Resolution{}, &AmbiguousError{Query: raw, Candidates: cands}
 	}
