@@ -86,7 +86,7 @@ func (a *app) rootCommand() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&a.stateDir, "state-dir", "", "state folder (default $COS_STATE_DIR, else ./.cos)")
-	root.AddCommand(a.logCommand(), a.verifyCommand(), a.serveCommand(), a.callCommand(), a.moduleCommand(), a.indexCommand())
+	root.AddCommand(a.logCommand(), a.verifyCommand(), a.serveCommand(), a.callCommand(), a.moduleCommand(), a.replayCommand(), a.indexCommand(), a.watchCommand())
 	return root
 }
 
