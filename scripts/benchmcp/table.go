@@ -1,0 +1,274 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// tableSpec says how one table of results is laid out in Markdown.
+type tableSpec struct {
+	name  string
+	title string
+	// rows are shown in this order with these labels; nil shows every row
+	// of the table in the order measured, labelled by its key.
+	rows []rowSpec
+	// cols are the result columns shown, in order.
+	cols []string
+	// ratios are extra columns comparing each row with something.
+	ratios []ratioSpec
+}
+
+// rowSpec is one row: its result key, its label, and the column that
+// stands for it in ratios when it differs from cols[0] (the fdatasync row
+// measures syncs/s, not events/s).
+type rowSpec struct {
+	key, label string
+	mainCol    string
+}
+
+// ratioSpec is a ratio column: the row's main figure divided by the
+// reference row's (refRow) or, with num and den, one column by another in
+// the same row. onlyRows, when set, limits it to rows whose key contains
+// one of them.
+type ratioSpec struct {
+	header   string
+	refRow   string
+	num, den string
+	onlyRows []string
+}
+
+// specs are the tables bench.sh prints, in order.
+var specs = []tableSpec{
+	{
+		name: tableEventLog, title: "Event log: durable appends (go test -bench ./eventlog)",
+		rows: []rowSpec{
+			{key: "Floor_Fdatasync", label: "disk: fdatasync of a 4 KiB rewrite", mainCol: "syncs/s"},
+			{key: "Floor_BoltUpdate", label: "raw bbolt, one `Update` per event"},
+			{key: "Append_Single", label: "cos log, 1 appender"},
+			{key: "Append_Concurrent/appenders=1", label: "cos log, 1 appender goroutine (group commit on)"},
+			{key: "Append_Concurrent/appenders=64", label: "cos log, 64 appender goroutines"},
+			{key: "Append_Processes", label: "cos log, 4 processes × 16 appenders"},
+		},
+		cols: []string{"events/s", "p50-µs", "req/tx"},
+		ratios: []ratioSpec{
+			{header: "× fdatasync rate", refRow: "Floor_Fdatasync"},
+			{header: "× raw bbolt", refRow: "Floor_BoltUpdate"},
+		},
+	},
+	{
+		name: tableRoundTrip, title: "MCP round trips over stdio, `cos serve --nats off`, synthetic graph (per call)",
+		cols: []string{"p50", "p95"},
+		ratios: []ratioSpec{
+			{header: "p50 ÷ exact-uid resolve", refRow: "resolve, exact uid", onlyRows: []string{"resolve", "context", "impact", "export"}},
+		},
+	},
+	{
+		name: tableIndex, title: "`cos index $(go env GOROOT)/src`",
+		rows: []rowSpec{{key: "full", label: "full (fresh state folder)"}, {key: "no change", label: "again, nothing changed"}},
+		cols: []string{"wall", "files seen", "files extracted", "nodes", "state folder"},
+		ratios: []ratioSpec{
+			{header: "÷ full", refRow: "full"},
+		},
+	},
+	{
+		name: tablePropagation, title: "Propagation between two processes on one state folder",
+		cols: []string{"p50", "p95", "reads per write"},
+	},
+	{
+		name: tableCompare, title: "Side by side with the reference MCP memory server (one writer, same workload over stdio)",
+		cols: []string{colCos, colMemory},
+		ratios: []ratioSpec{
+			{header: "memory server ÷ cos", num: colMemory, den: colCos},
+		},
+	},
+	{
+		name: tableConcurrent, title: "The same writes from 4 server processes on one store at once",
+		cols: []string{colCos, colMemory},
+		ratios: []ratioSpec{
+			{header: "memory server ÷ cos", num: colMemory, den: colCos, onlyRows: []string{"wall time"}},
+		},
+	},
+}
+
+// renderTables writes every table of specs that has results, as Markdown.
+// Each numeric cell is "median unit (min–max)" over the samples.
+func renderTables(w io.Writer, results []Result) error {
+	byKey := map[string]Result{}
+	order := map[string][]string{} // table → row keys in first-seen order
+	seen := map[string]bool{}
+	for _, r := range results {
+		k := r.Table + "\x00" + r.Row + "\x00" + r.Col
+		if old, ok := byKey[k]; ok { // the same figure from two files: pool the samples
+			old.Samples = append(old.Samples, r.Samples...)
+			if r.Text != "" && !strings.Contains(old.Text, r.Text) {
+				old.Text = strings.TrimPrefix(old.Text+" / "+r.Text, " / ")
+			}
+			byKey[k] = old
+		} else {
+			byKey[k] = r
+		}
+		if rk := r.Table + "\x00" + r.Row; !seen[rk] {
+			seen[rk] = true
+			order[r.Table] = append(order[r.Table], r.Row)
+		}
+	}
+	get := func(table, row, col string) (Result, bool) {
+		r, ok := byKey[table+"\x00"+row+"\x00"+col]
+		return r, ok
+	}
+	var b strings.Builder
+	for _, s := range specs {
+		rows := s.rows
+		if rows == nil {
+			for _, k := range order[s.name] {
+				rows = append(rows, rowSpec{key: k, label: k})
+			}
+		}
+		var present []rowSpec
+		for _, r := range rows {
+			if hasRow(byKey, s.name, r.key) {
+				present = append(present, r)
+			}
+		}
+		if len(present) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "**%s**\n\n| |", s.title)
+		for _, c := range s.cols {
+			fmt.Fprintf(&b, " %s |", c)
+		}
+		for _, rs := range s.ratios {
+			fmt.Fprintf(&b, " %s |", rs.header)
+		}
+		b.WriteString("\n|---|")
+		for range len(s.cols) + len(s.ratios) {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n")
+		for _, r := range present {
+			fmt.Fprintf(&b, "| %s |", r.label)
+			for _, c := range s.cols {
+				res, ok := get(s.name, r.key, c)
+				if c == s.cols[0] && r.mainCol != "" {
+					res, ok = get(s.name, r.key, r.mainCol)
+				}
+				fmt.Fprintf(&b, " %s |", cell(res, ok))
+			}
+			for _, rs := range s.ratios {
+				fmt.Fprintf(&b, " %s |", ratioCell(s, r, rs, get))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func hasRow(byKey map[string]Result, table, row string) bool {
+	prefix := table + "\x00" + row + "\x00"
+	for k := range byKey {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// ratioCell computes one ratio cell; "—" when a side is missing, textual,
+// or zero.
+func ratioCell(s tableSpec, r rowSpec, rs ratioSpec, get func(table, row, col string) (Result, bool)) string {
+	if len(rs.onlyRows) > 0 {
+		match := false
+		for _, o := range rs.onlyRows {
+			match = match || strings.Contains(r.key, o)
+		}
+		if !match {
+			return ""
+		}
+	}
+	mainCol := func(row rowSpec) string {
+		if row.mainCol != "" {
+			return row.mainCol
+		}
+		return s.cols[0]
+	}
+	var num, den Result
+	var ok1, ok2 bool
+	if rs.refRow != "" {
+		ref := rowSpec{key: rs.refRow}
+		for _, x := range s.rows {
+			if x.key == rs.refRow {
+				ref = x
+			}
+		}
+		if ref.key == r.key {
+			return "1×"
+		}
+		num, ok1 = get(s.name, r.key, mainCol(r))
+		den, ok2 = get(s.name, ref.key, mainCol(ref))
+	} else {
+		num, ok1 = get(s.name, r.key, rs.num)
+		den, ok2 = get(s.name, r.key, rs.den)
+	}
+	if !ok1 || !ok2 || len(num.Samples) == 0 || len(den.Samples) == 0 || den.Median() == 0 {
+		return "—"
+	}
+	return formatNum(num.Median()/den.Median()) + "×"
+}
+
+// cell renders one result: its text, or "median unit (min–max)".
+func cell(r Result, ok bool) string {
+	if !ok {
+		return ""
+	}
+	if len(r.Samples) == 0 {
+		return r.Text
+	}
+	s := formatNum(r.Median())
+	if r.Unit != "" {
+		s += " " + r.Unit
+	}
+	if lo, hi := r.Min(), r.Max(); len(r.Samples) > 1 && formatNum(lo) != formatNum(hi) {
+		s += " (" + formatNum(lo) + "–" + formatNum(hi) + ")"
+	}
+	return s
+}
+
+// formatNum prints about three significant figures, thousands grouped:
+// 12345.6 → "12,346", 45.67 → "45.7", 1.234 → "1.23", 0.01234 → "0.0123".
+func formatNum(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	a := math.Abs(v)
+	switch {
+	case a >= 100 || v == math.Trunc(v):
+		return groupThousands(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+func groupThousands(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
