@@ -27,6 +27,9 @@ func TestRun_Golden(t *testing.T) {
 			if d := dangling(res.Payloads); len(d) > 0 {
 				t.Errorf("dangling edges: %v", d)
 			}
+			if o := orphans(res.Payloads); len(o) > 0 {
+				t.Errorf("nodes without edges: %v", o)
+			}
 			if c := conflicting(res.Payloads); len(c) > 0 {
 				t.Errorf("nodes emitted differently by several files: %v", c)
 			}

@@ -253,3 +253,24 @@ func conflicting(payloads map[string]graph.FileExtracted) []string {
 	}
 	return out
 }
+
+// orphans returns the nodes no edge of any payload touches (doctor's
+// orphaned_inrepo / orphaned_phantom).
+func orphans(payloads map[string]graph.FileExtracted) []string {
+	touched := map[string]bool{}
+	for _, p := range payloads {
+		for _, e := range p.Edges {
+			touched[e.Source] = true
+			touched[e.Target] = true
+		}
+	}
+	var out []string
+	for _, p := range payloads {
+		for _, n := range p.Nodes {
+			if !touched[n.UID] {
+				out = append(out, n.UID)
+			}
+		}
+	}
+	return out
+}

@@ -117,6 +117,9 @@ func TestRun_Incremental(t *testing.T) {
 				if d := dangling(g); len(d) > 0 {
 					t.Errorf("%s: dangling edges in the resulting graph: %v", s.name, d)
 				}
+				if o := orphans(g); len(o) > 0 {
+					t.Errorf("%s: nodes without edges in the resulting graph: %v", s.name, o)
+				}
 				if s.wantEmitted == nil && s.wantRemoved == nil && res.Calls != 0 {
 					t.Errorf("%s: emit called %d times, want 0", s.name, res.Calls)
 				}

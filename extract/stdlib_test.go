@@ -39,6 +39,9 @@ func TestRun_GoStdlib(t *testing.T) {
 	if d := dangling(res.Payloads); len(d) > danglingAllowance {
 		t.Errorf("%d dangling edges, e.g. %v", len(d), d[:min(5, len(d))])
 	}
+	if o := orphans(res.Payloads); len(o) > 0 {
+		t.Errorf("%d nodes without edges, e.g. %v", len(o), o[:min(5, len(o))])
+	}
 	if c := conflicting(res.Payloads); len(c) > 0 {
 		t.Errorf("%d nodes emitted differently by several files, e.g. %v", len(c), c[:min(5, len(c))])
 	}
@@ -97,6 +100,9 @@ func TestRun_PythonStdlib(t *testing.T) {
 		res.Stats.FilesSeen, res.Stats.FilesChanged, res.Stats.FilesSkipped, res.Stats.FilesFailed, res.Stats.Nodes, res.Stats.Edges, res.Stats.FilesWithParseErrors, res.Stats.Duration)
 	if d := dangling(res.Payloads); len(d) > danglingAllowance {
 		t.Errorf("%d dangling edges, e.g. %v", len(d), d[:min(5, len(d))])
+	}
+	if o := orphans(res.Payloads); len(o) > 0 {
+		t.Errorf("%d nodes without edges, e.g. %v", len(o), o[:min(5, len(o))])
 	}
 	if c := conflicting(res.Payloads); len(c) > 0 {
 		t.Errorf("%d nodes emitted differently by several files, e.g. %v", len(c), c[:min(5, len(c))])
