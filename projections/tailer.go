@@ -272,30 +272,46 @@ func (t *Tailer) Offer(ctx context.Context, ev eventlog.Event) error {
 }
 
 // catchUpLocked reads the log from the position on, up to until, applying
-// batches. The caller holds applyMu.
+// batches. Reading (and decoding records) runs in a goroutine one or two
+// batches ahead of applying, so the two overlap on a long catch-up; the
+// goroutine always ends before catchUpLocked returns, and every batch it
+// read is applied. The caller holds applyMu.
 func (t *Tailer) catchUpLocked(ctx context.Context, until Until) (uint64, error) {
-	next := t.pos.Seq + 1
-	batch := make([]eventlog.Event, 0, t.opts.BatchSize)
-	err := t.src.Read(ctx, next, func(ev eventlog.Event) error {
-		if until.excludes(ev) {
-			return eventlog.ErrStop
+	from := t.pos.Seq + 1
+	batches := make(chan []eventlog.Event, 2)
+	var readErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(batches)
+		next := from
+		batch := make([]eventlog.Event, 0, t.opts.BatchSize)
+		readErr = t.src.Read(ctx, from, func(ev eventlog.Event) error {
+			if until.excludes(ev) {
+				return eventlog.ErrStop
+			}
+			if ev.Seq != next {
+				return fmt.Errorf("%w: want seq %d, the log gave %d", ErrSeqGap, next, ev.Seq)
+			}
+			next++
+			batch = append(batch, ev)
+			if len(batch) == t.opts.BatchSize {
+				batches <- batch // the consumer drains until close
+				batch = make([]eventlog.Event, 0, t.opts.BatchSize)
+			}
+			return nil
+		})
+		if len(batch) > 0 {
+			batches <- batch
 		}
-		if ev.Seq != next {
-			return fmt.Errorf("%w: want seq %d, the log gave %d", ErrSeqGap, next, ev.Seq)
-		}
-		next++
-		batch = append(batch, ev)
-		if len(batch) == t.opts.BatchSize {
-			t.applyBatch(batch)
-			batch = make([]eventlog.Event, 0, t.opts.BatchSize)
-		}
-		return nil
-	})
-	if len(batch) > 0 {
+	}()
+	for batch := range batches {
 		t.applyBatch(batch)
 	}
-	if err != nil {
-		return t.pos.Seq, fmt.Errorf("catch up from seq %d: %w", next, err)
+	wg.Wait()
+	if readErr != nil {
+		return t.pos.Seq, fmt.Errorf("catch up from seq %d: %w", t.pos.Seq+1, readErr)
 	}
 	return t.pos.Seq, nil
 }
