@@ -153,3 +153,42 @@ func TestRun_IncrementalEqualsFull(t *testing.T) {
 		t.Errorf("incremental graph differs from a full extraction:\n%s", diffLines(want, got))
 	}
 }
+
+// TestRun_IncrementalNewTarget adds the module or file an import looked for
+// in vain: the importer is extracted again and now resolves into it.
+func TestRun_IncrementalNewTarget(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "main.py", []byte("import pkg.later\n\ndef main():\n    pkg.later.f()\n"))
+	writeFile(t, root, "pkg/__init__.py", []byte(""))
+	writeFile(t, root, "web/app.ts", []byte("import { g } from \"./later\";\n\nexport function app() { g(); }\n"))
+	opts := Options{CacheDir: t.TempDir()}
+	g := simGraph{}
+	g.apply(index(t, root, opts, nil))
+	writeFile(t, root, "pkg/later.py", []byte("def f():\n    pass\n"))
+	writeFile(t, root, "web/later.ts", []byte("export function g() {}\n"))
+	res := index(t, root, opts, hashes(g))
+	g.apply(res)
+	if got, want := keys(res.Payloads), []string{"main.py", "pkg/later.py", "web/app.ts", "web/later.ts"}; !equalStrings(got, want) {
+		t.Errorf("emitted %v, want %v", got, want)
+	}
+	for _, c := range []struct{ path, target string }{
+		{"main.py", "code:function:pkg/later.py::f"},
+		{"web/app.ts", "code:function:web/later.ts::g"},
+	} {
+		found := false
+		for _, e := range g[c.path].Edges {
+			if e.Type == graph.EdgeCalls && e.Target == c.target {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s does not call %s after it was added", c.path, c.target)
+		}
+	}
+	if c := conflicting(g); len(c) > 0 {
+		t.Errorf("conflicting nodes: %v", c)
+	}
+	if d := dangling(g); len(d) > 0 {
+		t.Errorf("dangling edges: %v", d)
+	}
+}

@@ -269,6 +269,8 @@ func (js *jsFile) importFrom(spec string, line int) jsBinding {
 		uid := clampUID("npm:package:" + uidPart(pkg))
 		js.fr.node(graph.Node{UID: uid, Kind: graph.KindDependency, Label: cleanString(pkg), Metadata: map[string]any{"ecosystem": "npm"}})
 		js.fr.edge(js.fileUID, uid, graph.EdgeImports, line)
+	case strings.HasPrefix(spec, "."):
+		js.fr.Refs = append(js.fr.Refs, ref{Type: refWatch, Scope: "missing:js:" + path.Join(path.Dir(js.fr.Path), spec)})
 	}
 	return jsBinding{path: file, pkg: pkg}
 }

@@ -259,6 +259,7 @@ func (py *pyFile) importEdge(m string, line int) {
 		uid = clampUID("code:module:" + uidPart(pyModuleName(p)))
 	} else {
 		py.fr.node(graph.Node{UID: uid, Kind: graph.KindModule, Label: m, Metadata: map[string]any{"language": "python", "stub": true}})
+		py.fr.Refs = append(py.fr.Refs, ref{Type: refWatch, Scope: "missing:py:" + m})
 	}
 	py.fr.edge(py.fileUID, uid, graph.EdgeImports, line)
 }

@@ -237,6 +237,8 @@ func resolve(fr *fileResult, t *table) {
 			deps[s] = true
 		}
 		switch r.Type {
+		case refWatch:
+			continue
 		case refImport:
 			resolveImport(fr, t, r, add, addNode)
 			continue

@@ -25,6 +25,10 @@ const (
 	// declared in another file of the package: the edge is
 	// class --contains--> method.
 	refContainedBy = "contained_by"
+	// refWatch emits nothing: its Scope ("missing:…") names a module or
+	// file an import looked for in vain, so that adding it later
+	// re-extracts the importer (see watchKeys).
+	refWatch = "watch"
 )
 
 // ref is one reference whose target lives in the declarations table: a call,

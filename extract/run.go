@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -279,6 +280,13 @@ func (r *runner) run() error {
 			affected[old.Scope] = true
 		}
 	}
+	for _, f := range changed {
+		if _, existed := r.previous[f.Rel]; !existed {
+			for _, k := range watchKeys(f.Rel) {
+				affected[k] = true
+			}
+		}
+	}
 	isDependent := func(p, scope string, deps []string) bool {
 		if modsChanged && extractorFor(p) == ExtractorGo || affected[scope] {
 			return true
@@ -368,6 +376,30 @@ func (r *runner) run() error {
 	err = r.save(true)
 	r.phase("save cache")
 	return err
+}
+
+// watchKeys are the "missing:" scopes a new file satisfies: the module
+// names of a Python file, the import specifiers (without extension, or
+// with .js for a TypeScript file) that resolve to a JS/TS file.
+func watchKeys(p string) []string {
+	switch extractorFor(p) {
+	case ExtractorPython:
+		return []string{"missing:py:" + pyDotted(p), "missing:py:" + pyModuleName(p)}
+	case ExtractorJSTS:
+		var keys []string
+		for _, ext := range jsResolveExts {
+			if ext != "" && strings.HasSuffix(p, ext) {
+				keys = append(keys, "missing:js:"+strings.TrimSuffix(p, ext))
+			}
+		}
+		if stem, ok := strings.CutSuffix(p, ".ts"); ok {
+			keys = append(keys, "missing:js:"+stem+".js")
+		} else if stem, ok := strings.CutSuffix(p, ".tsx"); ok {
+			keys = append(keys, "missing:js:"+stem+".js")
+		}
+		return append(keys, "missing:js:"+p)
+	}
+	return nil
 }
 
 // refScopes returns the normalised scopes fr's references look into.
