@@ -60,8 +60,10 @@
 // changed or removed file's declarations differ from its cached ones, every
 // unchanged file whose references looked into that scope (its cached Deps,
 // or its own scope) is re-extracted and emitted again, so a moved, renamed
-// or deleted definition leaves no dangling edge behind. A go.mod change
-// re-extracts every Go file. Without a cache, old declarations are unknown
+// or deleted definition leaves no dangling edge behind. An import that
+// found nothing records a "missing:" scope, so adding the module or file it
+// looked for re-extracts the importer. A go.mod change re-extracts every Go
+// file. Without a cache, old declarations are unknown
 // and every dependent of a changed file is re-extracted (correct, slower).
 //
 // # The walk
