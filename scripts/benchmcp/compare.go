@@ -75,7 +75,7 @@ func cosSystem(cfg config) system {
 				return Server{}, nil, err
 			}
 			dir = d
-			return cosServer(cfg.Cos, d, "off", "--budget-chars", "5000000"), func() { os.RemoveAll(d) }, nil
+			return cosServer(cfg.Cos, d, "off", "--budget-chars", "5000000"), func() { removeAll(d) }, nil
 		},
 		createEntities: func(ctx context.Context, c *Client, ents []int) error {
 			ns := make([]node, len(ents))
@@ -143,7 +143,7 @@ func memorySystem(cfg config) system {
 				return Server{}, nil, err
 			}
 			file = filepath.Join(d, "memory.jsonl")
-			return Server{Argv: []string{cfg.Node, cfg.MemoryJS}, Env: []string{"MEMORY_FILE_PATH=" + file}}, func() { os.RemoveAll(d) }, nil
+			return Server{Argv: []string{cfg.Node, cfg.MemoryJS}, Env: []string{"MEMORY_FILE_PATH=" + file}}, func() { removeAll(d) }, nil
 		},
 		createEntities: func(ctx context.Context, c *Client, ents []int) error {
 			es := make([]map[string]any, len(ents))

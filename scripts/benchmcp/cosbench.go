@@ -22,6 +22,13 @@ const (
 	tableConcurrent  = "concurrent"
 )
 
+// Batch sizes of the synthetic load: each call is one log event per kind,
+// and an event's data is at most 1 MiB.
+const (
+	loadNodeBatch = 2000
+	loadEdgeBatch = 5000
+)
+
 // cosServer is `cos serve` on stateDir over stdio, with NATS off unless
 // natsMode says otherwise, plus extra flags.
 func cosServer(cosBin, stateDir, natsMode string, extra ...string) Server {
@@ -83,7 +90,7 @@ func roundTrips(ctx context.Context, rec *Recorder, cfg config) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer removeAll(dir)
 	c, err := Start(ctx, cosServer(cfg.Cos, dir, "off"))
 	if err != nil {
 		return err
@@ -92,7 +99,7 @@ func roundTrips(ctx context.Context, rec *Recorder, cfg config) error {
 	nodes, edges := synthGraph(cfg.Nodes)
 	funcs := cfg.Nodes * funcsPerFile / (funcsPerFile + 1)
 	t0 := time.Now()
-	counts, err := upsertBatches(ctx, c, nodes, edges, 5000, 20000, "load")
+	counts, err := upsertBatches(ctx, c, nodes, edges, loadNodeBatch, loadEdgeBatch, "load")
 	if err != nil {
 		return fmt.Errorf("load %d nodes: %w", cfg.Nodes, err)
 	}
@@ -161,7 +168,7 @@ func propagation(ctx context.Context, rec *Recorder, cfg config, natsMode string
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer removeAll(dir)
 	a, err := Start(ctx, cosServer(cfg.Cos, dir, natsMode))
 	if err != nil {
 		return err
@@ -219,7 +226,7 @@ func indexRuns(ctx context.Context, rec *Recorder, cfg config, root string) erro
 			cmd.Stderr = os.Stderr
 			out, err := cmd.Output()
 			if err != nil {
-				os.RemoveAll(dir)
+				removeAll(dir)
 				return fmt.Errorf("cos index %s (%s): %w", root, pass, err)
 			}
 			d := time.Since(t)
@@ -241,7 +248,7 @@ func indexRuns(ctx context.Context, rec *Recorder, cfg config, root string) erro
 		if fi, err := dirSize(dir); err == nil {
 			rec.Add(tableIndex, "full", "state folder", "MB", float64(fi)/1e6)
 		}
-		os.RemoveAll(dir)
+		removeAll(dir)
 	}
 	return nil
 }

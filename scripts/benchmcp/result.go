@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 )
@@ -143,3 +144,7 @@ func ReadJSONL(r io.Reader) ([]Result, error) {
 	}
 	return out, sc.Err()
 }
+
+// removeAll deletes a temporary store; a failure leaves litter in the
+// benchmark's temporary folder, which bench.sh removes on exit anyway.
+func removeAll(dir string) { _ = os.RemoveAll(dir) }

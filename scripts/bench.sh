@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Benchmarks cos and prints one Markdown report: the event log beside raw
+# bbolt and the disk's fdatasync rate, MCP round trips at 100,000 nodes,
+# `cos index` of the Go source tree, propagation between two processes, and
+# the same workload side by side with the reference MCP memory server
+# (@modelcontextprotocol/server-memory, installed with npm into a cache
+# folder outside the repository and run with node).
+#
+# Usage: bash scripts/bench.sh [--quick] [--runs N] [--out FILE]
+#   --quick    a short smoke run (small sizes, 2 runs): checks that every step works
+#   --runs N   runs per figure (default 3); each figure is the median, (min–max) the spread
+#   --out FILE also write the report to FILE
+# Environment: COS_BENCH_DIR caches the npm install (default ~/.cache/cos-bench).
+# Needs Go, a C compiler (cgo grammars), node ≥ 18 and npm. Not part of CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+memory_pkg=@modelcontextprotocol/server-memory
+memory_version=2026.8.31
+
+quick=0
+runs=3
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1; runs=2 ;;
+    --runs) runs="${2:?--runs needs a number}"; shift ;;
+    --out) out="${2:?--out needs a file}"; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+die() { echo "bench.sh: $*" >&2; exit 1; }
+step() { echo "== $* ($(date -u +%H:%M:%S))" >&2; }
+command -v go >/dev/null || die "go is not on PATH (Go 1.26 is needed)"
+command -v node >/dev/null || die "node is not on PATH: install Node.js ≥ 18 (e.g. apt-get install nodejs npm) to run the reference memory server"
+command -v npm >/dev/null || die "npm is not on PATH: install npm (e.g. apt-get install npm) to fetch $memory_pkg"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cos-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export CGO_ENABLED=1
+
+if [ "$quick" = 1 ]; then
+  benchtime=200x; nodes=5050; calls=10; entities=200; lookups=20; reads=2; prop_calls=10
+  index_root="$(go env GOROOT)/src/net/http"
+else
+  benchtime=1s; nodes=100000; calls=100; entities=5000; lookups=1000; reads=5; prop_calls=50
+  index_root="$(go env GOROOT)/src"
+fi
+
+step "build cos and benchmcp"
+go build -o "$work/cos" ./cmd/cos
+go build -o "$work/benchmcp" ./scripts/benchmcp
+bm() { "$work/benchmcp" "$@" -cos "$work/cos" -tmp "$work" -runs "$runs"; }
+
+cache="${COS_BENCH_DIR:-$HOME/.cache/cos-bench}"
+memory_js="$cache/node_modules/$memory_pkg/dist/index.js"
+have_version=$(node -p "try { require('$cache/node_modules/$memory_pkg/package.json').version } catch (e) { '' }" 2>/dev/null || true)
+if [ "$have_version" != "$memory_version" ]; then
+  step "npm install $memory_pkg@$memory_version into $cache"
+  mkdir -p "$cache"
+  npm install --prefix "$cache" --no-audit --no-fund --silent "$memory_pkg@$memory_version" >&2 \
+    || die "npm install $memory_pkg@$memory_version failed (network? see the npm output above)"
+fi
+[ -f "$memory_js" ] || die "$memory_js is missing after npm install"
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+
+step "event log: go test -bench (count $runs, benchtime $benchtime)"
+# A failing benchmark is reported in the table, not fatal.
+go test -run '^$' -bench '^Benchmark(Floor_|Append_)' -benchtime "$benchtime" -count "$runs" ./eventlog \
+  >"$work/eventlog.txt" 2>&1 || echo "bench.sh: some eventlog benchmarks failed (see the table)" >&2
+"$work/benchmcp" gobench -table eventlog <"$work/eventlog.txt" >"$work/eventlog.jsonl"
+
+step "MCP round trips at $nodes nodes"
+bm roundtrip -nodes "$nodes" -calls "$calls" >"$work/roundtrip.jsonl"
+
+step "cos index $index_root"
+bm index -root "$index_root" >"$work/index.jsonl"
+
+step "propagation between two cos serve processes"
+bm propagation -calls "$prop_calls" -nats off,auto >"$work/propagation.jsonl"
+
+step "side by side with $memory_pkg@$memory_version"
+bm compare -node node -memory-js "$memory_js" -entities "$entities" -lookups "$lookups" -reads "$reads" -writers 4 \
+  >"$work/compare.jsonl" 2> >(grep -v '^Knowledge Graph MCP Server running on stdio$' >&2)
+
+load_after=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+cpu=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+mode=full; [ "$quick" = 1 ] && mode="quick (smoke run: small sizes, not for quoting)"
+report="$work/report.md"
+{
+  echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores (${cpu:-unknown CPU}), $(uname -sr), $(go version | cut -d' ' -f3), node $(node --version), $memory_pkg $memory_version."
+  echo "Load average before/after: $load_before / $load_after. Mode: $mode; each figure is the median of $runs runs, (min–max) the spread."
+  echo
+  "$work/benchmcp" table "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/propagation.jsonl "$work"/compare.jsonl
+  echo "Reproduce: \`bash scripts/bench.sh\`"
+} >"$report"
+cat "$report"
+if [ -n "$out" ]; then cp "$report" "$out"; fi
