@@ -78,3 +78,33 @@ func TestTokenizer_Offsets(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTokens checks the tokenizer's invariants on any input: offsets in
+// range and increasing, terms non-empty, lowercase, free of separators, and
+// equal to the lowercased span they cover.
+func FuzzTokens(f *testing.F) {
+	for _, s := range []string{"HTTPServerConfig", "parse_json_token", "a/b.go::C.d", "日本語のラベル", "ПарсерКонфигурации", "\xff_\x00", "ǅungla"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		prevEnd := 0
+		for i, tok := range (identifierTokenizer{}).Tokenize([]byte(s)) {
+			if tok.Start < prevEnd || tok.End <= tok.Start || tok.End > len(s) {
+				t.Fatalf("token %d spans [%d,%d) after %d in %q", i, tok.Start, tok.End, prevEnd, s)
+			}
+			prevEnd = tok.End
+			term := string(tok.Term)
+			if term != strings.ToLower(s[tok.Start:tok.End]) {
+				t.Fatalf("token %d term %q is not the lowercased span %q", i, term, s[tok.Start:tok.End])
+			}
+			for _, r := range term {
+				if classify(r) == classSep {
+					t.Fatalf("token %d %q holds separator %q", i, term, r)
+				}
+			}
+			if tok.Position != i+1 {
+				t.Fatalf("token %d position %d", i, tok.Position)
+			}
+		}
+	})
+}
