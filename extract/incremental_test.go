@@ -1,9 +1,12 @@
 package extract
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -190,5 +193,33 @@ func TestRun_IncrementalNewTarget(t *testing.T) {
 	}
 	if d := dangling(g); len(d) > 0 {
 		t.Errorf("dangling edges: %v", d)
+	}
+}
+
+// TestRun_NoChangeReadsNothing checks that with a stat cache an unchanged
+// tree costs stats only: no file is opened; a touched file is read once to
+// be hashed and is not emitted.
+func TestRun_NoChangeReadsNothing(t *testing.T) {
+	root := copyTree(t, filepath.Join("testdata", "mixed"))
+	opts := Options{CacheDir: t.TempDir()}
+	first := index(t, root, opts, nil)
+	prev := hashes(first.Payloads)
+	var opened []string
+	var mu sync.Mutex
+	opts.open = func(name string) (io.ReadCloser, error) {
+		mu.Lock()
+		opened = append(opened, filepath.Base(name))
+		mu.Unlock()
+		return os.Open(name)
+	}
+	if res := index(t, root, opts, prev); res.Calls != 0 || len(opened) != 0 {
+		t.Errorf("no-change run: %d emit calls, opened %v; want none", res.Calls, opened)
+	}
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "notes.txt"), future, future); err != nil {
+		t.Fatal(err)
+	}
+	if res := index(t, root, opts, prev); res.Calls != 0 || strings.Join(opened, ",") != "notes.txt" {
+		t.Errorf("after a touch: %d emit calls, opened %v; want none and [notes.txt]", res.Calls, opened)
 	}
 }
