@@ -83,6 +83,15 @@ bm index -root "$index_root" >"$work/index.jsonl"
 step "propagation between two cos serve processes"
 bm propagation -calls "$prop_calls" -nats off,auto >"$work/propagation.jsonl"
 
+tools_jsonl=""
+if grep -qs '^func BenchmarkPropagation' tools/*_test.go; then
+  step "tools: go test -bench Propagation (count $runs)"
+  go test -run '^$' -bench '^BenchmarkPropagation' -benchtime "$benchtime" -count "$runs" ./tools \
+    >"$work/tools.txt" 2>&1 || echo "bench.sh: some tools benchmarks failed (see the table)" >&2
+  "$work/benchmcp" gobench -table toolsbench <"$work/tools.txt" >"$work/tools.jsonl"
+  tools_jsonl="$work/tools.jsonl"
+fi
+
 step "side by side with $memory_pkg@$memory_version"
 bm compare -node node -memory-js "$memory_js" -entities "$entities" -lookups "$lookups" -reads "$reads" -writers 4 \
   >"$work/compare.jsonl" 2> >(grep -v '^Knowledge Graph MCP Server running on stdio$' >&2)
@@ -95,7 +104,7 @@ report="$work/report.md"
   echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores (${cpu:-unknown CPU}), $(uname -sr), $(go version | cut -d' ' -f3), node $(node --version), $memory_pkg $memory_version."
   echo "Load average before/after: $load_before / $load_after. Mode: $mode; each figure is the median of $runs runs, (min–max) the spread."
   echo
-  "$work/benchmcp" table "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/propagation.jsonl "$work"/compare.jsonl
+  "$work/benchmcp" table "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/propagation.jsonl $tools_jsonl "$work"/compare.jsonl
   echo "Reproduce: \`bash scripts/bench.sh\`"
 } >"$report"
 cat "$report"

@@ -209,6 +209,7 @@ func TestRenderTables_MedianSpreadRatio(t *testing.T) {
 	for _, v := range []float64{2000, 1000, 4000} {
 		rec.Add(tableEventLog, "Append_Concurrent/appenders=64", "events/s", "events/s", v)
 	}
+	rec.SetText(tableEventLog, "Append_Processes", colError, "FAILED")
 	rec.Add(tableCompare, "look up", colCos, "ms", 2)
 	rec.Add(tableCompare, "look up", colMemory, "ms", 10)
 	rec.SetText(tableConcurrent, "store loads afterwards", colCos, "yes")
@@ -223,6 +224,7 @@ func TestRenderTables_MedianSpreadRatio(t *testing.T) {
 		"| cos log, 64 appender goroutines | 2,000 events/s (1,000–4,000) |",
 		" 10× |", // 2000 events/s ÷ 200 syncs/s
 		"| look up | 2 ms | 10 ms | 5× |",
+		"| cos log, 4 processes × 16 appenders | FAILED |",
 		"| store loads afterwards | yes / NO |",
 	} {
 		if !strings.Contains(got, want) {

@@ -15,7 +15,7 @@ var benchLine = regexp.MustCompile(`^Benchmark(\S+?)(?:-\d+)?\s+(\d+)\s+(.+)$`)
 // parseGoBench reads `go test -bench` output (any -count) and records every
 // metric of every benchmark line into table: row is the benchmark name
 // without "Benchmark" and the GOMAXPROCS suffix, col the unit ("ns/op",
-// "events/s", "p50-µs"). Each line adds one sample. Lines that are not
+// "events/s", "p50-µs"; the unit shown drops the "p50-" part). Each line adds one sample. Lines that are not
 // benchmark results (headers, PASS, FAIL, logs) are skipped; it returns the
 // names of benchmarks that printed "--- FAIL".
 func parseGoBench(r io.Reader, table string, rec *Recorder) ([]string, error) {
@@ -38,8 +38,17 @@ func parseGoBench(r io.Reader, table string, rec *Recorder) ([]string, error) {
 			if err != nil {
 				break
 			}
-			rec.Add(table, m[1], fields[i+1], fields[i+1], v)
+			rec.Add(table, m[1], fields[i+1], unitOf(fields[i+1]), v)
 		}
 	}
 	return failed, sc.Err()
+}
+
+// unitOf is the unit shown for a benchmark metric: "p50-µs" is in µs,
+// "events/s" in events/s.
+func unitOf(metric string) string {
+	if i := strings.LastIndexByte(metric, '-'); i >= 0 {
+		return metric[i+1:]
+	}
+	return metric
 }

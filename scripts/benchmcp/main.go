@@ -161,7 +161,7 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 			return err
 		}
 		for _, f := range failed {
-			rec.SetText(cfg.Table, f, "error", "benchmark failed")
+			rec.SetText(cfg.Table, f, colError, "FAILED (see go test output)")
 		}
 	case "table":
 		var all []Result

@@ -15,7 +15,8 @@ type tableSpec struct {
 	// rows are shown in this order with these labels; nil shows every row
 	// of the table in the order measured, labelled by its key.
 	rows []rowSpec
-	// cols are the result columns shown, in order.
+	// cols are the result columns shown, in order; nil shows every column
+	// of the table in the order measured.
 	cols []string
 	// ratios are extra columns comparing each row with something.
 	ratios []ratioSpec
@@ -39,6 +40,10 @@ type ratioSpec struct {
 	num, den string
 	onlyRows []string
 }
+
+// colError holds a row's failure ("benchmark failed"), shown in its first
+// column when that has no figure.
+const colError = "error"
 
 // specs are the tables bench.sh prints, in order.
 var specs = []tableSpec{
@@ -66,16 +71,19 @@ var specs = []tableSpec{
 		},
 	},
 	{
-		name: tableIndex, title: "`cos index $(go env GOROOT)/src`",
+		name: tableIndex, title: "`cos index` of the Go source tree, `$(go env GOROOT)/src` (--quick: `src/net/http`)",
 		rows: []rowSpec{{key: "full", label: "full (fresh state folder)"}, {key: "no change", label: "again, nothing changed"}},
-		cols: []string{"wall", "files seen", "files extracted", "nodes", "state folder"},
+		cols: []string{"wall", "extract + append", "project + search index", "files seen", "files extracted", "nodes", "state folder"},
 		ratios: []ratioSpec{
 			{header: "÷ full", refRow: "full"},
 		},
 	},
 	{
 		name: tablePropagation, title: "Propagation between two processes on one state folder",
-		cols: []string{"p50", "p95", "reads per write"},
+		cols: []string{"p50", "p95", "reads until visible"},
+	},
+	{
+		name: tableToolsBench, title: "Tool benchmarks (go test -bench ./tools)",
 	},
 	{
 		name: tableCompare, title: "Side by side with the reference MCP memory server (one writer, same workload over stdio)",
@@ -97,7 +105,8 @@ var specs = []tableSpec{
 // Each numeric cell is "median unit (min–max)" over the samples.
 func renderTables(w io.Writer, results []Result) error {
 	byKey := map[string]Result{}
-	order := map[string][]string{} // table → row keys in first-seen order
+	order := map[string][]string{}    // table → row keys in first-seen order
+	colOrder := map[string][]string{} // table → col names in first-seen order
 	seen := map[string]bool{}
 	for _, r := range results {
 		k := r.Table + "\x00" + r.Row + "\x00" + r.Col
@@ -109,6 +118,10 @@ func renderTables(w io.Writer, results []Result) error {
 			byKey[k] = old
 		} else {
 			byKey[k] = r
+		}
+		if ck := r.Table + "\x00\x00" + r.Col; !seen[ck] {
+			seen[ck] = true
+			colOrder[r.Table] = append(colOrder[r.Table], r.Col)
 		}
 		if rk := r.Table + "\x00" + r.Row; !seen[rk] {
 			seen[rk] = true
@@ -127,6 +140,11 @@ func renderTables(w io.Writer, results []Result) error {
 				rows = append(rows, rowSpec{key: k, label: k})
 			}
 		}
+		cols := s.cols
+		if cols == nil {
+			cols = colOrder[s.name]
+		}
+		s.cols = cols
 		var present []rowSpec
 		for _, r := range rows {
 			if hasRow(byKey, s.name, r.key) {
@@ -150,10 +168,14 @@ func renderTables(w io.Writer, results []Result) error {
 		b.WriteString("\n")
 		for _, r := range present {
 			fmt.Fprintf(&b, "| %s |", r.label)
+			failure, failed := get(s.name, r.key, colError)
 			for _, c := range s.cols {
 				res, ok := get(s.name, r.key, c)
 				if c == s.cols[0] && r.mainCol != "" {
 					res, ok = get(s.name, r.key, r.mainCol)
+				}
+				if c == s.cols[0] && !ok && failed { // say why the row is empty
+					res, ok = failure, true
 				}
 				fmt.Fprintf(&b, " %s |", cell(res, ok))
 			}
