@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -238,6 +240,23 @@ func (s *Server) publish(evs []eventlog.Event) {
 			return
 		}
 	}
+}
+
+// stateHashInView returns the combined state hash of the projections as
+// lowercase hex: the same SHA-256 as projections.Tailer.StateHash (each
+// projection's name, a zero byte and its StateHash, in ProjectionSet order),
+// computed here because a tool handler already runs inside the tailer's view
+// and the tailer's method would take its read lock a second time. Call it
+// only inside a view.
+func (s *Server) stateHashInView() string {
+	h := sha256.New()
+	for _, p := range s.tailer.Projections() {
+		sum := p.StateHash()
+		h.Write([]byte(p.Name()))
+		h.Write([]byte{0})
+		h.Write(sum[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Close stops the bus, the tailer, the index and the log. It is idempotent.
