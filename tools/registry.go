@@ -11,6 +11,8 @@ func catalogue() []*Tool {
 	all = append(all, graphImpactTool(), graphReferencesTool(), graphRenamePlanTool(), graphPathTool(),
 		graphSimilarTool(), graphExportTool(), graphDoctorTool())
 	all = append(all, graphWriteTools()...)
+	all = append(all, indexTools()...)
+	all = append(all, healthTools()...)
 	all = append(all, taskTools()...)
 	all = append(all, signalTools()...)
 	all = append(all, evidenceTools()...)

@@ -1,0 +1,359 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/extract"
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// IndexCacheDir is the folder, under the state folder, that holds the
+// extractor caches (stat and declarations), one subfolder per indexed root.
+const IndexCacheDir = "index-cache"
+
+// maxPayloadBytes is the largest graph.file_extracted payload Index appends:
+// the log's event limit (eventlog.DefaultMaxEventBytes, 1 MiB) less room for
+// the note that says the payload was trimmed.
+const maxPayloadBytes = eventlog.DefaultMaxEventBytes - 4<<10
+
+// maxReportNotes bounds the path lists of an IndexReport.
+const maxReportNotes = 20
+
+// indexMu serialises indexes within one process: two runs over the same
+// cache folder and the same previous map would append the same files twice.
+var indexMu sync.Mutex
+
+// IndexReport is what one index run did.
+type IndexReport struct {
+	// Root is the absolute folder indexed; payload paths are relative to it.
+	Root string `json:"root"`
+	// FilesSeen … FilesSkipped are extract.Stats' counts: files accepted by
+	// the walk, emitted because their content changed, emitted again because
+	// a declaration they resolve against changed, vanished, unreadable, and
+	// skipped (too large, binary, symlink, special).
+	FilesSeen        int `json:"files_seen"`
+	FilesChanged     int `json:"files_changed"`
+	FilesReextracted int `json:"files_reextracted"`
+	FilesRemoved     int `json:"files_removed"`
+	FilesFailed      int `json:"files_failed"`
+	FilesSkipped     int `json:"files_skipped"`
+	// FilesWithParseErrors counts emitted files whose extraction recorded
+	// parse errors (partial results are kept).
+	FilesWithParseErrors int `json:"files_with_parse_errors"`
+	// FilesTrimmed counts payloads cut to fit the log's 1 MiB event limit
+	// (see trimPayload); TrimmedPaths names up to 20 of them.
+	FilesTrimmed int      `json:"files_trimmed"`
+	TrimmedPaths []string `json:"trimmed_paths,omitempty"`
+	// Nodes and Edges count what the appended payloads carry.
+	Nodes int `json:"nodes"`
+	Edges int `json:"edges"`
+	// Events is the number of events appended; Bytes their data, in bytes.
+	Events int   `json:"events"`
+	Bytes  int64 `json:"bytes"`
+	// Transactions is the number of Append calls (one per emitted batch).
+	Transactions int `json:"transactions"`
+	// FirstSeq and LastSeq bound the appended events (0 when none).
+	FirstSeq uint64 `json:"first_seq,omitempty"`
+	LastSeq  uint64 `json:"last_seq,omitempty"`
+	// Seconds is the wall time of the run, extraction and appends included.
+	Seconds float64 `json:"seconds"`
+	// Slowest are the slowest extractions of this run, slowest first.
+	Slowest []extract.Timing `json:"slowest_extractions"`
+	// ParseErrorPaths, Skipped and Failed name up to 20 files each.
+	ParseErrorPaths []string           `json:"parse_error_paths,omitempty"`
+	Skipped         []extract.FileNote `json:"skipped,omitempty"`
+	Failed          []extract.FileNote `json:"failed,omitempty"`
+}
+
+// Index indexes the folder root into the log: it runs the extractors
+// (extract.Run) against the content hashes the graph projection already
+// holds, and appends each batch of changed files as ONE eventlog.Append call
+// (one transaction) holding one graph.file_extracted request per file on the
+// graph stream, plus one graph.file_removed request per vanished path on the
+// last batch. Unchanged files append nothing.
+//
+// The graph holds one tree: paths are relative to root, so indexing another
+// folder into the same state folder replaces the graph's files with that
+// folder's. The extractor caches live in <state>/index-cache/<root hash>.
+//
+// A payload over the log's 1 MiB event limit is trimmed, never dropped (see
+// trimPayload). progress, when set, receives (files done, files seen so far)
+// from one goroutine at a time. Index runs one at a time per process.
+//
+// Errors: E_READ_ONLY on a point-in-time server, an envelope E_PATH when
+// root is not a folder, the log's errors (mapped by LogError), ctx.Err().
+func (s *Server) Index(ctx context.Context, root string, progress func(done, total int)) (IndexReport, error) {
+	rep := IndexReport{Slowest: []extract.Timing{}}
+	if s.ReadOnly() {
+		return rep, envelope.Errorf(envelope.CodeReadOnly, "indexing writes, and this is a read-only view of the log")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return rep, envelope.Errorf(envelope.CodePath, "path %q: %v", root, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return rep, envelope.Errorf(envelope.CodePath, "%s is not a readable folder", root).WithDetails(map[string]any{"path": root})
+	}
+	rep.Root = abs
+	indexMu.Lock()
+	defer indexMu.Unlock()
+	start := time.Now()
+	if err := s.tailer.Fresh(ctx); err != nil {
+		return rep, err
+	}
+	var previous map[string]string
+	s.tailer.View(func(projections.Position) { previous = s.graph.FileHashes() })
+
+	sum := sha256.Sum256([]byte(abs))
+	opts := extract.Options{
+		CacheDir: filepath.Join(s.opts.StateDir, IndexCacheDir, hex.EncodeToString(sum[:8])),
+		Progress: progress,
+		Logger:   s.logger,
+	}
+	st, err := extract.Run(ctx, abs, opts, previous, func(batch []graph.FileExtracted, removed []string) error {
+		return s.appendBatch(ctx, &rep, batch, removed)
+	})
+	rep.FilesSeen, rep.FilesChanged, rep.FilesReextracted = st.FilesSeen, st.FilesChanged, st.FilesReextracted
+	rep.FilesRemoved, rep.FilesFailed, rep.FilesSkipped = st.FilesRemoved, st.FilesFailed, st.FilesSkipped
+	rep.FilesWithParseErrors = st.FilesWithParseErrors
+	if st.Slowest != nil {
+		rep.Slowest = st.Slowest
+	}
+	rep.ParseErrorPaths = capList(st.ParseErrorPaths)
+	rep.Skipped, rep.Failed = capList(st.Skipped), capList(st.Failed)
+	rep.Seconds = time.Since(start).Seconds()
+	if err != nil {
+		var ee *envelope.Error
+		if errors.As(err, &ee) {
+			return rep, ee
+		}
+		if errors.Is(err, extract.ErrRoot) {
+			return rep, envelope.Wrap(err, envelope.CodePath, "%s is not a readable folder", root)
+		}
+		return rep, fmt.Errorf("index %s: %w", abs, err)
+	}
+	return rep, nil
+}
+
+// appendBatch appends one emitted batch in one Append call and adds it to
+// rep.
+func (s *Server) appendBatch(ctx context.Context, rep *IndexReport, batch []graph.FileExtracted, removed []string) error {
+	reqs := make([]eventlog.AppendRequest, 0, len(batch)+len(removed))
+	add := func(typ string, data []byte) {
+		reqs = append(reqs, eventlog.AppendRequest{
+			Stream: graph.Stream,
+			Events: []eventlog.Payload{{Type: typ, Data: data}},
+			Client: s.opts.Client,
+		})
+		rep.Events++
+		rep.Bytes += int64(len(data))
+	}
+	for i := range batch {
+		data, trimmed, err := encodePayload(&batch[i])
+		if err != nil {
+			return err
+		}
+		if trimmed {
+			rep.FilesTrimmed++
+			if len(rep.TrimmedPaths) < maxReportNotes {
+				rep.TrimmedPaths = append(rep.TrimmedPaths, batch[i].Path)
+			}
+		}
+		rep.Nodes += len(batch[i].Nodes)
+		rep.Edges += len(batch[i].Edges)
+		add(graph.TypeFileExtracted, data)
+	}
+	for _, p := range removed {
+		data, err := json.Marshal(graph.FileRemoved{Path: p})
+		if err != nil {
+			return err
+		}
+		add(graph.TypeFileRemoved, data)
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	res, err := s.log.Append(ctx, reqs...)
+	if err != nil {
+		return LogError(err)
+	}
+	rep.Transactions++
+	for _, r := range res {
+		if r.Err != nil {
+			return LogError(r.Err)
+		}
+		if rep.FirstSeq == 0 {
+			rep.FirstSeq = r.Receipt.FirstSeq
+		}
+		rep.LastSeq = max(rep.LastSeq, r.Receipt.LastSeq)
+	}
+	return nil
+}
+
+// encodePayload marshals p, trimming it in place when it is over
+// maxPayloadBytes, and reports whether it was trimmed.
+func encodePayload(p *graph.FileExtracted) ([]byte, bool, error) {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, false, fmt.Errorf("encode payload of %s: %w", p.Path, err)
+	}
+	if len(data) <= maxPayloadBytes {
+		return data, false, nil
+	}
+	return trimPayload(p, len(data))
+}
+
+// trimPayload cuts an oversized payload until it fits, in this order: node
+// and edge metadata go first, then edges from the end (calls and imports
+// come after the structural contains edges an extractor emits first), then
+// nodes from the end together with the edges that touch them. The file's
+// own nodes that remain keep their contains edges, so the trimmed payload is
+// a coherent subgraph. A parse error names what was dropped, so doctor's
+// files_with_parse_errors shows the file.
+func trimPayload(p *graph.FileExtracted, size int) ([]byte, bool, error) {
+	nodes0, edges0 := len(p.Nodes), len(p.Edges)
+	for i := range p.Nodes {
+		p.Nodes[i].Metadata = nil
+	}
+	for i := range p.Edges {
+		p.Edges[i].Metadata = nil
+	}
+	note := func() string {
+		return fmt.Sprintf("payload of %d bytes trimmed to fit the log's %d-byte event limit: kept %d of %d nodes, %d of %d edges, metadata dropped",
+			size, eventlog.DefaultMaxEventBytes, len(p.Nodes), nodes0, len(p.Edges), edges0)
+	}
+	errs0 := p.ParseErrors
+	for {
+		p.ParseErrors = append(append([]string(nil), errs0...), note())
+		data, err := json.Marshal(p)
+		if err != nil {
+			return nil, false, fmt.Errorf("encode payload of %s: %w", p.Path, err)
+		}
+		if len(data) <= maxPayloadBytes || (len(p.Nodes) == 0 && len(p.Edges) == 0) {
+			return data, true, nil
+		}
+		// Cut by the overshoot's share, at least one element, so a
+		// payload needs a handful of rounds, not thousands.
+		over := float64(len(data)-maxPayloadBytes) / float64(len(data))
+		if len(p.Edges) > 0 {
+			p.Edges = p.Edges[:len(p.Edges)-max(1, int(float64(len(p.Edges))*over*1.1))]
+			continue
+		}
+		p.Nodes = p.Nodes[:len(p.Nodes)-max(1, int(float64(len(p.Nodes))*over*1.1))]
+	}
+}
+
+func capList[T any](l []T) []T {
+	if len(l) > maxReportNotes {
+		return l[:maxReportNotes]
+	}
+	return l
+}
+
+// approvedPath resolves the path argument of cos_graph_index against the
+// approved roots (Options.Roots, default the working directory): a relative
+// path is taken from the first root; symlinks are resolved
+// (filepath.EvalSymlinks) on both sides, so a link that escapes every root
+// is refused. Errors are E_PATH envelope errors.
+func (s *Server) approvedPath(path string) (string, error) {
+	roots := s.opts.Roots
+	if len(roots) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", envelope.Errorf(envelope.CodePath, "no approved root: the working directory is unreadable")
+		}
+		roots = []string{wd}
+	}
+	resolved := make([]string, 0, len(roots))
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		resolved = append(resolved, abs)
+	}
+	if len(resolved) == 0 {
+		return "", envelope.Errorf(envelope.CodePath, "no approved root is usable")
+	}
+	if path == "" {
+		return resolved[0], nil
+	}
+	target := path
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(resolved[0], target)
+	}
+	details := map[string]any{"path": path, "approved_roots": resolved}
+	real, err := filepath.EvalSymlinks(target)
+	if err != nil {
+		return "", envelope.Errorf(envelope.CodePath, "%s does not exist or cannot be read", path).WithDetails(details)
+	}
+	for _, r := range resolved {
+		if within(r, real) {
+			if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+				return "", envelope.Errorf(envelope.CodePath, "%s is not a folder; index a folder", path).WithDetails(details)
+			}
+			return real, nil
+		}
+	}
+	msg := fmt.Sprintf("%s is outside the approved folders (%s)", path, strings.Join(resolved, ", "))
+	if real != filepath.Clean(target) {
+		msg = fmt.Sprintf("%s resolves to %s, outside the approved folders (%s)", path, real, strings.Join(resolved, ", "))
+	}
+	return "", envelope.Errorf(envelope.CodePath, "%s; start the server with --root to approve another", msg).WithDetails(details)
+}
+
+// within reports whether path is root or lies under it (both clean and
+// absolute).
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func indexTools() []*Tool {
+	return []*Tool{{
+		Name: "cos_graph_index",
+		Description: "Index a folder of this repository into the code/doc graph: extract every changed file (by content hash) " +
+			"and append it to the log; vanished files are removed. path defaults to the first approved root and must lie " +
+			"inside an approved root (E_PATH otherwise). Returns files seen/changed/removed/failed, nodes, edges, events " +
+			"and bytes appended, seconds and the slowest extractions.",
+		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
+		Example: `{"path": "."}`,
+		Params: []Param{
+			{Name: "path", Type: TString, MaxLen: 4096, Description: "folder to index, absolute or relative to the first approved root (default: that root)"},
+		},
+		Handler: indexTool,
+	}}
+}
+
+func indexTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	root, err := c.S.approvedPath(c.Args.Str("path"))
+	if err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
+	rep, err := c.S.Index(ctx, root, nil)
+	if err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
+	var counts projections.GraphCounts
+	seq := max(rep.LastSeq, c.S.tailer.Position().Seq)
+	if err := c.ReadBack(ctx, seq, func() { counts = c.S.graph.Counts() }); err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
+	return map[string]any{"report": rep, "graph": counts}, envelope.ToolMeta{}, nil
+}
