@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/cos-dev/cos/extract"
+	"github.com/cos-dev/cos/tools"
+)
+
+func writeIndexRepo(t testing.TB) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":  "module example.com/x\n\ngo 1.22\n",
+		"main.go": "package main\n\nfunc main() { helper() }\n\nfunc helper() {}\n",
+		"doc.md":  "# Title\n\nSee [main](main.go).\n",
+	}
+	for p, body := range files {
+		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestIndex_SummaryLineThenNoChange(t *testing.T) {
+	state, root := t.TempDir(), writeIndexRepo(t)
+	code, out, errs := run(t, state, "index", root)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	line := regexp.MustCompile(`^indexed .+: 3 files seen, 3 changed, 0 removed, 0 failed, 0 skipped; \d+ nodes, \d+ edges; 3 events \(.+\) in [0-9.]+ s \(\+[0-9.]+ s projecting\); slowest: .+ ms\n$`)
+	if !line.MatchString(out) {
+		t.Fatalf("summary line %q", out)
+	}
+	if strings.Contains(errs, "indexing") {
+		t.Fatalf("a progress bar on a non-terminal stderr: %q", errs)
+	}
+	code, out, _ = run(t, state, "index", root)
+	if code != 0 || !strings.Contains(out, "3 files seen, 0 changed") || !strings.Contains(out, "; 0 events") {
+		t.Fatalf("second index: %d %q", code, out)
+	}
+	// The graph answers about what was indexed.
+	code, out, _ = run(t, state, "call", "cos_graph_context", `{"uid_or_name":"code:function:main.go::main"}`)
+	if code != 0 || !strings.Contains(out, "code:function:main.go::helper") {
+		t.Fatalf("context after index: %d %s", code, out)
+	}
+}
+
+func TestIndex_JSONReport(t *testing.T) {
+	state, root := t.TempDir(), writeIndexRepo(t)
+	code, out, errs := run(t, state, "index", "--json", root)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Report tools.IndexReport `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	r := got.Report
+	if r.FilesSeen != 3 || r.FilesChanged != 3 || r.Events != 3 || r.Transactions != 1 || r.Bytes == 0 || r.Nodes == 0 {
+		t.Fatalf("report %+v", r)
+	}
+}
+
+func TestIndex_Failures(t *testing.T) {
+	state := t.TempDir()
+	file := filepath.Join(t.TempDir(), "f.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing folder", []string{"index", filepath.Join(state, "nope")}, ExitError, "E_PATH: "},
+		{"a file", []string{"index", file}, ExitError, "E_PATH: "},
+		{"two paths", []string{"index", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
+	}
+	for _, c := range cases {
+		code, out, errs := run(t, state, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d and %q", c.name, code, out, errs, c.code, c.want)
+		}
+	}
+}
+
+func TestSummaryLine_NamesTheSlowest(t *testing.T) {
+	r := tools.IndexReport{Root: "/r", FilesSeen: 10, FilesChanged: 2, FilesReextracted: 1, FilesRemoved: 1, FilesWithParseErrors: 1,
+		FilesTrimmed: 1, Nodes: 5, Edges: 7, Events: 4, Bytes: 3 << 20, Seconds: 1.5}
+	r.Slowest = []extract.Timing{{Path: "a/b/c.go", MS: 41.2}}
+	got := summaryLine(r, 0.25)
+	want := "indexed /r: 10 files seen, 3 changed, 1 removed, 0 failed, 0 skipped, 1 with parse errors, 1 trimmed to the event limit; " +
+		"5 nodes, 7 edges; 4 events (3.0 MB) in 1.50 s (+0.25 s projecting); slowest: c.go 41 ms"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
