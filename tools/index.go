@@ -217,12 +217,13 @@ func encodePayload(p *graph.FileExtracted) ([]byte, bool, error) {
 }
 
 // trimPayload cuts an oversized payload until it fits, in this order: node
-// and edge metadata go first, then edges from the end (calls and imports
-// come after the structural contains edges an extractor emits first), then
-// nodes from the end together with the edges that touch them. The file's
-// own nodes that remain keep their contains edges, so the trimmed payload is
-// a coherent subgraph. A parse error names what was dropped, so doctor's
-// files_with_parse_errors shows the file.
+// and edge metadata go first, then edges from the end (the extractors emit
+// a file's structural nodes and contains edges before its calls and
+// imports, so references go before structure), and only when no edge is
+// left, nodes from the end. Nodes are kept over edges because they are what
+// resolve and search find. A parse error says what was dropped, so
+// doctor's files_with_parse_errors shows the file. On the Go standard
+// library two files are trimmed (generated tables).
 func trimPayload(p *graph.FileExtracted, size int) ([]byte, bool, error) {
 	nodes0, edges0 := len(p.Nodes), len(p.Edges)
 	for i := range p.Nodes {
