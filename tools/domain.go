@@ -16,7 +16,7 @@ import (
 )
 
 // requestIDExample is the corrected example of an E_REQUEST_ID message.
-const requestIDExample = `"request_id": "task-create-7f3a"`
+const requestIDExample = `{"request_id": "task-create-7f3a"}`
 
 // requestIDParam is the optional request_id argument of every write tool of
 // the tasks, evidence and metrics modules (seed 002 "Safe CAS sequence").
@@ -37,7 +37,7 @@ func requestIDOfCall(c *Call) (string, error) {
 		return "", envelope.Wrap(err, envelope.CodeRequestID,
 			"Nonempty request_id required: request_id: got %q, expected 1–128 characters without control characters, "+
 				"or leave request_id out; example: %s", id, requestIDExample).
-			WithDetails(map[string]any{"field": "request_id", "got": id, "example": requestIDExample})
+			WithDetails(map[string]any{"field": "request_id", "got": id, "example": json.RawMessage(requestIDExample)})
 	}
 	return id, nil
 }
@@ -131,10 +131,11 @@ func domainError(err error) *envelope.Error {
 		}
 		return envelope.Wrap(err, envelope.CodeArgument, "%s", err.Error()).WithDetails(d)
 	case errors.As(err, &cycle):
+		example := cycleExample(cycle)
 		return envelope.Wrap(err, envelope.CodeArgument,
-			"%s: the change would close a dependency cycle %s; drop one of these links; example: %s",
-			cycle.Relation, strings.Join(cycle.Cycle, " → "), tasks.PatchExample).
-			WithDetails(map[string]any{"field": cycle.Relation, "cycle": cycle.Cycle, "example": json.RawMessage(tasks.PatchExample)})
+			"%s: the change would close a dependency cycle %s; leave out one of these links; example: %s",
+			cycle.Relation, strings.Join(cycle.Cycle, " → "), example).
+			WithDetails(map[string]any{"field": cycle.Relation, "cycle": cycle.Cycle, "example": json.RawMessage(example)})
 	case errors.As(err, &curs):
 		return envelope.Wrap(err, envelope.CodeCursor,
 			"Invalid board cursor (%s); list again without cursor to get a fresh one", curs.Reason).
@@ -191,4 +192,18 @@ func joinQuoted(vals []string) string {
 		q[i] = fmt.Sprintf("%q", v)
 	}
 	return strings.Join(q, ", ")
+}
+
+// cycleExample is a corrected update for a refused cycle: the task of the
+// cycle's first element without the link that closed it.
+func cycleExample(e *tasks.CycleError) string {
+	id := "TASK-001"
+	if len(e.Cycle) > 0 {
+		id = e.Cycle[0]
+	}
+	patch := `{"depends_on": []}`
+	if e.Relation == "parent" {
+		patch = `{"parent": ""}`
+	}
+	return fmt.Sprintf(`{"task_id": %q, "patch": %s}`, id, patch)
 }

@@ -115,6 +115,19 @@ func taskTools() []*Tool {
 			Handler: domainTool(taskClaimTool),
 		},
 		{
+			Name: "cos_task_release",
+			Description: "Give a claimed task back. Only its holder can release it (anyone else gets a conflict naming " +
+				"the holder); releasing a task nobody holds answers it unchanged.",
+			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: true,
+			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
+			Params: []Param{
+				taskID,
+				{Name: "assignee", Type: TString, Required: true, Description: "the holder"},
+				requestIDParam,
+			},
+			Handler: domainTool(taskReleaseTool),
+		},
+		{
 			Name: "cos_task_board",
 			Description: "List the board in id order, filtered by status, assignee and label, one page at a time. Pass " +
 				"next_cursor back for the next page; E_CURSOR when a cursor is malformed, STALE_CURSOR when the board " +
@@ -313,6 +326,57 @@ func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 		}
 		if outcome == tasks.ClaimHeld {
 			return taskAnswer{Task: t}, tm, nil
+		}
+		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p},
+			RequestID: rid, Expect: eventlog.AtRevision(t.Revision)})
+		if errors.Is(err, eventlog.ErrStaleRevision) {
+			lastStale = err
+			continue
+		}
+		if err != nil {
+			return nil, tm, err
+		}
+		return readBackTask(ctx, c, id, recs[0])
+	}
+	return nil, tm, lastStale
+}
+
+// taskReleaseTool appends task.released for the holder at the revision it
+// read, rereading after a lost race like taskClaimTool.
+func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	id, err := taskIDArg(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	assignee := c.Args.Str("assignee")
+	if err := tasks.ValidateAssignee(assignee); err != nil {
+		return nil, tm, err
+	}
+	rid, err := requestIDOfCall(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	p, err := tasks.ReleasedPayload(assignee)
+	if err != nil {
+		return nil, tm, err
+	}
+	var lastStale error
+	for range claimAttempts {
+		var (
+			t  tasks.Task
+			ok bool
+		)
+		if err := freshView(ctx, c, func() { t, ok = c.S.board.Get(id) }); err != nil {
+			return nil, tm, err
+		}
+		switch {
+		case !ok:
+			return nil, tm, &tasks.NotFoundError{Field: "task_id", TaskID: id}
+		case t.Assignee == "":
+			return taskAnswer{Task: t}, tm, nil
+		case t.Assignee != assignee:
+			return nil, tm, &tasks.ClaimedError{TaskID: id, Holder: t.Assignee, Revision: t.Revision, Hash: t.Hash}
 		}
 		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p},
 			RequestID: rid, Expect: eventlog.AtRevision(t.Revision)})

@@ -518,3 +518,80 @@ func canonJSON(t testing.TB, v any) string {
 	b, _ = json.Marshal(g)
 	return string(b)
 }
+
+func TestTaskRelease_OnlyTheHolder(t *testing.T) {
+	s := openServer(t, "")
+	task := createTask(t, s, `{"title":"a"}`)
+	args := func(who string) string { return fmt.Sprintf(`{"task_id":%q,"assignee":%q}`, task.ID, who) }
+	free := okEnv(t, call(t, s, "cos_task_release", args("alice")), "release of a free task")
+	if got := taskOf(t, free); got.Revision != 1 || free.Data["seq"].(float64) != 0 {
+		t.Fatalf("releasing a free task wrote: %+v", got)
+	}
+	okEnv(t, call(t, s, "cos_task_claim", args("alice")), "claim")
+	e := failEnv(t, call(t, s, "cos_task_release", args("bob")), "STALE_REVISION", "release by another")
+	if e.Error.Details["holder"] != "alice" || e.Error.Category != "conflict" {
+		t.Fatalf("release by another: %+v", e.Error)
+	}
+	got := taskOf(t, okEnv(t, call(t, s, "cos_task_release", args("alice")), "release by the holder"))
+	if got.Assignee != "" || got.Revision != 3 {
+		t.Fatalf("after release: %+v", got)
+	}
+	if got := taskOf(t, okEnv(t, call(t, s, "cos_task_claim", args("bob")), "claim after release")); got.Assignee != "bob" {
+		t.Fatalf("claim after release: %+v", got)
+	}
+	failEnv(t, call(t, s, "cos_task_release", `{"task_id":"TASK-404","assignee":"bob"}`), "E_NOT_FOUND", "unknown task")
+}
+
+func BenchmarkTaskCreate(b *testing.B) {
+	s := openServer(b, "")
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if e := call(b, s, "cos_task_create", fmt.Sprintf(`{"title":"bench %d","labels":["x"]}`, i)); !e.OK {
+			b.Fatal(e.Error.Message)
+		}
+	}
+}
+
+func BenchmarkTaskClaim_Contended(b *testing.B) {
+	s := openServer(b, "")
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		task := createTask(b, s, `{"title":"c"}`)
+		res := make(chan envOf, 4)
+		for g := range 4 {
+			go func() {
+				res <- claimNoT(s, fmt.Sprintf(`{"task_id":%q,"assignee":"g%d"}`, task.ID, g))
+			}()
+		}
+		won := 0
+		for range 4 {
+			if (<-res).OK {
+				won++
+			}
+		}
+		if won != 1 {
+			b.Fatalf("%d winners", won)
+		}
+	}
+}
+
+// claimNoT calls cos_task_claim without a testing.TB, for goroutines of a
+// benchmark.
+func claimNoT(s *Server, args string) envOf {
+	var e envOf
+	_ = json.Unmarshal(s.Call(context.Background(), "cos_task_claim", json.RawMessage(args)).JSON(), &e)
+	return e
+}
+
+func BenchmarkTaskBoard_Page(b *testing.B) {
+	s := openServer(b, "")
+	for i := range 1000 {
+		createTask(b, s, fmt.Sprintf(`{"title":"task %d","labels":["l%d"]}`, i, i%5))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if e := call(b, s, "cos_task_board", `{"label":"l3","limit":50}`); !e.OK {
+			b.Fatal(e.Error.Message)
+		}
+	}
+}
