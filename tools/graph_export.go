@@ -2,9 +2,11 @@ package tools
 
 import (
 	"context"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/tools/envelope"
 )
 
@@ -63,7 +65,7 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		uids = neighbourhood(g.Out, g.In, res.Node.UID, maxHops, maxNodes, keep)
 	} else {
 		body["selection"] = "top_degree"
-		uids = topByDegree(c, maxNodes)
+		uids = topByDegree(g, maxNodes)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, tm, err
@@ -121,28 +123,56 @@ func neighbourhood(out, in func(string) []graph.Edge, root string, hops, limit i
 }
 
 // topByDegree returns the limit nodes of highest degree (in + out), ties by
-// uid.
-func topByDegree(c *Call, limit int) []string {
+// uid. It walks every node once (uid order) and counts degrees, so only the
+// chosen nodes are sorted.
+func topByDegree(g *projections.Graph, limit int) []string {
 	type ranked struct {
 		uid string
 		deg int
 	}
-	g := c.S.graph
 	var all []ranked
+	histogram := map[int]int{}
 	g.Nodes(func(n graph.Node) bool {
 		in, out := g.Degree(n.UID)
 		all = append(all, ranked{n.UID, in + out})
+		histogram[in+out]++
 		return true
 	})
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].deg != all[j].deg {
-			return all[i].deg > all[j].deg
+	// threshold is the lowest degree that makes the cut; of the nodes with
+	// exactly that degree, the first ones in uid order fill the remainder.
+	degrees := make([]int, 0, len(histogram))
+	for d := range histogram {
+		degrees = append(degrees, d)
+	}
+	slices.Sort(degrees)
+	threshold, above := 0, 0
+	for i := len(degrees) - 1; i >= 0; i-- {
+		threshold = degrees[i]
+		if above+histogram[threshold] >= limit {
+			break
 		}
-		return all[i].uid < all[j].uid
+		above += histogram[threshold]
+	}
+	atThreshold := limit - above
+	chosen := make([]ranked, 0, min(limit, len(all)))
+	for _, r := range all {
+		switch {
+		case r.deg > threshold:
+			chosen = append(chosen, r)
+		case r.deg == threshold && atThreshold > 0:
+			chosen = append(chosen, r)
+			atThreshold--
+		}
+	}
+	slices.SortFunc(chosen, func(a, b ranked) int {
+		if a.deg != b.deg {
+			return b.deg - a.deg
+		}
+		return strings.Compare(a.uid, b.uid)
 	})
-	out := make([]string, 0, min(limit, len(all)))
-	for _, r := range all[:min(limit, len(all))] {
-		out = append(out, r.uid)
+	out := make([]string, len(chosen))
+	for i, r := range chosen {
+		out[i] = r.uid
 	}
 	return out
 }

@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/cos-dev/cos/graph"
@@ -75,6 +75,7 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	frontier := []string{root}
 	counts := map[string]int{}
 	total := 0
+	nodes := []dependent{}
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
 		if err := ctx.Err(); err != nil {
 			return nil, envelope.ToolMeta{}, err
@@ -95,24 +96,15 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		counts[strconv.Itoa(d)] = len(next)
 		total += len(next)
 		frontier = next
-	}
-	uids := make([]string, 0, len(seen)-1)
-	for uid := range seen {
-		if uid != root {
-			uids = append(uids, uid)
+		// List by depth, then uid; a depth past the cap is counted only.
+		if room := impactMaxListed - len(nodes); room > 0 {
+			level := slices.Clone(next)
+			slices.Sort(level)
+			for _, uid := range level[:min(room, len(level))] {
+				r := seen[uid]
+				nodes = append(nodes, dependent{nodeView: nodeOrMissing(g, uid), Depth: r.depth, Via: r.via, Through: r.through})
+			}
 		}
-	}
-	sort.Slice(uids, func(i, j int) bool {
-		a, b := seen[uids[i]], seen[uids[j]]
-		if a.depth != b.depth {
-			return a.depth < b.depth
-		}
-		return uids[i] < uids[j]
-	})
-	nodes := make([]dependent, 0, min(len(uids), impactMaxListed))
-	for _, uid := range uids[:min(len(uids), impactMaxListed)] {
-		r := seen[uid]
-		nodes = append(nodes, dependent{nodeView: nodeOrMissing(g, uid), Depth: r.depth, Via: r.via, Through: r.through})
 	}
 	return map[string]any{
 		"node":            viewOf(res.Node),

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/search"
 	"github.com/cos-dev/cos/tools/envelope"
 )
@@ -21,7 +22,7 @@ type pathStep struct {
 func graphPathTool() *Tool {
 	return &Tool{
 		Name: "cos_graph_path",
-		Description: "A shortest path between two nodes, found breadth-first over edges in both directions " +
+		Description: "A shortest path between two nodes, found breadth-first (from both ends) over edges in both directions " +
 			"(each step says whether its edge points forward or backward along the path), at most max_hops hops. " +
 			"Returns steps[] from source to target, each {uid, kind, label, path, edge, direction}. " +
 			"source and target accept uids, repo-relative paths or names (meta.source_resolved_from, meta.target_resolved_from). " +
@@ -36,6 +37,98 @@ func graphPathTool() *Tool {
 		},
 		Handler: pathTool,
 	}
+}
+
+// side is one half of a bidirectional breadth-first search: how far each
+// reached node is from the side's start and the edge that reached it.
+type side struct {
+	dist     map[string]int
+	via      map[string]graph.Edge
+	frontier []string
+	level    int
+}
+
+func newSide(start string) *side {
+	return &side{dist: map[string]int{start: 0}, via: map[string]graph.Edge{}, frontier: []string{start}}
+}
+
+// shortestPath finds a shortest path from one uid to another over edges
+// in both directions (those of follow's types; nil follows all), of at
+// most maxHops edges. It searches from both ends at once, always growing
+// the smaller frontier by a whole level, so a hub does not flood the search.
+// It returns the uids along the path and the edge joining each pair, or nil
+// when there is none.
+func shortestPath(ctx context.Context, g *projections.Graph, from, to string, maxHops int, follow map[string]bool) ([]string, []graph.Edge, error) {
+	if from == to {
+		return []string{from}, nil, nil
+	}
+	a, b := newSide(from), newSide(to)
+	for a.level+b.level < maxHops && len(a.frontier) > 0 && len(b.frontier) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		grow, other := a, b
+		if len(b.frontier) < len(a.frontier) {
+			grow, other = b, a
+		}
+		grow.level++
+		var next []string
+		best, bestLen := "", -1
+		for _, uid := range grow.frontier {
+			for _, list := range [2][]graph.Edge{g.Out(uid), g.In(uid)} {
+				for _, e := range list {
+					if follow != nil && !follow[e.Type] {
+						continue
+					}
+					n := e.Target
+					if n == uid {
+						n = e.Source
+					}
+					if _, ok := grow.dist[n]; ok {
+						continue
+					}
+					grow.dist[n], grow.via[n] = grow.level, e
+					next = append(next, n)
+					if d, ok := other.dist[n]; ok && (bestLen < 0 || grow.level+d < bestLen || (grow.level+d == bestLen && n < best)) {
+						best, bestLen = n, grow.level+d
+					}
+				}
+			}
+		}
+		grow.frontier = next
+		if bestLen >= 0 {
+			return joinSides(a, b, best, from, to)
+		}
+	}
+	return nil, nil, nil
+}
+
+// joinSides walks from the meeting node back to both starts.
+func joinSides(a, b *side, meet, from, to string) ([]string, []graph.Edge, error) {
+	var chain []string
+	var links []graph.Edge
+	for n := meet; n != from; {
+		e := a.via[n]
+		chain, links = append(chain, n), append(links, e)
+		n = otherEnd(e, n)
+	}
+	chain = append(chain, from)
+	slices.Reverse(chain)
+	slices.Reverse(links)
+	for n := meet; n != to; {
+		e := b.via[n]
+		n = otherEnd(e, n)
+		chain, links = append(chain, n), append(links, e)
+	}
+	return chain, links, nil
+}
+
+// otherEnd is the end of e that is not n.
+func otherEnd(e graph.Edge, n string) string {
+	if e.Source == n {
+		return e.Target
+	}
+	return e.Source
 }
 
 func pathTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
@@ -56,62 +149,28 @@ func pathTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	g := c.S.graph
 	from, to := src.Node.UID, dst.Node.UID
-	// prev maps a reached node to the edge that reached it first.
-	prev := map[string]graph.Edge{from: {}}
-	frontier := []string{from}
-	found := from == to
-	for hop := 1; hop <= maxHops && !found && len(frontier) > 0; hop++ {
-		if err := ctx.Err(); err != nil {
-			return nil, tm, err
-		}
-		var next []string
-		for _, uid := range frontier {
-			for _, list := range [2][]graph.Edge{g.Out(uid), g.In(uid)} {
-				for _, e := range list {
-					if follow != nil && !follow[e.Type] {
-						continue
-					}
-					other := e.Target
-					if other == uid {
-						other = e.Source
-					}
-					if _, ok := prev[other]; ok {
-						continue
-					}
-					prev[other] = e
-					next = append(next, other)
-					if other == to {
-						found = true
-					}
-				}
-			}
-		}
-		frontier = next
+	chain, links, err := shortestPath(ctx, g, from, to, maxHops, follow)
+	if err != nil {
+		return nil, tm, err
 	}
-	if !found {
+	if chain == nil {
 		return nil, tm, envelope.Errorf(envelope.CodeNotFound,
 			"no path between %s and %s within %d hops", from, to, maxHops).
 			WithDetails(map[string]any{"source": from, "target": to, "max_hops": maxHops, "suggestions": []search.Candidate{}})
 	}
-	var steps []pathStep
-	for uid := to; ; {
-		e := prev[uid]
-		step := pathStep{nodeView: nodeOrMissing(g, uid)}
-		if uid == from {
-			steps = append(steps, step)
-			break
+	steps := make([]pathStep, len(chain))
+	for i, uid := range chain {
+		steps[i] = pathStep{nodeView: nodeOrMissing(g, uid)}
+		if i == 0 {
+			continue
 		}
-		ev := edgeOf(e)
-		step.Edge = &ev
-		step.Direction = "forward"
-		back := e.Source
-		if e.Source == uid {
-			step.Direction, back = "backward", e.Target
+		e := edgeOf(links[i-1])
+		steps[i].Edge = &e
+		steps[i].Direction = "forward"
+		if e.Source == uid && e.Target == chain[i-1] {
+			steps[i].Direction = "backward"
 		}
-		steps = append(steps, step)
-		uid = back
 	}
-	slices.Reverse(steps)
 	return map[string]any{
 		"source": viewOf(src.Node),
 		"target": viewOf(dst.Node),

@@ -18,6 +18,9 @@ import (
 const (
 	writeMaxNodes = 10000
 	writeMaxEdges = 50000
+	// writeChunk is how many nodes or edges go in one event, keeping typical
+	// events well under the log's 1 MiB event limit.
+	writeChunk = 2000
 )
 
 // edgeTypePattern is what an edge type written by an agent or an outside
@@ -226,12 +229,14 @@ func upsertTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, tm, err
 	}
+	// One request (atomic, one request_id), split into events small enough
+	// for the log's per-event limit.
 	req := eventlog.AppendRequest{Stream: graph.Stream, RequestID: c.Args.Str("request_id")}
-	if len(nodes) > 0 {
-		req.Events = append(req.Events, mustPayload(graph.TypeNodesUpserted, graph.NodesUpserted{Nodes: nodes}))
+	for i := 0; i < len(nodes); i += writeChunk {
+		req.Events = append(req.Events, mustPayload(graph.TypeNodesUpserted, graph.NodesUpserted{Nodes: nodes[i:min(i+writeChunk, len(nodes))]}))
 	}
-	if len(edges) > 0 {
-		req.Events = append(req.Events, mustPayload(graph.TypeEdgesUpserted, graph.EdgesUpserted{Edges: edges}))
+	for i := 0; i < len(edges); i += writeChunk {
+		req.Events = append(req.Events, mustPayload(graph.TypeEdgesUpserted, graph.EdgesUpserted{Edges: edges[i:min(i+writeChunk, len(edges))]}))
 	}
 	rcs, err := c.Append(ctx, req)
 	if err != nil {

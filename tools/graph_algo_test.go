@@ -1,0 +1,146 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections"
+)
+
+// randomGraph builds a projection of n function nodes and m random edges
+// (self loops and parallel types included) from seed.
+func randomGraph(t *testing.T, seed uint64, n, m int) *projections.Graph {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0))
+	uid := func(i int) string { return fmt.Sprintf("code:function:g.go::f%03d", i) }
+	var nodes []graph.Node
+	for i := range n {
+		nodes = append(nodes, graph.Node{UID: uid(i), Kind: graph.KindFunction, Label: fmt.Sprintf("f%d", i)})
+	}
+	var edges []graph.Edge
+	for range m {
+		edges = append(edges, graph.Edge{Source: uid(rng.IntN(n)), Target: uid(rng.IntN(n)), Type: edgeTypes[rng.IntN(3)]})
+	}
+	g := projections.NewGraph()
+	for i, p := range []any{graph.NodesUpserted{Nodes: nodes}, graph.EdgesUpserted{Edges: edges}} {
+		typ := graph.TypeNodesUpserted
+		if i == 1 {
+			typ = graph.TypeEdgesUpserted
+		}
+		data, _ := json.Marshal(p)
+		if err := g.Apply(eventlog.Event{Seq: uint64(i + 1), Stream: graph.Stream, Revision: uint64(i + 1), Type: typ, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+// bfsHops is the reference: one-sided breadth-first distance, -1 when
+// unreachable within max.
+func bfsHops(g *projections.Graph, from, to string, limit int, follow map[string]bool) int {
+	dist := map[string]int{from: 0}
+	frontier := []string{from}
+	for d := 0; len(frontier) > 0; d++ {
+		if _, ok := dist[to]; ok {
+			return dist[to]
+		}
+		if d == limit {
+			break
+		}
+		var next []string
+		for _, u := range frontier {
+			for _, e := range append(g.Out(u), g.In(u)...) {
+				if follow != nil && !follow[e.Type] {
+					continue
+				}
+				v := otherEnd(e, u)
+				if _, ok := dist[v]; !ok {
+					dist[v] = d + 1
+					next = append(next, v)
+				}
+			}
+		}
+		frontier = next
+	}
+	if d, ok := dist[to]; ok && d <= limit {
+		return d
+	}
+	return -1
+}
+
+func TestShortestPath_MatchesOneSidedBFS(t *testing.T) {
+	for seed := range uint64(40) {
+		g := randomGraph(t, seed, 60, 70+int(seed))
+		rng := rand.New(rand.NewPCG(seed, 1))
+		for range 30 {
+			from, to := fmt.Sprintf("code:function:g.go::f%03d", rng.IntN(60)), fmt.Sprintf("code:function:g.go::f%03d", rng.IntN(60))
+			hops := 1 + rng.IntN(8)
+			var follow map[string]bool
+			if rng.IntN(2) == 0 {
+				follow = typeSet([]string{graph.EdgeCalls})
+			}
+			want := bfsHops(g, from, to, hops, follow)
+			chain, links, err := shortestPath(context.Background(), g, from, to, hops, follow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := len(chain) - 1
+			if want != got {
+				t.Fatalf("seed %d %s→%s max %d: %d hops, want %d (%v)", seed, from, to, hops, got, want, chain)
+			}
+			if chain == nil {
+				continue
+			}
+			if chain[0] != from || chain[len(chain)-1] != to {
+				t.Fatalf("seed %d: path %v does not join %s and %s", seed, chain, from, to)
+			}
+			for i, e := range links {
+				a, b := chain[i], chain[i+1]
+				if !(e.Source == a && e.Target == b) && !(e.Source == b && e.Target == a) {
+					t.Fatalf("seed %d: link %d %v does not join %s and %s", seed, i, e, a, b)
+				}
+				if follow != nil && !follow[e.Type] {
+					t.Fatalf("seed %d: link of type %s outside the filter", seed, e.Type)
+				}
+			}
+		}
+	}
+}
+
+func TestTopByDegree_MatchesFullSort(t *testing.T) {
+	for seed := range uint64(20) {
+		g := randomGraph(t, seed, 80, 150)
+		type ranked struct {
+			uid string
+			deg int
+		}
+		var all []ranked
+		g.Nodes(func(n graph.Node) bool {
+			in, out := g.Degree(n.UID)
+			all = append(all, ranked{n.UID, in + out})
+			return true
+		})
+		sort.Slice(all, func(i, j int) bool {
+			if all[i].deg != all[j].deg {
+				return all[i].deg > all[j].deg
+			}
+			return all[i].uid < all[j].uid
+		})
+		for _, k := range []int{1, 7, 40, 80, 200} {
+			var want []string
+			for _, r := range all[:min(k, len(all))] {
+				want = append(want, r.uid)
+			}
+			if got := topByDegree(g, k); !slices.Equal(got, want) {
+				t.Fatalf("seed %d k %d: %v, want %v", seed, k, got, want)
+			}
+		}
+	}
+}
