@@ -43,10 +43,10 @@ trap 'rm -rf "$work"' EXIT
 export CGO_ENABLED=1
 
 if [ "$quick" = 1 ]; then
-  benchtime=200x; nodes=5050; calls=10; entities=200; lookups=20; reads=2; prop_calls=10
+  benchtime=200x; proc_appends=20; nodes=5050; calls=10; entities=200; lookups=20; reads=2; prop_calls=10
   index_root="$(go env GOROOT)/src/net/http"
 else
-  benchtime=1s; nodes=100000; calls=100; entities=5000; lookups=1000; reads=5; prop_calls=50
+  benchtime=1s; proc_appends=100; nodes=100000; calls=100; entities=5000; lookups=1000; reads=5; prop_calls=50
   index_root="$(go env GOROOT)/src"
 fi
 
@@ -73,6 +73,12 @@ step "event log: go test -bench (count $runs, benchtime $benchtime)"
 go test -run '^$' -bench '^Benchmark(Floor_|Append_)' -benchtime "$benchtime" -count "$runs" ./eventlog \
   >"$work/eventlog.txt" 2>&1 || echo "bench.sh: some eventlog benchmarks failed (see the table)" >&2
 "$work/benchmcp" gobench -table eventlog <"$work/eventlog.txt" >"$work/eventlog.jsonl"
+if grep -q -- '--- FAIL: BenchmarkAppend_Processes' "$work/eventlog.txt"; then
+  # Stand-in: time eventlog's own child processes (4 × 16 appenders) from outside.
+  step "event log: BenchmarkAppend_Processes failed; timing its 4 child processes from benchmcp"
+  go test -c -o "$work/eventlog.test" ./eventlog
+  bm procs -testbin "$work/eventlog.test" -calls "$proc_appends" >>"$work/eventlog.jsonl"
+fi
 
 step "MCP round trips at $nodes nodes"
 bm roundtrip -nodes "$nodes" -calls "$calls" >"$work/roundtrip.jsonl"

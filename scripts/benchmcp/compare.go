@@ -23,16 +23,20 @@ const (
 // server on a store, and how each step of the workload maps to its tools.
 type system struct {
 	col string
-	// fresh makes a new empty store and returns the server to start on it.
+	// fresh makes a new empty store and returns the server to start on it
+	// and a cleanup that deletes the store.
 	fresh func() (Server, func(), error)
-	// createEntities and createRelations write entities [lo, hi) and the
-	// relations whose source is in [lo, hi), as one call each batch.
+	// createEntities and createRelations write one batch (the synthetic
+	// entities of those indexes, the relations between them) in one call;
+	// an error is a transport failure or an error answer.
 	createEntities  func(ctx context.Context, c *Client, ents []int) error
 	createRelations func(ctx context.Context, c *Client, rels []relation) error
-	lookup          func(ctx context.Context, c *Client, i int) (ToolResult, error)
-	open            func(ctx context.Context, c *Client, i int) (ToolResult, error)
-	readAll         func(ctx context.Context, c *Client) (ToolResult, error)
-	readAllNote     string
+	// lookup finds entity i by its name; open reads entity i and its
+	// relations; readAll reads the whole graph (readAllNote says how).
+	lookup      func(ctx context.Context, c *Client, i int) (ToolResult, error)
+	open        func(ctx context.Context, c *Client, i int) (ToolResult, error)
+	readAll     func(ctx context.Context, c *Client) (ToolResult, error)
+	readAllNote string
 	// survivors reopens the store after the concurrent writers and says
 	// whether it loads and which acknowledged entities and relations it
 	// still holds.

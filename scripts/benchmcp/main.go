@@ -5,6 +5,7 @@
 //	benchmcp propagation -cos BIN [-calls 50 -runs 3 -nats off]
 //	benchmcp index       -cos BIN -root DIR [-runs 3]
 //	benchmcp compare     -cos BIN -memory-js FILE [-node node -entities 5000 -batch 100 -lookups 1000 -reads 5 -writers 4 -runs 3]
+//	benchmcp procs       -testbin EVENTLOG.test [-calls 100 -runs 3]   (4 processes × 16 appenders × calls appends)
 //	benchmcp gobench     -table NAME < go-test-bench-output
 //	benchmcp table       FILE.jsonl...   (Markdown tables with medians, spreads and ratios)
 //
@@ -43,6 +44,7 @@ type config struct {
 	MemoryJS string
 	TmpDir   string
 	Root     string
+	TestBin  string
 	Table    string
 	NATS     string
 	Systems  string
@@ -62,6 +64,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MemoryJS, "memory-js", "", "dist/index.js of @modelcontextprotocol/server-memory")
 	fs.StringVar(&c.TmpDir, "tmp", "", "folder for temporary stores (default: the system's)")
 	fs.StringVar(&c.Root, "root", "", "folder to index")
+	fs.StringVar(&c.TestBin, "testbin", "", "eventlog test binary (procs)")
 	fs.StringVar(&c.Table, "table", tableEventLog, "table the parsed go benchmarks go to")
 	fs.StringVar(&c.NATS, "nats", "off", `comma-separated --nats modes to measure propagation under ("off", "auto")`)
 	fs.StringVar(&c.Systems, "systems", "cos,memory", "comma-separated systems to compare (cos, memory)")
@@ -109,7 +112,7 @@ func main() {
 // for "table").
 func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: benchmcp roundtrip|propagation|index|compare|gobench|table [flags]")
+		return errors.New("usage: benchmcp roundtrip|propagation|index|compare|procs|gobench|table [flags]")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet(sub, flag.ContinueOnError)
@@ -154,6 +157,13 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 			if err := concurrentWriters(ctx, &rec, cfg, sys); err != nil {
 				return err
 			}
+		}
+	case "procs":
+		if cfg.TestBin == "" {
+			return errors.New("procs: -testbin (go test -c ./eventlog) is required")
+		}
+		if err := appendProcesses(ctx, &rec, cfg, cfg.TestBin, 4, 16, cfg.Calls); err != nil {
+			return err
 		}
 	case "gobench":
 		failed, err := parseGoBench(in, cfg.Table, &rec)
