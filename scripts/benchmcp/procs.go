@@ -37,7 +37,10 @@ func appendProcesses(ctx context.Context, rec *Recorder, cfg config, testBin str
 			removeAll(dir)
 			return err
 		}
-		l.Close()
+		if err := l.Close(); err != nil {
+			removeAll(dir)
+			return err
+		}
 		var wg sync.WaitGroup
 		errc := make(chan error, procs)
 		t := time.Now()
