@@ -276,6 +276,30 @@ func TestGraphUpsert_ReplayWritesNothingNew(t *testing.T) {
 	graphFail(t, r.s, "cos_graph_upsert", `{"nodes": [{"uid": "code:file:b.go"}], "request_id": "ext-1"}`, envelope.CodeRequestReuse)
 }
 
+func TestGraphUpsert_LargeRequestIsOneAtomicReplayableRequest(t *testing.T) {
+	r := graphRepoNoFiles(t)
+	var nodes []map[string]any
+	for i := range 4500 { // three events of at most writeChunk nodes
+		nodes = append(nodes, map[string]any{"uid": "code:function:big.go::f" + graphItoa(i)})
+	}
+	args := graphJSON(t, map[string]any{"nodes": nodes, "request_id": "big-1"})
+	e := graphOK(t, r.s, "cos_graph_upsert", args)
+	rc := e.Data["receipt"].(map[string]any)
+	if rc["last_seq"].(float64)-rc["first_seq"].(float64) != 2 {
+		t.Fatalf("receipt %v, want three events", rc)
+	}
+	if g := e.Data["graph"].(map[string]any); g["nodes"] != 4500.0 {
+		t.Fatalf("graph %v", g)
+	}
+	head, _ := r.s.Log().Head()
+	e = graphOK(t, r.s, "cos_graph_upsert", args)
+	if again, _ := r.s.Log().Head(); again != head || e.Data["receipt"].(map[string]any)["replayed"] != true {
+		t.Fatalf("resend wrote or was not replayed: %v → %v", head, again)
+	}
+}
+
+func graphRepoNoFiles(t *testing.T) *graphRepo { return openGraphRepo(t, nil, envelope.Options{}) }
+
 func TestGraphUpsert_Validation(t *testing.T) {
 	r := openGraphRepo(t, nil, envelope.Options{})
 	graphOK(t, r.s, "cos_graph_upsert", `{"nodes": [{"uid": "code:file:src/a.go", "path": "src/a.go"}]}`)
@@ -351,6 +375,9 @@ func TestGraphDoctor_FindsAndFixes(t *testing.T) {
 			{"source": "code:function:ghost.go::g", "target": "code:function:main.go::main", "type": "calls"},
 			{"source": "code:function:main.go::main", "target": "code:function:main.go::main", "type": "calls"},
 			{"source": "folder:lib", "target": "code:function:cmd/a.go::run", "type": "contains"}]}`},
+		{"graph.file_extracted", `{"path": "cmd/util.go", "extractor": "go", "content_hash": "ab", "size": 12, "nodes": [], "edges": [],
+			"parse_errors": ["1:1: expected declaration"], "duration_ms": 12.5}`},
+		{"graph.file_extracted", `{"path": "deleted.go", "extractor": "go", "content_hash": "cd", "size": 3, "nodes": [], "edges": [], "duration_ms": 40}`},
 	}
 	for _, p := range plant {
 		if _, err := r.s.Log().AppendOne(ctx, graphReq(p.typ, p.data)); err != nil {
@@ -375,8 +402,8 @@ func TestGraphDoctor_FindsAndFixes(t *testing.T) {
 	}
 	want := map[string]int{
 		"dangling_source": 1, "dangling_target": 1, "self_loops": 1, "malformed_uid_path": 1,
-		"stale_paths": 1, "orphaned_external_unresolved": 1, "orphaned_phantom": 1, "orphaned_inrepo": 5,
-		"duplicate_contains": 1, "duplicate_edges": 0, "files_with_parse_errors": 0,
+		"stale_paths": 2, "orphaned_external_unresolved": 1, "orphaned_phantom": 1, "orphaned_inrepo": 5,
+		"duplicate_contains": 1, "duplicate_edges": 0, "files_with_parse_errors": 1, "slowest_extractions": 2,
 	}
 	for cat, n := range want {
 		if got[cat] != n {
@@ -387,9 +414,10 @@ func TestGraphDoctor_FindsAndFixes(t *testing.T) {
 		t.Fatal("healthy with planted issues")
 	}
 	stats := e.Data["stats"].(map[string]any)
-	if stats["issue_count"] != 12.0 || stats["issue_count_total"].(float64) < 10 {
+	if stats["issue_count"] != 13.0 || stats["issue_count_total"] != 17.0 {
 		t.Fatalf("stats %v", stats)
 	}
+	// stale_paths: gone.go's node and deleted.go's extraction;
 	// orphaned_inrepo: lonely and the four fixture files without edges;
 	// orphaned_phantom: the path-less module (the stub is an external).
 	e = graphOK(t, r.s, "cos_graph_doctor", `{"fix": true}`)
@@ -403,8 +431,11 @@ func TestGraphDoctor_FindsAndFixes(t *testing.T) {
 		t.Errorf("fix removed what it must not: %v", after)
 	}
 	fixed := e.Data["fixed"].(map[string]any)
-	if fixed["edges_deleted"] != 3.0 { // two dangling, one extra contains
+	if fixed["edges_deleted"] != 3.0 || graphJSON(t, fixed["files_removed"]) != `["deleted.go"]` { // two dangling, one extra contains
 		t.Errorf("fixed %v", fixed)
+	}
+	if after["files_with_parse_errors"] != 1 || after["slowest_extractions"] != 1 || e.Data["healthy"] != false {
+		t.Errorf("after fix %v healthy %v", after, e.Data["healthy"])
 	}
 	// The kept parent of cmd/a.go::run is its own file.
 	refs := graphOK(t, r.s, "cos_graph_references", `{"uid": "code:function:cmd/a.go::run", "kinds": ["contains"]}`)
@@ -463,5 +494,28 @@ func TestGraphRenamePlan_NeverReadsOutsideRoot(t *testing.T) {
 	skipped := graphList(t, e.Data, "skipped")
 	if len(skipped) != 1 || skipped[0]["path"] != "link.go" || skipped[0]["reason"] != "resolves outside the indexed roots" {
 		t.Fatalf("skipped %v", skipped)
+	}
+}
+
+func TestGraphDoctor_InformationalOnlyIsHealthy(t *testing.T) {
+	r := openGraphRepo(t, map[string]string{"a.go": "package a\n"}, envelope.Options{})
+	graphOK(t, r.s, "cos_graph_upsert", `{"nodes": [
+		{"uid": "code:file:a.go", "path": "a.go"},
+		{"uid": "code:external:fmt.Println", "metadata": {"stub": true}}],
+		"edges": [{"source": "code:file:a.go", "target": "code:external:fmt.Println", "type": "calls"}]}`)
+	e := graphOK(t, r.s, "cos_graph_doctor", `{}`)
+	stats := e.Data["stats"].(map[string]any)
+	if e.Data["healthy"] != true || stats["issue_count"] != 0.0 || stats["issue_count_total"] != 1.0 {
+		t.Fatalf("healthy %v stats %v", e.Data["healthy"], stats)
+	}
+	for _, is := range graphList(t, e.Data, "issues") {
+		if is["category"] == "orphaned_external_unresolved" && (is["count"] != 1.0 || is["severity"] != "info") {
+			t.Fatalf("issue %v", is)
+		}
+	}
+	// fix keeps a stub that still has its edge.
+	e = graphOK(t, r.s, "cos_graph_doctor", `{"fix": true}`)
+	if removed := e.Data["fixed"].(map[string]any)["removed"]; graphJSON(t, removed) != "{}" {
+		t.Fatalf("removed %v", removed)
 	}
 }
