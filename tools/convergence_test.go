@@ -301,7 +301,9 @@ type health struct {
 	Nodes     uint64
 	Hosting   bool
 	Connected bool
-	Processes int
+	// Positions are the log positions of the processes on the bus, as
+	// their last heartbeats said.
+	Positions []uint64
 }
 
 func (p *serveProc) health(t testing.TB) health {
@@ -313,8 +315,13 @@ func (p *serveProc) health(t testing.TB) health {
 	hash, _ := e.Data["state_hash"].(string)
 	hosting, _ := b["hosting"].(bool)
 	connected, _ := b["connected"].(bool)
-	return health{StateHash: hash, Seq: seqOf(get("projections")["seq"]), Head: seqOf(get("log")["head_seq"]),
-		Nodes: seqOf(get("graph")["nodes"]), Hosting: hosting, Connected: connected, Processes: len(procs)}
+	h := health{StateHash: hash, Seq: seqOf(get("projections")["seq"]), Head: seqOf(get("log")["head_seq"]),
+		Nodes: seqOf(get("graph")["nodes"]), Hosting: hosting, Connected: connected}
+	for _, pr := range procs {
+		m, _ := pr.(map[string]any)
+		h.Positions = append(h.Positions, seqOf(m["position"]))
+	}
+	return h
 }
 
 // checkConverged checks that every live process reports the same state
@@ -455,6 +462,25 @@ func TestServe_FourProcesses(t *testing.T) {
 			a := newAcks()
 			w := workload{rounds: 8, contested: createContested(t, procs[0], a)}
 			runWorkload(procs, w, a, func() {})
+			if nats == bus.ModeAuto {
+				// Presence, and the bus alone brings every process to the
+				// head: p0 is the only one read (a read would catch up
+				// through the log), the others' positions are their
+				// heartbeats'.
+				head := procs[0].health(t).Head
+				waitUntil(t, "p0 lists 4 processes at the head", 15*time.Second, func() bool {
+					h := procs[0].health(t)
+					if len(h.Positions) != 4 {
+						return false
+					}
+					for _, pos := range h.Positions {
+						if pos != head {
+							return false
+						}
+					}
+					return true
+				})
+			}
 			// A resend through another process is a replay, not a second write.
 			e := procs[1].mustCall(t, "cos_graph_upsert", map[string]any{"request_id": "p0-g0",
 				"nodes": []any{map[string]any{"uid": "code:function:p0.go::f0", "kind": "function", "label": "f0", "path": "p0.go", "line": 1}}})
@@ -462,12 +488,6 @@ func TestServe_FourProcesses(t *testing.T) {
 				t.Errorf("resend of p0-g0 through p1: receipt %v, want replayed", rc)
 			}
 			checkConverged(t, dir, procs, a, false)
-			if nats == bus.ModeAuto {
-				// Presence: every process hears the other three.
-				for _, p := range procs {
-					waitUntil(t, p.name+" lists 4 processes", 15*time.Second, func() bool { return p.health(t).Processes == 4 })
-				}
-			}
 		})
 	}
 
