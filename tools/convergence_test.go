@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,31 +26,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// The tests in this file run real `cos serve` processes (cmd/cos built once
-// with go build) on one state folder, each driven by mcp-go's MCP client over
+// The tests in this file run real `cos serve` processes (the cmd/cos binary
+// TestMain builds) on one state folder, each driven by mcp-go's MCP client over
 // stdio, and check DESIGN.md §5: every process ends with the same state hash
 // and every acknowledged write is in the log exactly once.
-
-// buildCos builds cmd/cos into dir and returns the binary's path.
-func buildCos(t testing.TB, dir string) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	out, err := exec.Command(goBin, "env", "GOMOD").Output()
-	if err != nil || strings.TrimSpace(string(out)) == "" {
-		t.Fatalf("go env GOMOD: %v %s", err, out)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
-	bin := filepath.Join(dir, "cos")
-	cmd := exec.Command(goBin, "build", "-o", bin, "./cmd/cos")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/cos: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // stderrBuffer is a bytes.Buffer safe for a process's stderr copier and the
 // test reading it.
@@ -453,7 +431,7 @@ func waitUntil(t *testing.T, what string, timeout time.Duration, cond func() boo
 }
 
 func TestServe_FourProcesses(t *testing.T) {
-	bin := buildCos(t, t.TempDir())
+	bin := cosBin // built once by TestMain (mcp_test.go)
 
 	for _, nats := range []string{bus.ModeAuto, bus.ModeOff} {
 		t.Run("nats_"+nats+"_converge", func(t *testing.T) {

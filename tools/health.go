@@ -73,6 +73,9 @@ func healthTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
 			SnapshotSeq: newestSnapshot(filepath.Join(s.opts.StateDir, projections.SnapshotDirName)),
 		},
 		"graph": s.graph.Counts(),
+		// state_hash is the projections' combined hash at projections.seq:
+		// equal in every process that applied the same events.
+		"state_hash": s.stateHashInView(),
 	}
 	if s.index != nil {
 		cp := s.index.Checkpoint()

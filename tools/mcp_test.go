@@ -357,7 +357,7 @@ func wireMask(b []byte, root, state string) []byte {
 	volatile := regexp.MustCompile(`"(log_seq|seq|head_seq|snapshot_seq|checkpoint|first_seq|last_seq|uptime_seconds|seconds|ms|duration_ms|pid|position|slot|bytes|tokens_estimated)":[0-9.e+-]+`)
 	s = volatile.ReplaceAllString(s, `"$1":0`)
 	s = regexp.MustCompile(`"id":"[0-9a-f]{16}"`).ReplaceAllString(s, `"id":"<masked>"`)
-	str := regexp.MustCompile(`"(time|started|last_seen|head_hash|hash|host|namespace|version|path)":"[^"]*"`)
+	str := regexp.MustCompile(`"(time|started|last_seen|head_hash|hash|state_hash|host|namespace|version|path)":"[^"]*"`)
 	s = str.ReplaceAllStringFunc(s, func(m string) string {
 		k := m[:strings.Index(m, ":")]
 		if k == `"path"` && !strings.Contains(m, "<") { // repo-relative paths are stable
