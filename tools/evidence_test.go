@@ -2,7 +2,6 @@ package tools
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +137,5 @@ func TestEvidenceTools_ModuleGate(t *testing.T) {
 	if err := SetModule(dir, "evidence", true); err != nil {
 		t.Fatal(err)
 	}
-	okEnv(t, call(t, s, "cos_supervise_record_output", `{"session_id":"s","kind":"discovery","output":{"summary":"x"}}`), fmt.Sprint("enabled again"))
+	okEnv(t, call(t, s, "cos_supervise_record_output", `{"session_id":"s","kind":"discovery","output":{"summary":"x"}}`), "enabled again")
 }

@@ -317,7 +317,7 @@ func countCreated(t testing.TB, s *Server, rid string) int {
 // committed (E_TIMEOUT, COMMIT_UNKNOWN or ok), resends from another process
 // converge on one record and one answer.
 //
-// Under -race this test currently exposes a data race in eventlog.Append:
+// Under -race this test can expose (timing-dependent) a data race in eventlog.Append:
 // when ctx ends after the committer took the request, Append writes
 // p.results while the committer writes them too (eventlog/log.go, the
 // ctx.Done branch). The child then exits 66.
