@@ -77,7 +77,11 @@ type Log struct {
 type pending struct {
 	items   []item
 	results []Result
-	bytes   int
+	// validation is a copy of results before hand-off (the validation
+	// errors), read by a caller whose context ends after the committer took
+	// the call.
+	validation []Result
+	bytes      int
 	// state moves queued → taken (by the committer) or queued → cancelled
 	// (by the caller whose context ended first), exactly once.
 	state atomic.Int32
@@ -358,6 +362,7 @@ func (l *Log) Append(ctx context.Context, reqs ...AppendRequest) ([]Result, erro
 	if len(p.items) == 0 {
 		return p.results, nil
 	}
+	p.validation = append([]Result(nil), p.results...)
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -376,10 +381,13 @@ func (l *Log) Append(ctx context.Context, reqs ...AppendRequest) ([]Result, erro
 		if p.state.CompareAndSwap(stateQueued, stateCancelled) {
 			return nil, ctx.Err()
 		}
+		// The committer owns p.results from here on: answer from a copy of
+		// what validation decided, never touching the shared slice.
+		out := append([]Result(nil), p.validation...)
 		for _, it := range p.items {
-			p.results[it.index] = Result{Err: &CommitUnknownError{Err: ctx.Err()}}
+			out[it.index] = Result{Err: &CommitUnknownError{Err: ctx.Err()}}
 		}
-		return p.results, nil
+		return out, nil
 	}
 }
 

@@ -319,13 +319,18 @@ func TestLog_Append_ContextEndedAfterHandOffIsCommitUnknown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := req("s", "a.b", `{"v":1}`)
 	r.RequestID = "retry-me"
-	errc := make(chan error, 1)
-	go func() { _, err := l.AppendOne(ctx, r); errc <- err }()
+	type answer struct {
+		res []Result
+		err error
+	}
+	ansc := make(chan answer, 1)
+	// A bad neighbour in the same call keeps its own validation error.
+	go func() { res, err := l.Append(ctx, r, req("", "a.b", `{}`)); ansc <- answer{res, err} }()
 	<-entered // the committer holds the request inside its transaction
 	cancel()
-	err := <-errc
-	if !errors.Is(err, ErrCommitUnknown) {
-		t.Fatalf("err = %v, want ErrCommitUnknown", err)
+	ans := <-ansc
+	if ans.err != nil || !errors.Is(ans.res[0].Err, ErrCommitUnknown) || !errors.Is(ans.res[1].Err, ErrInvalidEvent) {
+		t.Fatalf("answer = %+v, %v; want ErrCommitUnknown and ErrInvalidEvent", ans.res, ans.err)
 	}
 	blocking.Lock()
 	block = false
