@@ -18,6 +18,8 @@ type tableSpec struct {
 	// cols are the result columns shown, in order; nil shows every column
 	// of the table in the order measured.
 	cols []string
+	// colLabels are column headers where they differ from the column name.
+	colLabels map[string]string
 	// ratios are extra columns comparing each row with something.
 	ratios []ratioSpec
 }
@@ -84,7 +86,17 @@ var specs = []tableSpec{
 		cols: []string{"p50", "p95", "reads until visible"},
 	},
 	{
-		name: tableToolsBench, title: "Tool benchmarks (go test -bench ./tools)",
+		name:  tableToolsBench,
+		title: "Propagation measured inside Go (`go test -bench Propagation ./tools`): from the commit in server A to server B having it",
+		rows: []rowSpec{
+			{key: "Propagation/nats_auto", label: "bus on: B applies it from the NATS message, no read on B"},
+			{key: "Propagation/nats_off", label: "bus off: a read on B right after A's ack sees it"},
+		},
+		cols: []string{"p50-ms", "p99-ms", "after-ack-p50-ms", "after-ack-p99-ms", "append-p50-ms"},
+		colLabels: map[string]string{
+			"p50-ms": "from commit, p50", "p99-ms": "from commit, p99", "after-ack-p50-ms": "from A's ack, p50",
+			"after-ack-p99-ms": "from A's ack, p99", "append-p50-ms": "A's append, p50",
+		},
 	},
 	{
 		name: tableCompare, title: "Side by side with the reference MCP memory server (one writer, same workload over stdio)",
@@ -157,6 +169,9 @@ func renderTables(w io.Writer, results []Result) error {
 		}
 		fmt.Fprintf(&b, "**%s**\n\n| |", s.title)
 		for _, c := range s.cols {
+			if l, ok := s.colLabels[c]; ok {
+				c = l
+			}
 			fmt.Fprintf(&b, " %s |", c)
 		}
 		for _, rs := range s.ratios {
