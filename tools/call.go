@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"github.com/cos-dev/cos/internal/nearest"
 	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -183,54 +183,8 @@ func (s *Server) unknownTool(name string) *envelope.Error {
 		WithDetails(map[string]any{"tool": name, "nearest": near})
 }
 
-// nearestNames ranks names by edit distance to name (shared prefix breaks
-// ties) and returns the best k.
-func nearestNames(name string, names []string, k int) []string {
-	type scored struct {
-		name string
-		d    int
-	}
-	var ss []scored
-	for _, n := range names {
-		d := editDistance(strings.ToLower(name), strings.ToLower(n))
-		if strings.Contains(n, name) || strings.Contains(name, strings.TrimPrefix(n, "cos_")) {
-			d /= 2
-		}
-		ss = append(ss, scored{n, d})
-	}
-	sort.Slice(ss, func(i, j int) bool {
-		if ss[i].d != ss[j].d {
-			return ss[i].d < ss[j].d
-		}
-		return ss[i].name < ss[j].name
-	})
-	var out []string
-	for i := 0; i < len(ss) && i < k; i++ {
-		out = append(out, ss[i].name)
-	}
-	return out
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+// nearestNames returns the k tool names nearest to name.
+func nearestNames(name string, names []string, k int) []string { return nearest.Rank(name, names, k) }
 
 // Tools returns the registered tools sorted by name.
 func (s *Server) Tools() []*Tool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	nearestpkg "github.com/cos-dev/cos/internal/nearest"
 	"math"
 	"slices"
 	"strings"
@@ -373,37 +374,4 @@ func quoteAll(vals []string) string {
 
 // nearest returns the candidate closest to s by edit distance (at most 3, or
 // a prefix relation), or "".
-func nearest(s string, candidates []string) string {
-	best, bestD := "", 4
-	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), c)
-		if strings.HasPrefix(c, strings.ToLower(s)) || strings.HasPrefix(strings.ToLower(s), c) {
-			d = min(d, 1)
-		}
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+func nearest(s string, candidates []string) string { return nearestpkg.Best(s, candidates, 3) }
