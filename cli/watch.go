@@ -89,7 +89,7 @@ func (a *app) watchCommand() *cobra.Command {
 				case err != nil:
 					return failure(err)
 				default:
-					defer b.Close()
+					defer func() { _ = b.Close() }()
 					w.bus = b
 				}
 			}
@@ -178,7 +178,9 @@ func (w *watcher) run(ctx context.Context, start uint64, status io.Writer) error
 		start = head.Seq + 1
 	}
 	w.next = start
-	fmt.Fprintf(status, "cos watch: following %s from seq %d (nats: %s)\n", strings.Join(w.pattern, "."), start, mode)
+	if _, err := fmt.Fprintf(status, "cos watch: following %s from seq %d (nats: %s)\n", strings.Join(w.pattern, "."), start, mode); err != nil {
+		return err
+	}
 	if err := w.catchUp(ctx); err != nil {
 		return err
 	}

@@ -600,7 +600,9 @@ func startWatchProc(t *testing.T, bin, dir string) *watchProc {
 	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("cos watch did not stop cleanly on SIGINT: %v", err)
+		}
 		errW.Close()
 		<-done
 		if t.Failed() {
