@@ -312,33 +312,10 @@ func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 	if err != nil {
 		return nil, tm, err
 	}
-	var lastStale error
-	for range claimAttempts {
-		var (
-			t       tasks.Task
-			outcome tasks.ClaimOutcome
-		)
-		if verr := freshView(ctx, c, func() { t, outcome, err = c.S.board.ClaimCheck(id, assignee) }); verr != nil {
-			return nil, tm, verr
-		}
-		if err != nil {
-			return nil, tm, err
-		}
-		if outcome == tasks.ClaimHeld {
-			return taskAnswer{Task: t}, tm, nil
-		}
-		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p},
-			RequestID: rid, Expect: eventlog.AtRevision(t.Revision)})
-		if errors.Is(err, eventlog.ErrStaleRevision) {
-			lastStale = err
-			continue
-		}
-		if err != nil {
-			return nil, tm, err
-		}
-		return readBackTask(ctx, c, id, recs[0])
-	}
-	return nil, tm, lastStale
+	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
+		t, outcome, err := c.S.board.ClaimCheck(id, assignee)
+		return t, outcome == tasks.ClaimHeld, err
+	})
 }
 
 // taskReleaseTool appends task.released for the holder at the revision it
@@ -361,22 +338,42 @@ func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, erro
 	if err != nil {
 		return nil, tm, err
 	}
+	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
+		t, ok := c.S.board.Get(id)
+		switch {
+		case !ok:
+			return t, false, &tasks.NotFoundError{Field: "task_id", TaskID: id}
+		case t.Assignee == "":
+			return t, true, nil // nothing to release
+		case t.Assignee != assignee:
+			return t, false, &tasks.ClaimedError{TaskID: id, Holder: t.Assignee, Revision: t.Revision, Hash: t.Hash}
+		}
+		return t, false, nil
+	})
+}
+
+// appendAtRevisionRead is the claim protocol of package tasks, shared by
+// claim and release: read the task through check in a fresh view; unless
+// check says there is nothing to write, append p at the revision read; a
+// lost race (STALE_REVISION) rereads, at most claimAttempts times, so the
+// loser answers from the winner's state.
+func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventlog.Payload,
+	check func() (t tasks.Task, noop bool, err error)) (any, envelope.ToolMeta, error) {
 	var lastStale error
 	for range claimAttempts {
 		var (
-			t  tasks.Task
-			ok bool
+			t    tasks.Task
+			noop bool
+			err  error
 		)
-		if err := freshView(ctx, c, func() { t, ok = c.S.board.Get(id) }); err != nil {
-			return nil, tm, err
+		if verr := freshView(ctx, c, func() { t, noop, err = check() }); verr != nil {
+			return nil, envelope.ToolMeta{}, verr
 		}
-		switch {
-		case !ok:
-			return nil, tm, &tasks.NotFoundError{Field: "task_id", TaskID: id}
-		case t.Assignee == "":
-			return taskAnswer{Task: t}, tm, nil
-		case t.Assignee != assignee:
-			return nil, tm, &tasks.ClaimedError{TaskID: id, Holder: t.Assignee, Revision: t.Revision, Hash: t.Hash}
+		if err != nil {
+			return nil, envelope.ToolMeta{}, err
+		}
+		if noop {
+			return taskAnswer{Task: t}, envelope.ToolMeta{}, nil
 		}
 		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p},
 			RequestID: rid, Expect: eventlog.AtRevision(t.Revision)})
@@ -385,11 +382,11 @@ func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, erro
 			continue
 		}
 		if err != nil {
-			return nil, tm, err
+			return nil, envelope.ToolMeta{}, err
 		}
 		return readBackTask(ctx, c, id, recs[0])
 	}
-	return nil, tm, lastStale
+	return nil, envelope.ToolMeta{}, lastStale
 }
 
 func taskBoardTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
