@@ -12,6 +12,10 @@ import (
 
 type graphNode = graph.Node
 
+// checkpointLag is how far (in events) the search index checkpoint may fall
+// behind while only events without graph changes arrive.
+const checkpointLag = 10_000
+
 // indexFollower keeps the search index in step with the graph projection.
 // For each applied graph event it computes the uids the event may have
 // touched — the nodes in its payload, plus the nodes the previous extraction
@@ -155,7 +159,11 @@ func (f *indexFollower) apply(evs []eventlog.Event) {
 			}
 		}
 	})
-	if len(ups) == 0 && len(dels) == 0 && last <= f.s.index.Checkpoint() {
+	// A batch with nothing to index (tasks, evidence, metrics, edges) does
+	// not write the index: each write is a segment and an fsync. The
+	// checkpoint then lags, which only means a restart re-reads those
+	// events; it is advanced at least every checkpointLag events.
+	if len(ups) == 0 && len(dels) == 0 && last < f.s.index.Checkpoint()+checkpointLag {
 		return
 	}
 	if err := f.s.indexNodes(context.Background(), ups, dels, last); err != nil {
