@@ -47,7 +47,7 @@ func (a *app) indexCommand() *cobra.Command {
 			if err != nil {
 				return failure(err)
 			}
-			defer srv.Close()
+			defer func() { _ = srv.Close() }()
 			var progress func(done, total int)
 			var bar *progressbar.ProgressBar
 			if !noBar && isTerminal(a.io.Err) {
@@ -60,7 +60,7 @@ func (a *app) indexCommand() *cobra.Command {
 			rep, err := srv.Index(ctx, root, progress)
 			if bar != nil {
 				_ = bar.Finish()
-				fmt.Fprintln(a.io.Err)
+				_, _ = fmt.Fprintln(a.io.Err)
 			}
 			if err != nil {
 				return failure(err)

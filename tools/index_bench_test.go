@@ -6,8 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -25,7 +25,11 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkIndex_GoSrc -benchtime 1x ./tools
 func BenchmarkIndex_GoSrc(b *testing.B) {
-	src := filepath.Join(runtime.GOROOT(), "src")
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skipf("go env GOROOT: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
 	if _, err := os.Stat(src); err != nil {
 		b.Skipf("no GOROOT/src: %v", err)
 	}

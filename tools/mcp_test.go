@@ -520,9 +520,10 @@ func TestWire_ConcurrentCallsFromOneClient(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			tool, args, want := "cos_graph_resolve", `{"q":"Greet","limit":1}`, "code:function:util/greet.go::Greet"
-			if i%3 == 1 {
+			switch i % 3 {
+			case 1:
 				tool, args, want = "cos_graph_context", `{"uid_or_name":"code:function:main.go::run"}`, "code:function:hello.go::Привет"
-			} else if i%3 == 2 {
+			case 2:
 				tool, args, want = "cos_health", `{}`, `"head_seq"`
 			}
 			line := c.callTool(tool, json.RawMessage(args))
