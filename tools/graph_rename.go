@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path"
@@ -200,11 +201,12 @@ func renamePlanTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	return body, tm, nil
 }
 
+// describeString renders a received string for an argument error.
 func describeString(s string) string {
 	if s == "" {
 		return "an empty string"
 	}
-	return "the string " + strings.ReplaceAll(strings.Trim(strings.TrimSpace(s), "\""), "\n", " ")
+	return fmt.Sprintf("the string %q", clip(s, 60))
 }
 
 // isTestPath reports whether a repo-relative path is a test file by the
