@@ -441,3 +441,18 @@ func TestLog_SeqAt(t *testing.T) {
 		}
 	}
 }
+
+func TestLog_LookupReceipt(t *testing.T) {
+	l, _ := openTestLog(t, Options{})
+	ctx := context.Background()
+	if _, found, err := l.LookupReceipt(ctx, "r-1"); found || err != nil {
+		t.Fatalf("lookup before any write: %v %v", found, err)
+	}
+	r := req("s", "a.b", `{}`)
+	r.RequestID = "r-1"
+	want := mustAppend(t, l, r)
+	got, found, err := l.LookupReceipt(ctx, "r-1")
+	if err != nil || !found || got.FirstSeq != want.FirstSeq || got.Hashes[0] != want.Hashes[0] {
+		t.Fatalf("lookup = %+v %v %v, want %+v", got, found, err, want)
+	}
+}

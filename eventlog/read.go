@@ -135,3 +135,32 @@ func (l *Log) SeqAt(ctx context.Context, t time.Time) (uint64, error) {
 	})
 	return seq, err
 }
+
+// LookupReceipt returns the receipt bound to a request id, if one is kept
+// (see Options.ReceiptMaxCount and ReceiptMaxAge). Tools that validate a
+// write against the current state use it to tell a resend of a write that
+// already happened — which must replay, seed 002 — from a new write that is
+// invalid now.
+func (l *Log) LookupReceipt(ctx context.Context, requestID string) (Receipt, bool, error) {
+	var (
+		rec   Receipt
+		found bool
+	)
+	err := l.view(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReceipts)
+		if b == nil {
+			return nil
+		}
+		v := b.Get([]byte(requestID))
+		if v == nil {
+			return nil
+		}
+		_, r, err := decodeReceipt(v)
+		if err != nil {
+			return &IntegrityError{Reason: fmt.Sprintf("receipt of request_id %q: %v", requestID, err)}
+		}
+		rec, found = r, true
+		return nil
+	})
+	return rec, found, err
+}

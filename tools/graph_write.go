@@ -283,13 +283,17 @@ func mustPayload(typ string, v any) eventlog.Payload {
 }
 
 // deleteInput resolves the uids and edges of a delete. Call it inside a
-// view.
-func deleteInput(ctx context.Context, c *Call) ([]string, []graph.EdgeKey, error) {
+// view. With resend set (the request id already has a receipt: this call
+// may be a retry of a delete that happened), well-formed uids and edge keys
+// are taken as given, so that the same arguments rebuild the same intent and
+// the log replays the original receipt — or answers E_REQUEST_REUSE when
+// they differ (seed 002).
+func deleteInput(ctx context.Context, c *Call, resend bool) ([]string, []graph.EdgeKey, error) {
 	g := c.S.graph
 	var uids []string
 	for i, raw := range c.Args.Strings("uids") {
 		at := fmt.Sprintf("uids[%d]", i)
-		if in, out := g.Degree(raw); g.HasNode(raw) || in+out > 0 {
+		if in, out := g.Degree(raw); g.HasNode(raw) || in+out > 0 || (resend && graph.ValidateUID(raw) == nil) {
 			uids = append(uids, raw) // a node, or the endpoint of dangling edges
 			continue
 		}
@@ -322,14 +326,14 @@ func deleteInput(ctx context.Context, c *Call) ([]string, []graph.EdgeKey, error
 		if key.Extractor == "" {
 			key.Extractor = projections.AgentOwner
 		}
-		if _, ok := g.Edge(key); !ok {
+		if _, ok := g.Edge(key); !ok && !resend {
 			for _, end := range []*string{&key.Source, &key.Target} {
 				if res, err := c.Resolve(ctx, *end, true); err == nil {
 					*end = res.Node.UID
 				}
 			}
 		}
-		if _, ok := g.Edge(key); !ok {
+		if _, ok := g.Edge(key); !ok && !resend {
 			return nil, nil, envelope.Errorf(envelope.CodeNotFound, "%s: no edge %s -[%s/%s]-> %s in the graph", at, key.Source, key.Type, key.Extractor, key.Target).
 				WithDetails(map[string]any{"field": at, "edge": key, "suggestions": outgoingOf(g, key.Source)})
 		}
@@ -364,7 +368,13 @@ func deleteTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		keys []graph.EdgeKey
 		err  error
 	)
-	c.S.tailer.View(func(projections.Position) { uids, keys, err = deleteInput(ctx, c) })
+	resend := false
+	if rid := c.Args.Str("request_id"); rid != "" {
+		if _, resend, err = c.S.log.LookupReceipt(ctx, rid); err != nil {
+			return nil, tm, err
+		}
+	}
+	c.S.tailer.View(func(projections.Position) { uids, keys, err = deleteInput(ctx, c, resend) })
 	if err != nil {
 		return nil, tm, err
 	}

@@ -1,0 +1,41 @@
+package tools
+
+import (
+	"testing"
+)
+
+// A delete resent with its request_id after it succeeded replays the
+// original receipt (seed 002), even though the nodes are gone now; the same
+// id with other arguments is E_REQUEST_REUSE.
+func TestGraphDelete_ResendReplays(t *testing.T) {
+	s := openServer(t, "")
+	upsert(t, s, `[{"uid":"code:function:a.go::Gone","kind":"function","label":"Gone","path":"a.go"},{"uid":"code:function:a.go::Other","kind":"function","label":"Other","path":"a.go"}]`)
+	del := `{"uids":["code:function:a.go::Gone"],"request_id":"del-1"}`
+	first := call(t, s, "cos_graph_delete", del)
+	if !first.OK {
+		t.Fatalf("delete: %+v", first.Error)
+	}
+	head, _ := s.Log().Head()
+	again := call(t, s, "cos_graph_delete", del)
+	if !again.OK {
+		t.Fatalf("resent delete: %+v", again.Error)
+	}
+	rec := again.Data["receipt"].(map[string]any)
+	if rec["replayed"] != true {
+		t.Fatalf("resent delete did not replay: %v", rec)
+	}
+	if h, _ := s.Log().Head(); h.Seq != head.Seq {
+		t.Fatalf("resend appended: head %d → %d", head.Seq, h.Seq)
+	}
+	reuse := call(t, s, "cos_graph_delete", `{"uids":["code:function:a.go::Other"],"request_id":"del-1"}`)
+	if reuse.OK || reuse.Error.Code != "E_REQUEST_REUSE" {
+		t.Fatalf("same id, other uids: %+v", reuse)
+	}
+	if e := call(t, s, "cos_graph_context", `{"uid_or_name":"code:function:a.go::Other"}`); !e.OK {
+		t.Fatalf("Other was deleted by a refused request: %+v", e.Error)
+	}
+	// Without a request id, deleting what is gone is still not_found.
+	if e := call(t, s, "cos_graph_delete", `{"uids":["code:function:a.go::Gone"]}`); e.OK || e.Error.Code != "E_NOT_FOUND" {
+		t.Fatalf("delete of a missing node: %+v", e)
+	}
+}
