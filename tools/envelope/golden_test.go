@@ -80,7 +80,7 @@ func goldenCases() []goldenCase {
 			return OK(map[string]any{"results": numbered("r", 40, 8)}, Meta{Layer: LayerTasks}, Options{BudgetChars: 700, NoBudget: true})
 		}},
 		{"failure_plain_error", func() Envelope {
-			return Fail(fmt.Errorf("open /home/someone/.cos/events.db: %w", errors.New("disk I/O error")))
+			return Fail(fmt.Errorf("open /var/lib/cos/state/events.db: %w", errors.New("disk I/O error")))
 		}},
 		{"failure_timeout", func() Envelope {
 			return Fail(fmt.Errorf("query: %w", context.DeadlineExceeded))

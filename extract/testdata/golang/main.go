@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"example.com/app/util"
 	"github.com/pkg/errors"
@@ -10,7 +11,7 @@ import (
 func main() {
 	s := util.NewServer(":80")
 	if err := s.ListenAndServe(); err != nil {
-		fmt.Println(errors.Wrap(err, "serve"))
+		fmt.Fprintln(os.Stderr, errors.Wrap(err, "serve"))
 	}
 	run()
 }
