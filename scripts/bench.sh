@@ -9,7 +9,8 @@
 # Usage: bash scripts/bench.sh [--quick] [--runs N] [--out FILE]
 #   --quick    a short smoke run (small sizes, 2 runs): checks that every step works
 #   --runs N   runs per figure (default 3); each figure is the median, (min–max) the spread
-#   --out FILE also write the report to FILE
+#   --out FILE also write the report to FILE, and the raw results (JSON lines,
+#              re-render with: go run ./scripts/benchmcp table FILE.jsonl) to FILE.jsonl
 # Environment: COS_BENCH_DIR caches the npm install (default ~/.cache/cos-bench).
 # Needs Go, a C compiler (cgo grammars), node ≥ 18 and npm. Not part of CI.
 set -euo pipefail
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; runs=2 ;;
     --runs) runs="${2:?--runs needs a number}"; shift ;;
     --out) out="${2:?--out needs a file}"; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -114,4 +115,7 @@ report="$work/report.md"
   echo "Reproduce: \`bash scripts/bench.sh\`"
 } >"$report"
 cat "$report"
-if [ -n "$out" ]; then cp "$report" "$out"; fi
+if [ -n "$out" ]; then
+  cp "$report" "$out"
+  cat "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/propagation.jsonl $tools_jsonl "$work"/compare.jsonl >"$out.jsonl"
+fi

@@ -60,7 +60,8 @@ var specs = []tableSpec{
 			{key: "Append_Processes", label: "cos log, 4 processes × 16 appenders"},
 			{key: rowProcessesOutside, label: "cos log, 4 processes × 16 appenders (eventlog's child processes timed by benchmcp)"},
 		},
-		cols: []string{"events/s", "p50-µs", "req/tx"},
+		cols:      []string{"events/s", "p50-µs", "req/tx"},
+		colLabels: map[string]string{"p50-µs": "p50 latency", "req/tx": "requests per transaction"},
 		ratios: []ratioSpec{
 			{header: "× fdatasync rate", refRow: "Floor_Fdatasync"},
 			{header: "× raw bbolt", refRow: "Floor_BoltUpdate"},
