@@ -143,6 +143,7 @@ func BenchmarkAppend_Processes(b *testing.B) {
 		go func() {
 			defer wg.Done()
 			cmd := childCmd(t, "bench", path, strconv.Itoa(p), strconv.Itoa(goroutines), strconv.Itoa(per))
+			cmd.Stderr = nil // childCmd forwards stderr; CombinedOutput wants to own it
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Errorf("child: %v %s", err, out)
 			}

@@ -103,6 +103,11 @@ func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	case err == nil:
 		tm.ResolvedFrom = res.ResolvedFrom
 		add(search.Candidate{UID: res.Node.UID, Kind: res.Node.Kind, Label: res.Node.Label, Path: res.Node.Path, Score: res.Score})
+		if res.ResolvedFrom != search.ResolvedFuzzy && len(results) > 0 {
+			// An exact uid or path is the answer; a broad search would only
+			// add noise (and cost milliseconds on a long uid).
+			return map[string]any{"query": q, "results": results}, tm, nil
+		}
 	default:
 		if amb, ok := asAmbiguous(err); ok {
 			add(amb.Candidates...)
