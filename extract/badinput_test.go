@@ -3,10 +3,14 @@ package extract
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,4 +166,86 @@ func TestRun_Errors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRun_InvalidUTF8Names re-indexes an unchanged tree whose file and
+// folder names are not valid UTF-8 three times: each keeps one converted
+// (Latin-1) path, and the 2nd and 3rd runs emit nothing and remove nothing.
+// Two raw names that convert to the same path keep the valid UTF-8 one and
+// record the other as SkipNameCollision.
+func TestRun_InvalidUTF8Names(t *testing.T) {
+	valid := []byte("package b\n\nfunc Valid() {}\n")
+	files := map[string][]byte{
+		"b/good.go":            []byte("package b\n\nfunc Good() { Bad() }\n"),
+		"b/bad\xff.go":         []byte("package b\n\nfunc Bad() {}\n"),
+		"b/caf\xe9.go":         []byte("package b\n\nfunc Latin() {}\n"),
+		"b/café.go":            valid,
+		"m\xe9/go.mod":         []byte("module example.com/m\n"),
+		"m\xe9/m.go":           []byte("package m\n\nfunc M() {}\n"),
+		"use/use.go":           []byte("package use\n\nimport \"example.com/m\"\n\nfunc U() { m.M() }\n"),
+		"docs/r\xe9sum\xe9.md": []byte("# Title\n\n[bad](../b/bad\xff.go)\n"),
+	}
+	for _, c := range []struct {
+		name  string
+		cache bool
+	}{{"stat cache", true}, {"no cache", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			probe := filepath.Join(root, "probe\xff")
+			if err := os.WriteFile(probe, nil, 0o644); err != nil {
+				t.Skipf("this file system refuses names that are not UTF-8: %v", err)
+			}
+			if err := os.Remove(probe); err != nil {
+				t.Fatal(err)
+			}
+			for p, data := range files {
+				writeFile(t, root, p, data)
+			}
+			var opts Options
+			if c.cache {
+				opts.CacheDir = t.TempDir()
+			}
+			graphPaths := map[string]string{}
+			wantPaths := []string{"b/badÿ.go", "b/café.go", "b/good.go", "docs/résumé.md", "mé/go.mod", "mé/m.go", "use/use.go"}
+			for run := 1; run <= 3; run++ {
+				res := index(t, root, opts, maps.Clone(graphPaths))
+				for p, pl := range res.Payloads {
+					graphPaths[p] = pl.ContentHash
+				}
+				for _, p := range res.Removed {
+					delete(graphPaths, p)
+				}
+				if got := slices.Sorted(maps.Keys(graphPaths)); !slices.Equal(got, wantPaths) {
+					t.Fatalf("run %d: graph paths = %q, want %q", run, got, wantPaths)
+				}
+				if run == 1 {
+					sum := sha256.Sum256(valid)
+					if got := res.Payloads["b/café.go"].ContentHash; got != hex.EncodeToString(sum[:]) {
+						t.Errorf("b/café.go: the Latin-1 named file won the collision (hash %s)", got)
+					}
+					if !slices.Contains(res.Stats.Skipped, FileNote{Path: "b/café.go", Reason: SkipNameCollision}) {
+						t.Errorf("collision not recorded: skipped = %v", res.Stats.Skipped)
+					}
+					if !hasEdge(res.Payloads["use/use.go"], "code:function:use/use.go::U", "code:function:mé/m.go::M") {
+						t.Errorf("the call into the module in folder mé did not resolve")
+					}
+					continue
+				}
+				st := res.Stats
+				if len(res.Payloads) != 0 || len(res.Removed) != 0 || st.FilesChanged != 0 || st.FilesRemoved != 0 {
+					t.Errorf("run %d on an unchanged tree: %d changed %q, %d removed %q", run, st.FilesChanged, slices.Sorted(maps.Keys(res.Payloads)), st.FilesRemoved, res.Removed)
+				}
+			}
+		})
+	}
+}
+
+// hasEdge reports whether pl carries an edge from source to target.
+func hasEdge(pl graph.FileExtracted, source, target string) bool {
+	for _, e := range pl.Edges {
+		if e.Source == source && e.Target == target {
+			return true
+		}
+	}
+	return false
 }

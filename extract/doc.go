@@ -80,9 +80,16 @@
 //
 // Bad input never stops a run. Invalid UTF-8 is read as Latin-1 byte by
 // byte, so EUC-KR or Latin-1 text stays readable and every stored string is
-// valid UTF-8; NUL bytes are blanked before parsing; a syntax error is
-// recorded in ParseErrors and whatever parsed is kept; an unreadable file
-// is recorded in Stats.Failed and is not reported removed. Uids are escaped
+// valid UTF-8. File and folder names are read the same way: a name that
+// is not valid UTF-8 is stored under its Latin-1 reading ("bad\xff.go" is
+// "badÿ.go"), and that one path is used in payloads, in previous, in the
+// removed list and in both caches, so an unchanged tree re-indexes to no
+// event. Two raw names with the same reading (a Latin-1 "caf\xe9.go" beside
+// a UTF-8 "café.go") keep the valid UTF-8 one, else the smallest raw name;
+// the other is skipped as SkipNameCollision. NUL bytes in contents are
+// blanked before parsing; a syntax error is recorded in ParseErrors and
+// whatever parsed is kept; an unreadable file is recorded in Stats.Failed
+// and is not reported removed. Uids are escaped
 // (whitespace, backticks, "../" become %XX) so that each passes
 // graph.ValidateUID, and clamped to graph.MaxUIDLen.
 //

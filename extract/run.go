@@ -200,7 +200,11 @@ func (r *runner) run() error {
 		e.files[p] = true
 	}
 	e.pyMods = pythonModules(e.files)
-	mods, modsChanged := r.goModules(present)
+	byPath := make(map[string]entry, len(w.Files))
+	for _, f := range w.Files {
+		byPath[f.Rel] = f
+	}
+	mods, modsChanged := r.goModules(present, byPath)
 	e.modules = mods
 	dc, err := c.loadDecls()
 	if err != nil {
@@ -220,10 +224,6 @@ func (r *runner) run() error {
 	fresh := map[string]*decl{}
 	cached := map[string]declRecord{}
 	var needParse []entry
-	byPath := make(map[string]entry, len(w.Files))
-	for _, f := range w.Files {
-		byPath[f.Rel] = f
-	}
 	for p, h := range present {
 		if !declares(extractorFor(p)) {
 			continue
@@ -518,15 +518,16 @@ func hashFile(open func(string) (io.ReadCloser, error), abs string) hashed {
 	return hashed{hash: hex.EncodeToString(h.Sum(nil))}
 }
 
-// goModules reads every go.mod of the repository (they are few and small)
-// and reports whether the module map differs from the cached one.
-func (r *runner) goModules(present map[string]string) (*goModules, bool) {
+// goModules reads every go.mod of the repository (they are few and small;
+// byPath gives each its name on disk) and reports whether the module map
+// differs from the cached one.
+func (r *runner) goModules(present map[string]string, byPath map[string]entry) (*goModules, bool) {
 	byDir := map[string]string{}
 	for p := range present {
 		if path.Base(p) != "go.mod" {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(r.root, filepath.FromSlash(p)))
+		data, err := os.ReadFile(byPath[p].Abs)
 		if err != nil {
 			continue
 		}

@@ -18,6 +18,9 @@ const (
 	SkipBinary   = "binary"
 	SkipSymlink  = "symlink"
 	SkipSpecial  = "not_regular"
+	// SkipNameCollision is a file whose name is not valid UTF-8 and whose
+	// converted path (see pathKey) is already taken by another file.
+	SkipNameCollision = "name_collision"
 )
 
 // FileNote is a file the index skipped or failed on, with why.
@@ -28,10 +31,11 @@ type FileNote struct {
 
 // entry is one regular file found by the walk.
 type entry struct {
-	Rel     string // repo-relative, slash-separated
-	Abs     string
+	Rel     string // repo-relative, slash-separated, valid UTF-8 (pathKey)
+	Abs     string // as on disk: the only place the raw name is kept
 	Size    int64
-	ModTime int64 // UnixNano
+	ModTime int64  // UnixNano
+	raw     string // repo-relative as on disk, to break key collisions
 }
 
 // walkResult is everything the walk found.
@@ -47,10 +51,24 @@ type gitignoreLevel struct {
 	gi  *ignore.GitIgnore
 }
 
+// pathKey is the one name a repo-relative path has everywhere past the
+// walk: in payloads, in the previous map, in the removed list and in both
+// caches. A valid UTF-8 path is itself; in any other, each byte that does
+// not start a valid sequence is read as the Latin-1 code point of the same
+// value (validUTF8), so "bad\xff.go" is "badÿ.go". The conversion is not
+// injective ("\xe9" and the valid "é" meet): walk keeps one file per key and
+// records the others as SkipNameCollision.
+func pathKey(raw string) string {
+	return validUTF8([]byte(raw))
+}
+
 // walk lists the regular files under root, honouring .gitignore files at
 // every level, skipping .git, the excluded folder names and symlinks (so a
 // symlink loop cannot hang it). Files larger than maxSize are skipped; an
-// unreadable folder is recorded as failed. The result is sorted by path.
+// unreadable folder is recorded as failed. Paths are pathKey'd (the
+// .gitignore patterns, read the same way, match the converted path); of
+// files whose keys collide, the one whose name is valid UTF-8, else the
+// smallest raw name, is kept. The result is sorted by path.
 func walk(ctx context.Context, root string, exclude []string, maxSize int64) (walkResult, error) {
 	var res walkResult
 	excluded := make(map[string]bool, len(exclude)+1)
@@ -91,6 +109,8 @@ func walk(ctx context.Context, root string, exclude []string, maxSize int64) (wa
 		if rel == "." {
 			rel = ""
 		}
+		raw := rel
+		rel = pathKey(raw)
 		if err != nil {
 			if rel == "" {
 				return err
@@ -135,13 +155,32 @@ func walk(ctx context.Context, root string, exclude []string, maxSize int64) (wa
 			res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipTooLarge})
 			return nil
 		}
-		res.Files = append(res.Files, entry{Rel: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime().UnixNano()})
+		res.Files = append(res.Files, entry{Rel: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime().UnixNano(), raw: raw})
 		return nil
 	})
 	if err != nil {
 		return res, err
 	}
-	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Rel < res.Files[j].Rel })
+	sort.Slice(res.Files, func(i, j int) bool {
+		a, b := res.Files[i], res.Files[j]
+		if a.Rel != b.Rel {
+			return a.Rel < b.Rel
+		}
+		// Same key: the valid UTF-8 name first, then raw byte order.
+		if av, bv := a.raw == a.Rel, b.raw == b.Rel; av != bv {
+			return av
+		}
+		return a.raw < b.raw
+	})
+	kept := res.Files[:0]
+	for _, f := range res.Files {
+		if len(kept) > 0 && f.Rel == kept[len(kept)-1].Rel {
+			res.Skipped = append(res.Skipped, FileNote{Path: f.Rel, Reason: SkipNameCollision})
+			continue
+		}
+		kept = append(kept, f)
+	}
+	res.Files = kept
 	return res, nil
 }
 
