@@ -15,7 +15,8 @@
 //	config:json:<path>#<json-pointer>
 //	config:toml:<path>#<dotted-key>
 //	config:yaml:<path>#<json-pointer>
-//	go:package:<module> npm:package:<name> pypi:package:<name> crates:package:<name>
+//	npm:package:<name>  pypi:package:<name>  crates:package:<name>
+//	Go modules: go:package:<module path>
 //	mcp:server:<name>
 //
 // A uid containing "../", a backtick or whitespace is malformed and rejected

@@ -19,10 +19,6 @@ func (c cost) plus(d cost) cost {
 	return cost{c.bytes + d.bytes, c.ascii + d.ascii, c.nonASCII + d.nonASCII}
 }
 
-func (c cost) minus(d cost) cost {
-	return cost{c.bytes - d.bytes, c.ascii - d.ascii, c.nonASCII - d.nonASCII}
-}
-
 // asciiCost is the cost of n ASCII bytes.
 func asciiCost(n int) cost { return cost{n, n, 0} }
 

@@ -31,9 +31,7 @@ func ExampleSafe() {
 	log := slog.New(slog.DiscardHandler) // a server passes OpenForensicLog's logger
 	env := envelope.Safe(context.Background(), envelope.CallInfo{Tool: "cos_example", RequestID: "7", ArgBytes: 19}, log,
 		func(ctx context.Context) (envelope.Envelope, error) {
-			var m map[string]int
-			m["boom"] = 1 // panics: assignment to entry in nil map
-			return envelope.OK(m, envelope.Meta{}, envelope.Options{}), nil
+			panic("boom: a bug in the handler")
 		})
 	fmt.Println(env.OK(), env.Err().Code, env.Err().Message)
 	// Output:
