@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/tools"
 	"github.com/spf13/cobra"
@@ -51,6 +52,9 @@ func (a *app) callCommand() *cobra.Command {
 				return failure(err)
 			}
 			defer srv.Close()
+			if opts.At != nil {
+				a.notePastHead(srv.Log(), *opts.At, srv.Tailer().Position().Seq)
+			}
 			env := srv.Call(cmd.Context(), args[0], json.RawMessage(raw))
 			if _, err := fmt.Fprintf(a.io.Out, "%s\n", env.JSON()); err != nil {
 				return err
@@ -67,8 +71,13 @@ func (a *app) callCommand() *cobra.Command {
 }
 
 // parseUntil reads a seq or an RFC 3339 time.
+// Seq 0 is refused: it would read as "no bound" (the head), the opposite of
+// what it says; the empty state has nothing to show.
 func parseUntil(s string) (projections.Until, error) {
 	if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+		if n == 0 {
+			return projections.Until{}, fmt.Errorf("seq 0 is the empty log; the first event is seq 1")
+		}
 		return projections.Until{Seq: n}, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -76,4 +85,13 @@ func parseUntil(s string) (projections.Until, error) {
 		return projections.Until{}, fmt.Errorf("want a seq number or an RFC 3339 time such as 2026-11-30T12:00:00Z")
 	}
 	return projections.Until{Time: t}, nil
+}
+
+// notePastHead tells the operator (on stderr) when a --at/--until seq lies
+// past the log's head, so the view shown is the head's.
+func (a *app) notePastHead(l *eventlog.Log, u projections.Until, at uint64) {
+	if u.Seq == 0 || u.Seq <= at {
+		return
+	}
+	fmt.Fprintf(a.io.Err, "cos: note: seq %d is past the log head %d; showing the state at %d\n", u.Seq, at, at)
 }

@@ -61,6 +61,7 @@ func (a *app) replayCommand() *cobra.Command {
 			}
 			defer t.Close()
 			hash, pos := t.StateHash()
+			a.notePastHead(l, u, pos.Seq)
 			rep := replayReport{Until: until, Position: pos, StateHash: hex.EncodeToString(hash[:]), ByType: map[string]int{}, Stream: stream}
 			err = l.Read(cmd.Context(), 1, func(ev eventlog.Event) error {
 				if ev.Seq > pos.Seq {

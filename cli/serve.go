@@ -14,6 +14,7 @@ type serverFlags struct {
 	nats      string
 	namespace string
 	roots     []string
+	exclude   []string
 	budget    int
 }
 
@@ -21,6 +22,7 @@ func (f *serverFlags) add(cmd *cobra.Command, defaultNATS string) {
 	cmd.Flags().StringVar(&f.nats, "nats", defaultNATS, `NATS: "auto" (find or host an embedded server), "off", or a nats:// URL`)
 	cmd.Flags().StringVar(&f.namespace, "namespace", "", "subject namespace (default: derived from the state folder)")
 	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "folder cos_graph_index may index (repeatable; default: the working directory)")
+	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "folder name indexing skips, on top of node_modules, vendor, .venv, __pycache__, dist, build, .cos (repeatable)")
 	cmd.Flags().IntVar(&f.budget, "budget-chars", 0, "envelope token budget in characters (default 32000, seed 000)")
 }
 
@@ -28,6 +30,7 @@ func (a *app) serverOptions(f serverFlags, logger *slog.Logger) tools.Options {
 	o := tools.Options{
 		StateDir:  a.stateDir,
 		Roots:     f.roots,
+		Exclude:   f.exclude,
 		NATS:      f.nats,
 		Namespace: f.namespace,
 		Version:   Version,

@@ -237,3 +237,27 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 	})
 }
+
+// A writer that dies between its commit and the head file's rewrite leaves
+// the hint behind; Head confirms it against the database within
+// headRecheck.
+func TestHead_StaleHintIsCorrected(t *testing.T) {
+	l, path := fiveEvents(t)
+	f, err := os.OpenFile(path+".head", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeHeadFile(f, Head{Seq: 3, Hash: zeroHash}); err != nil { // what a crash leaves
+		t.Fatal(err)
+	}
+	f.Close()
+	ro, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if h, err := ro.Head(); err != nil || h.Seq != 5 {
+		t.Fatalf("first Head of a process = %+v %v, want the database's 5", h, err)
+	}
+	_ = l
+}

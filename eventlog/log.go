@@ -51,6 +51,9 @@ type Log struct {
 	// headf is the open head file; nil until it exists (read-only mode).
 	headMu sync.Mutex
 	headf  *os.File
+	// headChecked is when Head last confirmed the head file against the
+	// database, in Unix nanoseconds.
+	headChecked atomic.Int64
 
 	// entropy, lastMS and wlock are used by the committer goroutine only
 	// (and by Open before it starts). wlock is the committer's own
@@ -283,17 +286,33 @@ func (l *Log) Head() (Head, error) {
 		}
 	}
 	f := l.headf
+	l.headMu.Unlock()
 	if f != nil {
 		for range 3 {
-			if h, err := readHeadFile(f); err == nil {
-				l.headMu.Unlock()
+			h, err := readHeadFile(f)
+			if err != nil {
+				continue
+			}
+			// The hint lags when a writer died between its commit and its
+			// rewrite of the head file; confirm it with the database at
+			// most once per headRecheck, so that lag lasts no longer.
+			now := time.Now().UnixNano()
+			if last := l.headChecked.Load(); now-last < int64(headRecheck) || !l.headChecked.CompareAndSwap(last, now) {
 				return h, nil
 			}
+			db, err := l.headFromDB(context.Background())
+			if err != nil || db.Seq <= h.Seq {
+				return h, nil
+			}
+			return db, nil
 		}
 	}
-	l.headMu.Unlock()
 	return l.headFromDB(context.Background())
 }
+
+// headRecheck is how often Head confirms the head file against the
+// database.
+const headRecheck = time.Second
 
 func (l *Log) headFromDB(ctx context.Context) (Head, error) {
 	h := Head{Hash: zeroHash}

@@ -2,7 +2,9 @@ package tools
 
 import (
 	"errors"
+	"io/fs"
 
+	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/tools/envelope"
 )
@@ -58,7 +60,33 @@ func LogError(err error) *envelope.Error {
 	case errors.Is(err, eventlog.ErrFormat):
 		return envelope.Wrap(err, envelope.CodeStorage, "%s", err.Error())
 	case errors.As(err, &stor):
-		return envelope.Wrap(err, envelope.CodeStorage, "storage failed: %s %s", stor.Op, stor.Path)
+		return envelope.Wrap(err, envelope.CodeStorage, "storage failed: %s %s: %v", stor.Op, stor.Path, rootCause(stor.Err))
+	}
+	var open *OpenError
+	if errors.As(err, &open) {
+		// Opening the state folder is an operator's matter: say exactly what
+		// is wrong with it.
+		code := envelope.CodeStorage
+		if errors.Is(err, bus.ErrUnavailable) || errors.Is(err, bus.ErrInvalidOptions) {
+			code = envelope.CodeUnavailable
+		}
+		return envelope.Wrap(err, code, "%s", open.Error())
 	}
 	return envelope.AsError(err)
+}
+
+// rootCause returns the innermost error of a chain of single wraps, or the
+// *fs.PathError's own error (permission denied, not a directory…).
+func rootCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }

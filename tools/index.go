@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gofrs/flock"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,9 @@ const maxPayloadBytes = eventlog.DefaultMaxEventBytes - 4<<10
 
 // maxReportNotes bounds the path lists of an IndexReport.
 const maxReportNotes = 20
+
+// IndexLockFile, in the state folder, serialises indexes across processes.
+const IndexLockFile = "index.lock"
 
 // indexMu serialises indexes within one process: two runs over the same
 // cache folder and the same previous map would append the same files twice.
@@ -110,6 +114,18 @@ func (s *Server) Index(ctx context.Context, root string, progress func(done, tot
 	rep.Root = abs
 	indexMu.Lock()
 	defer indexMu.Unlock()
+	// Across processes too: two indexes at once would each remove the
+	// other's files (the graph holds one indexed tree).
+	lock := flock.New(filepath.Join(s.opts.StateDir, IndexLockFile))
+	locked, err := lock.TryLock()
+	if err == nil && !locked {
+		s.logger.Info("waiting for another cos index on this state folder to finish")
+		locked, err = lock.TryLockContext(ctx, 200*time.Millisecond)
+	}
+	if err != nil || !locked {
+		return rep, envelope.Errorf(envelope.CodeUnavailable, "another index of this state folder is running and did not finish: %v", err)
+	}
+	defer func() { _ = lock.Unlock() }()
 	start := time.Now()
 	if err := s.tailer.Fresh(ctx); err != nil {
 		return rep, err
@@ -119,9 +135,10 @@ func (s *Server) Index(ctx context.Context, root string, progress func(done, tot
 
 	sum := sha256.Sum256([]byte(abs))
 	opts := extract.Options{
-		CacheDir: filepath.Join(s.opts.StateDir, IndexCacheDir, hex.EncodeToString(sum[:8])),
-		Progress: progress,
-		Logger:   s.logger,
+		CacheDir:    filepath.Join(s.opts.StateDir, IndexCacheDir, hex.EncodeToString(sum[:8])),
+		Progress:    progress,
+		Logger:      s.logger,
+		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), s.opts.Exclude...),
 	}
 	st, err := extract.Run(ctx, abs, opts, previous, func(batch []graph.FileExtracted, removed []string) error {
 		return s.appendBatch(ctx, &rep, batch, removed)

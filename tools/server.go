@@ -35,6 +35,9 @@ type Options struct {
 	// Roots are the folders cos_graph_index may index (absolute or relative
 	// to the working directory). Empty means the working directory.
 	Roots []string
+	// Exclude names more folders (base names, like node_modules) that
+	// indexing skips, on top of extract.DefaultExcludeDirs.
+	Exclude []string
 	// NATS is "auto" (default), "off", or a nats:// URL (DESIGN.md §6).
 	NATS string
 	// Namespace separates projects on one NATS; empty derives it from
@@ -90,6 +93,25 @@ type Server struct {
 // newest snapshot plus the log's tail), this process's search index slot,
 // and the bus. With opts.At it opens a frozen, read-only view instead.
 func Open(ctx context.Context, opts Options) (*Server, error) {
+	s, err := open(ctx, opts)
+	if err != nil {
+		return nil, &OpenError{StateDir: opts.StateDir, Err: err}
+	}
+	return s, nil
+}
+
+// OpenError is returned by Open: the state folder could not be opened. Its
+// message names the folder and the cause (not a directory, permission
+// denied, not a cos event log, NATS unreachable, …).
+type OpenError struct {
+	StateDir string
+	Err      error
+}
+
+func (e *OpenError) Error() string { return fmt.Sprintf("open state folder %s: %v", e.StateDir, e.Err) }
+func (e *OpenError) Unwrap() error { return e.Err }
+
+func open(ctx context.Context, opts Options) (*Server, error) {
 	if opts.StateDir == "" {
 		return nil, errors.New("tools: Options.StateDir is required")
 	}
@@ -207,7 +229,7 @@ func (s *Server) openBus(ctx context.Context) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("bus: %w", err)
+		return err
 	}
 	s.bus = b
 	if _, err := b.Subscribe(bus.EventsSubject(b.Namespace(), ">"), func(ev eventlog.Event) {
