@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/search"
 	"github.com/cos-dev/cos/tools/envelope"
@@ -129,10 +130,21 @@ func (c *Call) ReadBack(ctx context.Context, seq uint64, fn func()) error {
 }
 
 // Resolve resolves a uid, raw path or name (direct → path_prefix → fuzzy);
-// call it inside the view. strict refuses fuzzy answers (mutations).
+// call it inside the view. strict refuses fuzzy answers (mutations). A raw
+// string shaped like a uid (a seed-003 prefix, graph.KindOfUID) is always
+// looked up strictly: a uid that is not in the graph is *search.NotFoundError
+// with suggestions, never an E_AMBIGUOUS or a fuzzy neighbour.
 func (c *Call) Resolve(ctx context.Context, raw string, strict bool) (search.Resolution, error) {
 	if strict {
 		return c.S.resolver.ResolveStrict(ctx, raw)
+	}
+	if _, uidShaped := graph.KindOfUID(strings.TrimSpace(raw)); uidShaped {
+		res, err := c.S.resolver.ResolveStrict(ctx, raw)
+		var nf *search.NotFoundError
+		if errors.As(err, &nf) {
+			nf.Strict = false // a read: the "writes never resolve fuzzily" hint does not apply
+		}
+		return res, err
 	}
 	return c.S.resolver.Resolve(ctx, raw)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/evidence"
@@ -25,19 +26,25 @@ var requestIDParam = Param{Name: "request_id", Type: TString,
 		"arguments answers the original write and writes nothing; changed arguments under it are E_REQUEST_REUSE"}
 
 // requestIDOfCall returns the call's request_id ("" when none was sent). An
-// explicitly sent empty or malformed id is E_REQUEST_ID (seed 002 "Nonempty
-// request_id required"): leaving the argument out is how a caller asks for
-// no idempotency.
+// explicitly sent id that eventlog.ValidateRequestID refuses — empty, only
+// whitespace, longer than 128 characters, with control characters — is
+// E_REQUEST_ID (seed 002 "Nonempty request_id required"): leaving the
+// argument out is how a caller asks for no idempotency. Every write tool
+// that takes a request_id validates it here, so the code is always the same.
 func requestIDOfCall(c *Call) (string, error) {
 	if !c.Args.Has("request_id") {
 		return "", nil
 	}
 	id := c.Args.Str("request_id")
 	if err := eventlog.ValidateRequestID(id); err != nil {
+		got := fmt.Sprintf("%q", id)
+		if n := utf8.RuneCountInString(id); n > eventlog.MaxRequestIDLen {
+			got = fmt.Sprintf("a string of %d characters", n)
+		}
 		return "", envelope.Wrap(err, envelope.CodeRequestID,
-			"Nonempty request_id required: request_id: got %q, expected 1–128 characters without control characters, "+
-				"or leave request_id out; example: %s", id, requestIDExample).
-			WithDetails(map[string]any{"field": "request_id", "got": id, "example": json.RawMessage(requestIDExample)})
+			"Nonempty request_id required: request_id: got %s, expected 1–%d characters without control characters, "+
+				"or leave request_id out; example: %s", got, eventlog.MaxRequestIDLen, requestIDExample).
+			WithDetails(map[string]any{"field": "request_id", "got": got, "example": json.RawMessage(requestIDExample)})
 	}
 	return id, nil
 }

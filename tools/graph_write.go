@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
+	"reflect"
 	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -22,11 +23,6 @@ const (
 	// events well under the log's 1 MiB event limit.
 	writeChunk = 2000
 )
-
-// edgeTypePattern is what an edge type written by an agent or an outside
-// extractor must look like: the graph's own types and new ones alike
-// ("constructs", "has_param_type").
-var edgeTypePattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // writeReceipt is the part of the log's receipt a write tool reports.
 type writeReceipt struct {
@@ -46,7 +42,10 @@ func graphWriteTools() []*Tool {
 			Name: "cos_graph_upsert",
 			Description: "Write nodes and edges into the graph (for agents and outside extractors). Every uid follows the " +
 				"uid scheme (code:function:<path>::<name>, doc:file:<path>, …); an edge's source and target must be nodes " +
-				"of the graph (a uid or a repo-relative path, never a fuzzy name) or nodes of the same call. One log request; " +
+				"of the graph (a uid or a repo-relative path, never a fuzzy name) or nodes of the same call. A node's kind must " +
+				"agree with its uid's prefix (code:function: is a function or a method, code:external: and cos:* are external); " +
+				"an empty kind is taken from the prefix. An edge's type is one the read tools follow: " + strings.Join(edgeTypes, ", ") + ". " +
+				"One log request; " +
 				"a resend with the same request_id writes nothing new. Answers with the nodes and edges read back after the write.",
 			Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
 			Example: `{"nodes": [{"uid": "code:function:a.go::run", "kind": "function", "label": "run", "path": "a.go", "line": 3}], ` +
@@ -54,7 +53,7 @@ func graphWriteTools() []*Tool {
 			Params: []Param{
 				{Name: "nodes", Type: TObjectList, MaxLen: writeMaxNodes, Description: "nodes {uid, kind, label, path, line, end_line, extractor, metadata}"},
 				{Name: "edges", Type: TObjectList, MaxLen: writeMaxEdges, Description: "edges {source, target, type, extractor, line, metadata}"},
-				{Name: "request_id", Type: TString, MaxLen: 128, Description: "makes the write idempotent: a resend replays the first answer's receipt"},
+				{Name: "request_id", Type: TString, Description: "1–128 characters; makes the write idempotent: a resend replays the first answer's receipt"},
 			},
 			Handler: upsertTool,
 		},
@@ -68,7 +67,7 @@ func graphWriteTools() []*Tool {
 			Params: []Param{
 				{Name: "uids", Type: TStringList, MaxLen: writeMaxNodes, Description: "nodes to delete"},
 				{Name: "edges", Type: TObjectList, MaxLen: writeMaxEdges, Description: "edges to delete {source, target, type, extractor}"},
-				{Name: "request_id", Type: TString, MaxLen: 128, Description: "makes the delete idempotent"},
+				{Name: "request_id", Type: TString, Description: "1–128 characters; makes the delete idempotent"},
 			},
 			Handler: deleteTool,
 		},
@@ -80,6 +79,136 @@ func decodeStrict(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// decodeField decodes the element at of a list argument into v (a pointer
+// to a struct with json tags) and translates a decoding failure into the
+// house E_ARGUMENT: "nodes[0].line: got a string "3", expected an integer",
+// naming the JSON field and the JSON kinds, never a Go type.
+func decodeField(t *Tool, at string, raw json.RawMessage, v any) *envelope.Error {
+	err := decodeStrict(raw, v)
+	if err == nil {
+		return nil
+	}
+	var (
+		typ *json.UnmarshalTypeError
+		syn *json.SyntaxError
+	)
+	switch {
+	case errors.As(err, &typ) && typ.Field == "":
+		return argError(t, at, describe(raw), "an object {"+strings.Join(jsonKeys(v), ", ")+"}")
+	case errors.As(err, &typ):
+		field := at + "." + typ.Field
+		got := jsonKindWord(typ.Value)
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) == nil {
+			if sub, ok := obj[strings.SplitN(typ.Field, ".", 2)[0]]; ok && !strings.Contains(typ.Field, ".") {
+				got = describe(sub)
+			}
+		}
+		return argError(t, field, got, expectedOf(typ.Type))
+	case errors.As(err, &syn):
+		return argError(t, at, "text that is not valid JSON", "an object {"+strings.Join(jsonKeys(v), ", ")+"}")
+	}
+	if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return argError(t, at, "the unknown key "+key, "only the keys "+strings.Join(jsonKeys(v), ", "))
+	}
+	return argError(t, at, describe(raw), "an object {"+strings.Join(jsonKeys(v), ", ")+"}")
+}
+
+// jsonKeys lists the JSON keys of the struct v points to.
+func jsonKeys(v any) []string {
+	rt := reflect.TypeOf(v)
+	for rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	if rt.Kind() != reflect.Struct {
+		return nil
+	}
+	var keys []string
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}
+
+// jsonKindWord renders the JSON kind a json.UnmarshalTypeError reports
+// ("string", "number", "number 1.5", "bool", "array", "object").
+func jsonKindWord(value string) string {
+	switch kind, rest, _ := strings.Cut(value, " "); kind {
+	case "string":
+		return "a string"
+	case "number":
+		if rest != "" {
+			return "the number " + rest
+		}
+		return "a number"
+	case "bool":
+		return "a boolean"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	return value
+}
+
+// expectedOf names the JSON kind a field of Go type rt accepts.
+func expectedOf(rt reflect.Type) string {
+	if rt == nil {
+		return "another kind of value"
+	}
+	switch rt.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another kind of value"
+}
+
+// uidPrefix returns the seed-003 prefix of a valid uid: "folder:" or its
+// first two colon-separated parts ("code:function:").
+func uidPrefix(uid string) string {
+	if strings.HasPrefix(uid, "folder:") {
+		return "folder:"
+	}
+	parts := strings.SplitN(uid, ":", 3)
+	if len(parts) < 3 {
+		return uid
+	}
+	return parts[0] + ":" + parts[1] + ":"
+}
+
+// kindsOfUID are the node kinds a valid uid admits: the kind its prefix
+// implies, and method too for code:function:.
+func kindsOfUID(uid string) []string {
+	implied, _ := graph.KindOfUID(uid)
+	if implied == graph.KindFunction {
+		return []string{graph.KindFunction, graph.KindMethod}
+	}
+	return []string{implied}
+}
+
+// quotedOr renders kinds as `"a"`, `"a" or "b"`.
+func quotedOr(kinds []string) string {
+	q := make([]string, len(kinds))
+	for i, k := range kinds {
+		q[i] = fmt.Sprintf("%q", k)
+	}
+	return strings.Join(q, " or ")
 }
 
 // fieldError is E_ARGUMENT naming one field of one element: "nodes[3].uid: …".
@@ -141,18 +270,22 @@ func upsertInput(ctx context.Context, c *Call) ([]graph.Node, []graph.Edge, erro
 	for i, raw := range raws {
 		at := fmt.Sprintf("nodes[%d]", i)
 		var n graph.Node
-		if err := decodeStrict(raw, &n); err != nil {
-			return nil, nil, fieldError(c.Tool, at, "%v", err)
+		if err := decodeField(c.Tool, at, raw, &n); err != nil {
+			return nil, nil, err
 		}
 		if err := graph.ValidateUID(n.UID); err != nil {
 			return nil, nil, fieldError(c.Tool, at+".uid", "%v", err)
 		}
-		implied, _ := graph.KindOfUID(n.UID)
+		admitted := kindsOfUID(n.UID)
 		if n.Kind == "" {
-			n.Kind = implied
+			n.Kind = admitted[0]
 		}
 		if !contains(nodeKinds, n.Kind) {
 			return nil, nil, fieldError(c.Tool, at+".kind", "got %q, expected one of %s", n.Kind, strings.Join(nodeKinds, ", "))
+		}
+		if !contains(admitted, n.Kind) {
+			return nil, nil, fieldError(c.Tool, at+".kind", "got %q, expected %s for a %s uid (or leave kind out)",
+				n.Kind, quotedOr(admitted), uidPrefix(n.UID))
 		}
 		if n.Label == "" {
 			n.Label = defaultLabel(n.UID)
@@ -179,11 +312,11 @@ func upsertInput(ctx context.Context, c *Call) ([]graph.Node, []graph.Edge, erro
 	for i, raw := range raws {
 		at := fmt.Sprintf("edges[%d]", i)
 		var e graph.Edge
-		if err := decodeStrict(raw, &e); err != nil {
-			return nil, nil, fieldError(c.Tool, at, "%v", err)
+		if err := decodeField(c.Tool, at, raw, &e); err != nil {
+			return nil, nil, err
 		}
-		if !edgeTypePattern.MatchString(e.Type) {
-			return nil, nil, fieldError(c.Tool, at+".type", "got %q, expected a lower_snake_case edge type such as %s", e.Type, strings.Join(edgeTypes, ", "))
+		if !contains(edgeTypes, e.Type) {
+			return nil, nil, fieldError(c.Tool, at+".type", "got %q, expected one of %s (the types the read tools follow)", e.Type, strings.Join(edgeTypes, ", "))
 		}
 		for _, end := range []struct {
 			name string
@@ -217,13 +350,16 @@ func upsertInput(ctx context.Context, c *Call) ([]graph.Node, []graph.Edge, erro
 
 func upsertTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	var tm envelope.ToolMeta
+	rid, err := requestIDOfCall(c)
+	if err != nil {
+		return nil, tm, err
+	}
 	if err := c.S.tailer.Fresh(ctx); err != nil {
 		return nil, tm, err
 	}
 	var (
 		nodes []graph.Node
 		edges []graph.Edge
-		err   error
 	)
 	c.S.tailer.View(func(projections.Position) { nodes, edges, err = upsertInput(ctx, c) })
 	if err != nil {
@@ -231,7 +367,7 @@ func upsertTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	// One request (atomic, one request_id), split into events small enough
 	// for the log's per-event limit.
-	req := eventlog.AppendRequest{Stream: graph.Stream, RequestID: c.Args.Str("request_id")}
+	req := eventlog.AppendRequest{Stream: graph.Stream, RequestID: rid}
 	for i := 0; i < len(nodes); i += writeChunk {
 		req.Events = append(req.Events, mustPayload(graph.TypeNodesUpserted, graph.NodesUpserted{Nodes: nodes[i:min(i+writeChunk, len(nodes))]}))
 	}
@@ -316,8 +452,8 @@ func deleteInput(ctx context.Context, c *Call, resend bool) ([]string, []graph.E
 			Type      string `json:"type"`
 			Extractor string `json:"extractor"`
 		}
-		if err := decodeStrict(raw, &k); err != nil {
-			return nil, nil, fieldError(c.Tool, at, "%v", err)
+		if err := decodeField(c.Tool, at, raw, &k); err != nil {
+			return nil, nil, err
 		}
 		if k.Source == "" || k.Target == "" || k.Type == "" {
 			return nil, nil, fieldError(c.Tool, at, "source, target and type are required")
@@ -360,16 +496,19 @@ func outgoingOf(g *projections.Graph, uid string) []edgeView {
 
 func deleteTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	var tm envelope.ToolMeta
+	rid, err := requestIDOfCall(c)
+	if err != nil {
+		return nil, tm, err
+	}
 	if err := c.S.tailer.Fresh(ctx); err != nil {
 		return nil, tm, err
 	}
 	var (
 		uids []string
 		keys []graph.EdgeKey
-		err  error
 	)
 	resend := false
-	if rid := c.Args.Str("request_id"); rid != "" {
+	if rid != "" {
 		if _, resend, err = c.S.log.LookupReceipt(ctx, rid); err != nil {
 			return nil, tm, err
 		}
@@ -378,7 +517,7 @@ func deleteTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, tm, err
 	}
-	req := eventlog.AppendRequest{Stream: graph.Stream, RequestID: c.Args.Str("request_id")}
+	req := eventlog.AppendRequest{Stream: graph.Stream, RequestID: rid}
 	if len(keys) > 0 {
 		req.Events = append(req.Events, mustPayload(graph.TypeEdgesDeleted, graph.EdgesDeleted{Edges: keys}))
 	}
