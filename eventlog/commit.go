@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -83,7 +84,7 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []Event, error) {
 	)
 	now := l.opts.Now().UTC()
 	txErr := db.Update(func(tx *bolt.Tx) error {
-		t, err := loadTail(tx, l.path)
+		t, err := loadTail(tx, l.path, &l.tailSeen)
 		if err != nil {
 			return err
 		}
@@ -106,6 +107,11 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []Event, error) {
 		head = Head{Seq: t.seq, Hash: t.hash}
 		return putTail(tx, t)
 	})
+	if txErr == nil && l.pendingMark.seq == head.Seq {
+		l.tailSeen = l.pendingMark
+	} else if txErr != nil {
+		l.tailSeen = tailMark{} // verify from scratch next time
+	}
 	switch {
 	case txErr == nil:
 	case errors.Is(txErr, ErrIntegrity), errors.Is(txErr, ErrFormat):
@@ -128,9 +134,20 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []Event, error) {
 	return outcomes, committed, nil
 }
 
+// tailMark identifies the last record a committer verified or wrote: its
+// seq, hash and the CRC-32C of its JSON body.
+type tailMark struct {
+	seq  uint64
+	hash string
+	crc  uint32
+}
+
 // loadTail reads the chain head from the meta bucket and verifies the last
-// event against it; a broken tail refuses the write (ErrIntegrity).
-func loadTail(tx *bolt.Tx, path string) (tail, error) {
+// event against it; a broken tail refuses the write (ErrIntegrity). When the
+// head is still the record seen (same seq, hash and record CRC), nobody has
+// written since and the JSON decode is skipped — the body's CRC is still
+// recomputed, so a flipped byte is caught; seen is updated either way.
+func loadTail(tx *bolt.Tx, path string, seen *tailMark) (tail, error) {
 	meta := tx.Bucket(bucketMeta)
 	events := tx.Bucket(bucketEvents)
 	if meta == nil || events == nil {
@@ -154,6 +171,9 @@ func loadTail(tx *bolt.Tx, path string) (tail, error) {
 	if k == nil || binary.BigEndian.Uint64(k) != h.Seq {
 		return t, &IntegrityError{Seq: h.Seq, Reason: fmt.Sprintf("the last stored event is not the recorded head %d", h.Seq)}
 	}
+	if len(v) >= 5 && seen.seq == h.Seq && seen.hash == h.Hash && crc32.Checksum(v[5:], castagnoli) == seen.crc {
+		return t, nil
+	}
 	ev, err := DecodeRecord(v)
 	if err != nil {
 		return t, &IntegrityError{Seq: h.Seq, Reason: err.Error()}
@@ -161,6 +181,7 @@ func loadTail(tx *bolt.Tx, path string) (tail, error) {
 	if got := EventHash(&ev); got != ev.Hash || ev.Hash != h.Hash || ev.Seq != h.Seq {
 		return t, &IntegrityError{Seq: h.Seq, Reason: "the last event does not match its hash or the recorded head"}
 	}
+	*seen = tailMark{seq: h.Seq, hash: h.Hash, crc: binary.BigEndian.Uint32(v[1:5])}
 	return t, nil
 }
 
@@ -274,6 +295,7 @@ func (l *Log) applyItem(tx *bolt.Tx, t *tail, p prepared, now time.Time) (outcom
 		if err := events.Put(seqKey(ev.Seq), v); err != nil {
 			return outcome{}, err
 		}
+		l.pendingMark = tailMark{seq: ev.Seq, hash: ev.Hash, crc: binary.BigEndian.Uint32(v[1:5])}
 		t.seq, t.hash = ev.Seq, ev.Hash
 		cur = streamState{revision: ev.Revision, lastSeq: ev.Seq, hash: ev.Hash}
 		rec.IDs = append(rec.IDs, ev.ID)

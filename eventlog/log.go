@@ -61,6 +61,10 @@ type Log struct {
 	entropy *ulid.MonotonicEntropy
 	lastMS  uint64
 	wlock   *os.File
+	// tailSeen is the last record verified or written (loadTail skips the
+	// decode while it is still the head); pendingMark the last one written
+	// by the transaction in progress.
+	tailSeen, pendingMark tailMark
 
 	// mu guards queue and closed.
 	mu     sync.Mutex
