@@ -290,21 +290,27 @@ func taskUpdateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	return readBackTask(ctx, c, id, recs[0])
 }
 
+// holderArgs validates the task_id, assignee and request_id of a claim or a
+// release.
+func holderArgs(c *Call) (id, assignee, rid string, err error) {
+	if id, err = taskIDArg(c); err != nil {
+		return "", "", "", err
+	}
+	assignee = c.Args.Str("assignee")
+	if err = tasks.ValidateAssignee(assignee); err != nil {
+		return "", "", "", err
+	}
+	rid, err = requestIDOfCall(c)
+	return id, assignee, rid, err
+}
+
 // taskClaimTool follows the claim protocol of package tasks: read the
 // holder, append task.claimed at the revision read, and on a lost race
 // reread (the winner is then visible and the loser answers conflict naming
 // it).
 func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	var tm envelope.ToolMeta
-	id, err := taskIDArg(c)
-	if err != nil {
-		return nil, tm, err
-	}
-	assignee := c.Args.Str("assignee")
-	if err := tasks.ValidateAssignee(assignee); err != nil {
-		return nil, tm, err
-	}
-	rid, err := requestIDOfCall(c)
+	id, assignee, rid, err := holderArgs(c)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -322,15 +328,7 @@ func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 // read, rereading after a lost race like taskClaimTool.
 func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	var tm envelope.ToolMeta
-	id, err := taskIDArg(c)
-	if err != nil {
-		return nil, tm, err
-	}
-	assignee := c.Args.Str("assignee")
-	if err := tasks.ValidateAssignee(assignee); err != nil {
-		return nil, tm, err
-	}
-	rid, err := requestIDOfCall(c)
+	id, assignee, rid, err := holderArgs(c)
 	if err != nil {
 		return nil, tm, err
 	}
