@@ -60,7 +60,12 @@ func (s *Server) call(ctx context.Context, t *Tool, raw json.RawMessage) (envelo
 	)
 	if t.ReadOnly {
 		if err := s.tailer.Fresh(ctx); err != nil {
-			return envelope.Fail(ToEnvelopeError(err)), nil
+			if !errors.Is(err, eventlog.ErrIntegrity) {
+				return envelope.Fail(ToEnvelopeError(err)), nil
+			}
+			// Reads still work on a damaged log (DESIGN §3): answer from the
+			// state before the damage; meta.log_seq says how far that is.
+			s.logger.Warn("answering from the state before a damaged log record", "tool", t.Name, "err", err)
 		}
 		s.tailer.View(func(pos projections.Position) {
 			c.Pos = pos

@@ -67,6 +67,9 @@ func LogError(err error) *envelope.Error {
 		// Opening the state folder is an operator's matter: say exactly what
 		// is wrong with it.
 		code := envelope.CodeStorage
+		if errors.Is(err, ErrOptions) {
+			code = envelope.CodeArgument
+		}
 		if errors.Is(err, bus.ErrUnavailable) || errors.Is(err, bus.ErrInvalidOptions) {
 			code = envelope.CodeUnavailable
 		}

@@ -109,7 +109,13 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err := c.S.tailer.Fresh(ctx); err != nil {
 		return nil, tm, err
 	}
-	roots := c.S.roots()
+	// stale_paths needs to know where the files live: the roots given, or
+	// the folder last indexed. A graph built without either (only agent
+	// upserts) skips that check rather than calling every path stale.
+	var roots []string
+	if len(c.S.opts.Roots) > 0 || c.S.indexedRoot() != "" {
+		roots = c.S.roots()
+	}
 	var (
 		body map[string]any
 		plan *doctorPlan
@@ -151,11 +157,15 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	return body, tm, nil
 }
 
-// roots returns the absolute indexed roots (Options.Roots, default the
-// working directory).
+// roots returns the absolute folders the graph's repo-relative paths are
+// read under: Options.Roots when given, else the folder the graph was last
+// indexed from, else the working directory.
 func (s *Server) roots() []string {
 	rs := s.opts.Roots
 	if len(rs) == 0 {
+		if r := s.indexedRoot(); r != "" {
+			return []string{r}
+		}
 		rs = []string{"."}
 	}
 	out := make([]string, 0, len(rs))
@@ -279,7 +289,7 @@ func diagnose(g *projections.Graph, roots []string) (map[string]any, *doctorPlan
 	stale := map[string][]string{} // path → uids of its nodes
 	checked := map[string]bool{}
 	isStale := func(p string) bool {
-		if p == "" || malformedPath(p) {
+		if p == "" || malformedPath(p) || roots == nil {
 			return false
 		}
 		if s, ok := checked[p]; ok {

@@ -140,6 +140,10 @@ func (s *Server) Index(ctx context.Context, root string, progress func(done, tot
 		Logger:      s.logger,
 		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), s.opts.Exclude...),
 	}
+	// Never index our own state folder when it lives inside the tree.
+	if rel, err := filepath.Rel(abs, s.opts.StateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		opts.ExcludeDirs = append(opts.ExcludeDirs, filepath.Base(s.opts.StateDir))
+	}
 	st, err := extract.Run(ctx, abs, opts, previous, func(batch []graph.FileExtracted, removed []string) error {
 		return s.appendBatch(ctx, &rep, batch, removed)
 	})
@@ -162,7 +166,35 @@ func (s *Server) Index(ctx context.Context, root string, progress func(done, tot
 		}
 		return rep, fmt.Errorf("index %s: %w", abs, err)
 	}
+	// Remember which folder the graph's repo-relative paths are relative
+	// to: the doctor's stale_paths and rename plans read files under it.
+	if b, err := json.Marshal(indexRoot{Root: abs}); err == nil {
+		if err := writeFileAtomic(filepath.Join(s.opts.StateDir, IndexRootFile), append(b, '\n')); err != nil {
+			s.logger.Warn("index root not recorded; doctor and rename plans fall back to the working directory", "err", err)
+		}
+	}
 	return rep, nil
+}
+
+// IndexRootFile, in the state folder, records the folder the graph was last
+// indexed from (the graph's paths are relative to it).
+const IndexRootFile = "index-root.json"
+
+type indexRoot struct {
+	Root string `json:"root"`
+}
+
+// indexedRoot returns the folder the graph was last indexed from, or "".
+func (s *Server) indexedRoot() string {
+	b, err := os.ReadFile(filepath.Join(s.opts.StateDir, IndexRootFile))
+	if err != nil {
+		return ""
+	}
+	var r indexRoot
+	if json.Unmarshal(b, &r) != nil {
+		return ""
+	}
+	return r.Root
 }
 
 // appendBatch appends one emitted batch in one Append call and adds it to

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,9 @@ type Options struct {
 	// Logger receives diagnostics (never stdout); nil discards them.
 	Logger *slog.Logger
 }
+
+// ErrOptions is returned by Open for an invalid option.
+var ErrOptions = errors.New("invalid options")
 
 // Server holds one process's view of a state folder and runs tool calls
 // against it. It is safe for concurrent use.
@@ -115,6 +119,11 @@ func open(ctx context.Context, opts Options) (*Server, error) {
 	if opts.StateDir == "" {
 		return nil, errors.New("tools: Options.StateDir is required")
 	}
+	for _, x := range opts.Exclude {
+		if x == "" || x == "." || x == ".." || strings.ContainsAny(x, `/\*?[`) {
+			return nil, fmt.Errorf("%w: exclude %q: give a folder name such as generated (no slashes, no patterns)", ErrOptions, x)
+		}
+	}
 	abs, err := filepath.Abs(opts.StateDir)
 	if err != nil {
 		return nil, err
@@ -170,7 +179,12 @@ func open(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 		if err := s.tailer.Start(ctx); err != nil {
-			return nil, err
+			if !errors.Is(err, eventlog.ErrIntegrity) {
+				return nil, err
+			}
+			// DESIGN §3: writes are refused, reads still work — on the state
+			// up to the damaged record. `cos verify` says where it breaks.
+			s.logger.Error("the event log is damaged; serving the state before the damage, writes will be refused (run cos verify)", "err", err)
 		}
 		if s.index, err = search.OpenIndex(ctx, search.Options{Dir: filepath.Join(abs, "search"), Logger: opts.Logger}); err != nil {
 			return nil, err

@@ -1,0 +1,98 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A damaged last record refuses writes but reads still work, on the state
+// before the damage (DESIGN §3).
+func TestServer_DamagedLogStillServesReads(t *testing.T) {
+	dir := t.TempDir()
+	s := openServer(t, dir)
+	upsert(t, s, `[{"uid":"code:function:a.go::Kept","kind":"function","label":"Kept","path":"a.go"}]`)
+	upsert(t, s, `[{"uid":"code:function:b.go::DAMAGED","kind":"function","label":"DAMAGED","path":"b.go"}]`)
+	s.Close()
+	path := filepath.Join(dir, LogFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(raw, []byte("DAMAGED")) {
+		t.Fatal("marker not in the file")
+	}
+	for i := bytes.Index(raw, []byte("DAMAGED")); i >= 0; i = bytes.Index(raw, []byte("DAMAGED")) {
+		raw[i] ^= 0x20 // every copy: bbolt is copy-on-write
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A fresh process, without a snapshot: catch-up stops at the damage.
+	os.RemoveAll(filepath.Join(dir, "snapshots"))
+	s2, err := Open(context.Background(), Options{StateDir: dir, NATS: "off", NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatalf("Open on a damaged log: %v", err)
+	}
+	defer s2.Close()
+	e := call(t, s2, "cos_graph_context", `{"uid_or_name":"code:function:a.go::Kept"}`)
+	if !e.OK || e.Data["meta"].(map[string]any)["log_seq"].(float64) != 1 {
+		t.Fatalf("read on a damaged log: %+v", e)
+	}
+	w := call(t, s2, "cos_graph_upsert", `{"nodes":[{"uid":"code:function:c.go::New","kind":"function","label":"New","path":"c.go"}]}`)
+	if w.OK || w.Error.Code != "E_INTEGRITY" {
+		t.Fatalf("write on a damaged log: %+v", w)
+	}
+}
+
+func TestOpen_RejectsPathLikeExcludes(t *testing.T) {
+	for _, x := range []string{"", "a/b", "..", "*", "/abs"} {
+		_, err := Open(context.Background(), Options{StateDir: t.TempDir(), NATS: "off", Exclude: []string{x}})
+		if err == nil || !strings.Contains(err.Error(), "folder name") {
+			t.Errorf("exclude %q: err = %v", x, err)
+		}
+		if e := LogError(err); err != nil && e.Code != "E_ARGUMENT" {
+			t.Errorf("exclude %q: code %s", x, e.Code)
+		}
+	}
+}
+
+// The graph's paths are relative to the folder last indexed: the doctor
+// checks stale paths there, not under the working directory.
+func TestDoctor_StalePathsUnderTheIndexedRoot(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "keep.go"), []byte("package x\n\nfunc Keep() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The state folder inside the tree must not be indexed.
+	state := filepath.Join(root, "mystate")
+	s, err := Open(context.Background(), Options{StateDir: state, NATS: "off", NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rep, err := s.Index(context.Background(), root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.FilesChanged != 1 {
+		t.Fatalf("indexed %d files, want 1 (the state folder must be skipped)", rep.FilesChanged)
+	}
+	e := call(t, s, "cos_graph_doctor", `{"fix":true}`)
+	if !e.OK {
+		t.Fatalf("doctor: %+v", e.Error)
+	}
+	if c := call(t, s, "cos_graph_context", `{"uid_or_name":"keep.go"}`); !c.OK {
+		t.Fatalf("doctor fix removed a file that exists under the indexed root: %+v", c.Error)
+	}
+	if err := os.Remove(filepath.Join(root, "keep.go")); err != nil {
+		t.Fatal(err)
+	}
+	call(t, s, "cos_graph_doctor", `{"fix":true}`)
+	if c := call(t, s, "cos_graph_context", `{"uid_or_name":"keep.go"}`); c.OK {
+		t.Fatal("a vanished file survived doctor fix")
+	}
+}
