@@ -510,7 +510,7 @@ func TestServe_FourProcesses(t *testing.T) {
 			}
 		}
 		// One survivor takes over and every survivor is connected again.
-		waitUntil(t, "a survivor hosts and all are connected", 20*time.Second, func() bool {
+		waitUntil(t, "a survivor hosts and all are connected", 60*time.Second, func() bool {
 			hosts, connected := 0, 0
 			for _, p := range survivors {
 				h := p.health(t)
@@ -528,7 +528,7 @@ func TestServe_FourProcesses(t *testing.T) {
 		checkConverged(t, dir, survivors, a, true)
 
 		head := survivors[0].health(t).Head
-		seqs := watch.waitSeq(t, head, 20*time.Second)
+		seqs := watch.waitSeq(t, head, 60*time.Second)
 		for i, s := range seqs {
 			if s != uint64(i+1) {
 				t.Fatalf("cos watch printed seq %d at line %d, want %d (a gap or a duplicate): %v", s, i+1, i+1, seqs)
