@@ -117,24 +117,13 @@ func (g *goFile) line(p token.Pos) int {
 	return g.fset.Position(p).Line
 }
 
-// recvTypeName returns T for receivers T, *T, T[P], *T[P].
+// recvTypeName returns T for receivers T, *T, T[P], *T[P]: receiver syntax
+// is a subset of what typeRef unwraps, and never package-qualified.
 func recvTypeName(e ast.Expr) string {
-	for {
-		switch x := e.(type) {
-		case *ast.StarExpr:
-			e = x.X
-		case *ast.ParenExpr:
-			e = x.X
-		case *ast.IndexExpr:
-			e = x.X
-		case *ast.IndexListExpr:
-			e = x.X
-		case *ast.Ident:
-			return x.Name
-		default:
-			return ""
-		}
+	if t := typeRef(e); !strings.Contains(t, ".") {
+		return t
 	}
+	return ""
 }
 
 // typeRef returns "T" or "pkg.T" for a (pointer to a) named type expression.
