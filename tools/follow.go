@@ -106,7 +106,14 @@ func (f *indexFollower) apply(evs []eventlog.Event) {
 		}
 		switch ev.Type {
 		case graph.TypeFileExtracted:
-			var p graph.FileExtracted
+			// Only the path and the node uids matter here: decode those, not
+			// the edges and metadata the projection has already applied.
+			var p struct {
+				Path  string `json:"path"`
+				Nodes []struct {
+					UID string `json:"uid"`
+				} `json:"nodes"`
+			}
 			if json.Unmarshal(ev.Data, &p) != nil {
 				continue
 			}
