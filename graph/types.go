@@ -40,6 +40,21 @@ const (
 	EdgeInheritsFrom = "inherits_from"
 	EdgeRequires     = "requires"
 	EdgeDefines      = "defines"
+	// EdgeImplements joins a named type to an interface it satisfies
+	// (metadata method_set: "value" or "pointer").
+	EdgeImplements = "implements"
+	// EdgeReferences joins a function to a function or method it uses as a
+	// value (passed, stored or returned, not called).
+	EdgeReferences = "references"
+	// EdgeConstructs joins a function to a type it builds with a composite
+	// literal.
+	EdgeConstructs = "constructs"
+	// EdgeHasParamType joins a function to a named type of one of its
+	// parameters.
+	EdgeHasParamType = "has_param_type"
+	// EdgeAccessesField joins a function to the struct type whose field it
+	// reads or writes (metadata fields: the field names).
+	EdgeAccessesField = "accesses_field"
 )
 
 // Node is one vertex of the graph.

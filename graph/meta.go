@@ -1,0 +1,78 @@
+package graph
+
+// Metadata keys that extractors set on nodes and edges and that the read
+// tools interpret. A key absent from a node means "not known", never false.
+const (
+	// MetaExtraction is set on the code:file: node of every Go file: how
+	// its edges were found, ExtractionTypes or ExtractionSyntax.
+	MetaExtraction = "extraction"
+	// MetaFallback is set beside MetaExtraction = ExtractionSyntax: why the
+	// file was not type-checked, one of the Fallback* reasons.
+	MetaFallback = "fallback"
+	// MetaFallbackDetail is the first error that caused a load or type
+	// fallback, for people; not for matching.
+	MetaFallbackDetail = "fallback_detail"
+	// MetaBuildExcluded (bool true) is set on the file node and every
+	// declaration of a Go file that the current GOOS/GOARCH and build tags
+	// leave out of the build.
+	MetaBuildExcluded = "build_excluded"
+	// MetaDynamicCalls (int) counts a function's call sites whose callee
+	// is not static: calls through func-typed values (variables, fields,
+	// parameters, results). Interface method calls are not counted: they
+	// have an edge to the interface method. On a file node it counts the
+	// package-level initialisers of that file.
+	MetaDynamicCalls = "dynamic_calls"
+	// MetaReflectCalls (int) counts a function's calls of reflect's
+	// dynamic invocation (Value.Call, Value.CallSlice, Value.Method,
+	// Value.MethodByName, Type.Method, Type.MethodByName).
+	MetaReflectCalls = "reflect_calls"
+	// MetaMethodSet is set on implements edges: MethodSetValue when the
+	// type T itself satisfies the interface, MethodSetPointer when only *T
+	// does.
+	MetaMethodSet = "method_set"
+	// MetaFields lists, on an accesses_field edge, the field names used.
+	MetaFields = "fields"
+	// MetaTypeKind is set on class nodes of Go types: "struct",
+	// "interface" or "type".
+	MetaTypeKind = "type_kind"
+)
+
+// Values of MetaExtraction.
+const (
+	// ExtractionTypes: calls and references come from go/types; they are
+	// exact for static calls.
+	ExtractionTypes = "types"
+	// ExtractionSyntax: from the syntax alone (a name-based guess); see
+	// MetaFallback for why.
+	ExtractionSyntax = "syntax"
+)
+
+// Values of MetaFallback.
+const (
+	// FallbackLoadError: the package could not be loaded (go list failed,
+	// an import is missing, go is not installed).
+	FallbackLoadError = "load_error"
+	// FallbackTypeError: the package loaded but did not type-check.
+	FallbackTypeError = "type_error"
+	// FallbackBuildExcluded: the file is left out of the build by its
+	// build constraints or file name (foo_windows.go on linux).
+	FallbackBuildExcluded = "build_excluded"
+	// FallbackNotInPackage: no package loaded by go list holds the file
+	// (testdata, a folder go ignores, a file of a nested module that failed
+	// to list).
+	FallbackNotInPackage = "not_in_package"
+)
+
+// Values of MetaMethodSet.
+const (
+	MethodSetValue   = "value"
+	MethodSetPointer = "pointer"
+)
+
+// LowerBoundFallback reports whether a file's syntax fallback reason makes
+// the callers found in the graph a lower bound: a load or type error means
+// compiled code was read without types. Build-excluded files and files in
+// no package are not compiled on this platform, so they do not.
+func LowerBoundFallback(reason string) bool {
+	return reason == FallbackLoadError || reason == FallbackTypeError
+}
