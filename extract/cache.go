@@ -12,7 +12,7 @@ import (
 
 // cacheVersion changes whenever the cache layout or what extractors emit
 // changes, so that an old cache is ignored rather than trusted.
-const cacheVersion = 3
+const cacheVersion = 4
 
 // File names of the cache inside Options.CacheDir. The stat cache is read on
 // every run; the declarations cache only when something changed.

@@ -315,8 +315,13 @@ func (r *runner) run() error {
 	if err := r.extractAll(dependents, e, results, false); err != nil {
 		return err
 	}
-	r.st.FilesReextracted = len(results) - len(changed)
 	r.phase("dependents")
+
+	// Phase 4b: Go packages touched, and their importers, type-checked.
+	if err := r.typedGo(results, present, byPath, e, removed, modsChanged); err != nil {
+		return err
+	}
+	r.st.FilesReextracted = len(results) - len(changed)
 
 	// Phase 5: resolve and emit in batches, in path order.
 	paths := sortedPaths(results)
@@ -537,6 +542,15 @@ func (r *runner) goModules(present map[string]string, byPath map[string]entry) (
 				d = ""
 			}
 			byDir[d] = mp
+		}
+	}
+	if _, ok := byDir[""]; !ok {
+		// A sub-folder of a module or of GOROOT/src: its packages have the
+		// import paths of the enclosing module.
+		if dir, mp := enclosingModule(r.root); dir != "" {
+			if ip := enclosingImportPath(r.root, dir, mp); ip != "" {
+				byDir[""] = ip
+			}
 		}
 	}
 	return newGoModules(byDir), !maps.Equal(byDir, r.cache.stat.Modules)

@@ -40,6 +40,15 @@ type Stats struct {
 	FilesWithParseErrors int `json:"files_with_parse_errors"`
 	// ParseErrorPaths lists up to maxNotes of those files.
 	ParseErrorPaths []string `json:"parse_error_paths,omitempty"`
+	// GoPackagesChecked counts the Go packages type-checked in this run,
+	// the tree's and the ones they import; 0 when no Go file changed.
+	GoPackagesChecked int `json:"go_packages_checked"`
+	// GoFilesTyped counts emitted Go files whose edges come from go/types.
+	GoFilesTyped int `json:"go_files_typed"`
+	// GoFallback counts emitted Go files that kept their syntax edges, by
+	// reason (graph.FallbackLoadError, FallbackTypeError,
+	// FallbackBuildExcluded, FallbackNotInPackage).
+	GoFallback map[string]int `json:"go_fallback,omitempty"`
 	// Skipped and Failed list up to maxNotes files each, with the reason.
 	Skipped []FileNote `json:"skipped,omitempty"`
 	Failed  []FileNote `json:"failed,omitempty"`

@@ -1,0 +1,273 @@
+package extract
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"os"
+	"runtime"
+	"sync"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// checkedPackage is one package type-checked with its function bodies, as
+// handed to goChecker.onPackage. Its syntax and Info are dropped once the
+// callback returns.
+type checkedPackage struct {
+	pkg   *packages.Package
+	types *types.Package
+	info  *types.Info
+	// files are the parsed GoFiles, in order; names their absolute names.
+	files []*ast.File
+	names []string
+	// typeErr is the first hard type error ("" when the package
+	// type-checked); soft errors (an unused variable or import) leave the
+	// types complete and are not reported.
+	typeErr string
+	// parseErrs are the syntax errors of each file, by absolute name.
+	parseErrs map[string][]string
+
+	// candsOnce computes cands, the interfaces its types are tested
+	// against, on first use.
+	candsOnce sync.Once
+	cands     *implCandidates
+}
+
+// goChecker type-checks packages from source in dependency order, the
+// dependencies of the extracted packages without function bodies (their
+// declarations are all an importer sees). It plays the part of
+// go/packages' LoadAllSyntax, but holds a package's syntax and Info only
+// while onPackage runs, so peak memory is the types of the whole program
+// plus a few packages' syntax, not the syntax of all of them.
+type goChecker struct {
+	fset  *token.FileSet
+	pkgs  map[string]*packages.Package
+	sizes types.Sizes
+	// workers bounds the packages parsed and checked at once.
+	workers int
+	// onPackage is called for each package of the extract set after its
+	// check, from the goroutine that checked it; it must be safe for
+	// concurrent use.
+	onPackage func(*checkedPackage)
+
+	// mu guards state's map (each entry is written by its own goroutine
+	// before its done channel closes and only read after).
+	mu    sync.Mutex
+	state map[string]*checkState
+}
+
+// checkState is the outcome of one package's check.
+type checkState struct {
+	done  chan struct{}
+	types *types.Package
+	// deps are the IDs this package waits for (import cycles cut).
+	deps []string
+}
+
+func newGoChecker(fset *token.FileSet, pkgs map[string]*packages.Package, workers int, onPackage func(*checkedPackage)) *goChecker {
+	arch := os.Getenv("GOARCH")
+	if arch == "" {
+		arch = runtime.GOARCH
+	}
+	sizes := types.SizesFor("gc", arch)
+	if sizes == nil {
+		sizes = types.SizesFor("gc", "amd64")
+	}
+	return &goChecker{fset: fset, pkgs: pkgs, sizes: sizes, workers: max(workers, 1), onPackage: onPackage, state: map[string]*checkState{}}
+}
+
+// run checks the packages of extract (IDs) with bodies and every package
+// they import, transitively, without; it returns how many packages were
+// checked, or ctx's error.
+func (c *goChecker) run(ctx context.Context, extract map[string]bool) (int, error) {
+	// The packages needed, with import cycles cut (go list -e reports a
+	// cycle as an error but may still list its edges).
+	const (
+		unvisited = iota
+		visiting
+		visited
+	)
+	mark := map[string]int{}
+	var order []string
+	var visit func(id string)
+	visit = func(id string) {
+		mark[id] = visiting
+		p := c.pkgs[id]
+		st := &checkState{done: make(chan struct{})}
+		c.state[id] = st
+		for _, path := range sortedKeys(importIDs(p)) {
+			dep := importIDs(p)[path]
+			switch mark[dep] {
+			case visiting:
+				continue // a cycle: the import fails to resolve
+			case unvisited:
+				if _, ok := c.pkgs[dep]; !ok {
+					continue
+				}
+				visit(dep)
+			}
+			st.deps = append(st.deps, dep)
+		}
+		mark[id] = visited
+		order = append(order, id)
+	}
+	for _, id := range sortedKeys(extract) {
+		if mark[id] == unvisited {
+			if _, ok := c.pkgs[id]; ok {
+				visit(id)
+			}
+		}
+	}
+	sem := make(chan struct{}, c.workers)
+	var wg sync.WaitGroup
+	for _, id := range order {
+		st := c.state[id]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(st.done)
+			for _, d := range st.deps {
+				<-c.state[d].done
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c.check(id, st, extract[id])
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return len(order), nil
+}
+
+// importIDs maps p's import paths (as written in its files) to package IDs.
+func importIDs(p *packages.Package) map[string]string {
+	m := make(map[string]string, len(p.Imports))
+	for path, d := range p.Imports {
+		m[path] = d.ID
+	}
+	return m
+}
+
+// check parses and type-checks one package; with bodies it also fills a
+// types.Info and hands the result to onPackage.
+func (c *goChecker) check(id string, st *checkState, bodies bool) {
+	p := c.pkgs[id]
+	if p.PkgPath == "unsafe" {
+		st.types = types.Unsafe
+		return
+	}
+	cp := &checkedPackage{pkg: p, parseErrs: map[string][]string{}}
+	mode := parser.SkipObjectResolution
+	if bodies {
+		mode |= parser.ParseComments // build constraints and directives stay visible
+	}
+	for _, name := range p.GoFiles {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			cp.parseErrs[name] = append(cp.parseErrs[name], err.Error())
+			continue
+		}
+		f, err := parser.ParseFile(c.fset, name, sourceText(src), mode)
+		if err != nil {
+			if list, ok := err.(scanner.ErrorList); ok {
+				for _, e := range list {
+					cp.parseErrs[name] = append(cp.parseErrs[name], e.Error())
+				}
+			} else {
+				cp.parseErrs[name] = append(cp.parseErrs[name], err.Error())
+			}
+		}
+		if f != nil {
+			cp.files = append(cp.files, f)
+			cp.names = append(cp.names, name)
+		}
+	}
+	var firstErr string
+	conf := types.Config{
+		Importer:         importerFunc(func(path string) (*types.Package, error) { return c.importPackage(p, path) }),
+		FakeImportC:      true,
+		IgnoreFuncBodies: !bodies,
+		Sizes:            c.sizes,
+		Error: func(err error) {
+			var te types.Error
+			if errors.As(err, &te) && te.Soft {
+				return
+			}
+			if firstErr == "" {
+				firstErr = errString(err)
+			}
+		},
+	}
+	if bodies {
+		cp.info = &types.Info{
+			Types:      map[ast.Expr]types.TypeAndValue{},
+			Defs:       map[*ast.Ident]types.Object{},
+			Uses:       map[*ast.Ident]types.Object{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{},
+			Instances:  map[*ast.Ident]types.Instance{},
+		}
+	}
+	tp, _ := conf.Check(p.PkgPath, c.fset, cp.files, cp.info)
+	st.types = tp
+	if !bodies {
+		return
+	}
+	if firstErr == "" && len(cp.parseErrs) > 0 {
+		firstErr = "syntax error"
+	}
+	cp.types, cp.typeErr = tp, firstErr
+	c.onPackage(cp)
+}
+
+// importPackage resolves an import of p, once its check has finished.
+func (c *goChecker) importPackage(p *packages.Package, path string) (*types.Package, error) {
+	if path == "unsafe" {
+		return types.Unsafe, nil
+	}
+	d, ok := p.Imports[path]
+	if !ok {
+		return nil, fmt.Errorf("package %q is not listed", path)
+	}
+	st, ok := c.state[d.ID]
+	if !ok {
+		return nil, fmt.Errorf("package %q was not loaded", path)
+	}
+	select {
+	case <-st.done:
+	default:
+		return nil, fmt.Errorf("import cycle through %q", path)
+	}
+	if st.types == nil {
+		return nil, fmt.Errorf("package %q did not type-check", path)
+	}
+	return st.types, nil
+}
+
+// typesOf returns the checked package of an ID, nil when it was not checked.
+func (c *goChecker) typesOf(id string) *types.Package {
+	st, ok := c.state[id]
+	if !ok {
+		return nil
+	}
+	select {
+	case <-st.done:
+		return st.types
+	default:
+		return nil
+	}
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }

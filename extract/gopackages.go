@@ -1,0 +1,278 @@
+package extract
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// goListMode is what the type-checked Go extraction asks go list for: the
+// package graph (names, files, imports, test variants), never syntax or
+// types — those are produced by goCheck, which can drop a package's syntax
+// as soon as its files are extracted.
+const goListMode = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedForTest | packages.NeedModule
+
+// goPackageGraph is the package graph of the indexed tree as go list sees
+// it, with the tree's own files mapped to the package each is extracted
+// from.
+type goPackageGraph struct {
+	// pkgs holds every package listed, in-tree or not, by go list ID
+	// ("net/http", "net/http [net/http.test]", "net/http_test [net/http.test]").
+	pkgs map[string]*packages.Package
+	// owner maps a repo-relative Go file to the package its edges are
+	// extracted from: the test variant of its own package when there is
+	// one ("p [p.test]" holds p's files and its in-package tests), else the
+	// plain package, else the external test package.
+	owner map[string]*packages.Package
+	// inTree maps the ID of each package with files in the tree to those
+	// files (repo-relative).
+	inTree map[string][]string
+	// failed maps repo-relative Go files of packages that could not be
+	// listed to the first error.
+	failed map[string]string
+	// listedDirs are the repo-relative folders of every package listed
+	// (in-tree), so a Go file no package holds can be told apart as
+	// build-excluded (its folder has a package) or in no package at all.
+	listedDirs map[string]bool
+	// rel maps go list's absolute file names to repo-relative paths.
+	rel *relMapper
+}
+
+// goListRoot is one `go list` run: a folder and the pattern listed in it.
+type goListRoot struct {
+	Dir     string // absolute folder go list runs in
+	Pattern string // "./..." or "./<sub>/..."
+}
+
+// goListRoots returns the go list runs that cover the Go files of the tree
+// at absRoot: one per go.mod in the tree (each module's "./..." stops at
+// nested modules), and, when the root has no go.mod of its own, the module
+// enclosing it (a go.mod above, or GOROOT/src for the standard library)
+// listed from its own root with the pattern of the indexed sub-folder.
+// modDirs are the repo-relative folders of the tree's go.mod files.
+func goListRoots(absRoot string, modDirs []string, enclosing string) []goListRoot {
+	var roots []goListRoot
+	hasRoot := false
+	for _, d := range modDirs {
+		if d == "" {
+			hasRoot = true
+		}
+		roots = append(roots, goListRoot{Dir: filepath.Join(absRoot, filepath.FromSlash(d)), Pattern: "./..."})
+	}
+	if !hasRoot && enclosing != "" {
+		rel, err := filepath.Rel(enclosing, absRoot)
+		if err == nil && !strings.HasPrefix(rel, "..") {
+			p := "./..."
+			if rel != "." {
+				p = "./" + filepath.ToSlash(rel) + "/..."
+			}
+			roots = append(roots, goListRoot{Dir: enclosing, Pattern: p})
+		}
+	}
+	sort.Slice(roots, func(i, j int) bool { return roots[i].Dir < roots[j].Dir })
+	return roots
+}
+
+// enclosingModule returns the folder of the go.mod governing absRoot from
+// above (absRoot itself excluded) and its module path, or "" when there is
+// none. GOROOT/src's go.mod ("module std") is found like any other.
+func enclosingModule(absRoot string) (dir, modPath string) {
+	for d := filepath.Dir(absRoot); ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
+			if mp := parseGoMod(validUTF8(data)).Module; mp != "" {
+				return d, mp
+			}
+			return "", ""
+		}
+		if filepath.Dir(d) == d {
+			return "", ""
+		}
+	}
+}
+
+// enclosingImportPath returns the import path of the package in absRoot
+// when it lies below modDir, the root of module modPath: the module path
+// joined with the folder below it, without the module path for the
+// standard library ("std", "cmd" keeps its prefix).
+func enclosingImportPath(absRoot, modDir, modPath string) string {
+	rel, err := filepath.Rel(modDir, absRoot)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	rel = filepath.ToSlash(rel)
+	switch {
+	case rel == ".":
+		return modPath
+	case modPath == "std":
+		return rel
+	}
+	return modPath + "/" + rel
+}
+
+// goAvailable reports whether the go command can be run.
+func goAvailable() bool {
+	_, err := exec.LookPath("go")
+	return err == nil
+}
+
+// loadGoPackageGraph lists the packages of every root, tests included, and
+// maps the tree's Go files (goFiles: repo-relative path → absolute path as
+// on disk) to their packages. A root that cannot be listed marks the Go
+// files below it failed; nothing is fatal but ctx's end.
+func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot, goFiles map[string]string) (*goPackageGraph, error) {
+	g := &goPackageGraph{pkgs: map[string]*packages.Package{}, owner: map[string]*packages.Package{}, inTree: map[string][]string{}, failed: map[string]string{}, listedDirs: map[string]bool{}}
+	rel := newRelMapper(absRoot, goFiles)
+	g.rel = rel
+	for _, r := range roots {
+		cfg := &packages.Config{
+			Context: ctx,
+			Mode:    goListMode,
+			Dir:     r.Dir,
+			Tests:   true,
+			// Never reach the network while indexing: a module missing from
+			// the cache is a load error for the packages that need it.
+			Env: append(os.Environ(), "GOPROXY=off", "GOFLAGS="+goFlags()),
+		}
+		pkgs, err := packages.Load(cfg, r.Pattern)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			g.failRoot(r, rel, goFiles, err.Error())
+			continue
+		}
+		packages.Visit(pkgs, nil, func(p *packages.Package) {
+			if _, seen := g.pkgs[p.ID]; !seen {
+				g.pkgs[p.ID] = p
+			}
+		})
+	}
+	// Files of each package that lie in the tree; owners by preference.
+	ids := make([]string, 0, len(g.pkgs))
+	for id := range g.pkgs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		p := g.pkgs[id]
+		if !extractable(p) {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			rp, ok := rel.of(f)
+			if !ok {
+				continue
+			}
+			g.inTree[id] = append(g.inTree[id], rp)
+			g.listedDirs[path.Dir(rp)] = true
+			if cur, ok := g.owner[rp]; !ok || ownerRank(p) > ownerRank(cur) {
+				g.owner[rp] = p
+			}
+		}
+		if len(p.Errors) > 0 {
+			for _, f := range p.GoFiles {
+				if rp, ok := rel.of(f); ok {
+					if _, dup := g.failed[rp]; !dup {
+						g.failed[rp] = p.Errors[0].Error()
+					}
+				}
+			}
+		}
+	}
+	return g, nil
+}
+
+// goFlags keeps the caller's GOFLAGS but never lets go list change go.mod.
+func goFlags() string {
+	f := os.Getenv("GOFLAGS")
+	if strings.Contains(f, "-mod=") {
+		return f
+	}
+	return strings.TrimSpace(f + " -mod=readonly")
+}
+
+// failRoot marks every Go file below a root that could not be listed.
+func (g *goPackageGraph) failRoot(r goListRoot, rel *relMapper, goFiles map[string]string, msg string) {
+	for rp, abs := range goFiles {
+		if strings.HasPrefix(abs, r.Dir+string(filepath.Separator)) {
+			if _, dup := g.failed[rp]; !dup {
+				g.failed[rp] = msg
+			}
+		}
+	}
+}
+
+// extractable reports whether files are extracted from p: a plain package,
+// or a test variant of the package under test itself ("p [p.test]",
+// "p_test [p.test]") — never another package recompiled for a test, whose
+// files are extracted from its own plain package — and never the generated
+// test main.
+func extractable(p *packages.Package) bool {
+	if strings.HasSuffix(p.ID, ".test") && p.Name == "main" && p.ForTest == "" && len(p.GoFiles) > 0 && strings.HasSuffix(p.PkgPath, ".test") {
+		return false
+	}
+	if p.ForTest == "" {
+		return true
+	}
+	return strings.TrimSuffix(p.PkgPath, "_test") == p.ForTest
+}
+
+// ownerRank orders the packages a file may be extracted from: the test
+// variant of its own package (it holds the most files and sees the test
+// helpers) before the plain package.
+func ownerRank(p *packages.Package) int {
+	if p.ForTest != "" {
+		return 1
+	}
+	return 0
+}
+
+// relMapper turns the absolute file names go list reports into the tree's
+// repo-relative paths, through the walk's own absolute names and, for a
+// root reached through a symbolic link, its resolved form.
+type relMapper struct {
+	byAbs    map[string]string
+	root     string
+	realRoot string
+}
+
+func newRelMapper(absRoot string, goFiles map[string]string) *relMapper {
+	m := &relMapper{byAbs: make(map[string]string, len(goFiles)), root: absRoot, realRoot: absRoot}
+	if r, err := filepath.EvalSymlinks(absRoot); err == nil {
+		m.realRoot = r
+	}
+	for rp, abs := range goFiles {
+		m.byAbs[abs] = rp
+	}
+	return m
+}
+
+// of returns the repo-relative path of an absolute file name, and false
+// when the file is not one the walk accepted.
+func (m *relMapper) of(abs string) (string, bool) {
+	if rp, ok := m.byAbs[abs]; ok {
+		return rp, true
+	}
+	if m.realRoot != m.root {
+		if rest, ok := strings.CutPrefix(abs, m.realRoot+string(filepath.Separator)); ok {
+			rp, ok := m.byAbs[filepath.Join(m.root, rest)]
+			return rp, ok
+		}
+	}
+	return "", false
+}
+
+// errString is a package error's text, bounded.
+func errString(err error) string {
+	s := err.Error()
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
