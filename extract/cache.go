@@ -47,6 +47,10 @@ type declRecord struct {
 	// Results is "function\ttype\n…", sorted.
 	Results string
 	Deps    []string
+	// Payload is the payloadHash of what was last emitted for the file, so
+	// that a dependent re-extracted to the same payload is not emitted
+	// again.
+	Payload string
 }
 
 // declCache is the content of declCacheFile.
@@ -58,12 +62,12 @@ type declCache struct {
 
 // record flattens d.
 func (d *decl) record() declRecord {
-	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Deps: d.Deps}
+	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Deps: d.Deps, Payload: d.payload}
 }
 
 // decl expands r.
 func (r declRecord) decl() *decl {
-	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Deps: r.Deps}
+	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Deps: r.Deps, payload: r.Payload}
 }
 
 func flatten(m map[string]string) string {

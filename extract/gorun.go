@@ -128,6 +128,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			missing = append(missing, byPath[p])
 		}
 	}
+	r.o.Logger.Debug("go packages to extract", "affected", len(affected), "files", len(want), "missing", len(missing))
 	sort.Slice(missing, func(i, j int) bool { return missing[i].Rel < missing[j].Rel })
 	if err := r.extractAll(missing, e, results, false); err != nil {
 		return err

@@ -1,6 +1,13 @@
 package extract
 
-import "github.com/cos-dev/cos/graph"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+
+	"github.com/cos-dev/cos/graph"
+)
 
 // Extractor ids recorded on every node and edge (graph.Node.Extractor) and on
 // each graph.FileExtracted payload.
@@ -66,6 +73,8 @@ type decl struct {
 	// Deps are the normalised scopes this file's references looked into;
 	// when one of them changes its declarations the file is re-extracted.
 	Deps []string
+	// payload is the payloadHash of the file's last emitted payload.
+	payload string
 }
 
 // fileResult is what one extractor found in one file, before resolution.
@@ -104,3 +113,50 @@ func (r *fileResult) parseError(msg string) {
 
 // maxParseErrors bounds ParseErrors per file.
 const maxParseErrors = 10
+
+// payloadHash is a digest of what a payload puts in the graph (its nodes,
+// edges and parse errors; not its timing), to tell a re-extraction that
+// changed nothing.
+func payloadHash(p graph.FileExtracted) string {
+	h := sha256.New()
+	w := func(s string) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	meta := func(m map[string]any) {
+		if len(m) == 0 {
+			w("")
+			return
+		}
+		b, _ := json.Marshal(m) // sorted keys
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	w(p.Path)
+	w(p.Extractor)
+	w(p.ContentHash)
+	for _, n := range p.Nodes {
+		w(n.UID)
+		w(n.Kind)
+		w(n.Label)
+		w(n.Path)
+		w(strconv.Itoa(n.Line))
+		w(strconv.Itoa(n.EndLine))
+		w(n.Extractor)
+		meta(n.Metadata)
+	}
+	w("edges")
+	for _, e := range p.Edges {
+		w(e.Source)
+		w(e.Target)
+		w(e.Type)
+		w(e.Extractor)
+		w(strconv.Itoa(e.Line))
+		meta(e.Metadata)
+	}
+	w("errors")
+	for _, s := range p.ParseErrors {
+		w(s)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

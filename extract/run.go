@@ -321,9 +321,11 @@ func (r *runner) run() error {
 	if err := r.typedGo(results, present, byPath, e, removed, modsChanged); err != nil {
 		return err
 	}
-	r.st.FilesReextracted = len(results) - len(changed)
+	reextracted := len(results) - len(changed)
 
-	// Phase 5: resolve and emit in batches, in path order.
+	// Phase 5: resolve and emit in batches, in path order. A re-extracted
+	// dependent whose payload is what the graph already holds is not
+	// emitted again.
 	paths := sortedPaths(results)
 	var batch []graph.FileExtracted
 	batchBytes := 0
@@ -333,8 +335,14 @@ func (r *runner) run() error {
 		pl := payload(fr)
 		results[p] = nil
 		if fr.Decl != nil {
+			prev, had := dc.Decls[p]
 			fr.Decl.Hash = fr.Hash
+			fr.Decl.payload = payloadHash(pl)
 			dc.Decls[p] = fr.Decl.record()
+			if had && prev.Hash == fr.Hash && prev.Payload == fr.Decl.payload && r.previous[p] == fr.Hash {
+				reextracted--
+				continue
+			}
 		}
 		r.st.Nodes += len(pl.Nodes)
 		r.st.Edges += len(pl.Edges)
@@ -346,8 +354,7 @@ func (r *runner) run() error {
 		}
 		batch = append(batch, pl)
 		batchBytes += payloadSize(pl)
-		last := i == len(paths)-1
-		if !last && (len(batch) >= r.o.BatchFiles || batchBytes >= r.o.BatchBytes) {
+		if i < len(paths)-1 && (len(batch) >= r.o.BatchFiles || batchBytes >= r.o.BatchBytes) {
 			if err := r.send(batch, nil); err != nil {
 				return err
 			}
@@ -357,6 +364,7 @@ func (r *runner) run() error {
 	if err := r.send(batch, removed); err != nil {
 		return err
 	}
+	r.st.FilesReextracted = reextracted
 	r.progress(len(changed))
 	r.phase("resolve and emit")
 
