@@ -30,6 +30,13 @@ type checkedPackage struct {
 	// type-checked); soft errors (an unused variable or import) leave the
 	// types complete and are not reported.
 	typeErr string
+	// cgo is set when a file imports "C": go/types sees a fake, empty C
+	// package, so type errors about C values are expected and the types
+	// found are kept (typeErr is then informational).
+	cgo bool
+	// importErr is set when an import of the package failed (a package
+	// missing from the module cache): its type errors are load errors.
+	importErr bool
 	// parseErrs are the syntax errors of each file, by absolute name.
 	parseErrs map[string][]string
 
@@ -164,8 +171,13 @@ func importIDs(p *packages.Package) map[string]string {
 func (c *goChecker) check(id string, st *checkState, bodies bool) {
 	p := c.pkgs[id]
 	if p.PkgPath == "unsafe" {
+		// Importers see go/types' own unsafe; its documentation source is
+		// checked only to be extracted.
 		st.types = types.Unsafe
-		return
+		if !bodies {
+			return
+		}
+		st = &checkState{}
 	}
 	cp := &checkedPackage{pkg: p, parseErrs: map[string][]string{}}
 	mode := parser.SkipObjectResolution
@@ -189,13 +201,24 @@ func (c *goChecker) check(id string, st *checkState, bodies bool) {
 			}
 		}
 		if f != nil {
+			for _, imp := range f.Imports {
+				if imp.Path.Value == `"C"` {
+					cp.cgo = true
+				}
+			}
 			cp.files = append(cp.files, f)
 			cp.names = append(cp.names, name)
 		}
 	}
 	var firstErr string
 	conf := types.Config{
-		Importer:         importerFunc(func(path string) (*types.Package, error) { return c.importPackage(p, path) }),
+		Importer: importerFunc(func(path string) (*types.Package, error) {
+			tp, err := c.importPackage(p, path)
+			if err != nil {
+				cp.importErr = true
+			}
+			return tp, err
+		}),
 		FakeImportC:      true,
 		IgnoreFuncBodies: !bodies,
 		Sizes:            c.sizes,
@@ -242,6 +265,9 @@ func (c *goChecker) importPackage(p *packages.Package, path string) (*types.Pack
 	st, ok := c.state[d.ID]
 	if !ok {
 		return nil, fmt.Errorf("package %q was not loaded", path)
+	}
+	if len(d.Errors) > 0 && len(d.GoFiles) == 0 {
+		return nil, fmt.Errorf("package %q could not be loaded: %v", path, d.Errors[0])
 	}
 	select {
 	case <-st.done:

@@ -40,6 +40,9 @@ type goPackageGraph struct {
 	// (in-tree), so a Go file no package holds can be told apart as
 	// build-excluded (its folder has a package) or in no package at all.
 	listedDirs map[string]bool
+	// ignored holds the repo-relative Go files go list names as left out
+	// of their package by build constraints.
+	ignored map[string]bool
 	// rel maps go list's absolute file names to repo-relative paths.
 	rel *relMapper
 }
@@ -126,7 +129,7 @@ func goAvailable() bool {
 // on disk) to their packages. A root that cannot be listed marks the Go
 // files below it failed; nothing is fatal but ctx's end.
 func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot, goFiles map[string]string) (*goPackageGraph, error) {
-	g := &goPackageGraph{pkgs: map[string]*packages.Package{}, owner: map[string]*packages.Package{}, inTree: map[string][]string{}, failed: map[string]string{}, listedDirs: map[string]bool{}}
+	g := &goPackageGraph{pkgs: map[string]*packages.Package{}, owner: map[string]*packages.Package{}, inTree: map[string][]string{}, failed: map[string]string{}, listedDirs: map[string]bool{}, ignored: map[string]bool{}}
 	rel := newRelMapper(absRoot, goFiles)
 	g.rel = rel
 	for _, r := range roots {
@@ -161,6 +164,11 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 	sort.Strings(ids)
 	for _, id := range ids {
 		p := g.pkgs[id]
+		for _, f := range p.IgnoredFiles {
+			if rp, ok := rel.of(f); ok {
+				g.ignored[rp] = true
+			}
+		}
 		if !extractable(p) {
 			continue
 		}

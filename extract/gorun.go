@@ -1,8 +1,10 @@
 package extract
 
 import (
+	"go/build"
 	"go/token"
 	"path"
+	"path/filepath"
 	"sort"
 	"sync"
 
@@ -138,15 +140,19 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 	fset := token.NewFileSet()
 	var mu sync.Mutex // guards results' values and typeErrs
 	typeErrs := map[string]string{}
+	loadErrs := map[string]bool{} // type errors caused by an import that failed
 	typed := map[string]bool{}
 	var x *typedExtractor
 	chk := newGoChecker(fset, g.pkgs, r.o.Workers, func(cp *checkedPackage) {
-		if cp.typeErr != "" {
+		if cp.typeErr != "" && !cp.cgo {
 			mu.Lock()
 			defer mu.Unlock()
 			for _, name := range cp.pkg.GoFiles {
 				if p, ok := g.rel.of(name); ok && g.owner[p] == cp.pkg {
 					typeErrs[p] = cp.typeErr
+					if cp.importErr {
+						loadErrs[p] = true
+					}
 				}
 			}
 			return
@@ -183,11 +189,15 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 		switch {
 		case g.failed[p] != "":
 			r.markSyntax(fr, graph.FallbackLoadError, g.failed[p])
+		case loadErrs[p]:
+			r.markSyntax(fr, graph.FallbackLoadError, typeErrs[p])
 		case typeErrs[p] != "":
 			r.markSyntax(fr, graph.FallbackTypeError, typeErrs[p])
 		case g.owner[p] != nil:
 			r.markSyntax(fr, graph.FallbackTypeError, "not type-checked")
-		case g.listedDirs[path.Dir(p)]:
+		case g.ignored[p] || g.listedDirs[path.Dir(p)]:
+			r.markSyntax(fr, graph.FallbackBuildExcluded, "")
+		case !buildMatches(byPath[p].Abs):
 			r.markSyntax(fr, graph.FallbackBuildExcluded, "")
 		default:
 			r.markSyntax(fr, graph.FallbackNotInPackage, "")
@@ -236,4 +246,15 @@ func cloneMeta(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// buildMatches reports whether go/build's default context (this GOOS,
+// GOARCH, cgo setting and release tags) keeps the file at abs: its name
+// suffixes and its //go:build line. go list leaves out a folder whose
+// files are all excluded, so this tells such files (arena.go's
+// goexperiment tag, a //go:build ignore generator) from files in no
+// package (testdata).
+func buildMatches(abs string) bool {
+	ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs))
+	return err != nil || ok
 }
