@@ -18,10 +18,14 @@
 // Each file has one owner, recorded as FileExtracted.Extractor and on every
 // node and edge it emits (folder nodes and edges carry "folder"):
 //
-//	go        go/parser: code:file, code:module:<import path> (file defines
-//	          it), code:function:<path>::<name>, methods <Type>.<method>
-//	          (kind method, contained by code:class:<path>::<Type>), calls,
-//	          imports (code:module: in the repo, go:package: outside)
+//	go        go/types (see "Go" below): code:file, code:module:<import
+//	          path> (file defines it), code:function:<path>::<name>,
+//	          methods <Type>.<method> (kind method, contained by
+//	          code:class:<path>::<Type>), interface methods
+//	          <Iface>.<method> (kind method, contained by the interface),
+//	          calls, implements, references, constructs, has_param_type,
+//	          accesses_field, imports (code:module: in the repo,
+//	          go:package: outside)
 //	python    tree-sitter: code:module:<dotted> (file defines it), classes,
 //	          functions, methods, calls, imports, inherits_from
 //	jsts      tree-sitter (JS, TS, TSX): functions, classes, methods, calls,
@@ -93,11 +97,51 @@
 // (whitespace, backticks, "../" become %XX) so that each passes
 // graph.ValidateUID, and clamped to graph.MaxUIDLen.
 //
-// Go call resolution is syntactic: x.M() resolves when x's type is known
-// from a receiver, a parameter, var x T, &T{}, T{} or new(T); calls through
-// function results, fields and embedded (promoted) methods become "*.M"
-// stubs. Same-named declarations split by build constraints resolve to the
-// one in the calling file, else one whose _GOOS/_GOARCH suffix fits the
-// running platform. An extractor id or cacheVersion change is not noticed
+// # Go
+//
+// Go files are extracted from type-checked syntax. The package graph comes
+// from go list (golang.org/x/tools/go/packages, tests included, this
+// GOOS/GOARCH and build tags, GOPROXY=off so indexing never downloads): one
+// run per go.mod of the tree, and for a tree without a go.mod at its root
+// the enclosing module (a go.mod above it, GOROOT/src for the standard
+// library) listed with the pattern of the indexed folder, so that imports
+// between the tree's packages resolve. Packages are then type-checked from
+// source in dependency order (goChecker): the packages to extract with
+// their bodies and a types.Info, their dependencies declarations only;
+// syntax and Info are dropped as soon as a package's files are extracted.
+// A file is extracted from the test variant of its own package when there
+// is one. Every edge's target is the object go/types resolved, named by
+// the file that declares it: static callees (promoted methods to the
+// declaring method, instantiations to the generic origin, dot imports,
+// method expressions), interface calls to the interface's method node,
+// outside callees as code:external:<import path>.<Name> or
+// .<Type>.<Method>. Conversions, builtins and calls through func values
+// are not calls; the latter are counted on the calling function
+// (graph.MetaDynamicCalls), as are reflective calls. implements joins each
+// named type to the interfaces it satisfies among its package's own, those
+// of the tree's packages it imports (directly or not), the exported ones
+// of outside packages it imports directly, and error.
+//
+// Incrementally, the packages holding a changed, removed or re-extracted
+// Go file and all the tree's packages importing them, transitively, are
+// type-checked again; a re-extracted file whose payload did not change is
+// not emitted (a payload digest is kept in the declarations cache). With
+// no Go file changed nothing is listed or type-checked.
+//
+// A file keeps its syntax extraction, and its file node says why
+// (graph.MetaExtraction "syntax", graph.MetaFallback), when its package
+// cannot be listed (load_error, also when go is not installed or an import
+// is missing from the module cache), does not type-check (type_error; an
+// unused variable or import is not one, and a cgo package keeps its types
+// although go/types sees C as an empty package), is left out by build
+// constraints (build_excluded, also set on its declarations: such a file
+// never wins a name over an included one), or is in no package
+// (not_in_package: testdata). The syntax extraction resolves x.M() when
+// x's type is known from a receiver, a parameter, var x T, &T{}, T{} or
+// new(T); other method calls become "*.M" stubs. Same-named declarations
+// split by build constraints resolve to the one in the calling file, else
+// one whose _GOOS/_GOARCH suffix fits the running platform.
+//
+// An extractor id or cacheVersion change is not noticed
 // through previous (same content hash): re-index with an empty previous map.
 package extract
