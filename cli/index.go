@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path"
+	"sort"
 	"strings"
 	"time"
 
@@ -129,6 +130,17 @@ func summaryLine(r tools.IndexReport, projected float64) string {
 	if r.FilesTrimmed > 0 {
 		fmt.Fprintf(&b, ", %d trimmed to the event limit", r.FilesTrimmed)
 	}
+	if r.GoPackagesChecked > 0 {
+		fmt.Fprintf(&b, "; Go: %d files type-checked (%d packages)", r.GoFilesTyped, r.GoPackagesChecked)
+		if n := len(r.GoFallback); n > 0 {
+			total, parts := 0, make([]string, 0, n)
+			for _, reason := range sortedReasons(r.GoFallback) {
+				total += r.GoFallback[reason]
+				parts = append(parts, fmt.Sprintf("%d %s", r.GoFallback[reason], strings.ReplaceAll(reason, "_", " ")))
+			}
+			fmt.Fprintf(&b, ", %d by syntax (%s)", total, strings.Join(parts, ", "))
+		}
+	}
 	fmt.Fprintf(&b, "; %d nodes, %d edges; %d events (%s) in %.2f s (+%.2f s projecting)",
 		r.Nodes, r.Edges, r.Events, humanBytes(r.Bytes), r.Seconds, projected)
 	if n := min(len(r.Slowest), summarySlowest); n > 0 {
@@ -151,4 +163,14 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// sortedReasons returns the keys of a fallback count map in order.
+func sortedReasons(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -57,6 +57,14 @@ type IndexReport struct {
 	// FilesWithParseErrors counts emitted files whose extraction recorded
 	// parse errors (partial results are kept).
 	FilesWithParseErrors int `json:"files_with_parse_errors"`
+	// GoPackagesChecked counts the Go packages type-checked (the tree's and
+	// those they import; 0 when no Go file changed), GoFilesTyped the
+	// emitted Go files whose edges come from go/types, GoFallback the
+	// emitted Go files that kept syntax edges, by reason (load_error,
+	// type_error, build_excluded, not_in_package).
+	GoPackagesChecked int            `json:"go_packages_checked"`
+	GoFilesTyped      int            `json:"go_files_typed"`
+	GoFallback        map[string]int `json:"go_fallback,omitempty"`
 	// FilesTrimmed counts payloads cut to fit the log's 1 MiB event limit
 	// (see trimPayload); TrimmedPaths names up to 20 of them.
 	FilesTrimmed int      `json:"files_trimmed"`
@@ -150,6 +158,7 @@ func (s *Server) Index(ctx context.Context, root string, progress func(done, tot
 	rep.FilesSeen, rep.FilesChanged, rep.FilesReextracted = st.FilesSeen, st.FilesChanged, st.FilesReextracted
 	rep.FilesRemoved, rep.FilesFailed, rep.FilesSkipped = st.FilesRemoved, st.FilesFailed, st.FilesSkipped
 	rep.FilesWithParseErrors = st.FilesWithParseErrors
+	rep.GoPackagesChecked, rep.GoFilesTyped, rep.GoFallback = st.GoPackagesChecked, st.GoFilesTyped, st.GoFallback
 	if st.Slowest != nil {
 		rep.Slowest = st.Slowest
 	}
