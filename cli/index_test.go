@@ -34,7 +34,7 @@ func TestIndex_SummaryLineThenNoChange(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	line := regexp.MustCompile(`^indexed .+: 3 files seen, 3 changed, 0 removed, 0 failed, 0 skipped; \d+ nodes, \d+ edges; 3 events \(.+\) in [0-9.]+ s \(\+[0-9.]+ s projecting\); slowest: .+ ms\n$`)
+	line := regexp.MustCompile(`^indexed .+: 3 files seen, 3 changed, 0 removed, 0 failed, 0 skipped; Go: 1 files type-checked \(\d+ packages\); \d+ nodes, \d+ edges; 3 events \(.+\) in [0-9.]+ s \(\+[0-9.]+ s projecting\); slowest: .+ ms\n$`)
 	if !line.MatchString(out) {
 		t.Fatalf("summary line %q", out)
 	}
