@@ -218,6 +218,21 @@ func (g *goFile) genDecl(d *ast.GenDecl) {
 			g.fr.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: s.Name.Name, Line: g.line(s.Pos()), EndLine: g.line(s.End()), Metadata: map[string]any{"type_kind": tk}})
 			g.fr.edge(g.fileUID, uid, graph.EdgeContains, g.line(s.Pos()))
 			g.fr.Decl.Names[s.Name.Name] = graph.KindClass
+			if it, ok := s.Type.(*ast.InterfaceType); ok && it.Methods != nil {
+				// Interface methods are nodes, as in the typed extraction.
+				for _, m := range it.Methods.List {
+					for _, n := range m.Names {
+						if n.Name == "_" {
+							continue
+						}
+						name := s.Name.Name + "." + n.Name
+						muid := codeUID("function", g.fr.Path, name)
+						g.fr.node(graph.Node{UID: muid, Kind: graph.KindMethod, Label: cleanString(name), Line: g.line(n.Pos()), EndLine: g.line(m.End()), Metadata: map[string]any{"interface": true}})
+						g.fr.edge(uid, muid, graph.EdgeContains, g.line(n.Pos()))
+						g.fr.Decl.Names[name] = graph.KindMethod
+					}
+				}
+			}
 		case *ast.ValueSpec:
 			// Calls in package-level initialisers are attributed to the file.
 			fn := &goFunc{g: g, uid: g.fileUID, locals: map[string]bool{}, types: map[string]string{}}

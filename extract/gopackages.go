@@ -151,9 +151,17 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			continue
 		}
 		packages.Visit(pkgs, nil, func(p *packages.Package) {
-			if _, seen := g.pkgs[p.ID]; !seen {
+			cur, seen := g.pkgs[p.ID]
+			if seen && !sameFiles(cur, p) {
+				// Two modules of the tree declare the same module path: the
+				// second one's packages get IDs of their own.
+				p.ID += " [" + r.Dir + "]"
+				cur, seen = g.pkgs[p.ID]
+			}
+			if !seen {
 				g.pkgs[p.ID] = p
 			}
+			_ = cur
 		})
 	}
 	// Files of each package that lie in the tree; owners by preference.
@@ -283,4 +291,18 @@ func errString(err error) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// sameFiles reports whether two listed packages are the same package: the
+// same files (the standard library listed from two modules of the tree).
+func sameFiles(a, b *packages.Package) bool {
+	if len(a.GoFiles) != len(b.GoFiles) {
+		return false
+	}
+	for i := range a.GoFiles {
+		if a.GoFiles[i] != b.GoFiles[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -80,8 +80,8 @@ func (x *typedExtractor) funcTarget(fn *types.Func) (uid string, inTree bool, st
 			t = types.Unalias(p.Elem())
 		}
 		named, isNamed := t.(*types.Named)
-		if !isNamed {
-			return "", false, "", false
+		if !isNamed || !packageLevel(named.Obj()) {
+			return "", false, "", false // an unnamed or function-local interface
 		}
 		name = named.Origin().Obj().Name() + "." + name
 	}
@@ -98,6 +98,9 @@ func (x *typedExtractor) funcTarget(fn *types.Func) (uid string, inTree bool, st
 // typeTarget returns the code:class: uid of a named type declared in the
 // tree, or its external stub.
 func (x *typedExtractor) typeTarget(tn *types.TypeName) (uid string, inTree bool, stub string) {
+	if !packageLevel(tn) {
+		return "", false, "" // a type declared in a function has no node
+	}
 	if rp, in := x.relOf(tn.Pos()); in {
 		return codeUID("class", rp, tn.Name()), true, ""
 	}
@@ -106,6 +109,12 @@ func (x *typedExtractor) typeTarget(tn *types.TypeName) (uid string, inTree bool
 		stub = tn.Pkg().Path() + "." + tn.Name()
 	}
 	return externalUID(stub), false, stub
+}
+
+// packageLevel reports whether a type name is declared at package level
+// (or is predeclared): only those have nodes.
+func packageLevel(tn *types.TypeName) bool {
+	return tn.Pkg() == nil || tn.Parent() == tn.Pkg().Scope()
 }
 
 // namedOf returns the named type behind t, through pointers and aliases.
@@ -277,6 +286,9 @@ func (fx *typedFileExtraction) funcDecl(d *ast.FuncDecl) {
 		if fn, ok := info.Defs[d.Name].(*types.Func); ok {
 			if sig, ok := fn.Type().(*types.Signature); ok && sig.Recv() != nil {
 				if named := namedOf(sig.Recv().Type()); named != nil {
+					// The receiver's type as callers name it (through an
+					// alias: the aliased type).
+					name = named.Obj().Name() + "." + d.Name.Name
 					if uid, in, _ := fx.x.typeTarget(named.Obj()); in {
 						container = uid
 					}
@@ -310,7 +322,7 @@ func (fx *typedFileExtraction) classRef(src string, t types.Type, typ string, li
 	if named == nil {
 		return
 	}
-	if uid, in, _ := fx.x.typeTarget(named.Obj()); in {
+	if uid, in, _ := fx.x.typeTarget(named.Obj()); in && uid != "" {
 		fx.edge(src, uid, typ, line)
 	}
 }
