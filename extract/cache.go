@@ -58,6 +58,9 @@ type declCache struct {
 	Version int
 	Root    string
 	Decls   map[string]declRecord // path → declarations at Decls[path].Hash
+	// Interfaces is the digest of the tree's Go interfaces when the graph
+	// was last extracted (see treeInterfaces).
+	Interfaces string
 }
 
 // record flattens d.

@@ -39,11 +39,6 @@ type checkedPackage struct {
 	importErr bool
 	// parseErrs are the syntax errors of each file, by absolute name.
 	parseErrs map[string][]string
-
-	// candsOnce computes cands, the interfaces its types are tested
-	// against, on first use.
-	candsOnce sync.Once
-	cands     *implCandidates
 }
 
 // goChecker type-checks packages from source in dependency order, the
@@ -89,10 +84,11 @@ func newGoChecker(fset *token.FileSet, pkgs map[string]*packages.Package, worker
 	return &goChecker{fset: fset, pkgs: pkgs, sizes: sizes, workers: max(workers, 1), onPackage: onPackage, state: map[string]*checkState{}}
 }
 
-// run checks the packages of extract (IDs) with bodies and every package
-// they import, transitively, without; it returns how many packages were
+// run checks the packages of extract (IDs) with bodies, and the packages
+// of declOnly and every package imported, transitively, without; it
+// returns how many packages were
 // checked, or ctx's error.
-func (c *goChecker) run(ctx context.Context, extract map[string]bool) (int, error) {
+func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly []string) (int, error) {
 	// The packages needed, with import cycles cut (go list -e reports a
 	// cycle as an error but may still list its edges).
 	const (
@@ -124,7 +120,9 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool) (int, erro
 		mark[id] = visited
 		order = append(order, id)
 	}
-	for _, id := range sortedKeys(extract) {
+	roots := sortedKeys(extract)
+	roots = append(roots, declOnly...)
+	for _, id := range roots {
 		if mark[id] == unvisited {
 			if _, ok := c.pkgs[id]; ok {
 				visit(id)

@@ -1,34 +1,27 @@
 package extract
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"go/types"
 	"sort"
+	"strings"
 
 	"golang.org/x/tools/go/packages"
 
 	"github.com/cos-dev/cos/graph"
 )
 
-// implCandidates are the interfaces the named types of one package are
-// tested against for implements edges:
-//
-//   - the tree's interfaces declared in the package itself and in every
-//     package of the tree it imports, directly or not — an interface the
-//     package cannot see is left out, so a re-index of a package gives the
-//     same edges whatever else changed;
-//   - the exported interfaces of the packages outside the tree it imports
-//     directly (io.Reader where io is imported), and error.
-//
-// Empty interfaces, generic interfaces and constraint interfaces are never
-// candidates.
-type implCandidates struct {
-	list []implIface
-	// byFirst indexes list by the name of each interface's first method
-	// (methods are sorted by name), the cheap filter before
-	// types.Implements.
-	byFirst map[string][]int
+// implJob is one named type whose implements edges are computed once every
+// package of the tree is checked: they need the whole tree's interfaces.
+type implJob struct {
+	path string // repo-relative file declaring the type
+	uid  string // its code:class: uid
+	tn   *types.TypeName
+	pkg  *packages.Package // the package it was extracted from
 }
 
+// implIface is one candidate interface.
 type implIface struct {
 	iface  *types.Interface
 	names  []string // method names, sorted
@@ -37,131 +30,182 @@ type implIface struct {
 	stub   string
 }
 
-// candidates computes the implCandidates of a checked package.
-func (x *typedExtractor) candidates(cp *checkedPackage) *implCandidates {
-	c := &implCandidates{byFirst: map[string][]int{}}
-	seenIface := map[*types.TypeName]bool{}
-	add := func(tn *types.TypeName) {
-		if seenIface[tn] {
-			return
-		}
-		seenIface[tn] = true
-		it, ok := tn.Type().Underlying().(*types.Interface)
-		if !ok || it.NumMethods() == 0 || !it.IsMethodSet() {
-			return
-		}
-		uid, in, stub := x.typeTarget(tn)
-		if tn.Pkg() == nil {
-			uid, stub = externalUID(tn.Name()), tn.Name() // error
-		}
-		ii := implIface{iface: it, uid: uid, inTree: in, stub: stub}
-		for i := range it.NumMethods() {
-			ii.names = append(ii.names, it.Method(i).Name())
-		}
-		sort.Strings(ii.names)
-		c.byFirst[ii.names[0]] = append(c.byFirst[ii.names[0]], len(c.list))
-		c.list = append(c.list, ii)
+// implCandidates are interfaces indexed for the implements test.
+type implCandidates struct {
+	list []implIface
+	// byFirst indexes list by the name of each interface's first method
+	// (sorted by name), the cheap filter before types.Implements.
+	byFirst map[string][]int
+	seen    map[*types.TypeName]bool
+}
+
+func newImplCandidates() *implCandidates {
+	return &implCandidates{byFirst: map[string][]int{}, seen: map[*types.TypeName]bool{}}
+}
+
+// add makes tn a candidate when it is a named, non-generic interface with
+// at least one method that is not a constraint.
+func (c *implCandidates) add(x *typedExtractor, tn *types.TypeName) {
+	if c.seen[tn] {
+		return
 	}
-	for _, tn := range x.interfacesOf(cp.types) {
-		add(tn)
+	c.seen[tn] = true
+	it, ok := tn.Type().Underlying().(*types.Interface)
+	if !ok || it.NumMethods() == 0 || !it.IsMethodSet() {
+		return
 	}
-	seen := map[string]bool{cp.pkg.ID: true}
-	var walk func(p *packages.Package, direct bool)
-	walk = func(p *packages.Package, direct bool) {
-		for _, path := range sortedKeys(p.Imports) {
-			d := p.Imports[path]
-			if seen[d.ID] {
+	if named, ok := tn.Type().(*types.Named); ok && named.TypeParams().Len() > 0 {
+		return
+	}
+	uid, in, stub := x.typeTarget(tn)
+	if tn.Pkg() == nil {
+		uid, stub = externalUID(tn.Name()), tn.Name() // error
+	}
+	if uid == "" {
+		return
+	}
+	ii := implIface{iface: it, uid: uid, inTree: in, stub: stub}
+	for i := range it.NumMethods() {
+		ii.names = append(ii.names, it.Method(i).Name())
+	}
+	sort.Strings(ii.names)
+	c.byFirst[ii.names[0]] = append(c.byFirst[ii.names[0]], len(c.list))
+	c.list = append(c.list, ii)
+}
+
+// treeInterfaces returns the candidates every type of the tree is tested
+// against — the interfaces declared in the tree's packages (their plain,
+// non-test variants) — and a digest of their method sets: when it changes,
+// every implements edge of the tree may change.
+func (x *typedExtractor) treeInterfaces(plainIDs []string) (*implCandidates, string) {
+	c := newImplCandidates()
+	h := sha256.New()
+	for _, id := range plainIDs {
+		tp := x.typesOf(id)
+		if tp == nil {
+			continue
+		}
+		for _, tn := range x.interfacesOf(tp) {
+			n := len(c.list)
+			c.add(x, tn)
+			if len(c.list) == n {
 				continue
 			}
-			seen[d.ID] = true
-			tp := x.typesOf(d.ID)
-			if tp == nil {
-				continue
+			h.Write([]byte(c.list[n].uid))
+			it := c.list[n].iface
+			for i := range it.NumMethods() {
+				m := it.Method(i)
+				h.Write([]byte{0})
+				h.Write([]byte(m.Name()))
+				h.Write([]byte(types.TypeString(m.Type(), func(p *types.Package) string { return p.Path() })))
 			}
-			if x.inTreePath[d.PkgPath] {
-				for _, tn := range x.interfacesOf(tp) {
-					add(tn)
+			h.Write([]byte{'\n'})
+		}
+	}
+	return c, hex.EncodeToString(h.Sum(nil))
+}
+
+// outsideInterfaces returns the exported interfaces of the packages outside
+// the tree that p imports directly, and error.
+func (x *typedExtractor) outsideInterfaces(p *packages.Package) *implCandidates {
+	c := newImplCandidates()
+	for _, path := range sortedKeys(p.Imports) {
+		d := p.Imports[path]
+		if x.inTreePath[d.PkgPath] {
+			continue
+		}
+		if tp := x.typesOf(d.ID); tp != nil {
+			for _, tn := range x.interfacesOf(tp) {
+				if tn.Exported() {
+					c.add(x, tn)
 				}
-				walk(d, false)
-				continue
-			}
-			if direct {
-				for _, tn := range x.interfacesOf(tp) {
-					if tn.Exported() {
-						add(tn)
-					}
-				}
 			}
 		}
 	}
-	walk(cp.pkg, true)
 	if tn, ok := types.Universe.Lookup("error").(*types.TypeName); ok {
-		add(tn)
+		c.add(x, tn)
 	}
 	return c
 }
 
-// implements adds an implements edge from the named type tn (uid) to every
-// candidate interface it satisfies, with the method set that does.
-func (fx *typedFileExtraction) implements(uid string, tn *types.TypeName) {
+// implementsEdges returns the implements edges from the named type tn
+// (uid) to every interface of the candidate sets it satisfies, with the
+// method set that does, and the stub nodes of outside interfaces.
+func implementsEdges(uid string, tn *types.TypeName, line int, sets ...*implCandidates) ([]graph.Edge, []graph.Node) {
 	named, ok := tn.Type().(*types.Named)
 	if !ok || tn.IsAlias() || named.TypeParams().Len() > 0 {
-		return
+		return nil, nil
 	}
 	if _, isIface := named.Underlying().(*types.Interface); isIface {
-		return
+		return nil, nil
 	}
-	c := fx.cands()
 	ptr := types.NewPointer(named)
 	ms := types.NewMethodSet(ptr)
 	if ms.Len() == 0 {
-		return
+		return nil, nil
 	}
 	has := make(map[string]bool, ms.Len())
 	for i := range ms.Len() {
 		has[ms.At(i).Obj().Name()] = true
 	}
-	var hits []int
-	for name := range has {
-		hits = append(hits, c.byFirst[name]...)
-	}
-	sort.Ints(hits)
-	line := fx.line(tn.Pos())
-	for _, i := range hits {
-		ii := c.list[i]
-		all := true
-		for _, n := range ii.names {
-			if !has[n] {
-				all = false
-				break
+	var edges []graph.Edge
+	var nodes []graph.Node
+	seen := map[string]bool{}
+	for _, c := range sets {
+		var hits []int
+		for name := range has {
+			hits = append(hits, c.byFirst[name]...)
+		}
+		sort.Ints(hits)
+		for _, i := range hits {
+			ii := c.list[i]
+			if ii.uid == uid || seen[ii.uid] {
+				continue
 			}
-		}
-		if !all {
-			continue
-		}
-		set := ""
-		switch {
-		case types.Implements(named, ii.iface):
-			set = graph.MethodSetValue
-		case types.Implements(ptr, ii.iface):
-			set = graph.MethodSetPointer
-		default:
-			continue
-		}
-		if ii.uid == uid {
-			continue
-		}
-		if !ii.inTree {
-			fx.stubNode(ii.uid, ii.stub)
-		}
-		if j := fx.edge(uid, ii.uid, graph.EdgeImplements, line); j >= 0 {
-			fx.edges[j].Metadata = map[string]any{graph.MetaMethodSet: set}
+			all := true
+			for _, n := range ii.names {
+				if !has[n] {
+					all = false
+					break
+				}
+			}
+			if !all {
+				continue
+			}
+			set := ""
+			switch {
+			case types.Implements(named, ii.iface):
+				set = graph.MethodSetValue
+			case types.Implements(ptr, ii.iface):
+				set = graph.MethodSetPointer
+			default:
+				continue
+			}
+			seen[ii.uid] = true
+			if !ii.inTree {
+				nodes = append(nodes, graph.Node{UID: ii.uid, Kind: graph.KindExternal, Label: cleanString(ii.stub), Extractor: ExtractorGo, Metadata: map[string]any{"stub": true}})
+			}
+			edges = append(edges, graph.Edge{Source: uid, Target: ii.uid, Type: graph.EdgeImplements, Extractor: ExtractorGo, Line: line,
+				Metadata: map[string]any{graph.MetaMethodSet: set}})
 		}
 	}
+	sort.Slice(edges, func(i, j int) bool { return edges[i].Target < edges[j].Target })
+	return edges, nodes
 }
 
-// cands returns the package's implements candidates, computed once.
-func (fx *typedFileExtraction) cands() *implCandidates {
-	fx.cp.candsOnce.Do(func() { fx.cp.cands = fx.x.candidates(fx.cp) })
-	return fx.cp.cands
+// plainTypeName returns the type of the same name in the plain variant of
+// a test package, so that a type declared in a non-test file is compared
+// with interfaces through the same types the rest of the tree sees.
+func (x *typedExtractor) plainTypeName(j implJob, plainOf map[string]string) *types.TypeName {
+	if j.pkg.ForTest == "" || strings.HasSuffix(j.path, "_test.go") {
+		return j.tn
+	}
+	tp := x.typesOf(plainOf[j.pkg.ID])
+	if tp == nil {
+		return j.tn
+	}
+	if tn, ok := tp.Scope().Lookup(j.tn.Name()).(*types.TypeName); ok {
+		return tn
+	}
+	return j.tn
 }

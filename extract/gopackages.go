@@ -306,3 +306,34 @@ func sameFiles(a, b *packages.Package) bool {
 	}
 	return true
 }
+
+// plainPackages returns the IDs of the tree's plain (non-test) packages,
+// sorted, and maps each test variant of a tree package to its plain
+// package's ID.
+func (g *goPackageGraph) plainPackages() ([]string, map[string]string) {
+	var plain []string
+	byFirst := map[string]string{} // first Go file → plain ID
+	for _, id := range sortedKeys(g.inTree) {
+		p := g.pkgs[id]
+		if p.ForTest == "" {
+			plain = append(plain, id)
+			if len(p.GoFiles) > 0 {
+				byFirst[p.GoFiles[0]] = id
+			}
+		}
+	}
+	plainOf := map[string]string{}
+	for id := range g.inTree {
+		p := g.pkgs[id]
+		if p.ForTest == "" {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			if pid, ok := byFirst[f]; ok && g.pkgs[pid].PkgPath == p.PkgPath {
+				plainOf[id] = pid
+				break
+			}
+		}
+	}
+	return plain, plainOf
+}

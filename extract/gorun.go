@@ -27,7 +27,9 @@ import (
 // edges, and its file node says so (graph.MetaExtraction, MetaFallback);
 // a file left out by build constraints, or in no package at all
 // (testdata), likewise.
-func (r *runner) typedGo(results map[string]*fileResult, present map[string]string, byPath map[string]entry, e *env, removed []string, modsChanged bool) error {
+func (r *runner) typedGo(results map[string]*fileResult, present map[string]string, byPath map[string]entry, e *env, removed []string, modsChanged, forceAll bool) (typedOutcome, error) {
+	var out typedOutcome
+	r.st.GoFilesTyped, r.st.GoFallback = 0, nil // a second pass counts anew
 	goFiles := map[string]string{}
 	var modDirs []string
 	for p := range present {
@@ -42,7 +44,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			modDirs = append(modDirs, d)
 		}
 	}
-	need := modsChanged && len(goFiles) > 0
+	need := (modsChanged || forceAll) && len(goFiles) > 0
 	for p := range results {
 		if extractorFor(p) == ExtractorGo {
 			need = true
@@ -54,7 +56,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 		}
 	}
 	if !need {
-		return nil
+		return out, nil
 	}
 	if !goAvailable() {
 		for p, fr := range results {
@@ -62,7 +64,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 				r.markSyntax(fr, graph.FallbackLoadError, "the go command is not installed")
 			}
 		}
-		return nil
+		return out, nil
 	}
 	sort.Strings(modDirs)
 	enclosing := ""
@@ -71,7 +73,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 	}
 	g, err := loadGoPackageGraph(r.ctx, r.root, goListRoots(r.root, modDirs, enclosing), goFiles)
 	if err != nil {
-		return err
+		return out, err
 	}
 	r.phase("go list")
 
@@ -105,7 +107,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			touch(pp)
 		}
 	}
-	if modsChanged {
+	if modsChanged || forceAll {
 		for _, o := range g.owner {
 			touch(o.PkgPath)
 		}
@@ -133,8 +135,9 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 	r.o.Logger.Debug("go packages to extract", "affected", len(affected), "files", len(want), "missing", len(missing))
 	sort.Slice(missing, func(i, j int) bool { return missing[i].Rel < missing[j].Rel })
 	if err := r.extractAll(missing, e, results, false); err != nil {
-		return err
+		return out, err
 	}
+	out.ran, out.all = true, len(want) == len(g.owner)
 
 	// Type-check and extract, package by package.
 	fset := token.NewFileSet()
@@ -142,6 +145,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 	typeErrs := map[string]string{}
 	loadErrs := map[string]bool{} // type errors caused by an import that failed
 	typed := map[string]bool{}
+	var jobs []implJob
 	var x *typedExtractor
 	chk := newGoChecker(fset, g.pkgs, r.o.Workers, func(cp *checkedPackage) {
 		if cp.typeErr != "" && !cp.cgo {
@@ -167,15 +171,40 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			}
 			fr.Nodes, fr.Edges, fr.Refs = tf.Nodes, tf.Edges, nil
 			typed[p] = true
+			jobs = append(jobs, tf.impl...)
 		}
 	})
 	x = newTypedExtractor(fset, g.rel, g, chk.typesOf)
-	n, err := chk.run(r.ctx, ids)
+	plainIDs, plainOf := g.plainPackages()
+	n, err := chk.run(r.ctx, ids, plainIDs)
 	if err != nil {
-		return err
+		return out, err
 	}
-	r.st.GoPackagesChecked = n
+	r.st.GoPackagesChecked += n
 	r.phase("go type-check and extract")
+
+	// implements, against the interfaces of the whole tree.
+	tree, digest := x.treeInterfaces(plainIDs)
+	out.interfaces = digest
+	outside := map[string]*implCandidates{}
+	sort.Slice(jobs, func(i, j int) bool {
+		if jobs[i].path != jobs[j].path {
+			return jobs[i].path < jobs[j].path
+		}
+		return jobs[i].uid < jobs[j].uid
+	})
+	for _, j := range jobs {
+		oc, ok := outside[j.pkg.ID]
+		if !ok {
+			oc = x.outsideInterfaces(j.pkg)
+			outside[j.pkg.ID] = oc
+		}
+		edges, nodes := implementsEdges(j.uid, x.plainTypeName(j, plainOf), fset.Position(j.tn.Pos()).Line, tree, oc)
+		fr := results[j.path]
+		fr.Edges = append(fr.Edges, edges...)
+		fr.Nodes = append(fr.Nodes, nodes...)
+	}
+	r.phase("go implements")
 
 	// Everything else keeps its syntax edges, and says why.
 	for p, fr := range results {
@@ -203,7 +232,16 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			r.markSyntax(fr, graph.FallbackNotInPackage, "")
 		}
 	}
-	return nil
+	return out, nil
+}
+
+// typedOutcome is what typedGo reports to Run.
+type typedOutcome struct {
+	// ran is set when packages were type-checked; all when every package
+	// of the tree was extracted.
+	ran, all bool
+	// interfaces is the digest of the tree's interfaces (treeInterfaces).
+	interfaces string
 }
 
 // markSyntax records on a Go file's nodes that its edges come from the

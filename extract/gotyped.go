@@ -21,6 +21,9 @@ import (
 type typedFile struct {
 	Nodes []graph.Node
 	Edges []graph.Edge
+	// impl are the file's named types, whose implements edges are added
+	// once the whole tree is checked.
+	impl []implJob
 }
 
 // typedExtractor turns checked packages into per-file nodes and edges. One
@@ -143,7 +146,7 @@ func (x *typedExtractor) extractPackage(cp *checkedPackage, want func(string) bo
 		}
 		fx := &typedFileExtraction{x: x, cp: cp, file: f, path: rp, fileUID: fileUID(rp), edgeAt: map[graph.EdgeKey]int{}, nodeAt: map[string]bool{}}
 		fx.extract()
-		out[rp] = &typedFile{Nodes: fx.nodes, Edges: fx.edges}
+		out[rp] = &typedFile{Nodes: fx.nodes, Edges: fx.edges, impl: fx.impl}
 	}
 	return out
 }
@@ -159,6 +162,7 @@ type typedFileExtraction struct {
 	nodeAt  map[string]bool
 	edges   []graph.Edge
 	edgeAt  map[graph.EdgeKey]int
+	impl    []implJob
 	// fileCounts are the dynamic and reflective calls of package-level
 	// initialisers, recorded on the file node.
 	fileCounts callCounts
@@ -359,7 +363,7 @@ func (fx *typedFileExtraction) genDecl(d *ast.GenDecl) {
 				}
 			}
 			if tn, ok := info.Defs[s.Name].(*types.TypeName); ok && !isIface {
-				fx.implements(uid, tn)
+				fx.impl = append(fx.impl, implJob{path: fx.path, uid: uid, tn: tn, pkg: fx.cp.pkg})
 			}
 			// Method sets and initialisers of types refer to nothing callable.
 		case *ast.ValueSpec:
