@@ -1,0 +1,3 @@
+module example.com/assertions
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/closures
+
+go 1.22

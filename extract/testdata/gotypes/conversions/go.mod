@@ -1,0 +1,3 @@
+module example.com/conversions
+
+go 1.22

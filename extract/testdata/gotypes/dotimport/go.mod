@@ -1,0 +1,3 @@
+module example.com/dotimport
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/embedding
+
+go 1.22

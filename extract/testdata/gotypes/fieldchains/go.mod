@@ -1,0 +1,3 @@
+module example.com/fieldchains
+
+go 1.22

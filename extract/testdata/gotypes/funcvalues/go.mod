@@ -1,0 +1,3 @@
+module example.com/funcvalues
+
+go 1.22

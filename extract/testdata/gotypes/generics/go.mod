@@ -1,0 +1,3 @@
+module example.com/generics
+
+go 1.22

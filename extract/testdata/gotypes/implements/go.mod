@@ -1,0 +1,3 @@
+module example.com/implements
+
+go 1.22

@@ -1,0 +1,4 @@
+package p
+
+// H stays in b.go.
+func H() int { return 3 }

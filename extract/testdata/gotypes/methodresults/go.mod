@@ -1,0 +1,3 @@
+module example.com/methodresults
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/methodvalues
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/pkgvars
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/rangevars
+
+go 1.22

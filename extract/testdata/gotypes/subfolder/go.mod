@@ -1,0 +1,3 @@
+module example.com/subfolder
+
+go 1.22

@@ -1,0 +1,4 @@
+package calc
+
+// Internal exports internal to the external test package.
+func Internal() int { return internal() }

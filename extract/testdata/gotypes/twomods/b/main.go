@@ -1,0 +1,11 @@
+// Command b imports the util package of its own module, also
+// example.com/m.
+package main
+
+import "example.com/m/util"
+
+func main() {
+	util.Do()
+	util.New().Close()
+	util.Extra()
+}
