@@ -51,6 +51,10 @@ type declRecord struct {
 	// that a dependent re-extracted to the same payload is not emitted
 	// again.
 	Payload string
+	// Impl are the file's implements edges, ImplKnown whether they were
+	// computed (a file of a package that did not type-check has none).
+	Impl      []implRecord
+	ImplKnown bool
 }
 
 // declCache is the content of declCacheFile.
@@ -61,16 +65,29 @@ type declCache struct {
 	// Interfaces is the digest of the tree's Go interfaces when the graph
 	// was last extracted (see treeInterfaces).
 	Interfaces string
+	// Shapes maps each Go package of the tree (go list ID) to its
+	// shapeDigest when it was last extracted.
+	Shapes map[string]string
+}
+
+// implRecord is one cached implements edge of a file: reused when the
+// file's package is re-extracted without a change of shape.
+type implRecord struct {
+	Source, Target string
+	Line           int
+	MethodSet      string
+	// Stub is the label of the outside interface's stub node, "" in-tree.
+	Stub string
 }
 
 // record flattens d.
 func (d *decl) record() declRecord {
-	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Deps: d.Deps, Payload: d.payload}
+	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Deps: d.Deps, Payload: d.payload, Impl: d.impl, ImplKnown: d.implKnown}
 }
 
 // decl expands r.
 func (r declRecord) decl() *decl {
-	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Deps: r.Deps, payload: r.Payload}
+	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Deps: r.Deps, payload: r.Payload, impl: r.Impl, implKnown: r.ImplKnown}
 }
 
 func flatten(m map[string]string) string {

@@ -27,9 +27,7 @@ import (
 // edges, and its file node says so (graph.MetaExtraction, MetaFallback);
 // a file left out by build constraints, or in no package at all
 // (testdata), likewise.
-func (r *runner) typedGo(results map[string]*fileResult, present map[string]string, byPath map[string]entry, e *env, removed []string, modsChanged, forceAll bool) (typedOutcome, error) {
-	var out typedOutcome
-	r.st.GoFilesTyped, r.st.GoFallback = 0, nil // a second pass counts anew
+func (r *runner) typedGo(results map[string]*fileResult, present map[string]string, byPath map[string]entry, e *env, removed []string, modsChanged bool, dc *declCache) error {
 	goFiles := map[string]string{}
 	var modDirs []string
 	for p := range present {
@@ -44,7 +42,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			modDirs = append(modDirs, d)
 		}
 	}
-	need := (modsChanged || forceAll) && len(goFiles) > 0
+	need := modsChanged && len(goFiles) > 0
 	for p := range results {
 		if extractorFor(p) == ExtractorGo {
 			need = true
@@ -56,7 +54,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 		}
 	}
 	if !need {
-		return out, nil
+		return nil
 	}
 	if !goAvailable() {
 		for p, fr := range results {
@@ -64,7 +62,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 				r.markSyntax(fr, graph.FallbackLoadError, "the go command is not installed")
 			}
 		}
-		return out, nil
+		return nil
 	}
 	sort.Strings(modDirs)
 	enclosing := ""
@@ -73,15 +71,19 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 	}
 	g, err := loadGoPackageGraph(r.ctx, r.root, goListRoots(r.root, modDirs, enclosing), goFiles)
 	if err != nil {
-		return out, err
+		return err
 	}
 	r.phase("go list")
 
-	// The packages to extract: those touched, and their importers.
-	byDir := map[string][]string{}
+	tr := &typedRun{r: r, g: g, results: results, byPath: byPath, e: e, fset: token.NewFileSet(),
+		typed: map[string]bool{}, typeErrs: map[string]string{}, loadErrs: map[string]bool{}, shapes: map[string]string{}}
+	tr.plainIDs, tr.plainOf = g.plainPackages()
 	importers := map[string][]string{}
+	byDir := map[string][]string{}
+	allPaths := map[string]bool{}
 	for id, files := range g.inTree {
 		p := g.pkgs[id]
+		allPaths[p.PkgPath] = true
 		for _, f := range files {
 			byDir[path.Dir(f)] = append(byDir[path.Dir(f)], p.PkgPath)
 		}
@@ -89,139 +91,107 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			importers[d.PkgPath] = append(importers[d.PkgPath], p.PkgPath)
 		}
 	}
-	affected := map[string]bool{}
-	var queue []string
-	touch := func(pp string) {
-		if !affected[pp] {
-			affected[pp] = true
-			queue = append(queue, pp)
-		}
-	}
+
+	// The seeds: packages holding a changed, re-extracted or removed file.
+	seeds := map[string]bool{}
 	for p := range results {
 		if o := g.owner[p]; o != nil {
-			touch(o.PkgPath)
+			seeds[o.PkgPath] = true
 		}
 	}
 	for _, p := range removed {
 		for _, pp := range byDir[path.Dir(p)] {
-			touch(pp)
+			seeds[pp] = true
 		}
 	}
-	if modsChanged || forceAll {
-		for _, o := range g.owner {
-			touch(o.PkgPath)
-		}
+	full := modsChanged || dc.Shapes == nil || dc.Interfaces == ""
+	if full {
+		seeds = allPaths
 	}
-	for len(queue) > 0 {
-		pp := queue[0]
-		queue = queue[1:]
-		for _, imp := range importers[pp] {
-			touch(imp)
-		}
+	// Pass 1: the seeds alone, their imports without bodies. When no
+	// seed's shape (what an importer can see of it) changed, no other
+	// file's edges can change, and the seeds' implements edges are the
+	// ones cached.
+	if err := tr.pass(seeds, full); err != nil {
+		return err
 	}
-	want := map[string]bool{}
-	ids := map[string]bool{}
-	var missing []entry
-	for p, o := range g.owner {
-		if !affected[o.PkgPath] {
-			continue
+	if !full {
+		var changed []string
+		for id, d := range tr.shapes {
+			if dc.Shapes[id] != d {
+				changed = append(changed, g.pkgs[id].PkgPath)
+			}
 		}
-		want[p] = true
-		ids[o.ID] = true
-		if _, ok := results[p]; !ok {
-			missing = append(missing, byPath[p])
-		}
-	}
-	r.o.Logger.Debug("go packages to extract", "affected", len(affected), "files", len(want), "missing", len(missing))
-	sort.Slice(missing, func(i, j int) bool { return missing[i].Rel < missing[j].Rel })
-	if err := r.extractAll(missing, e, results, false); err != nil {
-		return out, err
-	}
-	out.ran, out.all = true, len(want) == len(g.owner)
-
-	// Type-check and extract, package by package.
-	fset := token.NewFileSet()
-	var mu sync.Mutex // guards results' values and typeErrs
-	typeErrs := map[string]string{}
-	loadErrs := map[string]bool{} // type errors caused by an import that failed
-	typed := map[string]bool{}
-	var jobs []implJob
-	var x *typedExtractor
-	chk := newGoChecker(fset, g.pkgs, r.o.Workers, func(cp *checkedPackage) {
-		if cp.typeErr != "" && !cp.cgo {
-			mu.Lock()
-			defer mu.Unlock()
-			for _, name := range cp.pkg.GoFiles {
-				if p, ok := g.rel.of(name); ok && g.owner[p] == cp.pkg {
-					typeErrs[p] = cp.typeErr
-					if cp.importErr {
-						loadErrs[p] = true
-					}
+		if len(changed) == 0 && tr.reuseImpl(dc) {
+			r.o.Logger.Debug("go: no package's shape changed", "seeds", len(seeds))
+		} else {
+			// Pass 2: the seeds and every package importing one whose
+			// shape changed, transitively, with the whole tree's
+			// interfaces for implements.
+			set := map[string]bool{}
+			var queue []string
+			touch := func(pp string) {
+				if !set[pp] {
+					set[pp] = true
+					queue = append(queue, pp)
 				}
 			}
-			return
-		}
-		out := x.extractPackage(cp, func(p string) bool { return want[p] })
-		mu.Lock()
-		defer mu.Unlock()
-		for p, tf := range out {
-			fr := results[p]
-			if fr == nil {
-				continue // unreadable a moment ago: recorded as failed
+			for pp := range seeds {
+				set[pp] = true
 			}
-			fr.Nodes, fr.Edges, fr.Refs = tf.Nodes, tf.Edges, nil
-			typed[p] = true
-			jobs = append(jobs, tf.impl...)
+			queue = append(queue, changed...)
+			for len(queue) > 0 {
+				pp := queue[0]
+				queue = queue[1:]
+				for _, imp := range importers[pp] {
+					touch(imp)
+				}
+			}
+			r.o.Logger.Debug("go: shapes changed", "packages", len(changed), "extracting", len(set))
+			if err := tr.pass(set, true); err != nil {
+				return err
+			}
+			if tr.interfaces != dc.Interfaces && len(set) < len(allPaths) {
+				// An interface of the tree changed: any type of the tree
+				// may have gained or lost an implements edge.
+				r.o.Logger.Debug("go: the tree's interfaces changed: every package is extracted again")
+				if err := tr.pass(allPaths, true); err != nil {
+					return err
+				}
+			}
 		}
-	})
-	x = newTypedExtractor(fset, g.rel, g, chk.typesOf)
-	plainIDs, plainOf := g.plainPackages()
-	n, err := chk.run(r.ctx, ids, plainIDs)
-	if err != nil {
-		return out, err
 	}
-	r.st.GoPackagesChecked += n
-	r.phase("go type-check and extract")
-
-	// implements, against the interfaces of the whole tree.
-	tree, digest := x.treeInterfaces(plainIDs)
-	out.interfaces = digest
-	outside := map[string]*implCandidates{}
-	sort.Slice(jobs, func(i, j int) bool {
-		if jobs[i].path != jobs[j].path {
-			return jobs[i].path < jobs[j].path
-		}
-		return jobs[i].uid < jobs[j].uid
-	})
-	for _, j := range jobs {
-		oc, ok := outside[j.pkg.ID]
-		if !ok {
-			oc = x.outsideInterfaces(j.pkg)
-			outside[j.pkg.ID] = oc
-		}
-		edges, nodes := implementsEdges(j.uid, x.plainTypeName(j, plainOf), fset.Position(j.tn.Pos()).Line, tree, oc)
-		fr := results[j.path]
-		fr.Edges = append(fr.Edges, edges...)
-		fr.Nodes = append(fr.Nodes, nodes...)
+	if dc.Shapes == nil || full {
+		dc.Shapes = map[string]string{}
 	}
-	r.phase("go implements")
+	for id, d := range tr.shapes {
+		dc.Shapes[id] = d
+	}
+	for id := range dc.Shapes {
+		if _, ok := g.inTree[id]; !ok {
+			delete(dc.Shapes, id)
+		}
+	}
+	if tr.interfaces != "" {
+		dc.Interfaces = tr.interfaces
+	}
 
 	// Everything else keeps its syntax edges, and says why.
 	for p, fr := range results {
 		if extractorFor(p) != ExtractorGo {
 			continue
 		}
-		if typed[p] {
+		if tr.typed[p] {
 			r.st.GoFilesTyped++
 			continue
 		}
 		switch {
 		case g.failed[p] != "":
 			r.markSyntax(fr, graph.FallbackLoadError, g.failed[p])
-		case loadErrs[p]:
-			r.markSyntax(fr, graph.FallbackLoadError, typeErrs[p])
-		case typeErrs[p] != "":
-			r.markSyntax(fr, graph.FallbackTypeError, typeErrs[p])
+		case tr.loadErrs[p]:
+			r.markSyntax(fr, graph.FallbackLoadError, tr.typeErrs[p])
+		case tr.typeErrs[p] != "":
+			r.markSyntax(fr, graph.FallbackTypeError, tr.typeErrs[p])
 		case g.owner[p] != nil:
 			r.markSyntax(fr, graph.FallbackTypeError, "not type-checked")
 		case g.ignored[p] || g.listedDirs[path.Dir(p)]:
@@ -232,16 +202,188 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			r.markSyntax(fr, graph.FallbackNotInPackage, "")
 		}
 	}
-	return out, nil
+	return nil
 }
 
-// typedOutcome is what typedGo reports to Run.
-type typedOutcome struct {
-	// ran is set when packages were type-checked; all when every package
-	// of the tree was extracted.
-	ran, all bool
-	// interfaces is the digest of the tree's interfaces (treeInterfaces).
+// typedRun is the state of typedGo's passes.
+type typedRun struct {
+	r        *runner
+	g        *goPackageGraph
+	results  map[string]*fileResult
+	byPath   map[string]entry
+	e        *env
+	fset     *token.FileSet
+	plainIDs []string
+	plainOf  map[string]string
+
+	// mu guards the maps below and results' values while a pass runs.
+	mu       sync.Mutex
+	typed    map[string]bool   // files extracted with types
+	typeErrs map[string]string // files whose package did not type-check
+	loadErrs map[string]bool   // … because an import failed
+	shapes   map[string]string // package ID → shapeDigest, of the packages extracted
+	jobs     []implJob         // the last pass's named types
+	// interfaces is the digest of the tree's interfaces, once a pass saw
+	// the whole tree.
 	interfaces string
+}
+
+// pass type-checks and extracts the files of the packages whose import
+// paths are in set, with a checker of its own (types from two passes are
+// never mixed). With tree, every plain package of the tree is checked
+// too (without bodies), and the extracted types get their implements
+// edges against all of the tree's interfaces.
+func (tr *typedRun) pass(set map[string]bool, tree bool) error {
+	r, g := tr.r, tr.g
+	want := map[string]bool{}
+	ids := map[string]bool{}
+	var missing []entry
+	for p, o := range g.owner {
+		if !set[o.PkgPath] {
+			continue
+		}
+		want[p] = true
+		ids[o.ID] = true
+		if _, ok := tr.results[p]; !ok {
+			missing = append(missing, tr.byPath[p])
+		}
+	}
+	sort.Slice(missing, func(i, j int) bool { return missing[i].Rel < missing[j].Rel })
+	if err := r.extractAll(missing, tr.e, tr.results, false); err != nil {
+		return err
+	}
+	tr.jobs = nil
+	var x *typedExtractor
+	chk := newGoChecker(tr.fset, g.pkgs, r.o.Workers, func(cp *checkedPackage) {
+		if cp.typeErr != "" && !cp.cgo {
+			tr.mu.Lock()
+			defer tr.mu.Unlock()
+			for _, name := range cp.pkg.GoFiles {
+				if p, ok := g.rel.of(name); ok && g.owner[p] == cp.pkg {
+					tr.typeErrs[p] = cp.typeErr
+					tr.loadErrs[p] = cp.importErr
+				}
+			}
+			return
+		}
+		out := x.extractPackage(cp, func(p string) bool { return want[p] })
+		shape := x.shapeDigest(cp)
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		tr.shapes[cp.pkg.ID] = shape
+		for p, tf := range out {
+			fr := tr.results[p]
+			if fr == nil {
+				continue // unreadable a moment ago: recorded as failed
+			}
+			fr.Nodes, fr.Edges, fr.Refs = tf.Nodes, tf.Edges, nil
+			tr.typed[p] = true
+			delete(tr.typeErrs, p)
+			tr.jobs = append(tr.jobs, tf.impl...)
+			if fr.Decl != nil {
+				fr.Decl.impl, fr.Decl.implKnown = nil, false
+			}
+		}
+	})
+	x = newTypedExtractor(tr.fset, g.rel, g, chk.typesOf)
+	var declOnly []string
+	if tree {
+		declOnly = tr.plainIDs
+	}
+	n, err := chk.run(r.ctx, ids, declOnly)
+	if err != nil {
+		return err
+	}
+	r.st.GoPackagesChecked += n
+	r.phase("go type-check and extract")
+	if !tree {
+		return nil
+	}
+	treeSet, digest := x.treeInterfaces(tr.plainIDs)
+	tr.interfaces = digest
+	outside := map[string]*implCandidates{}
+	sort.Slice(tr.jobs, func(i, j int) bool {
+		if tr.jobs[i].path != tr.jobs[j].path {
+			return tr.jobs[i].path < tr.jobs[j].path
+		}
+		return tr.jobs[i].uid < tr.jobs[j].uid
+	})
+	for _, j := range tr.jobs {
+		oc, ok := outside[j.pkg.ID]
+		if !ok {
+			oc = x.outsideInterfaces(j.pkg)
+			outside[j.pkg.ID] = oc
+		}
+		edges, nodes := implementsEdges(j.uid, x.plainTypeName(j, tr.plainOf), tr.fset.Position(j.tn.Pos()).Line, treeSet, oc)
+		tr.addImpl(j.path, edges, nodes)
+	}
+	for p := range want {
+		if fr := tr.results[p]; fr != nil && fr.Decl != nil && tr.typed[p] {
+			fr.Decl.implKnown = true
+		}
+	}
+	r.phase("go implements")
+	return nil
+}
+
+// addImpl appends implements edges (and outside interfaces' stubs) to a
+// file's result and to its declarations record, for reuse.
+func (tr *typedRun) addImpl(p string, edges []graph.Edge, nodes []graph.Node) {
+	fr := tr.results[p]
+	if fr == nil {
+		return
+	}
+	fr.Edges = append(fr.Edges, edges...)
+	fr.Nodes = append(fr.Nodes, nodes...)
+	if fr.Decl == nil {
+		return
+	}
+	stubs := map[string]string{}
+	for _, n := range nodes {
+		stubs[n.UID] = n.Label
+	}
+	for _, e := range edges {
+		set, _ := e.Metadata[graph.MetaMethodSet].(string)
+		fr.Decl.impl = append(fr.Decl.impl, implRecord{Source: e.Source, Target: e.Target, Line: e.Line, MethodSet: set, Stub: stubs[e.Target]})
+	}
+}
+
+// reuseImpl gives the files of the last pass the implements edges cached
+// from the run that last extracted them; false (nothing changed) when one
+// of them has none cached.
+func (tr *typedRun) reuseImpl(dc *declCache) bool {
+	byFile := map[string]bool{}
+	for _, j := range tr.jobs {
+		byFile[j.path] = true
+	}
+	for p := range byFile {
+		if rec, ok := dc.Decls[p]; !ok || !rec.ImplKnown {
+			return false
+		}
+	}
+	for p, isTyped := range tr.typed {
+		fr := tr.results[p]
+		if !isTyped || fr == nil || fr.Decl == nil {
+			continue
+		}
+		rec := dc.Decls[p]
+		if !byFile[p] {
+			fr.Decl.implKnown = true // no named type: no implements edge
+			continue
+		}
+		var edges []graph.Edge
+		var nodes []graph.Node
+		for _, ir := range rec.Impl {
+			edges = append(edges, graph.Edge{Source: ir.Source, Target: ir.Target, Type: graph.EdgeImplements, Extractor: ExtractorGo, Line: ir.Line,
+				Metadata: map[string]any{graph.MetaMethodSet: ir.MethodSet}})
+			if ir.Stub != "" {
+				nodes = append(nodes, graph.Node{UID: ir.Target, Kind: graph.KindExternal, Label: ir.Stub, Extractor: ExtractorGo, Metadata: map[string]any{"stub": true}})
+			}
+		}
+		tr.addImpl(p, edges, nodes)
+		fr.Decl.implKnown = true
+	}
+	return true
 }
 
 // markSyntax records on a Go file's nodes that its edges come from the

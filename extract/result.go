@@ -75,6 +75,9 @@ type decl struct {
 	Deps []string
 	// payload is the payloadHash of the file's last emitted payload.
 	payload string
+	// impl and implKnown are a Go file's implements edges (implRecord).
+	impl      []implRecord
+	implKnown bool
 }
 
 // fileResult is what one extractor found in one file, before resolution.

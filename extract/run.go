@@ -318,21 +318,8 @@ func (r *runner) run() error {
 	r.phase("dependents")
 
 	// Phase 4b: Go packages touched, and their importers, type-checked.
-	typed, err := r.typedGo(results, present, byPath, e, removed, modsChanged, false)
-	if err != nil {
+	if err := r.typedGo(results, present, byPath, e, removed, modsChanged, dc); err != nil {
 		return err
-	}
-	if typed.ran && !typed.all && typed.interfaces != dc.Interfaces {
-		// An interface of the tree changed (or is not known from a
-		// cache): any type of the tree may have gained or lost an
-		// implements edge, so every package is extracted again.
-		r.o.Logger.Debug("the tree's interfaces changed: every Go package is extracted again")
-		if typed, err = r.typedGo(results, present, byPath, e, removed, modsChanged, true); err != nil {
-			return err
-		}
-	}
-	if typed.ran {
-		dc.Interfaces = typed.interfaces
 	}
 	reextracted := len(results) - len(changed)
 
