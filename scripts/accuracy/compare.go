@@ -64,6 +64,11 @@ type comparison struct {
 	// edge to the interface method and an implements edge from the
 	// concrete type to the interface.
 	Dispatch ratio `json:"dispatch"`
+	// DispatchMissed are the missing implements edges (Caller: the type,
+	// Callee: the interface) that block the most dispatch edges (Sites),
+	// most first; a missing calls edge to the interface method is already
+	// in the interface category.
+	DispatchMissed []edgeNote `json:"dispatch_missed,omitempty"`
 	// Unknown counts cos calls edges to a code:function: uid that no
 	// compiled file declares (a wrong guess, or a declaration left out of
 	// the build); UnknownNotes are the first ones. They count in "all".
@@ -169,13 +174,33 @@ func compare(or *oracle, g *cosGraph, top int) comparison {
 	}
 
 	hit := 0
+	blocked := map[pair]*edgeNote{}
 	for _, d := range or.Dispatch {
 		_, call := g.Calls[pair{d.Caller, d.Method}]
-		if call && g.Implements[pair{d.Type, d.Iface}] {
+		impl := pair{d.Type, d.Iface}
+		if call && g.Implements[impl] {
 			hit++
+			continue
+		}
+		if g.Implements[impl] {
+			continue
+		}
+		n := blocked[impl]
+		if n == nil {
+			n = &edgeNote{Caller: d.Type, Callee: d.Iface, Site: d.Site}
+			blocked[impl] = n
+		}
+		n.Sites++
+		if siteLess(d.Site, n.Site) {
+			n.Site = d.Site
 		}
 	}
 	cmp.Dispatch = newRatio(hit, len(or.Dispatch))
+	var notes []edgeNote
+	for _, n := range blocked {
+		notes = append(notes, *n)
+	}
+	cmp.DispatchMissed = topNotes(notes, top)
 	return cmp
 }
 

@@ -96,6 +96,12 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 			fmt.Fprintf(w, "- %s %s → %s\n", n.Site, shortUID(n.Caller), shortUID(n.Callee))
 		}
 	}
+	if len(c.DispatchMissed) > 0 {
+		fmt.Fprintf(w, "\n#### implements edges missing for interface dispatch (type → interface, dispatch edges blocked, first call site)\n\n")
+		for _, n := range c.DispatchMissed {
+			fmt.Fprintf(w, "- %s → %s (%s, e.g. %s)\n", shortUID(n.Caller), shortUID(n.Callee), plural(n.Sites, "edge"), n.Site)
+		}
+	}
 	if c.Unknown > 0 {
 		fmt.Fprintf(w, "\n#### cos edges to callees no compiled file declares: %d (in \"all\" only)\n\n", c.Unknown)
 		for _, n := range c.UnknownNotes {
@@ -159,8 +165,8 @@ func writeSummary(w io.Writer, rs []result) {
 		fmt.Fprintf(&head, " %s |", shortTitle(c))
 		rule.WriteString("---:|")
 	}
-	head.WriteString(" interface sites with edge | references recall | cos time | oracle time |")
-	rule.WriteString("---:|---:|---:|---:|")
+	head.WriteString(" interface sites with edge | references recall | dispatch (CHA) | cos time | oracle time |")
+	rule.WriteString("---:|---:|---:|---:|---:|")
 	fmt.Fprintln(w, head.String())
 	fmt.Fprintln(w, rule.String())
 	for _, r := range rs {
@@ -168,7 +174,7 @@ func writeSummary(w io.Writer, rs []result) {
 		for _, s := range r.Comparison.Scores {
 			fmt.Fprintf(w, " %s / %s |", pct(s.Precision), pct(s.Recall))
 		}
-		fmt.Fprintf(w, " %s | %s | %.1f s | %.1f s |\n", pct(r.Comparison.IfaceSitesInTree.Share), pct(r.Comparison.RefsRecall.Share), r.CosSeconds, r.OracleSeconds)
+		fmt.Fprintf(w, " %s | %s | %s | %.1f s | %.1f s |\n", pct(r.Comparison.IfaceSitesInTree.Share), pct(r.Comparison.RefsRecall.Share), pct(r.Comparison.Dispatch.Share), r.CosSeconds, r.OracleSeconds)
 	}
 }
 
