@@ -58,9 +58,9 @@ type goChecker struct {
 	// concurrent use.
 	onPackage func(*checkedPackage)
 
-	// mu guards state's map (each entry is written by its own goroutine
-	// before its done channel closes and only read after).
-	mu    sync.Mutex
+	// state is filled before any check starts; each entry's types is
+	// written by its own goroutine before its done channel closes and
+	// read only after.
 	state map[string]*checkState
 }
 

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -47,10 +48,10 @@ type goPackageGraph struct {
 	rel *relMapper
 }
 
-// goListRoot is one `go list` run: a folder and the pattern listed in it.
+// goListRoot is one `go list` run: a folder and the patterns listed in it.
 type goListRoot struct {
-	Dir     string // absolute folder go list runs in
-	Pattern string // "./..." or "./<sub>/..."
+	Dir      string   // absolute folder go list runs in
+	Patterns []string // "./...", "./<sub>/..." or single folders "./<sub>"
 }
 
 // goListRoots returns the go list runs that cover the Go files of the tree
@@ -66,7 +67,7 @@ func goListRoots(absRoot string, modDirs []string, enclosing string) []goListRoo
 		if d == "" {
 			hasRoot = true
 		}
-		roots = append(roots, goListRoot{Dir: filepath.Join(absRoot, filepath.FromSlash(d)), Pattern: "./..."})
+		roots = append(roots, goListRoot{Dir: filepath.Join(absRoot, filepath.FromSlash(d)), Patterns: []string{"./..."}})
 	}
 	if !hasRoot && enclosing != "" {
 		rel, err := filepath.Rel(enclosing, absRoot)
@@ -75,10 +76,52 @@ func goListRoots(absRoot string, modDirs []string, enclosing string) []goListRoo
 			if rel != "." {
 				p = "./" + filepath.ToSlash(rel) + "/..."
 			}
-			roots = append(roots, goListRoot{Dir: enclosing, Pattern: p})
+			roots = append(roots, goListRoot{Dir: enclosing, Patterns: []string{p}})
 		}
 	}
 	sort.Slice(roots, func(i, j int) bool { return roots[i].Dir < roots[j].Dir })
+	return roots
+}
+
+// narrowListRoots returns go list runs for the given repo-relative folders
+// alone (their packages, tests and dependencies), each listed from the
+// module that governs it: the deepest go.mod of the tree above it, else the
+// enclosing module.
+func narrowListRoots(absRoot string, modDirs []string, enclosing string, dirs []string) []goListRoot {
+	byDir := map[string][]string{}
+	for _, d := range dirs {
+		mod, found := "", false
+		for _, m := range modDirs {
+			if (m == "" || d == m || strings.HasPrefix(d, m+"/")) && (!found || len(m) > len(mod)) {
+				mod, found = m, true
+			}
+		}
+		var runDir, rel string
+		switch {
+		case found:
+			runDir = filepath.Join(absRoot, filepath.FromSlash(mod))
+			rel = strings.TrimPrefix(strings.TrimPrefix(d, mod), "/")
+		case enclosing != "":
+			r, err := filepath.Rel(enclosing, filepath.Join(absRoot, filepath.FromSlash(d)))
+			if err != nil || strings.HasPrefix(r, "..") {
+				continue
+			}
+			runDir, rel = enclosing, filepath.ToSlash(r)
+		default:
+			continue
+		}
+		p := "."
+		if rel != "" && rel != "." {
+			p = "./" + rel
+		}
+		byDir[runDir] = append(byDir[runDir], p)
+	}
+	var roots []goListRoot
+	for _, d := range sortedKeys(byDir) {
+		ps := byDir[d]
+		sort.Strings(ps)
+		roots = append(roots, goListRoot{Dir: d, Patterns: slices.Compact(ps)})
+	}
 	return roots
 }
 
@@ -142,7 +185,7 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			// the cache is a load error for the packages that need it.
 			Env: append(os.Environ(), "GOPROXY=off", "GOFLAGS="+goFlags()),
 		}
-		pkgs, err := packages.Load(cfg, r.Pattern)
+		pkgs, err := packages.Load(cfg, r.Patterns...)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

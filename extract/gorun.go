@@ -69,28 +69,57 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 	if len(modDirs) == 0 || modDirs[0] != "" {
 		enclosing, _ = enclosingModule(r.root)
 	}
-	g, err := loadGoPackageGraph(r.ctx, r.root, goListRoots(r.root, modDirs, enclosing), goFiles)
+	full := modsChanged || dc.Shapes == nil || dc.Interfaces == ""
+	listAll := func() (*goPackageGraph, error) {
+		g, err := loadGoPackageGraph(r.ctx, r.root, goListRoots(r.root, modDirs, enclosing), goFiles)
+		r.phase("go list")
+		return g, err
+	}
+	var g *goPackageGraph
+	var err error
+	if full {
+		g, err = listAll()
+	} else {
+		// The first pass needs the touched folders' packages only.
+		dirs := map[string]bool{}
+		for p := range results {
+			if extractorFor(p) == ExtractorGo {
+				dirs[dirOf(p)] = true
+			}
+		}
+		for _, p := range removed {
+			if extractorFor(p) == ExtractorGo {
+				dirs[dirOf(p)] = true
+			}
+		}
+		g, err = loadGoPackageGraph(r.ctx, r.root, narrowListRoots(r.root, modDirs, enclosing, sortedKeys(dirs)), goFiles)
+		r.phase("go list (touched folders)")
+	}
 	if err != nil {
 		return err
 	}
-	r.phase("go list")
 
-	tr := &typedRun{r: r, g: g, results: results, byPath: byPath, e: e, fset: token.NewFileSet(),
+	tr := &typedRun{r: r, results: results, byPath: byPath, e: e, fset: token.NewFileSet(),
 		typed: map[string]bool{}, typeErrs: map[string]string{}, loadErrs: map[string]bool{}, shapes: map[string]string{}}
-	tr.plainIDs, tr.plainOf = g.plainPackages()
-	importers := map[string][]string{}
-	byDir := map[string][]string{}
-	allPaths := map[string]bool{}
-	for id, files := range g.inTree {
-		p := g.pkgs[id]
-		allPaths[p.PkgPath] = true
-		for _, f := range files {
-			byDir[path.Dir(f)] = append(byDir[path.Dir(f)], p.PkgPath)
-		}
-		for _, d := range p.Imports {
-			importers[d.PkgPath] = append(importers[d.PkgPath], p.PkgPath)
+	var importers, byDir map[string][]string
+	var allPaths map[string]bool
+	useGraph := func(ng *goPackageGraph) {
+		g = ng
+		tr.g = g
+		tr.plainIDs, tr.plainOf = g.plainPackages()
+		importers, byDir, allPaths = map[string][]string{}, map[string][]string{}, map[string]bool{}
+		for id, files := range g.inTree {
+			p := g.pkgs[id]
+			allPaths[p.PkgPath] = true
+			for _, f := range files {
+				byDir[path.Dir(f)] = append(byDir[path.Dir(f)], p.PkgPath)
+			}
+			for _, d := range p.Imports {
+				importers[d.PkgPath] = append(importers[d.PkgPath], p.PkgPath)
+			}
 		}
 	}
+	useGraph(g)
 
 	// The seeds: packages holding a changed, re-extracted or removed file.
 	seeds := map[string]bool{}
@@ -104,7 +133,6 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			seeds[pp] = true
 		}
 	}
-	full := modsChanged || dc.Shapes == nil || dc.Interfaces == ""
 	if full {
 		seeds = allPaths
 	}
@@ -128,6 +156,11 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 			// Pass 2: the seeds and every package importing one whose
 			// shape changed, transitively, with the whole tree's
 			// interfaces for implements.
+			ng, err := listAll()
+			if err != nil {
+				return err
+			}
+			useGraph(ng)
 			set := map[string]bool{}
 			var queue []string
 			touch := func(pp string) {
@@ -437,4 +470,13 @@ func cloneMeta(m map[string]any) map[string]any {
 func buildMatches(abs string) bool {
 	ok, err := build.Default.MatchFile(filepath.Dir(abs), filepath.Base(abs))
 	return err != nil || ok
+}
+
+// dirOf is path.Dir with "" for the root.
+func dirOf(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return ""
+	}
+	return d
 }

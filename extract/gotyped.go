@@ -7,7 +7,6 @@ import (
 	"path"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"golang.org/x/tools/go/types/typeutil"
@@ -558,6 +557,3 @@ func (x *typedExtractor) interfacesOf(tp *types.Package) []*types.TypeName {
 	x.ifaces[tp] = l
 	return l
 }
-
-// isTestFile reports whether a repo-relative Go path is a test file.
-func isTestFile(p string) bool { return strings.HasSuffix(p, "_test.go") }
