@@ -14,14 +14,15 @@
 #   --json FILE    also write the raw numbers to FILE
 #   --only NAMES   comma-separated targets: net/http, encoding/json (both runs),
 #                  "encoding/json (jsonv2)", go/types, cobra
-#   --export-deps  oracle: dependencies from export data instead of source (faster, same edges)
+#   --export-deps  oracle: dependencies from export data instead of source (about 3x
+#                  faster, the same calls edges; the CHA dispatch row can differ slightly)
 #   DIR...         measure these folders instead (--env sets variables for both sides)
 # It builds the extractor of the working tree as it is (uncommitted edits of
 # extract/ included). Needs Go, and network access for cobra (or a module
 # cache that has it). Takes a few minutes.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-case "${1:-}" in -h|--help) sed -n '2,22p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 command -v go >/dev/null || { echo "accuracy.sh: go is not on PATH (Go 1.26 is needed)" >&2; exit 1; }
 bin=$(mktemp -d "${TMPDIR:-/tmp}/cos-accuracy.XXXXXX")
 trap 'rm -rf "$bin"' EXIT
