@@ -76,6 +76,8 @@ type runner struct {
 
 	total int
 	last  time.Time // end of the previous phase, for phase()
+	// emitTime is the time spent in emit, for Stats.Phases.
+	emitTime time.Duration
 }
 
 func (r *runner) progress(n int) {
@@ -441,8 +443,25 @@ func (r *runner) readFile(abs string) ([]byte, error) {
 // phase logs how long the phase that just ended took, at debug level.
 func (r *runner) phase(name string) {
 	now := time.Now()
-	r.o.Logger.Debug("extract phase", "phase", name, "ms", now.Sub(r.last).Milliseconds())
+	d := now.Sub(r.last)
+	r.o.Logger.Debug("extract phase", "phase", name, "ms", d.Milliseconds())
 	r.last = now
+	if name == "resolve and emit" {
+		d -= r.emitTime // reported as its own phase
+		r.addPhase("emit (appending to the log)", r.emitTime)
+	}
+	r.addPhase(name, d)
+}
+
+// addPhase adds d to the named phase of Stats.Phases.
+func (r *runner) addPhase(name string, d time.Duration) {
+	for i := range r.st.Phases {
+		if r.st.Phases[i].Name == name {
+			r.st.Phases[i].Seconds += d.Seconds()
+			return
+		}
+	}
+	r.st.Phases = append(r.st.Phases, Phase{Name: name, Seconds: d.Seconds()})
 }
 
 func (r *runner) send(batch []graph.FileExtracted, removed []string) error {
@@ -450,7 +469,10 @@ func (r *runner) send(batch []graph.FileExtracted, removed []string) error {
 		return nil
 	}
 	r.st.Batches++
-	if err := r.emit(batch, removed); err != nil {
+	start := time.Now()
+	err := r.emit(batch, removed)
+	r.emitTime += time.Since(start)
+	if err != nil {
 		return fmt.Errorf("%w: %w", ErrEmit, err)
 	}
 	return nil

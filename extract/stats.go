@@ -49,9 +49,19 @@ type Stats struct {
 	// reason (graph.FallbackLoadError, FallbackTypeError,
 	// FallbackBuildExcluded, FallbackNotInPackage).
 	GoFallback map[string]int `json:"go_fallback,omitempty"`
+	// Phases is where the run's wall time went, in order: walk, hashing,
+	// extraction, go list, type-checking, implements, resolution, the
+	// time emit took (appending to the log), saving the cache.
+	Phases []Phase `json:"phases,omitempty"`
 	// Skipped and Failed list up to maxNotes files each, with the reason.
 	Skipped []FileNote `json:"skipped,omitempty"`
 	Failed  []FileNote `json:"failed,omitempty"`
+}
+
+// Phase is the wall time of one step of Run, summed when it repeats.
+type Phase struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
 }
 
 // Timing is how long one file's extraction took.

@@ -65,6 +65,8 @@ type IndexReport struct {
 	GoPackagesChecked int            `json:"go_packages_checked"`
 	GoFilesTyped      int            `json:"go_files_typed"`
 	GoFallback        map[string]int `json:"go_fallback,omitempty"`
+	// Phases is where the wall time of the extraction went (extract.Stats).
+	Phases []extract.Phase `json:"phases,omitempty"`
 	// FilesTrimmed counts payloads cut to fit the log's 1 MiB event limit
 	// (see trimPayload); TrimmedPaths names up to 20 of them.
 	FilesTrimmed int      `json:"files_trimmed"`
@@ -159,6 +161,7 @@ func (s *Server) Index(ctx context.Context, root string, progress func(done, tot
 	rep.FilesRemoved, rep.FilesFailed, rep.FilesSkipped = st.FilesRemoved, st.FilesFailed, st.FilesSkipped
 	rep.FilesWithParseErrors = st.FilesWithParseErrors
 	rep.GoPackagesChecked, rep.GoFilesTyped, rep.GoFallback = st.GoPackagesChecked, st.GoFilesTyped, st.GoFallback
+	rep.Phases = st.Phases
 	if st.Slowest != nil {
 		rep.Slowest = st.Slowest
 	}
