@@ -209,3 +209,30 @@ func (x *typedExtractor) plainTypeName(j implJob, plainOf map[string]string) *ty
 	}
 	return j.tn
 }
+
+// variantInterfaces returns, for a test variant ("p [p.test]",
+// "p_test [p.test]"), the interfaces of the variant itself and of the
+// tree's packages it imports, directly or not, as compiled for that test:
+// a type declared in a test file is a type of the variant, and only those
+// interfaces mention the variant's types in their methods.
+func (x *typedExtractor) variantInterfaces(p *packages.Package) *implCandidates {
+	c := newImplCandidates()
+	seen := map[string]bool{}
+	var walk func(p *packages.Package)
+	walk = func(p *packages.Package) {
+		if seen[p.ID] || !x.inTreePath[p.PkgPath] && p.ForTest == "" {
+			return
+		}
+		seen[p.ID] = true
+		if tp := x.typesOf(p.ID); tp != nil {
+			for _, tn := range x.interfacesOf(tp) {
+				c.add(x, tn)
+			}
+		}
+		for _, path := range sortedKeys(p.Imports) {
+			walk(p.Imports[path])
+		}
+	}
+	walk(p)
+	return c
+}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/cos-dev/cos/graph"
@@ -335,6 +336,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 	treeSet, digest := x.treeInterfaces(tr.plainIDs)
 	tr.interfaces = digest
 	outside := map[string]*implCandidates{}
+	variant := map[string]*implCandidates{} // by test variant ID
 	sort.Slice(tr.jobs, func(i, j int) bool {
 		if tr.jobs[i].path != tr.jobs[j].path {
 			return tr.jobs[i].path < tr.jobs[j].path
@@ -347,7 +349,16 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 			oc = x.outsideInterfaces(j.pkg)
 			outside[j.pkg.ID] = oc
 		}
-		edges, nodes := implementsEdges(j.uid, x.plainTypeName(j, tr.plainOf), tr.fset.Position(j.tn.Pos()).Line, treeSet, oc)
+		sets := []*implCandidates{treeSet, oc}
+		if j.pkg.ForTest != "" && strings.HasSuffix(j.path, "_test.go") {
+			vc, ok := variant[j.pkg.ID]
+			if !ok {
+				vc = x.variantInterfaces(j.pkg)
+				variant[j.pkg.ID] = vc
+			}
+			sets = append(sets, vc)
+		}
+		edges, nodes := implementsEdges(j.uid, x.plainTypeName(j, tr.plainOf), tr.fset.Position(j.tn.Pos()).Line, sets...)
 		tr.addImpl(j.path, edges, nodes)
 	}
 	for p := range want {

@@ -32,11 +32,17 @@
 // documents are persisted together; Checkpoint reads it back.
 //
 // Resolver: direct → path_prefix → fuzzy, reporting which one answered
-// (Resolution.ResolvedFrom = meta.resolved_from). Fuzzy answers only with a
-// unique exact name or a clear winner (score ≥ 1.5× the runner-up);
-// otherwise *AmbiguousError (E_AMBIGUOUS) with ranked candidates. Strict mode,
-// for mutations, never goes fuzzy: a miss is *NotFoundError (E_NOT_FOUND)
-// with suggestions that are never used as the answer.
+// (Resolution.ResolvedFrom = meta.resolved_from) and how the node matched
+// (the Match* kinds). Fuzzy answers only with a unique best exact name
+// (exact case over a bare name over other case) or a clear winner (score ≥
+// 1.5× the runner-up); otherwise *AmbiguousError (E_AMBIGUOUS) with ranked
+// candidates. A name never resolves to an external stub (the
+// code:external: node of unresolved calls) while an in-tree node matches it
+// as well, nor to a build-excluded node over an included one matching as
+// well. Strict mode, for mutations, never goes fuzzy: a miss is
+// *NotFoundError (E_NOT_FOUND) with suggestions that are never used as the
+// answer. Candidates lists every candidate in the resolver's order, for
+// cos_graph_resolve.
 //
 // # Caveats
 //

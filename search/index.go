@@ -80,11 +80,16 @@ type Candidate struct {
 	Kind  string `json:"kind"`
 	Label string `json:"label"`
 	Path  string `json:"path,omitempty"`
-	// Score is bleve's score, comparable between candidates of one Match.
+	// Score: from Index methods, bleve's score, comparable between
+	// candidates of one Match. From the Resolver (its candidates, errors
+	// and Candidates), the rank of the match (see the Match* constants)
+	// plus a fraction below 1 that orders within it: higher is better,
+	// comparable between the candidates of one query only.
 	Score float64 `json:"score"`
-	// Match is how the node matched: "exact", "whole", "words", "typos"
-	// (the tiers of query.go), "any_word" (Suggest only), or, from the
-	// resolver, "path" (path_prefix ambiguity) and "label" (NodesByLabel).
+	// Match is how the node matched. From Index methods, the tier of
+	// query.go: "exact", "whole", "words", "typos", or "any_word"
+	// (Suggest only). From the Resolver, one of the Match* kinds: "uid",
+	// "path", "exact", "bare_name", … (the Match* constants, best first).
 	Match string `json:"match"`
 }
 
@@ -325,15 +330,21 @@ func (ix *Index) Lookup(ctx context.Context, name string, limit int) ([]Candidat
 }
 
 // matchAnyWord is Candidate.Match of Suggest's widest net.
-const matchAnyWord = "any_word"
+const matchAnyWord = MatchAnyWord
 
 // searchTier runs one tier of query.go for q.
 func (ix *Index) searchTier(ctx context.Context, tier int, q string, kinds []string, limit int) ([]Candidate, error) {
+	return ix.searchTierExcept(ctx, tier, q, kinds, "", limit)
+}
+
+// searchTierExcept is searchTier without the nodes of kind except (none
+// left out when except is "").
+func (ix *Index) searchTierExcept(ctx context.Context, tier int, q string, kinds []string, except string, limit int) ([]Candidate, error) {
 	query := tierQuery(tier, q)
 	if query == nil {
 		return nil, nil
 	}
-	return ix.run(ctx, withKinds(query, kinds), limit, tierNames[tier])
+	return ix.run(ctx, withoutKind(withKinds(query, kinds), except), limit, tierNames[tier])
 }
 
 func clampLimit(limit int) int {

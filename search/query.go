@@ -179,6 +179,18 @@ func withKinds(q queryT, kinds []string) queryT {
 	return b
 }
 
+// withoutKind keeps the nodes of q whose kind is not kind (all of them when
+// kind is "").
+func withoutKind(q queryT, kind string) queryT {
+	if kind == "" {
+		return q
+	}
+	b := bleve.NewBooleanQuery()
+	b.AddMust(q)
+	b.AddMustNot(term(fieldKind, kind, 1))
+	return b
+}
+
 func term(field, t string, boost float64) query.Query {
 	q := bleve.NewTermQuery(t)
 	q.SetField(field)

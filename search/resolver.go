@@ -85,43 +85,69 @@ type Resolution struct {
 	Node graph.Node
 	// ResolvedFrom is ResolvedDirect, ResolvedPathPrefix or ResolvedFuzzy.
 	ResolvedFrom string
-	// ExactName is true when a fuzzy resolution came from the unique node
-	// whose label or bare name equals the raw string.
+	// Match is how Node matched, one of the Match* kinds: MatchUID for
+	// ResolvedDirect, MatchPath for ResolvedPathPrefix, a tier's kind for
+	// ResolvedFuzzy.
+	Match string
+	// ExactName is true when a fuzzy resolution came from the exact tier:
+	// a label or bare name equal to the raw string (MatchExact,
+	// MatchBareName, MatchExactCaseInsensitive) or, for a path, a path
+	// equal to it ignoring case.
 	ExactName bool
-	// Score is the index score of a fuzzy resolution, 0 otherwise.
+	// Score is the node's Candidate.Score for the raw string (> 0).
 	Score float64
 }
 
 // Resolver turns what an agent typed — a uid, a repo-relative path or a name —
 // into one node, following seed 003's resolution made uniform (DESIGN §4):
 //
-//  1. direct: the raw string is a uid of the graph.
+//  1. direct: the raw string is a uid of the graph (external stubs
+//     included: "code:external:net/http.Get" is that stub).
 //  2. path_prefix: one of seed 003's uid prefixes plus the raw string is a
 //     uid of the graph. "src/a.go" → code:file:src/a.go (doc:file: for
 //     Markdown), "src/" or "src" → folder:src, "a.go::Char.splice" →
 //     code:function:a.go::Char.splice, "README.md#intro" →
 //     doc:heading:README.md#intro:N, "react" → npm:package:react. A trailing
 //     slash means a folder only. More than one hit is *AmbiguousError.
-//  3. fuzzy (not in strict mode): the tiers of query.go in order, each tried
-//     for every query variant (the raw string without a uid prefix; for
-//     "<path>::<name>" the name and its last dotted segment; for a path also
-//     its base name). The first tier and variant with a candidate decides:
-//     a. exact tier — nodes whose label equals the string (NodesByLabel),
-//     or whose label or bare name equals it ignoring case (the index).
-//     Exactly one wins (splice → code:function:x.go::Char.splice); more is
-//     *AmbiguousError (util.go in two folders).
+//     A hit of kind external (code:external:, cos:hook:, cos:identifier:)
+//     counts only when no other hit and no exact-tier candidate (3a) is an
+//     in-tree node: "NewRequest" is code:function:request.go::NewRequest,
+//     not the stub code:external:NewRequest of its unresolved calls; with
+//     the stub alone it is the stub.
+//  3. fuzzy (not in strict mode): the tiers of query.go in order. A tier
+//     looks for the query variants (the raw string without a uid prefix;
+//     for "<path>::<name>" the name and its last dotted segment; for a path
+//     also its base name; the word tiers only the barest) in turn and keeps
+//     the in-tree candidates of the first variant finding any, then the
+//     external ones of the first variant finding any. The first tier with a
+//     candidate decides; within it external nodes rank below every in-tree
+//     node and only compete when no in-tree node is there, and a node with
+//     metadata build_excluded (a Go file the build leaves out, and its
+//     declarations) only competes when no included node of the same match
+//     level is there.
+//     a. exact tier, by level: MatchExact (label equal, case included) over
+//     MatchBareName (a bare name equal, case included) over
+//     MatchExactCaseInsensitive over MatchPathCaseInsensitive. Exactly one
+//     node at the best level wins (send → the node labelled "send", over
+//     "Client.send" and "Send"); more is *AmbiguousError (util.go in two
+//     folders).
 //     b. whole-label, words and typos tiers — the top candidate wins when it
-//     is the only one or its score is at least ClearWinnerRatio (1.5) times
-//     the runner-up's ("clearly wins"); otherwise *AmbiguousError with the
-//     ranked candidates.
+//     is the only one or its index score is at least ClearWinnerRatio (1.5)
+//     times the runner-up's ("clearly wins"); otherwise *AmbiguousError
+//     with the ranked candidates.
 //
-// Candidates from the index are confirmed through the NodeSource, so a view
-// at a past seq never answers with a node it does not hold (the index itself
-// is at the head). No match is *NotFoundError whose suggestions are the
-// candidates of the first tier that found any or, when none did, nodes
-// sharing a word with the raw string. Strict mode (ResolveStrict, for
-// mutations) runs the same tiers for suggestions only: it answers with
-// direct or path_prefix or not at all, never with a neighbour.
+// Candidates from the index are confirmed through the NodeSource, which also
+// gives their metadata, so a view at a past seq never answers with a node it
+// does not hold (the index itself is at the head). No match is
+// *NotFoundError whose suggestions are the candidates of the first tier
+// that found any or, when none did, nodes sharing a word with the raw
+// string. Strict mode (ResolveStrict, for mutations) runs the same tiers for
+// suggestions only: it answers with direct or path_prefix or not at all,
+// never with a neighbour; a stub path hit beside an in-tree node of the same
+// name is *AmbiguousError there, so a write never lands on the stub by name.
+//
+// Every candidate, error and Resolution carries its Match kind and a Score
+// ordering the candidates as the rules above do (Candidates lists them).
 //
 // A Resolver is safe for concurrent use.
 type Resolver struct {
@@ -166,69 +192,147 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 		return Resolution{}, &NotFoundError{Query: raw, Strict: strict}
 	}
 	if n, ok := r.src.Node(q); ok {
-		return Resolution{Node: n, ResolvedFrom: ResolvedDirect}, nil
+		c := newRanked(n, MatchUID, 0)
+		return Resolution{Node: n, ResolvedFrom: ResolvedDirect, Match: MatchUID, Score: c.Score}, nil
 	}
-	hits := r.pathPrefixHits(q)
-	switch len(hits) {
-	case 0:
-	case 1:
-		return Resolution{Node: hits[0], ResolvedFrom: ResolvedPathPrefix}, nil
-	default:
-		return Resolution{}, &AmbiguousError{Query: raw, Candidates: r.nodeCandidates(hits)}
+	hits := r.pathPrefixHits(q, nil)
+	if len(hits) > 0 && !hits[0].external {
+		// In-tree hits decide; stubs beside them are never the answer.
+		hits = slices.DeleteFunc(hits, func(c ranked) bool { return c.external })
+		if w, ok := r.pick(hits, true); ok {
+			return Resolution{Node: w.node, ResolvedFrom: ResolvedPathPrefix, Match: MatchPath, Score: w.Score}, nil
+		}
+		return Resolution{}, &AmbiguousError{Query: raw, Candidates: r.candidates(hits)}
 	}
 	variants := queryVariants(q)
-	tier, cands, err := r.firstTier(ctx, variants)
-	if err != nil {
+	var (
+		tier = tierExact
+		set  []ranked
+		err  error
+	)
+	if len(hits) > 0 {
+		// Only stubs: they count unless an in-tree node has the name.
+		if set, err = r.tierSet(ctx, tierExact, variants, nil, r.opts.MaxCandidates); err != nil {
+			return Resolution{}, err
+		}
+		if len(set) == 0 || set[0].external {
+			if w, ok := r.pick(hits, true); ok {
+				return Resolution{Node: w.node, ResolvedFrom: ResolvedPathPrefix, Match: MatchPath, Score: w.Score}, nil
+			}
+			return Resolution{}, &AmbiguousError{Query: raw, Candidates: r.candidates(hits)}
+		}
+		set = mergeRanked(set, hits)
+		if strict {
+			// A write names its node exactly: the stub is not it, and the
+			// in-tree node was found by name only.
+			return Resolution{}, &AmbiguousError{Query: raw, Candidates: r.candidates(set)}
+		}
+	} else if tier, set, err = r.firstTier(ctx, variants); err != nil {
 		return Resolution{}, err
 	}
-	switch {
-	case strict:
-		// Whatever matched is a suggestion, never the answer.
-	case len(cands) == 0:
-	case len(cands) == 1 || (tier != tierExact && cands[0].Score >= r.opts.ClearWinnerRatio*cands[1].Score):
+	if !strict && len(set) > 0 {
+		w, ok := r.pick(set, tier == tierExact)
+		if !ok {
+			return Resolution{}, &AmbiguousError{Query: raw, Candidates: r.candidates(set)}
+		}
 		// The source can move on between confirm and here (a live graph);
 		// a winner deleted meanwhile is a miss, not a zero Node.
-		if n, ok := r.src.Node(cands[0].UID); ok {
-			return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, ExactName: tier == tierExact, Score: cands[0].Score}, nil
+		if n, ok := r.src.Node(w.UID); ok {
+			return Resolution{Node: n, ResolvedFrom: ResolvedFuzzy, Match: w.Match, ExactName: tier == tierExact, Score: w.Score}, nil
 		}
-	default:
-		return Resolution{}, &AmbiguousError{Query: raw, Candidates: cands}
 	}
-	sugg := cands[:min(len(cands), r.opts.MaxSuggestions)]
+	// Whatever matched is a suggestion, never the answer.
+	sugg := r.candidates(set)
+	sugg = sugg[:min(len(sugg), r.opts.MaxSuggestions)]
 	if len(sugg) == 0 {
 		// Every tier came back empty: only the widest net is left.
+		var more []ranked
 		for _, v := range variants {
-			if r.idx == nil || len(sugg) >= r.opts.MaxSuggestions {
+			if r.idx == nil || len(more) >= r.opts.MaxSuggestions {
 				break
 			}
-			more, err := r.idx.anyWord(ctx, v, nil, r.opts.MaxSuggestions)
+			found, err := r.idx.anyWord(ctx, v, nil, r.opts.MaxSuggestions)
 			if err != nil {
 				return Resolution{}, fmt.Errorf("suggest for %q: %w", v, err)
 			}
-			sugg = appendNew(sugg, r.confirm(more)...)
+			more = mergeRanked(more, r.confirm(found, func(graph.Node) string { return MatchAnyWord }))
 		}
+		sugg = r.candidates(more)
 		sugg = sugg[:min(len(sugg), r.opts.MaxSuggestions)]
 	}
 	return Resolution{}, &NotFoundError{Query: raw, Strict: strict, Suggestions: sugg}
 }
 
-// firstTier runs the tiers of query.go in order, each for every variant
-// (the word tiers only for the last, barest one), and returns the first tier and
-// candidates (held by the NodeSource, ranked) found; no candidates when
-// every tier came back empty.
-func (r *Resolver) firstTier(ctx context.Context, variants []string) (int, []Candidate, error) {
+// Candidates returns up to limit nodes raw may mean, of the given kinds (all
+// kinds when empty), best first by Score, ties by uid: the direct node, the
+// path_prefix hits, then the candidates of each tier of Resolve's fuzzy
+// stage in turn (tiers run while fewer than limit nodes were found), each
+// with its Match kind. The order is Resolve's: when Resolve answers with a
+// fuzzy winner and kinds is empty, it comes first (barring more than
+// ResolverOptions.MaxCandidates equal candidates); an external stub ranks
+// below the in-tree nodes of its stage, a build-excluded node below the
+// included ones of its match level. limit ≤ 0 means DefaultSearchLimit; it
+// is capped at MaxSearchLimit. An empty raw matches nothing. Errors are an
+// index error or ctx's error.
+func (r *Resolver) Candidates(ctx context.Context, raw string, kinds []string, limit int) ([]Candidate, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	limit = clampLimit(limit)
+	q := strings.TrimSpace(raw)
+	if q == "" {
+		return nil, nil
+	}
+	var all []ranked
+	if n, ok := r.src.Node(q); ok && kindIn(n, kinds) {
+		all = append(all, newRanked(n, MatchUID, 0))
+	}
+	all = mergeRanked(all, r.pathPrefixHits(q, kinds))
+	variants := queryVariants(q)
 	for tier := range tierCount {
-		for i, v := range variants {
-			if tier >= tierWords && i < len(variants)-1 {
-				continue // the word tiers are costly: only for the barest name
-			}
-			cands, err := r.tier(ctx, tier, v)
-			if err != nil || len(cands) > 0 {
-				return tier, cands, err
-			}
+		if len(all) >= limit {
+			break
+		}
+		set, err := r.tierSet(ctx, tier, variants, kinds, limit)
+		if err != nil {
+			return nil, err
+		}
+		all = mergeRanked(all, set)
+	}
+	return candidatesOf(all[:min(len(all), limit)]), nil
+}
+
+// firstTier runs tierSet for each tier of query.go in order and returns the
+// first tier with candidates and its ranked set; tierCount and none when
+// every tier came back empty.
+func (r *Resolver) firstTier(ctx context.Context, variants []string) (int, []ranked, error) {
+	for tier := range tierCount {
+		set, err := r.tierSet(ctx, tier, variants, nil, r.opts.MaxCandidates)
+		if err != nil || len(set) > 0 {
+			return tier, set, err
 		}
 	}
 	return tierCount, nil, nil
+}
+
+// pick returns the node a ranked, non-empty set decides on, and false when
+// it is ambiguous. The contenders are the best of the set (set[0]) and the
+// nodes as external and as build-excluded as it — and, byLevel (the exact
+// tier, path hits), at its match level. byLevel, the best wins alone;
+// otherwise it wins alone or with an index score at least ClearWinnerRatio
+// times the next contender's.
+func (r *Resolver) pick(set []ranked, byLevel bool) (ranked, bool) {
+	best := set[0]
+	for _, c := range set[1:] {
+		if c.external != best.external || c.excluded != best.excluded || (byLevel && c.level != best.level) {
+			continue
+		}
+		if byLevel || best.index < r.opts.ClearWinnerRatio*c.index {
+			return ranked{}, false
+		}
+		break // sorted: the next contender is the runner-up
+	}
+	return best, true
 }
 
 // queryVariants are the strings the fuzzy stage looks for, most specific
@@ -281,18 +385,13 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// pathPrefixHits returns the nodes whose uid is a seed-003 prefix plus the
-// raw path p, in uidPrefixes order, without duplicates.
-func (r *Resolver) pathPrefixHits(p string) []graph.Node {
-	var hits []graph.Node
+// pathPrefixHits returns the nodes of the given kinds (any when empty)
+// whose uid is a seed-003 prefix plus the raw path p, ranked (MatchPath).
+func (r *Resolver) pathPrefixHits(p string, kinds []string) []ranked {
+	var hits []ranked
 	try := func(uid string) {
-		if n, ok := r.src.Node(uid); ok {
-			for _, h := range hits {
-				if h.UID == n.UID {
-					return
-				}
-			}
-			hits = append(hits, n)
+		if n, ok := r.src.Node(uid); ok && kindIn(n, kinds) {
+			hits = mergeRanked(hits, []ranked{newRanked(n, MatchPath, 0)})
 		}
 	}
 	if _, _, isUID := splitUID(p); isUID {
@@ -325,64 +424,104 @@ func (r *Resolver) pathPrefixHits(p string) []graph.Node {
 	return hits
 }
 
-// tier returns the candidates of one tier of query.go for q that the
-// NodeSource holds, ranked. The exact tier adds NodesByLabel(q), so a node
-// the index has not seen yet is still found by its exact label.
-func (r *Resolver) tier(ctx context.Context, tier int, q string) ([]Candidate, error) {
-	var found []Candidate
+// tierSet returns what one tier of query.go finds for the variants (the
+// word tiers only for the last, barest one), of the given kinds (any when
+// empty), ranked: the in-tree candidates of the first variant finding any,
+// then the external ones of the first variant finding any.
+func (r *Resolver) tierSet(ctx context.Context, tier int, variants, kinds []string, limit int) ([]ranked, error) {
+	var in, ext []ranked
+	for i, v := range variants {
+		if tier >= tierWords && i < len(variants)-1 {
+			continue // the word tiers are costly: only for the barest name
+		}
+		found, err := r.tier(ctx, tier, v, kinds, limit)
+		if err != nil {
+			return nil, err
+		}
+		split := slices.IndexFunc(found, func(c ranked) bool { return c.external })
+		if split < 0 {
+			split = len(found)
+		}
+		if len(ext) == 0 {
+			ext = found[split:]
+		}
+		if split > 0 {
+			in = found[:split]
+			break
+		}
+	}
+	return slices.Concat(in, ext), nil
+}
+
+// tier returns the candidates of one tier of query.go for q, of the given
+// kinds (any when empty), that the NodeSource holds, ranked. When the index
+// fills limit with external nodes among them, the in-tree ones are looked
+// up again on their own, so stubs never crowd them out. The exact tier adds
+// NodesByLabel(q), so a node the index has not seen yet is still found by
+// its exact label.
+func (r *Resolver) tier(ctx context.Context, tier int, q string, kinds []string, limit int) ([]ranked, error) {
+	match := func(graph.Node) string { return tierMatch(tier, q) }
+	if tier == tierExact {
+		match = func(n graph.Node) string { return exactMatch(n, q) }
+	}
+	var found []ranked
 	if r.idx != nil {
-		var err error
-		if found, err = r.idx.searchTier(ctx, tier, q, nil, r.opts.MaxCandidates); err != nil {
+		hits, err := r.idx.searchTier(ctx, tier, q, kinds, limit)
+		if err != nil {
 			return nil, fmt.Errorf("resolve %q: %w", q, err)
 		}
-		found = r.confirm(found)
+		if len(hits) >= limit && slices.ContainsFunc(hits, func(c Candidate) bool { return c.Kind == graph.KindExternal }) {
+			in, err := r.idx.searchTierExcept(ctx, tier, q, kinds, graph.KindExternal, limit)
+			if err != nil {
+				return nil, fmt.Errorf("resolve %q: %w", q, err)
+			}
+			hits = append(slices.DeleteFunc(hits, func(c Candidate) bool { return c.Kind != graph.KindExternal }), in...)
+		}
+		found = r.confirm(hits, match)
 	}
 	if tier != tierExact {
 		return found, nil
 	}
 	// Ranked with the best index score, or 1 without one.
 	top := 1.0
-	if len(found) > 0 {
-		top = found[0].Score
+	for _, c := range found {
+		top = max(top, c.index)
 	}
+	var more []ranked
 	for _, n := range r.src.NodesByLabel(q) {
-		if !slices.ContainsFunc(found, func(c Candidate) bool { return c.UID == n.UID }) {
-			found = append(found, nodeCandidate(n, top, matchLabel))
+		if kindIn(n, kinds) {
+			more = append(more, newRanked(n, MatchExact, top))
 		}
 	}
-	sortCandidates(found)
-	return found[:min(len(found), r.opts.MaxCandidates)], nil
+	return mergeRanked(found, more), nil
 }
 
-// confirm keeps the candidates the NodeSource holds, with its kind, label
-// and path, in order.
-func (r *Resolver) confirm(cs []Candidate) []Candidate {
-	out := cs[:0:0]
+// confirm returns the candidates the NodeSource holds, as it holds them
+// (kind, label, path, metadata), with the Match kind match gives, ranked.
+func (r *Resolver) confirm(cs []Candidate, match func(graph.Node) string) []ranked {
+	var out []ranked
 	for _, c := range cs {
-		n, ok := r.src.Node(c.UID)
-		if !ok {
-			continue
+		if n, ok := r.src.Node(c.UID); ok {
+			out = append(out, newRanked(n, match(n), c.Score))
 		}
-		out = append(out, nodeCandidate(n, c.Score, c.Match))
+	}
+	sortRanked(out)
+	return out
+}
+
+// candidates returns the Candidates of ranked, capped at MaxCandidates.
+func (r *Resolver) candidates(rs []ranked) []Candidate {
+	return candidatesOf(rs[:min(len(rs), r.opts.MaxCandidates)])
+}
+
+func candidatesOf(rs []ranked) []Candidate {
+	out := make([]Candidate, len(rs))
+	for i, c := range rs {
+		out[i] = c.Candidate
 	}
 	return out
 }
 
-func (r *Resolver) nodeCandidates(ns []graph.Node) []Candidate {
-	out := make([]Candidate, len(ns))
-	for i, n := range ns {
-		out[i] = nodeCandidate(n, 1, matchPath)
-	}
-	sortCandidates(out)
-	return out
-}
-
-// Candidate.Match values the resolver adds to the index's.
-const (
-	matchPath  = "path"  // one of several path_prefix hits
-	matchLabel = "label" // NodesByLabel, not (yet) in the index
-)
-
-func nodeCandidate(n graph.Node, score float64, match string) Candidate {
-	return Candidate{UID: n.UID, Kind: kindOf(n), Label: n.Label, Path: pathOf(n), Score: score, Match: match}
+func kindIn(n graph.Node, kinds []string) bool {
+	return len(kinds) == 0 || slices.Contains(kinds, kindOf(n))
 }

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -146,8 +147,8 @@ func TestResolver_Resolve_ClearWinnerRule(t *testing.T) {
 		t.Errorf("candidates %+v", amb.Candidates)
 	}
 
-	if amb.Candidates[0].Match != "whole" {
-		t.Errorf("decided by tier %q, want whole", amb.Candidates[0].Match)
+	if amb.Candidates[0].Match != MatchWholeLabel {
+		t.Errorf("decided by tier %q, want %s", amb.Candidates[0].Match, MatchWholeLabel)
 	}
 
 	// One edit from A, two from B: A scores higher. Whether that is "clear"
@@ -367,5 +368,237 @@ func TestQueryVariants(t *testing.T) {
 		if got := queryVariants(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("queryVariants(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// stub is an unresolved call target's node, as the Go extractor makes it.
+func stub(uid, label string) graph.Node {
+	return graph.Node{UID: uid, Kind: graph.KindExternal, Label: label, Metadata: map[string]any{"stub": true}}
+}
+
+// excluded marks n as left out of the build (a foo_windows.go on linux).
+func excluded(n graph.Node) graph.Node {
+	n.Metadata = map[string]any{graph.MetaBuildExcluded: true}
+	return n
+}
+
+func TestResolver_Resolve_StubNeverWinsAName(t *testing.T) {
+	ctx := context.Background()
+	newRequest := graph.Node{UID: "code:function:request.go::NewRequest", Kind: graph.KindFunction, Label: "NewRequest", Path: "request.go"}
+	get := graph.Node{UID: "code:function:client.go::Get", Kind: graph.KindFunction, Label: "Get", Path: "client.go"}
+	stubs := []graph.Node{
+		stub("code:external:NewRequest", "NewRequest"),
+		stub("code:external:net/http.Get", "net/http.Get"),
+	}
+	type want struct{ uid, from, match string }
+	for _, tt := range []struct {
+		name  string
+		nodes []graph.Node
+		raw   string
+		want  want
+	}{
+		{"name with stub and function", []graph.Node{stubs[0], newRequest}, "NewRequest", want{newRequest.UID, ResolvedFuzzy, MatchExact}},
+		{"name with the stub alone", []graph.Node{stubs[0]}, "NewRequest", want{stubs[0].UID, ResolvedPathPrefix, MatchPath}},
+		{"stub uid is direct", []graph.Node{stubs[0], newRequest}, "code:external:NewRequest", want{stubs[0].UID, ResolvedDirect, MatchUID}},
+		{"bare name of a stub", []graph.Node{stubs[1], get}, "Get", want{get.UID, ResolvedFuzzy, MatchExact}},
+		{"bare name of a stub alone", []graph.Node{stubs[1]}, "Get", want{stubs[1].UID, ResolvedFuzzy, MatchBareName}},
+		{"qualified stub uid is direct", []graph.Node{stubs[1], get}, "code:external:net/http.Get", want{stubs[1].UID, ResolvedDirect, MatchUID}},
+		{"typo ranks the stub below", []graph.Node{stubs[0], newRequest}, "NewRequst", want{newRequest.UID, ResolvedFuzzy, MatchWholeLabel}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := newTestResolver(t, tt.nodes).Resolve(ctx, tt.raw)
+			if err != nil {
+				t.Fatalf("Resolve(%q): %v", tt.raw, err)
+			}
+			if g := (want{got.Node.UID, got.ResolvedFrom, got.Match}); g != tt.want || got.Score <= 0 {
+				t.Errorf("Resolve(%q) = %+v score %v, want %+v", tt.raw, g, got.Score, tt.want)
+			}
+		})
+	}
+
+	t.Run("strict never lands on the stub by name", func(t *testing.T) {
+		r := newTestResolver(t, []graph.Node{stubs[0], newRequest})
+		res, err := r.ResolveStrict(ctx, "NewRequest")
+		var amb *AmbiguousError
+		if !errors.As(err, &amb) {
+			t.Fatalf("ResolveStrict(NewRequest) = %s, %v; want *AmbiguousError", res.Node.UID, err)
+		}
+		if got := uids(amb.Candidates); !slices.Equal(got, []string{newRequest.UID, stubs[0].UID}) {
+			t.Errorf("candidates %q, want the function then the stub", got)
+		}
+		alone := newTestResolver(t, []graph.Node{stubs[0]})
+		if res, err := alone.ResolveStrict(ctx, "NewRequest"); err != nil || res.Node.UID != stubs[0].UID || res.ResolvedFrom != ResolvedPathPrefix {
+			t.Errorf("ResolveStrict(NewRequest) with the stub alone = %+v, %v", res, err)
+		}
+	})
+
+	t.Run("stubs do not crowd out an in-tree name", func(t *testing.T) {
+		// More stubs labelled Get than the index returns, all scoring above
+		// a method whose bare name is Get: the method still wins.
+		method := graph.Node{UID: "code:function:hdr.go::Header.Get", Kind: graph.KindMethod, Label: "Header.Get", Path: "hdr.go"}
+		nodes := []graph.Node{method}
+		for i := range DefaultMaxCandidates + 2 {
+			nodes = append(nodes, stub(fmt.Sprintf("code:external:pkg%02d.Get", i), "Get"))
+		}
+		got, err := newTestResolver(t, nodes).Resolve(ctx, "Get")
+		if err != nil || got.Node.UID != method.UID || got.Match != MatchBareName {
+			t.Errorf("Resolve(Get) = %s (%s), %v; want %s", got.Node.UID, got.Match, err, method.UID)
+		}
+	})
+}
+
+func TestResolver_Resolve_ExactCaseWins(t *testing.T) {
+	ctx := context.Background()
+	lower := graph.Node{UID: "code:function:a.go::send", Kind: graph.KindFunction, Label: "send", Path: "a.go"}
+	method := graph.Node{UID: "code:function:b.go::Client.send", Kind: graph.KindMethod, Label: "Client.send", Path: "b.go"}
+	upper := graph.Node{UID: "code:function:c.go::Send", Kind: graph.KindFunction, Label: "Send", Path: "c.go"}
+	for _, tt := range []struct {
+		name      string
+		nodes     []graph.Node
+		raw       string
+		wantUID   string
+		wantMatch string
+	}{
+		{"exact label over bare name and case", []graph.Node{lower, method, upper}, "send", lower.UID, MatchExact},
+		{"exact label, other case", []graph.Node{lower, method, upper}, "Send", upper.UID, MatchExact},
+		{"bare name over case-insensitive label", []graph.Node{method, upper}, "send", method.UID, MatchBareName},
+		{"case-insensitive alone", []graph.Node{upper}, "send", upper.UID, MatchExactCaseInsensitive},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := newTestResolver(t, tt.nodes).Resolve(ctx, tt.raw)
+			if err != nil || got.Node.UID != tt.wantUID || got.Match != tt.wantMatch || !got.ExactName {
+				t.Errorf("Resolve(%q) = %s (%s, exact=%v), %v; want %s (%s)", tt.raw, got.Node.UID, got.Match, got.ExactName, err, tt.wantUID, tt.wantMatch)
+			}
+		})
+	}
+
+	t.Run("two exact-case labels stay ambiguous", func(t *testing.T) {
+		nodes := []graph.Node{
+			{UID: "code:file:a/util.go", Kind: graph.KindFile, Label: "util.go", Path: "a/util.go"},
+			{UID: "code:file:b/util.go", Kind: graph.KindFile, Label: "util.go", Path: "b/util.go"},
+			{UID: "code:file:c/Util.go", Kind: graph.KindFile, Label: "Util.go", Path: "c/Util.go"},
+		}
+		_, err := newTestResolver(t, nodes).Resolve(ctx, "util.go")
+		var amb *AmbiguousError
+		if !errors.As(err, &amb) {
+			t.Fatalf("Resolve(util.go) = %v, want *AmbiguousError", err)
+		}
+		got := uids(amb.Candidates)
+		if !slices.Equal(got, []string{"code:file:a/util.go", "code:file:b/util.go", "code:file:c/Util.go"}) {
+			t.Errorf("candidates %q, want the two exact ones (by uid) then the other case", got)
+		}
+		if amb.Candidates[0].Match != MatchExact || amb.Candidates[2].Match != MatchExactCaseInsensitive {
+			t.Errorf("matches %+v", amb.Candidates)
+		}
+	})
+}
+
+func TestResolver_Resolve_BuildExcluded(t *testing.T) {
+	ctx := context.Background()
+	windows := excluded(graph.Node{UID: "code:function:dial_windows.go::Dial", Kind: graph.KindFunction, Label: "Dial", Path: "dial_windows.go"})
+	plan9 := excluded(graph.Node{UID: "code:function:dial_plan9.go::Dial", Kind: graph.KindFunction, Label: "Dial", Path: "dial_plan9.go"})
+	linux := graph.Node{UID: "code:function:dial_linux.go::Dial", Kind: graph.KindFunction, Label: "Dial", Path: "dial_linux.go"}
+	lowerIncluded := graph.Node{UID: "code:function:x.go::dial", Kind: graph.KindFunction, Label: "dial", Path: "x.go"}
+	for _, tt := range []struct {
+		name    string
+		nodes   []graph.Node
+		raw     string
+		wantUID string // "" for ambiguous
+	}{
+		{"included wins the name", []graph.Node{windows, plan9, linux}, "Dial", linux.UID},
+		{"included wins a typo", []graph.Node{windows, linux}, "Dail", linux.UID},
+		{"excluded alone is found", []graph.Node{windows}, "Dial", windows.UID},
+		{"two excluded alone are ambiguous", []graph.Node{windows, plan9}, "Dial", ""},
+		{"a better match level still wins", []graph.Node{windows, lowerIncluded}, "Dial", windows.UID},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := newTestResolver(t, tt.nodes).Resolve(ctx, tt.raw)
+			switch {
+			case tt.wantUID == "" && !errors.Is(err, ErrAmbiguous):
+				t.Errorf("Resolve(%q) = %s, %v; want ambiguous", tt.raw, got.Node.UID, err)
+			case tt.wantUID != "" && (err != nil || got.Node.UID != tt.wantUID):
+				t.Errorf("Resolve(%q) = %s, %v; want %s", tt.raw, got.Node.UID, err, tt.wantUID)
+			}
+		})
+	}
+}
+
+func TestResolver_Candidates(t *testing.T) {
+	ctx := context.Background()
+	nodes := []graph.Node{
+		stub("code:external:NewRequest", "NewRequest"),
+		{UID: "code:function:request.go::NewRequest", Kind: graph.KindFunction, Label: "NewRequest", Path: "request.go"},
+		{UID: "code:function:client.go::Client.NewRequest", Kind: graph.KindMethod, Label: "Client.NewRequest", Path: "client.go"},
+		excluded(graph.Node{UID: "code:function:req_windows.go::NewRequest", Kind: graph.KindFunction, Label: "NewRequest", Path: "req_windows.go"}),
+		{UID: "code:function:request.go::NewRequestWithContext", Kind: graph.KindFunction, Label: "NewRequestWithContext", Path: "request.go"},
+		{UID: "code:file:request.go", Kind: graph.KindFile, Label: "request.go", Path: "request.go"},
+	}
+	r := newTestResolver(t, nodes)
+	got, err := r.Candidates(ctx, "NewRequest", nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ uid, match string }
+	want := []row{
+		{"code:function:request.go::NewRequest", MatchExact},
+		{"code:function:req_windows.go::NewRequest", MatchExact},
+		{"code:function:client.go::Client.NewRequest", MatchBareName},
+		{"code:external:NewRequest", MatchPath},
+		{"code:function:request.go::NewRequestWithContext", MatchWholeLabel},
+	}
+	var rows []row
+	for i, c := range got {
+		rows = append(rows, row{c.UID, c.Match})
+		if i > 0 && (c.Score > got[i-1].Score || (c.Score == got[i-1].Score && c.UID < got[i-1].UID)) {
+			t.Errorf("not ordered by score, then uid, at %d: %+v", i, got)
+		}
+	}
+	if !slices.Equal(rows, want) {
+		t.Errorf("Candidates(NewRequest) =\n%+v\nwant\n%+v", rows, want)
+	}
+	res, err := r.Resolve(ctx, "NewRequest")
+	if err != nil || res.Node.UID != got[0].UID || res.Score != got[0].Score {
+		t.Errorf("Resolve = %+v, %v; want the first candidate %+v", res, err, got[0])
+	}
+
+	// Kinds and limit.
+	got, err = r.Candidates(ctx, "NewRequest", []string{graph.KindMethod, graph.KindExternal}, 10)
+	if err != nil || !slices.Equal(uids(got), []string{"code:function:client.go::Client.NewRequest", "code:external:NewRequest"}) {
+		t.Errorf("Candidates(NewRequest, method|external) = %q, %v", uids(got), err)
+	}
+	if got, err = r.Candidates(ctx, "NewRequest", nil, 2); err != nil || len(got) != 2 {
+		t.Errorf("Candidates(limit 2) = %q, %v", uids(got), err)
+	}
+	// A uid is itself, first.
+	if got, err = r.Candidates(ctx, "code:external:NewRequest", nil, 10); err != nil || len(got) == 0 || got[0].UID != "code:external:NewRequest" || got[0].Match != MatchUID {
+		t.Errorf("Candidates(stub uid) = %+v, %v", got, err)
+	}
+	if got, err = r.Candidates(ctx, "  ", nil, 10); err != nil || len(got) != 0 {
+		t.Errorf("Candidates(blank) = %+v, %v", got, err)
+	}
+}
+
+func TestLevelOf_Order(t *testing.T) {
+	// Best first: every in-tree level of a stage above its external ones,
+	// and those above the next stage.
+	order := []struct {
+		match    string
+		external bool
+	}{
+		{MatchUID, false}, {MatchUID, true},
+		{MatchPath, false}, {MatchExact, false}, {MatchBareName, false}, {MatchExactCaseInsensitive, false}, {MatchPathCaseInsensitive, false},
+		{MatchPath, true}, {MatchExact, true}, {MatchBareName, true}, {MatchExactCaseInsensitive, true}, {MatchPathCaseInsensitive, true},
+		{MatchWholeLabel, false}, {MatchWholeLabel, true},
+		{MatchWords, false}, {MatchWords, true},
+		{MatchTypo, false}, {MatchTypo, true},
+		{MatchAnyWord, false}, {MatchAnyWord, true},
+	}
+	for i, o := range order {
+		if got := levelOf(o.match, o.external); got != len(order)-i {
+			t.Errorf("levelOf(%s, external=%v) = %d, want %d", o.match, o.external, got, len(order)-i)
+		}
+	}
+	if levelOf(MatchWholePath, false) != levelOf(MatchWholeLabel, false) || levelOf("bogus", false) != 0 {
+		t.Error("whole_path and whole_label differ, or an unknown kind has a level")
 	}
 }

@@ -56,7 +56,14 @@ func graphReadTools() []*Tool {
 		{
 			Name: "cos_graph_resolve",
 			Description: "Find graph nodes by uid, repo-relative path or name (fuzzy, typo-tolerant). " +
-				"Returns ranked candidates {uid, kind, label, path, score}; use a candidate's uid with the other cos_graph_* tools.",
+				"Returns candidates {uid, kind, label, path, match, score}, best first (highest score; ties by uid); " +
+				"use a candidate's uid with the other cos_graph_* tools. match says how it matched, strongest first: " +
+				"uid, path (a repo-relative path or <path>::<name>), exact (the label, same case), " +
+				"bare_name (the name after :: or its last dotted part, same case: send finds Client.send), " +
+				"exact_case_insensitive, path_case_insensitive, whole_label or whole_path (a prefix, or up to two typos), " +
+				"words (every word or a prefix of it), typo (every word within a typo or two). " +
+				"Nodes of the repository rank above external stubs (kind external: targets of unresolved calls) " +
+				"and nodes of files the build leaves out (metadata.build_excluded) below included ones at the same match.",
 			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"q": "ListenAndServe", "kinds": ["method"], "limit": 5}`,
 			Params: []Param{
@@ -82,47 +89,41 @@ func graphReadTools() []*Tool {
 	}
 }
 
+// resolveTool answers cos_graph_resolve: {query, results}, results being
+// up to limit candidates {uid, kind, label, path, match, score} of the
+// given kinds, best first by score (ties by uid), in the resolver's order
+// (search.Resolver.Candidates): match is one of search's Match* kinds. A uid
+// or a path that resolves directly or by path prefix answers with that one
+// node; otherwise the candidates follow the fuzzy tiers, and meta
+// resolved_from is set when one of them clearly wins (it comes first). No
+// candidate is E_NOT_FOUND with the resolver's suggestions.
 func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	q := c.Args.Str("q")
 	kinds := c.Args.Strings("kinds")
 	limit := c.Args.Int("limit", 10)
 	var tm envelope.ToolMeta
-	seen := map[string]bool{}
-	var results []search.Candidate
-	add := func(cs ...search.Candidate) {
-		for _, cd := range cs {
-			if seen[cd.UID] || len(results) >= limit || (len(kinds) > 0 && !contains(kinds, cd.Kind)) {
-				continue
-			}
-			seen[cd.UID] = true
-			results = append(results, cd)
-		}
-	}
 	res, err := c.Resolve(ctx, q, false)
-	switch {
-	case err == nil:
+	var nf *search.NotFoundError
+	if err == nil {
 		tm.ResolvedFrom = res.ResolvedFrom
-		add(search.Candidate{UID: res.Node.UID, Kind: res.Node.Kind, Label: res.Node.Label, Path: res.Node.Path, Score: res.Score})
-		if res.ResolvedFrom != search.ResolvedFuzzy && len(results) > 0 {
+		if res.ResolvedFrom != search.ResolvedFuzzy && (len(kinds) == 0 || contains(kinds, res.Node.Kind)) {
 			// An exact uid or path is the answer; a broad search would only
 			// add noise (and cost milliseconds on a long uid).
+			n := res.Node
+			results := []search.Candidate{{UID: n.UID, Kind: n.Kind, Label: n.Label, Path: n.Path, Score: res.Score, Match: res.Match}}
 			return map[string]any{"query": q, "results": results}, tm, nil
 		}
-	default:
-		if amb, ok := asAmbiguous(err); ok {
-			add(amb.Candidates...)
-		}
+	} else if _, amb := asAmbiguous(err); !amb && !errors.As(err, &nf) {
+		return nil, tm, err // the index or the context failed: no candidates to list
 	}
-	hits, err := c.S.index.Search(ctx, q, kinds, limit)
+	results, err := c.S.resolver.Candidates(ctx, q, kinds, limit)
 	if err != nil {
 		return nil, tm, err
 	}
-	for _, h := range hits {
-		if n, ok := c.S.graph.Node(h.UID); ok { // the index may hold stale uids
-			add(search.Candidate{UID: n.UID, Kind: n.Kind, Label: n.Label, Path: n.Path, Score: h.Score})
-		}
-	}
 	if len(results) == 0 {
+		if nf != nil {
+			return nil, tm, nf
+		}
 		return nil, tm, &search.NotFoundError{Query: q}
 	}
 	return map[string]any{"query": q, "results": results}, tm, nil
