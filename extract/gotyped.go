@@ -162,6 +162,13 @@ type typedFileExtraction struct {
 	edges   []graph.Edge
 	edgeAt  map[graph.EdgeKey]int
 	impl    []implJob
+	// local maps the named types declared inside this file's functions to
+	// their uid name ("Client.send.canceler"), so that calls on a
+	// function-local interface have a node to point at.
+	local map[*types.TypeName]string
+	// bodyName is the declared name of the function whose body is walked
+	// ("" in package-level initialisers).
+	bodyName string
 	// fileCounts are the dynamic and reflective calls of package-level
 	// initialisers, recorded on the file node.
 	fileCounts callCounts
@@ -313,7 +320,9 @@ func (fx *typedFileExtraction) funcDecl(d *ast.FuncDecl) {
 		return
 	}
 	var counts callCounts
+	fx.bodyName = name
 	fx.body(uid, d.Body, &counts)
+	fx.bodyName = ""
 	if idx < len(fx.nodes) && fx.nodes[idx].UID == uid {
 		fx.nodes[idx].Metadata = counts.metadata(fx.nodes[idx].Metadata)
 	}
@@ -325,7 +334,7 @@ func (fx *typedFileExtraction) classRef(src string, t types.Type, typ string, li
 	if named == nil {
 		return
 	}
-	if uid, in, _ := fx.x.typeTarget(named.Obj()); in && uid != "" {
+	if uid, in, _ := fx.typeTarget(named.Obj()); in && uid != "" {
 		fx.edge(src, uid, typ, line)
 	}
 }
@@ -389,7 +398,7 @@ func (fx *typedFileExtraction) body(src string, n ast.Node, counts *callCounts) 
 			}
 			switch o := info.Uses[e].(type) {
 			case *types.Func:
-				if uid, in, stub, ok := fx.x.funcTarget(o); ok {
+				if uid, in, stub, ok := fx.funcTarget(o); ok {
 					if !in {
 						fx.stubNode(uid, stub)
 					}
@@ -404,9 +413,79 @@ func (fx *typedFileExtraction) body(src string, n ast.Node, counts *callCounts) 
 			if t := info.TypeOf(e); t != nil {
 				fx.classRef(src, t, graph.EdgeConstructs, fx.line(e.Pos()))
 			}
+		case *ast.DeclStmt:
+			if gd, ok := e.Decl.(*ast.GenDecl); ok && gd.Tok == token.TYPE && fx.bodyName != "" {
+				fx.localTypes(src, gd)
+			}
 		}
 		return true
 	})
+}
+
+// localTypes gives the named types declared in a function body nodes,
+// code:class:<path>::<Func>.<Type>, contained by the function, and an
+// interface's methods nodes <Func>.<Type>.<Method>.
+func (fx *typedFileExtraction) localTypes(fn string, gd *ast.GenDecl) {
+	for _, sp := range gd.Specs {
+		ts, ok := sp.(*ast.TypeSpec)
+		if !ok || ts.Name.Name == "_" {
+			continue
+		}
+		tn, ok := fx.cp.info.Defs[ts.Name].(*types.TypeName)
+		if !ok {
+			continue
+		}
+		name := fx.bodyName + "." + ts.Name.Name
+		if fx.local == nil {
+			fx.local = map[*types.TypeName]string{}
+		}
+		fx.local[tn] = name
+		uid := codeUID("class", fx.path, name)
+		tk := "type"
+		iface, isIface := ts.Type.(*ast.InterfaceType)
+		switch ts.Type.(type) {
+		case *ast.StructType:
+			tk = "struct"
+		case *ast.InterfaceType:
+			tk = "interface"
+		}
+		fx.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: cleanString(name), Line: fx.line(ts.Pos()), EndLine: fx.line(ts.End()), Metadata: map[string]any{graph.MetaTypeKind: tk, "local": true}})
+		fx.edge(fn, uid, graph.EdgeContains, fx.line(ts.Pos()))
+		if isIface && iface.Methods != nil {
+			for _, m := range iface.Methods.List {
+				for _, n := range m.Names {
+					if n.Name == "_" {
+						continue
+					}
+					muid := codeUID("function", fx.path, name+"."+n.Name)
+					fx.node(graph.Node{UID: muid, Kind: graph.KindMethod, Label: cleanString(name + "." + n.Name), Line: fx.line(n.Pos()), EndLine: fx.line(m.End()), Metadata: map[string]any{"interface": true}})
+					fx.edge(uid, muid, graph.EdgeContains, fx.line(n.Pos()))
+				}
+			}
+		}
+	}
+}
+
+// funcTarget is typedExtractor.funcTarget knowing this file's
+// function-local types.
+func (fx *typedFileExtraction) funcTarget(fn *types.Func) (uid string, inTree bool, stub string, ok bool) {
+	if sig, isSig := fn.Origin().Type().(*types.Signature); isSig && sig.Recv() != nil {
+		if named := namedOf(sig.Recv().Type()); named != nil && !packageLevel(named.Obj()) {
+			if name, known := fx.local[named.Obj()]; known {
+				return codeUID("function", fx.path, name+"."+fn.Name()), true, "", true
+			}
+		}
+	}
+	return fx.x.funcTarget(fn)
+}
+
+// typeTarget is typedExtractor.typeTarget knowing this file's
+// function-local types.
+func (fx *typedFileExtraction) typeTarget(tn *types.TypeName) (uid string, inTree bool, stub string) {
+	if name, known := fx.local[tn]; known {
+		return codeUID("class", fx.path, name), true, ""
+	}
+	return fx.x.typeTarget(tn)
 }
 
 // call records one call expression: a calls edge to a static callee or an
@@ -436,7 +515,7 @@ func (fx *typedFileExtraction) call(src string, c *ast.CallExpr, called map[*ast
 		if isReflectCall(o) {
 			counts.reflect++
 		}
-		uid, in, stub, ok := fx.x.funcTarget(o)
+		uid, in, stub, ok := fx.funcTarget(o)
 		if !ok {
 			counts.dynamic++ // a method of an unnamed interface
 			return

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/token"
 	"go/types"
 	"path/filepath"
@@ -52,6 +53,75 @@ type mapper struct {
 	fset *token.FileSet
 	// root is the indexed folder, absolute, symlinks resolved.
 	root string
+	// funcs lists, per file name, the declared functions of the loaded
+	// syntax with their extents, to name a function-local type by the
+	// function declaring it.
+	funcs map[string][]declRange
+}
+
+// declRange is one function declaration's extent and cos name ("F",
+// "T.M").
+type declRange struct {
+	pos, end token.Pos
+	name     string
+}
+
+// addSyntax records the declared functions of a package's files.
+func (m *mapper) addSyntax(files []*ast.File) {
+	if m.funcs == nil {
+		m.funcs = map[string][]declRange{}
+	}
+	for _, f := range files {
+		name := m.fset.Position(f.Pos()).Filename
+		if _, done := m.funcs[name]; done {
+			continue
+		}
+		var l []declRange
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			n := fd.Name.Name
+			if fd.Recv != nil && len(fd.Recv.List) > 0 {
+				t := fd.Recv.List[0].Type
+				for {
+					switch x := t.(type) {
+					case *ast.StarExpr:
+						t = x.X
+						continue
+					case *ast.IndexExpr:
+						t = x.X
+						continue
+					case *ast.IndexListExpr:
+						t = x.X
+						continue
+					case *ast.ParenExpr:
+						t = x.X
+						continue
+					}
+					break
+				}
+				if id, ok := t.(*ast.Ident); ok {
+					n = id.Name + "." + n
+				}
+			}
+			l = append(l, declRange{pos: fd.Pos(), end: fd.End(), name: n})
+		}
+		m.funcs[name] = l
+	}
+}
+
+// localName returns "<Func>.<Type>" for a type declared inside a function,
+// the name cos gives it, or "" when the declaring function is unknown.
+func (m *mapper) localName(tn *types.TypeName) string {
+	name := m.fset.Position(tn.Pos()).Filename
+	for _, d := range m.funcs[name] {
+		if d.pos <= tn.Pos() && tn.Pos() < d.end {
+			return d.name + "." + tn.Name()
+		}
+	}
+	return ""
 }
 
 // rel returns the slash-separated path of an absolute file name relative
@@ -111,7 +181,14 @@ func (m *mapper) funcUID(obj *types.Func) (uid string, cat category, inTree, ok 
 		case cat != catGeneric:
 			cat = catMethod
 		}
-		name = named.Obj().Name() + "." + name
+		tname := named.Obj().Name()
+		if o := named.Obj(); o.Pkg() != nil && o.Parent() != o.Pkg().Scope() {
+			// A function-local type: cos names it by its function.
+			if ln := m.localName(o); ln != "" {
+				tname = ln
+			}
+		}
+		name = tname + "." + name
 	}
 	if rel, in := m.relPos(obj.Pos()); in {
 		return "code:function:" + rel + "::" + name, cat, true, true

@@ -191,6 +191,7 @@ func runOracle(ctx context.Context, root string, o oracleOptions) (*oracle, erro
 		return nil, fmt.Errorf("load %s in %s: %w", pattern, modRoot, err)
 	}
 	m := &mapper{fset: cfg.Fset, root: root}
+	packages.Visit(pkgs, nil, func(p *packages.Package) { m.addSyntax(p.Syntax) })
 	or := &oracle{Edges: map[pair]*oracleEdge{}, Decls: map[string]category{}, Files: map[string]bool{}}
 
 	// The folder's packages: every package with a compiled file in it

@@ -62,7 +62,7 @@ func TestOracle_Fixture_Edges(t *testing.T) {
 		fn + "types.go::Talk -> " + fn + "types.go::Speaker.Speak interface []",
 		fn + "types.go::Yell -> " + fn + "types.go::Speaker.Speak interface []",
 		fn + "types.go::Yell -> " + fn + "types.go::Loud.Shout interface []",
-		fn + "types.go::Local -> " + fn + "types.go::closer.Close interface [local-type]",
+		fn + "types.go::Local -> " + fn + "types.go::Local.closer.Close interface [local-type]",
 	}
 	var got []string
 	for k, e := range or.Edges {
@@ -97,7 +97,7 @@ func TestOracle_Fixture_Interfaces(t *testing.T) {
 		"types.go:35 types.go::Talk types.go::Speaker.Speak true",
 		"types.go:39 types.go::Yell types.go::Speaker.Speak true",
 		"types.go:40 types.go::Yell types.go::Loud.Shout true",
-		"types.go:61 types.go::Local types.go::closer.Close true",
+		"types.go:61 types.go::Local types.go::Local.closer.Close true",
 	}
 	if !slices.Equal(sites, want) {
 		t.Errorf("interface sites:\ngot  %s\nwant %s", strings.Join(sites, "\n     "), strings.Join(want, "\n     "))
