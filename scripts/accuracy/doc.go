@@ -84,7 +84,7 @@
 // function: f := o.M; f() is a static call of o.M's bound wrapper, and
 // g := pkg.F; g() one of F. cos does not record calls through func
 // values (a design choice: they are references); such misses carry the
-// func-value tag. Methods of interfaces declared inside a function have
-// a uid here but no node in cos (tag local-type). Both sides skip
-// conversions and builtins.
+// func-value tag. A type declared inside a function is named by the
+// function declaring it, as cos names it ("Client.send.canceler"; tag
+// local-type). Both sides skip conversions and builtins.
 package main
