@@ -40,8 +40,14 @@ func (g eventGen) uid() string {
 
 func (g eventGen) node(uid string) graph.Node {
 	n := graph.Node{UID: uid, Label: uid[len(uid)-min(len(uid), 6):], Line: g.r.IntN(3)}
-	if g.r.IntN(4) == 0 {
+	switch g.r.IntN(8) {
+	case 0, 1:
 		n.Metadata = map[string]any{"stub": true, "n": g.r.IntN(3)}
+	case 2:
+		n.Metadata = map[string]any{graph.MetaDynamicCalls: g.r.IntN(3), graph.MetaReflectCalls: g.r.IntN(2)}
+	case 3:
+		n.Metadata = map[string]any{graph.MetaExtraction: graph.ExtractionSyntax,
+			graph.MetaFallback: g.pick([]string{graph.FallbackLoadError, graph.FallbackTypeError, graph.FallbackBuildExcluded})}
 	}
 	return n
 }

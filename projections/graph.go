@@ -68,6 +68,13 @@ type Graph struct {
 	// gen numbers graph.file_extracted applications; an entity's mark
 	// equal to gen means "emitted by the event being applied".
 	gen uint64
+	// unresolved sums unresolvedOf over the present nodes (Unresolved).
+	unresolved UnresolvedCounts
+	// changed is the seq of the last graph event applied; changedUnknown
+	// is set by UnmarshalSnapshot until the next event (LastChange). Like
+	// unresolved, neither is part of the canonical encoding.
+	changed        uint64
+	changedUnknown bool
 
 	// cacheMu guards the caches below, which readers fill lazily; Apply
 	// clears them (it runs with no reader present).
@@ -234,6 +241,8 @@ func (g *Graph) reset() {
 	g.strs = make(map[string]string)
 	g.agent = &owner{key: ownerKey{extractor: AgentOwner}, isAgent: true}
 	g.nodes = 0
+	g.unresolved = UnresolvedCounts{}
+	g.changed, g.changedUnknown = 0, false
 	g.invalidate()
 }
 

@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -19,7 +20,14 @@ import (
 // takes the kind its uid prefix implies; a file_extracted node or edge without
 // Extractor takes the event's extractor; an agent node or edge without one
 // takes AgentOwner; Metadata is stored as canonical (sorted-key) JSON.
+//
+// Apply also keeps what is derived from the node set and not encoded:
+// Unresolved, and LastChange (the seq of the last graph event applied).
 func (g *Graph) Apply(ev eventlog.Event) error {
+	if g.changedUnknown && ev.Seq > 0 {
+		// A restored state covers every event before this one.
+		g.changed, g.changedUnknown = ev.Seq-1, false
+	}
 	var err error
 	switch ev.Type {
 	case graph.TypeFileExtracted:
@@ -40,6 +48,7 @@ func (g *Graph) Apply(ev eventlog.Event) error {
 	if err != nil {
 		return fmt.Errorf("graph projection: seq %d %s: %w", ev.Seq, ev.Type, err)
 	}
+	g.changed = ev.Seq
 	return nil
 }
 
@@ -335,9 +344,16 @@ func (g *Graph) upsertNode(n *normNode, o *owner) *vertex {
 		v.present = true
 		g.nodes++
 		g.byLabel[n.Label] = append(g.byLabel[n.Label], v)
-	} else if v.label != n.Label {
-		g.unindexLabel(v)
-		g.byLabel[n.Label] = append(g.byLabel[n.Label], v)
+		g.unresolved.add(unresolvedOf(n.Kind, n.meta), 1)
+	} else {
+		if v.label != n.Label {
+			g.unindexLabel(v)
+			g.byLabel[n.Label] = append(g.byLabel[n.Label], v)
+		}
+		if v.kind != n.Kind || !bytes.Equal(v.meta, n.meta) {
+			g.unresolved.add(unresolvedOf(v.kind, v.meta), -1)
+			g.unresolved.add(unresolvedOf(n.Kind, n.meta), 1)
+		}
 	}
 	v.kind, v.label, v.path, v.extractor = n.Kind, n.Label, n.Path, n.Extractor
 	v.line, v.endLine, v.meta = n.Line, n.EndLine, n.meta
@@ -397,6 +413,7 @@ func (g *Graph) releaseNode(v *vertex, o *owner) {
 
 func (g *Graph) clearNode(v *vertex) {
 	g.unindexLabel(v)
+	g.unresolved.add(unresolvedOf(v.kind, v.meta), -1)
 	v.present = false
 	g.nodes--
 	v.kind, v.label, v.path, v.extractor, v.line, v.endLine, v.meta, v.owners = "", "", "", "", 0, 0, nil, ownerSet{}

@@ -6,10 +6,12 @@ import (
 )
 
 // check verifies the graph's internal invariants: adjacency indices, vertex
-// liveness, owner lists mirrored both ways, the label index and the counts.
+// liveness, owner lists mirrored both ways, the label index, the counts and
+// the Unresolved totals.
 // Tests call it after every scenario.
 func (g *Graph) check() error {
 	nodes := 0
+	var unresolved UnresolvedCounts
 	for uid, v := range g.vertices {
 		if v.uid != uid {
 			return fmt.Errorf("vertex %q stored under %q", v.uid, uid)
@@ -19,6 +21,7 @@ func (g *Graph) check() error {
 		}
 		if v.present {
 			nodes++
+			unresolved.add(unresolvedOf(v.kind, v.meta), 1)
 			if v.owners.len() == 0 {
 				return fmt.Errorf("node %q has no owner", uid)
 			}
@@ -49,6 +52,9 @@ func (g *Graph) check() error {
 	}
 	if nodes != g.nodes {
 		return fmt.Errorf("node count %d, counted %d", g.nodes, nodes)
+	}
+	if unresolved != g.unresolved {
+		return fmt.Errorf("unresolved totals %+v, counted %+v", g.unresolved, unresolved)
 	}
 	labelled := 0
 	for _, vs := range g.byLabel {

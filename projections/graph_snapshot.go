@@ -182,7 +182,8 @@ func (g *Graph) encode(w io.Writer) error {
 
 // UnmarshalSnapshot replaces the state with one decoded from data (as
 // written by MarshalSnapshot). On error (wrapping ErrBadSnapshot) the state
-// is unchanged.
+// is unchanged. Unresolved is rebuilt from the decoded nodes; LastChange is
+// unknown (the position the state reflects) until the next Apply.
 func (g *Graph) UnmarshalSnapshot(data []byte) error {
 	ng := NewGraph()
 	if err := ng.decode(data); err != nil {
@@ -191,6 +192,7 @@ func (g *Graph) UnmarshalSnapshot(data []byte) error {
 	g.vertices, g.edges, g.owners, g.byPath = ng.vertices, ng.edges, ng.owners, ng.byPath
 	g.byLabel, g.strs, g.agent, g.nodes = ng.byLabel, ng.strs, ng.agent, ng.nodes
 	g.syms, g.symID = ng.syms, ng.symID
+	g.unresolved, g.changed, g.changedUnknown = ng.unresolved, 0, true
 	g.invalidate()
 	return nil
 }
@@ -264,6 +266,7 @@ func (g *Graph) decode(data []byte) error {
 		g.vertices[v.uid] = v
 		g.byLabel[v.label] = append(g.byLabel[v.label], v)
 		g.nodes++
+		g.unresolved.add(unresolvedOf(v.kind, v.meta), 1)
 	}
 
 	readRef := func() *vertex {

@@ -42,9 +42,9 @@ func randomGraph(t *testing.T, seed uint64, n, m int) *projections.Graph {
 	return g
 }
 
-// bfsHops is the reference: one-sided breadth-first distance, -1 when
-// unreachable within max.
-func bfsHops(g *projections.Graph, from, to string, limit int, follow map[string]bool) int {
+// bfsHops is the reference: one-sided breadth-first distance in direction,
+// -1 when unreachable within max.
+func bfsHops(g *projections.Graph, from, to string, limit int, follow map[string]bool, direction string) int {
 	dist := map[string]int{from: 0}
 	frontier := []string{from}
 	for d := 0; len(frontier) > 0; d++ {
@@ -56,7 +56,14 @@ func bfsHops(g *projections.Graph, from, to string, limit int, follow map[string
 		}
 		var next []string
 		for _, u := range frontier {
-			for _, e := range append(g.Out(u), g.In(u)...) {
+			var es []graph.Edge
+			if direction != pathBackward {
+				es = append(es, g.Out(u)...)
+			}
+			if direction != pathForward {
+				es = append(es, g.In(u)...)
+			}
+			for _, e := range es {
 				if follow != nil && !follow[e.Type] {
 					continue
 				}
@@ -86,14 +93,15 @@ func TestShortestPath_MatchesOneSidedBFS(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				follow = typeSet([]string{graph.EdgeCalls})
 			}
-			want := bfsHops(g, from, to, hops, follow)
-			chain, links, err := shortestPath(context.Background(), g, from, to, hops, follow)
+			direction := pathDirections[rng.IntN(len(pathDirections))]
+			want := bfsHops(g, from, to, hops, follow, direction)
+			chain, links, err := shortestPath(context.Background(), g, from, to, hops, follow, direction)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := len(chain) - 1
 			if want != got {
-				t.Fatalf("seed %d %s→%s max %d: %d hops, want %d (%v)", seed, from, to, hops, got, want, chain)
+				t.Fatalf("seed %d %s→%s max %d %s: %d hops, want %d (%v)", seed, from, to, hops, direction, got, want, chain)
 			}
 			if chain == nil {
 				continue
@@ -103,8 +111,9 @@ func TestShortestPath_MatchesOneSidedBFS(t *testing.T) {
 			}
 			for i, e := range links {
 				a, b := chain[i], chain[i+1]
-				if !(e.Source == a && e.Target == b) && !(e.Source == b && e.Target == a) {
-					t.Fatalf("seed %d: link %d %v does not join %s and %s", seed, i, e, a, b)
+				fwd, back := e.Source == a && e.Target == b, e.Source == b && e.Target == a
+				if !(fwd && direction != pathBackward) && !(back && direction != pathForward) {
+					t.Fatalf("seed %d: link %d %v does not join %s and %s %s", seed, i, e, a, b, direction)
 				}
 				if follow != nil && !follow[e.Type] {
 					t.Fatalf("seed %d: link of type %s outside the filter", seed, e.Type)

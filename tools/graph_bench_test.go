@@ -86,6 +86,7 @@ func BenchmarkGraphTools_100k(b *testing.B) {
 	hub := benchGraph(b, s, 1000, 99)
 	cases := []struct{ name, tool, args string }{
 		{"impact_hub_depth3", "cos_graph_impact", `{"uid": "` + hub + `", "depth": 3}`},
+		{"context_hub_depth1", "cos_graph_context", `{"uid_or_name": "` + hub + `"}`},
 		{"export_root_2000", "cos_graph_export", `{"root": "` + hub + `", "max_nodes": 2000, "max_hops": 3}`},
 		{"export_top_degree_2000", "cos_graph_export", `{"max_nodes": 2000}`},
 		{"references_hub", "cos_graph_references", `{"uid": "` + hub + `"}`},

@@ -12,23 +12,28 @@ import (
 )
 
 // impactEdgeTypes are the edge types cos_graph_impact follows backwards when
-// the caller names none: the ones that make the source depend on the target.
-// contains and defines are structure, not dependence, and are left out.
+// the caller names none: the ones that make the source depend on the target,
+// so that changing the target may break the source. contains and defines are
+// structure, not dependence, and are left out.
+//
+// implements also makes the walk interface-aware (impactTool): a method's
+// dependents include the callers of the interface methods it implements, an
+// interface method's include its implementations, and an interface's
+// include the callers of its methods.
 var impactEdgeTypes = []string{
-	graph.EdgeCalls, graph.EdgeImports, graph.EdgeInheritsFrom, graph.EdgeLinksTo,
-	graph.EdgeCitesHeading, graph.EdgeRequires,
+	graph.EdgeCalls, graph.EdgeReferences, graph.EdgeImports, graph.EdgeInheritsFrom, graph.EdgeImplements,
+	graph.EdgeConstructs, graph.EdgeHasParamType, graph.EdgeAccessesField,
+	graph.EdgeLinksTo, graph.EdgeCitesHeading, graph.EdgeRequires,
 }
-
-// impactMaxListed bounds the dependents listed in "nodes"; counts cover
-// them all. The envelope's token budget trims the list further.
-const impactMaxListed = 1000
 
 // dependent is one node of an impact answer.
 type dependent struct {
 	nodeView
 	Depth int `json:"depth"`
-	// Via is the type of the edge that reached it, Through the node (one hop
-	// closer to the root) that edge points at.
+	// Via is the type of the edge that reached it, Through the node that
+	// edge points at: the node one hop closer to the root, or, with via
+	// "implements", the interface method that joins it to that node. When
+	// several edges reach it at its depth, the least (through, via) wins.
 	Via     string `json:"via"`
 	Through string `json:"through"`
 }
@@ -36,24 +41,136 @@ type dependent struct {
 func graphImpactTool() *Tool {
 	return &Tool{
 		Name: "cos_graph_impact",
-		Description: "Transitive dependents of a node: every node that reaches it through incoming " +
-			"calls/imports/inherits_from/links_to/cites_heading/requires edges, up to depth hops, " +
-			"as nodes[] {uid, kind, label, path, depth, via, through} ordered by depth, with counts_by_depth. " +
-			"meta.semantic_scope is transitive_depth_N. Accepts a uid, a repo-relative path or a name.",
+		Description: "What may break if a node changes: every node that reaches it through incoming " +
+			"calls/references/imports/inherits_from/implements/constructs/has_param_type/accesses_field/" +
+			"links_to/cites_heading/requires edges, up to depth hops, as nodes[] {uid, kind, label, path, depth, via, " +
+			"through} ordered by depth then uid, with counts_by_depth. Interfaces are followed: changing a method " +
+			"reaches the callers of the interface methods it implements (via \"implements\", through the interface " +
+			"method), changing an interface method reaches its implementations, changing an interface reaches its " +
+			"implementers and the callers of its methods. meta.semantic_scope is transitive_depth_N; " +
+			"meta.completeness says whether the dependents are exact or a lower_bound (meta.completeness_reasons " +
+			"why). Pages: count is the total, next_cursor (empty on the last page) goes back as cursor. " +
+			"include_tests=false leaves test files out of the walk. Accepts a uid, a repo-relative path or a name.",
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
-		Example: `{"uid": "code:function:cmd/main.go::run", "depth": 2}`,
-		Params: []Param{
+		Example: `{"uid": "code:function:cmd/main.go::run", "depth": 2, "include_tests": false}`,
+		Params: append([]Param{
 			{Name: "uid", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2, Description: "hops backwards from the node"},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types (default: every dependence type)"},
-		},
+		}, pageParams()...),
 		Handler: impactTool,
+	}
+}
+
+// reach is how the walk reached a node: at its smallest depth, through the
+// least (through, via) among the edges that reach it at that depth, so the
+// answer does not depend on the order edges are visited in.
+type reach struct {
+	depth        int
+	via, through string
+}
+
+// before reports whether r is preferred to o at the same depth.
+func (r reach) before(o reach) bool {
+	if r.through != o.through {
+		return r.through < o.through
+	}
+	return r.via < o.via
+}
+
+// impactWalk is a breadth-first walk over incoming edges.
+type impactWalk struct {
+	g *projections.Graph
+	// follow lists the edge types followed; a short list scanned beats a
+	// map lookup (a string hash) on the walk's hot path.
+	follow       []string
+	includeTests bool
+	comp         *completeness
+	seen         map[string]reach
+	// interfaces is set when implements is followed.
+	interfaces bool
+	// next collects the level being discovered.
+	next []string
+}
+
+// visit records src as reached by r (at the level being discovered) unless
+// it is known from an earlier level or left out.
+func (w *impactWalk) visit(src string, r reach) {
+	if old, ok := w.seen[src]; ok {
+		if old.depth == r.depth && r.before(old) {
+			w.seen[src] = r
+		}
+		return
+	}
+	if !w.includeTests {
+		if n, ok := w.g.NodeHeader(src); ok && isTestPath(n.Path) {
+			return
+		}
+	}
+	w.seen[src] = r
+	w.next = append(w.next, src)
+}
+
+// incoming visits the sources of target's incoming edges of the followed
+// types (only calls and references when onlyCalls) at depth d; via, when
+// set, replaces the edge type as the reach's via. It adds target to the
+// completeness reasons.
+func (w *impactWalk) incoming(target, via string, onlyCalls bool, d int) {
+	referenced := false
+	w.g.EachIn(target, func(src, typ string) bool {
+		if typ == graph.EdgeReferences {
+			referenced = true
+		}
+		if !slices.Contains(w.follow, typ) || (onlyCalls && typ != graph.EdgeCalls && typ != graph.EdgeReferences) {
+			return true
+		}
+		r := reach{d, typ, target}
+		if via != "" {
+			r.via = via
+		}
+		w.visit(src, r)
+		return true
+	})
+	if n, ok := w.g.NodeHeader(target); ok {
+		w.comp.add(n, referenced)
+	}
+}
+
+// expand visits the dependents of uid at depth d: the sources of its
+// incoming edges of the followed types and, when interfaces are followed,
+// the interface-aware ones (see impactEdgeTypes).
+func (w *impactWalk) expand(uid string, d int) {
+	w.incoming(uid, "", false, d)
+	if !w.interfaces {
+		return
+	}
+	n, ok := w.g.NodeHeader(uid)
+	if !ok {
+		return
+	}
+	switch n.Kind {
+	case graph.KindMethod:
+		// Callers of the interface methods uid implements.
+		for _, im := range interfaceMethodsOf(w.g, uid) {
+			w.incoming(im, graph.EdgeImplements, true, d)
+		}
+		// uid is an interface method: its implementations must follow it.
+		for _, impl := range implementationsOf(w.g, uid) {
+			w.visit(impl, reach{d, graph.EdgeImplements, uid})
+		}
+	case graph.KindClass:
+		// An interface: the callers of its methods (its implementers come
+		// through the incoming implements edges).
+		for _, im := range interfaceMethodsIn(w.g, uid) {
+			w.incoming(im, "", true, d)
+		}
 	}
 }
 
 // impactTool walks incoming edges breadth-first: depth 1 are the direct
 // dependents, depth N those N hops away. Each node is listed once, at its
-// smallest depth.
+// smallest depth, in (depth, uid) order, paged by limit and cursor; only
+// the levels a page shows are sorted.
 func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	res, err := c.Resolve(ctx, c.Args.Str("uid"), false)
 	if err != nil {
@@ -64,49 +181,58 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if len(types) == 0 {
 		types = impactEdgeTypes
 	}
+	includeTests := c.Args.Bool("include_tests", true)
 	follow := typeSet(types)
 	g := c.S.graph
 	root := res.Node.UID
-	type reach struct {
-		depth        int
-		via, through string
+	w := &impactWalk{
+		g: g, follow: types, includeTests: includeTests,
+		comp:       &completeness{g: g, calls: follow[graph.EdgeCalls]},
+		seen:       map[string]reach{root: {}},
+		interfaces: follow[graph.EdgeImplements],
 	}
-	seen := map[string]reach{root: {}}
 	frontier := []string{root}
 	counts := map[string]int{}
+	var levels [][]string
 	total := 0
-	nodes := []dependent{}
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
 		if err := ctx.Err(); err != nil {
 			return nil, envelope.ToolMeta{}, err
 		}
-		var next []string
+		w.next = nil
 		for _, uid := range frontier {
-			for _, e := range g.In(uid) {
-				if !follow[e.Type] {
-					continue
-				}
-				if _, ok := seen[e.Source]; ok {
-					continue
-				}
-				seen[e.Source] = reach{d, e.Type, uid}
-				next = append(next, e.Source)
-			}
+			w.expand(uid, d)
 		}
-		counts[strconv.Itoa(d)] = len(next)
-		total += len(next)
-		frontier = next
-		// List by depth, then uid; a depth past the cap is counted only.
-		if room := impactMaxListed - len(nodes); room > 0 {
-			level := slices.Clone(next)
-			slices.Sort(level)
-			for _, uid := range level[:min(room, len(level))] {
-				r := seen[uid]
-				nodes = append(nodes, dependent{nodeView: nodeOrMissing(g, uid), Depth: r.depth, Via: r.via, Through: r.through})
-			}
-		}
+		counts[strconv.Itoa(d)] = len(w.next)
+		total += len(w.next)
+		levels = append(levels, w.next)
+		frontier = w.next
 	}
-	return map[string]any{
+
+	tm := envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom, SemanticScope: fmt.Sprintf("transitive_depth_%d", depth)}
+	w.comp.setOn(&tm)
+	limit := c.Args.Int("limit", graphPageDefault)
+	query := queryDigest("cos_graph_impact", root, types, depth, includeTests)
+	nodes, p, err := pageOf(c, c.Args.Str("cursor"), query, total, limit, func(from, to int) []dependent {
+		out := make([]dependent, 0, to-from)
+		start := 0 // index of levels[i][0] in the whole listing
+		for _, level := range levels {
+			end := start + len(level)
+			if end > from && start < to {
+				slices.Sort(level)
+				for _, uid := range level[max(from-start, 0):min(to-start, len(level))] {
+					r := w.seen[uid]
+					out = append(out, dependent{nodeView: nodeOrMissing(g, uid), Depth: r.depth, Via: r.via, Through: r.through})
+				}
+			}
+			start = end
+		}
+		return out
+	})
+	if err != nil {
+		return nil, tm, err
+	}
+	data := map[string]any{
 		"node":            viewOf(res.Node),
 		"depth":           depth,
 		"edge_types":      types,
@@ -114,7 +240,14 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		"counts_by_depth": counts,
 		"listed":          len(nodes),
 		"nodes":           nodes,
-	}, envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom, SemanticScope: fmt.Sprintf("transitive_depth_%d", depth)}, nil
+		"next_cursor":     p.Next,
+		"limit":           p.Limit,
+		"walk_log_seq":    p.WalkSeq,
+	}
+	if total == 0 {
+		data["note"] = noneFoundNote("dependents", types, tm)
+	}
+	return data, tm, nil
 }
 
 // nodeOrMissing is the view of uid; an edge endpoint that is not a node (a

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/cos-dev/cos/graph"
@@ -19,50 +20,85 @@ type pathStep struct {
 	Direction string    `json:"direction,omitempty"`
 }
 
+// Values of cos_graph_path's direction.
+const (
+	// pathForward follows edges from source to target (A calls B, B
+	// imports C): how source reaches target.
+	pathForward = "forward"
+	// pathBackward follows edges from target to source: how target reaches
+	// source, read from source's end.
+	pathBackward = "backward"
+	// pathUndirected follows edges either way.
+	pathUndirected = "undirected"
+)
+
+var pathDirections = []string{pathUndirected, pathForward, pathBackward}
+
 func graphPathTool() *Tool {
 	return &Tool{
 		Name: "cos_graph_path",
-		Description: "A shortest path between two nodes, found breadth-first (from both ends) over edges in both directions " +
-			"(each step says whether its edge points forward or backward along the path), at most max_hops hops. " +
-			"Returns steps[] from source to target, each {uid, kind, label, path, edge, direction}. " +
+		Description: "A shortest path between two nodes, found breadth-first (from both ends), at most max_hops hops. " +
+			"direction \"forward\" follows edges from source towards target (how does source reach target: its calls, " +
+			"imports, …), \"backward\" follows them from target towards source, \"undirected\" (the default) either way. " +
+			"Returns steps[] from source to target, each {uid, kind, label, path, edge, direction}, direction saying " +
+			"whether the step's edge points forward or backward along the path. " +
 			"source and target accept uids, repo-relative paths or names (meta.source_resolved_from, meta.target_resolved_from). " +
 			"No path within max_hops is E_NOT_FOUND.",
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
-		Example: `{"source": "cmd/main.go", "target": "code:function:server/serve.go::Serve", "max_hops": 4}`,
+		Example: `{"source": "cmd/main.go", "target": "code:function:server/serve.go::Serve", "max_hops": 4, "direction": "forward"}`,
 		Params: []Param{
 			{Name: "source", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 			{Name: "target", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(10), Default: 6, Description: "longest path searched"},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types"},
+			{Name: "direction", Type: TString, Enum: pathDirections, Default: pathUndirected, Description: "forward: edges from source towards target; backward: from target towards source; undirected: either way"},
 		},
 		Handler: pathTool,
 	}
 }
 
 // side is one half of a bidirectional breadth-first search: how far each
-// reached node is from the side's start and the edge that reached it.
+// reached node is from the side's start and the edge that reached it, and
+// which edges it walks (out: source → target, in: target → source).
 type side struct {
 	dist     map[string]int
 	via      map[string]graph.Edge
 	frontier []string
 	level    int
+	out, in  bool
 }
 
-func newSide(start string) *side {
-	return &side{dist: map[string]int{start: 0}, via: map[string]graph.Edge{}, frontier: []string{start}}
+func newSide(start string, out, in bool) *side {
+	return &side{dist: map[string]int{start: 0}, via: map[string]graph.Edge{}, frontier: []string{start}, out: out, in: in}
 }
 
-// shortestPath finds a shortest path from one uid to another over edges
-// in both directions (those of follow's types; nil follows all), of at
-// most maxHops edges. It searches from both ends at once, always growing
-// the smaller frontier by a whole level, so a hub does not flood the search.
-// It returns the uids along the path and the edge joining each pair, or nil
-// when there is none.
-func shortestPath(ctx context.Context, g *projections.Graph, from, to string, maxHops int, follow map[string]bool) ([]string, []graph.Edge, error) {
+// edges returns the edges the side walks from uid.
+func (s *side) edges(g *projections.Graph, uid string) [2][]graph.Edge {
+	var lists [2][]graph.Edge
+	if s.out {
+		lists[0] = g.Out(uid)
+	}
+	if s.in {
+		lists[1] = g.In(uid)
+	}
+	return lists
+}
+
+// shortestPath finds a shortest path from one uid to another of at most
+// maxHops edges (those of follow's types; nil follows all) in direction
+// (pathForward: every edge points from the path's previous node to the
+// next; pathBackward: every edge points back; pathUndirected: either). It
+// searches from both ends at once, always growing the smaller frontier by a
+// whole level, so a hub does not flood the search. It returns the uids
+// along the path and the edge joining each pair, or nil when there is none.
+func shortestPath(ctx context.Context, g *projections.Graph, from, to string, maxHops int, follow map[string]bool, direction string) ([]string, []graph.Edge, error) {
 	if from == to {
 		return []string{from}, nil, nil
 	}
-	a, b := newSide(from), newSide(to)
+	fwd, back := direction != pathBackward, direction != pathForward
+	// The source's side walks the path's way; the target's walks it in
+	// reverse.
+	a, b := newSide(from, fwd, back), newSide(to, back, fwd)
 	for a.level+b.level < maxHops && len(a.frontier) > 0 && len(b.frontier) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -75,13 +111,13 @@ func shortestPath(ctx context.Context, g *projections.Graph, from, to string, ma
 		var next []string
 		best, bestLen := "", -1
 		for _, uid := range grow.frontier {
-			for _, list := range [2][]graph.Edge{g.Out(uid), g.In(uid)} {
+			for i, list := range grow.edges(g, uid) {
 				for _, e := range list {
 					if follow != nil && !follow[e.Type] {
 						continue
 					}
 					n := e.Target
-					if n == uid {
+					if i == 1 {
 						n = e.Source
 					}
 					if _, ok := grow.dist[n]; ok {
@@ -147,16 +183,25 @@ func pathTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if types := c.Args.Strings("edge_types"); len(types) > 0 {
 		follow = typeSet(types)
 	}
+	direction := c.Args.StrOr("direction", pathUndirected)
 	g := c.S.graph
 	from, to := src.Node.UID, dst.Node.UID
-	chain, links, err := shortestPath(ctx, g, from, to, maxHops, follow)
+	chain, links, err := shortestPath(ctx, g, from, to, maxHops, follow, direction)
 	if err != nil {
 		return nil, tm, err
 	}
 	if chain == nil {
-		return nil, tm, envelope.Errorf(envelope.CodeNotFound,
-			"no path between %s and %s within %d hops", from, to, maxHops).
-			WithDetails(map[string]any{"source": from, "target": to, "max_hops": maxHops, "suggestions": []search.Candidate{}})
+		msg := fmt.Sprintf("no path between %s and %s within %d hops", from, to, maxHops)
+		switch direction {
+		case pathForward:
+			msg = fmt.Sprintf("no forward path from %s to %s within %d hops (edges followed from source towards target); "+
+				"try direction \"backward\" or \"undirected\"", from, to, maxHops)
+		case pathBackward:
+			msg = fmt.Sprintf("no backward path from %s to %s within %d hops (edges followed from target towards source); "+
+				"try direction \"forward\" or \"undirected\"", from, to, maxHops)
+		}
+		return nil, tm, envelope.Errorf(envelope.CodeNotFound, "%s", msg).
+			WithDetails(map[string]any{"source": from, "target": to, "max_hops": maxHops, "direction": direction, "suggestions": []search.Candidate{}})
 	}
 	steps := make([]pathStep, len(chain))
 	for i, uid := range chain {
@@ -172,9 +217,10 @@ func pathTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		}
 	}
 	return map[string]any{
-		"source": viewOf(src.Node),
-		"target": viewOf(dst.Node),
-		"hops":   len(steps) - 1,
-		"steps":  steps,
+		"source":    viewOf(src.Node),
+		"target":    viewOf(dst.Node),
+		"direction": direction,
+		"hops":      len(steps) - 1,
+		"steps":     steps,
 	}, tm, nil
 }

@@ -14,6 +14,7 @@ import (
 var edgeTypes = []string{
 	graph.EdgeContains, graph.EdgeCalls, graph.EdgeImports, graph.EdgeLinksTo, graph.EdgeCitesHeading,
 	graph.EdgeInheritsFrom, graph.EdgeRequires, graph.EdgeDefines,
+	graph.EdgeImplements, graph.EdgeReferences, graph.EdgeConstructs, graph.EdgeHasParamType, graph.EdgeAccessesField,
 }
 
 // nodeKinds are the kinds cos_graph_resolve filters on.
@@ -76,7 +77,9 @@ func graphReadTools() []*Tool {
 		{
 			Name: "cos_graph_context",
 			Description: "A node and its surroundings: the node, its neighbours up to depth hops (both directions) " +
-				"and the edges among them grouped by type. Accepts a uid, a repo-relative path or a name.",
+				"and the edges among them grouped by type. meta.completeness says whether the node's incoming edges " +
+				"(its callers) are all there (exact) or a lower_bound, and meta.completeness_reasons why. " +
+				"Accepts a uid, a repo-relative path or a name.",
 			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"uid_or_name": "net/http/server.go", "depth": 1}`,
 			Params: []Param{
@@ -198,12 +201,16 @@ func contextTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		neighbours = []neighbour{}
 	}
 	in, out := g.Degree(root)
+	tm := envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom}
+	comp := completeness{g: g, calls: len(types) == 0 || contains(types, graph.EdgeCalls)}
+	comp.add(res.Node, g.HasIn(root, graph.EdgeReferences))
+	comp.setOn(&tm)
 	return map[string]any{
 		"node":          viewOf(res.Node),
 		"degree":        map[string]int{"in": in, "out": out},
 		"neighbours":    neighbours,
 		"edges_by_type": byType,
-	}, envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom}, nil
+	}, tm, nil
 }
 
 func asAmbiguous(err error) (*search.AmbiguousError, bool) {

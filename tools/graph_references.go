@@ -9,16 +9,18 @@ import (
 )
 
 // defaultReferenceKinds are the edge types cos_graph_references follows when
-// the caller sends no kinds, per the kind of the resolved node (seed 000,
-// default_kinds_picked: class → constructs+has_param_type+inherits_from+…,
-// function → calls+accesses_field+imports+…, file → imports+links_to+
-// contains+…, doc_file → links_to+cites_heading+…, dependency →
-// requires+imports+…), restricted to the edge types this graph has. A kind
-// missing here gets every edge type.
+// the caller sends no kinds, per the kind of the resolved node
+// (meta.default_kinds_picked): a class is referred to by what constructs it,
+// takes it as a parameter, inherits from it, implements it (the implementers
+// of an interface), reads its fields, calls it (a Python constructor) or
+// imports or defines it; a function or method by its callers and the
+// functions that use it as a value; a file by importers, links and its
+// folder. A kind missing here gets every edge type.
 var defaultReferenceKinds = map[string][]string{
-	graph.KindClass:      {graph.EdgeCalls, graph.EdgeInheritsFrom, graph.EdgeImports, graph.EdgeDefines},
-	graph.KindFunction:   {graph.EdgeCalls, graph.EdgeImports},
-	graph.KindMethod:     {graph.EdgeCalls, graph.EdgeImports},
+	graph.KindClass: {graph.EdgeConstructs, graph.EdgeHasParamType, graph.EdgeInheritsFrom, graph.EdgeImplements,
+		graph.EdgeAccessesField, graph.EdgeCalls, graph.EdgeImports, graph.EdgeDefines},
+	graph.KindFunction:   {graph.EdgeCalls, graph.EdgeReferences, graph.EdgeImports},
+	graph.KindMethod:     {graph.EdgeCalls, graph.EdgeReferences, graph.EdgeImports},
 	graph.KindFile:       {graph.EdgeImports, graph.EdgeLinksTo, graph.EdgeContains},
 	graph.KindDocFile:    {graph.EdgeLinksTo, graph.EdgeCitesHeading, graph.EdgeContains},
 	graph.KindHeading:    {graph.EdgeCitesHeading, graph.EdgeLinksTo},
@@ -27,7 +29,8 @@ var defaultReferenceKinds = map[string][]string{
 	graph.KindFolder:     {graph.EdgeContains},
 }
 
-// reference is one direct reference to the node: an incoming edge.
+// reference is one direct reference to the node: an incoming edge, or an
+// incoming edge of an interface method the node implements.
 type reference struct {
 	Type string `json:"type"`
 	// Source is the referring node; File and Line locate the reference (the
@@ -38,24 +41,39 @@ type reference struct {
 	File      string `json:"file,omitempty"`
 	Line      int    `json:"line,omitempty"`
 	Extractor string `json:"extractor,omitempty"`
+	// Via is "implements" when the edge points at an interface method the
+	// node implements, Through that interface method; both are empty for
+	// an edge that points at the node itself.
+	Via     string `json:"via,omitempty"`
+	Through string `json:"through,omitempty"`
 }
 
 func graphReferencesTool() *Tool {
 	return &Tool{
 		Name: "cos_graph_references",
 		Description: "Direct references to a node: its incoming edges of the given kinds (edge types) as " +
-			"references[] {type, source, kind, label, file, line}. With no kinds, the defaults for the node's kind " +
-			"(meta.default_kinds_picked, meta.node_kind). Accepts a uid, a repo-relative path or a name.",
+			"references[] {type, source, kind, label, file, line, via, through}, ordered by file and line. " +
+			"With no kinds, the defaults for the node's kind (meta.default_kinds_picked, meta.node_kind): a class " +
+			"gets constructs, has_param_type, inherits_from, implements (its implementers), accesses_field, …; a " +
+			"function or method gets calls and references (used as a value). A method also gets the callers of the " +
+			"interface methods it implements, with via \"implements\" and through the interface method. " +
+			"meta.completeness says whether the graph holds every reference (exact) or a lower_bound, and " +
+			"meta.completeness_reasons why. Pages: count is the total, next_cursor (empty on the last page) goes back " +
+			"as cursor. include_tests=false leaves out references from test files. Accepts a uid, a repo-relative " +
+			"path or a name.",
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
-		Example: `{"uid": "code:function:cmd/main.go::run", "kinds": ["calls"]}`,
-		Params: []Param{
+		Example: `{"uid": "code:function:cmd/main.go::run", "kinds": ["calls"], "limit": 50}`,
+		Params: append([]Param{
 			{Name: "uid", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 			{Name: "kinds", Type: TStringList, Enum: edgeTypes, Description: "edge types to report; empty picks the node kind's defaults"},
-		},
+		}, pageParams()...),
 		Handler: referencesTool,
 	}
 }
 
+// referencesTool lists the incoming edges of the followed kinds; for a
+// method, when calls or references are followed, also those of every
+// interface method it implements (interfaceMethodsOf).
 func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	res, err := c.Resolve(ctx, c.Args.Str("uid"), false)
 	if err != nil {
@@ -69,21 +87,45 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 			kinds = edgeTypes
 		}
 	}
+	includeTests := c.Args.Bool("include_tests", true)
 	follow := typeSet(kinds)
 	g := c.S.graph
+	root := res.Node.UID
+	comp := completeness{g: g, calls: follow[graph.EdgeCalls]}
+	comp.add(res.Node, g.HasIn(root, graph.EdgeReferences))
+
 	refs := []reference{}
 	byType := map[string]int{}
-	for _, e := range g.In(res.Node.UID) {
-		if !follow[e.Type] {
-			continue
+	collect := func(target, via string) {
+		for _, e := range g.In(target) {
+			if !follow[e.Type] {
+				continue
+			}
+			src, ok := g.NodeHeader(e.Source)
+			if !ok {
+				src = graph.Node{UID: e.Source, Kind: "missing", Label: e.Source}
+			}
+			if !includeTests && isTestPath(src.Path) {
+				continue
+			}
+			line := e.Line
+			if line == 0 {
+				line = src.Line
+			}
+			r := reference{Type: e.Type, Source: e.Source, Kind: src.Kind, Label: src.Label, File: src.Path, Line: line, Extractor: e.Extractor}
+			if via != "" {
+				r.Via, r.Through = via, target
+			}
+			refs = append(refs, r)
+			byType[e.Type]++
 		}
-		src := nodeOrMissing(g, e.Source)
-		line := e.Line
-		if line == 0 {
-			line = src.Line
+	}
+	collect(root, "")
+	if res.Node.Kind == graph.KindMethod && (follow[graph.EdgeCalls] || follow[graph.EdgeReferences]) {
+		for _, im := range interfaceMethodsOf(g, root) {
+			comp.addUID(im)
+			collect(im, graph.EdgeImplements)
 		}
-		refs = append(refs, reference{Type: e.Type, Source: e.Source, Kind: src.Kind, Label: src.Label, File: src.Path, Line: line, Extractor: e.Extractor})
-		byType[e.Type]++
 	}
 	sort.SliceStable(refs, func(i, j int) bool {
 		if refs[i].File != refs[j].File {
@@ -94,11 +136,29 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		}
 		return refs[i].Source < refs[j].Source
 	})
-	return map[string]any{
+
+	tm := envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom, DefaultKindsPicked: &picked, NodeKind: res.Node.Kind}
+	comp.setOn(&tm)
+	limit := c.Args.Int("limit", graphPageDefault)
+	query := queryDigest("cos_graph_references", root, kinds, 0, includeTests)
+	page, p, err := pageOf(c, c.Args.Str("cursor"), query, len(refs), limit,
+		func(from, to int) []reference { return refs[from:to] })
+	if err != nil {
+		return nil, tm, err
+	}
+	data := map[string]any{
 		"node":          viewOf(res.Node),
 		"kinds":         kinds,
 		"count":         len(refs),
 		"count_by_type": byType,
-		"references":    refs,
-	}, envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom, DefaultKindsPicked: &picked, NodeKind: res.Node.Kind}, nil
+		"listed":        len(page),
+		"references":    page,
+		"next_cursor":   p.Next,
+		"limit":         p.Limit,
+		"walk_log_seq":  p.WalkSeq,
+	}
+	if len(refs) == 0 {
+		data["note"] = noneFoundNote("references", kinds, tm)
+	}
+	return data, tm, nil
 }

@@ -209,23 +209,6 @@ func describeString(s string) string {
 	return fmt.Sprintf("the string %q", clip(s, 60))
 }
 
-// isTestPath reports whether a repo-relative path is a test file by the
-// conventions of Go, Python and JavaScript/TypeScript.
-func isTestPath(p string) bool {
-	base := path.Base(p)
-	switch {
-	case strings.HasSuffix(base, "_test.go"), strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py"),
-		strings.HasSuffix(base, "_test.py"):
-		return true
-	}
-	for _, mid := range []string{".test.", ".spec."} {
-		if strings.Contains(base, mid) {
-			return true
-		}
-	}
-	return strings.HasPrefix(p, "tests/") || strings.Contains(p, "/tests/") || strings.Contains(p, "/__tests__/")
-}
-
 // readUnderRoots reads the repo-relative file p from the first root that
 // holds it. It never follows a path (or a symlink) out of its root, and
 // skips directories, non-regular files and files over renameMaxFileSize;

@@ -423,10 +423,11 @@ func boardBudget(c *Call) float64 {
 	return envelope.DefaultBudgetChars
 }
 
-// rowsFit reports the size of rows as the envelope counts it (max of bytes
-// and tokens×4, a non-ASCII character being one token) and whether it fits
-// in boardFitShare of the budget (always true without a budget).
-func rowsFit(c *Call, rows []boardRow) (int, bool) {
+// rowsFit reports the size of rows (a list, as JSON) as the envelope counts
+// it (max of bytes and tokens×4, a non-ASCII character being one token) and
+// whether it fits in boardFitShare of the budget (always true without a
+// budget). The board and the paged graph answers use it.
+func rowsFit(c *Call, rows any) (int, bool) {
 	if c.S.opts.Budget.NoBudget {
 		return 0, true
 	}

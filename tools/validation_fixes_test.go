@@ -29,7 +29,7 @@ func TestGraphUpsert_EdgeTypeMustBeOneTheReadToolsAccept(t *testing.T) {
 			graphOK(t, r.s, "cos_graph_context", fmt.Sprintf(`{"uid_or_name": "code:file:a.go", "edge_types": [%q]}`, typ))
 		})
 	}
-	for _, typ := range []string{"bogus", "constructs", "Calls"} {
+	for _, typ := range []string{"bogus", "overrides", "Calls"} {
 		t.Run(typ, func(t *testing.T) {
 			e := graphFail(t, r.s, "cos_graph_upsert", fmt.Sprintf(`{"edges": [{"source": "code:file:a.go", "target": "code:function:a.go::run", "type": %q}]}`, typ), envelope.CodeArgument)
 			want := fmt.Sprintf(`edges[0].type: got %q, expected one of `, typ)

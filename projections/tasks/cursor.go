@@ -1,31 +1,14 @@
 package tasks
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
-	"fmt"
-	"hash/crc32"
+	"errors"
+
+	"github.com/cos-dev/cos/internal/pagecursor"
 )
 
-// A board cursor is opaque to callers. Its bytes, base64url without padding:
-//
-//	offset size  field
-//	0      1     version (1)
-//	1      8     log seq S the listing is consistent with (big endian)
-//	9      8     first 8 bytes of SHA-256 of the canonical filter
-//	17     8     number of the last task id returned (TASK-042 → 42)
-//	25     4     CRC-32 (IEEE) of bytes 0–24
-//
-// The checksum catches truncation and edits; it is not a signature (a
-// forged cursor can only name a position in a listing the caller may read
-// anyway).
-const (
-	cursorVersion = 1
-	cursorLen     = 29
-)
-
-var cursorEncoding = base64.RawURLEncoding.Strict()
+// A board cursor is opaque to callers; its bytes are package pagecursor's,
+// with the canonical filter's digest as the query and the number of the last
+// task id returned (TASK-042 → 42) as the position.
 
 // cursor is the decoded form.
 type cursor struct {
@@ -35,47 +18,27 @@ type cursor struct {
 }
 
 func (c cursor) encode() string {
-	var buf [cursorLen]byte
-	buf[0] = cursorVersion
-	binary.BigEndian.PutUint64(buf[1:9], c.seq)
-	copy(buf[9:17], c.filter[:])
-	binary.BigEndian.PutUint64(buf[17:25], c.after)
-	binary.BigEndian.PutUint32(buf[25:29], crc32.ChecksumIEEE(buf[:25]))
-	return cursorEncoding.EncodeToString(buf[:])
+	return pagecursor.Cursor{Seq: c.seq, Query: c.filter, After: c.after}.Encode()
 }
 
 // decodeCursor returns a *CursorError (errors.Is ErrCursor) for anything
 // but a well-formed cursor.
 func decodeCursor(s string) (cursor, error) {
-	if len(s) > 64 {
-		return cursor{}, &CursorError{Reason: "too long"}
-	}
-	raw, err := cursorEncoding.DecodeString(s)
+	pc, err := pagecursor.Decode(s)
 	if err != nil {
-		return cursor{}, &CursorError{Reason: "not base64url"}
+		reason := err.Error()
+		var me *pagecursor.MalformedError
+		if errors.As(err, &me) {
+			reason = me.Reason
+		}
+		return cursor{}, &CursorError{Reason: reason}
 	}
-	if len(raw) != cursorLen {
-		return cursor{}, &CursorError{Reason: fmt.Sprintf("%d bytes, want %d", len(raw), cursorLen)}
-	}
-	if raw[0] != cursorVersion {
-		return cursor{}, &CursorError{Reason: fmt.Sprintf("unknown version %d", raw[0])}
-	}
-	if crc32.ChecksumIEEE(raw[:25]) != binary.BigEndian.Uint32(raw[25:29]) {
-		return cursor{}, &CursorError{Reason: "checksum mismatch"}
-	}
-	var c cursor
-	c.seq = binary.BigEndian.Uint64(raw[1:9])
-	copy(c.filter[:], raw[9:17])
-	c.after = binary.BigEndian.Uint64(raw[17:25])
-	return c, nil
+	return cursor{seq: pc.Seq, filter: pc.Query, after: pc.After}, nil
 }
 
 // digest is the filter's identity inside a cursor.
 func (f Filter) digest() [8]byte {
-	sum := sha256.Sum256([]byte(f.Status + "\x00" + f.Assignee + "\x00" + f.Label))
-	var d [8]byte
-	copy(d[:], sum[:8])
-	return d
+	return pagecursor.Digest(f.Status, f.Assignee, f.Label)
 }
 
 // CursorError says why a cursor is malformed.

@@ -96,11 +96,11 @@ func TestBoard_List_MalformedCursor(t *testing.T) {
 	if err != nil || good == "" {
 		t.Fatal(err)
 	}
-	raw, _ := cursorEncoding.DecodeString(good)
+	raw, _ := base64.RawURLEncoding.DecodeString(good)
 	reencode := func(f func([]byte)) string {
 		c := append([]byte(nil), raw...)
 		f(c)
-		return cursorEncoding.EncodeToString(c)
+		return base64.RawURLEncoding.EncodeToString(c)
 	}
 	cases := map[string]string{
 		"garbage":        "!!not-a-cursor!!",

@@ -470,9 +470,11 @@ func TestOK_MetaCannotBeSpoofed(t *testing.T) {
 func TestOK_ToolMeta(t *testing.T) {
 	env := OK(nil, Meta{Layer: LayerGraph, LogSeq: 3, Tool: ToolMeta{
 		ResolvedFrom: ResolvedFuzzy, DefaultKindsPicked: Bool(false), FixableCategories: []string{},
+		Completeness: "lower_bound", CompletenessReasons: map[string]int{"reflect_calls": 2},
 	}}, Options{})
 	m := env.Meta()
-	want := map[string]any{KeyResolvedFrom: "fuzzy", KeyDefaultKindsPicked: false, KeyFixableCategories: []any{}}
+	want := map[string]any{KeyResolvedFrom: "fuzzy", KeyDefaultKindsPicked: false, KeyFixableCategories: []any{},
+		KeyCompleteness: "lower_bound", KeyCompletenessReasons: map[string]any{"reflect_calls": 2}}
 	for k, v := range want {
 		if !reflect.DeepEqual(m[k], v) {
 			t.Errorf("meta[%s] = %#v, want %#v", k, m[k], v)

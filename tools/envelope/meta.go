@@ -21,6 +21,8 @@ const (
 	KeySemanticScope           = "semantic_scope"
 	KeyFixableCategories       = "fixable_categories"
 	KeyInformationalCategories = "informational_categories"
+	KeyCompleteness            = "completeness"
+	KeyCompletenessReasons     = "completeness_reasons"
 
 	// keyMeta is the key of the meta block inside data.
 	keyMeta = "meta"
@@ -126,6 +128,14 @@ type ToolMeta struct {
 	// omits the key; an empty non-nil slice is emitted as [].
 	FixableCategories       []string
 	InformationalCategories []string
+	// Completeness: cos_graph_references, cos_graph_impact and
+	// cos_graph_context, whether the callers and dependents the graph
+	// records are all of them: "exact" or "lower_bound".
+	Completeness string
+	// CompletenessReasons: why an answer is a lower bound, reason → count
+	// (func_value_calls, reflect_calls, syntax_fallback_files,
+	// name_matched_nodes; the tools document each). Nil omits the key.
+	CompletenessReasons map[string]int
 }
 
 // Bool returns &b, for ToolMeta.DefaultKindsPicked.
@@ -144,6 +154,7 @@ func (m Meta) generic() map[string]any {
 		KeyTargetResolvedFrom: t.TargetResolvedFrom,
 		KeyNodeKind:           t.NodeKind,
 		KeySemanticScope:      t.SemanticScope,
+		KeyCompleteness:       t.Completeness,
 	} {
 		if v != "" {
 			out[k] = v
@@ -157,6 +168,13 @@ func (m Meta) generic() map[string]any {
 	}
 	if t.InformationalCategories != nil {
 		out[KeyInformationalCategories] = stringsToAny(t.InformationalCategories)
+	}
+	if t.CompletenessReasons != nil {
+		reasons := make(map[string]any, len(t.CompletenessReasons))
+		for k, n := range t.CompletenessReasons {
+			reasons[k] = n
+		}
+		out[KeyCompletenessReasons] = reasons
 	}
 	return out
 }

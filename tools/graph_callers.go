@@ -1,0 +1,358 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/internal/pagecursor"
+	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/tools/envelope"
+)
+
+// This file is what cos_graph_references, cos_graph_impact and
+// cos_graph_context share about callers and dependents: how sure an answer
+// is (meta.completeness), following an implementation to the callers of the
+// interface methods it implements, recognising test files, and paging.
+
+// Values of meta.completeness.
+const (
+	// completeExact: no reason is known why a caller or dependent would be
+	// missing from the graph.
+	completeExact = "exact"
+	// completeLowerBound: some may be missing; meta.completeness_reasons
+	// says why.
+	completeLowerBound = "lower_bound"
+)
+
+// Keys of meta.completeness_reasons; each is present only when non-zero.
+// The "asked" nodes of an answer are those whose incoming edges it lists:
+// the root for cos_graph_references and cos_graph_context, every node the
+// walk expanded for cos_graph_impact, plus the interface methods followed
+// through implements.
+const (
+	// reasonFuncValueCalls is the graph's number of call sites through func
+	// values (the sum of dynamic_calls), when the answer follows calls and
+	// an asked node is used as a value (an incoming references edge): any
+	// of those call sites may call it.
+	reasonFuncValueCalls = "func_value_calls"
+	// reasonReflectCalls is the graph's number of reflective call sites
+	// (the sum of reflect_calls), when the answer follows calls and an
+	// asked node is an exported Go method, which reflection can call by
+	// name.
+	reasonReflectCalls = "reflect_calls"
+	// reasonSyntaxFallbackFiles is the number of Go files read without
+	// types because their package failed to load or type-check (their
+	// calls are a name-based guess), when an asked node lives in a Go
+	// file.
+	reasonSyntaxFallbackFiles = "syntax_fallback_files"
+	// reasonNameMatchedNodes is the number of asked nodes that are code in
+	// another language than Go (a function, method or class in a Python,
+	// TypeScript or JavaScript file): their callers are matched by name,
+	// without types, so calls through dynamic dispatch are not seen.
+	reasonNameMatchedNodes = "name_matched_nodes"
+)
+
+// completeness gathers the reasons of one answer; add every asked node.
+type completeness struct {
+	g *projections.Graph
+	// calls is set when the answer follows calls edges.
+	calls bool
+
+	referenced, reflectable, inGo bool
+	nameMatched                   int
+}
+
+// add records an asked node; referenced says it has an incoming
+// references edge.
+func (c *completeness) add(n graph.Node, referenced bool) {
+	goFile := strings.HasSuffix(n.Path, ".go")
+	c.referenced = c.referenced || referenced
+	c.inGo = c.inGo || goFile
+	if goFile && n.Kind == graph.KindMethod && exportedName(memberName(n.UID)) {
+		c.reflectable = true
+	}
+	if !goFile && n.Path != "" && (n.Kind == graph.KindFunction || n.Kind == graph.KindMethod || n.Kind == graph.KindClass) {
+		c.nameMatched++
+	}
+}
+
+// addUID is add for a uid, looking up its header and references.
+func (c *completeness) addUID(uid string) {
+	if n, ok := c.g.NodeHeader(uid); ok {
+		c.add(n, c.g.HasIn(uid, graph.EdgeReferences))
+	}
+}
+
+// meta returns meta.completeness and meta.completeness_reasons (nil when
+// exact).
+func (c *completeness) meta() (string, map[string]int) {
+	u := c.g.Unresolved()
+	reasons := map[string]int{}
+	if c.calls && c.referenced && u.DynamicCalls > 0 {
+		reasons[reasonFuncValueCalls] = u.DynamicCalls
+	}
+	if c.calls && c.reflectable && u.ReflectCalls > 0 {
+		reasons[reasonReflectCalls] = u.ReflectCalls
+	}
+	if c.inGo && u.LowerBoundFiles > 0 {
+		reasons[reasonSyntaxFallbackFiles] = u.LowerBoundFiles
+	}
+	if c.nameMatched > 0 {
+		reasons[reasonNameMatchedNodes] = c.nameMatched
+	}
+	if len(reasons) == 0 {
+		return completeExact, nil
+	}
+	return completeLowerBound, reasons
+}
+
+// setOn fills tm's completeness keys.
+func (c *completeness) setOn(tm *envelope.ToolMeta) {
+	tm.Completeness, tm.CompletenessReasons = c.meta()
+}
+
+// noneFoundNote is data.note of an answer that found nothing: what was
+// looked for, and whether that can be trusted.
+func noneFoundNote(what string, types []string, tm envelope.ToolMeta) string {
+	if tm.Completeness == completeExact {
+		return fmt.Sprintf("no %s found through %s; completeness is exact: nothing indexed reaches this node through these edge types",
+			what, strings.Join(types, ", "))
+	}
+	return fmt.Sprintf("no %s found through %s, but completeness is lower_bound (see meta.completeness_reasons): "+
+		"callers through func values or reflection, in files read without types, or matched by name may exist; "+
+		"check before treating the node as unused", what, strings.Join(types, ", "))
+}
+
+// memberName is the last dot-separated part of the name after "::" in a
+// code uid (code:function:p.go::Server.ServeHTTP → ServeHTTP), or "".
+func memberName(uid string) string {
+	i := strings.LastIndex(uid, "::")
+	if i < 0 {
+		return ""
+	}
+	name := uid[i+2:]
+	return name[strings.LastIndexByte(name, '.')+1:]
+}
+
+// exportedName reports whether a Go identifier is exported.
+func exportedName(name string) bool {
+	r, _ := utf8.DecodeRuneInString(name)
+	return unicode.IsUpper(r)
+}
+
+// ownerClass returns the class that contains method (its receiver type or
+// interface), or "".
+func ownerClass(g *projections.Graph, method string) string {
+	for _, uid := range g.Sources(method, graph.EdgeContains) {
+		if n, ok := g.NodeHeader(uid); ok && n.Kind == graph.KindClass {
+			return uid
+		}
+	}
+	return ""
+}
+
+// methodOf returns the method of class named name: the uid the scheme gives
+// it (code:class:p::T → code:function:p::T.name) when that is a node, else
+// a method contained by the class with that name (a Go method declared in
+// another file than its type), else "".
+func methodOf(g *projections.Graph, class, name string) string {
+	if rest, ok := strings.CutPrefix(class, "code:class:"); ok {
+		uid := "code:function:" + rest + "." + name
+		if n, ok := g.NodeHeader(uid); ok && n.Kind == graph.KindMethod {
+			return uid
+		}
+	}
+	for _, uid := range g.Targets(class, graph.EdgeContains) {
+		if n, ok := g.NodeHeader(uid); ok && n.Kind == graph.KindMethod && memberName(uid) == name {
+			return uid
+		}
+	}
+	return ""
+}
+
+// interfaceMethodsOf returns the interface methods that method implements:
+// for its class T and every interface I with T --implements--> I, the
+// method of I with the same name. A few map lookups and short scans.
+func interfaceMethodsOf(g *projections.Graph, method string) []string {
+	name := memberName(method)
+	class := ownerClass(g, method)
+	if name == "" || class == "" {
+		return nil
+	}
+	var out []string
+	for _, iface := range g.Targets(class, graph.EdgeImplements) {
+		if m := methodOf(g, iface, name); m != "" && m != method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// implementationsOf returns the methods that implement the interface
+// method ifaceMethod: for its interface I and every type T with
+// T --implements--> I, the method of T with the same name.
+func implementationsOf(g *projections.Graph, ifaceMethod string) []string {
+	name := memberName(ifaceMethod)
+	iface := ownerClass(g, ifaceMethod)
+	if name == "" || iface == "" {
+		return nil
+	}
+	var out []string
+	for _, impl := range g.Sources(iface, graph.EdgeImplements) {
+		if m := methodOf(g, impl, name); m != "" && m != ifaceMethod {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// interfaceMethodsIn returns the methods of class when it is an interface
+// (metadata type_kind "interface", or something implements it), else nil.
+func interfaceMethodsIn(g *projections.Graph, class string) []string {
+	n, ok := g.Node(class)
+	if !ok || n.Kind != graph.KindClass {
+		return nil
+	}
+	if n.Metadata[graph.MetaTypeKind] != "interface" && !g.HasIn(class, graph.EdgeImplements) {
+		return nil
+	}
+	var out []string
+	for _, uid := range g.Targets(class, graph.EdgeContains) {
+		if h, ok := g.NodeHeader(uid); ok && h.Kind == graph.KindMethod {
+			out = append(out, uid)
+		}
+	}
+	return out
+}
+
+// isTestPath reports whether a repo-relative path is a test file: Go's
+// *_test.go, Python's test_*.py, *_test.py and conftest.py, *.test.* and
+// *.spec.* (JavaScript, TypeScript), or any file under a tests/ or
+// __tests__/ folder. cos_graph_rename_plan uses it too.
+func isTestPath(p string) bool {
+	if p == "" {
+		return false
+	}
+	if strings.HasPrefix(p, "tests/") || strings.HasPrefix(p, "__tests__/") ||
+		strings.Contains(p, "/tests/") || strings.Contains(p, "/__tests__/") {
+		return true
+	}
+	base := path.Base(p)
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	switch {
+	case ext == ".go":
+		return strings.HasSuffix(stem, "_test")
+	case ext == ".py":
+		return strings.HasPrefix(stem, "test_") || strings.HasSuffix(stem, "_test") || stem == "conftest"
+	}
+	return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec")
+}
+
+// Page sizes of cos_graph_references and cos_graph_impact.
+const (
+	graphPageDefault = 100
+	graphPageMax     = 1000
+)
+
+// graphPage is one page of a listing of n items: items [From, From+Len).
+type graphPage struct {
+	From, Len int
+	// Next is next_cursor: empty when the page ends the listing.
+	Next string
+	// WalkSeq is the log seq the whole listing is consistent with: the
+	// first page's.
+	WalkSeq uint64
+	// Limit is the page size used: the caller's limit, or less when the
+	// page was shortened to fit the budget.
+	Limit int
+}
+
+// pageStart decodes cursor (empty: the first page) for a listing of n items
+// whose query digest is query. A malformed cursor is E_CURSOR; one of
+// another query, from a log position this view has not reached, or from
+// before the graph last changed is STALE_CURSOR.
+func pageStart(c *Call, cursor string, query [8]byte, n int) (from int, walkSeq uint64, err error) {
+	if cursor == "" {
+		return 0, c.Pos.Seq, nil
+	}
+	cur, err := pagecursor.Decode(cursor)
+	if err != nil {
+		reason := err.Error()
+		var me *pagecursor.MalformedError
+		if errors.As(err, &me) {
+			reason = me.Reason
+		}
+		return 0, 0, envelope.Wrap(err, envelope.CodeCursor,
+			"Invalid cursor (%s); ask again without cursor to get a fresh one", reason).
+			WithDetails(map[string]any{"field": "cursor", "reason": reason})
+	}
+	stale := func(reason string) error {
+		return envelope.Errorf(envelope.CodeStaleCursor,
+			"This cursor no longer describes the answer (%s); ask again without cursor", reason).
+			WithDetails(map[string]any{"field": "cursor", "reason": reason})
+	}
+	switch last := c.S.graph.LastChange(c.Pos.Seq); {
+	case cur.Query != query:
+		return 0, 0, stale("it belongs to another question: other node, edge types, depth or include_tests")
+	case cur.Seq > c.Pos.Seq:
+		return 0, 0, stale(fmt.Sprintf("it is from log seq %d, this view is at %d", cur.Seq, c.Pos.Seq))
+	case last > cur.Seq:
+		return 0, 0, stale(fmt.Sprintf("the graph changed at log seq %d, after the cursor's %d", last, cur.Seq))
+	case cur.After > uint64(n):
+		return 0, 0, stale(fmt.Sprintf("it points past the %d items of the answer", n))
+	}
+	return int(cur.After), cur.Seq, nil
+}
+
+// pageOf cuts the page of n items that starts at the cursor: at most limit
+// items, fewer when their views (built by view) would not fit in the
+// envelope budget — a page the envelope trimmed would lose items the next
+// cursor skips.
+func pageOf[T any](c *Call, cursor string, query [8]byte, n, limit int, view func(from, to int) []T) ([]T, graphPage, error) {
+	from, walkSeq, err := pageStart(c, cursor, query, n)
+	if err != nil {
+		return nil, graphPage{}, err
+	}
+	size := min(limit, n-from)
+	items := view(from, from+size)
+	for size > 1 {
+		total, fit := rowsFit(c, items)
+		if fit {
+			break
+		}
+		size = min(size-1, max(1, int(float64(size)*boardBudget(c)*boardFitShare/float64(total))))
+		items = items[:size]
+		limit = size
+	}
+	p := graphPage{From: from, Len: size, WalkSeq: walkSeq, Limit: limit}
+	if from+size < n {
+		p.Next = pagecursor.Cursor{Seq: walkSeq, Query: query, After: uint64(from + size)}.Encode()
+	}
+	return items, p, nil
+}
+
+// pageParams are the paging arguments of cos_graph_references and
+// cos_graph_impact.
+func pageParams() []Param {
+	return []Param{
+		{Name: "include_tests", Type: TBool, Default: true, Description: "false leaves out everything in test files (_test.go, test_*.py, *_test.py, *.test.ts, *.spec.ts, tests/, __tests__/ …)"},
+		{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax), Default: graphPageDefault, Description: "most items on one page (fewer when they would not fit the answer budget)"},
+		{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen, Description: "next_cursor of the previous page, with the same other arguments"},
+	}
+}
+
+// queryDigest is the identity of a paged question inside its cursors; list
+// arguments are sorted so their order does not matter.
+func queryDigest(tool, root string, types []string, depth int, includeTests bool) [8]byte {
+	sorted := slices.Clone(types)
+	slices.Sort(sorted)
+	return pagecursor.Digest(tool, root, strings.Join(sorted, ","), strconv.Itoa(depth), strconv.FormatBool(includeTests))
+}
