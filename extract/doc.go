@@ -24,8 +24,8 @@
 //	          code:class:<path>::<Type>), interface methods
 //	          <Iface>.<method> (kind method, contained by the interface),
 //	          calls, implements, references, constructs, has_param_type,
-//	          accesses_field, imports (code:module: in the repo,
-//	          go:package: outside)
+//	          accesses_field, and imports (to code:module: in the repo,
+//	          to go:package: nodes outside)
 //	python    tree-sitter: code:module:<dotted> (file defines it), classes,
 //	          functions, methods, calls, imports, inherits_from
 //	jsts      tree-sitter (JS, TS, TSX): functions, classes, methods, calls,
