@@ -68,6 +68,10 @@ type declCache struct {
 	// Shapes maps each Go package of the tree (go list ID) to its
 	// shapeDigest when it was last extracted.
 	Shapes map[string]string
+	// GoDirs maps each folder of the tree holding Go packages to their
+	// import paths, so that the importers of a package whose folder
+	// vanished are found.
+	GoDirs map[string][]string
 }
 
 // implRecord is one cached implements edge of a file: reused when the

@@ -183,7 +183,9 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			Tests:   true,
 			// Never reach the network while indexing: a module missing from
 			// the cache is a load error for the packages that need it.
-			Env: append(os.Environ(), "GOPROXY=off", "GOFLAGS="+goFlags()),
+			// Nor switch toolchains: a go.mod asking for a newer Go is a
+			// load error, not a download.
+			Env: append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS="+goFlags()),
 		}
 		pkgs, err := packages.Load(cfg, r.Patterns...)
 		if ctx.Err() != nil {

@@ -1,0 +1,344 @@
+package extract
+
+import (
+	"go/token"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// typedRun is the state of typedGo's passes.
+type typedRun struct {
+	r        *runner
+	results  map[string]*fileResult
+	byPath   map[string]entry
+	e        *env
+	fset     *token.FileSet
+	plainIDs []string
+	plainOf  map[string]string
+
+	// g is the package graph listed last; full says it covers the whole
+	// tree (not only the seeds' folders). importers, byDir and allPaths
+	// are derived from it: import path → the tree's packages importing
+	// it, folder → import paths of its packages, every import path.
+	g         *goPackageGraph
+	full      bool
+	importers map[string][]string
+	byDir     map[string][]string
+	allPaths  map[string]bool
+
+	// mu guards the maps below and results' values while a pass runs.
+	mu       sync.Mutex
+	typed    map[string]bool   // files extracted with types
+	typeErrs map[string]string // files whose package did not type-check
+	loadErrs map[string]bool   // … because an import failed
+	shapes   map[string]string // package ID → shapeDigest, of the packages extracted
+	jobs     []implJob         // the last pass's named types
+	// interfaces is the digest of the tree's interfaces, once a pass saw
+	// the whole tree.
+	interfaces string
+}
+
+func newTypedRun(r *runner, results map[string]*fileResult, byPath map[string]entry, e *env) *typedRun {
+	return &typedRun{r: r, results: results, byPath: byPath, e: e, fset: token.NewFileSet(),
+		typed: map[string]bool{}, typeErrs: map[string]string{}, loadErrs: map[string]bool{}, shapes: map[string]string{}}
+}
+
+// listAll lists every package of the tree.
+func (tr *typedRun) listAll(in goInputFiles) error {
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, goListRoots(tr.r.root, in.modDirs, in.enclosing), in.files)
+	tr.r.phase("go list")
+	if err != nil {
+		return err
+	}
+	tr.use(g, true)
+	return nil
+}
+
+// listFolders lists the packages of the folders holding a changed or
+// removed Go file, with their tests and dependencies.
+func (tr *typedRun) listFolders(in goInputFiles, results map[string]*fileResult, removed []string) error {
+	dirs := map[string]bool{}
+	for p := range results {
+		if extractorFor(p) == ExtractorGo {
+			dirs[dirOf(p)] = true
+		}
+	}
+	for _, p := range removed {
+		if extractorFor(p) == ExtractorGo {
+			dirs[dirOf(p)] = true
+		}
+	}
+	live := map[string]bool{} // folders that still hold a Go file
+	for p := range in.files {
+		live[dirOf(p)] = true
+	}
+	for d := range dirs {
+		if !live[d] {
+			delete(dirs, d)
+		}
+	}
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, sortedKeys(dirs)), in.files)
+	tr.r.phase("go list (touched folders)")
+	if err != nil {
+		return err
+	}
+	tr.use(g, false)
+	return nil
+}
+
+// use makes g the package graph of the next passes.
+func (tr *typedRun) use(g *goPackageGraph, full bool) {
+	tr.g, tr.full = g, full
+	tr.plainIDs, tr.plainOf = g.plainPackages()
+	tr.importers, tr.byDir, tr.allPaths = map[string][]string{}, map[string][]string{}, map[string]bool{}
+	for id, files := range g.inTree {
+		p := g.pkgs[id]
+		tr.allPaths[p.PkgPath] = true
+		for _, f := range files {
+			if d := dirOf(f); !slices.Contains(tr.byDir[d], p.PkgPath) {
+				tr.byDir[d] = append(tr.byDir[d], p.PkgPath)
+			}
+		}
+		for _, d := range p.Imports {
+			tr.importers[d.PkgPath] = append(tr.importers[d.PkgPath], p.PkgPath)
+		}
+	}
+}
+
+// importersPass lists the whole tree and extracts the seeds and every
+// package importing one of changed (import paths), transitively, with
+// the tree's interfaces; and every package when the tree's interfaces no
+// longer have the digest cachedInterfaces.
+func (tr *typedRun) importersPass(in goInputFiles, seeds map[string]bool, changed []string, cachedInterfaces string) error {
+	if err := tr.listAll(in); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	for pp := range seeds {
+		set[pp] = true
+	}
+	queue := append([]string(nil), changed...)
+	for len(queue) > 0 {
+		pp := queue[0]
+		queue = queue[1:]
+		for _, imp := range tr.importers[pp] {
+			if !set[imp] {
+				set[imp] = true
+				queue = append(queue, imp)
+			}
+		}
+	}
+	tr.r.o.Logger.Debug("go: shapes changed", "packages", len(changed), "extracting", len(set))
+	if err := tr.pass(set, true); err != nil {
+		return err
+	}
+	if tr.interfaces != cachedInterfaces && len(set) < len(tr.allPaths) {
+		// An interface of the tree changed: any type of the tree may have
+		// gained or lost an implements edge.
+		tr.r.o.Logger.Debug("go: the tree's interfaces changed: every package is extracted again")
+		return tr.pass(tr.allPaths, true)
+	}
+	return nil
+}
+
+// save records the shapes, the interfaces digest and the package folders
+// in the declarations cache for the next run.
+func (tr *typedRun) save(dc *declCache, full bool) {
+	if dc.Shapes == nil || full {
+		dc.Shapes = map[string]string{}
+	}
+	for id, d := range tr.shapes {
+		dc.Shapes[id] = d
+	}
+	if tr.interfaces != "" {
+		dc.Interfaces = tr.interfaces
+	}
+	if dc.GoDirs == nil || tr.full {
+		dc.GoDirs = map[string][]string{}
+	}
+	for d, pps := range tr.byDir {
+		dc.GoDirs[d] = pps
+	}
+	if !tr.full {
+		return
+	}
+	// A whole listing: forget packages that are gone.
+	for id := range dc.Shapes {
+		if _, ok := tr.g.inTree[id]; !ok {
+			delete(dc.Shapes, id)
+		}
+	}
+}
+
+// pass type-checks and extracts the files of the packages whose import
+// paths are in set, with a checker of its own (types from two passes are
+// never mixed). With tree, every plain package of the tree is checked
+// too (without bodies), and the extracted types get their implements
+// edges against all of the tree's interfaces.
+func (tr *typedRun) pass(set map[string]bool, tree bool) error {
+	r, g := tr.r, tr.g
+	want := map[string]bool{}
+	ids := map[string]bool{}
+	var missing []entry
+	for p, o := range g.owner {
+		if !set[o.PkgPath] {
+			continue
+		}
+		want[p] = true
+		ids[o.ID] = true
+		if _, ok := tr.results[p]; !ok {
+			missing = append(missing, tr.byPath[p])
+		}
+	}
+	sort.Slice(missing, func(i, j int) bool { return missing[i].Rel < missing[j].Rel })
+	if err := r.extractAll(missing, tr.e, tr.results, false); err != nil {
+		return err
+	}
+	tr.jobs = nil
+	var x *typedExtractor
+	chk := newGoChecker(tr.fset, g.pkgs, r.o.Workers, func(cp *checkedPackage) {
+		if cp.typeErr != "" && !cp.cgo {
+			tr.mu.Lock()
+			defer tr.mu.Unlock()
+			for _, name := range cp.pkg.GoFiles {
+				if p, ok := g.rel.of(name); ok && g.owner[p] == cp.pkg {
+					tr.typeErrs[p] = cp.typeErr
+					tr.loadErrs[p] = cp.importErr
+				}
+			}
+			return
+		}
+		out := x.extractPackage(cp, func(p string) bool { return want[p] })
+		shape := x.shapeDigest(cp)
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		tr.shapes[cp.pkg.ID] = shape
+		for p, tf := range out {
+			fr := tr.results[p]
+			if fr == nil {
+				continue // unreadable a moment ago: recorded as failed
+			}
+			fr.Nodes, fr.Edges, fr.Refs = tf.Nodes, tf.Edges, nil
+			tr.typed[p] = true
+			delete(tr.typeErrs, p)
+			tr.jobs = append(tr.jobs, tf.impl...)
+			if fr.Decl != nil {
+				fr.Decl.impl, fr.Decl.implKnown = nil, false
+			}
+		}
+	})
+	x = newTypedExtractor(tr.fset, g.rel, g, chk.typesOf)
+	var declOnly []string
+	if tree {
+		declOnly = tr.plainIDs
+	}
+	n, err := chk.run(r.ctx, ids, declOnly)
+	if err != nil {
+		return err
+	}
+	r.st.GoPackagesChecked += n
+	r.phase("go type-check and extract")
+	if !tree {
+		return nil
+	}
+	treeSet, digest := x.treeInterfaces(tr.plainIDs)
+	tr.interfaces = digest
+	outside := map[string]*implCandidates{}
+	variant := map[string]*implCandidates{} // by test variant ID
+	sort.Slice(tr.jobs, func(i, j int) bool {
+		if tr.jobs[i].path != tr.jobs[j].path {
+			return tr.jobs[i].path < tr.jobs[j].path
+		}
+		return tr.jobs[i].uid < tr.jobs[j].uid
+	})
+	for _, j := range tr.jobs {
+		oc, ok := outside[j.pkg.ID]
+		if !ok {
+			oc = x.outsideInterfaces(j.pkg)
+			outside[j.pkg.ID] = oc
+		}
+		sets := []*implCandidates{treeSet, oc}
+		if j.pkg.ForTest != "" && strings.HasSuffix(j.path, "_test.go") {
+			vc, ok := variant[j.pkg.ID]
+			if !ok {
+				vc = x.variantInterfaces(j.pkg)
+				variant[j.pkg.ID] = vc
+			}
+			sets = append(sets, vc)
+		}
+		edges, nodes := implementsEdges(j.uid, x.plainTypeName(j, tr.plainOf), tr.fset.Position(j.tn.Pos()).Line, sets...)
+		tr.addImpl(j.path, edges, nodes)
+	}
+	for p := range want {
+		if fr := tr.results[p]; fr != nil && fr.Decl != nil && tr.typed[p] {
+			fr.Decl.implKnown = true
+		}
+	}
+	r.phase("go implements")
+	return nil
+}
+
+// addImpl appends implements edges (and outside interfaces' stubs) to a
+// file's result and to its declarations record, for reuse.
+func (tr *typedRun) addImpl(p string, edges []graph.Edge, nodes []graph.Node) {
+	fr := tr.results[p]
+	if fr == nil {
+		return
+	}
+	fr.Edges = append(fr.Edges, edges...)
+	fr.Nodes = append(fr.Nodes, nodes...)
+	if fr.Decl == nil {
+		return
+	}
+	stubs := map[string]string{}
+	for _, n := range nodes {
+		stubs[n.UID] = n.Label
+	}
+	for _, e := range edges {
+		set, _ := e.Metadata[graph.MetaMethodSet].(string)
+		fr.Decl.impl = append(fr.Decl.impl, implRecord{Source: e.Source, Target: e.Target, Line: e.Line, MethodSet: set, Stub: stubs[e.Target]})
+	}
+}
+
+// reuseImpl gives the files of the last pass the implements edges cached
+// from the run that last extracted them; false (nothing changed) when one
+// of them has none cached.
+func (tr *typedRun) reuseImpl(dc *declCache) bool {
+	byFile := map[string]bool{}
+	for _, j := range tr.jobs {
+		byFile[j.path] = true
+	}
+	for p := range byFile {
+		if rec, ok := dc.Decls[p]; !ok || !rec.ImplKnown {
+			return false
+		}
+	}
+	for p, isTyped := range tr.typed {
+		fr := tr.results[p]
+		if !isTyped || fr == nil || fr.Decl == nil {
+			continue
+		}
+		rec := dc.Decls[p]
+		if !byFile[p] {
+			fr.Decl.implKnown = true // no named type: no implements edge
+			continue
+		}
+		var edges []graph.Edge
+		var nodes []graph.Node
+		for _, ir := range rec.Impl {
+			edges = append(edges, graph.Edge{Source: ir.Source, Target: ir.Target, Type: graph.EdgeImplements, Extractor: ExtractorGo, Line: ir.Line,
+				Metadata: map[string]any{graph.MetaMethodSet: ir.MethodSet}})
+			if ir.Stub != "" {
+				nodes = append(nodes, graph.Node{UID: ir.Target, Kind: graph.KindExternal, Label: ir.Stub, Extractor: ExtractorGo, Metadata: map[string]any{"stub": true}})
+			}
+		}
+		tr.addImpl(p, edges, nodes)
+		fr.Decl.implKnown = true
+	}
+	return true
+}
+

@@ -1,0 +1,157 @@
+package extract_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// writeModule writes a small module under a temp folder: files maps
+// repo-relative paths to contents; go.mod is added.
+func writeModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	files["go.mod"] = "module example.com/m\n\ngo 1.22\n"
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(filepath.FromSlash(p))), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFixtureFile(t, root, p, c)
+	}
+	return root
+}
+
+// edgesOf returns the edges of type typ in the payload of path, as
+// "source -> target".
+func edgesOf(x extraction, path, typ string) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range x.payloads[path].Edges {
+		if e.Type == typ {
+			out[e.Source+" -> "+e.Target] = true
+		}
+	}
+	return out
+}
+
+// fileMeta returns the metadata of a payload's file node.
+func fileMeta(x extraction, path string) map[string]any {
+	for _, n := range x.payloads[path].Nodes {
+		if n.UID == "code:file:"+path {
+			return n.Metadata
+		}
+	}
+	return nil
+}
+
+// TestRun_GoTypesIncremental_BodyEditStaysLocal: an edit of a function body
+// changes no package's shape, so the importer is not checked again; only
+// the edited file is emitted, and with the cached implements edges.
+func TestRun_GoTypesIncremental_BodyEditStaysLocal(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"p/p.go": "package p\n\ntype Shape interface{ Area() int }\n\ntype Sq struct{ N int }\n\nfunc (s Sq) Area() int { return s.N * s.N }\n\nfunc F() int { return 1 }\n",
+		"q/q.go": "package q\n\nimport \"example.com/m/p\"\n\nfunc Use() int { return p.F() + p.Sq{N: 2}.Area() }\n",
+	})
+	cache := t.TempDir()
+	first := runIndex(t, root, cache, nil)
+	writeFixtureFile(t, root, "p/p.go", "package p\n\ntype Shape interface{ Area() int }\n\ntype Sq struct{ N int }\n\nfunc (s Sq) Area() int { return s.N * s.N * 1 }\n\nfunc F() int { return 2 }\n")
+	second := runIndex(t, root, cache, first.hashes(nil))
+	if got := second.paths(); len(got) != 1 || got[0] != "p/p.go" {
+		t.Fatalf("emitted %v, want only p/p.go", got)
+	}
+	want := "code:class:p/p.go::Sq -> code:class:p/p.go::Shape"
+	if !edgesOf(second, "p/p.go", graph.EdgeImplements)[want] {
+		t.Errorf("the re-extracted p/p.go lost its implements edge %s (cached edges not reused): %v", want, second.payloads["p/p.go"].Edges)
+	}
+	if second.stats.GoPackagesChecked >= first.stats.GoPackagesChecked {
+		t.Errorf("a body edit checked %d packages, the first index %d: want fewer", second.stats.GoPackagesChecked, first.stats.GoPackagesChecked)
+	}
+}
+
+// TestRun_GoTypesIncremental_NewMethodImplementsElsewhere: a method added
+// to a type of a package that does not import the interface's package
+// gives the type its implements edge on the next run.
+func TestRun_GoTypesIncremental_NewMethodImplementsElsewhere(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"iface/iface.go": "package iface\n\ntype Closer interface{ Close() error }\n",
+		"impl/impl.go":   "package impl\n\ntype File struct{}\n\nfunc (f *File) Name() string { return \"\" }\n",
+	})
+	cache := t.TempDir()
+	first := runIndex(t, root, cache, nil)
+	edge := "code:class:impl/impl.go::File -> code:class:iface/iface.go::Closer"
+	if edgesOf(first, "impl/impl.go", graph.EdgeImplements)[edge] {
+		t.Fatalf("first run already has %s", edge)
+	}
+	writeFixtureFile(t, root, "impl/impl.go", "package impl\n\ntype File struct{}\n\nfunc (f *File) Name() string { return \"\" }\n\nfunc (f *File) Close() error { return nil }\n")
+	second := runIndex(t, root, cache, first.hashes(nil))
+	if !edgesOf(second, "impl/impl.go", graph.EdgeImplements)[edge] {
+		t.Errorf("after adding Close, %s is missing: %v", edge, second.payloads["impl/impl.go"].Edges)
+	}
+}
+
+// TestRun_GoTypesIncremental_InterfaceChangeReachesEveryType: a method
+// added to an interface removes the implements edge of a type in a package
+// that neither changed nor imports the interface's package.
+func TestRun_GoTypesIncremental_InterfaceChangeReachesEveryType(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"iface/iface.go": "package iface\n\ntype Closer interface{ Close() error }\n",
+		"impl/impl.go":   "package impl\n\ntype File struct{}\n\nfunc (f *File) Close() error { return nil }\n",
+	})
+	cache := t.TempDir()
+	first := runIndex(t, root, cache, nil)
+	edge := "code:class:impl/impl.go::File -> code:class:iface/iface.go::Closer"
+	if !edgesOf(first, "impl/impl.go", graph.EdgeImplements)[edge] {
+		t.Fatalf("first run lacks %s: %v", edge, first.payloads["impl/impl.go"].Edges)
+	}
+	writeFixtureFile(t, root, "iface/iface.go", "package iface\n\ntype Closer interface {\n\tClose() error\n\tFlush() error\n}\n")
+	second := runIndex(t, root, cache, first.hashes(nil))
+	pl, ok := second.payloads["impl/impl.go"]
+	if !ok {
+		t.Fatalf("impl/impl.go not emitted again after Closer gained a method; emitted %v", second.paths())
+	}
+	for _, e := range pl.Edges {
+		if e.Type == graph.EdgeImplements && e.Source+" -> "+e.Target == edge {
+			t.Errorf("%s still there after Closer gained Flush", edge)
+		}
+	}
+}
+
+// TestRun_GoTypesIncremental_PackageDeleted: deleting a whole package
+// re-extracts its importer, which no longer type-checks (a load error:
+// the import is missing) and has no edge into the deleted files.
+func TestRun_GoTypesIncremental_PackageDeleted(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"p/p.go": "package p\n\nfunc F() int { return 1 }\n",
+		"q/q.go": "package q\n\nimport \"example.com/m/p\"\n\nfunc Use() int { return p.F() }\n",
+	})
+	cache := t.TempDir()
+	first := runIndex(t, root, cache, nil)
+	if !edgesOf(first, "q/q.go", graph.EdgeCalls)["code:function:q/q.go::Use -> code:function:p/p.go::F"] {
+		t.Fatalf("first run: q does not call p.F: %v", first.payloads["q/q.go"].Edges)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "p")); err != nil {
+		t.Fatal(err)
+	}
+	second := runIndex(t, root, cache, first.hashes(nil))
+	if len(second.removed) != 1 || second.removed[0] != "p/p.go" {
+		t.Errorf("removed %v, want [p/p.go]", second.removed)
+	}
+	pl, ok := second.payloads["q/q.go"]
+	if !ok {
+		t.Fatalf("q/q.go not emitted again after its import was deleted; emitted %v", second.paths())
+	}
+	for _, e := range pl.Edges {
+		if e.Target == "code:function:p/p.go::F" {
+			t.Errorf("q/q.go still has an edge into the deleted package: %v", e)
+		}
+	}
+	if m := fileMeta(second, "q/q.go"); m[graph.MetaExtraction] != graph.ExtractionSyntax || !graph.LowerBoundFallback(stringOf(m[graph.MetaFallback])) {
+		t.Errorf("q/q.go file metadata %v: want syntax extraction with a load or type error", m)
+	}
+}
+
+func stringOf(v any) string {
+	s, _ := v.(string)
+	return s
+}
