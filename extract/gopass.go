@@ -341,4 +341,3 @@ func (tr *typedRun) reuseImpl(dc *declCache) bool {
 	}
 	return true
 }
-
