@@ -196,17 +196,14 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			continue
 		}
 		packages.Visit(pkgs, nil, func(p *packages.Package) {
-			cur, seen := g.pkgs[p.ID]
-			if seen && !sameFiles(cur, p) {
+			if cur, seen := g.pkgs[p.ID]; seen && !sameFiles(cur, p) {
 				// Two modules of the tree declare the same module path: the
 				// second one's packages get IDs of their own.
 				p.ID += " [" + r.Dir + "]"
-				cur, seen = g.pkgs[p.ID]
 			}
-			if !seen {
+			if _, seen := g.pkgs[p.ID]; !seen {
 				g.pkgs[p.ID] = p
 			}
-			_ = cur
 		})
 	}
 	// Files of each package that lie in the tree; owners by preference.

@@ -233,7 +233,7 @@ func (fx *typedFileExtraction) edge(src, dst, typ string, line int) int {
 }
 
 func (fx *typedFileExtraction) extract() {
-	f, info := fx.file, fx.cp.info
+	f := fx.file
 	pkgName := f.Name.Name
 	fileMeta := map[string]any{"language": "go", "package": pkgName, graph.MetaExtraction: graph.ExtractionTypes}
 	fileIdx := len(fx.nodes)
@@ -265,7 +265,6 @@ func (fx *typedFileExtraction) extract() {
 		}
 	}
 	fx.nodes[fileIdx].Metadata = fx.fileCounts.metadata(fx.nodes[fileIdx].Metadata)
-	_ = info
 	sort.SliceStable(fx.edges, func(i, j int) bool {
 		a, b := fx.edges[i], fx.edges[j]
 		if a.Type != b.Type {
