@@ -129,6 +129,9 @@ type cache struct {
 	dir, root string
 	stat      statCache
 	decls     *declCache // nil until loadDecls
+	// outdated is set when the stat cache of this root was written with
+	// another cacheVersion: the extractors changed since.
+	outdated bool
 }
 
 // loadCache reads the stat cache of root from dir; any problem yields an
@@ -137,6 +140,7 @@ func loadCache(dir, root string) (*cache, error) {
 	c := &cache{dir: dir, root: root, stat: statCache{Version: cacheVersion, Root: root, Stat: map[string]statEntry{}, Modules: map[string]string{}}}
 	var s statCache
 	ok, err := readGob(dir, statCacheFile, &s)
+	c.outdated = ok && s.Version != cacheVersion && s.Root == root
 	if ok && s.Version == cacheVersion && s.Root == root && s.Stat != nil {
 		if s.Modules == nil {
 			s.Modules = map[string]string{}

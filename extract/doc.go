@@ -142,6 +142,8 @@
 // split by build constraints resolve to the one in the calling file, else
 // one whose _GOOS/_GOARCH suffix fits the running platform.
 //
-// An extractor id or cacheVersion change is not noticed
+// A cache written with another cacheVersion (the extractors changed since)
+// makes every file of previous count as changed, so an upgrade re-extracts
+// the whole tree once; without a cache, an extractor change is not noticed
 // through previous (same content hash): re-index with an empty previous map.
 package extract

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -154,4 +155,23 @@ func TestRun_GoTypesIncremental_PackageDeleted(t *testing.T) {
 func stringOf(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// TestRun_OutdatedCacheReextractsAll: a cache written by an older
+// extractor (another version) makes every file count as changed, although
+// previous holds their current hashes: the graph was extracted by the old
+// extractor too.
+func TestRun_OutdatedCacheReextractsAll(t *testing.T) {
+	root := writeModule(t, map[string]string{"p/p.go": "package p\n\nfunc F() int { return 1 }\n"})
+	cache := t.TempDir()
+	first := runIndex(t, root, cache, nil)
+	prev := first.hashes(nil)
+	if again := runIndex(t, root, cache, prev); len(again.payloads) != 0 {
+		t.Fatalf("unchanged tree emitted %v", again.paths())
+	}
+	extract.SetCacheVersionForTest(t, cache, -1)
+	after := runIndex(t, root, cache, prev)
+	if got, want := len(after.payloads), len(first.payloads); got != want {
+		t.Errorf("after an extractor change: emitted %v, want all %d files", after.paths(), want)
+	}
 }

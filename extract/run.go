@@ -137,6 +137,16 @@ func (r *runner) run() error {
 		r.o.Logger.Warn("extract cache ignored", "err", err)
 	}
 	r.cache = c
+	if c.outdated {
+		// The cache was written by an older extractor: what the graph holds
+		// was extracted by it too, so every file is extracted again.
+		r.o.Logger.Info("extractors changed since the last index: every file is extracted again")
+		stale := make(map[string]string, len(r.previous))
+		for p := range r.previous {
+			stale[p] = ""
+		}
+		r.previous = stale
+	}
 	r.phase("load cache")
 
 	// Phase 1: a stat (cache hit) or a read and a hash per file.
