@@ -207,31 +207,17 @@ func (g *goFile) genDecl(d *ast.GenDecl) {
 			if s.Name.Name == "_" {
 				continue
 			}
-			uid := codeUID("class", g.fr.Path, s.Name.Name)
-			tk := "type"
-			switch s.Type.(type) {
-			case *ast.StructType:
-				tk = "struct"
-			case *ast.InterfaceType:
-				tk = "interface"
+			nodes, edges := typeDeclNodes(g.fr.Path, s.Name.Name, s, g.line, nil)
+			for _, n := range nodes {
+				g.fr.node(n)
 			}
-			g.fr.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: s.Name.Name, Line: g.line(s.Pos()), EndLine: g.line(s.End()), Metadata: map[string]any{"type_kind": tk}})
-			g.fr.edge(g.fileUID, uid, graph.EdgeContains, g.line(s.Pos()))
+			for _, e := range edges {
+				g.fr.edge(e.Source, e.Target, e.Type, e.Line)
+			}
+			g.fr.edge(g.fileUID, nodes[0].UID, graph.EdgeContains, g.line(s.Pos()))
 			g.fr.Decl.Names[s.Name.Name] = graph.KindClass
-			if it, ok := s.Type.(*ast.InterfaceType); ok && it.Methods != nil {
-				// Interface methods are nodes, as in the typed extraction.
-				for _, m := range it.Methods.List {
-					for _, n := range m.Names {
-						if n.Name == "_" {
-							continue
-						}
-						name := s.Name.Name + "." + n.Name
-						muid := codeUID("function", g.fr.Path, name)
-						g.fr.node(graph.Node{UID: muid, Kind: graph.KindMethod, Label: cleanString(name), Line: g.line(n.Pos()), EndLine: g.line(m.End()), Metadata: map[string]any{"interface": true}})
-						g.fr.edge(uid, muid, graph.EdgeContains, g.line(n.Pos()))
-						g.fr.Decl.Names[name] = graph.KindMethod
-					}
-				}
+			for _, n := range nodes[1:] {
+				g.fr.Decl.Names[n.Label] = graph.KindMethod
 			}
 		case *ast.ValueSpec:
 			// Calls in package-level initialisers are attributed to the file.
@@ -445,4 +431,43 @@ func (fn *goFunc) call(c *ast.CallExpr) {
 func (g *goFile) declaresLater(name string) bool {
 	_, ok := g.fr.Decl.Names[name]
 	return ok
+}
+
+// typeDeclNodes returns the node of a declared type, code:class:<path>::
+// <name> (metadata type_kind struct, interface or type, plus extra), then,
+// for an interface, the nodes of its declared methods <name>.<Method>
+// (kind method, metadata interface), and the contains edges from the type
+// to them. name is the uid name: the type's own, or <Func>.<Type> for a
+// type declared in a function.
+func typeDeclNodes(p, name string, ts *ast.TypeSpec, line func(token.Pos) int, extra map[string]any) ([]graph.Node, []graph.Edge) {
+	uid := codeUID("class", p, name)
+	tk := "type"
+	iface, isIface := ts.Type.(*ast.InterfaceType)
+	switch ts.Type.(type) {
+	case *ast.StructType:
+		tk = "struct"
+	case *ast.InterfaceType:
+		tk = "interface"
+	}
+	meta := map[string]any{graph.MetaTypeKind: tk}
+	for k, v := range extra {
+		meta[k] = v
+	}
+	nodes := []graph.Node{{UID: uid, Kind: graph.KindClass, Label: cleanString(name), Line: line(ts.Pos()), EndLine: line(ts.End()), Metadata: meta}}
+	var edges []graph.Edge
+	if !isIface || iface.Methods == nil {
+		return nodes, nil
+	}
+	for _, m := range iface.Methods.List {
+		for _, n := range m.Names {
+			if n.Name == "_" {
+				continue
+			}
+			mname := name + "." + n.Name
+			muid := codeUID("function", p, mname)
+			nodes = append(nodes, graph.Node{UID: muid, Kind: graph.KindMethod, Label: cleanString(mname), Line: line(n.Pos()), EndLine: line(m.End()), Metadata: map[string]any{"interface": true}})
+			edges = append(edges, graph.Edge{Source: uid, Target: muid, Type: graph.EdgeContains, Line: line(n.Pos())})
+		}
+	}
+	return nodes, edges
 }

@@ -346,33 +346,11 @@ func (fx *typedFileExtraction) genDecl(d *ast.GenDecl) {
 			if s.Name.Name == "_" {
 				continue
 			}
-			uid := codeUID("class", fx.path, s.Name.Name)
-			tk := "type"
-			iface, isIface := s.Type.(*ast.InterfaceType)
-			switch s.Type.(type) {
-			case *ast.StructType:
-				tk = "struct"
-			case *ast.InterfaceType:
-				tk = "interface"
-			}
-			fx.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: s.Name.Name, Line: fx.line(s.Pos()), EndLine: fx.line(s.End()), Metadata: map[string]any{graph.MetaTypeKind: tk}})
-			fx.edge(fx.fileUID, uid, graph.EdgeContains, fx.line(s.Pos()))
-			if isIface && iface.Methods != nil {
-				for _, m := range iface.Methods.List {
-					for _, n := range m.Names {
-						if n.Name == "_" {
-							continue
-						}
-						muid := codeUID("function", fx.path, s.Name.Name+"."+n.Name)
-						fx.node(graph.Node{UID: muid, Kind: graph.KindMethod, Label: cleanString(s.Name.Name + "." + n.Name), Line: fx.line(n.Pos()), EndLine: fx.line(m.End()), Metadata: map[string]any{"interface": true}})
-						fx.edge(uid, muid, graph.EdgeContains, fx.line(n.Pos()))
-					}
-				}
-			}
+			_, isIface := s.Type.(*ast.InterfaceType)
+			uid := fx.typeDecl(fx.fileUID, s.Name.Name, s, nil)
 			if tn, ok := info.Defs[s.Name].(*types.TypeName); ok && !isIface {
 				fx.impl = append(fx.impl, implJob{path: fx.path, uid: uid, tn: tn, pkg: fx.cp.pkg})
 			}
-			// Method sets and initialisers of types refer to nothing callable.
 		case *ast.ValueSpec:
 			// Calls in package-level initialisers are attributed to the file.
 			for _, v := range s.Values {
@@ -439,30 +417,22 @@ func (fx *typedFileExtraction) localTypes(fn string, gd *ast.GenDecl) {
 			fx.local = map[*types.TypeName]string{}
 		}
 		fx.local[tn] = name
-		uid := codeUID("class", fx.path, name)
-		tk := "type"
-		iface, isIface := ts.Type.(*ast.InterfaceType)
-		switch ts.Type.(type) {
-		case *ast.StructType:
-			tk = "struct"
-		case *ast.InterfaceType:
-			tk = "interface"
-		}
-		fx.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: cleanString(name), Line: fx.line(ts.Pos()), EndLine: fx.line(ts.End()), Metadata: map[string]any{graph.MetaTypeKind: tk, "local": true}})
-		fx.edge(fn, uid, graph.EdgeContains, fx.line(ts.Pos()))
-		if isIface && iface.Methods != nil {
-			for _, m := range iface.Methods.List {
-				for _, n := range m.Names {
-					if n.Name == "_" {
-						continue
-					}
-					muid := codeUID("function", fx.path, name+"."+n.Name)
-					fx.node(graph.Node{UID: muid, Kind: graph.KindMethod, Label: cleanString(name + "." + n.Name), Line: fx.line(n.Pos()), EndLine: fx.line(m.End()), Metadata: map[string]any{"interface": true}})
-					fx.edge(uid, muid, graph.EdgeContains, fx.line(n.Pos()))
-				}
-			}
-		}
+		fx.typeDecl(fn, name, ts, map[string]any{"local": true})
 	}
+}
+
+// typeDecl adds the nodes of a declared type (typeDeclNodes), contained by
+// container, and returns the type's uid.
+func (fx *typedFileExtraction) typeDecl(container, name string, ts *ast.TypeSpec, extra map[string]any) string {
+	nodes, edges := typeDeclNodes(fx.path, name, ts, fx.line, extra)
+	for _, n := range nodes {
+		fx.node(n)
+	}
+	for _, e := range edges {
+		fx.edge(e.Source, e.Target, e.Type, e.Line)
+	}
+	fx.edge(container, nodes[0].UID, graph.EdgeContains, fx.line(ts.Pos()))
+	return nodes[0].UID
 }
 
 // funcTarget is typedExtractor.funcTarget knowing this file's
