@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks cos and prints one Markdown report: the event log beside raw
 # bbolt and the disk's fdatasync rate, MCP round trips at 100,000 nodes,
-# `cos index` of the Go source tree, propagation between two processes, and
+# `cos index` of the Go source tree, MCP reads on that indexed tree (a
+# fixed-seed sample of its functions), propagation between two processes, and
 # the same workload side by side with the reference MCP memory server
 # (@modelcontextprotocol/server-memory, installed with npm into a cache
 # folder outside the repository and run with node).
@@ -44,10 +45,10 @@ trap 'rm -rf "$work"' EXIT
 export CGO_ENABLED=1
 
 if [ "$quick" = 1 ]; then
-  benchtime=200x; proc_appends=20; nodes=5050; calls=10; entities=200; lookups=20; reads=2; prop_calls=10
+  benchtime=200x; proc_appends=20; nodes=5050; calls=10; entities=200; lookups=20; reads=2; prop_calls=10; read_calls=20
   index_root="$(go env GOROOT)/src/net/http"
 else
-  benchtime=1s; proc_appends=100; nodes=100000; calls=100; entities=5000; lookups=1000; reads=5; prop_calls=50
+  benchtime=1s; proc_appends=100; nodes=100000; calls=100; entities=5000; lookups=1000; reads=5; prop_calls=50; read_calls=200
   index_root="$(go env GOROOT)/src"
 fi
 
@@ -87,6 +88,11 @@ bm roundtrip -nodes "$nodes" -calls "$calls" >"$work/roundtrip.jsonl"
 step "cos index $index_root"
 bm index -root "$index_root" >"$work/index.jsonl"
 
+step "MCP reads on $index_root, indexed once more (sample of $read_calls functions and methods, seed 1)"
+"$work/cos" --state-dir "$work/reads-state" index --no-progress "$index_root" >&2
+bm reads -state "$work/reads-state" -calls "$read_calls" -seed 1 -label cos >"$work/reads.jsonl"
+rm -rf "$work/reads-state"
+
 step "propagation between two cos serve processes"
 bm propagation -calls "$prop_calls" -nats off,auto >"$work/propagation.jsonl"
 
@@ -111,11 +117,11 @@ report="$work/report.md"
   echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores (${cpu:-unknown CPU}), $(uname -sr), $(go version | cut -d' ' -f3), node $(node --version), $memory_pkg $memory_version."
   echo "Load average before/after: $load_before / $load_after. Mode: $mode; each figure is the median of $runs runs, (min–max) the spread."
   echo
-  "$work/benchmcp" table "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/propagation.jsonl $tools_jsonl "$work"/compare.jsonl
+  "$work/benchmcp" table "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/reads.jsonl "$work"/propagation.jsonl $tools_jsonl "$work"/compare.jsonl
   echo "Reproduce: \`bash scripts/bench.sh\`"
 } >"$report"
 cat "$report"
 if [ -n "$out" ]; then
   cp "$report" "$out"
-  cat "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/propagation.jsonl $tools_jsonl "$work"/compare.jsonl >"$out.jsonl"
+  cat "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/reads.jsonl "$work"/propagation.jsonl $tools_jsonl "$work"/compare.jsonl >"$out.jsonl"
 fi

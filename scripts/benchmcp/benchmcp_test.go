@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cos-dev/cos/cli"
 )
 
 // fakeServerEnv makes the test binary act as a tiny MCP server on stdio:
@@ -21,6 +23,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(fakeServerEnv) == "1" {
 		fakeServer()
 		os.Exit(0)
+	}
+	if os.Getenv(asCosEnv) == "1" {
+		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 	}
 	os.Exit(m.Run())
 }

@@ -4,6 +4,7 @@
 //	benchmcp roundtrip   -cos BIN [-nodes 100000 -calls 200 -runs 3]
 //	benchmcp propagation -cos BIN [-calls 50 -runs 3 -nats off]
 //	benchmcp index       -cos BIN -root DIR [-runs 3]
+//	benchmcp reads       -cos BIN -state DIR [-calls 200 -runs 3 -seed 1 -label NAME]   (state DIR: `cos index` done)
 //	benchmcp compare     -cos BIN -memory-js FILE [-node node -entities 5000 -batch 100 -lookups 1000 -reads 5 -writers 4 -runs 3]
 //	benchmcp procs       -testbin EVENTLOG.test [-calls 100 -runs 3]   (4 processes × 16 appenders × calls appends)
 //	benchmcp gobench     -table NAME < go-test-bench-output
@@ -48,6 +49,9 @@ type config struct {
 	Table    string
 	NATS     string
 	Systems  string
+	State    string
+	Label    string
+	Seed     uint64
 	Nodes    int
 	Calls    int
 	Runs     int
@@ -67,6 +71,9 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.TestBin, "testbin", "", "eventlog test binary (procs)")
 	fs.StringVar(&c.Table, "table", tableEventLog, "table the parsed go benchmarks go to")
 	fs.StringVar(&c.NATS, "nats", "off", `comma-separated --nats modes to measure propagation under ("off", "auto")`)
+	fs.StringVar(&c.State, "state", "", "state folder of an indexed repository (reads)")
+	fs.StringVar(&c.Label, "label", "", "row prefix naming the binary (reads; default: the -cos file name)")
+	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the uid sample (reads)")
 	fs.StringVar(&c.Systems, "systems", "cos,memory", "comma-separated systems to compare (cos, memory)")
 	fs.IntVar(&c.Nodes, "nodes", defaultNodes, "synthetic graph size for round trips")
 	fs.IntVar(&c.Calls, "calls", defaultCalls, "calls per tool per run")
@@ -112,7 +119,7 @@ func main() {
 // for "table").
 func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: benchmcp roundtrip|propagation|index|compare|procs|gobench|table [flags]")
+		return errors.New("usage: benchmcp roundtrip|propagation|index|reads|compare|procs|gobench|table [flags]")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet(sub, flag.ContinueOnError)
@@ -141,6 +148,10 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 			return errors.New("index: -root is required")
 		}
 		if err := indexRuns(ctx, &rec, cfg, cfg.Root); err != nil {
+			return err
+		}
+	case "reads":
+		if err := realReads(ctx, &rec, cfg); err != nil {
 			return err
 		}
 	case "compare":
