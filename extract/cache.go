@@ -35,6 +35,8 @@ type statCache struct {
 	Root    string
 	Stat    map[string]statEntry // path → stat and hash
 	Modules map[string]string    // go.mod folder → module path
+	// Build is the goBuildKey the cache was written under.
+	Build string
 }
 
 // declRecord is a decl flattened to strings, cheap to encode and decode;
@@ -130,18 +132,22 @@ type cache struct {
 	stat      statCache
 	decls     *declCache // nil until loadDecls
 	// outdated is set when the stat cache of this root was written with
-	// another cacheVersion: the extractors changed since.
+	// another cacheVersion or build configuration: the extractors or the
+	// Go build changed since.
 	outdated bool
+	build    string // goBuildKey of this run
 }
 
 // loadCache reads the stat cache of root from dir; any problem yields an
-// empty cache and a non-nil error to log.
-func loadCache(dir, root string) (*cache, error) {
-	c := &cache{dir: dir, root: root, stat: statCache{Version: cacheVersion, Root: root, Stat: map[string]statEntry{}, Modules: map[string]string{}}}
+// empty cache and a non-nil error to log. A cache written with another
+// cacheVersion or another build configuration (build) is outdated: it is
+// not used, and what the graph holds was extracted under other rules.
+func loadCache(dir, root, build string) (*cache, error) {
+	c := &cache{dir: dir, root: root, build: build, stat: statCache{Version: cacheVersion, Root: root, Build: build, Stat: map[string]statEntry{}, Modules: map[string]string{}}}
 	var s statCache
 	ok, err := readGob(dir, statCacheFile, &s)
-	c.outdated = ok && s.Version != cacheVersion && s.Root == root
-	if ok && s.Version == cacheVersion && s.Root == root && s.Stat != nil {
+	c.outdated = ok && s.Root == root && (s.Version != cacheVersion || s.Build != build)
+	if ok && !c.outdated && s.Version == cacheVersion && s.Root == root && s.Stat != nil {
 		if s.Modules == nil {
 			s.Modules = map[string]string{}
 		}
@@ -150,12 +156,16 @@ func loadCache(dir, root string) (*cache, error) {
 	return c, err
 }
 
-// loadDecls reads the declarations cache on first use.
+// loadDecls reads the declarations cache on first use; an outdated cache
+// starts empty.
 func (c *cache) loadDecls() (*declCache, error) {
 	if c.decls != nil {
 		return c.decls, nil
 	}
 	c.decls = &declCache{Version: cacheVersion, Root: c.root, Decls: map[string]declRecord{}}
+	if c.outdated {
+		return c.decls, nil
+	}
 	var d declCache
 	ok, err := readGob(c.dir, declCacheFile, &d)
 	if ok && d.Version == cacheVersion && d.Root == c.root && d.Decls != nil {

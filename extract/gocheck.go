@@ -34,6 +34,8 @@ type checkedPackage struct {
 	// package, so type errors about C values are expected and the types
 	// found are kept (typeErr is then informational).
 	cgo bool
+	// syntaxErr is set when a file did not parse or could not be read.
+	syntaxErr bool
 	// importErr is set when an import of the package failed (a package
 	// missing from the module cache): its type errors are load errors.
 	importErr bool
@@ -244,8 +246,16 @@ func (c *goChecker) check(id string, st *checkState, bodies bool) {
 	if !bodies {
 		return
 	}
-	if firstErr == "" && len(cp.parseErrs) > 0 {
-		firstErr = "syntax error"
+	if len(cp.parseErrs) > 0 {
+		// The type errors follow from the syntax ones: name the first of
+		// those (in file order).
+		for _, name := range p.GoFiles {
+			if errs := cp.parseErrs[name]; len(errs) > 0 {
+				firstErr = errString(errors.New(errs[0]))
+				break
+			}
+		}
+		cp.syntaxErr = true
 	}
 	cp.types, cp.typeErr = tp, firstErr
 	c.onPackage(cp)

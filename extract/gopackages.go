@@ -161,6 +161,24 @@ func enclosingImportPath(absRoot, modDir, modPath string) string {
 	return modPath + "/" + rel
 }
 
+// goBuildKey names the build configuration the Go extraction depends on:
+// the environment that selects files and packages (GOOS, GOARCH,
+// CGO_ENABLED, GOEXPERIMENT, GOFLAGS with its -tags, GOWORK) and whether
+// and which go command is there. An index under another key extracts the
+// whole tree again.
+func goBuildKey() string {
+	var b strings.Builder
+	for _, k := range []string{"GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOFLAGS", "GOWORK"} {
+		b.WriteString(k + "=" + os.Getenv(k) + ";")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = "(none)"
+	}
+	b.WriteString("go=" + goBin)
+	return b.String()
+}
+
 // goAvailable reports whether the go command can be run.
 func goAvailable() bool {
 	_, err := exec.LookPath("go")

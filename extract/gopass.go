@@ -31,12 +31,13 @@ type typedRun struct {
 	allPaths  map[string]bool
 
 	// mu guards the maps below and results' values while a pass runs.
-	mu       sync.Mutex
-	typed    map[string]bool   // files extracted with types
-	typeErrs map[string]string // files whose package did not type-check
-	loadErrs map[string]bool   // … because an import failed
-	shapes   map[string]string // package ID → shapeDigest, of the packages extracted
-	jobs     []implJob         // the last pass's named types
+	mu         sync.Mutex
+	typed      map[string]bool   // files extracted with types
+	typeErrs   map[string]string // files whose package did not type-check
+	loadErrs   map[string]bool   // … because an import failed
+	syntaxErrs map[string]bool   // … because a file of it does not parse
+	shapes     map[string]string // package ID → shapeDigest, of the packages extracted
+	jobs       []implJob         // the last pass's named types
 	// interfaces is the digest of the tree's interfaces, once a pass saw
 	// the whole tree.
 	interfaces string
@@ -44,7 +45,7 @@ type typedRun struct {
 
 func newTypedRun(r *runner, results map[string]*fileResult, byPath map[string]entry, e *env) *typedRun {
 	return &typedRun{r: r, results: results, byPath: byPath, e: e, fset: token.NewFileSet(),
-		typed: map[string]bool{}, typeErrs: map[string]string{}, loadErrs: map[string]bool{}, shapes: map[string]string{}}
+		typed: map[string]bool{}, typeErrs: map[string]string{}, loadErrs: map[string]bool{}, syntaxErrs: map[string]bool{}, shapes: map[string]string{}}
 }
 
 // listAll lists every package of the tree.
@@ -201,13 +202,14 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 	tr.jobs = nil
 	var x *typedExtractor
 	chk := newGoChecker(tr.fset, g.pkgs, r.o.Workers, func(cp *checkedPackage) {
-		if cp.typeErr != "" && !cp.cgo {
+		if cp.typeErr != "" && (!cp.cgo || cp.syntaxErr) {
 			tr.mu.Lock()
 			defer tr.mu.Unlock()
 			for _, name := range cp.pkg.GoFiles {
 				if p, ok := g.rel.of(name); ok && g.owner[p] == cp.pkg {
 					tr.typeErrs[p] = cp.typeErr
-					tr.loadErrs[p] = cp.importErr
+					tr.loadErrs[p] = cp.importErr && !cp.syntaxErr
+					tr.syntaxErrs[p] = cp.syntaxErr
 				}
 			}
 			return

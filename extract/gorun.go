@@ -148,6 +148,8 @@ func (tr *typedRun) classifyFallbacks() {
 			r.markSyntax(fr, graph.FallbackLoadError, g.failed[p])
 		case tr.loadErrs[p]:
 			r.markSyntax(fr, graph.FallbackLoadError, tr.typeErrs[p])
+		case tr.syntaxErrs[p]:
+			r.markSyntax(fr, graph.FallbackSyntaxError, tr.typeErrs[p])
 		case tr.typeErrs[p] != "":
 			r.markSyntax(fr, graph.FallbackTypeError, tr.typeErrs[p])
 		case g.owner[p] != nil:

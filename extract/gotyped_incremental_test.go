@@ -3,6 +3,7 @@ package extract_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cos-dev/cos/extract"
@@ -173,5 +174,61 @@ func TestRun_OutdatedCacheReextractsAll(t *testing.T) {
 	after := runIndex(t, root, cache, prev)
 	if got, want := len(after.payloads), len(first.payloads); got != want {
 		t.Errorf("after an extractor change: emitted %v, want all %d files", after.paths(), want)
+	}
+}
+
+// TestRun_SymlinkedRoot: a root reached through a symbolic link indexes
+// the folder it points to, with the same paths.
+func TestRun_SymlinkedRoot(t *testing.T) {
+	root := writeModule(t, map[string]string{"p/p.go": "package p\n\nfunc F() int { return G() }\n\nfunc G() int { return 1 }\n"})
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	x := runIndex(t, link, t.TempDir(), nil)
+	if !edgesOf(x, "p/p.go", graph.EdgeCalls)["code:function:p/p.go::F -> code:function:p/p.go::G"] {
+		t.Errorf("through the link: emitted %v, p/p.go edges %v", x.paths(), x.payloads["p/p.go"].Edges)
+	}
+	if m := fileMeta(x, "p/p.go"); m[graph.MetaExtraction] != graph.ExtractionTypes {
+		t.Errorf("p/p.go through the link: metadata %v, want extraction types", m)
+	}
+}
+
+// TestRun_BuildSettingsChangeReextracts: a file left out by build
+// constraints under one GOEXPERIMENT is typed under another: changing the
+// setting extracts the tree again instead of answering "0 changed".
+func TestRun_BuildSettingsChangeReextracts(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"p/p.go":      "package p\n\nfunc F() int { return 1 }\n",
+		"p/tagged.go": "//go:build cosexperiment\n\npackage p\n\nfunc T() int { return F() }\n",
+	})
+	cache := t.TempDir()
+	t.Setenv("GOFLAGS", "")
+	first := runIndex(t, root, cache, nil)
+	if m := fileMeta(first, "p/tagged.go"); m[graph.MetaFallback] != graph.FallbackBuildExcluded {
+		t.Fatalf("without the tag: tagged.go metadata %v, want build_excluded", m)
+	}
+	t.Setenv("GOFLAGS", "-tags=cosexperiment")
+	second := runIndex(t, root, cache, first.hashes(nil))
+	if m := fileMeta(second, "p/tagged.go"); m[graph.MetaExtraction] != graph.ExtractionTypes {
+		t.Errorf("with -tags=cosexperiment: tagged.go emitted %v, metadata %v; want typed", second.paths(), m)
+	}
+}
+
+// TestRun_SyntaxErrorFallback: a file that does not parse keeps its
+// package out of the type checker; the reason says so and names the parse
+// error, not a type error that follows from it.
+func TestRun_SyntaxErrorFallback(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"a/a.go":   "package a\n\nfunc Helper(x int) int { return x }\n",
+		"a/bad.go": "package a\n\nfunc Broken( { return Helper(1, 2) }\n",
+	})
+	x := runIndex(t, root, t.TempDir(), nil)
+	m := fileMeta(x, "a/bad.go")
+	if m[graph.MetaFallback] != graph.FallbackSyntaxError {
+		t.Errorf("bad.go metadata %v, want fallback syntax_error", m)
+	}
+	if d, _ := m[graph.MetaFallbackDetail].(string); !strings.Contains(d, "bad.go:3") {
+		t.Errorf("fallback_detail %q does not name the parse error in bad.go", d)
 	}
 }

@@ -51,6 +51,10 @@ func Run(ctx context.Context, root string, opts Options, previous map[string]str
 	if fi, err := os.Stat(absRoot); err != nil || !fi.IsDir() {
 		return st, fmt.Errorf("%w: %s", ErrRoot, root)
 	}
+	// The walk does not follow symbolic links; the root itself may be one.
+	if real, err := filepath.EvalSymlinks(absRoot); err == nil {
+		absRoot = real
+	}
 	r := &runner{last: start, ctx: ctx, root: absRoot, o: o, previous: previous, emit: emit, st: &st, slow: slowest{n: DefaultSlowest}}
 	err = r.run()
 	st.Duration = time.Since(start)
@@ -132,15 +136,16 @@ func (r *runner) run() error {
 	r.st.FilesSeen = len(w.Files)
 	skipped, failed := w.Skipped, w.Failed
 
-	c, err := loadCache(r.o.CacheDir, r.root)
+	c, err := loadCache(r.o.CacheDir, r.root, goBuildKey())
 	if err != nil {
 		r.o.Logger.Warn("extract cache ignored", "err", err)
 	}
 	r.cache = c
 	if c.outdated {
-		// The cache was written by an older extractor: what the graph holds
-		// was extracted by it too, so every file is extracted again.
-		r.o.Logger.Info("extractors changed since the last index: every file is extracted again")
+		// The cache was written by an older extractor or under another Go
+		// build configuration: what the graph holds was extracted under
+		// those rules too, so every file is extracted again.
+		r.o.Logger.Info("extractors or Go build settings changed since the last index: every file is extracted again")
 		stale := make(map[string]string, len(r.previous))
 		for p := range r.previous {
 			stale[p] = ""

@@ -54,6 +54,9 @@ const (
 	FallbackLoadError = "load_error"
 	// FallbackTypeError: the package loaded but did not type-check.
 	FallbackTypeError = "type_error"
+	// FallbackSyntaxError: a file of the package does not parse (the
+	// package is not type-checked).
+	FallbackSyntaxError = "syntax_error"
 	// FallbackBuildExcluded: the file is left out of the build by its
 	// build constraints or file name (foo_windows.go on linux).
 	FallbackBuildExcluded = "build_excluded"
@@ -70,9 +73,9 @@ const (
 )
 
 // LowerBoundFallback reports whether a file's syntax fallback reason makes
-// the callers found in the graph a lower bound: a load or type error means
-// compiled code was read without types. Build-excluded files and files in
+// the callers found in the graph a lower bound: a load, type or syntax
+// error means compiled code was read without types. Build-excluded files and files in
 // no package are not compiled on this platform, so they do not.
 func LowerBoundFallback(reason string) bool {
-	return reason == FallbackLoadError || reason == FallbackTypeError
+	return reason == FallbackLoadError || reason == FallbackTypeError || reason == FallbackSyntaxError
 }

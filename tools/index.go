@@ -121,6 +121,11 @@ func (s *Server) Index(ctx context.Context, root string, progress func(done, tot
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return rep, envelope.Errorf(envelope.CodePath, "%s is not a readable folder", root).WithDetails(map[string]any{"path": root})
 	}
+	// A root reached through a symbolic link is the folder it points to:
+	// the same tree, the same caches, whichever way it is named.
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
 	rep.Root = abs
 	indexMu.Lock()
 	defer indexMu.Unlock()
