@@ -127,6 +127,9 @@ func summaryLine(r tools.IndexReport, projected float64) string {
 	if r.FilesWithParseErrors > 0 {
 		fmt.Fprintf(&b, ", %d with parse errors", r.FilesWithParseErrors)
 	}
+	if r.FilesSplit > 0 {
+		fmt.Fprintf(&b, ", %d appended in parts (over the event size limit)", r.FilesSplit)
+	}
 	if r.FilesTrimmed > 0 {
 		fmt.Fprintf(&b, ", %d trimmed to the event limit", r.FilesTrimmed)
 	}

@@ -95,7 +95,8 @@ type EdgeKey struct {
 func (e Edge) Key() EdgeKey { return EdgeKey{e.Source, e.Target, e.Type, e.Extractor} }
 
 // FileExtracted is the payload of graph.file_extracted: everything one
-// extractor found in one file. It replaces what that extractor owned for Path.
+// extractor found in one file. It replaces what that extractor owned for Path
+// (or, with Part ≥ 1, adds to it).
 type FileExtracted struct {
 	Path        string   `json:"path"`
 	Extractor   string   `json:"extractor"`
@@ -107,6 +108,10 @@ type FileExtracted struct {
 	// DurationMS is how long extraction took, for doctor's
 	// slowest_extractions.
 	DurationMS float64 `json:"duration_ms"`
+	// Part numbers the events of a payload too large for one event: part 0
+	// (absent) replaces what the extractor owned for Path, and parts 1, 2,
+	// … that follow it in the same append add their nodes and edges to it.
+	Part int `json:"part,omitempty"`
 }
 
 // FileRemoved is the payload of graph.file_removed.

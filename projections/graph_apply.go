@@ -77,6 +77,9 @@ func (g *Graph) applyFileExtracted(data []byte) error {
 	case AgentOwner:
 		return invalid("extractor %q is reserved for agent upserts", AgentOwner)
 	}
+	if p.Part < 0 {
+		return invalid("part %d is negative", p.Part)
+	}
 	nodes, err := g.normalizeNodes(p.Nodes, p.Extractor)
 	if err != nil {
 		return err
@@ -93,6 +96,17 @@ func (g *Graph) applyFileExtracted(data []byte) error {
 		o = &owner{key: key}
 		g.owners[key] = o
 		g.byPath[key.path] = append(g.byPath[key.path], o)
+	}
+	if p.Part > 0 {
+		// A further part of a payload split over several events: it adds
+		// to what part 0 put there and releases nothing.
+		for i := range nodes {
+			g.upsertNode(&nodes[i], o)
+		}
+		for i := range edges {
+			g.upsertEdge(&edges[i], o)
+		}
+		return nil
 	}
 	o.contentHash, o.size, o.durationMS = p.ContentHash, p.Size, p.DurationMS
 	o.parseErrors = slices.Clone(p.ParseErrors)

@@ -110,6 +110,7 @@ func (f *indexFollower) apply(evs []eventlog.Event) {
 			// the edges and metadata the projection has already applied.
 			var p struct {
 				Path  string `json:"path"`
+				Part  int    `json:"part"`
 				Nodes []struct {
 					UID string `json:"uid"`
 				} `json:"nodes"`
@@ -121,6 +122,9 @@ func (f *indexFollower) apply(evs []eventlog.Event) {
 				touched[uid] = true
 			}
 			uids := make([]string, 0, len(p.Nodes))
+			if p.Part > 0 { // a further part adds to part 0's nodes
+				uids = append(uids, f.byPath[p.Path]...)
+			}
 			for _, n := range p.Nodes {
 				touched[n.UID] = true
 				uids = append(uids, n.UID)

@@ -67,6 +67,9 @@ type IndexReport struct {
 	GoFallback        map[string]int `json:"go_fallback,omitempty"`
 	// Phases is where the wall time of the extraction went (extract.Stats).
 	Phases []extract.Phase `json:"phases,omitempty"`
+	// FilesSplit counts files whose payload was appended as several events
+	// (graph.FileExtracted.Part) to fit the log's 1 MiB event limit.
+	FilesSplit int `json:"files_split"`
 	// FilesTrimmed counts payloads cut to fit the log's 1 MiB event limit
 	// (see trimPayload); TrimmedPaths names up to 20 of them.
 	FilesTrimmed int      `json:"files_trimmed"`
@@ -228,7 +231,7 @@ func (s *Server) appendBatch(ctx context.Context, rep *IndexReport, batch []grap
 		rep.Bytes += int64(len(data))
 	}
 	for i := range batch {
-		data, trimmed, err := encodePayload(&batch[i])
+		parts, trimmed, err := encodePayload(&batch[i])
 		if err != nil {
 			return err
 		}
@@ -238,9 +241,20 @@ func (s *Server) appendBatch(ctx context.Context, rep *IndexReport, batch []grap
 				rep.TrimmedPaths = append(rep.TrimmedPaths, batch[i].Path)
 			}
 		}
+		if len(parts) > 1 {
+			rep.FilesSplit++
+		}
 		rep.Nodes += len(batch[i].Nodes)
 		rep.Edges += len(batch[i].Edges)
-		add(graph.TypeFileExtracted, data)
+		// The parts of one file go in one request: applied together or not
+		// at all.
+		evs := make([]eventlog.Payload, len(parts))
+		for j, data := range parts {
+			evs[j] = eventlog.Payload{Type: graph.TypeFileExtracted, Data: data}
+			rep.Events++
+			rep.Bytes += int64(len(data))
+		}
+		reqs = append(reqs, eventlog.AppendRequest{Stream: graph.Stream, Events: evs, Client: s.opts.Client})
 	}
 	for _, p := range removed {
 		data, err := json.Marshal(graph.FileRemoved{Path: p})
@@ -269,29 +283,67 @@ func (s *Server) appendBatch(ctx context.Context, rep *IndexReport, batch []grap
 	return nil
 }
 
-// encodePayload marshals p, trimming it in place when it is over
-// maxPayloadBytes, and reports whether it was trimmed.
-func encodePayload(p *graph.FileExtracted) ([]byte, bool, error) {
+// encodePayload marshals p as one event, or, when it is over
+// maxPayloadBytes, as parts (graph.FileExtracted.Part) of at most that
+// size each, its nodes and edges shared out in order: a generated file of
+// 20,000 functions keeps every node and edge. Only a payload that cannot be
+// split small enough (a single node over the limit) is trimmed in place
+// (trimPayload), reported by trimmed.
+func encodePayload(p *graph.FileExtracted) (parts [][]byte, trimmed bool, err error) {
 	data, err := json.Marshal(p)
 	if err != nil {
 		return nil, false, fmt.Errorf("encode payload of %s: %w", p.Path, err)
 	}
 	if len(data) <= maxPayloadBytes {
-		return data, false, nil
+		return [][]byte{data}, false, nil
 	}
-	return trimPayload(p, len(data))
+	items := len(p.Nodes) + len(p.Edges)
+	for n := len(data)/maxPayloadBytes + 1; n <= items; n = n*2 + 1 {
+		if parts, ok, err := encodeParts(p, n); err != nil || ok {
+			return parts, false, err
+		}
+	}
+	one, err := trimPayload(p, len(data))
+	return [][]byte{one}, true, err
 }
 
-// trimPayload cuts an oversized payload until it fits, in this order: node
-// and edge metadata go first, then edges from the end (the extractors emit
-// a file's structural nodes and contains edges before its calls and
-// imports, so references go before structure), and only when no edge is
-// left, nodes from the end. Nodes are kept over edges because they are what
-// resolve and search find. A parse error says what was dropped, so
-// doctor's files_with_parse_errors shows the file. On the Go standard
-// library two generated files are trimmed (ssa/rewriteAMD64.go keeps its
-// 1,495 nodes and 2,896 of 13,004 edges).
-func trimPayload(p *graph.FileExtracted, size int) ([]byte, bool, error) {
+// encodeParts splits p into n parts, nodes and edges each cut into n runs
+// in order, part 0 carrying the file's own fields; ok is false when a part
+// is still over maxPayloadBytes.
+func encodeParts(p *graph.FileExtracted, n int) (parts [][]byte, ok bool, err error) {
+	for i := range n {
+		q := graph.FileExtracted{Path: p.Path, Extractor: p.Extractor, ContentHash: p.ContentHash, Size: p.Size, Part: i,
+			Nodes: p.Nodes[i*len(p.Nodes)/n : (i+1)*len(p.Nodes)/n],
+			Edges: p.Edges[i*len(p.Edges)/n : (i+1)*len(p.Edges)/n]}
+		if i == 0 {
+			q.ParseErrors, q.DurationMS = p.ParseErrors, p.DurationMS
+		}
+		if q.Nodes == nil {
+			q.Nodes = []graph.Node{}
+		}
+		if q.Edges == nil {
+			q.Edges = []graph.Edge{}
+		}
+		data, err := json.Marshal(&q)
+		if err != nil {
+			return nil, false, fmt.Errorf("encode payload of %s: %w", p.Path, err)
+		}
+		if len(data) > maxPayloadBytes {
+			return nil, false, nil
+		}
+		parts = append(parts, data)
+	}
+	return parts, true, nil
+}
+
+// trimPayload is the last resort of encodePayload, for a payload that no
+// split fits (a single node over the limit): it cuts it until it fits, in
+// this order: node and edge metadata go first, then edges from the end,
+// and only when no edge is left, nodes from the end. A parse error says
+// what was dropped, so doctor's files_with_parse_errors shows the file.
+// (Split into parts, the Go standard library's generated files, such as
+// ssa/rewriteAMD64.go, keep every node and edge.)
+func trimPayload(p *graph.FileExtracted, size int) ([]byte, error) {
 	nodes0, edges0 := len(p.Nodes), len(p.Edges)
 	for i := range p.Nodes {
 		p.Nodes[i].Metadata = nil
@@ -308,10 +360,10 @@ func trimPayload(p *graph.FileExtracted, size int) ([]byte, bool, error) {
 		p.ParseErrors = append(append([]string(nil), errs0...), note())
 		data, err := json.Marshal(p)
 		if err != nil {
-			return nil, false, fmt.Errorf("encode payload of %s: %w", p.Path, err)
+			return nil, fmt.Errorf("encode payload of %s: %w", p.Path, err)
 		}
 		if len(data) <= maxPayloadBytes || (len(p.Nodes) == 0 && len(p.Edges) == 0) {
-			return data, true, nil
+			return data, nil
 		}
 		// Cut by the overshoot's share, at least one element, so a
 		// payload needs a handful of rounds, not thousands.

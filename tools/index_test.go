@@ -243,41 +243,54 @@ func TestIndex_PathOutsideRootsIsEPath(t *testing.T) {
 	}
 }
 
-func TestEncodePayload_TrimsToTheEventLimit(t *testing.T) {
-	big := graph.FileExtracted{Path: "gen/tables.go", Extractor: "go", ContentHash: strings.Repeat("a", 64)}
+func TestEncodePayload_SplitsOverTheEventLimit(t *testing.T) {
+	big := graph.FileExtracted{Path: "gen/tables.go", Extractor: "go", ContentHash: strings.Repeat("a", 64), ParseErrors: []string{"kept"}}
 	big.Nodes = append(big.Nodes, graph.Node{UID: "code:file:gen/tables.go", Kind: graph.KindFile, Label: "tables.go", Path: "gen/tables.go"})
 	for i := 0; i < 6000; i++ {
 		uid := fmt.Sprintf("code:function:gen/tables.go::F%05d", i)
 		big.Nodes = append(big.Nodes, graph.Node{UID: uid, Kind: graph.KindFunction, Label: fmt.Sprintf("F%05d", i), Path: "gen/tables.go",
 			Metadata: map[string]any{"doc": strings.Repeat("x", 40)}})
-		big.Edges = append(big.Edges, graph.Edge{Source: "code:file:gen/tables.go", Target: uid, Type: graph.EdgeContains})
-		big.Edges = append(big.Edges, graph.Edge{Source: uid, Target: "code:external:fmt.Println", Type: graph.EdgeCalls, Line: i})
+		big.Edges = append(big.Edges, graph.Edge{Source: "code:file:gen/tables.go", Target: uid, Type: graph.EdgeContains, Extractor: "go"})
+		if i > 0 {
+			big.Edges = append(big.Edges, graph.Edge{Source: uid, Target: fmt.Sprintf("code:function:gen/tables.go::F%05d", i-1), Type: graph.EdgeCalls, Extractor: "go", Line: i})
+		}
 	}
-	nodes0 := len(big.Nodes)
-	data, trimmed, err := encodePayload(&big)
-	if err != nil || !trimmed {
-		t.Fatalf("trimmed=%v err=%v", trimmed, err)
+	nodes0, edges0 := len(big.Nodes), len(big.Edges)
+	parts, trimmed, err := encodePayload(&big)
+	if err != nil || trimmed || len(parts) < 2 {
+		t.Fatalf("parts=%d trimmed=%v err=%v, want several parts, nothing trimmed", len(parts), trimmed, err)
 	}
-	if len(data) > maxPayloadBytes || len(big.Nodes) == 0 || len(big.Nodes) > nodes0 {
-		t.Fatalf("%d bytes, %d nodes after trimming", len(data), len(big.Nodes))
+	evs := make([]eventlog.Payload, len(parts))
+	for i, data := range parts {
+		if len(data) > maxPayloadBytes {
+			t.Fatalf("part %d has %d bytes, over %d", i, len(data), maxPayloadBytes)
+		}
+		evs[i] = eventlog.Payload{Type: graph.TypeFileExtracted, Data: data}
 	}
-	var back graph.FileExtracted
-	if err := json.Unmarshal(data, &back); err != nil {
+	// The log takes the parts in one request, and the projection holds
+	// every node and edge of the file, twice over (a re-extraction replaces
+	// rather than adds).
+	s := idxOpen(t, t.TempDir(), t.TempDir())
+	for range 2 {
+		if _, err := s.Log().AppendOne(context.Background(), eventlog.AppendRequest{Stream: graph.Stream, Events: evs}); err != nil {
+			t.Fatalf("the log refused the parts: %v", err)
+		}
+	}
+	if err := s.tailer.Fresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(back.ParseErrors); n == 0 || !strings.Contains(back.ParseErrors[n-1], "trimmed to fit") {
-		t.Fatalf("no note says the payload was trimmed: %v", back.ParseErrors)
+	var nodes, edges int
+	s.tailer.View(func(projections.Position) {
+		c := s.graph.Counts()
+		nodes, edges = c.Nodes, c.Edges
+	})
+	if nodes != nodes0 || edges != edges0 {
+		t.Errorf("graph holds %d nodes, %d edges; want %d, %d", nodes, edges, nodes0, edges0)
 	}
-	// The log takes it.
-	s := idxOpen(t, t.TempDir(), t.TempDir())
-	if _, err := s.Log().AppendOne(context.Background(), eventlog.AppendRequest{Stream: graph.Stream,
-		Events: []eventlog.Payload{{Type: graph.TypeFileExtracted, Data: data}}}); err != nil {
-		t.Fatalf("the log refused the trimmed payload: %v", err)
-	}
-	// A payload under the limit is untouched.
+	// A payload under the limit is one part, untouched.
 	small := graph.FileExtracted{Path: "a.go", Extractor: "go", Nodes: big.Nodes[:3]}
-	if _, trimmed, _ := encodePayload(&small); trimmed || len(small.Nodes) != 3 {
-		t.Fatalf("small payload trimmed")
+	if parts, trimmed, _ := encodePayload(&small); trimmed || len(parts) != 1 || len(small.Nodes) != 3 {
+		t.Fatalf("small payload: %d parts, trimmed %v", len(parts), trimmed)
 	}
 }
 
