@@ -133,7 +133,7 @@ func summaryLine(r tools.IndexReport, projected float64) string {
 	if r.FilesTrimmed > 0 {
 		fmt.Fprintf(&b, ", %d trimmed to the event limit", r.FilesTrimmed)
 	}
-	if r.GoPackagesChecked > 0 {
+	if r.GoPackagesChecked > 0 || len(r.GoFallback) > 0 {
 		fmt.Fprintf(&b, "; Go: %d files type-checked (%d packages)", r.GoFilesTyped, r.GoPackagesChecked)
 		if n := len(r.GoFallback); n > 0 {
 			total, parts := 0, make([]string, 0, n)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -224,6 +225,20 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			}
 		})
 	}
+	// go list reports file names as JSON, where a byte that is not UTF-8
+	// becomes U+FFFD: give such names back their bytes on disk.
+	for _, p := range g.pkgs {
+		for i, f := range p.GoFiles {
+			if raw, ok := rel.lossy[f]; ok {
+				p.GoFiles[i] = raw
+			}
+		}
+		for i, f := range p.IgnoredFiles {
+			if raw, ok := rel.lossy[f]; ok {
+				p.IgnoredFiles[i] = raw
+			}
+		}
+	}
 	// Files of each package that lie in the tree; owners by preference.
 	ids := make([]string, 0, len(g.pkgs))
 	for id := range g.pkgs {
@@ -316,6 +331,9 @@ type relMapper struct {
 	byAbs    map[string]string
 	root     string
 	realRoot string
+	// lossy maps the JSON reading of an absolute name that is not valid
+	// UTF-8 (each bad byte U+FFFD) to the name on disk.
+	lossy map[string]string
 }
 
 func newRelMapper(absRoot string, goFiles map[string]string) *relMapper {
@@ -323,8 +341,12 @@ func newRelMapper(absRoot string, goFiles map[string]string) *relMapper {
 	if r, err := filepath.EvalSymlinks(absRoot); err == nil {
 		m.realRoot = r
 	}
+	m.lossy = map[string]string{}
 	for rp, abs := range goFiles {
 		m.byAbs[abs] = rp
+		if !utf8.ValidString(abs) {
+			m.lossy[jsonString(abs)] = abs
+		}
 	}
 	return m
 }
@@ -396,4 +418,20 @@ func (g *goPackageGraph) plainPackages() ([]string, map[string]string) {
 		}
 	}
 	return plain, plainOf
+}
+
+// jsonString is s as encoding/json reads it back after writing it: every
+// byte that is not part of valid UTF-8 becomes U+FFFD.
+func jsonString(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

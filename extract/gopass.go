@@ -26,6 +26,7 @@ type typedRun struct {
 	// it, folder → import paths of its packages, every import path.
 	g         *goPackageGraph
 	full      bool
+	noModule  bool // no go.mod in the tree or above it
 	importers map[string][]string
 	byDir     map[string][]string
 	allPaths  map[string]bool

@@ -55,6 +55,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 	}
 	full := modsChanged || dc.Shapes == nil || dc.Interfaces == ""
 	tr := newTypedRun(r, results, byPath, e)
+	tr.noModule = len(in.modDirs) == 0 && in.enclosing == ""
 	var err error
 	if full {
 		err = tr.listAll(in)
@@ -158,6 +159,8 @@ func (tr *typedRun) classifyFallbacks() {
 			r.markSyntax(fr, graph.FallbackBuildExcluded, "")
 		case !buildMatches(tr.byPath[p].Abs):
 			r.markSyntax(fr, graph.FallbackBuildExcluded, "")
+		case tr.noModule:
+			r.markSyntax(fr, graph.FallbackNotInPackage, "no go.mod in or above the indexed folder")
 		default:
 			r.markSyntax(fr, graph.FallbackNotInPackage, "")
 		}

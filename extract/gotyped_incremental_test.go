@@ -232,3 +232,29 @@ func TestRun_SyntaxErrorFallback(t *testing.T) {
 		t.Errorf("fallback_detail %q does not name the parse error in bad.go", d)
 	}
 }
+
+// TestRun_InvalidUTF8FileName: a Go file whose name is not valid UTF-8 is
+// type-checked with its package (go list reports it with U+FFFD for the
+// bad bytes), and its neighbour keeps its types.
+func TestRun_InvalidUTF8FileName(t *testing.T) {
+	root := writeModule(t, map[string]string{"p/normal.go": "package p\n\nfunc F() int { return G() }\n"})
+	if err := os.WriteFile(filepath.Join(root, "p", "bad\xff\xfename.go"), []byte("package p\n\nfunc G() int { return 1 }\n"), 0o644); err != nil {
+		t.Skip("this file system refuses the name:", err)
+	}
+	x := runIndex(t, root, t.TempDir(), nil)
+	if m := fileMeta(x, "p/normal.go"); m[graph.MetaExtraction] != graph.ExtractionTypes {
+		t.Errorf("normal.go metadata %v, want typed", m)
+	}
+	var bad string
+	for p := range x.payloads {
+		if strings.HasPrefix(p, "p/bad") {
+			bad = p
+		}
+	}
+	if m := fileMeta(x, bad); m[graph.MetaExtraction] != graph.ExtractionTypes {
+		t.Errorf("%s metadata %v, want typed", bad, m)
+	}
+	if !edgesOf(x, "p/normal.go", graph.EdgeCalls)["code:function:p/normal.go::F -> code:function:"+bad+"::G"] {
+		t.Errorf("F does not call G in %s: %v", bad, x.payloads["p/normal.go"].Edges)
+	}
+}
