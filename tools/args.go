@@ -197,7 +197,8 @@ func parseValue(t *Tool, p Param, v json.RawMessage) (any, *envelope.Error) {
 			return nil, argError(t, p.Name, fmt.Sprintf("a string of %d characters", utf8.RuneCountInString(s)), fmt.Sprintf("at most %d characters", p.MaxLen))
 		}
 		if len(p.Enum) > 0 && !contains(p.Enum, s) {
-			return nil, bad()
+			// The type was right: name only the value and the choices.
+			return nil, argError(t, p.Name, fmt.Sprintf("%q", clip(s, 60)), "one of "+strings.Join(p.Enum, ", "))
 		}
 		return s, nil
 	case TInt, TNumber:

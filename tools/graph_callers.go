@@ -118,6 +118,61 @@ func (c *completeness) setOn(tm *envelope.ToolMeta) {
 	tm.Completeness, tm.CompletenessReasons = c.meta()
 }
 
+// buildExclusion tells which nodes live in Go files the current build
+// leaves out (build constraints such as //go:build, or a file name such as
+// x_windows.go): the extractor sets graph.MetaBuildExcluded on such a file's
+// node and on each of its declarations. Their edges are real code, but code
+// this build never compiles: a caller there cannot call the node here,
+// though another build configuration may compile it. Such callers stay
+// listed, marked build_excluded, and do not make an answer a lower bound.
+//
+// It reads the file node once per path (one metadata decode per file, not
+// per node); a node whose file has no node is asked itself.
+type buildExclusion struct {
+	g      *projections.Graph
+	byPath map[string]bool
+}
+
+func newBuildExclusion(g *projections.Graph) *buildExclusion {
+	return &buildExclusion{g: g, byPath: map[string]bool{}}
+}
+
+// of reports whether n (a header: its metadata is not needed) is in a
+// build-excluded file.
+func (x *buildExclusion) of(n graph.Node) bool {
+	if n.Path == "" || !strings.HasSuffix(n.Path, ".go") {
+		return false
+	}
+	if v, ok := x.byPath[n.Path]; ok {
+		return v
+	}
+	if f, ok := x.g.Node("code:file:" + n.Path); ok {
+		v := buildExcludedMeta(f.Metadata)
+		x.byPath[n.Path] = v
+		return v
+	}
+	full, ok := x.g.Node(n.UID)
+	return ok && buildExcludedMeta(full.Metadata)
+}
+
+// ofUID is of for a uid; a uid that is not a node is not excluded.
+func (x *buildExclusion) ofUID(uid string) bool {
+	n, ok := x.g.NodeHeader(uid)
+	return ok && x.of(n)
+}
+
+// buildExcludedMeta reports whether metadata says build_excluded: true.
+func buildExcludedMeta(m map[string]any) bool {
+	b, _ := m[graph.MetaBuildExcluded].(bool)
+	return b
+}
+
+// buildExcludedDoc is what cos_graph_references and cos_graph_impact say
+// about build-excluded items.
+const buildExcludedDoc = "An item in a Go file the current build leaves out (its //go:build line or a file name " +
+	"such as x_windows.go) has build_excluded: true and is counted in build_excluded_count: it never runs in this " +
+	"build but another build configuration may compile it, so it stays listed and does not make completeness a lower_bound."
+
 // noneFoundNote is data.note of an answer that found nothing: what was
 // looked for, and whether that can be trusted.
 func noneFoundNote(what string, types []string, tm envelope.ToolMeta) string {

@@ -76,7 +76,7 @@ func TestGraphImpact_FollowsImplementsToInterfaceCallers(t *testing.T) {
 			`{"uid": "` + serverServe + `", "depth": 2}`,
 			map[string]string{
 				"code:function:srv/server_test.go::TestServe": "1 calls " + serverServe,
-				dispatch:                          "1 implements " + handlerServe,
+				dispatch:                          "1 calls " + handlerServe,
 				"code:function:cmd/main.go::main": "2 calls " + dispatch,
 				"code:function:srv/mux_test.go::TestDispatch": "2 calls " + dispatch,
 			}},
@@ -98,7 +98,7 @@ func TestGraphImpact_FollowsImplementsToInterfaceCallers(t *testing.T) {
 		{"include_tests=false leaves test files out of the walk",
 			`{"uid": "` + serverServe + `", "depth": 2, "include_tests": false}`,
 			map[string]string{
-				dispatch:                          "1 implements " + handlerServe,
+				dispatch:                          "1 calls " + handlerServe,
 				"code:function:cmd/main.go::main": "2 calls " + dispatch,
 			}},
 	}

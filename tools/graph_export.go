@@ -29,7 +29,9 @@ func graphExportTool() *Tool {
 		Description: "A subgraph as {nodes, edges}: with root, the nodes within max_hops of it (both directions, " +
 			"nearest first) up to max_nodes; without root, the max_nodes nodes of highest degree. edges are every edge " +
 			"between two exported nodes. Oversized answers are trimmed coherently (kept edges only join kept nodes; " +
-			"meta.truncated_subgraph).",
+			"meta.truncated_subgraph). Edges show their metadata when they have some: implements edges method_set " +
+			"(value or pointer), accesses_field edges fields (the field names used). root accepts a uid, a " +
+			"repo-relative path or a name; " + resolvedMatchDoc,
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"root": "folder:server", "max_nodes": 200, "max_hops": 2}`,
 		Params: []Param{
@@ -59,7 +61,7 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		if err != nil {
 			return nil, tm, err
 		}
-		tm.ResolvedFrom = res.ResolvedFrom
+		tm = resolvedMeta(res)
 		body["root"] = viewOf(res.Node)
 		body["selection"] = "neighbourhood"
 		uids = neighbourhood(g.Out, g.In, res.Node.UID, maxHops, maxNodes, keep)

@@ -31,11 +31,17 @@ type dependent struct {
 	nodeView
 	Depth int `json:"depth"`
 	// Via is the type of the edge that reached it, Through the node that
-	// edge points at: the node one hop closer to the root, or, with via
-	// "implements", the interface method that joins it to that node. When
-	// several edges reach it at its depth, the least (through, via) wins.
+	// edge points at: the node one hop closer to the root, or an interface
+	// method that node implements (the dependent calls or references the
+	// interface method, which dispatches to it). Via is "implements" only
+	// for the hop between an implementation and its interface or interface
+	// method. When several edges reach it at its depth, the least (through,
+	// via) wins.
 	Via     string `json:"via"`
 	Through string `json:"through"`
+	// BuildExcluded marks a node of a Go file the current build leaves
+	// out (buildExclusion).
+	BuildExcluded bool `json:"build_excluded,omitempty"`
 }
 
 func graphImpactTool() *Tool {
@@ -44,13 +50,16 @@ func graphImpactTool() *Tool {
 		Description: "What may break if a node changes: every node that reaches it through incoming " +
 			"calls/references/imports/inherits_from/implements/constructs/has_param_type/accesses_field/" +
 			"links_to/cites_heading/requires edges, up to depth hops, as nodes[] {uid, kind, label, path, depth, via, " +
-			"through} ordered by depth then uid, with counts_by_depth. Interfaces are followed: changing a method " +
-			"reaches the callers of the interface methods it implements (via \"implements\", through the interface " +
+			"through, build_excluded} ordered by depth then uid, with counts_by_depth. via is the type of the edge that " +
+			"reached the node and through the node that edge points at. Interfaces are followed: changing a method " +
+			"reaches the callers of the interface methods it implements (via calls or references, through the interface " +
 			"method), changing an interface method reaches its implementations, changing an interface reaches its " +
-			"implementers and the callers of its methods. meta.semantic_scope is transitive_depth_N; " +
+			"implementers and the callers of its methods; via \"implements\" marks only such a hop between an " +
+			"implementation and its interface. meta.semantic_scope is transitive_depth_N; " +
 			"meta.completeness says whether the dependents are exact or a lower_bound (meta.completeness_reasons " +
-			"why). Pages: count is the total, next_cursor (empty on the last page) goes back as cursor. " +
-			"include_tests=false leaves test files out of the walk. Accepts a uid, a repo-relative path or a name.",
+			"why). " + buildExcludedDoc + " Pages: count is the total, next_cursor (empty on the last page) goes back " +
+			"as cursor. include_tests=false leaves test files out of the walk. Accepts a uid, a repo-relative path or " +
+			"a name; " + resolvedMatchDoc,
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "depth": 2, "include_tests": false}`,
 		Params: append([]Param{
@@ -80,12 +89,14 @@ func (r reach) before(o reach) bool {
 
 // impactWalk is a breadth-first walk over incoming edges.
 type impactWalk struct {
-	g *projections.Graph
+	g    *projections.Graph
+	root string
 	// follow lists the edge types followed; a short list scanned beats a
 	// map lookup (a string hash) on the walk's hot path.
 	follow       []string
 	includeTests bool
 	comp         *completeness
+	excl         *buildExclusion
 	seen         map[string]reach
 	// interfaces is set when implements is followed.
 	interfaces bool
@@ -112,10 +123,12 @@ func (w *impactWalk) visit(src string, r reach) {
 }
 
 // incoming visits the sources of target's incoming edges of the followed
-// types (only calls and references when onlyCalls) at depth d; via, when
-// set, replaces the edge type as the reach's via. It adds target to the
-// completeness reasons.
-func (w *impactWalk) incoming(target, via string, onlyCalls bool, d int) {
+// types (only calls and references when onlyCalls) at depth d, each
+// reached via its edge's type through target. It adds target to the
+// completeness reasons, unless it is a dependent in a build-excluded file:
+// code this build never compiles is not called through func values or
+// reflection here.
+func (w *impactWalk) incoming(target string, onlyCalls bool, d int) {
 	referenced := false
 	w.g.EachIn(target, func(src, typ string) bool {
 		if typ == graph.EdgeReferences {
@@ -124,14 +137,10 @@ func (w *impactWalk) incoming(target, via string, onlyCalls bool, d int) {
 		if !slices.Contains(w.follow, typ) || (onlyCalls && typ != graph.EdgeCalls && typ != graph.EdgeReferences) {
 			return true
 		}
-		r := reach{d, typ, target}
-		if via != "" {
-			r.via = via
-		}
-		w.visit(src, r)
+		w.visit(src, reach{d, typ, target})
 		return true
 	})
-	if n, ok := w.g.NodeHeader(target); ok {
+	if n, ok := w.g.NodeHeader(target); ok && (target == w.root || !w.excl.of(n)) {
 		w.comp.add(n, referenced)
 	}
 }
@@ -140,7 +149,7 @@ func (w *impactWalk) incoming(target, via string, onlyCalls bool, d int) {
 // incoming edges of the followed types and, when interfaces are followed,
 // the interface-aware ones (see impactEdgeTypes).
 func (w *impactWalk) expand(uid string, d int) {
-	w.incoming(uid, "", false, d)
+	w.incoming(uid, false, d)
 	if !w.interfaces {
 		return
 	}
@@ -150,9 +159,10 @@ func (w *impactWalk) expand(uid string, d int) {
 	}
 	switch n.Kind {
 	case graph.KindMethod:
-		// Callers of the interface methods uid implements.
+		// Callers of the interface methods uid implements: via the edge
+		// (calls or references) through the interface method.
 		for _, im := range interfaceMethodsOf(w.g, uid) {
-			w.incoming(im, graph.EdgeImplements, true, d)
+			w.incoming(im, true, d)
 		}
 		// uid is an interface method: its implementations must follow it.
 		for _, impl := range implementationsOf(w.g, uid) {
@@ -162,7 +172,7 @@ func (w *impactWalk) expand(uid string, d int) {
 		// An interface: the callers of its methods (its implementers come
 		// through the incoming implements edges).
 		for _, im := range interfaceMethodsIn(w.g, uid) {
-			w.incoming(im, "", true, d)
+			w.incoming(im, true, d)
 		}
 	}
 }
@@ -186,8 +196,9 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	g := c.S.graph
 	root := res.Node.UID
 	w := &impactWalk{
-		g: g, follow: types, includeTests: includeTests,
+		g: g, root: root, follow: types, includeTests: includeTests,
 		comp:       &completeness{g: g, calls: follow[graph.EdgeCalls]},
+		excl:       newBuildExclusion(g),
 		seen:       map[string]reach{root: {}},
 		interfaces: follow[graph.EdgeImplements],
 	}
@@ -208,8 +219,17 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		levels = append(levels, w.next)
 		frontier = w.next
 	}
+	excluded := 0
+	for _, level := range levels {
+		for _, uid := range level {
+			if w.excl.ofUID(uid) {
+				excluded++
+			}
+		}
+	}
 
-	tm := envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom, SemanticScope: fmt.Sprintf("transitive_depth_%d", depth)}
+	tm := resolvedMeta(res)
+	tm.SemanticScope = fmt.Sprintf("transitive_depth_%d", depth)
 	w.comp.setOn(&tm)
 	limit := c.Args.Int("limit", graphPageDefault)
 	query := queryDigest("cos_graph_impact", root, types, depth, includeTests)
@@ -222,7 +242,8 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 				slices.Sort(level)
 				for _, uid := range level[max(from-start, 0):min(to-start, len(level))] {
 					r := w.seen[uid]
-					out = append(out, dependent{nodeView: nodeOrMissing(g, uid), Depth: r.depth, Via: r.via, Through: r.through})
+					out = append(out, dependent{nodeView: nodeOrMissing(g, uid), Depth: r.depth, Via: r.via, Through: r.through,
+						BuildExcluded: w.excl.ofUID(uid)})
 				}
 			}
 			start = end
@@ -238,11 +259,14 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		"edge_types":      types,
 		"count":           total,
 		"counts_by_depth": counts,
-		"listed":          len(nodes),
-		"nodes":           nodes,
-		"next_cursor":     p.Next,
-		"limit":           p.Limit,
-		"walk_log_seq":    p.WalkSeq,
+		// build_excluded_count: dependents in files this build leaves
+		// out, counted in count and listed.
+		"build_excluded_count": excluded,
+		"listed":               len(nodes),
+		"nodes":                nodes,
+		"next_cursor":          p.Next,
+		"limit":                p.Limit,
+		"walk_log_seq":         p.WalkSeq,
 	}
 	if total == 0 {
 		data["note"] = noneFoundNote("dependents", types, tm)

@@ -32,7 +32,7 @@ const (
 	pathUndirected = "undirected"
 )
 
-var pathDirections = []string{pathUndirected, pathForward, pathBackward}
+var pathDirections = []string{pathForward, pathBackward, pathUndirected}
 
 func graphPathTool() *Tool {
 	return &Tool{
@@ -42,7 +42,11 @@ func graphPathTool() *Tool {
 			"imports, …), \"backward\" follows them from target towards source, \"undirected\" (the default) either way. " +
 			"Returns steps[] from source to target, each {uid, kind, label, path, edge, direction}, direction saying " +
 			"whether the step's edge points forward or backward along the path. " +
-			"source and target accept uids, repo-relative paths or names (meta.source_resolved_from, meta.target_resolved_from). " +
+			"Each step's edge shows its metadata when it has some (implements: method_set; accesses_field: fields). " +
+			"source and target accept uids, repo-relative paths or names (meta.source_resolved_from, meta.target_resolved_from); " +
+			"meta.source_resolved_match and meta.target_resolved_match say how each name matched: uid, path, exact, " +
+			"bare_name, exact_case_insensitive, whole_label, words, typo, … — anything but uid, path, exact or bare_name " +
+			"is a guess to verify. " +
 			"No path within max_hops is E_NOT_FOUND.",
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"source": "cmd/main.go", "target": "code:function:server/serve.go::Serve", "max_hops": 4, "direction": "forward"}`,
@@ -178,6 +182,7 @@ func pathTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		return nil, tm, err
 	}
 	tm.SourceResolvedFrom, tm.TargetResolvedFrom = src.ResolvedFrom, dst.ResolvedFrom
+	tm.SourceResolvedMatch, tm.TargetResolvedMatch = src.Match, dst.Match
 	maxHops := c.Args.Int("max_hops", 6)
 	var follow map[string]bool
 	if types := c.Args.Strings("edge_types"); len(types) > 0 {

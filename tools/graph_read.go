@@ -39,17 +39,34 @@ func viewOf(n graph.Node) nodeView {
 	return nodeView{UID: n.UID, Kind: n.Kind, Label: n.Label, Path: n.Path, Line: n.Line, EndLine: n.EndLine, Extractor: n.Extractor, Metadata: n.Metadata}
 }
 
-// edgeView is an edge as the graph tools show it.
+// edgeView is an edge as the graph tools show it. Metadata is the
+// extractor's: Go's implements edges carry method_set ("value" or
+// "pointer": whether T or only *T satisfies the interface), its
+// accesses_field edges fields (the field names used); other edges have
+// none, so it costs nothing where it is absent.
 type edgeView struct {
-	Source    string `json:"source"`
-	Target    string `json:"target"`
-	Type      string `json:"type"`
-	Extractor string `json:"extractor,omitempty"`
-	Line      int    `json:"line,omitempty"`
+	Source    string         `json:"source"`
+	Target    string         `json:"target"`
+	Type      string         `json:"type"`
+	Extractor string         `json:"extractor,omitempty"`
+	Line      int            `json:"line,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
 }
 
 func edgeOf(e graph.Edge) edgeView {
-	return edgeView{Source: e.Source, Target: e.Target, Type: e.Type, Extractor: e.Extractor, Line: e.Line}
+	return edgeView{Source: e.Source, Target: e.Target, Type: e.Type, Extractor: e.Extractor, Line: e.Line, Metadata: e.Metadata}
+}
+
+// resolvedMatchDoc is what the tools that accept a name say about
+// meta.resolved_match.
+const resolvedMatchDoc = "meta.resolved_match says how it matched: uid, path, exact, bare_name, " +
+	"exact_case_insensitive, whole_label, words, typo, … — anything but uid, path, exact or bare_name is a guess " +
+	"to verify (meta.resolved_from is fuzzy for any name, exact or not)."
+
+// resolvedMeta is the meta of an answer about the node res resolved to:
+// resolved_from and resolved_match.
+func resolvedMeta(res search.Resolution) envelope.ToolMeta {
+	return envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom, ResolvedMatch: res.Match}
 }
 
 func graphReadTools() []*Tool {
@@ -79,7 +96,9 @@ func graphReadTools() []*Tool {
 			Description: "A node and its surroundings: the node, its neighbours up to depth hops (both directions) " +
 				"and the edges among them grouped by type. meta.completeness says whether the node's incoming edges " +
 				"(its callers) are all there (exact) or a lower_bound, and meta.completeness_reasons why. " +
-				"Accepts a uid, a repo-relative path or a name.",
+				"Edges show their metadata when they have some: implements edges method_set (value or pointer), " +
+				"accesses_field edges fields (the field names used). " +
+				"Accepts a uid, a repo-relative path or a name; " + resolvedMatchDoc,
 			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"uid_or_name": "net/http/server.go", "depth": 1}`,
 			Params: []Param{
@@ -108,7 +127,7 @@ func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	res, err := c.Resolve(ctx, q, false)
 	var nf *search.NotFoundError
 	if err == nil {
-		tm.ResolvedFrom = res.ResolvedFrom
+		tm = resolvedMeta(res)
 		if res.ResolvedFrom != search.ResolvedFuzzy && (len(kinds) == 0 || contains(kinds, res.Node.Kind)) {
 			// An exact uid or path is the answer; a broad search would only
 			// add noise (and cost milliseconds on a long uid).
@@ -201,7 +220,7 @@ func contextTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		neighbours = []neighbour{}
 	}
 	in, out := g.Degree(root)
-	tm := envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom}
+	tm := resolvedMeta(res)
 	comp := completeness{g: g, calls: len(types) == 0 || contains(types, graph.EdgeCalls)}
 	comp.add(res.Node, g.HasIn(root, graph.EdgeReferences))
 	comp.setOn(&tm)

@@ -46,21 +46,29 @@ type reference struct {
 	// an edge that points at the node itself.
 	Via     string `json:"via,omitempty"`
 	Through string `json:"through,omitempty"`
+	// Metadata is the edge's (implements: method_set; accesses_field:
+	// fields).
+	Metadata map[string]any `json:"metadata,omitempty"`
+	// BuildExcluded marks a source in a Go file the current build leaves
+	// out (buildExclusion).
+	BuildExcluded bool `json:"build_excluded,omitempty"`
 }
 
 func graphReferencesTool() *Tool {
 	return &Tool{
 		Name: "cos_graph_references",
 		Description: "Direct references to a node: its incoming edges of the given kinds (edge types) as " +
-			"references[] {type, source, kind, label, file, line, via, through}, ordered by file and line. " +
+			"references[] {type, source, kind, label, file, line, via, through, metadata, build_excluded}, ordered by file " +
+			"and line; metadata is the edge's when it has some (implements: method_set value or pointer; accesses_field: " +
+			"fields, the field names used). " +
 			"With no kinds, the defaults for the node's kind (meta.default_kinds_picked, meta.node_kind): a class " +
 			"gets constructs, has_param_type, inherits_from, implements (its implementers), accesses_field, …; a " +
 			"function or method gets calls and references (used as a value). A method also gets the callers of the " +
 			"interface methods it implements, with via \"implements\" and through the interface method. " +
 			"meta.completeness says whether the graph holds every reference (exact) or a lower_bound, and " +
-			"meta.completeness_reasons why. Pages: count is the total, next_cursor (empty on the last page) goes back " +
-			"as cursor. include_tests=false leaves out references from test files. Accepts a uid, a repo-relative " +
-			"path or a name.",
+			"meta.completeness_reasons why. " + buildExcludedDoc + " Pages: count is the total, next_cursor (empty on " +
+			"the last page) goes back as cursor. include_tests=false leaves out references from test files. Accepts a " +
+			"uid, a repo-relative path or a name; " + resolvedMatchDoc,
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "kinds": ["calls"], "limit": 50}`,
 		Params: append([]Param{
@@ -93,9 +101,11 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	root := res.Node.UID
 	comp := completeness{g: g, calls: follow[graph.EdgeCalls]}
 	comp.add(res.Node, g.HasIn(root, graph.EdgeReferences))
+	excl := newBuildExclusion(g)
 
 	refs := []reference{}
 	byType := map[string]int{}
+	excluded := 0
 	collect := func(target, via string) {
 		for _, e := range g.In(target) {
 			if !follow[e.Type] {
@@ -112,18 +122,24 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 			if line == 0 {
 				line = src.Line
 			}
-			r := reference{Type: e.Type, Source: e.Source, Kind: src.Kind, Label: src.Label, File: src.Path, Line: line, Extractor: e.Extractor}
+			r := reference{Type: e.Type, Source: e.Source, Kind: src.Kind, Label: src.Label, File: src.Path, Line: line,
+				Extractor: e.Extractor, Metadata: e.Metadata, BuildExcluded: excl.of(src)}
 			if via != "" {
 				r.Via, r.Through = via, target
 			}
 			refs = append(refs, r)
 			byType[e.Type]++
+			if r.BuildExcluded {
+				excluded++
+			}
 		}
 	}
 	collect(root, "")
 	if res.Node.Kind == graph.KindMethod && (follow[graph.EdgeCalls] || follow[graph.EdgeReferences]) {
 		for _, im := range interfaceMethodsOf(g, root) {
-			comp.addUID(im)
+			if !excl.ofUID(im) {
+				comp.addUID(im)
+			}
 			collect(im, graph.EdgeImplements)
 		}
 	}
@@ -137,7 +153,8 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		return refs[i].Source < refs[j].Source
 	})
 
-	tm := envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom, DefaultKindsPicked: &picked, NodeKind: res.Node.Kind}
+	tm := resolvedMeta(res)
+	tm.DefaultKindsPicked, tm.NodeKind = &picked, res.Node.Kind
 	comp.setOn(&tm)
 	limit := c.Args.Int("limit", graphPageDefault)
 	query := queryDigest("cos_graph_references", root, kinds, 0, includeTests)
@@ -151,11 +168,14 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		"kinds":         kinds,
 		"count":         len(refs),
 		"count_by_type": byType,
-		"listed":        len(page),
-		"references":    page,
-		"next_cursor":   p.Next,
-		"limit":         p.Limit,
-		"walk_log_seq":  p.WalkSeq,
+		// build_excluded_count: references from files this build leaves
+		// out, counted in count and listed.
+		"build_excluded_count": excluded,
+		"listed":               len(page),
+		"references":           page,
+		"next_cursor":          p.Next,
+		"limit":                p.Limit,
+		"walk_log_seq":         p.WalkSeq,
 	}
 	if len(refs) == 0 {
 		data["note"] = noneFoundNote("references", kinds, tm)

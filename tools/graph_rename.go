@@ -57,7 +57,7 @@ func graphRenamePlanTool() *Tool {
 			"node and of every node that references it, plus documentation and test files of the graph, matched on word " +
 			"boundaries. Returns call_sites, import_sites, doc_references, test_references, string_literals and definitions, " +
 			"each [{file, line, column, text}] (column in characters), and conflicts: nodes of the same file already named new_name. " +
-			"Changes nothing. Accepts a uid, a repo-relative path or a name.",
+			"Changes nothing. Accepts a uid, a repo-relative path or a name; " + resolvedMatchDoc,
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:server/serve.go::Serve", "new_name": "ServeHTTP"}`,
 		Params: []Param{
@@ -93,7 +93,7 @@ func renamePlanTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
-	tm := envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom}
+	tm := resolvedMeta(res)
 	newName := c.Args.Str("new_name")
 	if !identifierPattern.MatchString(newName) {
 		return nil, tm, argError(c.Tool, "new_name", describeString(newName), "an identifier: a letter or _ then letters, digits or _")

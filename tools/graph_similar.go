@@ -37,7 +37,7 @@ func graphSimilarTool() *Tool {
 		Name: "cos_graph_similar",
 		Description: "Nodes similar to a node by name (search index on its label's words) and shape " +
 			"(same kind, similar degree), best first: results[] {uid, kind, label, path, score, name_score, shape_score, degree}. " +
-			"score is in [0, 1]. Accepts a uid, a repo-relative path or a name.",
+			"score is in [0, 1]. Accepts a uid, a repo-relative path or a name; " + resolvedMatchDoc,
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:server/serve.go::Serve", "limit": 10}`,
 		Params: []Param{
@@ -53,7 +53,7 @@ func similarTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
-	tm := envelope.ToolMeta{ResolvedFrom: res.ResolvedFrom}
+	tm := resolvedMeta(res)
 	limit := c.Args.Int("limit", 10)
 	g := c.S.graph
 	root := res.Node

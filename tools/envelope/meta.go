@@ -16,6 +16,9 @@ const (
 	KeyResolvedFrom            = "resolved_from"
 	KeySourceResolvedFrom      = "source_resolved_from"
 	KeyTargetResolvedFrom      = "target_resolved_from"
+	KeyResolvedMatch           = "resolved_match"
+	KeySourceResolvedMatch     = "source_resolved_match"
+	KeyTargetResolvedMatch     = "target_resolved_match"
 	KeyDefaultKindsPicked      = "default_kinds_picked"
 	KeyNodeKind                = "node_kind"
 	KeySemanticScope           = "semantic_scope"
@@ -118,6 +121,15 @@ type ToolMeta struct {
 	// SourceResolvedFrom and TargetResolvedFrom: cos_graph_path's two ends.
 	SourceResolvedFrom string
 	TargetResolvedFrom string
+	// ResolvedMatch: how the resolved node matched what was asked, one of
+	// the resolver's match kinds (uid, path, exact, bare_name,
+	// exact_case_insensitive, whole_label, words, typo, …); set beside
+	// ResolvedFrom. Anything but uid, path, exact and bare_name is a guess.
+	ResolvedMatch string
+	// SourceResolvedMatch and TargetResolvedMatch: ResolvedMatch of
+	// cos_graph_path's two ends.
+	SourceResolvedMatch string
+	TargetResolvedMatch string
 	// DefaultKindsPicked: cos_graph_references; nil omits it (use Bool).
 	DefaultKindsPicked *bool
 	// NodeKind: cos_graph_references, the kind of the resolved root node.
@@ -149,12 +161,15 @@ func (m Meta) generic() map[string]any {
 	}
 	t := m.Tool
 	for k, v := range map[string]string{
-		KeyResolvedFrom:       t.ResolvedFrom,
-		KeySourceResolvedFrom: t.SourceResolvedFrom,
-		KeyTargetResolvedFrom: t.TargetResolvedFrom,
-		KeyNodeKind:           t.NodeKind,
-		KeySemanticScope:      t.SemanticScope,
-		KeyCompleteness:       t.Completeness,
+		KeyResolvedFrom:        t.ResolvedFrom,
+		KeySourceResolvedFrom:  t.SourceResolvedFrom,
+		KeyTargetResolvedFrom:  t.TargetResolvedFrom,
+		KeyResolvedMatch:       t.ResolvedMatch,
+		KeySourceResolvedMatch: t.SourceResolvedMatch,
+		KeyTargetResolvedMatch: t.TargetResolvedMatch,
+		KeyNodeKind:            t.NodeKind,
+		KeySemanticScope:       t.SemanticScope,
+		KeyCompleteness:        t.Completeness,
 	} {
 		if v != "" {
 			out[k] = v
