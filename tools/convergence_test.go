@@ -509,6 +509,10 @@ func TestServe_FourProcesses(t *testing.T) {
 				survivors = append(survivors, p)
 			}
 		}
+		// A SIGKILLed process blocked in fsync on a loaded disk keeps its
+		// sockets and its election lock until the call returns (seen: a
+		// minute): the takeover deadline starts once it is really gone.
+		waitGone(t, host.cmd.Process.Pid, 5*time.Minute)
 		// One survivor takes over and every survivor is connected again.
 		waitUntil(t, "a survivor hosts and all are connected", 60*time.Second, func() bool {
 			hosts, connected := 0, 0
@@ -647,5 +651,27 @@ func TestHealth_StateHashMatchesTailer(t *testing.T) {
 	want, _ := s.Tailer().StateHash()
 	if got := e.Data["state_hash"]; got != hex.EncodeToString(want[:]) {
 		t.Fatalf("cos_health state_hash %v, tailer %x", got, want)
+	}
+}
+
+// waitGone waits until process pid has exited (a zombie counts: its
+// sockets and locks are released), reading /proc; where there is no /proc
+// it returns at once.
+func waitGone(t *testing.T, pid int, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return // gone and reaped, or no /proc
+		}
+		// The state is the field after the parenthesised command name.
+		if i := strings.LastIndexByte(string(data), ')'); i >= 0 && i+2 < len(data) && data[i+2] == 'Z' {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still running %v after SIGKILL", pid, limit)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
