@@ -96,3 +96,27 @@ func TestDoctor_StalePathsUnderTheIndexedRoot(t *testing.T) {
 		t.Fatal("a vanished file survived doctor fix")
 	}
 }
+
+// A file whose name is not valid UTF-8 is stored under its Latin-1 reading;
+// the doctor finds it on disk under its bytes and its fix keeps it.
+func TestDoctor_Latin1PathIsNotStale(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "bad\xff.go"), []byte("package x\n\nfunc Bad() {}\n"), 0o644); err != nil {
+		t.Skip("this file system refuses the name:", err)
+	}
+	s, err := Open(context.Background(), Options{StateDir: t.TempDir(), NATS: "off", NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Index(context.Background(), root, nil); err != nil {
+		t.Fatal(err)
+	}
+	e := call(t, s, "cos_graph_doctor", `{"fix":true}`)
+	if !e.OK {
+		t.Fatalf("doctor: %+v", e.Error)
+	}
+	if c := call(t, s, "cos_graph_context", `{"uid_or_name":"code:function:badÿ.go::Bad"}`); !c.OK {
+		t.Fatalf("doctor fix removed a file whose name is not UTF-8: %+v", c.Error)
+	}
+}
