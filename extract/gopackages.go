@@ -163,20 +163,24 @@ func enclosingImportPath(absRoot, modDir, modPath string) string {
 }
 
 // goBuildKey names the build configuration the Go extraction depends on:
-// the environment that selects files and packages (GOOS, GOARCH,
-// CGO_ENABLED, GOEXPERIMENT, GOFLAGS with its -tags, GOWORK) and whether
-// and which go command is there. An index under another key extracts the
-// whole tree again.
+// what selects files and packages (GOOS, GOARCH, CGO_ENABLED, GOEXPERIMENT,
+// GOFLAGS with its -tags, GOWORK) as the go command resolves them — the
+// environment and the GOENV file of `go env -w` — and the go command's
+// version; without a go command, the environment and "(none)". An index
+// under another key extracts the whole tree again.
 func goBuildKey() string {
+	vars := []string{"GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOFLAGS", "GOWORK", "GOVERSION"}
+	if goBin, err := exec.LookPath("go"); err == nil {
+		out, err := exec.Command(goBin, append([]string{"env"}, vars...)...).Output()
+		if err == nil {
+			return goBin + "\n" + string(out)
+		}
+	}
 	var b strings.Builder
-	for _, k := range []string{"GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOFLAGS", "GOWORK"} {
+	for _, k := range vars {
 		b.WriteString(k + "=" + os.Getenv(k) + ";")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = "(none)"
-	}
-	b.WriteString("go=" + goBin)
+	b.WriteString("go=(none)")
 	return b.String()
 }
 
@@ -279,9 +283,16 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 	return g, nil
 }
 
-// goFlags keeps the caller's GOFLAGS but never lets go list change go.mod.
+// goFlags keeps the caller's GOFLAGS (from the environment, else the
+// GOENV file that `go env -w` writes) but never lets go list change
+// go.mod.
 func goFlags() string {
 	f := os.Getenv("GOFLAGS")
+	if f == "" {
+		if out, err := exec.Command("go", "env", "GOFLAGS").Output(); err == nil {
+			f = strings.TrimSpace(string(out))
+		}
+	}
 	if strings.Contains(f, "-mod=") {
 		return f
 	}

@@ -258,3 +258,31 @@ func TestRun_InvalidUTF8FileName(t *testing.T) {
 		t.Errorf("F does not call G in %s: %v", bad, x.payloads["p/normal.go"].Edges)
 	}
 }
+
+// TestRun_GoEnvFileSettings: settings written with `go env -w` (the GOENV
+// file) count like the environment's: they select files, and a change of
+// them extracts the tree again.
+func TestRun_GoEnvFileSettings(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"p/p.go":      "package p\n\nfunc F() int { return 1 }\n",
+		"p/tagged.go": "//go:build cosexperiment\n\npackage p\n\nfunc T() int { return F() }\n",
+	})
+	cache := t.TempDir()
+	t.Setenv("GOFLAGS", "")
+	envFile := filepath.Join(t.TempDir(), "goenv")
+	if err := os.WriteFile(envFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOENV", envFile)
+	first := runIndex(t, root, cache, nil)
+	if m := fileMeta(first, "p/tagged.go"); m[graph.MetaFallback] != graph.FallbackBuildExcluded {
+		t.Fatalf("without the tag: tagged.go metadata %v, want build_excluded", m)
+	}
+	if err := os.WriteFile(envFile, []byte("GOFLAGS=-tags=cosexperiment\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := runIndex(t, root, cache, first.hashes(nil))
+	if m := fileMeta(second, "p/tagged.go"); m[graph.MetaExtraction] != graph.ExtractionTypes {
+		t.Errorf("with GOFLAGS=-tags=cosexperiment in GOENV: tagged.go emitted %v, metadata %v; want typed", second.paths(), m)
+	}
+}

@@ -222,6 +222,14 @@ func (r *runner) run() error {
 		byPath[f.Rel] = f
 	}
 	mods, modsChanged := r.goModules(present, byPath)
+	// A go.work or go.sum that appears, changes or goes changes what go
+	// list resolves for every package, as a go.mod does.
+	for _, f := range append(append([]entry(nil), changed...), removedEntries(removed)...) {
+		switch path.Base(f.Rel) {
+		case "go.work", "go.work.sum", "go.sum":
+			modsChanged = true
+		}
+	}
 	e.modules = mods
 	dc, err := c.loadDecls()
 	if err != nil {
@@ -611,4 +619,13 @@ func payloadSize(p graph.FileExtracted) int {
 		n += 60 + len(x.Source) + len(x.Target)
 	}
 	return n
+}
+
+// removedEntries wraps removed paths as entries (Rel only).
+func removedEntries(removed []string) []entry {
+	out := make([]entry, len(removed))
+	for i, p := range removed {
+		out[i] = entry{Rel: p}
+	}
+	return out
 }
