@@ -244,6 +244,31 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 		return err
 	}
 	r.st.GoPackagesChecked += n
+	// A test variant that does not type-check (a test file being edited)
+	// must not take its package's other files down with it: those are
+	// extracted again from the plain package, with a checker of their own.
+	retry := map[string]bool{}
+	for p := range want {
+		o := g.owner[p]
+		if tr.typeErrs[p] == "" || o.ForTest == "" || strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		if pid, ok := tr.plainOf[o.ID]; ok {
+			g.owner[p] = g.pkgs[pid]
+			retry[pid] = true
+		}
+	}
+	if len(retry) > 0 {
+		first := x
+		chk = newGoChecker(tr.fset, g.pkgs, r.o.Workers, chk.onPackage)
+		x = newTypedExtractor(tr.fset, g.rel, g, chk.typesOf)
+		n, err := chk.run(r.ctx, retry, nil)
+		if err != nil {
+			return err
+		}
+		r.st.GoPackagesChecked += n
+		x = first // implements: against the interfaces of the first check
+	}
 	r.phase("go type-check and extract")
 	if !tree {
 		return nil

@@ -286,3 +286,26 @@ func TestRun_GoEnvFileSettings(t *testing.T) {
 		t.Errorf("with GOFLAGS=-tags=cosexperiment in GOENV: tagged.go emitted %v, metadata %v; want typed", second.paths(), m)
 	}
 }
+
+// TestRun_BrokenTestFileKeepsPackageTyped: a test file that does not
+// compile leaves the package's other files typed (go build still works);
+// only the test file falls back.
+func TestRun_BrokenTestFileKeepsPackageTyped(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"p/a.go":      "package p\n\nfunc A() int { return B() }\n",
+		"p/b.go":      "package p\n\nfunc B() int { return 1 }\n",
+		"p/x_test.go": "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { var s string = 1; _ = s }\n",
+	})
+	x := runIndex(t, root, t.TempDir(), nil)
+	for _, f := range []string{"p/a.go", "p/b.go"} {
+		if m := fileMeta(x, f); m[graph.MetaExtraction] != graph.ExtractionTypes {
+			t.Errorf("%s metadata %v, want typed despite the broken test file", f, m)
+		}
+	}
+	if !edgesOf(x, "p/a.go", graph.EdgeCalls)["code:function:p/a.go::A -> code:function:p/b.go::B"] {
+		t.Errorf("A does not call B: %v", x.payloads["p/a.go"].Edges)
+	}
+	if m := fileMeta(x, "p/x_test.go"); m[graph.MetaFallback] != graph.FallbackTypeError {
+		t.Errorf("x_test.go metadata %v, want a type_error fallback", m)
+	}
+}
