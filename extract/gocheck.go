@@ -9,6 +9,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"go/version"
 	"os"
 	"runtime"
 	"sync"
@@ -231,6 +232,13 @@ func (c *goChecker) check(id string, st *checkState, bodies bool) {
 				firstErr = errString(err)
 			}
 		},
+	}
+	// The language version of the module (go.mod's go line), as the
+	// compiler applies it; file-level //go:build go1.N lines still win.
+	if p.Module != nil && p.Module.GoVersion != "" {
+		if v := "go" + p.Module.GoVersion; version.IsValid(v) {
+			conf.GoVersion = v
+		}
 	}
 	if bodies {
 		cp.info = &types.Info{

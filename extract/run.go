@@ -222,11 +222,12 @@ func (r *runner) run() error {
 		byPath[f.Rel] = f
 	}
 	mods, modsChanged := r.goModules(present, byPath)
-	// A go.work or go.sum that appears, changes or goes changes what go
-	// list resolves for every package, as a go.mod does.
+	// A go.mod (its go line, its requirements), go.sum or go.work that
+	// appears, changes or goes changes what go list resolves and how the
+	// packages type-check.
 	for _, f := range append(append([]entry(nil), changed...), removedEntries(removed)...) {
 		switch path.Base(f.Rel) {
-		case "go.work", "go.work.sum", "go.sum":
+		case "go.mod", "go.work", "go.work.sum", "go.sum":
 			modsChanged = true
 		}
 	}
