@@ -122,18 +122,23 @@
 // of the tree's packages it imports (directly or not), the exported ones
 // of outside packages it imports directly, and error.
 //
-// Incrementally, the packages holding a changed, removed or re-extracted
-// Go file and all the tree's packages importing them, transitively, are
-// type-checked again; a re-extracted file whose payload did not change is
-// not emitted (a payload digest is kept in the declarations cache). With
-// no Go file changed nothing is listed or type-checked.
+// Incrementally (see typedGo), the packages holding a changed, removed or
+// re-extracted Go file are type-checked again; the tree's packages
+// importing them, transitively, only when one's shape changed
+// (shapeDigest); every package when the tree's interfaces, a go.mod, go.sum
+// or go.work, or the Go build settings (goBuildKey) changed. A re-extracted
+// file whose payload did not change is not emitted (a payload digest is
+// kept in the declarations cache). With no Go file changed nothing is
+// listed or type-checked.
 //
 // A file keeps its syntax extraction, and its file node says why
 // (graph.MetaExtraction "syntax", graph.MetaFallback), when its package
 // cannot be listed (load_error, also when go is not installed or an import
-// is missing from the module cache), does not type-check (type_error; an
-// unused variable or import is not one, and a cgo package keeps its types
-// although go/types sees C as an empty package), is left out by build
+// is missing from the module cache), does not parse (syntax_error), does
+// not type-check (type_error; an unused variable or import is not one, a
+// cgo package keeps its types although go/types sees C as an empty
+// package, and a broken test file demotes only itself: the package's other
+// files are extracted from the plain package), is left out by build
 // constraints (build_excluded, also set on its declarations: such a file
 // never wins a name over an included one), or is in no package
 // (not_in_package: testdata). The syntax extraction resolves x.M() when
