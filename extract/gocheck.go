@@ -107,8 +107,9 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 		p := c.pkgs[id]
 		st := &checkState{done: make(chan struct{})}
 		c.state[id] = st
-		for _, path := range sortedKeys(importIDs(p)) {
-			dep := importIDs(p)[path]
+		imports := importIDs(p)
+		for _, path := range sortedKeys(imports) {
+			dep := imports[path]
 			switch mark[dep] {
 			case visiting:
 				continue // a cycle: the import fails to resolve

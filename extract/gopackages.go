@@ -162,26 +162,46 @@ func enclosingImportPath(absRoot, modDir, modPath string) string {
 	return modPath + "/" + rel
 }
 
-// goBuildKey names the build configuration the Go extraction depends on:
-// what selects files and packages (GOOS, GOARCH, CGO_ENABLED, GOEXPERIMENT,
-// GOFLAGS with its -tags, GOWORK) as the go command resolves them — the
-// environment and the GOENV file of `go env -w` — and the go command's
-// version; without a go command, the environment and "(none)". An index
-// under another key extracts the whole tree again.
-func goBuildKey() string {
+// goBuild is the build configuration the Go extraction depends on, read
+// once per run.
+type goBuild struct {
+	// key names what selects files and packages (GOOS, GOARCH,
+	// CGO_ENABLED, GOEXPERIMENT, GOFLAGS with its -tags, GOWORK) as the go
+	// command resolves them — the environment and the GOENV file of `go env
+	// -w` — and the go command's version; without a go command, the
+	// environment and "(none)". An index under another key extracts the
+	// whole tree again.
+	key string
+	// flags is the GOFLAGS go list runs with: the resolved one, with
+	// -mod=readonly unless it names a -mod (go list never changes go.mod).
+	flags string
+}
+
+// readGoBuild runs `go env` once for the build settings.
+func readGoBuild() goBuild {
 	vars := []string{"GOOS", "GOARCH", "CGO_ENABLED", "GOEXPERIMENT", "GOFLAGS", "GOWORK", "GOVERSION"}
+	flags := os.Getenv("GOFLAGS")
+	key := ""
 	if goBin, err := exec.LookPath("go"); err == nil {
-		out, err := exec.Command(goBin, append([]string{"env"}, vars...)...).Output()
-		if err == nil {
-			return goBin + "\n" + string(out)
+		if out, err := exec.Command(goBin, append([]string{"env"}, vars...)...).Output(); err == nil {
+			key = goBin + "\n" + string(out)
+			if lines := strings.Split(string(out), "\n"); len(lines) > 4 {
+				flags = strings.TrimSpace(lines[4]) // GOFLAGS, in vars' order
+			}
 		}
 	}
-	var b strings.Builder
-	for _, k := range vars {
-		b.WriteString(k + "=" + os.Getenv(k) + ";")
+	if key == "" {
+		var b strings.Builder
+		for _, k := range vars {
+			b.WriteString(k + "=" + os.Getenv(k) + ";")
+		}
+		b.WriteString("go=(none)")
+		key = b.String()
 	}
-	b.WriteString("go=(none)")
-	return b.String()
+	if !strings.Contains(flags, "-mod=") {
+		flags = strings.TrimSpace(flags + " -mod=readonly")
+	}
+	return goBuild{key: key, flags: flags}
 }
 
 // goAvailable reports whether the go command can be run.
@@ -190,11 +210,12 @@ func goAvailable() bool {
 	return err == nil
 }
 
-// loadGoPackageGraph lists the packages of every root, tests included, and
+// loadGoPackageGraph lists the packages of every root (go list with
+// goflags as GOFLAGS), tests included, and
 // maps the tree's Go files (goFiles: repo-relative path → absolute path as
 // on disk) to their packages. A root that cannot be listed marks the Go
 // files below it failed; nothing is fatal but ctx's end.
-func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot, goFiles map[string]string) (*goPackageGraph, error) {
+func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot, goFiles map[string]string, goflags string) (*goPackageGraph, error) {
 	g := &goPackageGraph{pkgs: map[string]*packages.Package{}, owner: map[string]*packages.Package{}, inTree: map[string][]string{}, failed: map[string]string{}, listedDirs: map[string]bool{}, ignored: map[string]bool{}}
 	rel := newRelMapper(absRoot, goFiles)
 	g.rel = rel
@@ -208,7 +229,7 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			// the cache is a load error for the packages that need it.
 			// Nor switch toolchains: a go.mod asking for a newer Go is a
 			// load error, not a download.
-			Env: append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS="+goFlags()),
+			Env: append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS="+goflags),
 		}
 		pkgs, err := packages.Load(cfg, r.Patterns...)
 		if ctx.Err() != nil {
@@ -281,22 +302,6 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 		}
 	}
 	return g, nil
-}
-
-// goFlags keeps the caller's GOFLAGS (from the environment, else the
-// GOENV file that `go env -w` writes) but never lets go list change
-// go.mod.
-func goFlags() string {
-	f := os.Getenv("GOFLAGS")
-	if f == "" {
-		if out, err := exec.Command("go", "env", "GOFLAGS").Output(); err == nil {
-			f = strings.TrimSpace(string(out))
-		}
-	}
-	if strings.Contains(f, "-mod=") {
-		return f
-	}
-	return strings.TrimSpace(f + " -mod=readonly")
 }
 
 // failRoot marks every Go file below a root that could not be listed.

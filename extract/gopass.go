@@ -51,7 +51,7 @@ func newTypedRun(r *runner, results map[string]*fileResult, byPath map[string]en
 
 // listAll lists every package of the tree.
 func (tr *typedRun) listAll(in goInputFiles) error {
-	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, goListRoots(tr.r.root, in.modDirs, in.enclosing), in.files)
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, goListRoots(tr.r.root, in.modDirs, in.enclosing), in.files, tr.r.build.flags)
 	tr.r.phase("go list")
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (tr *typedRun) listFolders(in goInputFiles, results map[string]*fileResult,
 			delete(dirs, d)
 		}
 	}
-	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, sortedKeys(dirs)), in.files)
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, sortedKeys(dirs)), in.files, tr.r.build.flags)
 	tr.r.phase("go list (touched folders)")
 	if err != nil {
 		return err

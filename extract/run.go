@@ -80,6 +80,8 @@ type runner struct {
 
 	total int
 	last  time.Time // end of the previous phase, for phase()
+	// build is the Go build configuration of this run.
+	build goBuild
 	// emitTime is the time spent in emit, for Stats.Phases.
 	emitTime time.Duration
 }
@@ -136,7 +138,8 @@ func (r *runner) run() error {
 	r.st.FilesSeen = len(w.Files)
 	skipped, failed := w.Skipped, w.Failed
 
-	c, err := loadCache(r.o.CacheDir, r.root, goBuildKey())
+	r.build = readGoBuild()
+	c, err := loadCache(r.o.CacheDir, r.root, r.build.key)
 	if err != nil {
 		r.o.Logger.Warn("extract cache ignored", "err", err)
 	}
