@@ -130,7 +130,7 @@ func parseArgs(t *Tool, raw json.RawMessage) (*Args, *envelope.Error) {
 	var unknown []string
 	for k := range obj {
 		if _, ok := t.param(k); !ok {
-			unknown = append(unknown, k)
+			unknown = append(unknown, shortKey(k))
 		}
 	}
 	if len(unknown) > 0 {
@@ -230,10 +230,17 @@ func parseValue(t *Tool, p Param, v json.RawMessage) (any, *envelope.Error) {
 		if p.MaxLen > 0 && len(list) > p.MaxLen {
 			return nil, argError(t, p.Name, fmt.Sprintf("a list of %d strings", len(list)), fmt.Sprintf("at most %d strings", p.MaxLen))
 		}
+		seen := make(map[string]bool, len(list))
 		for _, s := range list {
 			if len(p.Enum) > 0 && !contains(p.Enum, s) {
 				return nil, argError(t, p.Name, fmt.Sprintf("a list holding %q", s), expected)
 			}
+			if len(p.Enum) > 0 && seen[s] {
+				// A choice named twice means nothing more; a list of
+				// 200,000 repeats would only crowd the answer out.
+				return nil, argError(t, p.Name, fmt.Sprintf("a list holding %q more than once", s), "each value at most once")
+			}
+			seen[s] = true
 		}
 		return list, nil
 	case TObject:
@@ -295,4 +302,20 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// maxKeyShown bounds how much of an unknown argument name an error repeats.
+const maxKeyShown = 64
+
+// shortKey is k, or its first maxKeyShown bytes (whole runes) and its length
+// when longer: an error never echoes a huge key back.
+func shortKey(k string) string {
+	if len(k) <= maxKeyShown {
+		return k
+	}
+	cut := maxKeyShown
+	for cut > 0 && !utf8.RuneStart(k[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", k[:cut], len(k))
 }

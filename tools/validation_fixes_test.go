@@ -171,3 +171,24 @@ func TestGraphRead_WellFormedMissingUIDIsNotFound(t *testing.T) {
 	graphOK(t, r.s, "cos_graph_impact", `{"uid": "code:function:cmd/a.go::run"}`)
 	graphOK(t, r.s, "cos_graph_impact", `{"uid": "Helper"}`)
 }
+
+// A list of choices naming one twice is refused (200,000 repeats of "calls"
+// were echoed back and pushed the references out of the budget), and an
+// unknown argument with a huge name is not echoed in full.
+func TestArgs_RepeatedChoicesAndHugeUnknownKeys(t *testing.T) {
+	r := openGraphRepo(t, nil, envelope.Options{})
+	graphOK(t, r.s, "cos_graph_upsert", `{"nodes": [{"uid": "code:file:a.go"}, {"uid": "code:function:a.go::run"}]}`)
+	e := graphFail(t, r.s, "cos_graph_references", `{"uid": "code:function:a.go::run", "kinds": ["calls", "calls"]}`, envelope.CodeArgument)
+	if !strings.Contains(e.Error.Message, `"calls" more than once`) {
+		t.Errorf("message %q does not name the repeated choice", e.Error.Message)
+	}
+	graphOK(t, r.s, "cos_graph_references", `{"uid": "code:function:a.go::run", "kinds": ["calls", "references"]}`)
+	key := strings.Repeat("k", 1<<20)
+	e = graphFail(t, r.s, "cos_graph_references", fmt.Sprintf(`{"uid": "code:function:a.go::run", %q: 1}`, key), envelope.CodeArgument)
+	if n := len(e.Error.Message); n > 2000 {
+		t.Errorf("the error repeats the 1 MiB key: message of %d bytes", n)
+	}
+	if !strings.Contains(e.Error.Message, "(1048576 bytes)") {
+		t.Errorf("message %q does not say how long the key was", e.Error.Message[:min(len(e.Error.Message), 300)])
+	}
+}
