@@ -367,6 +367,25 @@ func newRelMapper(absRoot string, goFiles map[string]string) *relMapper {
 	return m
 }
 
+// unindexed returns the base names of the files of a package that lie in
+// the tree but are not files the walk accepted (too large, ignored,
+// unreadable).
+func (m *relMapper) unindexed(files []string) []string {
+	var out []string
+	for _, f := range files {
+		if _, ok := m.of(f); ok {
+			continue
+		}
+		for _, root := range []string{m.root, m.realRoot} {
+			if strings.HasPrefix(f, root+string(filepath.Separator)) {
+				out = append(out, filepath.Base(f))
+				break
+			}
+		}
+	}
+	return out
+}
+
 // of returns the repo-relative path of an absolute file name, and false
 // when the file is not one the walk accepted.
 func (m *relMapper) of(abs string) (string, bool) {

@@ -216,6 +216,14 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 			return
 		}
 		out := x.extractPackage(cp, func(p string) bool { return want[p] })
+		if missing := g.rel.unindexed(cp.pkg.GoFiles); len(missing) > 0 {
+			detail := strings.Join(missing, ", ") + " of this package is not indexed (over the size limit, ignored or unreadable): its calls and declarations are missing"
+			for _, tf := range out {
+				// The file node comes first; its edges stay exact.
+				tf.Nodes[0].Metadata[graph.MetaFallback] = graph.FallbackIncompletePackage
+				tf.Nodes[0].Metadata[graph.MetaFallbackDetail] = cleanString(detail)
+			}
+		}
 		shape := x.shapeDigest(cp)
 		tr.mu.Lock()
 		defer tr.mu.Unlock()

@@ -1,6 +1,7 @@
 package extract_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -307,5 +308,36 @@ func TestRun_BrokenTestFileKeepsPackageTyped(t *testing.T) {
 	}
 	if m := fileMeta(x, "p/x_test.go"); m[graph.MetaFallback] != graph.FallbackTypeError {
 		t.Errorf("x_test.go metadata %v, want a type_error fallback", m)
+	}
+}
+
+// TestRun_SkippedFileMakesPackageIncomplete: a file of a package skipped as
+// too large is not in the graph, so the package's other files say their
+// package is incomplete (a lower bound for their callers).
+func TestRun_SkippedFileMakesPackageIncomplete(t *testing.T) {
+	root := writeModule(t, map[string]string{
+		"p/small.go": "package p\n\nfunc Small() int { return 1 }\n",
+		"p/big.go":   "package p\n\n// " + strings.Repeat("x", 400) + "\nfunc Big() int { return Small() }\n",
+	})
+	payloads := map[string]graph.FileExtracted{}
+	_, err := extract.Run(context.Background(), root, extract.Options{CacheDir: t.TempDir(), MaxFileSize: 300}, nil,
+		func(batch []graph.FileExtracted, _ []string) error {
+			for _, p := range batch {
+				payloads[p.Path] = p
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := payloads["p/big.go"]; ok {
+		t.Fatal("big.go was emitted although over MaxFileSize")
+	}
+	m := fileMeta(extraction{payloads: payloads}, "p/small.go")
+	if m[graph.MetaExtraction] != graph.ExtractionTypes || m[graph.MetaFallback] != graph.FallbackIncompletePackage {
+		t.Errorf("small.go metadata %v, want typed with fallback incomplete_package", m)
+	}
+	if d, _ := m[graph.MetaFallbackDetail].(string); !strings.Contains(d, "big.go") {
+		t.Errorf("fallback_detail %q does not name big.go", d)
 	}
 }

@@ -60,6 +60,11 @@ const (
 	// FallbackBuildExcluded: the file is left out of the build by its
 	// build constraints or file name (foo_windows.go on linux).
 	FallbackBuildExcluded = "build_excluded"
+	// FallbackIncompletePackage is set on the typed files of a package one
+	// of whose files is in the tree but not indexed (over the size limit,
+	// ignored or unreadable): that file's callers and declarations are
+	// missing. The file itself keeps MetaExtraction "types".
+	FallbackIncompletePackage = "incomplete_package"
 	// FallbackNotInPackage: no package loaded by go list holds the file
 	// (testdata, a folder go ignores, a file of a nested module that failed
 	// to list).
@@ -77,5 +82,5 @@ const (
 // error means compiled code was read without types. Build-excluded files and files in
 // no package are not compiled on this platform, so they do not.
 func LowerBoundFallback(reason string) bool {
-	return reason == FallbackLoadError || reason == FallbackTypeError || reason == FallbackSyntaxError
+	return reason == FallbackLoadError || reason == FallbackTypeError || reason == FallbackSyntaxError || reason == FallbackIncompletePackage
 }
