@@ -12,7 +12,7 @@ import (
 
 // cacheVersion changes whenever the cache layout or what extractors emit
 // changes, so that an old cache is ignored rather than trusted.
-const cacheVersion = 4
+const cacheVersion = 5
 
 // File names of the cache inside Options.CacheDir. The stat cache is read on
 // every run; the declarations cache only when something changed.
@@ -48,7 +48,9 @@ type declRecord struct {
 	Alias string // "alias\tname\n…", sorted
 	// Results is "function\ttype\n…", sorted.
 	Results string
-	Deps    []string
+	// Facts is decl.Facts, "key\tvalue\n…", sorted.
+	Facts string
+	Deps  []string
 	// Payload is the payloadHash of what was last emitted for the file, so
 	// that a dependent re-extracted to the same payload is not emitted
 	// again.
@@ -88,12 +90,12 @@ type implRecord struct {
 
 // record flattens d.
 func (d *decl) record() declRecord {
-	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Deps: d.Deps, Payload: d.payload, Impl: d.impl, ImplKnown: d.implKnown}
+	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Facts: flatten(d.Facts), Deps: d.Deps, Payload: d.payload, Impl: d.impl, ImplKnown: d.implKnown}
 }
 
 // decl expands r.
 func (r declRecord) decl() *decl {
-	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Deps: r.Deps, payload: r.Payload, impl: r.Impl, implKnown: r.ImplKnown}
+	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Facts: unflatten(r.Facts), Deps: r.Deps, payload: r.Payload, impl: r.Impl, implKnown: r.ImplKnown}
 }
 
 func flatten(m map[string]string) string {

@@ -29,11 +29,16 @@ type table struct {
 	scopes  map[string]map[string][]candidate
 	alias   map[string]map[string]string
 	results map[string]map[string]string
+	factsOf map[string]map[string]string
+	// touched, when set, collects every scope looked into (the Deps of
+	// the file being resolved).
+	touched map[string]bool
 }
 
 func newTable(fresh map[string]*decl, cached map[string]declRecord, mods *goModules) *table {
 	t := &table{modules: mods, byScope: map[string][]string{}, fresh: fresh, cached: cached,
-		scopes: map[string]map[string][]candidate{}, alias: map[string]map[string]string{}, results: map[string]map[string]string{}}
+		scopes: map[string]map[string][]candidate{}, alias: map[string]map[string]string{}, results: map[string]map[string]string{},
+		factsOf: map[string]map[string]string{}}
 	for p, d := range fresh {
 		if d != nil && d.Scope != "" {
 			t.byScope[d.Scope] = append(t.byScope[d.Scope], p)
@@ -52,11 +57,14 @@ func newTable(fresh map[string]*decl, cached map[string]declRecord, mods *goModu
 
 // names returns the declarations of scope, expanding them on first use.
 func (t *table) names(scope string) (map[string][]candidate, map[string]string) {
+	if t.touched != nil {
+		t.touched[scope] = true
+	}
 	if n, ok := t.scopes[scope]; ok {
 		return n, t.alias[scope]
 	}
 	names := map[string][]candidate{}
-	var alias, results map[string]string
+	var alias, results, facts map[string]string
 	for _, p := range t.byScope[scope] {
 		d := t.fresh[p]
 		if d == nil {
@@ -79,8 +87,16 @@ func (t *table) names(scope string) (map[string][]candidate, map[string]string) 
 				results[k] = v
 			}
 		}
+		for k, v := range d.Facts {
+			if facts == nil {
+				facts = map[string]string{}
+			}
+			if _, dup := facts[k]; !dup {
+				facts[k] = v
+			}
+		}
 	}
-	t.scopes[scope], t.alias[scope], t.results[scope] = names, alias, results
+	t.scopes[scope], t.alias[scope], t.results[scope], t.factsOf[scope] = names, alias, results, facts
 	return names, alias
 }
 
@@ -210,6 +226,8 @@ func platformFile(p string) bool {
 // using t, and records the scopes they looked into as fr.Decl.Deps.
 func resolve(fr *fileResult, t *table) {
 	deps := map[string]bool{}
+	t.touched = deps
+	defer func() { t.touched = nil }()
 	seenStub := map[string]bool{}
 	seenEdge := map[graph.EdgeKey]bool{}
 	for _, e := range fr.Edges {
@@ -252,14 +270,7 @@ func resolve(fr *fileResult, t *table) {
 			add(graph.Edge{Source: fileUID(fr.Path), Target: r.From, Type: graph.EdgeContains, Extractor: fr.Extractor, Line: r.Line})
 			continue
 		}
-		if r.Then != "" {
-			if typ, ok := t.resultOf(r.Scope, r.Name); ok {
-				r.Name = typ + "." + r.Then
-			} else {
-				r.Scope, r.Name = "", "" // unknown result type: the stub
-			}
-		}
-		if c, ok := t.lookup(r.Scope, r.Name, fr.Path); ok {
+		if c, ok := t.target(r, fr); ok {
 			uid, kind := uidOf(c)
 			if r.Type == refCall && kind == graph.KindClass && fr.Extractor == ExtractorGo {
 				continue // a Go conversion T(x), not a call
@@ -284,6 +295,34 @@ func resolve(fr *fileResult, t *table) {
 		}
 		sort.Strings(fr.Decl.Deps)
 	}
+}
+
+// target finds the declaration a reference points at: the member of a
+// receiver's value (Recv), the method of a Go function's result (Then), or
+// the name in its scope — for Python and JavaScript also through imports,
+// re-exports and base classes.
+func (t *table) target(r ref, fr *fileResult) (candidate, bool) {
+	if r.Recv != nil {
+		return t.receiverTarget(r.Recv, r.Name)
+	}
+	if r.Then != "" {
+		typ, ok := t.resultOf(r.Scope, r.Name)
+		if !ok {
+			return candidate{}, false // unknown result type: the stub
+		}
+		r.Name = typ + "." + r.Then
+	}
+	if c, ok := t.lookup(r.Scope, r.Name, fr.Path); ok {
+		return c, true
+	}
+	if r.Scope == "" || (fr.Extractor != ExtractorPython && fr.Extractor != ExtractorJSTS) {
+		return candidate{}, false
+	}
+	v, ok := t.symbol(r.Scope, r.Name, 0)
+	if !ok || v.kind == valModule || v.cand.Path == "" {
+		return candidate{}, false
+	}
+	return v.cand, true
 }
 
 // goPackageNode is the go:package: node of an import or module path, the

@@ -51,6 +51,10 @@ type ref struct {
 	// Then, when set, makes the target the method Then of the type Name
 	// returns (x := F(); x.Then()).
 	Then string
+	// Recv, when set, makes the target the member Name of the value Recv
+	// evaluates to (x.m(), self.m(), super().m(), mod.f()); Scope is then
+	// unused.
+	Recv *chain
 	// Stub names the code:external: node used when Name is not found;
 	// empty drops an unresolved reference.
 	Stub string
@@ -70,6 +74,10 @@ type decl struct {
 	// result when that type is declared in the same package ("NewServer" →
 	// "Server"), so that x := NewServer(); x.M() resolves.
 	Results map[string]string
+	// Facts are what the file says about types, for the receiver
+	// inference of the tree-sitter extractors (see infer.go: factBase,
+	// factAttr, factReturn, factVar, factImport, factStar).
+	Facts map[string]string
 	// Deps are the normalised scopes this file's references looked into;
 	// when one of them changes its declarations the file is re-extracted.
 	Deps []string

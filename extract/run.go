@@ -299,7 +299,7 @@ func (r *runner) run() error {
 			}
 			continue
 		}
-		if nr := fr.Decl.record(); old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results {
+		if nr := fr.Decl.record(); old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results || old.Facts != nr.Facts {
 			affected[old.Scope] = true
 			affected[nr.Scope] = true
 		}
@@ -447,12 +447,19 @@ func watchKeys(p string) []string {
 // refScopes returns the normalised scopes fr's references look into.
 func refScopes(fr *fileResult, t *table) []string {
 	seen := map[string]bool{}
-	var out []string
+	t.touched = seen
 	for _, r := range fr.Refs {
-		if s, ok := t.normScope(r.Scope); ok && !seen[s] {
+		if s, ok := t.normScope(r.Scope); ok {
 			seen[s] = true
-			out = append(out, s)
 		}
+		if r.Recv != nil || r.Type == refCall || r.Type == refInherits {
+			t.target(r, fr) // for the scopes it looks into
+		}
+	}
+	t.touched = nil
+	out := make([]string, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
 	}
 	return out
 }

@@ -1,0 +1,381 @@
+package extract
+
+import (
+	"strings"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// Receiver inference for the tree-sitter extractors (Python, JavaScript,
+// TypeScript): what a file says about types is recorded as facts in its
+// decl at extraction time, with names already bound through the file's
+// imports; what a call's receiver is gets decided at resolution time, when
+// the facts of every file are known. The model is deliberately small — a
+// value is a module, a class, an instance of a class or a function — and
+// every step that cannot be decided yields "unknown", which leaves the
+// call a name-only stub (counted as an unresolved receiver), never a guess.
+
+// A chain names a value: the symbol Name looked up in Scope, followed by
+// Steps. Name may be dotted ("mod.Class"), or empty for the module of
+// Scope itself. A step is an attribute name or "()" for a call.
+//
+//	x: Child          → {Scope: py:a.py, Name: Child, Inst: true}
+//	c = C()           → {Scope: py:a.py, Name: C, Steps: ["()"]}
+//	self.conn.send()  → receiver {Scope: py:a.py, Name: Handler, Inst: true, Steps: ["conn"]}
+//	super().close()   → receiver {Scope: py:a.py, Name: Handler, Inst: true, Super: true}
+type chain struct {
+	Scope string
+	Name  string
+	// Inst makes the value an instance of the class the symbol names (a
+	// type annotation, self, this) rather than the class itself.
+	Inst bool
+	// Super starts member lookups at the bases of the class, not at the
+	// class (super().m(), super.m()).
+	Super bool
+	Steps []string
+}
+
+// callStep is the step of a chain that calls the value.
+const callStep = "()"
+
+// then returns a copy of c with one more step.
+func (c *chain) then(step string) *chain {
+	if c == nil {
+		return nil
+	}
+	n := *c
+	n.Steps = append(append([]string(nil), c.Steps...), step)
+	return &n
+}
+
+// Fact keys of decl.Facts, each followed by a declared name of the file's
+// scope; values are encoded chains (encodeChains).
+const (
+	factBase   = "b:" // b:<Class> → the class's bases, in order
+	factAttr   = "a:" // a:<Class>.<attr> → the value of an instance attribute
+	factReturn = "r:" // r:<Func> or r:<Class>.<method> → the value a call returns
+	factVar    = "v:" // v:<name> → the value of a module-level variable
+	factImport = "i:" // i:<name> → what a name imported into the module stands for
+	factStar   = "s:" // s: → modules re-exported wholesale (the chains' Scopes)
+)
+
+// Separators of encoded chains: fields of a chain, chains of a list.
+const (
+	chainFieldSep = "\x1e"
+	chainListSep  = "\x1f"
+)
+
+// encodeChains encodes chains as one fact value.
+func encodeChains(cs ...*chain) string {
+	var b strings.Builder
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteString(chainListSep)
+		}
+		flags := ""
+		if c.Inst {
+			flags += "i"
+		}
+		if c.Super {
+			flags += "s"
+		}
+		b.WriteString(c.Scope)
+		b.WriteString(chainFieldSep)
+		b.WriteString(c.Name)
+		b.WriteString(chainFieldSep)
+		b.WriteString(flags)
+		for _, s := range c.Steps {
+			b.WriteString(chainFieldSep)
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+// decodeChains is the inverse of encodeChains; malformed entries are
+// dropped.
+func decodeChains(s string) []*chain {
+	if s == "" {
+		return nil
+	}
+	var out []*chain
+	for part := range strings.SplitSeq(s, chainListSep) {
+		f := strings.Split(part, chainFieldSep)
+		if len(f) < 3 {
+			continue
+		}
+		c := &chain{Scope: f[0], Name: f[1], Inst: strings.Contains(f[2], "i"), Super: strings.Contains(f[2], "s")}
+		if len(f) > 3 {
+			c.Steps = f[3:]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// setFact records a fact in d (the first one of a key wins, as the first
+// assignment of an attribute does for a reader).
+func (d *decl) setFact(key string, cs ...*chain) {
+	if d == nil || len(cs) == 0 {
+		return
+	}
+	for _, c := range cs {
+		if c == nil {
+			return
+		}
+	}
+	if d.Facts == nil {
+		d.Facts = map[string]string{}
+	}
+	if _, ok := d.Facts[key]; !ok {
+		d.Facts[key] = encodeChains(cs...)
+	}
+}
+
+// addStar records a module re-exported wholesale by scope.
+func (d *decl) addStar(scope string) {
+	if d == nil || scope == "" {
+		return
+	}
+	if d.Facts == nil {
+		d.Facts = map[string]string{}
+	}
+	cur := d.Facts[factStar]
+	for _, c := range decodeChains(cur) {
+		if c.Scope == scope {
+			return
+		}
+	}
+	if cur != "" {
+		cur += chainListSep
+	}
+	d.Facts[factStar] = cur + encodeChains(&chain{Scope: scope})
+}
+
+// value kinds of the inference.
+const (
+	valModule = iota + 1 // the module of scope
+	valClass             // the class name declared in scope
+	valInst              // an instance of that class
+	valFunc              // the function or method name declared in scope
+)
+
+// value is what an expression evaluates to, as far as the inference goes.
+type value struct {
+	kind  int
+	scope string
+	name  string    // declared name: "C", "f", "C.m"
+	cand  candidate // the declaration (with name), for valClass/valFunc/valInst
+}
+
+// maxInferDepth bounds the recursion of symbol, member and chain
+// evaluation (import cycles, self-referential attributes, deep hierarchies).
+const maxInferDepth = 12
+
+// facts returns the merged facts of scope (expanding the scope on first
+// use) and records the scope as looked into.
+func (t *table) facts(scope string) map[string]string {
+	t.names(scope)
+	return t.factsOf[scope]
+}
+
+// symbol evaluates the name (possibly dotted) in scope: a declared class or
+// function, a module-level variable, an imported name (followed into the
+// module it comes from), or a name of a module re-exported with *.
+func (t *table) symbol(scope, name string, depth int) (value, bool) {
+	if depth > maxInferDepth {
+		return value{}, false
+	}
+	s, ok := t.normScope(scope)
+	if !ok {
+		return value{}, false
+	}
+	if name == "" {
+		if _, known := t.byScope[s]; !known {
+			return value{}, false
+		}
+		return value{kind: valModule, scope: s}, true
+	}
+	names, alias := t.names(s)
+	if a, ok := alias[name]; ok {
+		name = a
+	}
+	if cands := names[name]; len(cands) > 0 {
+		c, _ := t.lookup(s, name, "")
+		kind := valFunc
+		if cands[0].Kind == graph.KindClass {
+			kind = valClass
+		}
+		return value{kind: kind, scope: s, name: name, cand: c}, true
+	}
+	facts := t.factsOf[s]
+	if v, ok := facts[factVar+name]; ok {
+		if cs := decodeChains(v); len(cs) == 1 {
+			return t.eval(cs[0], depth+1)
+		}
+		return value{}, false
+	}
+	if v, ok := facts[factImport+name]; ok {
+		if cs := decodeChains(v); len(cs) == 1 {
+			return t.eval(cs[0], depth+1)
+		}
+		return value{}, false
+	}
+	if head, rest, dotted := strings.Cut(name, "."); dotted {
+		v, ok := t.symbol(s, head, depth+1)
+		if !ok {
+			return value{}, false
+		}
+		for step := range strings.SplitSeq(rest, ".") {
+			if v, ok = t.step(v, step, depth+1); !ok {
+				return value{}, false
+			}
+		}
+		return v, true
+	}
+	for _, c := range decodeChains(facts[factStar]) {
+		if v, ok := t.symbol(c.Scope, name, depth+1); ok {
+			return v, true
+		}
+	}
+	return value{}, false
+}
+
+// eval evaluates a chain.
+func (t *table) eval(c *chain, depth int) (value, bool) {
+	if c == nil || depth > maxInferDepth {
+		return value{}, false
+	}
+	v, ok := t.symbol(c.Scope, c.Name, depth+1)
+	if !ok {
+		return value{}, false
+	}
+	if c.Inst {
+		if v.kind != valClass {
+			return value{}, false
+		}
+		v.kind = valInst
+	}
+	for _, s := range c.Steps {
+		if v, ok = t.step(v, s, depth+1); !ok {
+			return value{}, false
+		}
+	}
+	return v, true
+}
+
+// step applies one chain step to v.
+func (t *table) step(v value, step string, depth int) (value, bool) {
+	if depth > maxInferDepth {
+		return value{}, false
+	}
+	if step == callStep {
+		switch v.kind {
+		case valClass:
+			v.kind = valInst
+			return v, true
+		case valFunc:
+			r, ok := t.factsOf[v.scope][factReturn+v.name]
+			if !ok {
+				return value{}, false
+			}
+			cs := decodeChains(r)
+			if len(cs) != 1 {
+				return value{}, false
+			}
+			return t.eval(cs[0], depth+1)
+		}
+		return value{}, false
+	}
+	switch v.kind {
+	case valModule:
+		return t.symbol(v.scope, step, depth+1)
+	case valClass, valInst:
+		if m, ok := t.member(v, step, false, depth+1); ok {
+			return m, true
+		}
+		return t.attribute(v, step, depth+1)
+	}
+	return value{}, false
+}
+
+// member finds the method name of the class of v (a valClass or valInst),
+// walking its bases depth first in declaration order (Python's MRO and
+// JavaScript's prototype chain agree on single inheritance). With super,
+// the class itself is skipped.
+func (t *table) member(v value, name string, super bool, depth int) (value, bool) {
+	if depth > maxInferDepth || (v.kind != valClass && v.kind != valInst) {
+		return value{}, false
+	}
+	if !super {
+		names, _ := t.names(v.scope)
+		if cands := names[v.name+"."+name]; len(cands) > 0 {
+			c, _ := t.lookup(v.scope, v.name+"."+name, "")
+			kind := valFunc
+			if cands[0].Kind == graph.KindClass {
+				kind = valClass
+			}
+			return value{kind: kind, scope: v.scope, name: v.name + "." + name, cand: c}, true
+		}
+	}
+	for _, b := range t.bases(v, depth+1) {
+		if m, ok := t.member(b, name, false, depth+1); ok {
+			return m, true
+		}
+	}
+	return value{}, false
+}
+
+// attribute finds the value of the instance attribute name of v's class
+// or of one of its bases.
+func (t *table) attribute(v value, name string, depth int) (value, bool) {
+	if depth > maxInferDepth {
+		return value{}, false
+	}
+	if a, ok := t.facts(v.scope)[factAttr+v.name+"."+name]; ok {
+		if cs := decodeChains(a); len(cs) == 1 {
+			return t.eval(cs[0], depth+1)
+		}
+		return value{}, false
+	}
+	for _, b := range t.bases(v, depth+1) {
+		if a, ok := t.attribute(b, name, depth+1); ok {
+			return a, true
+		}
+	}
+	return value{}, false
+}
+
+// bases evaluates the bases of v's class to classes.
+func (t *table) bases(v value, depth int) []value {
+	var out []value
+	for _, c := range decodeChains(t.facts(v.scope)[factBase+v.name]) {
+		if b, ok := t.eval(c, depth+1); ok && b.kind == valClass {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// receiverTarget resolves the member name called on the value of recv: a
+// method of its class or of a base, a function of a module. ok is false
+// when the receiver or the member is unknown.
+func (t *table) receiverTarget(recv *chain, name string) (candidate, bool) {
+	v, ok := t.eval(&chain{Scope: recv.Scope, Name: recv.Name, Inst: recv.Inst, Steps: recv.Steps}, 0)
+	if !ok {
+		return candidate{}, false
+	}
+	var m value
+	switch v.kind {
+	case valModule:
+		m, ok = t.symbol(v.scope, name, 1)
+	case valClass, valInst:
+		m, ok = t.member(v, name, recv.Super, 1)
+	default:
+		return candidate{}, false
+	}
+	if !ok || m.cand.Path == "" {
+		return candidate{}, false
+	}
+	return m.cand, true
+}
