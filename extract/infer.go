@@ -291,10 +291,12 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 	case valModule:
 		return t.symbol(v.scope, step, depth+1)
 	case valClass, valInst:
-		if m, ok := t.member(v, step, false, depth+1); ok {
-			return m, true
+		// An attribute's value first: a property is a method whose
+		// attribute fact is the value it returns.
+		if a, ok := t.attribute(v, step, depth+1); ok {
+			return a, true
 		}
-		return t.attribute(v, step, depth+1)
+		return t.member(v, step, false, depth+1)
 	}
 	return value{}, false
 }

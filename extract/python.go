@@ -23,6 +23,8 @@ func init() {
 // Symbol and field ids of the Python grammar used on hot paths.
 var (
 	pyCallID        = langPython.IdForNodeKind("call", true)
+	pyFunctionDefID = langPython.IdForNodeKind("function_definition", true)
+	pyLambdaID      = langPython.IdForNodeKind("lambda", true)
 	pyFunctionField = langPython.FieldIdForName("function")
 )
 
@@ -89,6 +91,8 @@ type pyFile struct {
 	isPkg    bool
 	bindings map[string]pyBinding
 	classes  map[string]bool
+	// moduleVars are the names assigned at module level.
+	moduleVars map[string]bool
 }
 
 // extractPython parses a Python file with tree-sitter: the file and its
@@ -110,7 +114,7 @@ func extractPython(fr *fileResult, data []byte, e *env) {
 	tsSyntaxErrors(fr, root)
 	mod := pyModuleName(fr.Path)
 	py := &pyFile{fr: fr, e: e, src: src, scope: "py:" + fr.Path, fileUID: fileUID, module: mod,
-		isPkg: strings.HasSuffix(fr.Path, "__init__.py") || strings.HasSuffix(fr.Path, "__init__.pyi"), bindings: map[string]pyBinding{}, classes: map[string]bool{}}
+		isPkg: strings.HasSuffix(fr.Path, "__init__.py") || strings.HasSuffix(fr.Path, "__init__.pyi"), bindings: map[string]pyBinding{}, classes: map[string]bool{}, moduleVars: map[string]bool{}}
 	fr.Decl = &decl{Scope: py.scope, Names: map[string]string{}}
 	if mod != "" {
 		modUID := clampUID("code:module:" + uidPart(mod))
@@ -137,11 +141,16 @@ func (py *pyFile) block(n *sitter.Node, deferred *[]func()) {
 				py.definition(d, c.StartPosition().Row, deferred)
 			}
 		case "import_statement", "import_from_statement", "future_import_statement":
-			py.importStmt(&c)
+			py.importStmt(&c, true)
 		case "if_statement", "try_statement", "with_statement", "else_clause", "elif_clause", "except_clause", "finally_clause", "block":
 			py.block(&c, deferred)
+		case "expression_statement":
+			if kids := tsChildren(&c); len(kids) == 1 && kids[0].Kind() == "assignment" {
+				py.moduleAssign(&kids[0], deferred)
+			}
+			*deferred = append(*deferred, func() { py.calls(&c, py.fileUID, nil) })
 		default:
-			*deferred = append(*deferred, func() { py.calls(&c, py.fileUID, "") })
+			*deferred = append(*deferred, func() { py.calls(&c, py.fileUID, nil) })
 		}
 	}
 }
@@ -158,8 +167,7 @@ func (py *pyFile) definition(d *sitter.Node, startRow uint, deferred *[]func()) 
 		py.fr.node(graph.Node{UID: uid, Kind: graph.KindFunction, Label: name, Line: line, EndLine: tsEndLine(d)})
 		py.fr.edge(py.fileUID, uid, graph.EdgeContains, line)
 		py.fr.Decl.Names[name] = graph.KindFunction
-		body := d.ChildByFieldName("body")
-		*deferred = append(*deferred, func() { py.calls(body, uid, "") })
+		*deferred = append(*deferred, func() { py.function(d, uid, name, "", plainFunction) })
 	case "class_definition":
 		uid := codeUID("class", py.fr.Path, name)
 		py.fr.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: name, Line: line, EndLine: tsEndLine(d)})
@@ -167,15 +175,27 @@ func (py *pyFile) definition(d *sitter.Node, startRow uint, deferred *[]func()) 
 		py.fr.Decl.Names[name] = graph.KindClass
 		py.classes[name] = true
 		if sc := d.ChildByFieldName("superclasses"); sc != nil {
+			var bases []sitter.Node
 			for _, b := range tsChildren(sc) {
-				if b.Kind() == "keyword_argument" {
-					continue
+				if b.Kind() != "keyword_argument" {
+					bases = append(bases, b)
 				}
-				b := b
-				*deferred = append(*deferred, func() { py.reference(&b, uid, refInherits, "") })
 			}
+			*deferred = append(*deferred, func() {
+				var chains []*chain
+				for i := range bases {
+					py.reference(&bases[i], uid, refInherits, nil)
+					if c := py.chainOf(&bases[i], nil); c != nil && len(c.Steps) == 0 {
+						chains = append(chains, c)
+					}
+				}
+				if len(chains) > 0 {
+					py.fr.Decl.setFact(factBase+name, chains...)
+				}
+			})
 		}
 		body := d.ChildByFieldName("body")
+		var methods []func()
 		for _, c := range tsChildren(body) {
 			c := c
 			def := &c
@@ -187,7 +207,8 @@ func (py *pyFile) definition(d *sitter.Node, startRow uint, deferred *[]func()) 
 				continue
 			}
 			if def.Kind() != "function_definition" {
-				*deferred = append(*deferred, func() { py.calls(def, uid, name) })
+				py.classAttr(def, name, deferred)
+				*deferred = append(*deferred, func() { py.calls(def, uid, nil) })
 				continue
 			}
 			mname := tsText(def.ChildByFieldName("name"), py.src)
@@ -198,10 +219,128 @@ func (py *pyFile) definition(d *sitter.Node, startRow uint, deferred *[]func()) 
 			py.fr.node(graph.Node{UID: muid, Kind: graph.KindMethod, Label: name + "." + mname, Line: int(row) + 1, EndLine: tsEndLine(def)})
 			py.fr.edge(uid, muid, graph.EdgeContains, int(row)+1)
 			py.fr.Decl.Names[name+"."+mname] = graph.KindMethod
-			mbody := def.ChildByFieldName("body")
-			*deferred = append(*deferred, func() { py.calls(mbody, muid, name) })
+			kind := instanceMethod
+			property := false
+			for _, dec := range py.decorators(&c) {
+				switch dec {
+				case "staticmethod":
+					kind = staticMethod
+				case "classmethod":
+					kind = classMethod
+				case "property", "cached_property":
+					property = true
+				}
+			}
+			run := func() {
+				info := py.function(def, muid, name+"."+mname, name, kind)
+				if property {
+					if c := decodeChains(py.fr.Decl.Facts[factReturn+name+"."+mname]); len(c) == 1 {
+						py.fr.Decl.setFact(factAttr+name+"."+mname, c[0])
+					}
+				}
+				for _, a := range info.selfAttrs {
+					if a.value != nil {
+						py.fr.Decl.setFact(factAttr+name+"."+a.name, a.value)
+					}
+				}
+			}
+			if mname == "__init__" {
+				methods = append([]func(){run}, methods...) // its attributes first
+			} else {
+				methods = append(methods, run)
+			}
+		}
+		*deferred = append(*deferred, methods...)
+	}
+}
+
+// function reads a function's body: its calls (from uid) and, when its
+// value can be told, what it returns (factReturn of name).
+func (py *pyFile) function(def *sitter.Node, uid, name, class string, kind methodKind) *pyFuncInfo {
+	env, info := py.newEnv(nil, def, class, kind)
+	if rt := def.ChildByFieldName("return_type"); rt != nil {
+		py.fr.Decl.setFact(factReturn+name, py.typeChain(rt, nil))
+	} else if len(info.returns) > 0 && !info.bareRet {
+		same := info.returns[0]
+		for _, r := range info.returns[1:] {
+			if same == nil || r == nil || encodeChains(r) != encodeChains(same) {
+				same = nil
+				break
+			}
+		}
+		if same != nil && !py.isGenerator(def) {
+			py.fr.Decl.setFact(factReturn+name, same)
 		}
 	}
+	py.calls(def.ChildByFieldName("body"), uid, env)
+	return info
+}
+
+// isGenerator reports whether a function body yields (its calls return a
+// generator, not what it returns).
+func (py *pyFile) isGenerator(def *sitter.Node) bool {
+	found := false
+	tsWalkSkip(def.ChildByFieldName("body"), func(x *sitter.Node) bool {
+		switch x.Kind() {
+		case "yield":
+			found = true
+		case "function_definition", "class_definition", "lambda":
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+// classAttr records a class-level attribute (x = C(), x: C) as the value of
+// the instances' attribute.
+func (py *pyFile) classAttr(n *sitter.Node, class string, deferred *[]func()) {
+	if n.Kind() != "expression_statement" {
+		return
+	}
+	kids := tsChildren(n)
+	if len(kids) != 1 || kids[0].Kind() != "assignment" {
+		return
+	}
+	a := kids[0]
+	left := a.ChildByFieldName("left")
+	if left == nil || left.Kind() != "identifier" {
+		return
+	}
+	attr := tsText(left, py.src)
+	*deferred = append(*deferred, func() {
+		var c *chain
+		if typ := a.ChildByFieldName("type"); typ != nil {
+			c = py.typeChain(typ, nil)
+		} else {
+			c = py.chainOf(a.ChildByFieldName("right"), nil)
+		}
+		if c != nil {
+			py.fr.Decl.setFact(factAttr+class+"."+attr, c)
+		}
+	})
+}
+
+// moduleAssign records a module-level assignment: the name is a module
+// variable, and its value a fact when it can be told.
+func (py *pyFile) moduleAssign(a *sitter.Node, deferred *[]func()) {
+	left := a.ChildByFieldName("left")
+	if left == nil || left.Kind() != "identifier" {
+		return
+	}
+	name := tsText(left, py.src)
+	py.moduleVars[name] = true
+	*deferred = append(*deferred, func() {
+		var c *chain
+		if typ := a.ChildByFieldName("type"); typ != nil {
+			c = py.typeChain(typ, nil)
+		} else {
+			c = py.chainOf(a.ChildByFieldName("right"), nil)
+		}
+		if c != nil && !(c.Scope == py.scope && c.Name == name && len(c.Steps) == 0) {
+			py.fr.Decl.setFact(factVar+name, c)
+		}
+	})
 }
 
 // resolveModule turns an import's module text (".x", "..", "a.b") into a
@@ -264,8 +403,19 @@ func (py *pyFile) importEdge(m string, line int) {
 	py.fr.edge(py.fileUID, uid, graph.EdgeImports, line)
 }
 
-func (py *pyFile) importStmt(n *sitter.Node) {
+// importStmt binds the names an import statement brings in; at module
+// level (moduleLevel) they are also facts, since other modules can import
+// them from this one, and a star import re-exports the whole module.
+func (py *pyFile) importStmt(n *sitter.Node, moduleLevel bool) {
 	line := tsLine(n)
+	bind := func(alias string, b pyBinding) {
+		py.bindings[alias] = b
+		if moduleLevel {
+			if c := py.bindingChain(b, ""); c != nil {
+				py.fr.Decl.setFact(factImport+alias, c)
+			}
+		}
+	}
 	switch n.Kind() {
 	case "import_statement":
 		for _, c := range tsChildren(n) {
@@ -276,14 +426,14 @@ func (py *pyFile) importStmt(n *sitter.Node) {
 				py.bindings[m] = pyBinding{module: m}
 				first, _, _ := strings.Cut(m, ".")
 				if _, taken := py.bindings[first]; !taken || first == m {
-					py.bindings[first] = pyBinding{module: first}
+					bind(first, pyBinding{module: first})
 				}
 			case "aliased_import":
 				m := tsText(c.ChildByFieldName("name"), py.src)
 				alias := tsText(c.ChildByFieldName("alias"), py.src)
 				py.importEdge(m, line)
 				if alias != "" {
-					py.bindings[alias] = pyBinding{module: m}
+					bind(alias, pyBinding{module: m})
 				}
 			}
 		}
@@ -303,6 +453,11 @@ func (py *pyFile) importStmt(n *sitter.Node) {
 			case "aliased_import":
 				name = tsText(c.ChildByFieldName("name"), py.src)
 				alias = tsText(c.ChildByFieldName("alias"), py.src)
+			case "wildcard_import":
+				if p, ok := py.modulePath(m); ok && moduleLevel {
+					py.fr.Decl.addStar("py:" + p)
+				}
+				continue
 			default:
 				continue
 			}
@@ -314,33 +469,100 @@ func (py *pyFile) importStmt(n *sitter.Node) {
 				full = m + "." + name
 			}
 			if _, isModule := py.modulePath(full); isModule {
-				py.bindings[alias] = pyBinding{module: full}
+				bind(alias, pyBinding{module: full})
 				py.importEdge(full, line)
 			} else {
-				py.bindings[alias] = pyBinding{module: m, name: name}
+				bind(alias, pyBinding{module: m, name: name})
 			}
 		}
 	}
 }
 
-// calls records the calls under n (not descending into nested classes'
-// or functions' own definitions is unnecessary: their calls belong to the
-// enclosing top-level definition).
-func (py *pyFile) calls(n *sitter.Node, from, class string) {
+// calls records the calls under n, made from the node from in scope env
+// (nil at module level). The calls of nested functions and lambdas belong
+// to from, read in their own scopes.
+func (py *pyFile) calls(n *sitter.Node, from string, env *pyEnv) {
 	if n == nil {
 		return
 	}
-	tsWalk(n, func(x *sitter.Node) {
-		if x.KindId() == pyCallID {
+	tsWalkSkip(n, func(x *sitter.Node) bool {
+		switch x.KindId() {
+		case pyCallID:
 			if f := x.ChildByFieldId(pyFunctionField); f != nil {
-				py.reference(f, from, refCall, class)
+				py.call(f, from, env)
 			}
+			return true
+		case pyFunctionDefID:
+			if x.StartByte() == n.StartByte() {
+				return true
+			}
+			child, _ := py.newEnv(env, x, "", plainFunction)
+			py.calls(x.ChildByFieldName("body"), from, child)
+			return false
+		case pyLambdaID:
+			child, _ := py.newEnv(env, x, "", plainFunction)
+			py.calls(x.ChildByFieldName("body"), from, child)
+			return false
 		}
+		return true
 	})
 }
 
-// reference adds a call or inherits_from reference to the expression n.
-func (py *pyFile) reference(n *sitter.Node, from, typ, class string) {
+// call adds the reference of one call's callee expression f.
+func (py *pyFile) call(f *sitter.Node, from string, env *pyEnv) {
+	line := tsLine(f)
+	add := func(scope, name, stub string) {
+		py.fr.Refs = append(py.fr.Refs, ref{Type: refCall, From: from, Line: line, Scope: scope, Name: name, Stub: stub})
+	}
+	switch f.Kind() {
+	case "identifier":
+		name := tsText(f, py.src)
+		if _, b, isBind, ok := env.local(name); ok {
+			if isBind {
+				py.bound(b, "", add)
+			}
+			return // a local's value: no declaration to point at
+		}
+		if b, ok := py.bindings[name]; ok {
+			py.bound(b, "", add)
+			return
+		}
+		if pyBuiltins[name] && py.fr.Decl.Names[name] == "" && !py.moduleVars[name] {
+			return
+		}
+		add(py.scope, name, name)
+	case "attribute":
+		obj := f.ChildByFieldName("object")
+		attr := tsText(f.ChildByFieldName("attribute"), py.src)
+		if obj == nil || attr == "" {
+			return
+		}
+		if head, rest, ok := py.dottedRoot(obj); ok {
+			_, b, isBind, local := env.local(head)
+			if !local {
+				b, isBind = py.bindings[head]
+			}
+			if isBind {
+				// module.sub.f(): through the import, or a stub named
+				// after the module outside the repository.
+				if rest != "" {
+					rest += "."
+				}
+				py.bound(b, rest+attr, add)
+				return
+			}
+		}
+		recv := py.chainOf(obj, env)
+		if recv == nil {
+			add("", "", "*."+attr)
+			return
+		}
+		py.fr.Refs = append(py.fr.Refs, ref{Type: refCall, From: from, Line: line, Recv: recv, Name: attr, Stub: "*." + attr})
+	}
+}
+
+// reference adds an inherits_from reference to the base class expression n.
+func (py *pyFile) reference(n *sitter.Node, from, typ string, env *pyEnv) {
 	line := tsLine(n)
 	add := func(scope, name, stub string) {
 		py.fr.Refs = append(py.fr.Refs, ref{Type: typ, From: from, Line: line, Scope: scope, Name: name, Stub: stub})
@@ -352,45 +574,23 @@ func (py *pyFile) reference(n *sitter.Node, from, typ, class string) {
 			py.bound(b, "", add)
 			return
 		}
-		if typ == refCall && pyBuiltins[name] {
-			return
-		}
 		add(py.scope, name, name)
 	case "attribute":
-		obj := n.ChildByFieldName("object")
-		attr := tsText(n.ChildByFieldName("attribute"), py.src)
-		if obj == nil || attr == "" {
-			return
-		}
-		otext := tsText(obj, py.src)
-		if (otext == "self" || otext == "cls") && class != "" {
-			add(py.scope, class+"."+attr, "*."+attr)
-			return
-		}
-		if obj.Kind() == "identifier" || obj.Kind() == "attribute" {
-			// The longest bound prefix of a.b.c.
-			parts := strings.Split(otext, ".")
-			for i := len(parts); i > 0; i-- {
-				b, ok := py.bindings[strings.Join(parts[:i], ".")]
-				if !ok {
-					continue
-				}
-				rest := append(append([]string(nil), parts[i:]...), attr)
-				py.bound(b, strings.Join(rest, "."), add)
+		if head, rest, ok := py.dottedRoot(n); ok {
+			if b, bound := py.bindings[head]; bound {
+				py.bound(b, rest, add)
 				return
 			}
-			if py.classes[otext] {
-				add(py.scope, otext+"."+attr, "*."+attr)
-				return
-			}
+			add(py.scope, head+"."+rest, "*."+tsText(n.ChildByFieldName("attribute"), py.src))
 		}
-		add("", "", "*."+attr)
 	}
 }
 
-// bound resolves a name reached through an import binding, followed by the
-// dotted rest (empty when the binding itself is called).
-func (py *pyFile) bound(b pyBinding, rest string, add func(scope, name, stub string)) {
+// boundTarget resolves a name reached through an import binding, followed
+// by the dotted rest (empty when the binding itself is meant): the scope
+// of the repository module and the name in it ("" for the module itself),
+// and the stub label. scope is "" outside the repository.
+func (py *pyFile) boundTarget(b pyBinding, rest string) (scope, name, stub string) {
 	module, name := b.module, b.name
 	if rest != "" {
 		if name != "" {
@@ -399,7 +599,7 @@ func (py *pyFile) bound(b pyBinding, rest string, add func(scope, name, stub str
 			// module.sub.f: the longest module prefix that is a file.
 			parts := strings.Split(rest, ".")
 			i := 0
-			for ; i < len(parts)-1; i++ {
+			for ; i < len(parts); i++ {
 				if _, ok := py.modulePath(module + "." + parts[i]); !ok {
 					break
 				}
@@ -408,16 +608,21 @@ func (py *pyFile) bound(b pyBinding, rest string, add func(scope, name, stub str
 			name = strings.Join(parts[i:], ".")
 		}
 	}
-	stub := module
+	stub = module
 	if name != "" {
 		stub += "." + name
 	}
-	if p, ok := py.modulePath(module); ok && name != "" {
-		add("py:"+p, name, stub)
-		return
+	if p, ok := py.modulePath(module); ok {
+		return "py:" + p, name, stub
 	}
+	return "", name, stub
+}
+
+// bound adds the reference of a name reached through an import binding.
+func (py *pyFile) bound(b pyBinding, rest string, add func(scope, name, stub string)) {
+	scope, name, stub := py.boundTarget(b, rest)
 	if name == "" {
 		return // calling a module is not a reference we can place
 	}
-	add("", "", stub)
+	add(scope, name, stub)
 }

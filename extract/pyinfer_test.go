@@ -1,0 +1,195 @@
+package extract
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cos-dev/cos/graph"
+)
+
+// callEdges lists the calls edges of every payload as "source -> target",
+// with the code:function:/code:class: prefixes cut for reading.
+func callEdges(payloads map[string]graph.FileExtracted) map[string]bool {
+	short := func(uid string) string {
+		for _, p := range []string{"code:function:", "code:class:", "code:file:"} {
+			uid = strings.TrimPrefix(uid, p)
+		}
+		return uid
+	}
+	out := map[string]bool{}
+	for _, pl := range payloads {
+		for _, e := range pl.Edges {
+			if e.Type == graph.EdgeCalls {
+				out[short(e.Source)+" -> "+short(e.Target)] = true
+			}
+		}
+	}
+	return out
+}
+
+// checkCalls asserts that every edge of want is present and none of
+// absent is.
+func checkCalls(t *testing.T, got map[string]bool, want, absent []string) {
+	t.Helper()
+	for _, w := range want {
+		if !got[w] {
+			t.Errorf("missing calls edge %s", w)
+		}
+	}
+	for _, a := range absent {
+		if got[a] {
+			t.Errorf("unexpected calls edge %s", a)
+		}
+	}
+	if t.Failed() {
+		var all []string
+		for e := range got {
+			all = append(all, e)
+		}
+		sort.Strings(all)
+		t.Logf("calls edges:\n  %s", strings.Join(all, "\n  "))
+	}
+}
+
+func TestPython_Inference(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		// The newcomer's three files: Child.own called on instances.
+		"shapes/base.py": `
+class Base:
+    def own(self):
+        return 1
+
+    def shared(self):
+        return self.own()
+
+    @property
+    def conn(self) -> "Conn":
+        return Conn()
+
+
+class Conn:
+    def send(self, data):
+        pass
+`,
+		"shapes/child.py": `
+from .base import Base
+
+
+class Child(Base):
+    def __init__(self):
+        self.peer = Peer()
+
+    def own(self):
+        super().own()
+        self.shared()
+        self.peer.ping()
+        self.conn.send(b"x")
+        return 2
+
+
+class Peer:
+    def ping(self):
+        pass
+`,
+		"shapes/__init__.py": `
+from .child import Child
+from .base import *
+`,
+		"app.py": `
+from typing import Optional
+
+import shapes
+from shapes import Child, Base
+from shapes.child import Peer
+
+
+def use(x: Child):
+    x.own()
+
+
+def make() -> Child:
+    return Child()
+
+
+def build():
+    c = Child()
+    c.own()
+    make().shared()
+    p: Optional[Peer] = None
+    p.ping()
+    shapes.Child().own()
+    shapes.Conn().send(1)
+
+
+def shadow(make):
+    make()
+
+
+def local_def():
+    def use():
+        pass
+    use()
+
+
+def late_import():
+    from shapes.base import Conn
+    Conn().send(2)
+
+
+def untyped(y):
+    y.own()
+`,
+	}
+	for p, src := range files {
+		writeFile(t, root, p, []byte(src))
+	}
+	res := index(t, root, Options{}, nil)
+	want := []string{
+		"app.py::use -> shapes/child.py::Child.own",
+		"app.py::build -> shapes/child.py::Child",
+		"app.py::build -> shapes/child.py::Child.own",
+		"app.py::build -> app.py::make",
+		"app.py::build -> shapes/base.py::Base.shared",
+		"app.py::build -> shapes/child.py::Peer.ping",
+		"app.py::build -> shapes/base.py::Conn.send",
+		"app.py::late_import -> shapes/base.py::Conn",
+		"app.py::late_import -> shapes/base.py::Conn.send",
+		"shapes/child.py::Child.own -> shapes/base.py::Base.own",
+		"shapes/child.py::Child.own -> shapes/base.py::Base.shared",
+		"shapes/child.py::Child.own -> shapes/child.py::Peer.ping",
+		"shapes/child.py::Child.own -> shapes/base.py::Conn.send",
+		"shapes/child.py::Child.__init__ -> shapes/child.py::Peer",
+		"shapes/base.py::Base.shared -> shapes/base.py::Base.own",
+	}
+	absent := []string{
+		"app.py::shadow -> app.py::make",   // a parameter shadows the function
+		"app.py::local_def -> app.py::use", // a nested def shadows the function
+		"app.py::untyped -> shapes/child.py::Child.own",
+		"app.py::untyped -> shapes/base.py::Base.own",
+	}
+	checkCalls(t, callEdges(res.Payloads), want, absent)
+}
+
+// TestPython_InferenceIncremental: a change to a base class in another
+// file re-resolves the callers whose receivers went through it, without
+// re-reading them by hand.
+func TestPython_InferenceIncremental(t *testing.T) {
+	root := t.TempDir()
+	cache := t.TempDir()
+	writeFile(t, root, "lib/base.py", []byte("class Base:\n    def run(self):\n        pass\n"))
+	writeFile(t, root, "lib/child.py", []byte("from lib.base import Base\n\nclass Child(Base):\n    def run(self):\n        pass\n"))
+	writeFile(t, root, "lib/__init__.py", []byte("from lib.child import Child\n"))
+	writeFile(t, root, "main.py", []byte("from lib import Child\n\ndef go(c: Child):\n    c.run()\n"))
+	first := index(t, root, Options{CacheDir: cache}, nil)
+	checkCalls(t, callEdges(first.Payloads), []string{"main.py::go -> lib/child.py::Child.run"}, nil)
+
+	// Child no longer overrides run: the call reaches Base.run.
+	writeFile(t, root, "lib/child.py", []byte("from lib.base import Base\n\nclass Child(Base):\n    pass\n"))
+	second := index(t, root, Options{CacheDir: cache}, hashes(first.Payloads))
+	if _, ok := second.Payloads["main.py"]; !ok {
+		t.Fatalf("main.py was not re-extracted after its receiver's class changed (emitted: %v)", sortedPaths(second.Payloads))
+	}
+	checkCalls(t, callEdges(second.Payloads), []string{"main.py::go -> lib/base.py::Base.run"}, []string{"main.py::go -> lib/child.py::Child.run"})
+}

@@ -1,0 +1,519 @@
+package extract
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// Python scoping and receiver chains. A name assigned anywhere in a
+// function body is local to the whole body (unless declared global or
+// nonlocal), so locals are collected before the body's calls are read: a
+// parameter or local that shadows a top-level name is never bound to it.
+
+// pyEnv is the scope of one function body (or lambda).
+type pyEnv struct {
+	parent *pyEnv
+	// locals maps each local name to its value; a nil chain is a local of
+	// unknown value (it still shadows outer names).
+	locals map[string]*chain
+	// binds are the imports made inside the function.
+	binds map[string]pyBinding
+	// class is the class of a method ("" elsewhere), for self, cls and
+	// super().
+	class string
+}
+
+// local finds name in env or an enclosing function scope.
+func (env *pyEnv) local(name string) (c *chain, b pyBinding, isBind, ok bool) {
+	for e := env; e != nil; e = e.parent {
+		if b, ok := e.binds[name]; ok {
+			return nil, b, true, true
+		}
+		if c, ok := e.locals[name]; ok {
+			return c, pyBinding{}, false, true
+		}
+	}
+	return nil, pyBinding{}, false, false
+}
+
+// setLocal records an assignment of name; a second assignment of another
+// value makes the value unknown.
+func (env *pyEnv) setLocal(name string, c *chain) {
+	if name == "" {
+		return
+	}
+	old, seen := env.locals[name]
+	switch {
+	case !seen:
+		env.locals[name] = c
+	case old == nil || c == nil || encodeChains(old) != encodeChains(c):
+		env.locals[name] = nil
+	}
+}
+
+// tsWalkSkip visits n and its descendants in document order; a visit that
+// returns false skips the node's children.
+func tsWalkSkip(n *sitter.Node, visit func(*sitter.Node) bool) {
+	if n == nil {
+		return
+	}
+	cur := n.Walk()
+	defer cur.Close()
+	depth := 0
+	for {
+		if visit(cur.Node()) && cur.GotoFirstChild() {
+			depth++
+			continue
+		}
+		for {
+			if depth == 0 {
+				return
+			}
+			if cur.GotoNextSibling() {
+				break
+			}
+			cur.GotoParent()
+			depth--
+		}
+	}
+}
+
+// pyFuncInfo is what the first pass over a function body found.
+type pyFuncInfo struct {
+	// returns are the values of the body's return statements (nil for an
+	// unknown one); selfAttrs the self.<attr> = value assignments.
+	returns   []*chain
+	bareRet   bool
+	selfAttrs []pyAttr
+}
+
+type pyAttr struct {
+	name  string
+	value *chain
+}
+
+// methodKind says how a function's first parameter is bound.
+type methodKind int
+
+const (
+	plainFunction methodKind = iota
+	instanceMethod
+	classMethod
+	staticMethod
+)
+
+// decorators returns the simple names of a decorated definition's
+// decorators (property, classmethod, x.setter → "setter").
+func (py *pyFile) decorators(dd *sitter.Node) []string {
+	if dd == nil || dd.Kind() != "decorated_definition" {
+		return nil
+	}
+	var out []string
+	for _, c := range tsChildren(dd) {
+		if c.Kind() != "decorator" {
+			continue
+		}
+		t := strings.TrimSpace(strings.TrimPrefix(tsText(&c, py.src), "@"))
+		if i := strings.IndexByte(t, '('); i >= 0 {
+			t = t[:i]
+		}
+		if i := strings.LastIndexByte(t, '.'); i >= 0 {
+			t = t[i+1:]
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// newEnv opens the scope of function fn (a function_definition or lambda)
+// and collects its parameters and locals; info is filled from the body.
+func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind methodKind) (*pyEnv, *pyFuncInfo) {
+	env := &pyEnv{parent: parent, locals: map[string]*chain{}, class: class}
+	if parent != nil && class == "" {
+		env.class = parent.class
+	}
+	info := &pyFuncInfo{}
+	first := true
+	for _, p := range tsChildren(fn.ChildByFieldName("parameters")) {
+		var name string
+		var typ, def *sitter.Node
+		switch p.Kind() {
+		case "identifier":
+			name = tsText(&p, py.src)
+		case "typed_parameter":
+			for _, c := range tsChildren(&p) {
+				if c.Kind() == "identifier" {
+					name = tsText(&c, py.src)
+					break
+				}
+			}
+			typ = p.ChildByFieldName("type")
+		case "default_parameter":
+			name = tsText(p.ChildByFieldName("name"), py.src)
+			def = p.ChildByFieldName("value")
+		case "typed_default_parameter":
+			name = tsText(p.ChildByFieldName("name"), py.src)
+			typ = p.ChildByFieldName("type")
+			def = p.ChildByFieldName("value")
+		case "list_splat_pattern", "dictionary_splat_pattern":
+			for _, c := range tsChildren(&p) {
+				if c.Kind() == "identifier" {
+					env.locals[tsText(&c, py.src)] = nil
+				}
+			}
+			first = false
+			continue
+		default:
+			continue
+		}
+		if name == "" {
+			continue
+		}
+		var c *chain
+		switch {
+		case first && kind == instanceMethod && class != "":
+			c = &chain{Scope: py.scope, Name: class, Inst: true}
+		case first && kind == classMethod && class != "":
+			c = &chain{Scope: py.scope, Name: class}
+		case typ != nil:
+			c = py.typeChain(typ, parent)
+		case def != nil:
+			c = py.chainOf(def, parent)
+		}
+		first = false
+		env.locals[name] = c
+	}
+	body := fn.ChildByFieldName("body")
+	if body == nil {
+		return env, info
+	}
+	if fn.Kind() == "lambda" {
+		return env, info
+	}
+	// Pass 1: every name the body binds, and its imports.
+	var globals map[string]bool
+	var assigns []*sitter.Node
+	tsWalkSkip(body, func(x *sitter.Node) bool {
+		switch x.Kind() {
+		case "function_definition", "class_definition":
+			env.locals[tsText(x.ChildByFieldName("name"), py.src)] = nil
+			return false
+		case "lambda":
+			return false
+		case "global_statement", "nonlocal_statement":
+			for _, c := range tsChildren(x) {
+				if globals == nil {
+					globals = map[string]bool{}
+				}
+				globals[tsText(&c, py.src)] = true
+			}
+			return false
+		case "import_statement", "import_from_statement":
+			py.importInto(x, env)
+			return false
+		case "assignment", "augmented_assignment":
+			assigns = append(assigns, x)
+		case "for_statement", "for_in_clause":
+			py.bindTargets(x.ChildByFieldName("left"), env)
+		case "as_pattern":
+			py.bindTargets(x.ChildByFieldName("alias"), env)
+		case "named_expression":
+			env.locals[tsText(x.ChildByFieldName("name"), py.src)] = nil
+		case "except_clause":
+			// except E as e: the name follows "as".
+			kids := tsChildren(x)
+			for i := 1; i < len(kids); i++ {
+				if kids[i].Kind() == "identifier" && kids[i-1].Kind() != "block" {
+					env.locals[tsText(&kids[i], py.src)] = nil
+				}
+			}
+		case "return_statement":
+			if kids := tsChildren(x); len(kids) > 0 {
+				info.returns = append(info.returns, &chain{}) // placeholder, valued in pass 1b
+				assigns = append(assigns, x)
+			} else {
+				info.bareRet = true
+			}
+		}
+		return true
+	})
+	// Pass 1b: values, in document order.
+	ret := 0
+	for _, a := range assigns {
+		if a.Kind() == "return_statement" {
+			kids := tsChildren(a)
+			info.returns[ret] = py.chainOf(&kids[0], env)
+			ret++
+			continue
+		}
+		left, right := a.ChildByFieldName("left"), a.ChildByFieldName("right")
+		if a.Kind() == "augmented_assignment" {
+			py.bindTargets(left, env)
+			continue
+		}
+		var val *chain
+		if typ := a.ChildByFieldName("type"); typ != nil {
+			val = py.typeChain(typ, env)
+		} else if right != nil {
+			val = py.chainOf(right, env)
+		}
+		if left == nil {
+			continue
+		}
+		switch left.Kind() {
+		case "identifier":
+			if _, already := env.locals[tsText(left, py.src)]; already || right != nil {
+				env.setLocal(tsText(left, py.src), val)
+			}
+		case "attribute":
+			if obj := left.ChildByFieldName("object"); obj != nil && obj.Kind() == "identifier" && class != "" && kind == instanceMethod {
+				if c, _, _, ok := env.local(tsText(obj, py.src)); ok && c != nil && c.Inst && c.Name == class && len(c.Steps) == 0 {
+					info.selfAttrs = append(info.selfAttrs, pyAttr{name: tsText(left.ChildByFieldName("attribute"), py.src), value: val})
+				}
+			}
+		default:
+			py.bindTargets(left, env)
+		}
+	}
+	for g := range globals {
+		delete(env.locals, g)
+	}
+	return env, info
+}
+
+// bindTargets marks the names of an assignment target as locals of
+// unknown value.
+func (py *pyFile) bindTargets(n *sitter.Node, env *pyEnv) {
+	if n == nil {
+		return
+	}
+	switch n.Kind() {
+	case "identifier":
+		env.setLocal(tsText(n, py.src), nil)
+	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list", "list_splat_pattern", "parenthesized_expression":
+		for _, c := range tsChildren(n) {
+			py.bindTargets(&c, env)
+		}
+	}
+}
+
+// importInto records an import inside a function as a binding of env.
+func (py *pyFile) importInto(n *sitter.Node, env *pyEnv) {
+	saved := py.bindings
+	py.bindings = map[string]pyBinding{}
+	py.importStmt(n, false)
+	if env.binds == nil {
+		env.binds = map[string]pyBinding{}
+	}
+	for k, v := range py.bindings {
+		env.binds[k] = v
+	}
+	py.bindings = saved
+}
+
+// typeChain is the value an annotation declares: an instance of the class
+// it names. Optional[T], T | None and "T" (a forward reference) are T;
+// anything else (containers, unions of classes, Any) is unknown.
+func (py *pyFile) typeChain(n *sitter.Node, env *pyEnv) *chain {
+	for n != nil && n.Kind() == "type" {
+		kids := tsChildren(n)
+		if len(kids) != 1 {
+			return nil
+		}
+		n = &kids[0]
+	}
+	if n == nil {
+		return nil
+	}
+	switch n.Kind() {
+	case "string":
+		t := strings.Trim(tsText(n, py.src), `"'`)
+		if !pyDottedIdent(t) {
+			return nil
+		}
+		return py.namedType(t, env)
+	case "identifier", "attribute":
+		t := tsText(n, py.src)
+		if !pyDottedIdent(t) || t == "None" || t == "Any" || t == "object" {
+			return nil
+		}
+		return py.namedType(t, env)
+	case "subscript", "generic_type":
+		head := n.ChildByFieldName("value")
+		if head == nil {
+			kids := tsChildren(n)
+			if len(kids) == 0 {
+				return nil
+			}
+			head = &kids[0]
+		}
+		h := tsText(head, py.src)
+		if h != "Optional" && !strings.HasSuffix(h, ".Optional") {
+			return nil
+		}
+		var args []sitter.Node
+		for _, c := range tsChildren(n) {
+			if c.StartByte() != head.StartByte() {
+				args = append(args, c)
+			}
+		}
+		if len(args) == 1 {
+			return py.typeChain(&args[0], env)
+		}
+	case "type_parameter":
+		if kids := tsChildren(n); len(kids) == 1 {
+			return py.typeChain(&kids[0], env)
+		}
+	case "binary_operator":
+		l, r := n.ChildByFieldName("left"), n.ChildByFieldName("right")
+		switch {
+		case tsText(r, py.src) == "None":
+			return py.typeChain(l, env)
+		case tsText(l, py.src) == "None":
+			return py.typeChain(r, env)
+		}
+	}
+	return nil
+}
+
+// pyDottedIdent reports whether s is a dotted identifier (a.b.C).
+func pyDottedIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for part := range strings.SplitSeq(s, ".") {
+		if part == "" {
+			return false
+		}
+		for i, r := range part {
+			if r != '_' && !(r >= 'a' && r <= 'z') && !(r >= 'A' && r <= 'Z') && (i == 0 || !(r >= '0' && r <= '9')) && r < 0x80 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// namedType is the instance chain of a dotted type name seen from env.
+func (py *pyFile) namedType(t string, env *pyEnv) *chain {
+	head, rest, _ := strings.Cut(t, ".")
+	c := py.nameChain(head, rest, env)
+	if c == nil || len(c.Steps) > 0 {
+		return nil
+	}
+	c.Inst = true
+	return c
+}
+
+// nameChain is the chain of the dotted name head.rest as seen from env:
+// a local's value, an import followed into the repository module it names,
+// or a name of this module. Attributes of a module are folded into the
+// chain's Name so that a type can be made of it. nil when the name is
+// outside the repository, a builtin or a local of unknown value.
+func (py *pyFile) nameChain(head, rest string, env *pyEnv) *chain {
+	var c *chain
+	if lc, b, isBind, ok := env.local(head); ok {
+		if !isBind {
+			if lc == nil {
+				return nil
+			}
+			c = lc
+			for s := range strings.SplitSeq(rest, ".") {
+				if s != "" {
+					c = c.then(s)
+				}
+			}
+			return c
+		}
+		return py.bindingChain(b, rest)
+	}
+	if b, ok := py.bindings[head]; ok {
+		return py.bindingChain(b, rest)
+	}
+	if pyBuiltins[head] && py.fr.Decl.Names[head] == "" && !py.moduleVars[head] {
+		return nil
+	}
+	name := head
+	if rest != "" {
+		name += "." + rest
+	}
+	return &chain{Scope: py.scope, Name: name}
+}
+
+// bindingChain is the chain of an imported binding followed by rest; nil
+// outside the repository.
+func (py *pyFile) bindingChain(b pyBinding, rest string) *chain {
+	scope, name, _ := py.boundTarget(b, rest)
+	if scope == "" {
+		return nil
+	}
+	return &chain{Scope: scope, Name: name}
+}
+
+// chainOf is the chain of the value of expression n, nil when unknown.
+func (py *pyFile) chainOf(n *sitter.Node, env *pyEnv) *chain {
+	if n == nil {
+		return nil
+	}
+	switch n.Kind() {
+	case "identifier":
+		t := tsText(n, py.src)
+		if t == "self" && env != nil {
+			if c, _, _, ok := env.local(t); ok {
+				return c
+			}
+		}
+		return py.nameChain(t, "", env)
+	case "attribute":
+		obj := n.ChildByFieldName("object")
+		attr := tsText(n.ChildByFieldName("attribute"), py.src)
+		if obj == nil || attr == "" {
+			return nil
+		}
+		if head, rest, ok := py.dottedRoot(obj); ok {
+			if rest != "" {
+				rest += "."
+			}
+			return py.nameChain(head, rest+attr, env)
+		}
+		return py.chainOf(obj, env).then(attr)
+	case "call":
+		f := n.ChildByFieldName("function")
+		if f != nil && f.Kind() == "identifier" && tsText(f, py.src) == "super" {
+			return py.superChain(env)
+		}
+		return py.chainOf(f, env).then(callStep)
+	case "parenthesized_expression", "await":
+		if kids := tsChildren(n); len(kids) == 1 {
+			return py.chainOf(&kids[0], env)
+		}
+	}
+	return nil
+}
+
+// superChain is the receiver of super() in a method.
+func (py *pyFile) superChain(env *pyEnv) *chain {
+	if env == nil || env.class == "" {
+		return nil
+	}
+	return &chain{Scope: py.scope, Name: env.class, Inst: true, Super: true}
+}
+
+// dottedRoot splits a dotted expression (a, a.b, a.b.c) into its first
+// name and the rest; ok is false for anything else.
+func (py *pyFile) dottedRoot(n *sitter.Node) (head, rest string, ok bool) {
+	for x := n; x != nil; x = x.ChildByFieldName("object") {
+		switch x.Kind() {
+		case "identifier":
+			t := tsText(n, py.src)
+			head, rest, _ = strings.Cut(t, ".")
+			return head, rest, pyDottedIdent(t)
+		case "attribute":
+			continue
+		default:
+			return "", "", false
+		}
+	}
+	return "", "", false
+}
