@@ -27,7 +27,8 @@
 //	          accesses_field, and imports (to code:module: in the repo,
 //	          to go:package: nodes outside)
 //	python    tree-sitter: code:module:<dotted> (file defines it), classes,
-//	          functions, methods, calls, imports, inherits_from
+//	          functions, methods, calls (receivers inferred, see
+//	          "Receivers" below), imports, inherits_from
 //	jsts      tree-sitter (JS, TS, TSX): functions, classes, methods, calls,
 //	          new, imports and require() (code:file: or npm:package:), extends
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
@@ -69,6 +70,33 @@
 // looked for re-extracts the importer. A go.mod change re-extracts every Go
 // file. Without a cache, old declarations are unknown
 // and every dependent of a changed file is re-extracted (correct, slower).
+//
+// # Receivers (Python, JavaScript, TypeScript)
+//
+// Without a type checker, a call x.m() is resolved by a small inference
+// (infer.go): a value is a module, a class, an instance of a class or a
+// function, and anything else is unknown. Parsing a file records facts in
+// its declarations, with names already bound through the file's imports —
+// a class's bases, the value of an instance attribute (self.x = C() in any
+// method, __init__ first; x: C or x = C() in the class body; a property's
+// return), a function's return (its annotation, else the value every
+// return statement agrees on, never for generators), a module variable's
+// value, the names a module imports (so a package's __init__.py or an
+// index.ts re-exports them) and the modules it re-exports with *. A call
+// records its receiver as a chain from a symbol through attribute and call
+// steps; resolution evaluates the chain against the facts of every file
+// and finds the member on the class or, depth first, on its bases (self,
+// cls and this start at the enclosing class, super() at its bases). A
+// receiver that cannot be evaluated leaves the call on a "*.m" stub, never
+// on a guess. Scoping follows the language: in Python a name assigned
+// anywhere in a function (parameters, assignments, loop and with targets,
+// nested defs, imports inside the function) is local to the whole body and
+// shadows the module's names; locals get the value of their assignments
+// when all of them agree, and parameters the class their annotation names
+// (Optional[T] and T | None are T; containers and unions of classes are
+// unknown). Every scope an evaluation looked into is a dependency of the
+// calling file, so a change to a base class or a re-export re-resolves its
+// callers on the next index.
 //
 // # The walk
 //

@@ -8,13 +8,24 @@ import (
 	"github.com/cos-dev/cos/graph"
 )
 
-// pyBuiltins are Python builtins whose calls are not references.
+// pyBuiltins are Python's builtin functions and exception classes (Python
+// 3.11's dir(builtins)): their calls are not references, unless the module
+// defines or assigns the name itself.
 var pyBuiltins = map[string]bool{}
 
 func init() {
-	for _, n := range strings.Fields(`abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile complex
-	delattr dict dir divmod enumerate eval exec filter float format frozenset getattr globals hasattr hash help hex id input int
-	isinstance issubclass iter len list locals map max memoryview min next object oct open ord pow print property range repr
+	for _, n := range strings.Fields(`ArithmeticError AssertionError AttributeError BaseException BaseExceptionGroup BlockingIOError
+	BrokenPipeError BufferError BytesWarning ChildProcessError ConnectionAbortedError ConnectionError ConnectionRefusedError
+	ConnectionResetError DeprecationWarning EOFError EncodingWarning EnvironmentError Exception ExceptionGroup FileExistsError
+	FileNotFoundError FloatingPointError FutureWarning GeneratorExit IOError ImportError ImportWarning IndentationError IndexError
+	InterruptedError IsADirectoryError KeyError KeyboardInterrupt LookupError MemoryError ModuleNotFoundError NameError
+	NotADirectoryError NotImplementedError OSError OverflowError PendingDeprecationWarning PermissionError ProcessLookupError
+	RecursionError ReferenceError ResourceWarning RuntimeError RuntimeWarning StopAsyncIteration StopIteration SyntaxError
+	SyntaxWarning SystemError SystemExit TabError TimeoutError TypeError UnboundLocalError UnicodeDecodeError UnicodeEncodeError
+	UnicodeError UnicodeTranslateError UnicodeWarning UserWarning ValueError Warning ZeroDivisionError
+	abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile complex
+	delattr dict dir divmod enumerate eval exec exit filter float format frozenset getattr globals hasattr hash help hex id input int
+	isinstance issubclass iter len list locals map max memoryview min next object oct open ord pow print property quit range repr
 	reversed round set setattr slice sorted staticmethod str sum super tuple type vars zip __import__`) {
 		pyBuiltins[n] = true
 	}
