@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// report is everything -json writes.
+type report struct {
+	Go      string   `json:"go"`
+	GOOS    string   `json:"goos"`
+	GOARCH  string   `json:"goarch"`
+	Time    string   `json:"time"`
+	Targets []result `json:"targets"`
+}
+
+// result is one target's measurement.
+type result struct {
+	Name           string      `json:"name"`
+	Language       string      `json:"language"`
+	Source         string      `json:"source"`
+	Indexer        string      `json:"indexer"`
+	CosSeconds     float64     `json:"cos_seconds"`
+	IndexerSeconds float64     `json:"indexer_seconds"`
+	SpeedUp        float64     `json:"speed_up"`
+	CosFiles       int         `json:"cos_files"`
+	Oracle         oracleStats `json:"oracle"`
+	Comparison     comparison  `json:"comparison"`
+}
+
+func pct(share float64) string {
+	if share < 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*share)
+}
+
+// writeTarget prints one target's Markdown section.
+func writeTarget(w io.Writer, r result, verbose bool) {
+	c, o := r.Comparison, r.Oracle
+	fmt.Fprintf(w, "\n### %s (%s) — cos %.2f s, %s %.1f s (%.0f×)\n\n", r.Name, r.Language, r.CosSeconds, r.Indexer, r.IndexerSeconds, r.SpeedUp)
+	fmt.Fprintf(w, "`%s`: %d indexed documents, cos saw %d files. Mapping: %d of %d SCIP symbols defined in the target map to %d of the %d cos function/method/class nodes. "+
+		"Truth: %d references (%d call sites); left out: %d import/export references, %d self references, %d call sites of local symbols, "+
+		"%d call sites of %d in-target symbols with no cos node, %d call sites of symbols defined outside. "+
+		"cos calls edges left out: %d from files the indexer did not index; %d to nodes no symbol maps to (in \"all\" and the kind split only), %d whose site names no callee (in \"all\" only).\n\n",
+		r.Source, o.Documents, r.CosFiles, o.MappedSymbols, o.Definitions, o.MappedUIDs, o.CosNodes,
+		o.References, o.CallSites, o.ImportRefs, o.SelfRefs, o.LocalCallSites, o.UnmappedCallSites, o.UnmappedSymbols, o.ExternalCallSites,
+		c.CosOutside, c.Unknown, c.Unclassified)
+	writeScores(w, "call site form", c.ByForm)
+	fmt.Fprintln(w)
+	writeScores(w, "callee kind", c.ByKind)
+	fmt.Fprintf(w, "\nReferences recall (truth reference pairs, call or not, with any cos edge): %s of %d; pairs with no call site: %s of %d. "+
+		"Recall of \"all\" counting the calls of in-target symbols with no cos node as misses: %s of %d.\n",
+		pct(c.RefsRecall.Share), c.RefsRecall.Of, pct(c.NonCallRefsRecall.Share), c.NonCallRefsRecall.Of, pct(c.RecallWithNoNode.Share), c.RecallWithNoNode.Of)
+	for _, s := range c.ByForm {
+		if s.Row == string(catAll) {
+			fmt.Fprintf(w, "\nMissed edges by what cos has for the pair: %s. False positives: %s.\n", tagList(s.MissedTags, s.Truth-s.TP), tagList(s.FalseTags, -1))
+		}
+	}
+	if !verbose {
+		return
+	}
+	for _, s := range c.ByForm {
+		if s.Row == string(catAll) {
+			continue
+		}
+		if s.Truth > s.TP {
+			fmt.Fprintf(w, "\n#### %s: missed %d of %d\n\n", s.Row, s.Truth-s.TP, s.Truth)
+			writeNotes(w, s.Missed)
+		}
+		if s.Cos > s.CosTP {
+			fmt.Fprintf(w, "\n#### %s: false positives %d of %d\n\n", s.Row, s.Cos-s.CosTP, s.Cos)
+			writeNotes(w, s.FalsePos)
+		}
+	}
+	for _, s := range c.ByForm {
+		if s.Row != string(catAll) || s.Cos == s.CosTP {
+			continue
+		}
+		fmt.Fprintf(w, "\n#### all: false positives %d of %d (those of unread sites and unmapped callees included)\n\n", s.Cos-s.CosTP, s.Cos)
+		writeNotes(w, s.FalsePos)
+	}
+	if len(c.RefsMissed) > 0 {
+		fmt.Fprintf(w, "\n#### reference pairs with no call site and no cos edge: %d of %d\n\n", c.NonCallRefsRecall.Of-c.NonCallRefsRecall.Hit, c.NonCallRefsRecall.Of)
+		writeNotes(w, c.RefsMissed)
+	}
+	if len(c.Unmapped) > 0 {
+		fmt.Fprintf(w, "\n#### most called in-target symbols with no cos node (%d symbols, %d call sites)\n\n", o.UnmappedSymbols, o.UnmappedCallSites)
+		for _, u := range c.Unmapped {
+			fmt.Fprintf(w, "- %s (%s) `%s`\n", u.First, plural(u.Sites, "site"), u.Symbol)
+		}
+	}
+}
+
+// writeNotes lists edges with their site and source line.
+func writeNotes(w io.Writer, ns []edgeNote) {
+	for _, n := range ns {
+		sites := ""
+		if n.Sites > 0 {
+			sites = " (" + plural(n.Sites, "site") + ")"
+		}
+		fmt.Fprintf(w, "- %s%s %s → %s%s  \n  `%s`\n", n.Site, sites, shortUID(n.Caller), shortUID(n.Callee), bracket(n.Tags), strings.ReplaceAll(n.Code, "`", "'"))
+	}
+}
+
+// writeScores prints one split as a table.
+func writeScores(w io.Writer, by string, ss []score) {
+	fmt.Fprintf(w, "| %s | truth | cos | TP | precision | recall |\n", by)
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	for _, s := range ss {
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s |\n", s.Row, s.Truth, s.Cos, s.TP, pct(newRatio(s.CosTP, s.Cos).Share), pct(s.Recall))
+	}
+}
+
+func bracket(tags []string) string {
+	if len(tags) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(tags, ", ") + "]"
+}
+
+// tagList prints tag counts, most first; of > 0 adds the untagged rest as
+// "no other edge".
+func tagList(m map[string]int, of int) string {
+	keys := make([]string, 0, len(m))
+	tagged := 0
+	for k, n := range m {
+		keys = append(keys, k)
+		tagged += n
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, 0, len(keys)+1)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	if of > 0 && of > tagged {
+		parts = append(parts, fmt.Sprintf("no other edge %d", of-tagged))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeSummary prints the target × category table for README.md.
+func writeSummary(w io.Writer, rs []result) {
+	fmt.Fprintln(w, "\n### Summary: precision / recall of cos calls edges (Python, TypeScript, JavaScript) against SCIP indexers")
+	fmt.Fprintln(w)
+	var head, rule strings.Builder
+	head.WriteString("| target | language |")
+	rule.WriteString("|---|---|")
+	for _, c := range categories {
+		fmt.Fprintf(&head, " %s |", c)
+		rule.WriteString("---:|")
+	}
+	head.WriteString(" all recall, callees with no node counted | references recall | cos | SCIP indexer | speed-up |")
+	rule.WriteString("---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, head.String())
+	fmt.Fprintln(w, rule.String())
+	for _, r := range rs {
+		fmt.Fprintf(w, "| %s | %s |", r.Name, r.Language)
+		for _, s := range r.Comparison.ByForm {
+			fmt.Fprintf(w, " %s / %s |", pct(newRatio(s.CosTP, s.Cos).Share), pct(s.Recall))
+		}
+		fmt.Fprintf(w, " %s | %s | %.2f s | %.1f s | %.0f× |\n", pct(r.Comparison.RecallWithNoNode.Share), pct(r.Comparison.RefsRecall.Share), r.CosSeconds, r.IndexerSeconds, r.SpeedUp)
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
