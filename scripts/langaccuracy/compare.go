@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	scippb "github.com/sourcegraph/scip/bindings/go/scip"
 )
 
 // Callee kinds, the second split of the scores.
@@ -83,6 +85,12 @@ type comparison struct {
 	// site could not be read (in "all" only).
 	Unknown      int `json:"unknown_callee"`
 	Unclassified int `json:"unclassified"`
+	// Unjudged counts cos calls edges at whose site the index has no
+	// global symbol for the callee's name (pyright or tsc resolved
+	// nothing: an untyped receiver, a name scip-python left local); they
+	// are left out of the scores, UnjudgedNotes are the first ones.
+	Unjudged      int        `json:"unjudged"`
+	UnjudgedNotes []edgeNote `json:"unjudged_notes,omitempty"`
 	// CosOutside counts cos calls edges from files the indexer did not
 	// index, left out.
 	CosOutside int `json:"cos_outside_index"`
@@ -103,6 +111,7 @@ func compare(or *oracle, g *cosGraph, lg lang, top int) comparison {
 	var cmp comparison
 	kinds := nodeKinds(g.Nodes, or.Docs)
 	cos := map[pair]cosEdge{}
+	var unjudged []edgeNote
 	for k, at := range g.Calls {
 		if k.Caller == k.Callee {
 			continue
@@ -116,13 +125,24 @@ func compare(or *oracle, g *cosGraph, lg lang, top int) comparison {
 			if !or.Mapped[k.Callee] {
 				cmp.Unknown++
 			}
-			ce.Cat = cosSiteForm(or.Docs[at.File], at.Line, g.Nodes, k.Callee, lg)
+			var judged bool
+			ce.Cat, judged = cosSiteForm(or.Docs[at.File], at.Line, k.Callee, lg)
+			if !judged {
+				cmp.Unjudged++
+				unjudged = append(unjudged, edgeNote{Caller: k.Caller, Callee: k.Callee, Site: at})
+				continue
+			}
 			if ce.Cat == "" {
 				cmp.Unclassified++
 			}
 		}
 		cos[k] = ce
 	}
+
+	for i := range unjudged {
+		unjudged[i].Code = codeAt(or.Docs[unjudged[i].Site.File], unjudged[i].Site.Line)
+	}
+	cmp.UnjudgedNotes = topNotes(unjudged, top)
 
 	note := func(k pair, at site, sites int, tags []string) edgeNote {
 		n := edgeNote{Caller: k.Caller, Callee: k.Callee, Site: at, Sites: sites, Tags: tags}
@@ -330,17 +350,20 @@ func declaredAbstract(d *document, n cosNode) bool {
 
 // cosSiteForm classifies the site of a cos calls edge: the first call of
 // the callee's name on the edge's line, else its first mention there; ""
-// when the name is not on the line.
-func cosSiteForm(d *document, line int, nodes nodeIndex, callee string, lg lang) category {
+// when the name is not on the line. judged is false when the index has no
+// global symbol at that name (no occurrence, or a local one): the oracle
+// resolved nothing there, so the edge can be neither confirmed nor
+// refuted.
+func cosSiteForm(d *document, line int, callee string, lg lang) (cat category, judged bool) {
 	if d == nil || line <= 0 {
-		return ""
+		return "", true
 	}
 	name := calleeName(callee)
 	text := d.text(line - 1)
-	first := category("")
-	for off := 0; ; {
+	judged = true
+	for off := 0; name != ""; {
 		i := strings.Index(text[off:], name)
-		if i < 0 || name == "" {
+		if i < 0 {
 			break
 		}
 		col := off + i
@@ -350,14 +373,16 @@ func cosSiteForm(d *document, line int, nodes nodeIndex, callee string, lg lang)
 			continue
 		}
 		c := classify(d, line-1, col, end, strings.HasPrefix(callee, "code:class:"), nil)
+		o, ok := d.occEndingAt(line-1, end)
+		j := ok && o.Col == col && !scippb.IsLocalSymbol(o.Symbol)
 		if isCallSite(d, line-1, col, end, lg == langTS) {
-			return c
+			return c, j
 		}
-		if first == "" {
-			first = c
+		if cat == "" {
+			cat, judged = c, j
 		}
 	}
-	return first
+	return cat, judged
 }
 
 // calleeName is the name a call of uid is written with: the last segment
@@ -402,9 +427,13 @@ func topNotes(notes []edgeNote, n int) []edgeNote {
 	return notes
 }
 
-// shortUID drops the uid prefix for reports.
+// shortUID drops the uid prefix for reports; a class keeps a mark, since
+// a TypeScript interface and a function can share a name.
 func shortUID(uid string) string {
-	for _, p := range []string{"code:function:", "code:class:", "code:file:"} {
+	if rest, ok := strings.CutPrefix(uid, "code:class:"); ok {
+		return rest + " (class)"
+	}
+	for _, p := range []string{"code:function:", "code:file:"} {
 		if rest, ok := strings.CutPrefix(uid, p); ok {
 			return rest
 		}

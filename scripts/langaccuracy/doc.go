@@ -53,7 +53,20 @@
 //     holds the definition's line and whose label's last segment (after
 //     the last ".") equals the name; of several, the smallest range.
 //
-// What does not map is counted apart, never scored: local symbols (scip
+// Symbols are compared without their package (manager, name, version):
+// scheme and descriptors only. The Python targets are standard library
+// packages, and scip-python names a symbol reached through an absolute
+// import of a stdlib module (import email.utils; email.utils.f()) by
+// typeshed's stub, python-stdlib 3.11 `email.utils`/f()., while the
+// copy's own definition is named by the project, email 0
+// `email.utils`/f().: both are the same module path and definition.
+//
+// A symbol defined in the target that maps to no node is "called with no
+// cos node" only when it declares something callable: a method or type
+// descriptor, or a TS/JS term whose definition line holds function, =>
+// or class and not require( (var debug = require('debug')(...) holds
+// another package's function). What does not map is counted apart,
+// never scored: local symbols (scip
 // "local N": closures, variables), nested functions and classes (Python's
 // f().inner()., whose definition lies in f's range but is not named f),
 // class attributes, interface method signatures and abstract TypeScript
@@ -75,12 +88,21 @@
 //     function, a method, or a class for code in a class body outside
 //     its methods (cos attributes it to the class) — else the file,
 //     code:file:P. Code in a nested function thus belongs to the
-//     outermost enclosing node cos has;
+//     outermost enclosing node cos has. cos keeps one node per uid, with
+//     its first declaration's lines, so the enclosing range of every
+//     other definition of a mapped symbol in the same file (a TypeScript
+//     overload's implementation after its signatures, a Python property
+//     setter or conditional redefinition) is added to the uid's lines;
 //   - caller == U is not an edge (recursion; cos records no self edge);
 //   - (caller, U) is a reference pair; it is a calls edge when the
 //     occurrence is a call syntactically: followed, after blanks (and in
 //     TS/JS a non-null !, type arguments <...> on the same line, ?.), by
-//     "(", or preceded by new (new a.b.C included).
+//     "(", or preceded by new (new a.b.C included). An interface or
+//     type alias is not called: when a merged declaration (interface C
+//     and function C) puts several symbols on one call site, the edge to
+//     the interface is a reference only — unless no other symbol there
+//     maps to a node (zod's interface ZodObject and const ZodObject =
+//     core.$constructor(...), where the interface stands for the value).
 //
 // Edges are sets of (caller uid, callee uid); a pair's sites give it its
 // categories.
@@ -107,9 +129,12 @@
 // in the truth counts in the categories the truth gives it; a false
 // positive in the form of its own site: the first call of the callee's
 // name on the edge's line, classified by the same rules (cos's sites
-// are not read otherwise). A false positive whose line does not name the
-// callee counts in "all" only, as does one to a cos node no symbol maps
-// to. The second split is by the callee node's kind: function, method,
+// are not read otherwise). A cos edge not in the truth whose site has no
+// global symbol at the callee's name (no occurrence, or a scip "local":
+// the type checker resolved nothing there) is unjudged: left out of the
+// scores, counted and listed apart. A false positive whose line does not
+// name the callee counts in "all" only, as does one to a cos node no
+// symbol maps to. The second split is by the callee node's kind: function, method,
 // abstract/interface method (@abstractmethod or the abstract modifier on
 // its first lines, or a method of an interface), class.
 //
@@ -119,6 +144,10 @@
 //
 // # Caveats
 //
+// scip-python names the names imported from a module of the standard
+// library's own package (from email.errors import HeaderParseError,
+// inside email) as locals, so such calls are in neither the truth nor the
+// scores: cos's edges there are unjudged (about 140 in email).
 // The call test reads one line: a call whose "(" is on the next line is
 // not a call, a TS generic call whose type arguments span lines is not
 // either. The receiver is found by text, at most 8 lines back. cos's edge

@@ -43,8 +43,15 @@ type toolSet struct {
 	// in the cache, installing with npm there when missing.
 	Dir   string
 	Cache string
-	Log   io.Writer
+	// NoInstall: a missing indexer is an error (errNoTool) instead of
+	// being installed with npm.
+	NoInstall bool
+	Log       io.Writer
 }
+
+// errNoTool is returned when an indexer is not found and may not be
+// installed.
+var errNoTool = errors.New("SCIP indexer not found")
 
 // find returns the path of an indexer command.
 func (ts toolSet) find(ctx context.Context, bin string) (string, error) {
@@ -63,6 +70,9 @@ func (ts toolSet) find(ctx context.Context, bin string) (string, error) {
 	p := filepath.Join(tools, "node_modules", ".bin", bin)
 	if _, err := os.Stat(p); err == nil {
 		return p, nil
+	}
+	if ts.NoInstall {
+		return "", fmt.Errorf("%s: %w (not on PATH nor in %s)", bin, errNoTool, tools)
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
 		return "", fmt.Errorf("%s is not on PATH and npm is missing to install it: %w", bin, err)

@@ -151,6 +151,26 @@ func symbolName(sym string) (string, bool) {
 	return last.Name, true
 }
 
+// callableDef reports whether a symbol defined in the target declares a
+// function, method or class: a method or type descriptor, or a term whose
+// definition line declares a function or class (const f = () => ...)
+// and does not bind require(...) (var debug = require('debug')(...), a
+// variable holding another package's function).
+func callableDef(sym, line string, lg lang) bool {
+	s, err := scippb.ParseSymbol(sym)
+	if err != nil || len(s.Descriptors) == 0 {
+		return false
+	}
+	switch s.Descriptors[len(s.Descriptors)-1].Suffix {
+	case scippb.Descriptor_Method, scippb.Descriptor_Type:
+		return true
+	case scippb.Descriptor_Term:
+		return lg == langTS && !strings.Contains(line, "require(") &&
+			(strings.Contains(line, "function") || strings.Contains(line, "=>") || strings.Contains(line, "class "))
+	}
+	return false
+}
+
 // nodeIndex holds the cos nodes of each file, for the mapping and for
 // finding callers.
 type nodeIndex map[string][]cosNode
@@ -263,6 +283,19 @@ func buildTruth(docs map[string]*document, nodes nodeIndex, lg lang) *oracle {
 		}
 	}
 	st.CosNodes = len(seen)
+	// Interfaces and type aliases cannot be called: a merged declaration
+	// (interface C and function C) gets one occurrence per symbol at the
+	// call site, and only the function's is a call. When no other symbol
+	// there has a node (interface C and const C = factory(...), zod's
+	// pattern) the interface stands for the value and stays.
+	uncallable := map[string]bool{}
+	for _, ns := range nodes {
+		for _, n := range ns {
+			if n.TypeKind == "interface" || n.TypeKind == "type" {
+				uncallable[n.UID] = true
+			}
+		}
+	}
 
 	for _, p := range paths {
 		d := docs[p]
@@ -273,6 +306,12 @@ func buildTruth(docs map[string]*document, nodes nodeIndex, lg lang) *oracle {
 				key = p + "\x00" + sym
 			}
 			return lg == langTS && strings.Contains(defLine[key], "require(")
+		}
+		callableAt := map[[2]int]bool{}
+		for _, o := range d.Occs {
+			if uid, ok := or.Symbols[o.Symbol]; ok && !o.definition() && !uncallable[uid] {
+				callableAt[[2]int{o.Line, o.Col}] = true
+			}
 		}
 		for _, o := range d.Occs {
 			if o.definition() {
@@ -287,10 +326,7 @@ func buildTruth(docs map[string]*document, nodes nodeIndex, lg lang) *oracle {
 				switch {
 				case scippb.IsLocalSymbol(o.Symbol):
 					st.LocalCallSites++
-				case defined[o.Symbol]:
-					if _, named := symbolName(o.Symbol); !named {
-						continue
-					}
+				case defined[o.Symbol] && callableDef(o.Symbol, defLine[o.Symbol], lg):
 					st.UnmappedCallSites++
 					u := or.Unmapped[o.Symbol]
 					if u == nil {
@@ -319,7 +355,7 @@ func buildTruth(docs map[string]*document, nodes nodeIndex, lg lang) *oracle {
 			if old, ok := or.Refs[k]; !ok || siteLess(at, old) {
 				or.Refs[k] = at
 			}
-			if !call {
+			if !call || uncallable[uid] && callableAt[[2]int{o.Line, o.Col}] {
 				continue
 			}
 			st.CallSites++

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -44,10 +45,11 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 	fmt.Fprintf(w, "`%s`: %d indexed documents, cos saw %d files. Mapping: %d of %d SCIP symbols defined in the target map to %d of the %d cos function/method/class nodes. "+
 		"Truth: %d references (%d call sites); left out: %d import/export references, %d self references, %d call sites of local symbols, "+
 		"%d call sites of %d in-target symbols with no cos node, %d call sites of symbols defined outside. "+
-		"cos calls edges left out: %d from files the indexer did not index; %d to nodes no symbol maps to (in \"all\" and the kind split only), %d whose site names no callee (in \"all\" only).\n\n",
+		"cos calls edges left out: %d from files the indexer did not index, %d at sites where the index has no global symbol (unjudged); "+
+		"%d to nodes no symbol maps to (in \"all\" and the kind split only), %d whose site names no callee (in \"all\" only).\n\n",
 		r.Source, o.Documents, r.CosFiles, o.MappedSymbols, o.Definitions, o.MappedUIDs, o.CosNodes,
 		o.References, o.CallSites, o.ImportRefs, o.SelfRefs, o.LocalCallSites, o.UnmappedCallSites, o.UnmappedSymbols, o.ExternalCallSites,
-		c.CosOutside, c.Unknown, c.Unclassified)
+		c.CosOutside, c.Unjudged, c.Unknown, c.Unclassified)
 	writeScores(w, "call site form", c.ByForm)
 	fmt.Fprintln(w)
 	writeScores(w, "callee kind", c.ByKind)
@@ -82,6 +84,10 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 		fmt.Fprintf(w, "\n#### all: false positives %d of %d (those of unread sites and unmapped callees included)\n\n", s.Cos-s.CosTP, s.Cos)
 		writeNotes(w, s.FalsePos)
 	}
+	if len(c.UnjudgedNotes) > 0 {
+		fmt.Fprintf(w, "\n#### unjudged cos edges (no global symbol at the site): %d\n\n", c.Unjudged)
+		writeNotes(w, c.UnjudgedNotes)
+	}
 	if len(c.RefsMissed) > 0 {
 		fmt.Fprintf(w, "\n#### reference pairs with no call site and no cos edge: %d of %d\n\n", c.NonCallRefsRecall.Of-c.NonCallRefsRecall.Hit, c.NonCallRefsRecall.Of)
 		writeNotes(w, c.RefsMissed)
@@ -89,7 +95,7 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 	if len(c.Unmapped) > 0 {
 		fmt.Fprintf(w, "\n#### most called in-target symbols with no cos node (%d symbols, %d call sites)\n\n", o.UnmappedSymbols, o.UnmappedCallSites)
 		for _, u := range c.Unmapped {
-			fmt.Fprintf(w, "- %s (%s) `%s`\n", u.First, plural(u.Sites, "site"), u.Symbol)
+			fmt.Fprintf(w, "- %s (%s) `%s`\n", u.First, plural(u.Sites, "site"), shortSymbol(u.Symbol))
 		}
 	}
 }
@@ -112,6 +118,20 @@ func writeScores(w io.Writer, by string, ss []score) {
 	for _, s := range ss {
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s |\n", s.Row, s.Truth, s.Cos, s.TP, pct(newRatio(s.CosTP, s.Cos).Share), pct(s.Recall))
 	}
+}
+
+// tempRoot matches the start of a symbol's descriptors up to the target's
+// temporary folder (scip-typescript names files of a folder with no
+// package.json by their absolute path).
+var tempRoot = regexp.MustCompile(`^.*cos-langaccuracy-[0-9]+/target/`)
+
+// shortSymbol drops a canonical symbol's scheme and empty package and the
+// temporary folder.
+func shortSymbol(sym string) string {
+	if _, rest, ok := strings.Cut(sym, " . . . "); ok {
+		sym = rest
+	}
+	return tempRoot.ReplaceAllString(sym, "")
 }
 
 func bracket(tags []string) string {
