@@ -29,8 +29,10 @@
 //	python    tree-sitter: code:module:<dotted> (file defines it), classes,
 //	          functions, methods, calls (receivers inferred, see
 //	          "Receivers" below), imports, inherits_from
-//	jsts      tree-sitter (JS, TS, TSX): functions, classes, methods, calls,
-//	          new, imports and require() (code:file: or npm:package:), extends
+//	jsts      tree-sitter (JS, TS, TSX): functions, classes, interfaces,
+//	          methods (see "JavaScript and TypeScript" below), calls and new
+//	          (receivers inferred), imports and require() (code:file: or
+//	          npm:package:), inherits_from (extends), implements
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
@@ -97,6 +99,57 @@
 // unknown). Every scope an evaluation looked into is a dependency of the
 // calling file, so a change to a base class or a re-export re-resolves its
 // callers on the next index.
+//
+// # JavaScript and TypeScript
+//
+// Nodes, by what declares them (uids code:function:<path>::<name> and
+// code:class:<path>::<name>, as everywhere):
+//
+//	function f() {}, const f = () => {}, function expressions  function f
+//	export default function () {}, module.exports = function () {}
+//	                                                    function default
+//	module.exports = function name() {}                 function name
+//	exports.m = function, module.exports.m = …           function m
+//	module.exports = {a: function () {}, b() {}}        functions a, b
+//	class C, const C = class {}, abstract class C       class C
+//	interface I, type I = {…} (object type)             class I (type_kind
+//	                                                    interface, type)
+//	enum E                                              class E (type_kind enum)
+//	method, getter, abstract method, m = () => {},
+//	m: () => void in a class or interface               method C.m
+//	X.prototype.m = function, X.prototype = {m() {}}    method X.m
+//	X.m = function for a function, class or object X    method X.m
+//	const o = {m() {}, k: function () {}}               method o.m
+//	app.m = function where app = module.exports         method app.m
+//
+// A method is contained by its class or interface, X.m by X's node when
+// the file declares X (else the file), o.m and app.m by the file. An
+// overloaded function or method is one node with the range of its
+// implementation. Anonymous default exports are named "default", and a
+// module's "default" resolves to what export default or module.exports
+// names. Calls inside nested functions and callbacks belong to the
+// enclosing node; calls in a class body outside methods to the class.
+//
+// Names resolve like the language: a parameter, variable, catch binding,
+// loop variable, nested function or class, or type parameter of any
+// enclosing function shadows the module's names (var and let alike are
+// taken as function-wide); imports (ES and require(), default and
+// namespace) and re-exports (export * from, export {a as b} from, import
+// then export {a}, exports.m = require()) are followed across files.
+// Receivers are typed from parameter and variable annotations (Foo<T> is
+// Foo, Foo | undefined | null is Foo, typeof C is the class; arrays,
+// unions of two types, any and function types are unknown), new C(),
+// x as C, declared or agreed-on return types, class fields, constructor
+// parameter properties and this.x = … assignments (constructors first),
+// destructuring of a typed value, and a callback's parameters from the
+// function type of the parameter it is passed to (operate((source,
+// subscriber) => …), new Observable((subscriber) => …)). this is the
+// class instance in methods and arrow functions (the class in static
+// members), X for X.prototype methods and a constructor function with
+// them, o for o's methods, app for app.m; super.m() starts at the bases.
+// A call on an interface-typed receiver targets the interface's method
+// node. Overload signatures that disagree on a return or callback
+// parameter type give none.
 //
 // # The walk
 //

@@ -38,6 +38,11 @@ type chain struct {
 // callStep is the step of a chain that calls the value.
 const callStep = "()"
 
+// newStep is the step of a chain that constructs an instance of the value
+// (JavaScript new C(), new F() of a constructor function F, whose
+// methods are declared F.m).
+const newStep = "new"
+
 // then returns a copy of c with one more step.
 func (c *chain) then(step string) *chain {
 	if c == nil {
@@ -57,7 +62,20 @@ const (
 	factVar    = "v:" // v:<name> → the value of a module-level variable
 	factImport = "i:" // i:<name> → what a name imported into the module stands for
 	factStar   = "s:" // s: → modules re-exported wholesale (the chains' Scopes)
+	// o:<name> → name is a module-level object literal whose members are
+	// declared as <name>.<member> (JavaScript const o = {m() {}}); it
+	// evaluates like a class, so o.m() finds them. The chain is unused.
+	factObject = "o:"
+	// p:<Func>@<i>.<j> → the value of parameter j of the function passed
+	// as argument i to Func (a callback's parameter, typed by the
+	// declaration of the function it is passed to); see paramStep.
+	factParam = "p:"
 )
+
+// paramStep prefixes a chain step "@<i>.<j>": the value of parameter j of
+// the function passed as argument i when the value (a function, or a
+// class for new C(…)) is called, as factParam records it.
+const paramStep = "@"
 
 // Separators of encoded chains: fields of a chain, chains of a list.
 const (
@@ -215,6 +233,9 @@ func (t *table) symbol(scope, name string, depth int) (value, bool) {
 		}
 		return value{}, false
 	}
+	if _, ok := facts[factObject+name]; ok {
+		return value{kind: valClass, scope: s, name: name}, true
+	}
 	if v, ok := facts[factImport+name]; ok {
 		if cs := decodeChains(v); len(cs) == 1 {
 			return t.eval(cs[0], depth+1)
@@ -269,6 +290,15 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 	if depth > maxInferDepth {
 		return value{}, false
 	}
+	if (step == callStep || step == newStep) && v.kind == valModule {
+		// A CommonJS module called or constructed: what it assigned to
+		// module.exports (its "default").
+		d, ok := t.symbol(v.scope, "default", depth+1)
+		if !ok || d.kind == valModule {
+			return value{}, false
+		}
+		v = d
+	}
 	if step == callStep {
 		switch v.kind {
 		case valClass:
@@ -286,6 +316,38 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 			return t.eval(cs[0], depth+1)
 		}
 		return value{}, false
+	}
+	if step == newStep {
+		switch v.kind {
+		case valClass:
+			v.kind = valInst
+			return v, true
+		case valFunc:
+			v.kind = valInst
+			return v, true
+		}
+		return value{}, false
+	}
+	if strings.HasPrefix(step, paramStep) {
+		fn := v
+		if v.kind == valClass { // new C(…): its constructor's parameters
+			var ok bool
+			if fn, ok = t.member(v, "constructor", false, depth+1); !ok {
+				return value{}, false
+			}
+		}
+		if fn.kind != valFunc {
+			return value{}, false
+		}
+		p, ok := t.facts(fn.scope)[factParam+fn.name+step]
+		if !ok {
+			return value{}, false
+		}
+		cs := decodeChains(p)
+		if len(cs) != 1 {
+			return value{}, false
+		}
+		return t.eval(cs[0], depth+1)
 	}
 	switch v.kind {
 	case valModule:

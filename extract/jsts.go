@@ -42,18 +42,40 @@ type jsFile struct {
 	scope    string
 	fileUID  string
 	bindings map[string]jsBinding
-	classes  map[string]bool
+	// top is the context of module-level code.
+	top jsCtx
+	// nodeAt indexes the declaration nodes emitted so far (uid → index in
+	// fr.Nodes); bodied marks those whose range is a body's, which an
+	// overload signature must not replace.
+	nodeAt map[string]int
+	bodied map[string]bool
+	// moduleAliases are the names standing for the module's exports
+	// object (exports, and app in var app = module.exports = {}).
+	moduleAliases map[string]bool
+	// exportedVars are the names x of module.exports = x (isModuleAlias).
+	exportedVars map[string]bool
+	// protoOf are the constructor functions given methods through
+	// X.prototype: this.m() in them and their methods is X.m.
+	protoOf map[string]bool
+	// deferred bodies are read once every declaration of the file is
+	// known.
+	deferred []func()
+	// conflict are the facts two signatures disagreed on (see fact).
+	conflict map[string]bool
 }
 
-// extractJSTS parses JavaScript and TypeScript with tree-sitter: functions
-// (declarations and const f = () => …), classes and their methods
-// (<Class>.<method>), imports and require() (edges to repository files or
-// npm:package: nodes), calls and new, and extends (inherits_from).
+// extractJSTS parses JavaScript and TypeScript with tree-sitter (see the
+// jsts entry of doc.go for the nodes and their uids): functions, classes,
+// interfaces and their methods, CommonJS exports and prototype methods,
+// object-literal methods, imports and require() (edges to repository files
+// or npm:package: nodes), calls and new with receivers inferred
+// (jsts_calls.go), extends (inherits_from) and implements.
 func extractJSTS(fr *fileResult, data []byte, e *env) {
 	src := sourceText(data)
-	fileUID := fileNode(fr, map[string]any{"language": jstsDialect(strings.ToLower(path.Base(fr.Path)))})
+	dialect := jstsDialect(strings.ToLower(path.Base(fr.Path)))
+	fileUID := fileNode(fr, map[string]any{"language": dialect})
 	lang, gr := langJavaScript, jsGrammarJS
-	switch jstsDialect(strings.ToLower(path.Base(fr.Path))) {
+	switch dialect {
 	case "ts":
 		lang, gr = langTypeScript, jsGrammarTS
 	case "tsx":
@@ -67,150 +89,488 @@ func extractJSTS(fr *fileResult, data []byte, e *env) {
 	defer tree.Close()
 	root := tree.RootNode()
 	tsSyntaxErrors(fr, root)
-	js := &jsFile{fr: fr, e: e, src: src, grammar: gr, scope: "js:" + fr.Path, fileUID: fileUID, bindings: map[string]jsBinding{}, classes: map[string]bool{}}
+	js := &jsFile{fr: fr, e: e, src: src, grammar: gr, scope: "js:" + fr.Path, fileUID: fileUID,
+		bindings: map[string]jsBinding{}, nodeAt: map[string]int{}, bodied: map[string]bool{},
+		moduleAliases: map[string]bool{"exports": true}, exportedVars: map[string]bool{}, protoOf: map[string]bool{}, conflict: map[string]bool{}}
+	js.top = jsCtx{from: fileUID}
 	fr.Decl = &decl{Scope: js.scope, Names: map[string]string{}}
-	var deferred []func()
-	for _, c := range tsChildren(root) {
-		c := c
-		js.statement(&c, false, &deferred)
+	top := tsChildren(root)
+	for _, c := range top {
+		js.exportedVar(&c)
 	}
-	for _, f := range deferred {
-		f()
+	for _, c := range top {
+		js.statement(&c, false)
 	}
+	for i := 0; i < len(js.deferred); i++ {
+		js.deferred[i]()
+	}
+}
+
+// later queues a body to read once the file's declarations are known.
+func (js *jsFile) later(f func()) { js.deferred = append(js.deferred, f) }
+
+// alias records that the exported name k stands for the name v.
+func (js *jsFile) alias(k, v string) {
+	if k == "" || v == "" || k == v {
+		return
+	}
+	if js.fr.Decl.Alias == nil {
+		js.fr.Decl.Alias = map[string]string{}
+	}
+	if _, ok := js.fr.Decl.Alias[k]; !ok {
+		js.fr.Decl.Alias[k] = v
+	}
+}
+
+// declNode emits the node of a declaration and its contains edge, once
+// per uid; a later declaration with a body gives an earlier bodiless one
+// (an overload signature) its range. It reports whether the node is new.
+func (js *jsFile) declNode(uid, kind, label, container string, n *sitter.Node, bodied bool, meta map[string]any) bool {
+	if i, ok := js.nodeAt[uid]; ok {
+		if bodied && !js.bodied[uid] {
+			js.fr.Nodes[i].Line, js.fr.Nodes[i].EndLine = tsLine(n), tsEndLine(n)
+			js.bodied[uid] = true
+		}
+		return false
+	}
+	js.nodeAt[uid] = len(js.fr.Nodes)
+	js.bodied[uid] = bodied
+	js.fr.node(graph.Node{UID: uid, Kind: kind, Label: label, Line: tsLine(n), EndLine: tsEndLine(n), Metadata: meta})
+	js.fr.edge(container, uid, graph.EdgeContains, tsLine(n))
+	return true
 }
 
 // statement handles one top-level statement.
-func (js *jsFile) statement(n *sitter.Node, exportDefault bool, deferred *[]func()) {
-	switch n.Kind() {
+func (js *jsFile) statement(n *sitter.Node, exportDefault bool) {
+	switch js.kind(n) {
 	case "export_statement":
-		def := false
-		for i := uint(0); i < n.ChildCount(); i++ {
-			if c := n.Child(i); c != nil && c.Kind() == "default" {
-				def = true
-			}
-		}
-		if d := n.ChildByFieldName("declaration"); d != nil {
-			js.statement(d, def, deferred)
-			return
-		}
-		if v := n.ChildByFieldName("value"); v != nil && def {
-			if v.Kind() == "identifier" {
-				js.fr.Decl.Alias = map[string]string{"default": tsText(v, js.src)}
-			}
-			*deferred = append(*deferred, func() { js.calls(v, js.fileUID, "") })
-			return
-		}
-		if s := n.ChildByFieldName("source"); s != nil {
-			js.importFrom(jsString(s, js.src), tsLine(n))
-		}
+		js.exportStmt(n)
 	case "function_declaration", "generator_function_declaration", "function_signature":
-		name := tsText(n.ChildByFieldName("name"), js.src)
-		js.function(name, n, n.ChildByFieldName("body"), exportDefault, deferred)
+		js.declFunction(tsText(js.field(n, "name"), js.src), n, n, exportDefault)
 	case "class_declaration", "abstract_class_declaration", "class":
-		js.class(n, exportDefault, deferred)
-	case "interface_declaration", "enum_declaration":
-		// TypeScript types without bodies to call: a class node each.
-		if name := tsText(n.ChildByFieldName("name"), js.src); name != "" {
-			uid := codeUID("class", js.fr.Path, name)
-			kind := strings.TrimSuffix(n.Kind(), "_declaration")
-			js.fr.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: name, Line: tsLine(n), EndLine: tsEndLine(n), Metadata: map[string]any{"type_kind": kind}})
-			js.fr.edge(js.fileUID, uid, graph.EdgeContains, tsLine(n))
+		js.class(n, "", exportDefault)
+	case "interface_declaration":
+		js.iface(n, js.field(n, "body"), "interface")
+	case "type_alias_declaration":
+		if v := js.field(n, "value"); v != nil && js.kind(v) == "object_type" {
+			js.iface(n, v, "type")
+		}
+	case "enum_declaration":
+		if name := tsText(js.field(n, "name"), js.src); name != "" {
+			js.declNode(codeUID("class", js.fr.Path, name), graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": "enum"})
 			js.fr.Decl.Names[name] = graph.KindClass
+		}
+	case "ambient_declaration":
+		for _, c := range tsChildren(n) {
+			js.statement(&c, false)
 		}
 	case "lexical_declaration", "variable_declaration":
 		for _, d := range tsChildren(n) {
-			if d.Kind() != "variable_declarator" {
-				continue
+			if js.kind(&d) == "variable_declarator" {
+				js.declarator(&d)
 			}
-			d := d
-			name := d.ChildByFieldName("name")
-			value := d.ChildByFieldName("value")
-			if value != nil && name != nil && name.Kind() == "identifier" {
-				switch value.Kind() {
-				case "arrow_function", "function_expression", "function", "generator_function":
-					js.function(tsText(name, js.src), &d, value.ChildByFieldName("body"), false, deferred)
-					continue
-				case "class":
-					js.class(value, false, deferred)
-					continue
-				}
-			}
-			if value != nil && js.require(name, value) {
-				continue
-			}
-			*deferred = append(*deferred, func() { js.calls(&d, js.fileUID, "") })
 		}
 	case "import_statement":
 		js.importStmt(n)
+	case "expression_statement":
+		if n.NamedChildCount() == 1 && n.NamedChild(0).Kind() == "assignment_expression" && js.assignment(n.NamedChild(0)) {
+			return
+		}
+		js.later(func() { js.calls(n, js.top) })
 	default:
-		*deferred = append(*deferred, func() { js.calls(n, js.fileUID, "") })
+		js.later(func() { js.calls(n, js.top) })
 	}
 }
 
-func (js *jsFile) function(name string, n, body *sitter.Node, exportDefault bool, deferred *[]func()) {
+// exportStmt handles export declarations, default exports and re-exports.
+func (js *jsFile) exportStmt(n *sitter.Node) {
+	def := false
+	for i := uint(0); i < n.ChildCount(); i++ {
+		if c := n.Child(i); c != nil && js.kind(c) == "default" {
+			def = true
+		}
+	}
+	if d := js.field(n, "declaration"); d != nil {
+		js.statement(d, def)
+		return
+	}
+	if v := js.field(n, "value"); v != nil && def {
+		js.defaultValue(v)
+		return
+	}
+	if s := js.field(n, "source"); s != nil {
+		target := js.importFrom(jsString(s, js.src), tsLine(n))
+		star := true
+		for _, c := range tsChildren(n) {
+			switch js.kind(&c) {
+			case "namespace_export": // export * as ns from
+				star = false
+				for _, id := range tsChildren(&c) {
+					js.reexport(tsText(&id, js.src), target, "")
+				}
+			case "export_clause":
+				star = false
+				for _, s := range tsChildren(&c) {
+					name := tsText(js.field(&s, "name"), js.src)
+					as := tsText(js.field(&s, "alias"), js.src)
+					if as == "" {
+						as = name
+					}
+					js.reexport(as, target, name)
+				}
+			}
+		}
+		if star && target.path != "" {
+			js.fr.Decl.addStar("js:" + target.path)
+		}
+		return
+	}
+	for _, c := range tsChildren(n) {
+		switch js.kind(&c) {
+		case "export_clause": // export {a, b as c}
+			for _, s := range tsChildren(&c) {
+				js.alias(tsText(js.field(&s, "alias"), js.src), tsText(js.field(&s, "name"), js.src))
+			}
+		case "identifier": // export = x
+			js.alias("default", tsText(&c, js.src))
+		}
+	}
+}
+
+// reexport makes name of this module stand for exported of target.
+func (js *jsFile) reexport(name string, target jsBinding, exported string) {
+	if name != "" && target.path != "" {
+		js.fr.Decl.setFact(factImport+name, &chain{Scope: "js:" + target.path, Name: exported})
+	}
+}
+
+// defaultValue handles export default <expression> and module.exports =
+// <expression>.
+func (js *jsFile) defaultValue(v *sitter.Node) {
+	switch js.kind(v) {
+	case "identifier":
+		js.alias("default", tsText(v, js.src))
+	case "function_expression", "function", "arrow_function", "generator_function":
+		name := tsText(js.field(v, "name"), js.src)
+		if name == "" {
+			name = "default"
+		}
+		js.declFunction(name, v, v, true)
+	case "class":
+		js.class(v, "", true)
+	case "object":
+		js.objectLiteral("", v, js.fileUID)
+	default:
+		js.later(func() { js.calls(v, js.top) })
+	}
+}
+
+// declFunction declares a function of the module (named name) whose
+// syntax is fn, declared by the statement n.
+func (js *jsFile) declFunction(name string, n, fn *sitter.Node, exportDefault bool) {
 	if name == "" {
-		*deferred = append(*deferred, func() { js.calls(body, js.fileUID, "") })
+		js.later(func() { js.calls(fn, js.top) })
 		return
 	}
 	uid := codeUID("function", js.fr.Path, name)
-	js.fr.node(graph.Node{UID: uid, Kind: graph.KindFunction, Label: name, Line: tsLine(n), EndLine: tsEndLine(n)})
-	js.fr.edge(js.fileUID, uid, graph.EdgeContains, tsLine(n))
+	js.declNode(uid, graph.KindFunction, name, js.fileUID, n, js.field(fn, "body") != nil, nil)
 	js.fr.Decl.Names[name] = graph.KindFunction
 	if exportDefault {
-		js.fr.Decl.Alias = map[string]string{"default": name}
+		js.alias("default", name)
 	}
-	*deferred = append(*deferred, func() { js.calls(body, uid, "") })
+	js.later(func() {
+		ctx := jsCtx{from: uid}
+		if js.protoOf[name] {
+			ctx.thisPrefix = name
+		}
+		js.function(jsFunc{node: fn, ctx: ctx, retKey: name})
+	})
 }
 
-func (js *jsFile) class(n *sitter.Node, exportDefault bool, deferred *[]func()) {
-	name := tsText(n.ChildByFieldName("name"), js.src)
+// declarator handles one module-level variable.
+func (js *jsFile) declarator(d *sitter.Node) {
+	name := js.field(d, "name")
+	value := js.field(d, "value")
+	if name == nil {
+		return
+	}
+	if js.kind(name) != "identifier" {
+		if value != nil && !js.require(name, value) {
+			js.later(func() { js.calls(value, js.top) })
+		}
+		return
+	}
+	vname := tsText(name, js.src)
+	if value != nil {
+		switch js.kind(value) {
+		case "arrow_function", "function_expression", "function", "generator_function":
+			js.declFunction(vname, d, value, false)
+			return
+		case "class":
+			js.class(value, vname, false)
+			return
+		case "object":
+			if t := js.field(d, "type"); t != nil {
+				js.fr.Decl.setFact(factVar+vname, js.typeChain(t, &js.top))
+			}
+			js.fr.Decl.setFact(factObject+vname, &chain{Scope: js.scope, Name: vname})
+			js.objectLiteral(vname, value, js.fileUID)
+			return
+		case "assignment_expression":
+			// var app = exports = module.exports = {}: app stands for
+			// the module's exports.
+			if js.assignment(value) && js.exportsTarget(value) {
+				js.moduleAliases[vname] = true
+				return
+			}
+		}
+		if js.require(name, value) {
+			return
+		}
+	}
+	var c *chain
+	if t := js.field(d, "type"); t != nil {
+		c = js.typeChain(t, &js.top)
+	} else if value != nil {
+		c = js.valueChain(value, &js.top)
+	}
+	js.fr.Decl.setFact(factVar+vname, c)
+	if value != nil {
+		js.later(func() { js.calls(value, js.top) })
+	}
+}
+
+// class declares a class (name overrides a missing name: const X = class
+// {}), its bases and implemented interfaces, its members, and the facts of
+// its fields.
+func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
+	if nn := tsText(js.field(n, "name"), js.src); nn != "" && name == "" {
+		name = nn
+	}
+	if name == "" && exportDefault {
+		name = "default"
+	}
 	if name == "" {
-		*deferred = append(*deferred, func() { js.calls(n, js.fileUID, "") })
+		js.later(func() { js.calls(n, js.top) })
 		return
 	}
 	uid := codeUID("class", js.fr.Path, name)
-	js.fr.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: name, Line: tsLine(n), EndLine: tsEndLine(n)})
-	js.fr.edge(js.fileUID, uid, graph.EdgeContains, tsLine(n))
+	js.declNode(uid, graph.KindClass, name, js.fileUID, n, true, nil)
 	js.fr.Decl.Names[name] = graph.KindClass
-	js.classes[name] = true
 	if exportDefault {
-		js.fr.Decl.Alias = map[string]string{"default": name}
+		js.alias("default", name)
 	}
+	sc := &jsScope{}
+	js.typeParams(n, sc)
+	inst := &chain{Scope: js.scope, Name: name, Inst: true}
+	static := &chain{Scope: js.scope, Name: name}
+	ctx := jsCtx{from: uid, scope: sc, this: inst, class: name}
+	var bases []*chain
 	for _, c := range tsChildren(n) {
-		if c.Kind() != "class_heritage" {
+		if js.kind(&c) != "class_heritage" {
 			continue
 		}
 		for _, h := range tsChildren(&c) {
-			h := h
-			target := &h
-			if h.Kind() == "extends_clause" {
-				target = h.ChildByFieldName("value")
-			} else if h.Kind() == "implements_clause" {
-				continue
-			}
-			if target != nil {
-				*deferred = append(*deferred, func() { js.reference(target, uid, refInherits, name) })
+			switch js.kind(&h) {
+			case "extends_clause":
+				if b := js.heritage(js.field(&h, "value"), uid, refInherits, sc); b != nil {
+					bases = append(bases, b)
+				}
+			case "implements_clause":
+				for _, t := range tsChildren(&h) {
+					js.heritage(&t, uid, graph.EdgeImplements, sc)
+				}
+			default: // JavaScript: class_heritage holds the expression
+				if b := js.heritage(&h, uid, refInherits, sc); b != nil {
+					bases = append(bases, b)
+				}
 			}
 		}
 	}
-	body := n.ChildByFieldName("body")
-	for _, m := range tsChildren(body) {
+	js.fr.Decl.setFact(factBase+name, bases...)
+	var ctor []func()
+	saved := js.deferred
+	js.deferred = nil
+	for _, m := range tsChildren(js.field(n, "body")) {
 		m := m
-		if m.Kind() != "method_definition" {
-			*deferred = append(*deferred, func() { js.calls(&m, uid, name) })
+		isStatic := js.hasToken(&m, "static")
+		mctx := ctx
+		if isStatic {
+			mctx.this = static
+		}
+		switch js.kind(&m) {
+		case "method_definition", "method_signature", "abstract_method_signature":
+			mname := js.memberName(js.field(&m, "name"))
+			if mname == "" {
+				js.later(func() { js.calls(&m, mctx) })
+				continue
+			}
+			muid := js.member(uid, name, mname, &m, js.kind(&m) == "method_definition")
+			read := func() { mctx.from = muid; js.function(jsFunc{node: &m, ctx: mctx, retKey: name + "." + mname}) }
+			if mname == "constructor" {
+				ctor = append(ctor, read)
+			} else {
+				js.later(read)
+			}
+		case "public_field_definition", "field_definition":
+			js.classField(&m, uid, name, mctx, isStatic)
+		case "class_static_block":
+			sctx := ctx
+			sctx.this = static
+			js.later(func() { js.calls(&m, sctx) })
+		default:
+			js.later(func() { js.calls(&m, mctx) })
+		}
+	}
+	// Constructors first: their this.x = … are the attributes' values.
+	members := js.deferred
+	js.deferred = append(append(saved, ctor...), members...)
+}
+
+// member declares the method label.mname (kind method) contained by
+// container and returns its uid.
+func (js *jsFile) member(container, owner, mname string, n *sitter.Node, bodied bool) string {
+	full := owner + "." + mname
+	muid := codeUID("function", js.fr.Path, full)
+	js.declNode(muid, graph.KindMethod, full, container, n, bodied, nil)
+	js.fr.Decl.Names[full] = graph.KindMethod
+	return muid
+}
+
+// classField declares a class field: a method when it holds a function (m =
+// () => {}, or m: () => void), else the value of the attribute.
+func (js *jsFile) classField(m *sitter.Node, uid, class string, ctx jsCtx, isStatic bool) {
+	nameNode := js.field(m, "name")
+	if nameNode == nil {
+		nameNode = js.field(m, "property")
+	}
+	fname := js.memberName(nameNode)
+	value := js.field(m, "value")
+	typ := js.field(m, "type")
+	if fname == "" {
+		js.later(func() { js.calls(m, ctx) })
+		return
+	}
+	if value != nil {
+		switch js.kind(value) {
+		case "arrow_function", "function_expression", "function", "generator_function":
+			muid := js.member(uid, class, fname, m, true)
+			js.later(func() { ctx.from = muid; js.function(jsFunc{node: value, ctx: ctx, retKey: class + "." + fname}) })
+			return
+		}
+	}
+	if ft := js.functionType(typ); ft != nil {
+		js.member(uid, class, fname, m, false)
+		js.fact(factReturn+class+"."+fname, js.typeChain(js.field(ft, "return_type"), &ctx))
+		return
+	}
+	if !isStatic {
+		if typ != nil {
+			js.fr.Decl.setFact(factAttr+class+"."+fname, js.typeChain(typ, &ctx))
+		} else if value != nil {
+			js.fr.Decl.setFact(factAttr+class+"."+fname, js.valueChain(value, &ctx))
+		}
+	}
+	if value != nil {
+		js.later(func() { js.calls(value, ctx) })
+	}
+}
+
+// functionType returns the function type a type annotation names, nil
+// when it names something else.
+func (js *jsFile) functionType(t *sitter.Node) *sitter.Node {
+	for t != nil {
+		switch js.kind(t) {
+		case "type_annotation", "parenthesized_type":
+			t = t.NamedChild(t.NamedChildCount() - 1)
+			continue
+		case "function_type":
+			return t
+		}
+		return nil
+	}
+	return nil
+}
+
+// iface declares an interface (or an object type alias) with its method
+// signatures and function-typed properties as methods <I>.<m>, its
+// extended interfaces as bases and its other properties as attributes.
+func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
+	name := tsText(js.field(n, "name"), js.src)
+	if name == "" {
+		return
+	}
+	uid := codeUID("class", js.fr.Path, name)
+	js.declNode(uid, graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": typeKind})
+	js.fr.Decl.Names[name] = graph.KindClass
+	sc := &jsScope{}
+	js.typeParams(n, sc)
+	ctx := jsCtx{from: uid, scope: sc, class: name}
+	var bases []*chain
+	for _, c := range tsChildren(n) {
+		if js.kind(&c) != "extends_type_clause" {
 			continue
 		}
-		mname := tsText(m.ChildByFieldName("name"), js.src)
+		for _, t := range tsChildren(&c) {
+			if b := js.heritage(&t, uid, refInherits, sc); b != nil {
+				bases = append(bases, b)
+			}
+		}
+	}
+	js.fr.Decl.setFact(factBase+name, bases...)
+	for _, m := range tsChildren(body) {
+		m := m
+		mname := js.memberName(js.field(&m, "name"))
 		if mname == "" {
 			continue
 		}
-		muid := codeUID("function", js.fr.Path, name+"."+mname)
-		js.fr.node(graph.Node{UID: muid, Kind: graph.KindMethod, Label: name + "." + mname, Line: tsLine(&m), EndLine: tsEndLine(&m)})
-		js.fr.edge(uid, muid, graph.EdgeContains, tsLine(&m))
-		js.fr.Decl.Names[name+"."+mname] = graph.KindMethod
-		mbody := m.ChildByFieldName("body")
-		*deferred = append(*deferred, func() { js.calls(mbody, muid, name) })
+		switch js.kind(&m) {
+		case "method_signature":
+			js.member(uid, name, mname, &m, false)
+			js.function(jsFunc{node: &m, ctx: ctx, retKey: name + "." + mname})
+		case "property_signature":
+			typ := js.field(&m, "type")
+			if ft := js.functionType(typ); ft != nil {
+				js.member(uid, name, mname, &m, false)
+				js.fact(factReturn+name+"."+mname, js.typeChain(js.field(ft, "return_type"), &ctx))
+				continue
+			}
+			js.fr.Decl.setFact(factAttr+name+"."+mname, js.typeChain(typ, &ctx))
+		}
 	}
+}
+
+// memberName is the name of a class or object member: an identifier,
+// a private #name, or a string literal; "" for a computed name.
+func (js *jsFile) memberName(n *sitter.Node) string {
+	if n == nil {
+		return ""
+	}
+	switch js.kind(n) {
+	case "property_identifier", "private_property_identifier", "identifier":
+		return tsText(n, js.src)
+	case "string":
+		return jsString(n, js.src)
+	}
+	return ""
+}
+
+// hasToken reports whether n has an anonymous child token tok (static,
+// async, get).
+func (js *jsFile) hasToken(n *sitter.Node, tok string) bool {
+	for i := uint(0); i < n.ChildCount(); i++ {
+		c := n.Child(i)
+		if c == nil {
+			continue
+		}
+		if js.kind(c) == tok {
+			return true
+		}
+		if c.IsNamed() && js.kind(c) != "decorator" && js.kind(c) != "accessibility_modifier" {
+			return false // modifiers come before the name
+		}
+	}
+	return false
 }
 
 // jsString returns the value of a string literal node.
@@ -223,224 +583,4 @@ func jsString(n *sitter.Node, src []byte) string {
 		return t[1 : len(t)-1]
 	}
 	return t
-}
-
-// resolveSpec resolves an import specifier: a repository file for a
-// relative one, an npm package name otherwise.
-func (js *jsFile) resolveSpec(spec string) (file, pkg string) {
-	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
-		base := path.Join(path.Dir(js.fr.Path), spec)
-		if base == ".." || strings.HasPrefix(base, "../") {
-			return "", ""
-		}
-		for _, ext := range jsResolveExts {
-			if js.e.files[base+ext] {
-				return base + ext, ""
-			}
-		}
-		// ./x.js written for x.ts (TypeScript's ESM convention).
-		if stem, ok := strings.CutSuffix(base, ".js"); ok {
-			for _, ext := range []string{".ts", ".tsx"} {
-				if js.e.files[stem+ext] {
-					return stem + ext, ""
-				}
-			}
-		}
-		return "", ""
-	}
-	if strings.HasPrefix(spec, "/") || spec == "" {
-		return "", ""
-	}
-	parts := strings.Split(spec, "/")
-	if strings.HasPrefix(spec, "@") && len(parts) >= 2 {
-		return "", parts[0] + "/" + parts[1]
-	}
-	return "", parts[0]
-}
-
-// importFrom adds the imports edge of a specifier and returns its binding
-// target.
-func (js *jsFile) importFrom(spec string, line int) jsBinding {
-	file, pkg := js.resolveSpec(spec)
-	switch {
-	case file != "":
-		js.fr.edge(js.fileUID, fileUID(file), graph.EdgeImports, line)
-	case pkg != "":
-		uid := clampUID("npm:package:" + uidPart(pkg))
-		js.fr.node(graph.Node{UID: uid, Kind: graph.KindDependency, Label: cleanString(pkg), Metadata: map[string]any{"ecosystem": "npm"}})
-		js.fr.edge(js.fileUID, uid, graph.EdgeImports, line)
-	case strings.HasPrefix(spec, "."):
-		js.fr.Refs = append(js.fr.Refs, ref{Type: refWatch, Scope: "missing:js:" + path.Join(path.Dir(js.fr.Path), spec)})
-	}
-	return jsBinding{path: file, pkg: pkg}
-}
-
-func (js *jsFile) importStmt(n *sitter.Node) {
-	src := n.ChildByFieldName("source")
-	if src == nil {
-		return
-	}
-	target := js.importFrom(jsString(src, js.src), tsLine(n))
-	for _, c := range tsChildren(n) {
-		if c.Kind() != "import_clause" {
-			continue
-		}
-		for _, k := range tsChildren(&c) {
-			switch k.Kind() {
-			case "identifier": // default import
-				b := target
-				b.name = "default"
-				js.bindings[tsText(&k, js.src)] = b
-			case "namespace_import":
-				for _, id := range tsChildren(&k) {
-					if id.Kind() == "identifier" {
-						js.bindings[tsText(&id, js.src)] = target
-					}
-				}
-			case "named_imports":
-				for _, s := range tsChildren(&k) {
-					if s.Kind() != "import_specifier" {
-						continue
-					}
-					name := tsText(s.ChildByFieldName("name"), js.src)
-					alias := tsText(s.ChildByFieldName("alias"), js.src)
-					if alias == "" {
-						alias = name
-					}
-					b := target
-					b.name = name
-					js.bindings[alias] = b
-				}
-			}
-		}
-	}
-}
-
-// require handles const x = require("m") and const {a, b} = require("m");
-// it reports whether value was a require call.
-func (js *jsFile) require(name, value *sitter.Node) bool {
-	if value.Kind() != "call_expression" {
-		return false
-	}
-	f := value.ChildByFieldName("function")
-	args := value.ChildByFieldName("arguments")
-	if f == nil || args == nil || tsText(f, js.src) != "require" {
-		return false
-	}
-	kids := tsChildren(args)
-	if len(kids) != 1 || kids[0].Kind() != "string" {
-		return false
-	}
-	target := js.importFrom(jsString(&kids[0], js.src), tsLine(value))
-	switch name.Kind() {
-	case "identifier":
-		js.bindings[tsText(name, js.src)] = target
-	case "object_pattern":
-		for _, p := range tsChildren(name) {
-			switch p.Kind() {
-			case "shorthand_property_identifier_pattern":
-				b := target
-				b.name = tsText(&p, js.src)
-				js.bindings[b.name] = b
-			case "pair_pattern":
-				b := target
-				b.name = tsText(p.ChildByFieldName("key"), js.src)
-				js.bindings[tsText(p.ChildByFieldName("value"), js.src)] = b
-			}
-		}
-	}
-	return true
-}
-
-// calls records the calls and news under n.
-func (js *jsFile) calls(n *sitter.Node, from, class string) {
-	if n == nil {
-		return
-	}
-	gr := js.grammar
-	tsWalk(n, func(x *sitter.Node) {
-		switch x.KindId() {
-		case gr.call:
-			if f := x.ChildByFieldId(gr.function); f != nil && tsText(f, js.src) != "require" {
-				js.reference(f, from, refCall, class)
-			}
-		case gr.new:
-			if f := x.ChildByFieldId(gr.constructor); f != nil {
-				js.reference(f, from, refCall, class)
-			}
-		}
-	})
-}
-
-// jsGrammar holds the symbol and field ids used on hot paths.
-type jsGrammar struct {
-	call, new             uint16
-	function, constructor uint16
-}
-
-func newJSGrammar(l *sitter.Language) jsGrammar {
-	return jsGrammar{
-		call: l.IdForNodeKind("call_expression", true), new: l.IdForNodeKind("new_expression", true),
-		function: l.FieldIdForName("function"), constructor: l.FieldIdForName("constructor"),
-	}
-}
-
-var (
-	jsGrammarJS  = newJSGrammar(langJavaScript)
-	jsGrammarTS  = newJSGrammar(langTypeScript)
-	jsGrammarTSX = newJSGrammar(langTSX)
-)
-
-// reference adds a reference to the callee or base class expression n.
-func (js *jsFile) reference(n *sitter.Node, from, typ, class string) {
-	line := tsLine(n)
-	add := func(scope, name, stub string) {
-		js.fr.Refs = append(js.fr.Refs, ref{Type: typ, From: from, Line: line, Scope: scope, Name: name, Stub: stub})
-	}
-	bound := func(b jsBinding, name, stubName string) {
-		switch {
-		case b.path != "" && name != "":
-			add("js:"+b.path, name, stubName)
-		case b.pkg != "":
-			if name == "" || name == "default" {
-				add("", "", b.pkg)
-			} else {
-				add("", "", b.pkg+"."+name)
-			}
-		}
-	}
-	switch n.Kind() {
-	case "identifier":
-		name := tsText(n, js.src)
-		if b, ok := js.bindings[name]; ok {
-			bound(b, b.name, name)
-			return
-		}
-		add(js.scope, name, name)
-	case "member_expression":
-		obj := n.ChildByFieldName("object")
-		prop := tsText(n.ChildByFieldName("property"), js.src)
-		if obj == nil || prop == "" {
-			return
-		}
-		otext := tsText(obj, js.src)
-		switch {
-		case obj.Kind() == "this" && class != "":
-			add(js.scope, class+"."+prop, "*."+prop)
-		case obj.Kind() == "identifier" && js.classes[otext]:
-			add(js.scope, otext+"."+prop, "*."+prop)
-		case obj.Kind() == "identifier":
-			if b, ok := js.bindings[otext]; ok {
-				if b.name == "" {
-					bound(b, prop, otext+"."+prop)
-				} else {
-					bound(b, b.name+"."+prop, otext+"."+prop)
-				}
-				return
-			}
-			add("", "", "*."+prop)
-		default:
-			add("", "", "*."+prop)
-		}
-	}
 }

@@ -1,0 +1,615 @@
+package extract
+
+import (
+	"strconv"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// Reading JavaScript and TypeScript code for calls. Each function is read
+// twice, both times without entering the functions nested in it: once to
+// declare its locals (parameters, variables, nested declarations, with
+// the chains of their values) and collect its return values, once for its
+// calls; a nested function is then read the same way with the enclosing
+// scope as parent. Every node is thus visited twice whatever the nesting.
+
+// jsGrammar holds the symbol and field ids used on hot paths.
+type jsGrammar struct {
+	call, new, arrow, function, funcDecl, generator, generatorDecl, method, class, classDecl, abstractClassDecl uint16
+	declarator, catch, forIn, ret, assign                                                                       uint16
+	fieldFunction, fieldConstructor                                                                             uint16
+	// kinds names each symbol id and fields maps field names to ids:
+	// Node.Kind and Node.ChildByFieldName allocate (a Go string, a C
+	// string) on every call, which shows on a large tree.
+	kinds  []string
+	fields map[string]uint16
+}
+
+func newJSGrammar(l *sitter.Language) jsGrammar {
+	id := func(kind string) uint16 { return l.IdForNodeKind(kind, true) }
+	g := jsGrammar{
+		call: id("call_expression"), new: id("new_expression"),
+		arrow: id("arrow_function"), function: id("function_expression"), funcDecl: id("function_declaration"),
+		generator: id("generator_function"), generatorDecl: id("generator_function_declaration"),
+		method: id("method_definition"), class: id("class"), classDecl: id("class_declaration"), abstractClassDecl: id("abstract_class_declaration"),
+		declarator: id("variable_declarator"), catch: id("catch_clause"), forIn: id("for_in_statement"),
+		ret: id("return_statement"), assign: id("assignment_expression"),
+		fieldFunction: l.FieldIdForName("function"), fieldConstructor: l.FieldIdForName("constructor"),
+		fields: map[string]uint16{},
+	}
+	g.kinds = make([]string, l.NodeKindCount())
+	for i := range g.kinds {
+		g.kinds[i] = l.NodeKindForId(uint16(i))
+	}
+	for i := uint32(1); i <= l.FieldCount(); i++ {
+		g.fields[l.FieldNameForId(uint16(i))] = uint16(i)
+	}
+	return g
+}
+
+// kind is js.kind(n) without the allocation.
+func (js *jsFile) kind(n *sitter.Node) string {
+	if id := int(n.KindId()); id < len(js.grammar.kinds) {
+		return js.grammar.kinds[id]
+	}
+	return n.Kind()
+}
+
+// field is n.ChildByFieldName(name) without the allocation; nil for a nil
+// n.
+func (js *jsFile) field(n *sitter.Node, name string) *sitter.Node {
+	if n == nil {
+		return nil
+	}
+	if id, ok := js.grammar.fields[name]; ok {
+		return n.ChildByFieldId(id)
+	}
+	return nil
+}
+
+var (
+	jsGrammarJS  = newJSGrammar(langJavaScript)
+	jsGrammarTS  = newJSGrammar(langTypeScript)
+	jsGrammarTSX = newJSGrammar(langTSX)
+)
+
+// isFunction reports whether a kind id is a function-like node with its
+// own scope.
+func (g *jsGrammar) isFunction(id uint16) bool {
+	switch id {
+	case g.arrow, g.function, g.funcDecl, g.generator, g.generatorDecl, g.method:
+		return true
+	}
+	return false
+}
+
+// tsWalkPrune visits n and its descendants in document order with one
+// cursor; visit returns false to skip a node's descendants.
+func tsWalkPrune(n *sitter.Node, visit func(*sitter.Node) bool) {
+	if n == nil {
+		return
+	}
+	cur := n.Walk()
+	defer cur.Close()
+	depth := 0
+	for {
+		if visit(cur.Node()) && cur.GotoFirstChild() {
+			depth++
+			continue
+		}
+		for {
+			if depth == 0 {
+				return
+			}
+			if cur.GotoNextSibling() {
+				break
+			}
+			cur.GotoParent()
+			depth--
+		}
+	}
+}
+
+// jsFunc describes a function about to be read: its node, the node its
+// calls are attributed to, and the key of its return fact ("" for none).
+type jsFunc struct {
+	node   *sitter.Node
+	ctx    jsCtx
+	retKey string
+	// arg, for a function passed as an argument, types its untyped
+	// parameters from the declaration of the function it is passed to.
+	arg *jsArg
+}
+
+// jsArg is a function passed as argument index of a call of callee.
+type jsArg struct {
+	callee *chain
+	index  int
+}
+
+// function reads a function-like node (declaration, expression, arrow,
+// method): its parameters and locals in a new scope, its declared or
+// inferred return value, its calls.
+func (js *jsFile) function(f jsFunc) {
+	n := f.node
+	sc := &jsScope{parent: f.ctx.scope}
+	ctx := f.ctx
+	ctx.scope = sc
+	js.typeParams(n, sc)
+	if p := js.field(n, "parameter"); p != nil { // x => …
+		var given *chain
+		if f.arg != nil {
+			given = f.arg.callee.then(paramStep + strconv.Itoa(f.arg.index) + ".0")
+		}
+		sc.declare(tsText(p, js.src), given)
+	}
+	ctor := js.kind(n) == "method_definition" && tsText(js.field(n, "name"), js.src) == "constructor"
+	i := 0
+	for _, p := range tsChildren(js.field(n, "parameters")) {
+		if js.thisParam(&p) {
+			continue
+		}
+		var given *chain
+		if f.arg != nil {
+			given = f.arg.callee.then(paramStep + strconv.Itoa(f.arg.index) + "." + strconv.Itoa(i))
+		}
+		c := js.param(&p, &ctx, ctor, given)
+		if f.retKey != "" && c == nil {
+			js.callbackFacts(f.retKey, i, &p, &ctx)
+		}
+		i++
+	}
+	body := js.field(n, "body")
+	if body == nil {
+		if f.retKey != "" {
+			js.fact(factReturn+f.retKey, js.typeChain(js.field(n, "return_type"), &ctx))
+		}
+		return
+	}
+	var b jsBody
+	if js.kind(body) == "statement_block" {
+		b = js.read(body, &ctx, true)
+	} else {
+		b = js.read(body, &ctx, false)
+		b.returns = []*sitter.Node{body} // an arrow's expression body
+	}
+	if f.retKey != "" {
+		if rt := js.field(n, "return_type"); rt != nil {
+			js.fact(factReturn+f.retKey, js.typeChain(rt, &ctx))
+		} else if c := js.sameReturn(b.returns, &ctx); c != nil {
+			js.fact(factReturn+f.retKey, c)
+		}
+	}
+	js.finish(&b, ctx)
+}
+
+// fact records a fact that every declaration of a name must agree on
+// (the signatures of an overloaded function): a second, different value
+// removes it for good. A nil value (unknown) is no vote.
+func (js *jsFile) fact(key string, c *chain) {
+	if c == nil || js.conflict[key] {
+		return
+	}
+	if old, ok := js.fr.Decl.Facts[key]; ok {
+		if old != encodeChains(c) {
+			delete(js.fr.Decl.Facts, key)
+			js.conflict[key] = true
+		}
+		return
+	}
+	js.fr.Decl.setFact(key, c)
+}
+
+// thisParam reports whether a parameter is TypeScript's this
+// parameter, which takes no argument.
+func (js *jsFile) thisParam(p *sitter.Node) bool {
+	pat := js.field(p, "pattern")
+	return pat != nil && js.kind(pat) == "this"
+}
+
+// callbackFacts records, for a parameter i of the function key whose type
+// is a function type, the types of that function's parameters
+// (factParam): a function passed there gets them.
+func (js *jsFile) callbackFacts(key string, i int, p *sitter.Node, ctx *jsCtx) {
+	ft := js.functionType(js.field(p, "type"))
+	if ft == nil {
+		return
+	}
+	j := 0
+	for _, q := range tsChildren(js.field(ft, "parameters")) {
+		if js.thisParam(&q) {
+			continue
+		}
+		if t := js.field(&q, "type"); t != nil {
+			js.fact(factParam+key+paramStep+strconv.Itoa(i)+"."+strconv.Itoa(j), js.typeChain(t, ctx))
+		}
+		j++
+	}
+}
+
+// sameReturn is the value every return statement of a function returns,
+// when they agree and it is known.
+func (js *jsFile) sameReturn(returns []*sitter.Node, ctx *jsCtx) *chain {
+	var out *chain
+	for _, r := range returns {
+		c := js.valueChain(r, ctx)
+		if c == nil || (out != nil && encodeChains(out) != encodeChains(c)) {
+			return nil
+		}
+		out = c
+	}
+	return out
+}
+
+// typeParams declares a declaration's type parameters, which shadow the
+// types they spell.
+func (js *jsFile) typeParams(n *sitter.Node, sc *jsScope) {
+	for _, tp := range tsChildren(js.field(n, "type_parameters")) {
+		sc.declare(tsText(js.field(&tp, "name"), js.src), nil)
+	}
+}
+
+// param declares a formal parameter (given is its value when it has no
+// annotation or default) and returns the chain of its declared type; in a
+// constructor, a TypeScript parameter property (private x: C) is also an
+// attribute of the class.
+func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) *chain {
+	var c, typed *chain
+	pat := p
+	switch js.kind(p) {
+	case "required_parameter", "optional_parameter":
+		pat = js.field(p, "pattern")
+		if t := js.field(p, "type"); t != nil {
+			c = js.typeChain(t, ctx)
+			typed = c
+		} else if v := js.field(p, "value"); v != nil {
+			c = js.valueChain(v, ctx)
+		} else {
+			c = given
+		}
+		if ctor && ctx.class != "" && pat != nil && js.kind(pat) == "identifier" && c != nil {
+			for i := uint(0); i < p.ChildCount(); i++ {
+				if k := p.Child(i).Kind(); k == "accessibility_modifier" || k == "readonly" || k == "override_modifier" {
+					js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src), c)
+					break
+				}
+			}
+		}
+	case "assignment_pattern":
+		pat = js.field(p, "left")
+		c = js.valueChain(js.field(p, "right"), ctx)
+	case "identifier":
+		c = given
+	}
+	js.declarePattern(pat, c, ctx.scope)
+	return typed
+}
+
+// declarePattern declares the names of a binding pattern whose value is
+// c: an identifier gets c, a property of an object pattern (const {a, b:
+// x} = c) the attribute of c, anything deeper nothing known.
+func (js *jsFile) declarePattern(pat *sitter.Node, c *chain, sc *jsScope) {
+	if pat == nil {
+		return
+	}
+	switch js.kind(pat) {
+	case "identifier":
+		sc.declare(tsText(pat, js.src), c)
+	case "object_pattern":
+		for _, p := range tsChildren(pat) {
+			switch js.kind(&p) {
+			case "shorthand_property_identifier_pattern":
+				name := tsText(&p, js.src)
+				sc.declare(name, c.then(name))
+			case "pair_pattern":
+				key := js.field(&p, "key")
+				if v := js.field(&p, "value"); key != nil && js.kind(key) == "property_identifier" && v != nil && js.kind(v) == "identifier" {
+					sc.declare(tsText(v, js.src), c.then(tsText(key, js.src)))
+					continue
+				}
+				js.patternNames(&p, func(name string) { sc.declare(name, nil) })
+			default:
+				js.patternNames(&p, func(name string) { sc.declare(name, nil) })
+			}
+		}
+	default:
+		js.patternNames(pat, func(name string) { sc.declare(name, nil) })
+	}
+}
+
+// patternNames calls fn with every name a binding pattern declares.
+func (js *jsFile) patternNames(n *sitter.Node, fn func(string)) {
+	if n == nil {
+		return
+	}
+	switch js.kind(n) {
+	case "identifier", "shorthand_property_identifier_pattern":
+		fn(tsText(n, js.src))
+	case "object_pattern", "array_pattern", "rest_pattern":
+		for _, c := range tsChildren(n) {
+			js.patternNames(&c, fn)
+		}
+	case "pair_pattern":
+		js.patternNames(js.field(n, "value"), fn)
+	case "assignment_pattern", "object_assignment_pattern":
+		js.patternNames(js.field(n, "left"), fn)
+	case "required_parameter", "optional_parameter":
+		js.patternNames(js.field(n, "pattern"), fn)
+	}
+}
+
+// jsBody is what one walk over a function body (or module-level code)
+// found, not entering nested functions.
+type jsBody struct {
+	calls   []*sitter.Node // call_expression and new_expression
+	assigns []*sitter.Node // assignment_expression, for this.x = …
+	nested  []*sitter.Node // functions, arrows and methods
+	returns []*sitter.Node // return values (nil for a bare return)
+}
+
+// read walks n once, not entering nested functions: with declare, it
+// declares the locals of a function body in ctx.scope (variables with the
+// chains of their values, nested function and class names, catch and
+// loop bindings) and collects its return values; it collects the calls,
+// assignments and nested functions for finish.
+func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
+	var b jsBody
+	if n == nil {
+		return b
+	}
+	g := &js.grammar
+	sc := ctx.scope
+	thisAttrs := ctx.class != "" && ctx.this != nil && ctx.this.Inst
+	tsWalkPrune(n, func(x *sitter.Node) bool {
+		switch x.KindId() {
+		case g.call, g.new:
+			b.calls = append(b.calls, x)
+		case g.assign:
+			if thisAttrs {
+				b.assigns = append(b.assigns, x)
+			}
+		case g.funcDecl, g.generatorDecl:
+			if declare {
+				sc.declare(tsText(js.field(x, "name"), js.src), nil)
+			}
+			b.nested = append(b.nested, x)
+			return false
+		case g.arrow, g.function, g.generator, g.method:
+			b.nested = append(b.nested, x)
+			return false
+		case g.classDecl, g.abstractClassDecl:
+			if declare {
+				sc.declare(tsText(js.field(x, "name"), js.src), nil)
+			}
+		case g.declarator:
+			if declare {
+				var c *chain
+				if t := js.field(x, "type"); t != nil {
+					c = js.typeChain(t, ctx)
+				} else if v := js.field(x, "value"); v != nil {
+					c = js.valueChain(v, ctx)
+				}
+				js.declarePattern(js.field(x, "name"), c, sc)
+			}
+		case g.catch:
+			if declare {
+				js.patternNames(js.field(x, "parameter"), func(s string) { sc.declare(s, nil) })
+			}
+		case g.forIn:
+			if l := js.field(x, "left"); declare && l != nil && js.kind(l) != "member_expression" {
+				js.patternNames(l, func(s string) { sc.declare(s, nil) })
+			}
+		case g.ret:
+			if declare {
+				var v *sitter.Node
+				if x.NamedChildCount() > 0 {
+					v = x.NamedChild(0)
+				}
+				b.returns = append(b.returns, v)
+			}
+		}
+		return true
+	})
+	return b
+}
+
+// calls records the calls and news under n, reading nested functions in
+// their own scopes.
+func (js *jsFile) calls(n *sitter.Node, ctx jsCtx) {
+	b := js.read(n, &ctx, false)
+	js.finish(&b, ctx)
+}
+
+// finish adds the references of the calls a walk found, records this.x
+// = … attributes, then reads the nested functions (a function passed as
+// an argument typed by what it is passed to).
+func (js *jsFile) finish(b *jsBody, ctx jsCtx) {
+	g := &js.grammar
+	for _, x := range b.calls {
+		field := g.fieldFunction
+		if x.KindId() == g.new {
+			field = g.fieldConstructor
+		}
+		if f := x.ChildByFieldId(field); f != nil {
+			js.callee(f, &ctx, refCall)
+		}
+	}
+	for _, a := range b.assigns {
+		js.thisAttr(a, &ctx)
+	}
+	for _, x := range b.nested {
+		fctx := ctx
+		if x.KindId() != g.arrow {
+			fctx = ctx.thisCleared()
+		}
+		js.function(jsFunc{node: x, ctx: fctx, arg: js.argument(x, &ctx)})
+	}
+}
+
+// argument returns, for a function passed as an argument of a call or
+// new, the callee and the argument's position; nil otherwise.
+func (js *jsFile) argument(fn *sitter.Node, ctx *jsCtx) *jsArg {
+	args := fn.Parent()
+	if args == nil || js.kind(args) != "arguments" {
+		return nil
+	}
+	call := args.Parent()
+	if call == nil {
+		return nil
+	}
+	var f *sitter.Node
+	switch call.KindId() {
+	case js.grammar.call:
+		f = call.ChildByFieldId(js.grammar.fieldFunction)
+	case js.grammar.new:
+		f = call.ChildByFieldId(js.grammar.fieldConstructor)
+	}
+	callee := js.valueChain(f, ctx)
+	if callee == nil {
+		return nil
+	}
+	i := 0
+	for p := fn.PrevNamedSibling(); p != nil; p = p.PrevNamedSibling() {
+		i++
+	}
+	return &jsArg{callee: callee, index: i}
+}
+
+// thisAttr records this.x = value, in a method of a class, as the value
+// of the attribute x (the first assignment read wins; constructors are
+// read first).
+func (js *jsFile) thisAttr(a *sitter.Node, ctx *jsCtx) {
+	l := js.field(a, "left")
+	if l == nil || js.kind(l) != "member_expression" {
+		return
+	}
+	obj := js.field(l, "object")
+	prop := js.field(l, "property")
+	if obj == nil || js.kind(obj) != "this" || prop == nil || js.kind(prop) != "property_identifier" {
+		return
+	}
+	if c := js.valueChain(js.field(a, "right"), ctx); c != nil {
+		js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(prop, js.src), c)
+	}
+}
+
+// callee adds the reference of a called (or constructed, or extended)
+// expression n.
+func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx, typ string) {
+	line := tsLine(n)
+	add := func(r ref) {
+		r.Type, r.From, r.Line = typ, ctx.from, line
+		js.fr.Refs = append(js.fr.Refs, r)
+	}
+	switch js.kind(n) {
+	case "identifier":
+		name := tsText(n, js.src)
+		if name == "require" {
+			return
+		}
+		if _, local := ctx.scope.lookup(name); local {
+			return // a local function or value: no declaration of ours
+		}
+		if b, ok := js.bindings[name]; ok {
+			js.boundRef(b, b.name, name, add)
+			return
+		}
+		add(ref{Scope: js.scope, Name: name, Stub: name})
+	case "member_expression":
+		obj := js.field(n, "object")
+		propNode := js.field(n, "property")
+		if obj == nil || propNode == nil || js.kind(propNode) != "property_identifier" {
+			return
+		}
+		prop := tsText(propNode, js.src)
+		stub := ref{Stub: "*." + prop}
+		switch js.kind(obj) {
+		case "this":
+			switch {
+			case ctx.this != nil:
+				add(ref{Recv: ctx.this, Name: prop, Stub: stub.Stub})
+			case ctx.thisPrefix != "":
+				add(ref{Scope: js.scope, Name: ctx.thisPrefix + "." + prop, Stub: stub.Stub})
+			default:
+				add(stub)
+			}
+			return
+		case "super":
+			if ctx.class == "" {
+				add(stub)
+				return
+			}
+			add(ref{Recv: &chain{Scope: js.scope, Name: ctx.class, Inst: ctx.this == nil || ctx.this.Inst, Super: true}, Name: prop, Stub: stub.Stub})
+			return
+		case "identifier":
+			otext := tsText(obj, js.src)
+			if _, local := ctx.scope.lookup(otext); !local {
+				if js.isModuleAlias(otext) {
+					name := otext + "." + prop
+					if otext == "exports" {
+						name = prop
+					}
+					add(ref{Scope: js.scope, Name: name, Stub: stub.Stub})
+					return
+				}
+				if b, ok := js.bindings[otext]; ok && b.pkg != "" {
+					name := prop
+					if b.name != "" {
+						name = b.name + "." + prop
+					}
+					js.boundRef(b, name, otext+"."+prop, add)
+					return
+				}
+			}
+		}
+		if recv := js.valueChain(obj, ctx); recv != nil {
+			add(ref{Recv: recv, Name: prop, Stub: stub.Stub})
+			return
+		}
+		add(stub)
+	}
+}
+
+// boundRef adds the reference to name reached through an import binding:
+// a declaration of a repository file, or an npm package's stub.
+func (js *jsFile) boundRef(b jsBinding, name, stubName string, add func(ref)) {
+	switch {
+	case b.path != "":
+		if name == "" {
+			name = "default" // calling what require() returned
+		}
+		add(ref{Scope: "js:" + b.path, Name: name, Stub: stubName})
+	case b.pkg != "":
+		if name == "" || name == "default" {
+			add(ref{Stub: b.pkg})
+		} else {
+			add(ref{Stub: b.pkg + "." + name})
+		}
+	}
+}
+
+// heritage adds the inherits_from or implements reference of a base
+// expression and returns its chain (nil when it is not a name).
+func (js *jsFile) heritage(n *sitter.Node, from, typ string, sc *jsScope) *chain {
+	for n != nil && js.kind(n) == "generic_type" {
+		n = js.field(n, "name")
+	}
+	c := js.exprChain(n, sc)
+	if c == nil {
+		return nil
+	}
+	if len(c.Steps) == 0 {
+		if b, ok := js.bindings[c.Name]; ok {
+			js.boundRef(b, b.name, c.Name, func(r ref) {
+				r.Type, r.From, r.Line = typ, from, tsLine(n)
+				js.fr.Refs = append(js.fr.Refs, r)
+			})
+			return c
+		}
+		js.fr.Refs = append(js.fr.Refs, ref{Type: typ, From: from, Line: tsLine(n), Scope: js.scope, Name: c.Name, Stub: c.Name})
+		return c
+	}
+	js.fr.Refs = append(js.fr.Refs, ref{Type: typ, From: from, Line: tsLine(n), Recv: &chain{Scope: c.Scope, Name: c.Name, Steps: c.Steps[:len(c.Steps)-1]},
+		Name: c.Steps[len(c.Steps)-1], Stub: tsText(n, js.src)})
+	return c
+}

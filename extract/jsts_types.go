@@ -1,0 +1,222 @@
+package extract
+
+import (
+	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// What a JavaScript or TypeScript expression or type annotation says about
+// the value it stands for, as an inference chain (infer.go). Chains are
+// closed over the module: a name that is not a local of the function being
+// read is looked up in the file's scope, where the resolver follows
+// imports, re-exports and base classes. Anything the model cannot express
+// — arrays, unions of two types, any, function types, computed members —
+// is nil: the call stays a "*.m" stub rather than a guess.
+
+// jsScope is one function's local names (parameters, variables, nested
+// function and class declarations, type parameters), each with the chain
+// of its value when known. A local with a nil chain still shadows the
+// module-level name it spells.
+type jsScope struct {
+	parent *jsScope
+	vars   map[string]*chain
+}
+
+// lookup finds name in s or an enclosing scope; local is false for a name
+// of the module.
+func (s *jsScope) lookup(name string) (c *chain, local bool) {
+	for ; s != nil; s = s.parent {
+		if c, ok := s.vars[name]; ok {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// declare adds a local; declaring a name twice with different values
+// (block-scoped twins, reassigned var) leaves it unknown.
+func (s *jsScope) declare(name string, c *chain) {
+	if name == "" {
+		return
+	}
+	if s.vars == nil {
+		s.vars = map[string]*chain{}
+	}
+	if old, ok := s.vars[name]; ok && (old == nil || c == nil || encodeChains(old) != encodeChains(c)) {
+		s.vars[name] = nil
+		return
+	}
+	s.vars[name] = c
+}
+
+// jsCtx is where code is being read: the node its calls come from, the
+// scope of its locals and what `this` is.
+type jsCtx struct {
+	from  string
+	scope *jsScope
+	// this is the value of `this` as a chain (an instance of the class
+	// whose method this is, or the class itself in a static member); nil
+	// when unknown.
+	this *chain
+	// thisPrefix, for a function whose `this` is no class the inference
+	// knows (X.prototype.m = function, object-literal methods), makes
+	// this.m() the declared name thisPrefix+"."+m.
+	thisPrefix string
+	// class names the class of `this` for super.m() and for recording
+	// this.x = … as an attribute of the class ("" outside a class).
+	class string
+}
+
+// thisCleared is ctx for a nested `function` (not an arrow): `this` is
+// rebound by the call.
+func (ctx jsCtx) thisCleared() jsCtx {
+	ctx.this, ctx.thisPrefix, ctx.class = nil, "", ""
+	return ctx
+}
+
+// typeChain returns the chain of a value of the type a type annotation
+// (or type node) names: an instance of a class or interface. Generics are
+// dropped (Foo<T> is Foo), Foo | undefined | null is Foo, readonly and
+// parentheses are looked through; `typeof C` is the class itself.
+func (js *jsFile) typeChain(t *sitter.Node, ctx *jsCtx) *chain {
+	for t != nil {
+		switch js.kind(t) {
+		case "type_annotation", "parenthesized_type", "readonly_type", "opting_type_annotation", "omitting_type_annotation":
+			t = t.NamedChild(t.NamedChildCount() - 1)
+			continue
+		case "generic_type":
+			t = js.field(t, "name")
+			continue
+		case "this_type":
+			if ctx.class == "" {
+				return nil
+			}
+			return &chain{Scope: js.scope, Name: ctx.class, Inst: true}
+		case "type_identifier", "nested_type_identifier":
+			name := tsText(t, js.src)
+			head, _, _ := strings.Cut(name, ".")
+			if _, local := ctx.scope.lookup(head); local {
+				return nil // a type parameter (or a local class)
+			}
+			return &chain{Scope: js.scope, Name: name, Inst: true}
+		case "type_query":
+			return js.exprChain(t.NamedChild(0), ctx.scope)
+		case "union_type":
+			var only *sitter.Node
+			for _, m := range tsChildren(t) {
+				if js.nullish(&m) {
+					continue
+				}
+				if only != nil {
+					return nil
+				}
+				m := m
+				only = &m
+			}
+			t = only
+			continue
+		}
+		return nil
+	}
+	return nil
+}
+
+// nullish reports whether a union member is undefined or null.
+func (js *jsFile) nullish(t *sitter.Node) bool {
+	switch js.kind(t) {
+	case "literal_type", "predefined_type", "undefined", "null":
+		s := tsText(t, js.src)
+		return s == "undefined" || s == "null"
+	}
+	return false
+}
+
+// exprChain is the chain of an expression made of names and member
+// accesses only (a typeof operand, a base class expression).
+func (js *jsFile) exprChain(n *sitter.Node, sc *jsScope) *chain {
+	if n == nil {
+		return nil
+	}
+	switch js.kind(n) {
+	case "identifier", "type_identifier":
+		name := tsText(n, js.src)
+		if c, local := sc.lookup(name); local {
+			return c
+		}
+		return &chain{Scope: js.scope, Name: name}
+	case "member_expression", "nested_identifier", "nested_type_identifier":
+		obj := js.field(n, "object")
+		if obj == nil {
+			obj = js.field(n, "module")
+		}
+		prop := js.field(n, "property")
+		if prop == nil {
+			prop = js.field(n, "name")
+		}
+		if prop == nil || (js.kind(prop) != "property_identifier" && js.kind(prop) != "identifier" && js.kind(prop) != "type_identifier") {
+			return nil
+		}
+		return js.exprChain(obj, sc).then(tsText(prop, js.src))
+	}
+	return nil
+}
+
+// valueChain returns the chain of the value an expression evaluates to in
+// ctx, nil when unknown.
+func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
+	for n != nil {
+		switch js.kind(n) {
+		case "parenthesized_expression", "non_null_expression", "satisfies_expression":
+			n = n.NamedChild(0)
+			continue
+		case "as_expression":
+			if n.NamedChildCount() < 2 {
+				return nil
+			}
+			t := n.NamedChild(1)
+			if js.kind(t) == "predefined_type" || tsText(t, js.src) == "const" {
+				return nil // as any, as unknown, as const
+			}
+			return js.typeChain(t, ctx)
+		case "type_assertion":
+			if n.NamedChildCount() < 2 {
+				return nil
+			}
+			return js.typeChain(n.NamedChild(0).NamedChild(0), ctx)
+		case "identifier":
+			name := tsText(n, js.src)
+			if c, local := ctx.scope.lookup(name); local {
+				return c
+			}
+			if name == "undefined" {
+				return nil
+			}
+			return &chain{Scope: js.scope, Name: name}
+		case "this":
+			return ctx.this
+		case "new_expression":
+			return js.valueChain(js.field(n, "constructor"), ctx).then(newStep)
+		case "call_expression":
+			if spec, ok := js.requireSpec(n); ok { // require('./x') in a body
+				if file, _ := js.resolveSpec(spec); file != "" {
+					return &chain{Scope: "js:" + file}
+				}
+				return nil
+			}
+			f := js.field(n, "function")
+			if f == nil || js.kind(f) == "import" {
+				return nil
+			}
+			return js.valueChain(f, ctx).then(callStep)
+		case "member_expression":
+			prop := js.field(n, "property")
+			if prop == nil || js.kind(prop) != "property_identifier" {
+				return nil
+			}
+			return js.valueChain(js.field(n, "object"), ctx).then(tsText(prop, js.src))
+		}
+		return nil
+	}
+	return nil
+}
