@@ -36,6 +36,15 @@ var (
 	pyCallID        = langPython.IdForNodeKind("call", true)
 	pyFunctionDefID = langPython.IdForNodeKind("function_definition", true)
 	pyLambdaID      = langPython.IdForNodeKind("lambda", true)
+	pyIdentifierID  = langPython.IdForNodeKind("identifier", true)
+	pyAttributeID   = langPython.IdForNodeKind("attribute", true)
+	pyKeywordArgID  = langPython.IdForNodeKind("keyword_argument", true)
+	pyAssignmentID  = langPython.IdForNodeKind("assignment", true)
+	pyImportID      = langPython.IdForNodeKind("import_statement", true)
+	pyImportFromID  = langPython.IdForNodeKind("import_from_statement", true)
+	pyGlobalID      = langPython.IdForNodeKind("global_statement", true)
+	pyNonlocalID    = langPython.IdForNodeKind("nonlocal_statement", true)
+	pyClassDefID    = langPython.IdForNodeKind("class_definition", true)
 	pyFunctionField = langPython.FieldIdForName("function")
 )
 
@@ -150,6 +159,11 @@ func (py *pyFile) block(n *sitter.Node, deferred *[]func()) {
 		case "decorated_definition":
 			if d := c.ChildByFieldName("definition"); d != nil {
 				py.definition(d, c.StartPosition().Row, deferred)
+				what := "function"
+				if d.Kind() == "class_definition" {
+					what = "class"
+				}
+				py.decoratorUses(&c, codeUID(what, py.fr.Path, tsText(d.ChildByFieldName("name"), py.src)), nil, deferred)
 			}
 		case "import_statement", "import_from_statement", "future_import_statement":
 			py.importStmt(&c, true)
@@ -227,6 +241,7 @@ func (py *pyFile) definition(d *sitter.Node, startRow uint, deferred *[]func()) 
 				continue
 			}
 			muid := codeUID("function", py.fr.Path, name+"."+mname)
+			py.decoratorUses(&c, muid, nil, deferred)
 			py.fr.node(graph.Node{UID: muid, Kind: graph.KindMethod, Label: name + "." + mname, Line: int(row) + 1, EndLine: tsEndLine(def)})
 			py.fr.edge(uid, muid, graph.EdgeContains, int(row)+1)
 			py.fr.Decl.Names[name+"."+mname] = graph.KindMethod
@@ -262,6 +277,21 @@ func (py *pyFile) definition(d *sitter.Node, startRow uint, deferred *[]func()) 
 			}
 		}
 		*deferred = append(*deferred, methods...)
+	}
+}
+
+// decoratorUses reads the decorators of a decorated definition dd as
+// calls and references of the definition uid (its node's lines include
+// them).
+func (py *pyFile) decoratorUses(dd *sitter.Node, uid string, env *pyEnv, deferred *[]func()) {
+	if dd.Kind() != "decorated_definition" {
+		return
+	}
+	for _, c := range tsChildren(dd) {
+		if c.Kind() == "decorator" {
+			c := c
+			*deferred = append(*deferred, func() { py.calls(&c, uid, env) })
+		}
 	}
 }
 
@@ -490,8 +520,10 @@ func (py *pyFile) importStmt(n *sitter.Node, moduleLevel bool) {
 }
 
 // calls records the calls under n, made from the node from in scope env
-// (nil at module level). The calls of nested functions and lambdas belong
-// to from, read in their own scopes.
+// (nil at module level), and the names it uses without calling them
+// (references: a function passed as a value, a class in isinstance or an
+// except clause, a method read as an attribute). The calls of nested
+// functions and lambdas belong to from, read in their own scopes.
 func (py *pyFile) calls(n *sitter.Node, from string, env *pyEnv) {
 	if n == nil {
 		return
@@ -499,24 +531,120 @@ func (py *pyFile) calls(n *sitter.Node, from string, env *pyEnv) {
 	tsWalkSkip(n, func(x *sitter.Node) bool {
 		switch x.KindId() {
 		case pyCallID:
-			if f := x.ChildByFieldId(pyFunctionField); f != nil {
-				py.call(f, from, env)
+			f := x.ChildByFieldId(pyFunctionField)
+			if f == nil {
+				return true
 			}
-			return true
+			py.call(f, from, env)
+			if obj := f.ChildByFieldName("object"); obj != nil && f.Kind() == "attribute" {
+				py.calls(obj, from, env)
+			} else if f.Kind() != "identifier" && f.Kind() != "attribute" {
+				py.calls(f, from, env)
+			}
+			py.calls(x.ChildByFieldName("arguments"), from, env)
+			return false
 		case pyFunctionDefID:
 			if x.StartByte() == n.StartByte() {
 				return true
 			}
 			child, _ := py.newEnv(env, x, "", plainFunction)
+			py.signature(x, from, env)
 			py.calls(x.ChildByFieldName("body"), from, child)
 			return false
 		case pyLambdaID:
 			child, _ := py.newEnv(env, x, "", plainFunction)
 			py.calls(x.ChildByFieldName("body"), from, child)
 			return false
+		case pyIdentifierID:
+			py.use(x, from, env)
+			return false
+		case pyAttributeID:
+			py.useAttr(x, from, env)
+			py.calls(x.ChildByFieldName("object"), from, env)
+			return false
+		case pyKeywordArgID:
+			py.calls(x.ChildByFieldName("value"), from, env)
+			return false
+		case pyAssignmentID:
+			if l := x.ChildByFieldName("left"); l != nil && l.Kind() != "identifier" {
+				py.calls(l, from, env)
+			}
+			py.calls(x.ChildByFieldName("type"), from, env)
+			py.calls(x.ChildByFieldName("right"), from, env)
+			return false
+		case pyImportID, pyImportFromID, pyGlobalID, pyNonlocalID, pyClassDefID:
+			if x.KindId() == pyClassDefID && x.StartByte() != n.StartByte() {
+				py.calls(x.ChildByFieldName("superclasses"), from, env)
+				py.calls(x.ChildByFieldName("body"), from, env)
+			}
+			return false
 		}
 		return true
 	})
+}
+
+// signature records the references of a function's annotations and
+// default values, read in the enclosing scope env.
+func (py *pyFile) signature(def *sitter.Node, from string, env *pyEnv) {
+	for _, p := range tsChildren(def.ChildByFieldName("parameters")) {
+		py.calls(p.ChildByFieldName("type"), from, env)
+		py.calls(p.ChildByFieldName("value"), from, env)
+	}
+	py.calls(def.ChildByFieldName("return_type"), from, env)
+}
+
+// use records a reference to the declaration a name stands for, when it
+// is not a local.
+func (py *pyFile) use(n *sitter.Node, from string, env *pyEnv) {
+	name := tsText(n, py.src)
+	line := tsLine(n)
+	add := func(scope, name, _ string) {
+		py.fr.Refs = append(py.fr.Refs, ref{Type: graph.EdgeReferences, From: from, Line: line, Scope: scope, Name: name})
+	}
+	if _, b, isBind, ok := env.local(name); ok {
+		if isBind {
+			py.bound(b, "", add)
+		}
+		return
+	}
+	if b, ok := py.bindings[name]; ok {
+		py.bound(b, "", add)
+		return
+	}
+	if pyBuiltins[name] && py.fr.Decl.Names[name] == "" && !py.moduleVars[name] {
+		return
+	}
+	add(py.scope, name, "")
+}
+
+// useAttr records a reference to the member an attribute reads (a method
+// or property of a known receiver, a function of a module).
+func (py *pyFile) useAttr(n *sitter.Node, from string, env *pyEnv) {
+	obj := n.ChildByFieldName("object")
+	attr := tsText(n.ChildByFieldName("attribute"), py.src)
+	if obj == nil || attr == "" {
+		return
+	}
+	line := tsLine(n)
+	add := func(scope, name, _ string) {
+		py.fr.Refs = append(py.fr.Refs, ref{Type: graph.EdgeReferences, From: from, Line: line, Scope: scope, Name: name})
+	}
+	if head, rest, ok := py.dottedRoot(obj); ok {
+		_, b, isBind, local := env.local(head)
+		if !local {
+			b, isBind = py.bindings[head]
+		}
+		if isBind {
+			if rest != "" {
+				rest += "."
+			}
+			py.bound(b, rest+attr, add)
+			return
+		}
+	}
+	if recv := py.chainOf(obj, env); recv != nil {
+		py.fr.Refs = append(py.fr.Refs, ref{Type: graph.EdgeReferences, From: from, Line: line, Recv: recv, Name: attr})
+	}
 }
 
 // call adds the reference of one call's callee expression f.
