@@ -4,8 +4,25 @@ package graph
 // tools interpret. A key absent from a node means "not known", never false.
 const (
 	// MetaExtraction is set on the code:file: node of every Go file: how
-	// its edges were found, ExtractionTypes or ExtractionSyntax.
+	// its edges were found, ExtractionTypes or ExtractionSyntax; and on the
+	// file node of a file whose calls and references come from a SCIP
+	// index (cos index --precise or --scip), ExtractionPrecise. A Python,
+	// TypeScript or JavaScript file node without it was inferred from the
+	// syntax.
 	MetaExtraction = "extraction"
+	// MetaIndexer names, beside MetaExtraction = ExtractionPrecise, the
+	// SCIP indexer and its version ("scip-python 0.6.6").
+	MetaIndexer = "indexer"
+	// MetaPreciseDigest, beside MetaExtraction = ExtractionPrecise, is a
+	// digest of the precise payload, so that an unchanged one is not
+	// appended again.
+	MetaPreciseDigest = "precise_digest"
+	// MetaSCIPSymbol is the SCIP symbol of a declaration that a SCIP index
+	// defines ("scip-python python cos 0 pkg.mod/Class#method().").
+	MetaSCIPSymbol = "scip_symbol"
+	// MetaLanguage is set on file nodes: "python", "js", "ts", "tsx", or
+	// the language a SCIP document names.
+	MetaLanguage = "language"
 	// MetaFallback is set beside MetaExtraction = ExtractionSyntax: why the
 	// file was not type-checked, one of the Fallback* reasons.
 	MetaFallback = "fallback"
@@ -45,6 +62,10 @@ const (
 	// ExtractionSyntax: from the syntax alone (a name-based guess); see
 	// MetaFallback for why.
 	ExtractionSyntax = "syntax"
+	// ExtractionPrecise: calls and references come from a SCIP index
+	// (a compiler-grade indexer resolved every symbol); MetaIndexer says
+	// which.
+	ExtractionPrecise = "precise"
 )
 
 // Values of MetaFallback.

@@ -1,0 +1,719 @@
+package scip
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	scippb "github.com/sourcegraph/scip/bindings/go/scip"
+
+	"github.com/cos-dev/cos/extract"
+	"github.com/cos-dev/cos/graph"
+)
+
+// Note is a document of an index that was not applied to its file, and
+// why.
+type Note struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Result is what Merge did.
+type Result struct {
+	// Precise are the paths whose payloads are now precise, sorted;
+	// Indexer names the indexer of each.
+	Precise []string
+	Indexer map[string]string
+	// Skipped are the documents with a payload that were not applied: the
+	// file keeps its inferred edges.
+	Skipped []Note
+	// Calls and References count the edges taken from the indexes;
+	// Unresolved the inferred call edges kept, or turned into *.name
+	// stubs, because the index resolved nothing at their call site.
+	Calls, References, Unresolved int
+}
+
+// Reasons of Result.Skipped.
+const (
+	// ReasonStale: the document's definitions are not where the file has
+	// them (an index of another version of the file).
+	ReasonStale = "the index does not match the file (an index of another version of it?)"
+	// ReasonChanged: the file's bytes differ from those extracted.
+	ReasonChanged = "the file changed while it was indexed"
+	// ReasonUnreadable prefixes a read error.
+	ReasonUnreadable = "unreadable"
+)
+
+// stubStar prefixes the name of a stub for a member of a receiver of
+// unknown type.
+const stubStar = "*."
+
+// constructorSuffix ends the symbol of a TypeScript constructor.
+const constructorSuffix = "`<constructor>`()."
+
+// Merge makes the payloads of the files that the indexes have a document
+// for precise, in place; root is the folder the payloads' paths are
+// relative to (their files are read for the text around each occurrence).
+// Only payloads of the python, jsts and file extractors are touched (Go is
+// type-checked already; docs and configs have no calls).
+//
+// A payload made precise loses its inferred calls and references edges and
+// gets the index's: every reference occurrence of a symbol that maps to a
+// node becomes an edge from the innermost function, method or class node
+// holding it (the file for module-level code) to that node, calls when it
+// is called or constructed, references otherwise; references in import
+// statements and a node's references to itself are left out. A symbol maps
+// to the node of the file that defines it whose lines hold the definition
+// and whose label ends with the symbol's name (scip_symbol is set on it);
+// a TypeScript constructor to its class. An inferred call to a stub
+// (code:external:) is kept when the index resolved nothing at its site (a
+// receiver of unknown type), and an inferred call to a method at a site
+// where the index resolved nothing becomes a call to the stub *.name: both
+// count as unresolved receivers. The file node gets extraction "precise"
+// and indexer. A file of the file extractor (a language cos does not
+// parse) gets its nodes from the index's definitions: classes
+// (code:class:<path>::<Type>), functions and methods
+// (code:function:<path>::<Type>.<method>), with contains edges.
+//
+// Payloads with a document that is not applied are listed in
+// Result.Skipped: unreadable, changed since extraction, or stale.
+func Merge(root string, payloads []graph.FileExtracted, indexes ...*Index) Result {
+	res := Result{Indexer: map[string]string{}}
+	syms := newSymbols()
+	var files []*file
+	for i := range payloads {
+		p := &payloads[i]
+		d, ok := dialectOf(p.Extractor)
+		if !ok {
+			continue
+		}
+		var doc *scippb.Document
+		var ix *Index
+		for _, x := range indexes {
+			if dd, ok := x.docs[p.Path]; ok {
+				doc, ix = dd, x
+				break
+			}
+		}
+		if doc == nil {
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p.Path)))
+		if err != nil {
+			res.Skipped = append(res.Skipped, Note{p.Path, ReasonUnreadable + ": " + err.Error()})
+			continue
+		}
+		if sum := sha256.Sum256(text); p.ContentHash != "" && hex.EncodeToString(sum[:]) != p.ContentHash {
+			res.Skipped = append(res.Skipped, Note{p.Path, ReasonChanged})
+			continue
+		}
+		if p.Extractor == extract.ExtractorFile {
+			d = dialectFor(doc.GetLanguage())
+		}
+		f := &file{p: p, doc: doc, ix: ix, d: d, src: newSource(string(text), d), fileUID: extract.FileUID(p.Path)}
+		if f.stale(syms) {
+			res.Skipped = append(res.Skipped, Note{p.Path, ReasonStale})
+			continue
+		}
+		if p.Extractor == extract.ExtractorFile {
+			f.synthesize(syms)
+		}
+		f.index()
+		files = append(files, f)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].p.Path < files[j].p.Path })
+
+	// Definitions: symbol → uid; the first definition that maps wins.
+	defs := definitions{exact: map[string]string{}, canon: map[string]string{}, syms: syms}
+	for _, f := range files {
+		f.define(syms, &defs)
+	}
+	for _, f := range files {
+		f.paint()
+	}
+	for _, f := range files {
+		f.rewrite(syms, &defs, &res)
+		res.Precise = append(res.Precise, f.p.Path)
+		res.Indexer[f.p.Path] = f.ix.Indexer
+	}
+	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
+	return res
+}
+
+// dialectOf tells which payloads Merge works on, and how their text reads.
+func dialectOf(extractor string) (dialect, bool) {
+	switch extractor {
+	case extract.ExtractorPython:
+		return dialectPython, true
+	case extract.ExtractorJSTS:
+		return dialectJS, true
+	case extract.ExtractorFile:
+		return dialectOther, true
+	}
+	return dialectOther, false
+}
+
+// dialectFor reads a SCIP document's language.
+func dialectFor(lang string) dialect {
+	switch strings.ToLower(lang) {
+	case "python":
+		return dialectPython
+	case "typescript", "javascript", "typescriptreact", "javascriptreact", "tsx", "jsx":
+		return dialectJS
+	}
+	return dialectOther
+}
+
+// file is one payload with its document.
+type file struct {
+	p       *graph.FileExtracted
+	doc     *scippb.Document
+	ix      *Index
+	d       dialect
+	src     *source
+	fileUID string
+	// nodes are the payload's function, method and class nodes of this
+	// file; byName indexes them by the last segment of their label.
+	nodes  []codeNode
+	byName map[string][]int
+	// extra are the enclosing ranges of the further definitions of a
+	// node's symbol (see paint).
+	extra []codeNode
+	// callers holds, for each 1-based line, the uid of the innermost node
+	// holding it; "" for the file.
+	callers []string
+	// symbolSet marks the nodes whose scip_symbol is set.
+	symbolSet map[int]bool
+}
+
+// codeNode is a function, method or class node of the payload.
+type codeNode struct {
+	uid, last  string
+	line, end  int
+	at         int // index in the payload's Nodes
+	method     bool
+	kind       string
+	labelParts int
+}
+
+// index collects the payload's code nodes.
+func (f *file) index() {
+	f.nodes, f.byName, f.symbolSet = nil, map[string][]int{}, map[int]bool{}
+	for i, n := range f.p.Nodes {
+		if n.Path != f.p.Path || n.Line <= 0 || (n.Kind != graph.KindFunction && n.Kind != graph.KindMethod && n.Kind != graph.KindClass) {
+			continue
+		}
+		end := max(n.EndLine, n.Line)
+		last := n.Label[strings.LastIndexByte(n.Label, '.')+1:]
+		f.byName[last] = append(f.byName[last], len(f.nodes))
+		f.nodes = append(f.nodes, codeNode{uid: n.UID, last: last, line: n.Line, end: end, at: i, method: strings.Contains(n.Label, "."), kind: n.Kind})
+	}
+}
+
+// paint records, for each line, the innermost node holding it: bigger
+// spans first, and of equal spans the later one last. A node also holds
+// the enclosing ranges of its other definitions (extra): cos keeps one
+// node per uid, with the lines of its first declaration, and a TypeScript
+// overload's implementation or a Python property setter lies outside
+// them.
+func (f *file) paint() {
+	spans := make([]codeNode, 0, len(f.nodes)+len(f.extra))
+	spans = append(spans, f.nodes...)
+	spans = append(spans, f.extra...)
+	order := make([]int, len(spans))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		na, nb := spans[order[a]], spans[order[b]]
+		if sa, sb := na.end-na.line, nb.end-nb.line; sa != sb {
+			return sa > sb
+		}
+		return na.line < nb.line
+	})
+	f.callers = make([]string, len(f.src.lines)+2)
+	for _, i := range order {
+		n := spans[i]
+		for l := max(n.line, 1); l <= n.end && l < len(f.callers); l++ {
+			f.callers[l] = n.uid
+		}
+	}
+}
+
+// callerOf is the uid a reference on line (1-based) comes from.
+func (f *file) callerOf(line int) string {
+	if line > 0 && line < len(f.callers) && f.callers[line] != "" {
+		return f.callers[line]
+	}
+	return f.fileUID
+}
+
+// innermost returns the smallest node named name holding line (1-based).
+func (f *file) innermost(line int, name string) (int, bool) {
+	best := -1
+	for _, i := range f.byName[name] {
+		n := f.nodes[i]
+		if line < n.line || line > n.end {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := f.nodes[best]
+		if n.end-n.line < b.end-b.line || n.end-n.line == b.end-b.line && n.line > b.line {
+			best = i
+		}
+	}
+	return best, best >= 0
+}
+
+// staleLimit: a document is stale when more than one in staleLimit of its
+// definitions names something else than the file's text at its place
+// (and at least one does), or places one past the end of the file.
+const staleLimit = 50
+
+// stale reports whether the document does not describe the file's text:
+// a definition of a type or function whose range, read in the file, is
+// not its name.
+func (f *file) stale(syms *symbols) bool {
+	checked, wrong := 0, 0
+	for _, o := range f.doc.GetOccurrences() {
+		r := o.GetRange()
+		if len(r) > 0 && int(r[0]) >= len(f.src.lines) {
+			return true
+		}
+		if o.GetSymbolRoles()&int32(scippb.SymbolRole_Definition) == 0 {
+			continue
+		}
+		info := syms.info(o.GetSymbol())
+		if info.kind != symType && info.kind != symMethod {
+			continue
+		}
+		name := info.name()
+		if name == "constructor" || name == "default" || strings.ContainsAny(name, "[]<> ") {
+			continue
+		}
+		sp, ok := f.src.spanOf(r, f.doc.GetPositionEncoding())
+		if !ok {
+			continue
+		}
+		checked++
+		if f.src.line(sp.line)[sp.col:sp.end] != name {
+			wrong++
+		}
+	}
+	return wrong > 0 && wrong*staleLimit >= checked
+}
+
+// definitions maps the symbols defined in the tree to uids.
+type definitions struct {
+	// exact is symbol → uid.
+	exact map[string]string
+	// canon is the symbol without its package (manager, name, version) →
+	// uid, "" when two uids share it. A tree that is itself a library is
+	// referred to under two packages: pyright resolves import email.utils,
+	// in a copy of the standard library's email package, to typeshed's
+	// stub (package python-stdlib 3.11), while the copy's definitions name
+	// the project. A reference with no exact definition is looked up
+	// without the package when that finds one uid only.
+	canon map[string]string
+	syms  *symbols
+}
+
+func (d *definitions) add(sym, uid string) {
+	d.exact[sym] = uid
+	c := d.syms.canonical(sym)
+	if old, ok := d.canon[c]; ok && old != uid {
+		d.canon[c] = ""
+	} else if !ok {
+		d.canon[c] = uid
+	}
+}
+
+func (d *definitions) lookup(sym string) (string, bool) {
+	if uid, ok := d.exact[sym]; ok {
+		return uid, true
+	}
+	uid := d.canon[d.syms.canonical(sym)]
+	return uid, uid != ""
+}
+
+// define maps the document's definitions to the payload's nodes.
+func (f *file) define(syms *symbols, defs *definitions) {
+	for _, o := range f.doc.GetOccurrences() {
+		if o.GetSymbolRoles()&int32(scippb.SymbolRole_Definition) == 0 {
+			continue
+		}
+		sym := o.GetSymbol()
+		info := syms.info(sym)
+		if info.kind != symType && info.kind != symMethod && info.kind != symTerm {
+			continue
+		}
+		r := o.GetRange()
+		if len(r) < 3 {
+			continue
+		}
+		if uid, done := defs.exact[sym]; done {
+			f.moreDefinition(uid, o)
+			continue
+		}
+		i, ok := f.innermost(int(r[0])+1, info.name())
+		if !ok {
+			continue
+		}
+		n := f.nodes[i]
+		defs.add(sym, n.uid)
+		if !f.symbolSet[i] {
+			f.symbolSet[i] = true
+			pn := &f.p.Nodes[n.at]
+			pn.Metadata = withMeta(pn.Metadata, graph.MetaSCIPSymbol, sym)
+		}
+	}
+}
+
+// moreDefinition records a further definition of a symbol mapped to uid:
+// when it lies outside uid's node, its enclosing range holds code of uid.
+func (f *file) moreDefinition(uid string, o *scippb.Occurrence) {
+	er := o.GetEnclosingRange()
+	if len(er) != 3 && len(er) != 4 || !strings.HasPrefix(uid, "code:") || uidPath(uid) != f.p.Path {
+		return
+	}
+	line := int(o.GetRange()[0]) + 1
+	best := ""
+	if i, ok := f.innermostAny(line); ok {
+		best = f.nodes[i].uid
+	}
+	if best == uid {
+		return
+	}
+	end := int(er[0])
+	if len(er) == 4 {
+		end = int(er[2])
+	}
+	f.extra = append(f.extra, codeNode{uid: uid, line: int(er[0]) + 1, end: end + 1})
+}
+
+// innermostAny returns the smallest node holding line (1-based).
+func (f *file) innermostAny(line int) (int, bool) {
+	best := -1
+	for i, n := range f.nodes {
+		if line < n.line || line > n.end {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := f.nodes[best]
+		if n.end-n.line < b.end-b.line || n.end-n.line == b.end-b.line && n.line > b.line {
+			best = i
+		}
+	}
+	return best, best >= 0
+}
+
+// uidPath returns the path of a code:function:/code:class: uid.
+func uidPath(uid string) string {
+	for _, p := range []string{"code:function:", "code:class:"} {
+		if rest, ok := strings.CutPrefix(uid, p); ok {
+			if i := strings.Index(rest, "::"); i >= 0 {
+				return rest[:i]
+			}
+		}
+	}
+	return ""
+}
+
+// site is a name at a place: a 0-based line and the text of the name.
+type site struct {
+	line int
+	name string
+}
+
+// What an index found at a site.
+const (
+	siteGlobal uint8 = 1 << iota // a global symbol (ours or outside)
+	siteLocal                    // a local symbol (a variable, a nested function)
+	siteMapped                   // a symbol that maps to a node
+)
+
+// rewrite replaces the payload's inferred calls and references with the
+// document's.
+func (f *file) rewrite(syms *symbols, defs *definitions, res *Result) {
+	p := f.p
+	enc := f.doc.GetPositionEncoding()
+	sites := map[site]uint8{}
+	type key struct{ src, dst, typ string }
+	var added []graph.Edge
+	at := map[key]int{}
+	for _, o := range f.doc.GetOccurrences() {
+		roles := o.GetSymbolRoles()
+		if roles&int32(scippb.SymbolRole_Definition) != 0 {
+			continue
+		}
+		sp, ok := f.src.spanOf(o.GetRange(), enc)
+		if !ok {
+			continue
+		}
+		text := f.src.line(sp.line)[sp.col:sp.end]
+		sk := site{sp.line, text}
+		sym := o.GetSymbol()
+		if scippb.IsLocalSymbol(sym) {
+			sites[sk] |= siteLocal
+			continue
+		}
+		info := syms.info(sym)
+		if info.kind == symOther || info.kind == symModule {
+			continue
+		}
+		sites[sk] |= siteGlobal
+		uid, ok := "", false
+		if info.constructor {
+			uid, ok = defs.lookup(strings.TrimSuffix(sym, constructorSuffix))
+		}
+		if !ok {
+			uid, ok = defs.lookup(sym)
+		}
+		if !ok {
+			continue
+		}
+		if f.src.imports[sp.line] || roles&int32(scippb.SymbolRole_Import) != 0 {
+			continue
+		}
+		caller := f.callerOf(sp.line + 1)
+		if caller == uid {
+			continue
+		}
+		sites[sk] |= siteMapped
+		typ := graph.EdgeReferences
+		if f.src.isCall(sp, f.d) {
+			typ = graph.EdgeCalls
+		}
+		k := key{caller, uid, typ}
+		if i, dup := at[k]; dup {
+			added[i].Line = min(added[i].Line, sp.line+1)
+			continue
+		}
+		at[k] = len(added)
+		added = append(added, graph.Edge{Source: caller, Target: uid, Type: typ, Extractor: p.Extractor, Line: sp.line + 1})
+		if typ == graph.EdgeCalls {
+			res.Calls++
+		} else {
+			res.References++
+		}
+	}
+
+	// The inferred edges: calls and references go, but for calls the
+	// index resolved nothing at.
+	labels := map[string]string{}
+	for _, n := range p.Nodes {
+		if n.Kind == graph.KindExternal {
+			labels[n.UID] = n.Label
+		}
+	}
+	var edges []graph.Edge
+	var newStubs []string
+	for _, e := range p.Edges {
+		if e.Type != graph.EdgeCalls && e.Type != graph.EdgeReferences {
+			edges = append(edges, e)
+			continue
+		}
+		if label, stub := labels[e.Target]; stub {
+			member := label[strings.LastIndexByte(label, '.')+1:]
+			s := sites[site{e.Line - 1, member}]
+			switch {
+			case s&siteMapped != 0:
+				continue // the index's edge replaces it
+			case strings.HasPrefix(label, stubStar) && s&siteGlobal != 0:
+				continue // a receiver of a known type outside the tree
+			case !strings.Contains(label, ".") && s&siteLocal != 0:
+				continue // a call through a local variable: not a callee
+			}
+			if e.Type == graph.EdgeCalls && strings.HasPrefix(label, stubStar) {
+				res.Unresolved++
+			}
+			edges = append(edges, e)
+			continue
+		}
+		if e.Type != graph.EdgeCalls {
+			continue
+		}
+		// A call the extractor resolved to a method by name: when the
+		// index found no symbol at all there, the receiver's type is
+		// unknown, and the call is one to *.name.
+		name, method := methodName(e.Target)
+		if !method || sites[site{e.Line - 1, name}] != 0 {
+			continue
+		}
+		stub := extract.ExternalUID(stubStar + name)
+		if _, ok := labels[stub]; !ok {
+			labels[stub] = stubStar + name
+			newStubs = append(newStubs, stub)
+		}
+		k := key{e.Source, stub, graph.EdgeCalls}
+		if _, dup := at[k]; dup {
+			continue
+		}
+		at[k] = -1
+		res.Unresolved++
+		edges = append(edges, graph.Edge{Source: e.Source, Target: stub, Type: graph.EdgeCalls, Extractor: p.Extractor, Line: e.Line})
+	}
+	p.Edges = append(edges, added...)
+
+	// Stubs no edge points at any more go; new ones come.
+	targeted := map[string]bool{}
+	for _, e := range p.Edges {
+		targeted[e.Target] = true
+	}
+	nodes := p.Nodes[:0]
+	for _, n := range p.Nodes {
+		if n.Kind == graph.KindExternal && n.Metadata["stub"] == true && !targeted[n.UID] {
+			continue
+		}
+		nodes = append(nodes, n)
+	}
+	for _, uid := range newStubs {
+		if targeted[uid] {
+			nodes = append(nodes, graph.Node{UID: uid, Kind: graph.KindExternal, Label: labels[uid], Extractor: p.Extractor, Metadata: map[string]any{"stub": true}})
+		}
+	}
+	p.Nodes = nodes
+	for i := range p.Nodes {
+		if p.Nodes[i].UID != f.fileUID {
+			continue
+		}
+		m := withMeta(p.Nodes[i].Metadata, graph.MetaExtraction, graph.ExtractionPrecise)
+		m[graph.MetaIndexer] = f.ix.Indexer
+		if _, ok := m[graph.MetaLanguage]; !ok && f.doc.GetLanguage() != "" {
+			m[graph.MetaLanguage] = strings.ToLower(f.doc.GetLanguage())
+		}
+		p.Nodes[i].Metadata = m
+	}
+}
+
+// methodName returns the method name of a code:function: uid whose label
+// is Class.method.
+func methodName(uid string) (string, bool) {
+	if !strings.HasPrefix(uid, "code:function:") {
+		return "", false
+	}
+	i := strings.LastIndex(uid, "::")
+	if i < 0 {
+		return "", false
+	}
+	label := uid[i+2:]
+	j := strings.LastIndexByte(label, '.')
+	if j < 0 {
+		return "", false
+	}
+	return label[j+1:], true
+}
+
+// withMeta returns a copy of m with key set to v (the payload's maps may
+// be shared).
+func withMeta(m map[string]any, key string, v any) map[string]any {
+	out := make(map[string]any, len(m)+2)
+	for k, x := range m {
+		out[k] = x
+	}
+	out[key] = v
+	return out
+}
+
+// synthesize gives a file of a language cos does not parse the nodes its
+// document defines: classes, functions and methods (of a class defined in
+// the file), each contained by its class or the file, spanning the lines
+// of the definition's enclosing range.
+func (f *file) synthesize(syms *symbols) {
+	p := f.p
+	seen := map[string]bool{}
+	for _, n := range p.Nodes {
+		seen[n.UID] = true
+	}
+	classes := map[string]string{} // label → uid
+	for pass := 0; pass < 2; pass++ {
+		for _, o := range f.doc.GetOccurrences() {
+			if o.GetSymbolRoles()&int32(scippb.SymbolRole_Definition) == 0 {
+				continue
+			}
+			info := syms.info(o.GetSymbol())
+			r := o.GetRange()
+			if len(r) < 3 || (pass == 0) != (info.kind == symType) {
+				continue
+			}
+			label := info.label()
+			var uid, kind, container string
+			switch {
+			case info.kind == symType:
+				uid, kind, container = extract.CodeUID("class", p.Path, label), graph.KindClass, f.fileUID
+				classes[label] = uid
+			case info.kind == symMethod && len(info.chain) == 1:
+				uid, kind, container = extract.CodeUID("function", p.Path, label), graph.KindFunction, f.fileUID
+			case info.kind == symMethod && info.parentType:
+				c, ok := classes[strings.Join(info.chain[:len(info.chain)-1], ".")]
+				if !ok {
+					continue
+				}
+				uid, kind, container = extract.CodeUID("function", p.Path, label), graph.KindMethod, c
+			default:
+				continue
+			}
+			if seen[uid] {
+				continue
+			}
+			seen[uid] = true
+			line := int(r[0]) + 1
+			end := line
+			if er := o.GetEnclosingRange(); len(er) == 3 {
+				end = int(er[0]) + 1
+			} else if len(er) == 4 {
+				end = int(er[2]) + 1
+			}
+			p.Nodes = append(p.Nodes, graph.Node{UID: uid, Kind: kind, Label: label, Path: p.Path, Line: min(line, end), EndLine: max(line, end), Extractor: p.Extractor})
+			p.Edges = append(p.Edges, graph.Edge{Source: container, Target: uid, Type: graph.EdgeContains, Extractor: p.Extractor, Line: line})
+		}
+	}
+}
+
+// Digest is a digest of what a payload puts in the graph (its content
+// hash, nodes, edges and parse errors; not its timing), ignoring the
+// precise_digest metadata of its file node, in 16 hex digits.
+func Digest(p graph.FileExtracted) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", p.Path, p.Extractor, p.ContentHash)
+	for _, n := range p.Nodes {
+		m := n.Metadata
+		if _, ok := m[graph.MetaPreciseDigest]; ok {
+			m = withMeta(m, graph.MetaPreciseDigest, nil)
+			delete(m, graph.MetaPreciseDigest)
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%d\x00%s\x00%s\x00", n.UID, n.Kind, n.Label, n.Path, n.Line, n.EndLine, n.Extractor, canonicalMeta(m))
+	}
+	h.Write([]byte("edges\x00"))
+	for _, e := range p.Edges {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d\x00%s\x00", e.Source, e.Target, e.Type, e.Extractor, e.Line, canonicalMeta(e.Metadata))
+	}
+	h.Write([]byte("errors\x00"))
+	for _, s := range p.ParseErrors {
+		fmt.Fprintf(h, "%s\x00", s)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// canonicalMeta is metadata as JSON with sorted keys, "" when empty.
+func canonicalMeta(m map[string]any) string {
+	if len(m) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Sprint(m)
+	}
+	return string(b)
+}

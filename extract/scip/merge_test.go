@@ -1,0 +1,558 @@
+package scip_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	scippb "github.com/sourcegraph/scip/bindings/go/scip"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/cos-dev/cos/extract"
+	"github.com/cos-dev/cos/extract/scip"
+	"github.com/cos-dev/cos/graph"
+)
+
+// writeTree writes files (path → content) under a fresh folder and returns
+// its real path.
+func writeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+// extractTree runs the real extractors over root and returns every payload.
+func extractTree(t testing.TB, root string) []graph.FileExtracted {
+	t.Helper()
+	var out []graph.FileExtracted
+	_, err := extract.Run(context.Background(), root, extract.Options{}, nil, func(b []graph.FileExtracted, _ []string) error {
+		out = append(out, b...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// occ builds an occurrence: r is the range, enc the enclosing range.
+func occ(sym string, roles scippb.SymbolRole, r []int32, enc ...int32) *scippb.Occurrence {
+	return &scippb.Occurrence{Symbol: sym, SymbolRoles: int32(roles), Range: r, EnclosingRange: enc}
+}
+
+const def = scippb.SymbolRole_Definition
+
+// index builds a SCIP index written by tool for root.
+func index(tool, version, root string, docs ...*scippb.Document) *scippb.Index {
+	return &scippb.Index{
+		Metadata:  &scippb.Metadata{ToolInfo: &scippb.ToolInfo{Name: tool, Version: version}, ProjectRoot: "file://" + filepath.ToSlash(root)},
+		Documents: docs,
+	}
+}
+
+// calls lists a payload set's calls and references edges as
+// "type source -> target @line", sorted, leaving out stubs unless keepStubs.
+func callEdges(ps []graph.FileExtracted, keepStubs bool) []string {
+	var out []string
+	for _, p := range ps {
+		for _, e := range p.Edges {
+			if e.Type != graph.EdgeCalls && e.Type != graph.EdgeReferences {
+				continue
+			}
+			if !keepStubs && strings.HasPrefix(e.Target, "code:external:") {
+				continue
+			}
+			out = append(out, e.Type+" "+e.Source+" -> "+e.Target+" @"+strconv.Itoa(e.Line))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func payloadOf(t testing.TB, ps []graph.FileExtracted, path string) graph.FileExtracted {
+	t.Helper()
+	for _, p := range ps {
+		if p.Path == path {
+			return p
+		}
+	}
+	t.Fatalf("no payload for %s", path)
+	return graph.FileExtracted{}
+}
+
+func nodeOf(t testing.TB, p graph.FileExtracted, uid string) graph.Node {
+	t.Helper()
+	for _, n := range p.Nodes {
+		if n.UID == uid {
+			return n
+		}
+	}
+	t.Fatalf("no node %s in %s", uid, p.Path)
+	return graph.Node{}
+}
+
+var pyFiles = map[string]string{
+	"pkg/__init__.py": "",
+	"pkg/b.py": `def helper(v):
+    return v
+
+class Base:
+    def __init__(self):
+        pass
+`,
+	"pkg/a.py": `from pkg.b import helper, Base
+
+def top(x):
+    return helper(x)
+
+class C(Base):
+    def __init__(self):
+        super().__init__()
+        self.run()
+
+    def run(self, other):
+        f = top
+        other.close()
+        return f(1)
+
+C().run(None)
+`,
+}
+
+// pyIndex is what scip-python would write for pyFiles (symbols trimmed to
+// what the mapping reads).
+func pyIndex(root string) *scippb.Index {
+	const pkg = "scip-python python fx 0 "
+	a, b := pkg+"`pkg.a`/", pkg+"`pkg.b`/"
+	return index("scip-python", "0.6.6", root,
+		&scippb.Document{RelativePath: "pkg/b.py", Language: "python", Occurrences: []*scippb.Occurrence{
+			occ(b+"__init__:", def, []int32{0, 0, 0}),
+			occ(b+"helper().", def, []int32{0, 4, 10}, 0, 0, 1, 12),
+			occ(b+"helper().(v)", def, []int32{0, 11, 12}),
+			occ(b+"Base#", def, []int32{3, 6, 10}, 3, 0, 5, 12),
+			occ(b+"Base#__init__().", def, []int32{4, 8, 16}, 4, 4, 5, 12),
+		}},
+		&scippb.Document{RelativePath: "pkg/a.py", Language: "python", Occurrences: []*scippb.Occurrence{
+			occ(a+"__init__:", def, []int32{0, 0, 0}),
+			occ(b+"__init__:", scippb.SymbolRole_ReadAccess, []int32{0, 5, 10}),
+			occ(b+"helper().", scippb.SymbolRole_ReadAccess, []int32{0, 18, 24}), // an import: no edge
+			occ(b+"Base#", scippb.SymbolRole_ReadAccess, []int32{0, 26, 30}),
+			occ(a+"top().", def, []int32{2, 4, 7}, 2, 0, 3, 20),
+			occ(a+"top().(x)", def, []int32{2, 8, 9}),
+			occ(b+"helper().", scippb.SymbolRole_ReadAccess, []int32{3, 11, 17}),
+			occ(a+"top().(x)", scippb.SymbolRole_ReadAccess, []int32{3, 18, 19}),
+			occ(a+"C#", def, []int32{5, 6, 7}, 5, 0, 13, 19),
+			occ(b+"Base#", scippb.SymbolRole_ReadAccess, []int32{5, 8, 12}),
+			occ(a+"C#__init__().", def, []int32{6, 8, 16}, 6, 4, 8, 18),
+			occ("scip-python python python-stdlib 3.11 builtins/super#", scippb.SymbolRole_ReadAccess, []int32{7, 8, 13}),
+			occ(b+"Base#__init__().", scippb.SymbolRole_ReadAccess, []int32{7, 16, 24}),
+			occ(a+"C#run().", scippb.SymbolRole_ReadAccess, []int32{8, 13, 16}),
+			occ(a+"C#run().", def, []int32{10, 8, 11}, 10, 4, 13, 19),
+			occ("local 0", def, []int32{11, 8, 9}),
+			occ(a+"top().", scippb.SymbolRole_ReadAccess, []int32{11, 12, 15}),
+			occ(a+"C#run().(other)", scippb.SymbolRole_ReadAccess, []int32{12, 8, 13}),
+			// other.close(): other is untyped, close has no symbol.
+			occ("local 0", scippb.SymbolRole_ReadAccess, []int32{13, 15, 16}),
+			occ(a+"C#", scippb.SymbolRole_ReadAccess, []int32{15, 0, 1}),
+			occ(a+"C#run().", scippb.SymbolRole_ReadAccess, []int32{15, 4, 7}),
+		}})
+}
+
+func TestMerge_Python(t *testing.T) {
+	root := writeTree(t, pyFiles)
+	ps := extractTree(t, root)
+	res := scip.Merge(root, ps, scip.Place(pyIndex(root), root))
+
+	if want := []string{"pkg/a.py", "pkg/b.py"}; !slices.Equal(res.Precise, want) {
+		t.Fatalf("Precise = %v, want %v (skipped %v)", res.Precise, want, res.Skipped)
+	}
+	const (
+		a    = "code:file:pkg/a.py"
+		top  = "code:function:pkg/a.py::top"
+		c    = "code:class:pkg/a.py::C"
+		cin  = "code:function:pkg/a.py::C.__init__"
+		run  = "code:function:pkg/a.py::C.run"
+		help = "code:function:pkg/b.py::helper"
+		base = "code:class:pkg/b.py::Base"
+		bin  = "code:function:pkg/b.py::Base.__init__"
+	)
+	want := []string{
+		"calls " + a + " -> " + c + " @16",
+		"calls " + a + " -> " + run + " @16",
+		"calls " + cin + " -> " + bin + " @8",
+		"calls " + cin + " -> " + run + " @9",
+		"calls " + run + " -> code:external:*.close @13",
+		"calls " + top + " -> " + help + " @4",
+		"references " + c + " -> " + base + " @6",
+		"references " + run + " -> " + top + " @12",
+	}
+	sort.Strings(want)
+	if got := callEdges(ps, true); !slices.Equal(got, want) {
+		t.Errorf("edges:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+	if res.Calls != 5 || res.References != 2 || res.Unresolved != 1 {
+		t.Errorf("Calls, References, Unresolved = %d, %d, %d; want 5, 2, 1", res.Calls, res.References, res.Unresolved)
+	}
+
+	pa := payloadOf(t, ps, "pkg/a.py")
+	fn := nodeOf(t, pa, a)
+	if fn.Metadata[graph.MetaExtraction] != graph.ExtractionPrecise || fn.Metadata[graph.MetaIndexer] != "scip-python 0.6.6" {
+		t.Errorf("file node metadata = %v", fn.Metadata)
+	}
+	if got := nodeOf(t, pa, top).Metadata[graph.MetaSCIPSymbol]; got != "scip-python python fx 0 `pkg.a`/top()." {
+		t.Errorf("scip_symbol of top = %v", got)
+	}
+	// The inheritance edge is the extractor's, and stays.
+	found := false
+	for _, e := range pa.Edges {
+		found = found || e.Type == graph.EdgeInheritsFrom && e.Source == c && e.Target == base
+	}
+	if !found {
+		t.Error("inherits_from C -> Base was dropped")
+	}
+	// No stub is left that no edge points at.
+	targeted := map[string]bool{}
+	for _, e := range pa.Edges {
+		targeted[e.Target] = true
+	}
+	for _, n := range pa.Nodes {
+		if n.Kind == graph.KindExternal && n.Metadata["stub"] == true && !targeted[n.UID] {
+			t.Errorf("orphan stub %s", n.UID)
+		}
+	}
+}
+
+// A call the extractor resolved to a method by name, at a site where the
+// index found no symbol, becomes a call to the *.name stub.
+func TestMerge_UnresolvedMethodBecomesStub(t *testing.T) {
+	root := writeTree(t, map[string]string{"m.py": `class A:
+    def go(self):
+        pass
+
+def use(a: A):
+    a.go()
+`})
+	ps := extractTree(t, root)
+	const m = "scip-python python fx 0 m/"
+	idx := index("scip-python", "0.6.6", root, &scippb.Document{RelativePath: "m.py", Occurrences: []*scippb.Occurrence{
+		occ(m+"A#", def, []int32{0, 6, 7}, 0, 0, 2, 12),
+		occ(m+"A#go().", def, []int32{1, 8, 10}, 1, 4, 2, 12),
+		occ(m+"use().", def, []int32{4, 4, 7}, 4, 0, 5, 10),
+		// No occurrence for go on line 5: the index could not type a.
+	}})
+	before := callEdges(ps, true)
+	if !slices.Contains(before, "calls code:function:m.py::use -> code:function:m.py::A.go @6") {
+		t.Skipf("the extractor does not resolve a.go() from the annotation (edges %v); nothing to turn into a stub", before)
+	}
+	scip.Merge(root, ps, scip.Place(idx, root))
+	want := []string{"calls code:function:m.py::use -> code:external:*.go @6"}
+	if got := callEdges(ps, true); !slices.Equal(got, want) {
+		t.Errorf("edges = %v, want %v", got, want)
+	}
+	p := payloadOf(t, ps, "m.py")
+	nodeOf(t, p, "code:external:*.go") // the stub node comes with the edge
+}
+
+var tsFiles = map[string]string{
+	"src/y.ts": "export function y(v: any) { return v; }\n",
+	"src/x.ts": `import { y } from './y';
+export function f(a: number): number;
+export function f(a: string): string;
+export function f(a: any): any {
+  return y(a);
+}
+export class K {
+  constructor() {}
+  m<T>(v: T): T { return v; }
+}
+export const g = () => new K().m<number>(1);
+`,
+}
+
+func tsIndex(root string) *scippb.Index {
+	const pkg = "scip-typescript npm fx 1.0.0 src/"
+	x, y := pkg+"`x.ts`/", pkg+"`y.ts`/"
+	return index("scip-typescript", "0.4.0", root,
+		&scippb.Document{RelativePath: "src/y.ts", Language: "typescript", Occurrences: []*scippb.Occurrence{
+			occ(y, def, []int32{0, 0, 0}),
+			occ(y+"y().", def, []int32{0, 16, 17}, 0, 0, 40),
+		}},
+		&scippb.Document{RelativePath: "src/x.ts", Language: "typescript", Occurrences: []*scippb.Occurrence{
+			occ(y+"y().", 0, []int32{0, 9, 10}), // an import specifier
+			occ(x+"f().", def, []int32{1, 16, 17}, 1, 0, 37),
+			occ(x+"f().", def, []int32{2, 16, 17}, 2, 0, 37),
+			occ(x+"f().", def, []int32{3, 16, 17}, 3, 0, 5, 1),
+			occ(y+"y().", 0, []int32{4, 9, 10}),
+			occ(x+"K#", def, []int32{6, 13, 14}, 6, 0, 9, 1),
+			occ(x+"K#`<constructor>`().", def, []int32{7, 2, 13}, 7, 2, 18),
+			occ(x+"K#m().", def, []int32{8, 2, 3}, 8, 2, 29),
+			occ(x+"g.", def, []int32{10, 13, 14}, 10, 17, 44),
+			occ(x+"K#`<constructor>`().", 0, []int32{10, 27, 28}),
+			occ(x+"K#m().", 0, []int32{10, 31, 32}),
+		}})
+}
+
+func TestMerge_TypeScript(t *testing.T) {
+	root := writeTree(t, tsFiles)
+	ps := extractTree(t, root)
+	res := scip.Merge(root, ps, scip.Place(tsIndex(root), root))
+	if len(res.Precise) != 2 {
+		t.Fatalf("Precise = %v (skipped %v)", res.Precise, res.Skipped)
+	}
+	want := []string{
+		// y(a) in the implementation of the overloaded f, outside the
+		// lines of f's node (its first signature).
+		"calls code:function:src/x.ts::f -> code:function:src/y.ts::y @5",
+		// new K() is a call of the class; m<number>(1) a call.
+		"calls code:function:src/x.ts::g -> code:class:src/x.ts::K @11",
+		"calls code:function:src/x.ts::g -> code:function:src/x.ts::K.m @11",
+	}
+	if got := callEdges(ps, false); !slices.Equal(got, want) {
+		t.Errorf("edges:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+}
+
+func TestMerge_StaleDocumentKeepsInferredEdges(t *testing.T) {
+	root := writeTree(t, pyFiles)
+	ps := extractTree(t, root)
+	before := callEdges(ps, true)
+	idx := pyIndex(root)
+	// The index was made before two lines were added at the top of a.py.
+	for _, o := range idx.Documents[1].Occurrences {
+		o.Range[0] += 2
+		if len(o.EnclosingRange) > 0 {
+			o.EnclosingRange[0] += 2
+		}
+	}
+	res := scip.Merge(root, ps, scip.Place(idx, root))
+	if want := []string{"pkg/b.py"}; !slices.Equal(res.Precise, want) {
+		t.Errorf("Precise = %v, want %v", res.Precise, want)
+	}
+	if len(res.Skipped) != 1 || res.Skipped[0].Path != "pkg/a.py" || res.Skipped[0].Reason != scip.ReasonStale {
+		t.Errorf("Skipped = %v, want pkg/a.py stale", res.Skipped)
+	}
+	var aBefore, aAfter []string
+	for _, e := range before {
+		if strings.Contains(e, "code:file:pkg/a.py ->") || strings.Contains(e, "pkg/a.py::") && strings.Index(e, "pkg/a.py::") < strings.Index(e, "->") {
+			aBefore = append(aBefore, e)
+		}
+	}
+	for _, e := range callEdges(ps, true) {
+		if strings.Contains(e, "code:file:pkg/a.py ->") || strings.Contains(e, "pkg/a.py::") && strings.Index(e, "pkg/a.py::") < strings.Index(e, "->") {
+			aAfter = append(aAfter, e)
+		}
+	}
+	if !slices.Equal(aBefore, aAfter) {
+		t.Errorf("a.py's edges changed:\n got %v\nwant %v", aAfter, aBefore)
+	}
+	if m := nodeOf(t, payloadOf(t, ps, "pkg/a.py"), "code:file:pkg/a.py").Metadata; m[graph.MetaExtraction] != nil {
+		t.Errorf("stale a.py's file node says extraction %v", m[graph.MetaExtraction])
+	}
+}
+
+func TestMerge_ChangedFileKeepsInferredEdges(t *testing.T) {
+	root := writeTree(t, pyFiles)
+	ps := extractTree(t, root)
+	if err := os.WriteFile(filepath.Join(root, "pkg/b.py"), []byte(pyFiles["pkg/b.py"]+"\n# edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := scip.Merge(root, ps, scip.Place(pyIndex(root), root))
+	if len(res.Skipped) != 1 || res.Skipped[0].Path != "pkg/b.py" || res.Skipped[0].Reason != scip.ReasonChanged {
+		t.Errorf("Skipped = %v, want pkg/b.py changed", res.Skipped)
+	}
+	// a.py is precise, but b.py's definitions are unknown: a.py's edges
+	// into b.py are not in the index's mapping.
+	if !slices.Equal(res.Precise, []string{"pkg/a.py"}) {
+		t.Errorf("Precise = %v", res.Precise)
+	}
+}
+
+// A file of a language cos does not parse gets its nodes from the index.
+func TestMerge_SynthesizesNodesForOtherLanguages(t *testing.T) {
+	root := writeTree(t, map[string]string{"Foo.java": `class Foo {
+  void bar() { baz(); }
+  void baz() {}
+}
+`})
+	ps := extractTree(t, root)
+	if p := payloadOf(t, ps, "Foo.java"); p.Extractor != extract.ExtractorFile {
+		t.Fatalf("Foo.java extractor = %s", p.Extractor)
+	}
+	const s = "semanticdb maven . . "
+	idx := index("scip-java", "0.10", root, &scippb.Document{RelativePath: "Foo.java", Language: "java", Occurrences: []*scippb.Occurrence{
+		occ(s+"Foo#", def, []int32{0, 6, 9}, 0, 0, 3, 1),
+		occ(s+"Foo#bar().", def, []int32{1, 7, 10}, 1, 2, 23),
+		occ(s+"Foo#baz().", 0, []int32{1, 15, 18}),
+		occ(s+"Foo#baz().", def, []int32{2, 7, 10}, 2, 2, 15),
+	}})
+	res := scip.Merge(root, ps, scip.Place(idx, root))
+	if !slices.Equal(res.Precise, []string{"Foo.java"}) {
+		t.Fatalf("Precise = %v, skipped %v", res.Precise, res.Skipped)
+	}
+	p := payloadOf(t, ps, "Foo.java")
+	cls := nodeOf(t, p, "code:class:Foo.java::Foo")
+	bar := nodeOf(t, p, "code:function:Foo.java::Foo.bar")
+	if cls.Kind != graph.KindClass || cls.Line != 1 || cls.EndLine != 4 || bar.Kind != graph.KindMethod || bar.Line != 2 || bar.EndLine != 2 {
+		t.Errorf("nodes: %+v %+v", cls, bar)
+	}
+	want := []string{"calls code:function:Foo.java::Foo.bar -> code:function:Foo.java::Foo.baz @2"}
+	if got := callEdges(ps, true); !slices.Equal(got, want) {
+		t.Errorf("edges = %v, want %v", got, want)
+	}
+	var contains []string
+	for _, e := range p.Edges {
+		if e.Type == graph.EdgeContains && e.Extractor == extract.ExtractorFile {
+			contains = append(contains, e.Source+" -> "+e.Target)
+		}
+	}
+	sort.Strings(contains)
+	wantC := []string{"code:class:Foo.java::Foo -> code:function:Foo.java::Foo.bar", "code:class:Foo.java::Foo -> code:function:Foo.java::Foo.baz", "code:file:Foo.java -> code:class:Foo.java::Foo"}
+	if !slices.Equal(contains, wantC) {
+		t.Errorf("contains = %v, want %v", contains, wantC)
+	}
+	if lang := nodeOf(t, p, "code:file:Foo.java").Metadata[graph.MetaLanguage]; lang != "java" {
+		t.Errorf("language = %v", lang)
+	}
+}
+
+// Go files are type-checked already: an index covering them changes nothing.
+func TestMerge_LeavesGoAlone(t *testing.T) {
+	root := writeTree(t, map[string]string{"go.mod": "module m\n\ngo 1.22\n", "a.go": "package m\n\nfunc A() { B() }\n\nfunc B() {}\n"})
+	ps := extractTree(t, root)
+	before := callEdges(ps, true)
+	idx := index("scip-go", "0.1", root, &scippb.Document{RelativePath: "a.go", Occurrences: []*scippb.Occurrence{
+		occ("scip-go gomod m v0 `m`/A().", def, []int32{2, 5, 6}),
+	}})
+	res := scip.Merge(root, ps, scip.Place(idx, root))
+	if len(res.Precise) != 0 || !slices.Equal(before, callEdges(ps, true)) {
+		t.Errorf("a Go file was merged: %v", res.Precise)
+	}
+}
+
+func TestPlace_Rebase(t *testing.T) {
+	root := writeTree(t, map[string]string{"sub/a.py": "", "b.py": ""})
+	docs := func(paths ...string) []*scippb.Document {
+		var out []*scippb.Document
+		for _, p := range paths {
+			out = append(out, &scippb.Document{RelativePath: p})
+		}
+		return out
+	}
+	tests := []struct {
+		name        string
+		projectRoot string
+		docs        []string
+		want        []string
+		outside     int
+	}{
+		{"same root", "file://" + root, []string{"b.py", "sub/a.py"}, []string{"b.py", "sub/a.py"}, 0},
+		{"root is a sub-folder of the project", "file://" + filepath.Dir(root), []string{filepath.Base(root) + "/b.py", "other/c.py"}, []string{"b.py"}, 1},
+		{"project is a sub-folder of root", "file://" + filepath.Join(root, "sub"), []string{"a.py"}, []string{"sub/a.py"}, 0},
+		{"another machine", "file:///nowhere/at/all", []string{"b.py"}, []string{"b.py"}, 0},
+		{"climbing out", "file://" + root, []string{"../x.py", "b.py"}, []string{"b.py"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := scip.Place(&scippb.Index{Metadata: &scippb.Metadata{ProjectRoot: tt.projectRoot}, Documents: docs(tt.docs...)}, root)
+			if got := x.Paths(); !slices.Equal(got, tt.want) || x.Outside != tt.outside {
+				t.Errorf("Paths = %v (outside %d), want %v (outside %d)", got, x.Outside, tt.want, tt.outside)
+			}
+		})
+	}
+}
+
+func TestLoad_NotAnIndex(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"garbage": []byte("\xff\xff\xff\xff not protobuf"), "empty": nil} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scip.Load(p); !errors.Is(err, scip.ErrNotIndex) {
+			t.Errorf("%s: err = %v, want ErrNotIndex", name, err)
+		}
+	}
+	if _, err := scip.Load(filepath.Join(dir, "missing")); err == nil || errors.Is(err, scip.ErrNotIndex) {
+		t.Errorf("missing file: err = %v, want a read error", err)
+	}
+	good := filepath.Join(dir, "good.scip")
+	b, err := proto.Marshal(pyIndex("/x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(good, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, err := scip.Open(good, dir)
+	if err != nil || x.Indexer != "scip-python 0.6.6" || len(x.Paths()) != 2 {
+		t.Errorf("Open = %+v, %v", x, err)
+	}
+}
+
+func TestDigest(t *testing.T) {
+	root := writeTree(t, pyFiles)
+	ps := extractTree(t, root)
+	p := payloadOf(t, ps, "pkg/a.py")
+	d := scip.Digest(p)
+	if len(d) != 16 {
+		t.Fatalf("Digest = %q", d)
+	}
+	for i := range p.Nodes {
+		if p.Nodes[i].Kind == graph.KindFile {
+			p.Nodes[i].Metadata = map[string]any{graph.MetaPreciseDigest: d, "language": "python"}
+		}
+	}
+	if got := scip.Digest(p); got != d {
+		t.Errorf("Digest changed with precise_digest set: %s, want %s", got, d)
+	}
+	p.Edges = p.Edges[1:]
+	if scip.Digest(p) == d {
+		t.Error("Digest unchanged with an edge fewer")
+	}
+}
+
+// FuzzMerge feeds arbitrary bytes, decoded as a SCIP index, to Place and
+// Merge over real payloads: nothing may panic.
+func FuzzMerge(f *testing.F) {
+	root := writeTree(f, pyFiles)
+	base := extractTree(f, root)
+	for _, idx := range []*scippb.Index{pyIndex(root), tsIndex(root)} {
+		b, err := proto.Marshal(idx)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var idx scippb.Index
+		if proto.Unmarshal(data, &idx) != nil {
+			return
+		}
+		ps := make([]graph.FileExtracted, len(base))
+		for i, p := range base {
+			p.Nodes = slices.Clone(p.Nodes)
+			p.Edges = slices.Clone(p.Edges)
+			ps[i] = p
+		}
+		scip.Merge(root, ps, scip.Place(&idx, root))
+	})
+}

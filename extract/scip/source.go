@@ -1,0 +1,229 @@
+package scip
+
+import (
+	"strings"
+	"unicode/utf16"
+
+	scippb "github.com/sourcegraph/scip/bindings/go/scip"
+)
+
+// This file reads what SCIP leaves out of an occurrence: whether a
+// reference is a call, and whether it sits in an import statement. Both
+// come from the source text around the occurrence's range.
+
+// source is the text of one file, split in lines.
+type source struct {
+	lines []string
+	// imports holds the 0-based lines of import statements and export
+	// lists, whose references name a symbol without using it.
+	imports map[int]bool
+}
+
+// dialect says how a file's statements are written.
+type dialect uint8
+
+const (
+	dialectOther dialect = iota
+	dialectPython
+	dialectJS // JavaScript and TypeScript
+)
+
+func newSource(text string, d dialect) *source {
+	s := &source{lines: strings.Split(text, "\n")}
+	for i, l := range s.lines {
+		s.lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	s.imports = importLines(s.lines, d)
+	return s
+}
+
+// line returns line i (0-based), "" out of range.
+func (s *source) line(i int) string {
+	if i < 0 || i >= len(s.lines) {
+		return ""
+	}
+	return s.lines[i]
+}
+
+// span is an occurrence's place: a 0-based line and the byte offsets of
+// its start and end on that line (a range over several lines ends at the
+// end of its first).
+type span struct{ line, col, end int }
+
+// spanOf converts a SCIP range ([line, char, endChar] or [line, char,
+// endLine, endChar]) to byte offsets; ok is false for a malformed range.
+func (s *source) spanOf(r []int32, enc scippb.PositionEncoding) (span, bool) {
+	if len(r) != 3 && len(r) != 4 || r[0] < 0 || r[1] < 0 {
+		return span{}, false
+	}
+	text := s.line(int(r[0]))
+	sp := span{line: int(r[0]), col: byteOffset(text, int(r[1]), enc)}
+	if len(r) == 3 || r[2] == r[0] {
+		sp.end = byteOffset(text, int(r[len(r)-1]), enc)
+	} else {
+		sp.end = len(text)
+	}
+	if sp.end < sp.col {
+		sp.end = sp.col
+	}
+	return sp, true
+}
+
+// byteOffset converts a SCIP character offset on line to a byte offset.
+// An unspecified encoding is read as UTF-16 code units: scip-python and
+// scip-typescript run on Node.js, whose strings are UTF-16, and leave it
+// unspecified.
+func byteOffset(line string, char int, enc scippb.PositionEncoding) int {
+	if enc == scippb.PositionEncoding_UTF8CodeUnitOffsetFromLineStart {
+		return min(char, len(line))
+	}
+	units := 0
+	for i, r := range line {
+		if units >= char {
+			return i
+		}
+		if enc == scippb.PositionEncoding_UTF32CodeUnitOffsetFromLineStart {
+			units++
+		} else {
+			units += max(utf16.RuneLen(r), 1)
+		}
+	}
+	return len(line)
+}
+
+// isCall reports whether the name at sp is called or constructed: it is
+// followed, after blanks (and in JavaScript/TypeScript a non-null !, type
+// arguments <…> and ?.), by "(", or preceded by new (a dotted path
+// between new and the name allowed).
+func (s *source) isCall(sp span, d dialect) bool {
+	text := s.line(sp.line)
+	if afterNew(text[:sp.col]) {
+		return true
+	}
+	i := skipBlank(text, sp.end)
+	if d == dialectJS {
+		if i < len(text) && text[i] == '!' {
+			i = skipBlank(text, i+1)
+		}
+		if i < len(text) && text[i] == '<' {
+			j, ok := skipTypeArgs(text, i)
+			if !ok {
+				return false
+			}
+			i = skipBlank(text, j)
+		}
+		if strings.HasPrefix(text[i:], "?.") {
+			i = skipBlank(text, i+2)
+		}
+	}
+	return i < len(text) && text[i] == '('
+}
+
+func skipBlank(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// skipTypeArgs returns the offset after the > that closes the < at s[i]
+// on the same line; false when it does not close, or the brackets hold
+// what no type argument list does (a < b && c, a statement end).
+func skipTypeArgs(s string, i int) (int, bool) {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '<':
+			depth++
+		case '>':
+			if j > 0 && s[j-1] == '=' { // the => of a function type
+				continue
+			}
+			depth--
+			if depth == 0 {
+				return j + 1, true
+			}
+		case ';':
+			return 0, false
+		case '&':
+			if j+1 < len(s) && s[j+1] == '&' {
+				return 0, false
+			}
+		case '|':
+			if j+1 < len(s) && s[j+1] == '|' {
+				return 0, false
+			}
+		}
+	}
+	return 0, false
+}
+
+func isIdent(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}
+
+// afterNew reports whether before (the line up to a name) ends with the
+// keyword new, possibly followed by a dotted path (new ns.C).
+func afterNew(before string) bool {
+	s := strings.TrimRight(before, " \t")
+	if strings.HasSuffix(s, ".") {
+		for len(s) > 0 && (isIdent(s[len(s)-1]) || s[len(s)-1] == '.') {
+			s = s[:len(s)-1]
+		}
+		s = strings.TrimRight(s, " \t")
+	}
+	rest, ok := strings.CutSuffix(s, "new")
+	return ok && (rest == "" || !isIdent(rest[len(rest)-1]) && rest[len(rest)-1] != '.')
+}
+
+// maxImportLines bounds how many lines one import statement is followed
+// across.
+const maxImportLines = 500
+
+// importLines returns the 0-based lines of import statements (Python
+// import / from … import, parenthesised or continued; JavaScript and
+// TypeScript import … from and export { … } / export * lists).
+func importLines(lines []string, d dialect) map[int]bool {
+	out := map[int]bool{}
+	if d == dialectOther {
+		return out
+	}
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if !importStart(t, d) {
+			continue
+		}
+		depth := 0
+		for j := i; j < len(lines) && j-i < maxImportLines; j++ {
+			out[j] = true
+			t := strings.TrimSpace(lines[j])
+			if c := strings.IndexByte(t, '#'); d == dialectPython && c >= 0 {
+				t = strings.TrimSpace(t[:c])
+			}
+			depth += strings.Count(t, "(") + strings.Count(t, "{") - strings.Count(t, ")") - strings.Count(t, "}")
+			i = j
+			if depth > 0 {
+				continue
+			}
+			if d == dialectPython && strings.HasSuffix(t, "\\") {
+				continue
+			}
+			if d == dialectJS && (strings.HasSuffix(t, "from") || strings.HasSuffix(t, ",")) {
+				continue
+			}
+			break
+		}
+	}
+	return out
+}
+
+func importStart(t string, d dialect) bool {
+	if d == dialectPython {
+		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "from ") && strings.Contains(t, " import")
+	}
+	if strings.HasPrefix(t, "import(") || strings.HasPrefix(t, "import.") {
+		return false // a dynamic import or import.meta: an expression
+	}
+	return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "import{") || strings.HasPrefix(t, "export {") ||
+		strings.HasPrefix(t, "export{") || strings.HasPrefix(t, "export *") || strings.HasPrefix(t, "export type {")
+}
