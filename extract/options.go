@@ -58,6 +58,12 @@ type Options struct {
 	// Logger receives warnings (unreadable cache, unreadable files); nil
 	// discards them.
 	Logger *slog.Logger
+	// Reemit, when set, is asked about each file extracted again as a
+	// dependent whose payload is the one last emitted (such a payload is
+	// not emitted again): true emits it all the same, because the graph
+	// holds another extraction of the file (a precise one, from a SCIP
+	// index, that this payload must replace). Called from one goroutine.
+	Reemit func(path string) bool
 
 	// open opens a file for reading; nil means os.Open. Tests replace it to
 	// inject read failures (root can read a chmod 000 file).

@@ -368,7 +368,7 @@ func (r *runner) run() error {
 			fr.Decl.Hash = fr.Hash
 			fr.Decl.payload = payloadHash(pl)
 			dc.Decls[p] = fr.Decl.record()
-			if had && prev.Hash == fr.Hash && prev.Payload == fr.Decl.payload && r.previous[p] == fr.Hash {
+			if had && prev.Hash == fr.Hash && prev.Payload == fr.Decl.payload && r.previous[p] == fr.Hash && (r.o.Reemit == nil || !r.o.Reemit(p)) {
 				reextracted--
 				continue
 			}
