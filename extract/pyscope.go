@@ -22,6 +22,31 @@ type pyEnv struct {
 	// class is the class of a method ("" elsewhere), for self, cls and
 	// super().
 	class string
+	// noneOnly are the locals assigned nothing but None so far: a later
+	// value is theirs (x = None … x = C() makes x a C, as a checker's
+	// Optional[C] would).
+	noneOnly []string
+}
+
+// noneChain stands for the value None in setLocal.
+var noneChain = &chain{Name: "None"}
+
+func (env *pyEnv) isNoneOnly(name string) bool {
+	for _, n := range env.noneOnly {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (env *pyEnv) dropNoneOnly(name string) {
+	for i, n := range env.noneOnly {
+		if n == name {
+			env.noneOnly = append(env.noneOnly[:i], env.noneOnly[i+1:]...)
+			return
+		}
+	}
 }
 
 // local finds name in env or an enclosing function scope.
@@ -45,8 +70,16 @@ func (env *pyEnv) setLocal(name string, c *chain) {
 	}
 	old, seen := env.locals[name]
 	switch {
+	case c == noneChain:
+		if !seen {
+			env.locals[name] = nil
+			env.noneOnly = append(env.noneOnly, name)
+		}
 	case !seen:
 		env.locals[name] = c
+	case old == nil && env.isNoneOnly(name):
+		env.locals[name] = c
+		env.dropNoneOnly(name)
 	case old == nil || c == nil || encodeChains(old) != encodeChains(c):
 		env.locals[name] = nil
 	}
@@ -428,7 +461,7 @@ func (py *pyFile) nameChain(head, rest string, env *pyEnv) *chain {
 		}
 		return py.bindingChain(b, rest)
 	}
-	if b, ok := py.bindings[head]; ok {
+	if b, ok := py.bindings[head]; ok && !py.ownsOver(b, head) {
 		return py.bindingChain(b, rest)
 	}
 	if pyBuiltins[head] && py.fr.Decl.Names[head] == "" && !py.moduleVars[head] {
@@ -478,10 +511,19 @@ func (py *pyFile) chainOf(n *sitter.Node, env *pyEnv) *chain {
 			return py.nameChain(head, rest+attr, env)
 		}
 		return py.chainOf(obj, env).then(attr)
+	case "none":
+		return noneChain
 	case "call":
 		f := n.ChildByFieldName("function")
 		if f != nil && f.Kind() == "identifier" && tsText(f, py.src) == "super" {
 			return py.superChain(env)
+		}
+		if f != nil && f.Kind() == "identifier" && tsText(f, py.src) == "type" {
+			// type(x) is x's class.
+			if args := tsChildren(n.ChildByFieldName("arguments")); len(args) == 1 {
+				return py.chainOf(&args[0], env).then(classStep)
+			}
+			return nil
 		}
 		return py.chainOf(f, env).then(callStep)
 	case "parenthesized_expression", "await":

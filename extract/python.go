@@ -301,9 +301,9 @@ func (py *pyFile) function(def *sitter.Node, uid, name, class string, kind metho
 	env, info := py.newEnv(nil, def, class, kind)
 	if rt := def.ChildByFieldName("return_type"); rt != nil {
 		py.fr.Decl.setFact(factReturn+name, py.typeChain(rt, nil))
-	} else if len(info.returns) > 0 && !info.bareRet {
-		same := info.returns[0]
-		for _, r := range info.returns[1:] {
+	} else if rets := withoutNone(info.returns); len(rets) > 0 && !info.bareRet {
+		same := rets[0]
+		for _, r := range rets[1:] {
 			if same == nil || r == nil || encodeChains(r) != encodeChains(same) {
 				same = nil
 				break
@@ -315,6 +315,18 @@ func (py *pyFile) function(def *sitter.Node, uid, name, class string, kind metho
 	}
 	py.calls(def.ChildByFieldName("body"), uid, env)
 	return info
+}
+
+// withoutNone drops the None values of cs (return None beside return C()
+// is an Optional[C]).
+func withoutNone(cs []*chain) []*chain {
+	out := cs[:0:0]
+	for _, c := range cs {
+		if c != noneChain {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // isGenerator reports whether a function body yields (its calls return a
@@ -336,6 +348,15 @@ func (py *pyFile) isGenerator(def *sitter.Node) bool {
 // classAttr records a class-level attribute (x = C(), x: C) as the value of
 // the instances' attribute.
 func (py *pyFile) classAttr(n *sitter.Node, class string, deferred *[]func()) {
+	if n.Kind() == "import_statement" || n.Kind() == "import_from_statement" {
+		// An import in a class body binds class attributes.
+		env := &pyEnv{locals: map[string]*chain{}}
+		py.importInto(n, env)
+		for alias, b := range env.binds {
+			py.fr.Decl.setFact(factAttr+class+"."+alias, py.bindingChain(b, ""))
+		}
+		return
+	}
 	if n.Kind() != "expression_statement" {
 		return
 	}
@@ -607,7 +628,7 @@ func (py *pyFile) use(n *sitter.Node, from string, env *pyEnv) {
 		}
 		return
 	}
-	if b, ok := py.bindings[name]; ok {
+	if b, ok := py.bindings[name]; ok && !py.ownsOver(b, name) {
 		py.bound(b, "", add)
 		return
 	}
@@ -662,7 +683,7 @@ func (py *pyFile) call(f *sitter.Node, from string, env *pyEnv) {
 			}
 			return // a local's value: no declaration to point at
 		}
-		if b, ok := py.bindings[name]; ok {
+		if b, ok := py.bindings[name]; ok && !py.ownsOver(b, name) {
 			py.bound(b, "", add)
 			return
 		}
@@ -723,6 +744,18 @@ func (py *pyFile) reference(n *sitter.Node, from, typ string, env *pyEnv) {
 			add(py.scope, head+"."+rest, "*."+tsText(n.ChildByFieldName("attribute"), py.src))
 		}
 	}
+}
+
+// ownsOver reports whether the module's own declaration of name wins
+// over its import b: the import comes from outside the repository (a C
+// accelerator tried in a try block, "from _asyncio import f" after "def
+// f"), and the module defines name itself.
+func (py *pyFile) ownsOver(b pyBinding, name string) bool {
+	if py.fr.Decl.Names[name] == "" {
+		return false
+	}
+	scope, _, _ := py.boundTarget(b, "")
+	return scope == ""
 }
 
 // boundTarget resolves a name reached through an import binding, followed
