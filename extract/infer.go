@@ -38,6 +38,10 @@ type chain struct {
 // callStep is the step of a chain that calls the value.
 const callStep = "()"
 
+// classStep is the attribute that turns an instance into its class
+// (x.__class__, type(x)).
+const classStep = "__class__"
+
 // newStep is the step of a chain that constructs an instance of the value
 // (JavaScript new C(), new F() of a constructor function F, whose
 // methods are declared F.m).
@@ -138,8 +142,8 @@ func (d *decl) setFact(key string, cs ...*chain) {
 		return
 	}
 	for _, c := range cs {
-		if c == nil {
-			return
+		if c == nil || (c.Scope == "" && c.Name == "None") {
+			return // unknown, or None: no value to follow
 		}
 	}
 	if d.Facts == nil {
@@ -349,6 +353,10 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 		}
 		return t.eval(cs[0], depth+1)
 	}
+	if step == classStep && v.kind == valInst {
+		v.kind = valClass
+		return v, true
+	}
 	switch v.kind {
 	case valModule:
 		return t.symbol(v.scope, step, depth+1)
@@ -435,6 +443,13 @@ func (t *table) receiverTarget(recv *chain, name string) (candidate, bool) {
 		m, ok = t.symbol(v.scope, name, 1)
 	case valClass, valInst:
 		m, ok = t.member(v, name, recv.Super, 1)
+		if !ok && !recv.Super {
+			// A class attribute bound to a function or class
+			// (walk = walk, __iter__ = items).
+			if a, isAttr := t.attribute(v, name, 1); isAttr && (a.kind == valFunc || a.kind == valClass) {
+				m, ok = a, true
+			}
+		}
 	default:
 		return candidate{}, false
 	}
