@@ -44,7 +44,9 @@ const (
 	// (metadata method_set: "value" or "pointer").
 	EdgeImplements = "implements"
 	// EdgeReferences joins a function to a function or method it uses as a
-	// value (passed, stored or returned, not called).
+	// value (passed, stored or returned, not called); in Python and
+	// JavaScript/TypeScript also to a class it names without calling it
+	// (isinstance, an annotation, an except clause).
 	EdgeReferences = "references"
 	// EdgeConstructs joins a function to a type it builds with a composite
 	// literal.

@@ -12,13 +12,14 @@ import (
 // the caller sends no kinds, per the kind of the resolved node
 // (meta.default_kinds_picked): a class is referred to by what constructs it,
 // takes it as a parameter, inherits from it, implements it (the implementers
-// of an interface), reads its fields, calls it (a Python constructor) or
-// imports or defines it; a function or method by its callers and the
+// of an interface), reads its fields, calls it (a Python constructor), names
+// it (isinstance, an annotation, a class passed as a value) or imports or
+// defines it; a function or method by its callers and the
 // functions that use it as a value; a file by importers, links and its
 // folder. A kind missing here gets every edge type.
 var defaultReferenceKinds = map[string][]string{
 	graph.KindClass: {graph.EdgeConstructs, graph.EdgeHasParamType, graph.EdgeInheritsFrom, graph.EdgeImplements,
-		graph.EdgeAccessesField, graph.EdgeCalls, graph.EdgeImports, graph.EdgeDefines},
+		graph.EdgeAccessesField, graph.EdgeCalls, graph.EdgeReferences, graph.EdgeImports, graph.EdgeDefines},
 	graph.KindFunction:   {graph.EdgeCalls, graph.EdgeReferences, graph.EdgeImports},
 	graph.KindMethod:     {graph.EdgeCalls, graph.EdgeReferences, graph.EdgeImports},
 	graph.KindFile:       {graph.EdgeImports, graph.EdgeLinksTo, graph.EdgeContains},
