@@ -27,6 +27,7 @@ func (a *app) indexCommand() *cobra.Command {
 		f      serverFlags
 		asJSON bool
 		noBar  bool
+		pf     preciseFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "index [PATH]",
@@ -58,7 +59,7 @@ func (a *app) indexCommand() *cobra.Command {
 					_ = bar.Set(done)
 				}
 			}
-			rep, err := srv.Index(ctx, root, progress)
+			rep, err := srv.IndexWith(ctx, root, tools.IndexOptions{Progress: progress, Precise: pf.options()})
 			if bar != nil {
 				_ = bar.Finish()
 				_, _ = fmt.Fprintln(a.io.Err)
@@ -88,7 +89,33 @@ func (a *app) indexCommand() *cobra.Command {
 	f.add(cmd, "off")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole report as JSON instead of the summary line")
 	cmd.Flags().BoolVar(&noBar, "no-progress", false, "no progress bar, even on a terminal")
+	pf.add(cmd)
 	return cmd
+}
+
+// SCIPToolsEnv is the environment variable --scip-tools defaults to.
+const SCIPToolsEnv = "COS_SCIP_TOOLS"
+
+// preciseFlags are cos index's SCIP flags.
+type preciseFlags struct {
+	precise bool
+	tools   string
+	files   []string
+	timeout time.Duration
+}
+
+func (p *preciseFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVar(&p.precise, "precise", false, "run the SCIP indexers (scip-python, scip-typescript; never installed by cos) and take "+
+		"Python, TypeScript and JavaScript calls and references from them for the files they index")
+	fl.StringVar(&p.tools, "scip-tools", os.Getenv(SCIPToolsEnv), "folder the SCIP indexers are looked for in before PATH "+
+		"(also its node_modules/.bin: the folder of npm install --prefix DIR); default $"+SCIPToolsEnv)
+	fl.StringArrayVar(&p.files, "scip", nil, "merge this SCIP index file (from any SCIP indexer); repeatable")
+	fl.DurationVar(&p.timeout, "precise-timeout", 10*time.Minute, "time limit of each SCIP indexer run (killed after it)")
+}
+
+func (p *preciseFlags) options() tools.PreciseOptions {
+	return tools.PreciseOptions{Run: p.precise, Tools: p.tools, Indexes: p.files, Timeout: p.timeout}
 }
 
 // newIndexBar is the terminal progress bar: files done of files seen so
@@ -144,6 +171,10 @@ func summaryLine(r tools.IndexReport, projected float64) string {
 			fmt.Fprintf(&b, ", %d by syntax (%s)", total, strings.Join(parts, ", "))
 		}
 	}
+	if r.Precise != nil {
+		b.WriteString("; ")
+		b.WriteString(preciseSummary(*r.Precise))
+	}
 	fmt.Fprintf(&b, "; %d nodes, %d edges; %d events (%s) in %.2f s (+%.2f s projecting)",
 		r.Nodes, r.Edges, r.Events, humanBytes(r.Bytes), r.Seconds, projected)
 	if n := min(len(r.Slowest), summarySlowest); n > 0 {
@@ -156,6 +187,49 @@ func summaryLine(r tools.IndexReport, projected float64) string {
 		}
 	}
 	return b.String()
+}
+
+// preciseSummary is the precise part of the summary line:
+//
+//	precise: scip-python 0.6.6 33 files (12.1 s), scip-typescript missing; 2 files not covered, 1 demoted
+func preciseSummary(p tools.PreciseReport) string {
+	var parts []string
+	for _, ix := range p.Indexers {
+		name := ix.Indexer
+		if name == "" {
+			name = ix.Name
+		}
+		switch ix.Status {
+		case tools.IndexerOK:
+			s := fmt.Sprintf("%s %d files", name, ix.FilesPrecise)
+			if ix.Seconds > 0 {
+				s += fmt.Sprintf(" (%.1f s)", ix.Seconds)
+			}
+			parts = append(parts, s)
+		case tools.IndexerMissing:
+			parts = append(parts, name+" not installed")
+		default:
+			parts = append(parts, name+" "+ix.Status+" (see --json)")
+		}
+	}
+	s := "precise: " + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		s = "precise: no index"
+	}
+	var notes []string
+	if p.FilesUnchanged > 0 {
+		notes = append(notes, fmt.Sprintf("%d unchanged", p.FilesUnchanged))
+	}
+	if p.FilesNotCovered > 0 {
+		notes = append(notes, fmt.Sprintf("%d files not covered (inferred)", p.FilesNotCovered))
+	}
+	if p.FilesDemoted > 0 {
+		notes = append(notes, fmt.Sprintf("%d precise files re-extracted without an index (inferred until cos index --precise)", p.FilesDemoted))
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return s
 }
 
 func humanBytes(n int64) string {

@@ -35,6 +35,7 @@ func (a *app) serverOptions(f serverFlags, logger *slog.Logger) tools.Options {
 		Namespace: f.namespace,
 		Version:   Version,
 		Logger:    logger,
+		SCIPTools: os.Getenv(SCIPToolsEnv),
 	}
 	o.Budget.BudgetChars = f.budget
 	return o

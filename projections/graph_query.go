@@ -28,12 +28,20 @@ type UnresolvedCounts struct {
 	// LowerBoundFiles counts the file nodes whose fallback reason makes the
 	// callers found in them a lower bound (graph.LowerBoundFallback).
 	LowerBoundFiles int
+	// InferredPython and InferredJS count the Python files, and the
+	// JavaScript and TypeScript files, whose calls were inferred from the
+	// syntax: file nodes of that language (graph.MetaLanguage) without
+	// graph.MetaExtraction = graph.ExtractionPrecise.
+	InferredPython int
+	InferredJS     int
 }
 
 func (u *UnresolvedCounts) add(d UnresolvedCounts, sign int) {
 	u.DynamicCalls += sign * d.DynamicCalls
 	u.ReflectCalls += sign * d.ReflectCalls
 	u.LowerBoundFiles += sign * d.LowerBoundFiles
+	u.InferredPython += sign * d.InferredPython
+	u.InferredJS += sign * d.InferredJS
 }
 
 // Unresolved returns the graph-wide totals in O(1).
@@ -44,13 +52,16 @@ func (g *Graph) Unresolved() UnresolvedCounts { return g.unresolved }
 // subtracting it on removal keep the sums exact. Metadata that names none of
 // the keys costs a byte scan, not a decode.
 func unresolvedOf(kind string, meta []byte) UnresolvedCounts {
-	if len(meta) == 0 || (!bytes.Contains(meta, []byte(`_calls"`)) && !bytes.Contains(meta, []byte(`"fallback"`))) {
+	if len(meta) == 0 || (!bytes.Contains(meta, []byte(`_calls"`)) && !bytes.Contains(meta, []byte(`"fallback"`)) &&
+		(kind != graph.KindFile || !bytes.Contains(meta, []byte(`"language"`)))) {
 		return UnresolvedCounts{}
 	}
 	var m struct {
-		Dynamic  any `json:"dynamic_calls"`
-		Reflect  any `json:"reflect_calls"`
-		Fallback any `json:"fallback"`
+		Dynamic    any `json:"dynamic_calls"`
+		Reflect    any `json:"reflect_calls"`
+		Fallback   any `json:"fallback"`
+		Language   any `json:"language"`
+		Extraction any `json:"extraction"`
 	}
 	if json.Unmarshal(meta, &m) != nil {
 		return UnresolvedCounts{}
@@ -60,6 +71,14 @@ func unresolvedOf(kind string, meta []byte) UnresolvedCounts {
 	u.ReflectCalls = countOf(m.Reflect)
 	if reason, ok := m.Fallback.(string); ok && kind == graph.KindFile && graph.LowerBoundFallback(reason) {
 		u.LowerBoundFiles = 1
+	}
+	if kind == graph.KindFile && m.Extraction != graph.ExtractionPrecise {
+		switch m.Language {
+		case "python":
+			u.InferredPython = 1
+		case "js", "ts", "tsx":
+			u.InferredJS = 1
+		}
 	}
 	return u
 }

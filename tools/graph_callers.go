@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/internal/pagecursor"
 	"github.com/cos-dev/cos/projections"
@@ -54,10 +55,41 @@ const (
 	reasonSyntaxFallbackFiles = "syntax_fallback_files"
 	// reasonNameMatchedNodes is the number of asked nodes that are code in
 	// another language than Go (a function, method or class in a Python,
-	// TypeScript or JavaScript file): their callers are matched by name,
-	// without types, so calls through dynamic dispatch are not seen.
+	// TypeScript or JavaScript file) whose callers are matched by name,
+	// without types: their own file, or another file of their language,
+	// is not precise (cos index --precise), so calls through dynamic
+	// dispatch may not be seen.
 	reasonNameMatchedNodes = "name_matched_nodes"
+	// reasonInferredFiles is the number of files of an asked node's
+	// language (Python; or JavaScript and TypeScript) whose calls were
+	// inferred from the syntax rather than taken from a SCIP index: any of
+	// them may call the node unseen.
+	reasonInferredFiles = "inferred_files"
+	// reasonUnresolvedReceivers is the number of calls, in files of an
+	// asked node's language, on a receiver of unknown type to a member of
+	// the node's name (calls edges into the code:external:*.<name> stub):
+	// no type checker knew what x is in x.name(), so any of them may call
+	// the node.
+	reasonUnresolvedReceivers = "unresolved_receivers"
 )
+
+// A language family: the files whose calls may reach one another.
+const (
+	familyNone = iota
+	familyPython
+	familyJS
+)
+
+// familyOf returns the language family of a path, by its extension.
+func familyOf(p string) int {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".py", ".pyi":
+		return familyPython
+	case ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts":
+		return familyJS
+	}
+	return familyNone
+}
 
 // completeness gathers the reasons of one answer; add every asked node.
 type completeness struct {
@@ -67,20 +99,90 @@ type completeness struct {
 
 	referenced, reflectable, inGo bool
 	nameMatched                   int
+	// families marks the language families of the asked Python,
+	// TypeScript and JavaScript nodes; members their names (the last
+	// segment of the label), by family, for unresolved receivers.
+	families [3]bool
+	members  map[string]int
+	// precise caches whether a file node says extraction "precise".
+	precise map[string]bool
 }
 
 // add records an asked node; referenced says it has an incoming
-// references edge.
+// references edge (a class's, from a type annotation, does not count: only
+// a function or method is called through a func value).
 func (c *completeness) add(n graph.Node, referenced bool) {
 	goFile := strings.HasSuffix(n.Path, ".go")
-	c.referenced = c.referenced || referenced
+	c.referenced = c.referenced || referenced && n.Kind != graph.KindClass
 	c.inGo = c.inGo || goFile
 	if goFile && n.Kind == graph.KindMethod && exportedName(memberName(n.UID)) {
 		c.reflectable = true
 	}
-	if !goFile && n.Path != "" && (n.Kind == graph.KindFunction || n.Kind == graph.KindMethod || n.Kind == graph.KindClass) {
+	if goFile || n.Path == "" || (n.Kind != graph.KindFunction && n.Kind != graph.KindMethod && n.Kind != graph.KindClass) {
+		return
+	}
+	fam := familyOf(n.Path)
+	if fam == familyNone {
+		// A language cos does not parse: its nodes come from a SCIP
+		// index, unless an agent wrote them.
+		if !c.filePrecise(n.Path) {
+			c.nameMatched++
+		}
+		return
+	}
+	c.families[fam] = true
+	if c.members == nil {
+		c.members = map[string]int{}
+	}
+	c.members[n.Label[strings.LastIndexByte(n.Label, '.')+1:]] = fam
+	if !c.filePrecise(n.Path) || c.inferred(fam) > 0 {
 		c.nameMatched++
 	}
+}
+
+// inferred returns the number of files of a family that are not precise.
+func (c *completeness) inferred(fam int) int {
+	u := c.g.Unresolved()
+	switch fam {
+	case familyPython:
+		return u.InferredPython
+	case familyJS:
+		return u.InferredJS
+	}
+	return 0
+}
+
+// filePrecise reports whether the file node of path says its calls come
+// from a SCIP index (one metadata decode per file).
+func (c *completeness) filePrecise(p string) bool {
+	if v, ok := c.precise[p]; ok {
+		return v
+	}
+	if c.precise == nil {
+		c.precise = map[string]bool{}
+	}
+	f, ok := c.g.Node(extract.FileUID(p))
+	v := ok && f.Metadata[graph.MetaExtraction] == graph.ExtractionPrecise
+	c.precise[p] = v
+	return v
+}
+
+// unresolvedReceivers counts the calls edges into code:external:*.<name>
+// stubs, for the asked members, from files of the member's family.
+func (c *completeness) unresolvedReceivers() int {
+	n := 0
+	for name, fam := range c.members {
+		c.g.EachIn(extract.ExternalUID("*."+name), func(src, typ string) bool {
+			if typ != graph.EdgeCalls {
+				return true
+			}
+			if h, ok := c.g.NodeHeader(src); ok && familyOf(h.Path) == fam {
+				n++
+			}
+			return true
+		})
+	}
+	return n
 }
 
 // addUID is add for a uid, looking up its header and references.
@@ -107,10 +209,23 @@ func (c *completeness) meta() (string, map[string]int) {
 	if c.nameMatched > 0 {
 		reasons[reasonNameMatchedNodes] = c.nameMatched
 	}
+	if n := c.inferred(familyPython)*b2i(c.families[familyPython]) + c.inferred(familyJS)*b2i(c.families[familyJS]); n > 0 {
+		reasons[reasonInferredFiles] = n
+	}
+	if n := c.unresolvedReceivers(); n > 0 {
+		reasons[reasonUnresolvedReceivers] = n
+	}
 	if len(reasons) == 0 {
 		return completeExact, nil
 	}
 	return completeLowerBound, reasons
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // setOn fills tm's completeness keys.

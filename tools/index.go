@@ -74,6 +74,10 @@ type IndexReport struct {
 	// (see trimPayload); TrimmedPaths names up to 20 of them.
 	FilesTrimmed int      `json:"files_trimmed"`
 	TrimmedPaths []string `json:"trimmed_paths,omitempty"`
+	// Precise says which files SCIP indexes made precise (cos index
+	// --precise, --scip), and which files the graph held as precise lost
+	// it; absent when there is nothing to say.
+	Precise *PreciseReport `json:"precise,omitempty"`
 	// Nodes and Edges count what the appended payloads carry.
 	Nodes int `json:"nodes"`
 	Edges int `json:"edges"`
@@ -113,6 +117,26 @@ type IndexReport struct {
 // Errors: E_READ_ONLY on a point-in-time server, an envelope E_PATH when
 // root is not a folder, the log's errors (mapped by LogError), ctx.Err().
 func (s *Server) Index(ctx context.Context, root string, progress func(done, total int)) (IndexReport, error) {
+	return s.IndexWith(ctx, root, IndexOptions{Progress: progress})
+}
+
+// IndexOptions tune IndexWith. The zero value indexes as Index does.
+type IndexOptions struct {
+	// Progress, when set, receives (files done, files seen so far) from
+	// one goroutine at a time.
+	Progress func(done, total int)
+	// Precise asks for SCIP indexes merged into the Python, TypeScript
+	// and JavaScript files they cover (cos index --precise, --scip).
+	Precise PreciseOptions
+}
+
+// IndexWith is Index with options: with o.Precise, the files the SCIP
+// indexes cover get calls and references from them (see preciseStage), and
+// IndexReport.Precise says which. A missing or failing indexer is reported
+// there, not an error; an index file that cannot be read or is not a SCIP
+// index is E_ARGUMENT.
+func (s *Server) IndexWith(ctx context.Context, root string, o IndexOptions) (IndexReport, error) {
+	progress := o.Progress
 	rep := IndexReport{Slowest: []extract.Timing{}}
 	if s.ReadOnly() {
 		return rep, envelope.Errorf(envelope.CodeReadOnly, "indexing writes, and this is a read-only view of the log")
@@ -148,8 +172,11 @@ func (s *Server) Index(ctx context.Context, root string, progress func(done, tot
 	if err := s.tailer.Fresh(ctx); err != nil {
 		return rep, err
 	}
-	var previous map[string]string
-	s.tailer.View(func(projections.Position) { previous = s.graph.FileHashes() })
+	var previous, wasPrecise map[string]string
+	s.tailer.View(func(projections.Position) {
+		previous = s.graph.FileHashes()
+		wasPrecise = preciseFiles(s.graph, previous)
+	})
 
 	sum := sha256.Sum256([]byte(abs))
 	opts := extract.Options{
@@ -162,9 +189,23 @@ func (s *Server) Index(ctx context.Context, root string, progress func(done, tot
 	if rel, err := filepath.Rel(abs, s.opts.StateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
 		opts.ExcludeDirs = append(opts.ExcludeDirs, filepath.Base(s.opts.StateDir))
 	}
-	st, err := extract.Run(ctx, abs, opts, previous, func(batch []graph.FileExtracted, removed []string) error {
+	ps, err := s.newPreciseStage(ctx, abs, o.Precise, wasPrecise, previous, opts.ExcludeDirs)
+	if err != nil {
+		return rep, err
+	}
+	defer ps.close()
+	opts.Reemit = ps.reemit
+	toLog := func(batch []graph.FileExtracted, removed []string) error {
 		return s.appendBatch(ctx, &rep, batch, removed)
-	})
+	}
+	st, err := extract.Run(ctx, abs, opts, previous, ps.emit(toLog))
+	if err == nil {
+		err = ps.flush(toLog, extract.DefaultBatchFiles)
+	}
+	// Files marked changed only to be merged with an index are not
+	// changes.
+	st.FilesChanged -= ps.sameContent
+	rep.Precise = ps.report()
 	rep.FilesSeen, rep.FilesChanged, rep.FilesReextracted = st.FilesSeen, st.FilesChanged, st.FilesReextracted
 	rep.FilesRemoved, rep.FilesFailed, rep.FilesSkipped = st.FilesRemoved, st.FilesFailed, st.FilesSkipped
 	rep.FilesWithParseErrors = st.FilesWithParseErrors
@@ -389,6 +430,21 @@ func capList[T any](l []T) []T {
 // (filepath.EvalSymlinks) on both sides, so a link that escapes every root
 // is refused. Errors are E_PATH envelope errors.
 func (s *Server) approvedPath(path string) (string, error) {
+	return s.approved(path, true)
+}
+
+// approvedFile is approvedPath for a file (a SCIP index): it must lie
+// inside an approved root and be a regular file.
+func (s *Server) approvedFile(path string) (string, error) {
+	if path == "" {
+		return "", envelope.Errorf(envelope.CodeArgument, "an empty path in scip; name SCIP index files")
+	}
+	return s.approved(path, false)
+}
+
+// approved resolves path against the approved roots; dir says whether it
+// must be a folder or a regular file.
+func (s *Server) approved(path string, dir bool) (string, error) {
 	roots := s.opts.Roots
 	if len(roots) == 0 {
 		wd, err := os.Getwd()
@@ -425,8 +481,12 @@ func (s *Server) approvedPath(path string) (string, error) {
 	}
 	for _, r := range resolved {
 		if within(r, real) {
-			if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			fi, err := os.Stat(real)
+			if dir && (err != nil || !fi.IsDir()) {
 				return "", envelope.Errorf(envelope.CodePath, "%s is not a folder; index a folder", path).WithDetails(details)
+			}
+			if !dir && (err != nil || !fi.Mode().IsRegular()) {
+				return "", envelope.Errorf(envelope.CodePath, "%s is not a file; name a SCIP index file (index.scip)", path).WithDetails(details)
 			}
 			return real, nil
 		}
@@ -453,20 +513,36 @@ func indexTools() []*Tool {
 			"inside an approved root (E_PATH otherwise). Returns files seen/changed/removed/failed, nodes, edges, events " +
 			"and bytes appended, seconds and the slowest extractions.",
 		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
-		Example: `{"path": "."}`,
+		Example: `{"path": ".", "precise": true}`,
 		Params: []Param{
 			{Name: "path", Type: TString, MaxLen: 4096, Description: "folder to index, absolute or relative to the first approved root (default: that root)"},
+			{Name: "precise", Type: TBool, Default: false, Description: "run the SCIP indexers installed on the server (scip-python, scip-typescript; " +
+				"never installed by cos) and take Python, TypeScript and JavaScript calls and references from them for the files they " +
+				"index; report.precise says which files are precise, which indexer is missing or failed"},
+			{Name: "scip", Type: TStringList, MaxLen: maxSCIPFiles, Description: "SCIP index files to merge (from any SCIP indexer), " +
+				"each inside an approved root"},
 		},
 		Handler: indexTool,
 	}}
 }
+
+// maxSCIPFiles bounds cos_graph_index's scip list.
+const maxSCIPFiles = 16
 
 func indexTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	root, err := c.S.approvedPath(c.Args.Str("path"))
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
-	rep, err := c.S.Index(ctx, root, nil)
+	o := IndexOptions{Precise: PreciseOptions{Run: c.Args.Bool("precise", false), Tools: c.S.opts.SCIPTools}}
+	for _, f := range c.Args.Strings("scip") {
+		p, err := c.S.approvedFile(f)
+		if err != nil {
+			return nil, envelope.ToolMeta{}, err
+		}
+		o.Precise.Indexes = append(o.Precise.Indexes, p)
+	}
+	rep, err := c.S.IndexWith(ctx, root, o)
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}

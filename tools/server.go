@@ -39,6 +39,11 @@ type Options struct {
 	// Exclude names more folders (base names, like node_modules) that
 	// indexing skips, on top of extract.DefaultExcludeDirs.
 	Exclude []string
+	// SCIPTools is the folder cos_graph_index looks for the SCIP indexers
+	// in (before PATH) when asked for a precise index; a client cannot
+	// name one, as that would let it pick what the server runs. Empty
+	// means PATH only.
+	SCIPTools string
 	// NATS is "auto" (default), "off", or a nats:// URL (DESIGN.md §6).
 	NATS string
 	// Namespace separates projects on one NATS; empty derives it from

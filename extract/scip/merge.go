@@ -36,6 +36,10 @@ type Result struct {
 	// Unresolved the inferred call edges kept, or turned into *.name
 	// stubs, because the index resolved nothing at their call site.
 	Calls, References, Unresolved int
+	// DynamicCalls counts the calls through func values (a variable, a
+	// parameter, a field), recorded as graph.MetaDynamicCalls on the
+	// function, method, class or file making them.
+	DynamicCalls int
 }
 
 // Reasons of Result.Skipped.
@@ -74,8 +78,9 @@ const constructorSuffix = "`<constructor>`()."
 // (code:external:) is kept when the index resolved nothing at its site (a
 // receiver of unknown type), and an inferred call to a method at a site
 // where the index resolved nothing becomes a call to the stub *.name: both
-// count as unresolved receivers. The file node gets extraction "precise"
-// and indexer. A file of the file extractor (a language cos does not
+// count as unresolved receivers. A call of a local, a parameter or a field
+// (a func value) is counted on the node making it (dynamic_calls, as the Go
+// extractor does). The file node gets extraction "precise" and indexer. A file of the file extractor (a language cos does not
 // parse) gets its nodes from the index's definitions: classes
 // (code:class:<path>::<Type>), functions and methods
 // (code:function:<path>::<Type>.<method>), with contains edges.
@@ -449,6 +454,8 @@ func (f *file) rewrite(syms *symbols, defs *definitions, res *Result) {
 	p := f.p
 	enc := f.doc.GetPositionEncoding()
 	sites := map[site]uint8{}
+	// dynamic counts, by caller, the calls through func values.
+	dynamic := map[string]int{}
 	type key struct{ src, dst, typ string }
 	var added []graph.Edge
 	at := map[key]int{}
@@ -464,11 +471,16 @@ func (f *file) rewrite(syms *symbols, defs *definitions, res *Result) {
 		text := f.src.line(sp.line)[sp.col:sp.end]
 		sk := site{sp.line, text}
 		sym := o.GetSymbol()
-		if scippb.IsLocalSymbol(sym) {
+		local := scippb.IsLocalSymbol(sym)
+		info := syms.info(sym)
+		if local || info.kind == symParam {
+			// A call through a variable or a parameter: a func value.
 			sites[sk] |= siteLocal
+			if f.src.isCall(sp, f.d) && !f.src.imports[sp.line] {
+				dynamic[f.callerOf(sp.line+1)]++
+			}
 			continue
 		}
-		info := syms.info(sym)
 		if info.kind == symOther || info.kind == symModule {
 			continue
 		}
@@ -481,6 +493,10 @@ func (f *file) rewrite(syms *symbols, defs *definitions, res *Result) {
 			uid, ok = defs.lookup(sym)
 		}
 		if !ok {
+			if info.kind == symTerm && f.src.isCall(sp, f.d) && !f.src.imports[sp.line] {
+				// A call through a field or variable (self.callback()).
+				dynamic[f.callerOf(sp.line+1)]++
+			}
 			continue
 		}
 		if f.src.imports[sp.line] || roles&int32(scippb.SymbolRole_Import) != 0 {
@@ -585,6 +601,10 @@ func (f *file) rewrite(syms *symbols, defs *definitions, res *Result) {
 	}
 	p.Nodes = nodes
 	for i := range p.Nodes {
+		if n := dynamic[p.Nodes[i].UID]; n > 0 {
+			p.Nodes[i].Metadata = withMeta(p.Nodes[i].Metadata, graph.MetaDynamicCalls, n)
+			res.DynamicCalls += n
+		}
 		if p.Nodes[i].UID != f.fileUID {
 			continue
 		}

@@ -221,6 +221,10 @@ func TestMerge_Python(t *testing.T) {
 	if got := nodeOf(t, pa, top).Metadata[graph.MetaSCIPSymbol]; got != "scip-python python fx 0 `pkg.a`/top()." {
 		t.Errorf("scip_symbol of top = %v", got)
 	}
+	// f(1) calls a local variable: a call through a func value.
+	if got := nodeOf(t, pa, run).Metadata[graph.MetaDynamicCalls]; got != 1 {
+		t.Errorf("dynamic_calls of C.run = %v, want 1", got)
+	}
 	// The inheritance edge is the extractor's, and stays.
 	found := false
 	for _, e := range pa.Edges {

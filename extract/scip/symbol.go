@@ -24,6 +24,8 @@ const (
 	// to a node when the extractor made one (const f = () => … is a
 	// function node).
 	symTerm
+	// symParam: a parameter (m().(x)).
+	symParam
 )
 
 // symbolInfo is a parsed global symbol.
@@ -115,8 +117,10 @@ func parseSymbolInfo(sym string) symbolInfo {
 				return symbolInfo{kind: symModule}
 			}
 			return symbolInfo{}
+		case scippb.Descriptor_Parameter:
+			return symbolInfo{kind: symParam}
 		default:
-			return symbolInfo{} // parameters, type parameters, macros
+			return symbolInfo{} // type parameters, macros
 		}
 	}
 	if len(s.chain) == 0 {
