@@ -131,7 +131,7 @@ type preciseStage struct {
 	// paths are the tree's files: the graph's before the run, plus those
 	// emitted, less those removed.
 	paths map[string]bool
-	rep         PreciseReport
+	rep   PreciseReport
 	// reports indexes rep.Indexers by index.
 	reports []int
 	workDir string
