@@ -74,6 +74,11 @@ const (
 	// as argument i to Func (a callback's parameter, typed by the
 	// declaration of the function it is passed to); see paramStep.
 	factParam = "p:"
+	// m:<name> → name is declared both as a value (a function or a
+	// variable) and as a class or interface of the module (TypeScript
+	// declaration merging): in a type position it is the class, in a
+	// value position the function or the variable. The chain is unused.
+	factMerged = "m:"
 )
 
 // paramStep prefixes a chain step "@<i>.<j>": the value of parameter j of
@@ -222,7 +227,10 @@ func (t *table) symbol(scope, name string, depth int) (value, bool) {
 	if a, ok := alias[name]; ok {
 		name = a
 	}
-	if cands := names[name]; len(cands) > 0 {
+	facts := t.factsOf[s]
+	_, merged := facts[factMerged+name]
+	_, isVar := facts[factVar+name]
+	if cands := names[name]; len(cands) > 0 && !(merged && isVar) {
 		c, _ := t.lookup(s, name, "")
 		kind := valFunc
 		if cands[0].Kind == graph.KindClass {
@@ -230,7 +238,6 @@ func (t *table) symbol(scope, name string, depth int) (value, bool) {
 		}
 		return value{kind: kind, scope: s, name: name, cand: c}, true
 	}
-	facts := t.factsOf[s]
 	if v, ok := facts[factVar+name]; ok {
 		if cs := decodeChains(v); len(cs) == 1 {
 			return t.eval(cs[0], depth+1)
@@ -266,12 +273,61 @@ func (t *table) symbol(scope, name string, depth int) (value, bool) {
 	return value{}, false
 }
 
+// typeSymbol evaluates a name in a type position (an annotation, an Inst
+// chain): as symbol does, except that a name merged from a value and a
+// class or interface (factMerged) is the class.
+func (t *table) typeSymbol(scope, name string, depth int) (value, bool) {
+	if depth > maxInferDepth {
+		return value{}, false
+	}
+	s, ok := t.normScope(scope)
+	if !ok || name == "" {
+		return t.symbol(scope, name, depth+1)
+	}
+	names, alias := t.names(s)
+	if a, ok := alias[name]; ok {
+		name = a
+	}
+	facts := t.factsOf[s]
+	if _, merged := facts[factMerged+name]; merged && len(t.byScope[s]) > 0 {
+		return value{kind: valClass, scope: s, name: name, cand: withName(candidate{Path: t.byScope[s][0], Kind: graph.KindClass}, name)}, true
+	}
+	if len(names[name]) > 0 {
+		return t.symbol(s, name, depth+1)
+	}
+	if v, ok := facts[factImport+name]; ok {
+		if cs := decodeChains(v); len(cs) == 1 && !cs[0].Inst && len(cs[0].Steps) == 0 && cs[0].Name != "" {
+			return t.typeSymbol(cs[0].Scope, cs[0].Name, depth+1)
+		}
+		return t.symbol(s, name, depth+1)
+	}
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		v, ok := t.symbol(s, name[:i], depth+1)
+		if ok && v.kind == valModule {
+			return t.typeSymbol(v.scope, name[i+1:], depth+1)
+		}
+		return t.symbol(s, name, depth+1)
+	}
+	if _, ok := facts[factVar+name]; !ok {
+		for _, c := range decodeChains(facts[factStar]) {
+			if v, ok := t.typeSymbol(c.Scope, name, depth+1); ok {
+				return v, true
+			}
+		}
+	}
+	return t.symbol(s, name, depth+1)
+}
+
 // eval evaluates a chain.
 func (t *table) eval(c *chain, depth int) (value, bool) {
 	if c == nil || depth > maxInferDepth {
 		return value{}, false
 	}
-	v, ok := t.symbol(c.Scope, c.Name, depth+1)
+	lookup := t.symbol
+	if c.Inst {
+		lookup = t.typeSymbol
+	}
+	v, ok := lookup(c.Scope, c.Name, depth+1)
 	if !ok {
 		return value{}, false
 	}
@@ -441,6 +497,13 @@ func (t *table) receiverTarget(recv *chain, name string) (candidate, bool) {
 	switch v.kind {
 	case valModule:
 		m, ok = t.symbol(v.scope, name, 1)
+		if ok && m.kind == valInst {
+			// A variable; one merged with a class or interface of its
+			// name (TypeScript) stands for that class when called.
+			if c, isType := t.typeSymbol(v.scope, name, 1); isType && c.kind == valClass {
+				m = c
+			}
+		}
 	case valClass, valInst:
 		m, ok = t.member(v, name, recv.Super, 1)
 		if !ok && !recv.Super {
@@ -453,7 +516,9 @@ func (t *table) receiverTarget(recv *chain, name string) (candidate, bool) {
 	default:
 		return candidate{}, false
 	}
-	if !ok || m.cand.Path == "" {
+	// An instance is no declaration to call (a variable typed with an
+	// interface, a module-level object): the call stays a stub.
+	if !ok || m.cand.Path == "" || m.kind == valInst || m.kind == valModule {
 		return candidate{}, false
 	}
 	return m.cand, true

@@ -104,6 +104,30 @@ func extractJSTS(fr *fileResult, data []byte, e *env) {
 	for i := 0; i < len(js.deferred); i++ {
 		js.deferred[i]()
 	}
+	// A variable merged with a class or interface of the same name.
+	var merged []string
+	for k := range fr.Decl.Facts {
+		if name, ok := strings.CutPrefix(k, factVar); ok && fr.Decl.Names[name] == graph.KindClass {
+			merged = append(merged, name)
+		}
+	}
+	for _, name := range merged {
+		fr.Decl.setFact(factMerged+name, &chain{Scope: js.scope, Name: name})
+	}
+}
+
+// declareName declares a name of the module. TypeScript merges a
+// function and an interface (or class) of the same name: the name is the
+// function, and in type positions the interface (factMerged).
+func (js *jsFile) declareName(name, kind string) {
+	old := js.fr.Decl.Names[name]
+	switch {
+	case old == "" || old == kind:
+		js.fr.Decl.Names[name] = kind
+	case (old == graph.KindFunction && kind == graph.KindClass) || (old == graph.KindClass && kind == graph.KindFunction):
+		js.fr.Decl.Names[name] = graph.KindFunction
+		js.fr.Decl.setFact(factMerged+name, &chain{Scope: js.scope, Name: name})
+	}
 }
 
 // later queues a body to read once the file's declarations are known.
@@ -158,7 +182,7 @@ func (js *jsFile) statement(n *sitter.Node, exportDefault bool) {
 	case "enum_declaration":
 		if name := tsText(js.field(n, "name"), js.src); name != "" {
 			js.declNode(codeUID("class", js.fr.Path, name), graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": "enum"})
-			js.fr.Decl.Names[name] = graph.KindClass
+			js.declareName(name, graph.KindClass)
 		}
 	case "ambient_declaration":
 		for _, c := range tsChildren(n) {
@@ -274,7 +298,7 @@ func (js *jsFile) declFunction(name string, n, fn *sitter.Node, exportDefault bo
 	}
 	uid := codeUID("function", js.fr.Path, name)
 	js.declNode(uid, graph.KindFunction, name, js.fileUID, n, js.field(fn, "body") != nil, nil)
-	js.fr.Decl.Names[name] = graph.KindFunction
+	js.declareName(name, graph.KindFunction)
 	if exportDefault {
 		js.alias("default", name)
 	}
@@ -356,7 +380,7 @@ func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
 	}
 	uid := codeUID("class", js.fr.Path, name)
 	js.declNode(uid, graph.KindClass, name, js.fileUID, n, true, nil)
-	js.fr.Decl.Names[name] = graph.KindClass
+	js.declareName(name, graph.KindClass)
 	if exportDefault {
 		js.alias("default", name)
 	}
@@ -502,7 +526,7 @@ func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
 	}
 	uid := codeUID("class", js.fr.Path, name)
 	js.declNode(uid, graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": typeKind})
-	js.fr.Decl.Names[name] = graph.KindClass
+	js.declareName(name, graph.KindClass)
 	sc := &jsScope{}
 	js.typeParams(n, sc)
 	ctx := jsCtx{from: uid, scope: sc, class: name}

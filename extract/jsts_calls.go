@@ -143,10 +143,16 @@ func (js *jsFile) function(f jsFunc) {
 		}
 		sc.declare(tsText(p, js.src), given)
 	}
+	if f.arg != nil && n.KindId() != js.grammar.arrow { // this: a callback's this parameter
+		ctx.this, ctx.thisPrefix = f.arg.callee.then(paramStep+strconv.Itoa(f.arg.index)+".this"), ""
+	}
 	ctor := js.kind(n) == "method_definition" && tsText(js.field(n, "name"), js.src) == "constructor"
 	i := 0
 	for _, p := range tsChildren(js.field(n, "parameters")) {
-		if js.thisParam(&p) {
+		if js.thisParam(&p) { // function (this: C, …)
+			if t := js.field(&p, "type"); t != nil {
+				ctx.this, ctx.thisPrefix = js.typeChain(t, &ctx), ""
+			}
 			continue
 		}
 		var given *chain
@@ -218,6 +224,9 @@ func (js *jsFile) callbackFacts(key string, i int, p *sitter.Node, ctx *jsCtx) {
 	j := 0
 	for _, q := range tsChildren(js.field(ft, "parameters")) {
 		if js.thisParam(&q) {
+			if t := js.field(&q, "type"); t != nil {
+				js.fact(factParam+key+paramStep+strconv.Itoa(i)+".this", js.typeChain(t, ctx))
+			}
 			continue
 		}
 		if t := js.field(&q, "type"); t != nil {
@@ -245,7 +254,18 @@ func (js *jsFile) sameReturn(returns []*sitter.Node, ctx *jsCtx) *chain {
 // types they spell.
 func (js *jsFile) typeParams(n *sitter.Node, sc *jsScope) {
 	for _, tp := range tsChildren(js.field(n, "type_parameters")) {
-		sc.declare(tsText(js.field(&tp, "name"), js.src), nil)
+		name := tsText(js.field(&tp, "name"), js.src)
+		if name == "" {
+			continue
+		}
+		var c *chain
+		if con := js.field(&tp, "constraint"); con != nil && con.NamedChildCount() == 1 {
+			c = js.typeChain(con.NamedChild(0), &jsCtx{scope: sc})
+		}
+		if sc.types == nil {
+			sc.types = map[string]*chain{}
+		}
+		sc.types[name] = c
 	}
 }
 
@@ -449,7 +469,16 @@ func (js *jsFile) finish(b *jsBody, ctx jsCtx) {
 // argument returns, for a function passed as an argument of a call or
 // new, the callee and the argument's position; nil otherwise.
 func (js *jsFile) argument(fn *sitter.Node, ctx *jsCtx) *jsArg {
+	arg := fn
 	args := fn.Parent()
+	for args != nil {
+		switch js.kind(args) {
+		case "parenthesized_expression", "ternary_expression", "as_expression", "satisfies_expression", "non_null_expression":
+			arg, args = args, args.Parent() // f(cond ? (x) => … : (x) => …)
+			continue
+		}
+		break
+	}
 	if args == nil || js.kind(args) != "arguments" {
 		return nil
 	}
@@ -469,7 +498,7 @@ func (js *jsFile) argument(fn *sitter.Node, ctx *jsCtx) *jsArg {
 		return nil
 	}
 	i := 0
-	for p := fn.PrevNamedSibling(); p != nil; p = p.PrevNamedSibling() {
+	for p := arg.PrevNamedSibling(); p != nil; p = p.PrevNamedSibling() {
 		i++
 	}
 	return &jsArg{callee: callee, index: i}
@@ -514,7 +543,7 @@ func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx, typ string) {
 			js.boundRef(b, b.name, name, add)
 			return
 		}
-		add(ref{Scope: js.scope, Name: name, Stub: name})
+		add(ref{Recv: &chain{Scope: js.scope}, Name: name, Stub: name})
 	case "member_expression":
 		obj := js.field(n, "object")
 		propNode := js.field(n, "property")
@@ -529,7 +558,7 @@ func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx, typ string) {
 			case ctx.this != nil:
 				add(ref{Recv: ctx.this, Name: prop, Stub: stub.Stub})
 			case ctx.thisPrefix != "":
-				add(ref{Scope: js.scope, Name: ctx.thisPrefix + "." + prop, Stub: stub.Stub})
+				add(ref{Recv: &chain{Scope: js.scope}, Name: ctx.thisPrefix + "." + prop, Stub: stub.Stub})
 			default:
 				add(stub)
 			}
@@ -549,7 +578,7 @@ func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx, typ string) {
 					if otext == "exports" {
 						name = prop
 					}
-					add(ref{Scope: js.scope, Name: name, Stub: stub.Stub})
+					add(ref{Recv: &chain{Scope: js.scope}, Name: name, Stub: stub.Stub})
 					return
 				}
 				if b, ok := js.bindings[otext]; ok && b.pkg != "" {
@@ -578,7 +607,7 @@ func (js *jsFile) boundRef(b jsBinding, name, stubName string, add func(ref)) {
 		if name == "" {
 			name = "default" // calling what require() returned
 		}
-		add(ref{Scope: "js:" + b.path, Name: name, Stub: stubName})
+		add(ref{Recv: &chain{Scope: "js:" + b.path}, Name: name, Stub: stubName})
 	case b.pkg != "":
 		if name == "" || name == "default" {
 			add(ref{Stub: b.pkg})

@@ -503,3 +503,82 @@ class C {
 	}
 	checkFileEdges(t, p, "o.ts", graph.EdgeCalls, "o.ts::f -> o.ts::g", "o.ts::C.m -> o.ts::g")
 }
+
+func TestJSTS_MergedDeclarations(t *testing.T) {
+	p := indexJS(t, map[string]string{
+		"core.ts": `
+export interface $constructor<T> {
+  init(inst: T, def: unknown): void;
+}
+export function $constructor<T>(name: string): $constructor<T> {
+  return null as any;
+}
+export interface AjaxCreation {
+  get(url: string): void;
+}
+export const ajax: AjaxCreation = make();
+export interface ZodType { check(): void }
+export const ZodType: $constructor<ZodType> = $constructor("ZodType");
+`,
+		"use.ts": `
+import * as core from "./core";
+import { ajax, ZodType } from "./core";
+export function f() {
+  core.ZodType.init(1, 2);
+  core.$constructor("x");
+  ajax("x");
+  ajax.get("y");
+  new ZodType();
+}
+`,
+	})
+	checkFileEdges(t, p, "use.ts", graph.EdgeCalls,
+		"use.ts::f -> core.ts::$constructor.init", // the variable's type: the interface merged with the function
+		"use.ts::f -> core.ts::$constructor",      // the function
+		"use.ts::f -> external:ajax",              // a variable of an interface type: no declaration to call
+		"use.ts::f -> core.ts::AjaxCreation.get",
+		"use.ts::f -> core.ts::ZodType", // new of a variable merged with an interface: the interface
+	)
+}
+
+func TestJSTS_ThisAndTypeParameters(t *testing.T) {
+	p := indexJS(t, map[string]string{
+		"s.ts": `
+export interface Action<T> {
+  schedule(state?: T): void;
+}
+export interface Scheduler {
+  schedule<T>(work: (this: Action<T>, state: T) => void): void;
+}
+export class Base { run(): void {} }
+export function f(s: Scheduler) {
+  s.schedule(function () {
+    this.schedule();
+  });
+  s.schedule(() => {
+    this.schedule();
+  });
+}
+export function g(this: Action<number>) {
+  this.schedule();
+}
+export function h<T extends Base, U>(a: T, b: U) {
+  a.run();
+  b.run();
+}
+export function k(s: Scheduler, flag: boolean) {
+  s.schedule(flag ? function () { this.schedule(); } : function () {});
+}
+`,
+	})
+	checkFileEdges(t, p, "s.ts", graph.EdgeCalls,
+		"s.ts::f -> s.ts::Scheduler.schedule",
+		"s.ts::f -> s.ts::Action.schedule", // the callback's this parameter
+		"s.ts::f -> external:*.schedule",   // this in an arrow at module level: unknown
+		"s.ts::g -> s.ts::Action.schedule",
+		"s.ts::h -> s.ts::Base.run",
+		"s.ts::h -> external:*.run",
+		"s.ts::k -> s.ts::Scheduler.schedule",
+		"s.ts::k -> s.ts::Action.schedule",
+	)
+}

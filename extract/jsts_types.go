@@ -21,6 +21,24 @@ import (
 type jsScope struct {
 	parent *jsScope
 	vars   map[string]*chain
+	// types are the type parameters, with the chain of their constraint
+	// (T extends C is a C) when known.
+	types map[string]*chain
+}
+
+// lookupType finds the name of a type in s or an enclosing scope: a type
+// parameter (ok, with its constraint's chain), or a local value that
+// shadows the module's (ok, nil).
+func (s *jsScope) lookupType(name string) (c *chain, local bool) {
+	for ; s != nil; s = s.parent {
+		if c, ok := s.types[name]; ok {
+			return c, true
+		}
+		if _, ok := s.vars[name]; ok {
+			return nil, true
+		}
+	}
+	return nil, false
 }
 
 // lookup finds name in s or an enclosing scope; local is false for a name
@@ -95,9 +113,12 @@ func (js *jsFile) typeChain(t *sitter.Node, ctx *jsCtx) *chain {
 			return &chain{Scope: js.scope, Name: ctx.class, Inst: true}
 		case "type_identifier", "nested_type_identifier":
 			name := tsText(t, js.src)
-			head, _, _ := strings.Cut(name, ".")
-			if _, local := ctx.scope.lookup(head); local {
-				return nil // a type parameter (or a local class)
+			head, _, dotted := strings.Cut(name, ".")
+			if c, local := ctx.scope.lookupType(head); local {
+				if dotted {
+					return nil
+				}
+				return c // a type parameter's constraint, nil for a local class
 			}
 			return &chain{Scope: js.scope, Name: name, Inst: true}
 		case "type_query":
