@@ -179,6 +179,7 @@ func (js *jsFile) statement(n *sitter.Node, exportDefault bool) {
 		if v := js.field(n, "value"); v != nil && js.kind(v) == "object_type" {
 			js.iface(n, v, "type")
 		}
+		// No calls are written in a type.
 	case "enum_declaration":
 		if name := tsText(js.field(n, "name"), js.src); name != "" {
 			js.declNode(codeUID("class", js.fr.Path, name), graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": "enum"})

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strconv"
+	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
@@ -23,6 +24,10 @@ type jsGrammar struct {
 	// string) on every call, which shows on a large tree.
 	kinds  []string
 	fields map[string]uint16
+	// types are the kinds of TypeScript type syntax (annotations, type
+	// arguments, every *_type): no call is written inside, so walks skip
+	// them, a good part of a typed file.
+	types []bool
 }
 
 func newJSGrammar(l *sitter.Language) jsGrammar {
@@ -38,8 +43,17 @@ func newJSGrammar(l *sitter.Language) jsGrammar {
 		fields: map[string]uint16{},
 	}
 	g.kinds = make([]string, l.NodeKindCount())
+	g.types = make([]bool, len(g.kinds))
 	for i := range g.kinds {
-		g.kinds[i] = l.NodeKindForId(uint16(i))
+		k := l.NodeKindForId(uint16(i))
+		g.kinds[i] = k
+		switch k {
+		case "type_annotation", "type_arguments", "type_parameters", "type_alias_declaration", "interface_declaration",
+			"type_predicate_annotation", "asserts_annotation", "nested_type_identifier", "type_query":
+			g.types[i] = l.NodeKindIsNamed(uint16(i))
+		default:
+			g.types[i] = strings.HasSuffix(k, "_type") && l.NodeKindIsNamed(uint16(i))
+		}
 	}
 	for i := uint32(1); i <= l.FieldCount(); i++ {
 		g.fields[l.FieldNameForId(uint16(i))] = uint16(i)
@@ -381,7 +395,11 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 	sc := ctx.scope
 	thisAttrs := ctx.class != "" && ctx.this != nil && ctx.this.Inst
 	tsWalkPrune(n, func(x *sitter.Node) bool {
-		switch x.KindId() {
+		id := x.KindId()
+		if int(id) < len(g.types) && g.types[id] {
+			return false
+		}
+		switch id {
 		case g.call, g.new:
 			b.calls = append(b.calls, x)
 		case g.assign:
