@@ -172,8 +172,10 @@ func summaryLine(r tools.IndexReport, projected float64) string {
 		}
 	}
 	if r.Precise != nil {
-		b.WriteString("; ")
-		b.WriteString(preciseSummary(*r.Precise))
+		if s := preciseSummary(*r.Precise); s != "" {
+			b.WriteString("; ")
+			b.WriteString(s)
+		}
 	}
 	fmt.Fprintf(&b, "; %d nodes, %d edges; %d events (%s) in %.2f s (+%.2f s projecting)",
 		r.Nodes, r.Edges, r.Events, humanBytes(r.Bytes), r.Seconds, projected)
@@ -191,7 +193,11 @@ func summaryLine(r tools.IndexReport, projected float64) string {
 
 // preciseSummary is the precise part of the summary line:
 //
-//	precise: scip-python 0.6.6 33 files (12.1 s), scip-typescript missing; 2 files not covered, 1 demoted
+//	precise: scip-python 0.6.6 33 files (12.1 s), scip-typescript not installed (2 files not covered (inferred))
+//
+// or, for an index without an index that replaced precise files,
+//
+//	2 precise files re-extracted without an index (inferred until cos index --precise)
 func preciseSummary(p tools.PreciseReport) string {
 	var parts []string
 	for _, ix := range p.Indexers {
@@ -212,10 +218,6 @@ func preciseSummary(p tools.PreciseReport) string {
 			parts = append(parts, name+" "+ix.Status+" (see --json)")
 		}
 	}
-	s := "precise: " + strings.Join(parts, ", ")
-	if len(parts) == 0 {
-		s = "precise: no index"
-	}
 	var notes []string
 	if p.FilesUnchanged > 0 {
 		notes = append(notes, fmt.Sprintf("%d unchanged", p.FilesUnchanged))
@@ -226,6 +228,10 @@ func preciseSummary(p tools.PreciseReport) string {
 	if p.FilesDemoted > 0 {
 		notes = append(notes, fmt.Sprintf("%d precise files re-extracted without an index (inferred until cos index --precise)", p.FilesDemoted))
 	}
+	if len(parts) == 0 {
+		return strings.Join(notes, ", ")
+	}
+	s := "precise: " + strings.Join(parts, ", ")
 	if len(notes) > 0 {
 		s += " (" + strings.Join(notes, ", ") + ")"
 	}

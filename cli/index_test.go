@@ -105,3 +105,24 @@ func TestSummaryLine_NamesTheSlowest(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
+
+func TestIndex_PreciseFlags(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no indexer anywhere
+	t.Setenv(SCIPToolsEnv, "")
+	state, root := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.py"), []byte("def f():\n    pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, state, "index", "--precise", "--scip-tools", t.TempDir(), root)
+	if code != 0 || !strings.Contains(out, "; precise: scip-python not installed;") {
+		t.Fatalf("exit %d, summary %q, stderr %q", code, out, errs)
+	}
+	junk := filepath.Join(t.TempDir(), "index.scip")
+	if err := os.WriteFile(junk, []byte("\xff\xfe not an index"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs = run(t, state, "index", "--scip", junk, root)
+	if code != 1 || !strings.Contains(errs, "E_ARGUMENT") || !strings.Contains(errs, "not a SCIP index") {
+		t.Fatalf("bad --scip: exit %d, stderr %q", code, errs)
+	}
+}
