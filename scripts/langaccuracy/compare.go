@@ -126,7 +126,7 @@ func compare(or *oracle, g *cosGraph, lg lang, top int) comparison {
 				cmp.Unknown++
 			}
 			var judged bool
-			ce.Cat, judged = cosSiteForm(or.Docs[at.File], at.Line, k.Callee, lg)
+			ce.Cat, judged = cosSiteForm(or.Docs[at.File], at.Line, k.Callee, lg, or.Opaque)
 			if !judged {
 				cmp.Unjudged++
 				unjudged = append(unjudged, edgeNote{Caller: k.Caller, Callee: k.Callee, Site: at})
@@ -353,8 +353,9 @@ func declaredAbstract(d *document, n cosNode) bool {
 // when the name is not on the line. judged is false when the index has no
 // global symbol at that name (no occurrence, or a local one): the oracle
 // resolved nothing there, so the edge can be neither confirmed nor
-// refuted.
-func cosSiteForm(d *document, line int, callee string, lg lang) (cat category, judged bool) {
+// refuted. So is a Python alias whose right-hand side the indexer did
+// not resolve (opaque).
+func cosSiteForm(d *document, line int, callee string, lg lang, opaque map[string]bool) (cat category, judged bool) {
 	if d == nil || line <= 0 {
 		return "", true
 	}
@@ -374,7 +375,10 @@ func cosSiteForm(d *document, line int, callee string, lg lang) (cat category, j
 		}
 		c := classify(d, line-1, col, end, strings.HasPrefix(callee, "code:class:"), nil)
 		o, ok := d.occEndingAt(line-1, end)
-		j := ok && o.Col == col && !scippb.IsLocalSymbol(o.Symbol)
+		// scip-python names an attribute it cannot type after the builtin
+		// of the same name (x.set() as builtins/set#): no resolution.
+		builtin := strings.Contains(o.Symbol, " builtins/") && receiverOf(d, line-1, col).Dotted
+		j := ok && o.Col == col && !scippb.IsLocalSymbol(o.Symbol) && !builtin && !opaque[o.Symbol]
 		if isCallSite(d, line-1, col, end, lg == langTS) {
 			return c, j
 		}

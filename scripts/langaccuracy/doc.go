@@ -61,6 +61,13 @@
 // copy's own definition is named by the project, email 0
 // `email.utils`/f().: both are the same module path and definition.
 //
+// A Python module-level alias, a line name = dotted.name (Charset =
+// _charset.Charset, isfuture = base_futures.isfuture), maps to what the
+// symbol ending its right-hand side maps to (chains of three at most):
+// calling the alias calls the aliased function or class. An alias whose
+// right-hand side has no global symbol is opaque: cos edges at its call
+// sites are unjudged (below).
+//
 // A symbol defined in the target that maps to no node is "called with no
 // cos node" only when it declares something callable: a method or type
 // descriptor, or a TS/JS term whose definition line holds function, =>
@@ -130,8 +137,10 @@
 // positive in the form of its own site: the first call of the callee's
 // name on the edge's line, classified by the same rules (cos's sites
 // are not read otherwise). A cos edge not in the truth whose site has no
-// global symbol at the callee's name (no occurrence, or a scip "local":
-// the type checker resolved nothing there) is unjudged: left out of the
+// global symbol at the callee's name (no occurrence, or a scip "local",
+// or a builtin class on an attribute: scip-python names an attribute it
+// cannot type after the builtin of the same name, x.set() as
+// builtins/set#; the type checker resolved nothing there) is unjudged: left out of the
 // scores, counted and listed apart. A false positive whose line does not
 // name the callee counts in "all" only, as does one to a cos node no
 // symbol maps to. The second split is by the callee node's kind: function, method,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,7 +75,10 @@ type oracle struct {
 	Unmapped map[string]*unmappedSymbol
 	// NoNode holds the (caller, symbol) pairs of those call sites, the
 	// callee a "scip:" + symbol pseudo-uid.
-	NoNode   map[pair]bool
+	NoNode map[pair]bool
+	// Opaque holds the Python aliases whose right-hand side the indexer
+	// did not resolve: cos edges at their call sites are unjudged.
+	Opaque   map[string]bool
 	Stats    oracleStats
 	Duration time.Duration
 }
@@ -99,7 +103,10 @@ type oracleStats struct {
 	// CosNodes the cos function, method and class uids of the indexed
 	// files.
 	MappedUIDs int `json:"mapped_uids"`
-	CosNodes   int `json:"cos_nodes"`
+	// Aliases counts the Python module-level aliases (X = mod.Y) mapped
+	// to what they name.
+	Aliases  int `json:"aliases"`
+	CosNodes int `json:"cos_nodes"`
 	// References counts the reference occurrences kept (mapped callee,
 	// not an import, not a self reference); CallSites those that are
 	// calls.
@@ -171,6 +178,56 @@ func callableDef(sym, line string, lg lang) bool {
 	return false
 }
 
+// pyAlias matches a Python module-level alias, name = dotted.name.
+var pyAlias = regexp.MustCompile(`^([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(#.*)?$`)
+
+// followAliases maps the symbols of Python module-level aliases
+// (Charset = _charset.Charset, isfuture = base_futures.isfuture) to what
+// their right-hand side's last name maps to, chains included, and returns
+// how many it mapped.
+// An alias whose right-hand side has no global symbol goes into opaque:
+// the type checker did not resolve it, so what calling it reaches is
+// unknown.
+func followAliases(docs map[string]*document, paths []string, symbols map[string]string, opaque map[string]bool, lg lang) int {
+	if lg != langPython {
+		return 0
+	}
+	n := 0
+	for pass := 0; pass < 3; pass++ {
+		added := false
+		for _, p := range paths {
+			d := docs[p]
+			for _, o := range d.Occs {
+				if !o.definition() || o.Col != 0 || scippb.IsLocalSymbol(o.Symbol) {
+					continue
+				}
+				if _, done := symbols[o.Symbol]; done {
+					continue
+				}
+				text := d.text(o.Line)
+				m := pyAlias.FindStringSubmatchIndex(text)
+				if m == nil || text[m[2]:m[3]] != text[o.Col:o.EndCol] {
+					continue
+				}
+				rhs, ok := d.occEndingAt(o.Line, m[5])
+				if !ok || scippb.IsLocalSymbol(rhs.Symbol) {
+					opaque[o.Symbol] = true
+					continue
+				}
+				if uid, ok := symbols[rhs.Symbol]; ok {
+					symbols[o.Symbol] = uid
+					n++
+					added = true
+				}
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	return n
+}
+
 // nodeIndex holds the cos nodes of each file, for the mapping and for
 // finding callers.
 type nodeIndex map[string][]cosNode
@@ -207,7 +264,7 @@ func (ni nodeIndex) callerOf(path string, line int) string {
 // cos nodes of the same files (doc.go, "Mapping").
 func buildTruth(docs map[string]*document, nodes nodeIndex, lg lang) *oracle {
 	or := &oracle{Docs: docs, Symbols: map[string]string{}, Mapped: map[string]bool{},
-		Calls: map[pair]*truthEdge{}, Refs: map[pair]site{}, Unmapped: map[string]*unmappedSymbol{}, NoNode: map[pair]bool{}}
+		Calls: map[pair]*truthEdge{}, Refs: map[pair]site{}, Unmapped: map[string]*unmappedSymbol{}, NoNode: map[pair]bool{}, Opaque: map[string]bool{}}
 	st := &or.Stats
 	st.Documents = len(docs)
 	paths := make([]string, 0, len(docs))
@@ -253,6 +310,7 @@ func buildTruth(docs map[string]*document, nodes nodeIndex, lg lang) *oracle {
 			}
 		}
 	}
+	st.Aliases = followAliases(docs, paths, or.Symbols, or.Opaque, lg)
 	st.MappedUIDs = len(or.Mapped)
 
 	// Callers: cos keeps one node per uid, with the lines of its first

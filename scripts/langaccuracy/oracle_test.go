@@ -281,3 +281,30 @@ func TestCompare_Scores(t *testing.T) {
 		t.Errorf("references recall %d/%d, want 3/5", cmp.RefsRecall.Hit, cmp.RefsRecall.Of)
 	}
 }
+
+func TestBuildTruth_Alias(t *testing.T) {
+	// Charset = _charset.Charset: calls of the alias are calls of the class.
+	const cls, alias, mod = "scip-python python p 0 `p.charset`/Charset#", "scip-python python p 0 `p.header`/Charset.", "scip-python python p 0 `p.charset`/__init__:"
+	charset := doc(t, "p/charset.py", []string{"class Charset:", "    pass"}, []occ{{line: 0, col: 6, end: 13, sym: cls, def: true}})
+	header := doc(t, "p/header.py", []string{"from p import charset as _charset", "Charset = _charset.Charset", "def make():", "    return Charset()"}, []occ{
+		{line: 1, col: 0, end: 7, sym: alias, def: true},
+		{line: 1, col: 10, end: 18, sym: mod},
+		{line: 1, col: 19, end: 26, sym: cls},
+		{line: 3, col: 11, end: 18, sym: alias},
+	})
+	nodes := nodeIndex{
+		"p/charset.py": {{UID: "code:class:p/charset.py::Charset", Kind: "class", Label: "Charset", Path: "p/charset.py", Line: 1, EndLine: 2}},
+		"p/header.py":  {{UID: "code:function:p/header.py::make", Kind: "function", Label: "make", Path: "p/header.py", Line: 3, EndLine: 4}},
+	}
+	or := buildTruth(map[string]*document{charset.Path: charset, header.Path: header}, nodes, langPython)
+	e, ok := or.Calls[pair{"code:function:p/header.py::make", "code:class:p/charset.py::Charset"}]
+	if !ok {
+		t.Fatalf("calls = %v, want make → Charset through the alias", or.Calls)
+	}
+	if _, ok := e.Cats[catConstructor]; !ok {
+		t.Errorf("categories %v, want constructor (a bare call of a class)", e.Cats)
+	}
+	if or.Stats.Aliases != 1 {
+		t.Errorf("aliases = %d, want 1", or.Stats.Aliases)
+	}
+}

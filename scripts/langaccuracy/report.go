@@ -42,12 +42,12 @@ func pct(share float64) string {
 func writeTarget(w io.Writer, r result, verbose bool) {
 	c, o := r.Comparison, r.Oracle
 	fmt.Fprintf(w, "\n### %s (%s) — cos %.2f s, %s %.1f s (%.0f×)\n\n", r.Name, r.Language, r.CosSeconds, r.Indexer, r.IndexerSeconds, r.SpeedUp)
-	fmt.Fprintf(w, "`%s`: %d indexed documents, cos saw %d files. Mapping: %d of %d SCIP symbols defined in the target map to %d of the %d cos function/method/class nodes. "+
+	fmt.Fprintf(w, "`%s`: %d indexed documents, cos saw %d files. Mapping: %d of %d SCIP symbols defined in the target map to %d of the %d cos function/method/class nodes (%d aliases followed). "+
 		"Truth: %d references (%d call sites); left out: %d import/export references, %d self references, %d call sites of local symbols, "+
 		"%d call sites of %d in-target symbols with no cos node, %d call sites of symbols defined outside. "+
 		"cos calls edges left out: %d from files the indexer did not index, %d at sites where the index has no global symbol (unjudged); "+
 		"%d to nodes no symbol maps to (in \"all\" and the kind split only), %d whose site names no callee (in \"all\" only).\n\n",
-		r.Source, o.Documents, r.CosFiles, o.MappedSymbols, o.Definitions, o.MappedUIDs, o.CosNodes,
+		r.Source, o.Documents, r.CosFiles, o.MappedSymbols, o.Definitions, o.MappedUIDs, o.CosNodes, o.Aliases,
 		o.References, o.CallSites, o.ImportRefs, o.SelfRefs, o.LocalCallSites, o.UnmappedCallSites, o.UnmappedSymbols, o.ExternalCallSites,
 		c.CosOutside, c.Unjudged, c.Unknown, c.Unclassified)
 	writeScores(w, "call site form", c.ByForm)
