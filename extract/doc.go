@@ -141,9 +141,15 @@
 // unions of two types, any and function types are unknown), new C(),
 // x as C, declared or agreed-on return types, class fields, constructor
 // parameter properties and this.x = … assignments (constructors first),
-// destructuring of a typed value, and a callback's parameters from the
-// function type of the parameter it is passed to (operate((source,
-// subscriber) => …), new Observable((subscriber) => …)). this is the
+// destructuring of a typed value, getters (reading one is its return),
+// T extends C (a T is a C), TypeScript declaration merging (a function or
+// variable and an interface of one name: the interface in type positions
+// and when constructed), the elements of arrays typed E[], Array<E> or
+// readonly E[] (for … of, xs[0], xs.pop(), xs.forEach((x) => …)), and a
+// callback's parameters and this from the function type of the
+// parameter it is passed to (operate((source, subscriber) => …), new
+// Observable((subscriber) => …), schedule(function () { this.m() })). A
+// variable of an interface type is called through no edge. this is the
 // class instance in methods and arrow functions (the class in static
 // members), X for X.prototype methods and a constructor function with
 // them, o for o's methods, app for app.m; super.m() starts at the bases.

@@ -356,6 +356,7 @@ func (js *jsFile) declarator(d *sitter.Node) {
 	var c *chain
 	if t := js.field(d, "type"); t != nil {
 		c = js.typeChain(t, &js.top)
+		js.fr.Decl.setFact(factVar+vname+elemSuffix, js.elemType(t, &js.top))
 	} else if value != nil {
 		c = js.valueChain(value, &js.top)
 	}
@@ -492,6 +493,7 @@ func (js *jsFile) classField(m *sitter.Node, uid, class string, ctx jsCtx, isSta
 	if !isStatic {
 		if typ != nil {
 			js.fr.Decl.setFact(factAttr+class+"."+fname, js.typeChain(typ, &ctx))
+			js.fr.Decl.setFact(factAttr+class+"."+fname+elemSuffix, js.elemType(typ, &ctx))
 		} else if value != nil {
 			js.fr.Decl.setFact(factAttr+class+"."+fname, js.valueChain(value, &ctx))
 		}
@@ -561,6 +563,7 @@ func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
 				continue
 			}
 			js.fr.Decl.setFact(factAttr+name+"."+mname, js.typeChain(typ, &ctx))
+			js.fr.Decl.setFact(factAttr+name+"."+mname+elemSuffix, js.elemType(typ, &ctx))
 		}
 	}
 }

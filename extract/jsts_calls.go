@@ -135,10 +135,27 @@ type jsFunc struct {
 	arg *jsArg
 }
 
-// jsArg is a function passed as argument index of a call of callee.
+// jsArg is a function passed as argument index of a call of callee, or
+// a callback whose first parameter is first (an array's element).
 type jsArg struct {
 	callee *chain
 	index  int
+	first  *chain
+}
+
+// param is the value of parameter i of a function passed as a (nil when
+// unknown).
+func (a *jsArg) param(i int) *chain {
+	switch {
+	case a == nil:
+		return nil
+	case a.first != nil:
+		if i == 0 {
+			return a.first
+		}
+		return nil
+	}
+	return a.callee.then(paramStep + strconv.Itoa(a.index) + "." + strconv.Itoa(i))
 }
 
 // function reads a function-like node (declaration, expression, arrow,
@@ -151,13 +168,9 @@ func (js *jsFile) function(f jsFunc) {
 	ctx.scope = sc
 	js.typeParams(n, sc)
 	if p := js.field(n, "parameter"); p != nil { // x => …
-		var given *chain
-		if f.arg != nil {
-			given = f.arg.callee.then(paramStep + strconv.Itoa(f.arg.index) + ".0")
-		}
-		sc.declare(tsText(p, js.src), given)
+		sc.declare(tsText(p, js.src), f.arg.param(0))
 	}
-	if f.arg != nil && n.KindId() != js.grammar.arrow { // this: a callback's this parameter
+	if f.arg != nil && f.arg.callee != nil && n.KindId() != js.grammar.arrow { // this: a callback's this parameter
 		ctx.this, ctx.thisPrefix = f.arg.callee.then(paramStep+strconv.Itoa(f.arg.index)+".this"), ""
 	}
 	ctor := js.kind(n) == "method_definition" && tsText(js.field(n, "name"), js.src) == "constructor"
@@ -169,11 +182,7 @@ func (js *jsFile) function(f jsFunc) {
 			}
 			continue
 		}
-		var given *chain
-		if f.arg != nil {
-			given = f.arg.callee.then(paramStep + strconv.Itoa(f.arg.index) + "." + strconv.Itoa(i))
-		}
-		c := js.param(&p, &ctx, ctor, given)
+		c := js.param(&p, &ctx, ctor, f.arg.param(i))
 		if f.retKey != "" && c == nil {
 			js.callbackFacts(f.retKey, i, &p, &ctx)
 		}
@@ -194,10 +203,15 @@ func (js *jsFile) function(f jsFunc) {
 		b.returns = []*sitter.Node{body} // an arrow's expression body
 	}
 	if f.retKey != "" {
+		var c *chain
 		if rt := js.field(n, "return_type"); rt != nil {
-			js.fact(factReturn+f.retKey, js.typeChain(rt, &ctx))
-		} else if c := js.sameReturn(b.returns, &ctx); c != nil {
-			js.fact(factReturn+f.retKey, c)
+			c = js.typeChain(rt, &ctx)
+		} else {
+			c = js.sameReturn(b.returns, &ctx)
+		}
+		js.fact(factReturn+f.retKey, c)
+		if js.kind(n) == "method_definition" && js.hasToken(n, "get") {
+			js.fr.Decl.setFact(factAttr+f.retKey, c) // reading a getter is its value
 		}
 	}
 	js.finish(&b, ctx)
@@ -296,18 +310,19 @@ func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) *ch
 		if t := js.field(p, "type"); t != nil {
 			c = js.typeChain(t, ctx)
 			typed = c
+			if elem := js.elemType(t, ctx); elem != nil && pat != nil && js.kind(pat) == "identifier" {
+				ctx.scope.declare(tsText(pat, js.src)+elemSuffix, elem)
+				if ctor && ctx.class != "" && js.paramProperty(p) {
+					js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src)+elemSuffix, elem)
+				}
+			}
 		} else if v := js.field(p, "value"); v != nil {
 			c = js.valueChain(v, ctx)
 		} else {
 			c = given
 		}
-		if ctor && ctx.class != "" && pat != nil && js.kind(pat) == "identifier" && c != nil {
-			for i := uint(0); i < p.ChildCount(); i++ {
-				if k := p.Child(i).Kind(); k == "accessibility_modifier" || k == "readonly" || k == "override_modifier" {
-					js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src), c)
-					break
-				}
-			}
+		if ctor && ctx.class != "" && pat != nil && js.kind(pat) == "identifier" && c != nil && js.paramProperty(p) {
+			js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src), c)
 		}
 	case "assignment_pattern":
 		pat = js.field(p, "left")
@@ -317,6 +332,27 @@ func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) *ch
 	}
 	js.declarePattern(pat, c, ctx.scope)
 	return typed
+}
+
+// paramProperty reports whether a constructor parameter is also a
+// property (private x: C, readonly x: C).
+func (js *jsFile) paramProperty(p *sitter.Node) bool {
+	for i := uint(0); i < p.ChildCount(); i++ {
+		if k := js.kind(p.Child(i)); k == "accessibility_modifier" || k == "readonly" || k == "override_modifier" {
+			return true
+		}
+	}
+	return false
+}
+
+// forOf reports whether a for_in_statement is for … of.
+func (js *jsFile) forOf(n *sitter.Node) bool {
+	for i := uint(0); i < n.ChildCount(); i++ {
+		if c := n.Child(i); c != nil && !c.IsNamed() && js.kind(c) == "of" {
+			return true
+		}
+	}
+	return false
 }
 
 // declarePattern declares the names of a binding pattern whose value is
@@ -335,6 +371,9 @@ func (js *jsFile) declarePattern(pat *sitter.Node, c *chain, sc *jsScope) {
 			case "shorthand_property_identifier_pattern":
 				name := tsText(&p, js.src)
 				sc.declare(name, c.then(name))
+				if c != nil {
+					sc.declare(name+elemSuffix, c.then(name+elemSuffix))
+				}
 			case "pair_pattern":
 				key := js.field(&p, "key")
 				if v := js.field(&p, "value"); key != nil && js.kind(key) == "property_identifier" && v != nil && js.kind(v) == "identifier" {
@@ -421,13 +460,20 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 			}
 		case g.declarator:
 			if declare {
-				var c *chain
+				var c, elem *chain
+				name := js.field(x, "name")
 				if t := js.field(x, "type"); t != nil {
-					c = js.typeChain(t, ctx)
+					c, elem = js.typeChain(t, ctx), js.elemType(t, ctx)
 				} else if v := js.field(x, "value"); v != nil {
 					c = js.valueChain(v, ctx)
+					if k := js.kind(v); k == "identifier" || k == "member_expression" {
+						elem, _ = js.elemChain(v, ctx) // const xs = this.items
+					}
 				}
-				js.declarePattern(js.field(x, "name"), c, sc)
+				js.declarePattern(name, c, sc)
+				if elem != nil && js.kind(name) == "identifier" {
+					sc.declare(tsText(name, js.src)+elemSuffix, elem)
+				}
 			}
 		case g.catch:
 			if declare {
@@ -435,7 +481,12 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 			}
 		case g.forIn:
 			if l := js.field(x, "left"); declare && l != nil && js.kind(l) != "member_expression" {
-				js.patternNames(l, func(s string) { sc.declare(s, nil) })
+				if js.kind(l) == "identifier" && js.forOf(x) { // for (const x of xs)
+					c, _ := js.elemChain(js.field(x, "right"), ctx)
+					sc.declare(tsText(l, js.src), c)
+				} else {
+					js.patternNames(l, func(s string) { sc.declare(s, nil) })
+				}
 			}
 		case g.ret:
 			if declare {
@@ -511,13 +562,18 @@ func (js *jsFile) argument(fn *sitter.Node, ctx *jsCtx) *jsArg {
 	case js.grammar.new:
 		f = call.ChildByFieldId(js.grammar.fieldConstructor)
 	}
-	callee := js.valueChain(f, ctx)
-	if callee == nil {
-		return nil
-	}
 	i := 0
 	for p := arg.PrevNamedSibling(); p != nil; p = p.PrevNamedSibling() {
 		i++
+	}
+	if i == 0 && f != nil && js.kind(f) == "member_expression" && jsElementCallbacks[tsText(js.field(f, "property"), js.src)] {
+		if elem, sure := js.elemChain(js.field(f, "object"), ctx); sure { // xs.forEach((x) => …)
+			return &jsArg{first: elem}
+		}
+	}
+	callee := js.valueChain(f, ctx)
+	if callee == nil {
+		return nil
 	}
 	return &jsArg{callee: callee, index: i}
 }

@@ -126,10 +126,10 @@ export function local() {
   q.get().close();
 }
 
-export function unknown(x: any, xs: Conn[], u: Conn | Pool) {
+export function unknown(x: any, u: Conn | Pool, m: Map<string, Conn>) {
   x.send(1);
-  xs[0].send(2);
   u.close();
+  m.get("a").send(2);
 }
 `,
 	})
@@ -148,6 +148,55 @@ export function unknown(x: any, xs: Conn[], u: Conn | Pool) {
 		"src/use.ts::local -> external:make",
 		"src/use.ts::unknown -> external:*.send",
 		"src/use.ts::unknown -> external:*.close",
+		"src/use.ts::unknown -> external:*.get",
+	)
+}
+
+func TestJSTS_ArrayElements(t *testing.T) {
+	p := indexJS(t, map[string]string{
+		"a.ts": `
+export class Conn { a(): void {} b(): void {} c(): void {} d(): void {} e(): void {} f(): void {} g(): void {} h(): void {} k(): void {} }
+export class Registry {
+  private conns: Conn[] = [];
+  readonly spare: Array<Conn> | null = null;
+  constructor(private extra: readonly Conn[]) {}
+  all() {
+    for (const c of this.conns) { c.a(); }
+    this.spare!.forEach((c) => c.b());
+    this.extra[0].c();
+    const { conns } = this;
+    conns.pop()!.d();
+  }
+  find(): Conn { return this.conns[0]; }
+}
+export const pool: Conn[] = [];
+export function f(xs: Conn[], r: Registry) {
+  for (const x of xs) { x.e(); }
+  xs.map((x) => x.f());
+  pool.shift().g();
+  r.find().h();
+  const ys = xs;
+  ys[1].k();
+  for (const key in xs) { key.a(); }
+}
+`,
+	})
+	checkFileEdges(t, p, "a.ts", graph.EdgeCalls,
+		"a.ts::Registry.all -> a.ts::Conn.a",
+		"a.ts::Registry.all -> a.ts::Conn.b",
+		"a.ts::Registry.all -> a.ts::Conn.c",
+		"a.ts::Registry.all -> a.ts::Conn.d",
+		"a.ts::Registry.all -> external:*.forEach", // the array's own methods stay unknown
+		"a.ts::Registry.all -> external:*.pop",
+		"a.ts::f -> a.ts::Conn.e",
+		"a.ts::f -> a.ts::Conn.f",
+		"a.ts::f -> a.ts::Conn.g",
+		"a.ts::f -> a.ts::Registry.find", // a find of the code's own, not the array's
+		"a.ts::f -> a.ts::Conn.h",
+		"a.ts::f -> a.ts::Conn.k",
+		"a.ts::f -> external:*.map",
+		"a.ts::f -> external:*.shift",
+		"a.ts::f -> external:*.a", // for … in: the keys
 	)
 }
 

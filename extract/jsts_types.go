@@ -68,6 +68,110 @@ func (s *jsScope) declare(name string, c *chain) {
 	s.vars[name] = c
 }
 
+// lookupElem finds the element value of a local array (declared as
+// name+"[]" beside name); local is false for a module-level name.
+func (s *jsScope) lookupElem(name string) (c *chain, local bool) {
+	for ; s != nil; s = s.parent {
+		if c, ok := s.vars[name+elemSuffix]; ok {
+			return c, true
+		}
+		if _, ok := s.vars[name]; ok {
+			return nil, true
+		}
+	}
+	return nil, false
+}
+
+// elemSuffix marks the element of an array: a local or module variable
+// xs of type E[] has the value of an E recorded as xs[] (factVar, scope),
+// an attribute x of class C as C.x[] (factAttr), so that an element read
+// (for … of, xs[i], xs.pop(), xs.forEach(e => …)) is the attribute step
+// x[] of the instance.
+const elemSuffix = "[]"
+
+// jsElementMethods return an element of the array they are called on
+// (undefined aside).
+var jsElementMethods = map[string]bool{"pop": true, "shift": true, "at": true, "find": true, "findLast": true}
+
+// jsElementCallbacks pass the array's elements as the first parameter of
+// their callback.
+var jsElementCallbacks = map[string]bool{"forEach": true, "map": true, "filter": true, "some": true, "every": true,
+	"find": true, "findIndex": true, "findLast": true, "findLastIndex": true, "flatMap": true}
+
+// elemType returns the chain of an element of the array type a type
+// annotation names (E[], Array<E>, ReadonlyArray<E>, readonly E[], with
+// null and undefined looked through), nil for anything else.
+func (js *jsFile) elemType(t *sitter.Node, ctx *jsCtx) *chain {
+	for t != nil {
+		switch js.kind(t) {
+		case "type_annotation", "parenthesized_type", "readonly_type":
+			t = t.NamedChild(t.NamedChildCount() - 1)
+			continue
+		case "array_type":
+			return js.typeChain(t.NamedChild(0), ctx)
+		case "generic_type":
+			name := tsText(js.field(t, "name"), js.src)
+			args := js.field(t, "type_arguments")
+			if (name == "Array" || name == "ReadonlyArray") && args != nil && args.NamedChildCount() == 1 {
+				return js.typeChain(args.NamedChild(0), ctx)
+			}
+			return nil
+		case "union_type":
+			var only *sitter.Node
+			for _, m := range tsChildren(t) {
+				if js.nullish(&m) {
+					continue
+				}
+				if only != nil {
+					return nil
+				}
+				m := m
+				only = &m
+			}
+			t = only
+			continue
+		}
+		return nil
+	}
+	return nil
+}
+
+// elemChain returns the chain of an element of the array expression n
+// evaluates to, nil when unknown. sure is set when the expression is
+// known here to be an array of that element (a local, a module variable
+// or an attribute of this class declared with an array type): a method
+// like find or forEach is then the array's, not one of the code's own.
+func (js *jsFile) elemChain(n *sitter.Node, ctx *jsCtx) (c *chain, sure bool) {
+	for n != nil {
+		switch js.kind(n) {
+		case "parenthesized_expression", "non_null_expression":
+			n = n.NamedChild(0)
+			continue
+		case "identifier":
+			name := tsText(n, js.src)
+			if c, local := ctx.scope.lookupElem(name); local {
+				return c, c != nil
+			}
+			_, sure := js.fr.Decl.Facts[factVar+name+elemSuffix]
+			return &chain{Scope: js.scope, Name: name + elemSuffix}, sure
+		case "member_expression":
+			prop := js.field(n, "property")
+			if prop == nil || js.kind(prop) != "property_identifier" {
+				return nil, false
+			}
+			obj := js.field(n, "object")
+			name := tsText(prop, js.src)
+			sure := false
+			if js.kind(obj) == "this" && ctx.class != "" {
+				_, sure = js.fr.Decl.Facts[factAttr+ctx.class+"."+name+elemSuffix]
+			}
+			return js.valueChain(obj, ctx).then(name + elemSuffix), sure
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
 // jsCtx is where code is being read: the node its calls come from, the
 // scope of its locals and what `this` is.
 type jsCtx struct {
@@ -229,6 +333,11 @@ func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
 			if f == nil || js.kind(f) == "import" {
 				return nil
 			}
+			if js.kind(f) == "member_expression" && jsElementMethods[tsText(js.field(f, "property"), js.src)] {
+				if c, sure := js.elemChain(js.field(f, "object"), ctx); sure { // xs.pop()
+					return c
+				}
+			}
 			return js.valueChain(f, ctx).then(callStep)
 		case "member_expression":
 			prop := js.field(n, "property")
@@ -236,6 +345,12 @@ func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
 				return nil
 			}
 			return js.valueChain(js.field(n, "object"), ctx).then(tsText(prop, js.src))
+		case "subscript_expression": // xs[i]
+			if idx := js.field(n, "index"); idx != nil && js.kind(idx) == "number" {
+				c, _ := js.elemChain(js.field(n, "object"), ctx)
+				return c
+			}
+			return nil
 		}
 		return nil
 	}
