@@ -296,7 +296,7 @@ func noneFoundNote(what string, types []string, tm envelope.ToolMeta) string {
 			what, strings.Join(types, ", "))
 	}
 	return fmt.Sprintf("no %s found through %s, but completeness is lower_bound (see meta.completeness_reasons): "+
-		"callers through func values or reflection, in files read without types, or matched by name may exist; "+
+		"callers through func values or reflection, in files read without types, matched by name or on receivers of unknown type may exist; "+
 		"check before treating the node as unused", what, strings.Join(types, ", "))
 }
 

@@ -511,7 +511,8 @@ func indexTools() []*Tool {
 		Description: "Index a folder of this repository into the code/doc graph: extract every changed file (by content hash) " +
 			"and append it to the log; vanished files are removed. path defaults to the first approved root and must lie " +
 			"inside an approved root (E_PATH otherwise). Returns files seen/changed/removed/failed, nodes, edges, events " +
-			"and bytes appended, seconds and the slowest extractions.",
+			"and bytes appended, seconds and the slowest extractions. With precise or scip, Python, TypeScript and JavaScript " +
+			"calls and references come from SCIP indexes for the files they cover, and report.precise says which files are precise.",
 		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
 		Example: `{"path": ".", "precise": true}`,
 		Params: []Param{

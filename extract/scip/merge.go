@@ -198,12 +198,9 @@ type file struct {
 
 // codeNode is a function, method or class node of the payload.
 type codeNode struct {
-	uid, last  string
-	line, end  int
-	at         int // index in the payload's Nodes
-	method     bool
-	kind       string
-	labelParts int
+	uid       string
+	line, end int
+	at        int // index in the payload's Nodes
 }
 
 // index collects the payload's code nodes.
@@ -216,7 +213,7 @@ func (f *file) index() {
 		end := max(n.EndLine, n.Line)
 		last := n.Label[strings.LastIndexByte(n.Label, '.')+1:]
 		f.byName[last] = append(f.byName[last], len(f.nodes))
-		f.nodes = append(f.nodes, codeNode{uid: n.UID, last: last, line: n.Line, end: end, at: i, method: strings.Contains(n.Label, "."), kind: n.Kind})
+		f.nodes = append(f.nodes, codeNode{uid: n.UID, line: n.Line, end: end, at: i})
 	}
 }
 
