@@ -142,7 +142,10 @@
 // x as C, declared or agreed-on return types, class fields, constructor
 // parameter properties and this.x = … assignments (constructors first),
 // destructuring of a typed value, getters (reading one is its return),
-// T extends C (a T is a C), TypeScript declaration merging (a function or
+// type parameters (inside its declaration a T extends C is a C; to its
+// callers a class's or interface's T = D is a D, a function's T unknown,
+// and a generic function's return is never inferred from its body),
+// TypeScript declaration merging (a function or
 // variable and an interface of one name: the interface in type positions
 // and when constructed), the elements of arrays typed E[], Array<E> or
 // readonly E[] (for … of, xs[0], xs.pop(), xs.forEach((x) => …)), and a

@@ -387,7 +387,7 @@ func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
 		js.alias("default", name)
 	}
 	sc := &jsScope{}
-	js.typeParams(n, sc)
+	js.typeParams(n, sc, true)
 	inst := &chain{Scope: js.scope, Name: name, Inst: true}
 	static := &chain{Scope: js.scope, Name: name}
 	ctx := jsCtx{from: uid, scope: sc, this: inst, class: name}
@@ -487,13 +487,13 @@ func (js *jsFile) classField(m *sitter.Node, uid, class string, ctx jsCtx, isSta
 	}
 	if ft := js.functionType(typ); ft != nil {
 		js.member(uid, class, fname, m, false)
-		js.fact(factReturn+class+"."+fname, js.typeChain(js.field(ft, "return_type"), &ctx))
+		js.fact(factReturn+class+"."+fname, js.typeChain(js.field(ft, "return_type"), js.outside(&ctx)))
 		return
 	}
 	if !isStatic {
 		if typ != nil {
-			js.fr.Decl.setFact(factAttr+class+"."+fname, js.typeChain(typ, &ctx))
-			js.fr.Decl.setFact(factAttr+class+"."+fname+elemSuffix, js.elemType(typ, &ctx))
+			js.fr.Decl.setFact(factAttr+class+"."+fname, js.typeChain(typ, js.outside(&ctx)))
+			js.fr.Decl.setFact(factAttr+class+"."+fname+elemSuffix, js.elemType(typ, js.outside(&ctx)))
 		} else if value != nil {
 			js.fr.Decl.setFact(factAttr+class+"."+fname, js.valueChain(value, &ctx))
 		}
@@ -531,7 +531,7 @@ func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
 	js.declNode(uid, graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": typeKind})
 	js.declareName(name, graph.KindClass)
 	sc := &jsScope{}
-	js.typeParams(n, sc)
+	js.typeParams(n, sc, true)
 	ctx := jsCtx{from: uid, scope: sc, class: name}
 	var bases []*chain
 	for _, c := range tsChildren(n) {
@@ -559,11 +559,11 @@ func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
 			typ := js.field(&m, "type")
 			if ft := js.functionType(typ); ft != nil {
 				js.member(uid, name, mname, &m, false)
-				js.fact(factReturn+name+"."+mname, js.typeChain(js.field(ft, "return_type"), &ctx))
+				js.fact(factReturn+name+"."+mname, js.typeChain(js.field(ft, "return_type"), js.outside(&ctx)))
 				continue
 			}
-			js.fr.Decl.setFact(factAttr+name+"."+mname, js.typeChain(typ, &ctx))
-			js.fr.Decl.setFact(factAttr+name+"."+mname+elemSuffix, js.elemType(typ, &ctx))
+			js.fr.Decl.setFact(factAttr+name+"."+mname, js.typeChain(typ, js.outside(&ctx)))
+			js.fr.Decl.setFact(factAttr+name+"."+mname+elemSuffix, js.elemType(typ, js.outside(&ctx)))
 		}
 	}
 }

@@ -166,7 +166,7 @@ func (js *jsFile) function(f jsFunc) {
 	sc := &jsScope{parent: f.ctx.scope}
 	ctx := f.ctx
 	ctx.scope = sc
-	js.typeParams(n, sc)
+	js.typeParams(n, sc, false)
 	if p := js.field(n, "parameter"); p != nil { // x => …
 		sc.declare(tsText(p, js.src), f.arg.param(0))
 	}
@@ -191,7 +191,7 @@ func (js *jsFile) function(f jsFunc) {
 	body := js.field(n, "body")
 	if body == nil {
 		if f.retKey != "" {
-			js.fact(factReturn+f.retKey, js.typeChain(js.field(n, "return_type"), &ctx))
+			js.fact(factReturn+f.retKey, js.typeChain(js.field(n, "return_type"), js.outside(&ctx)))
 		}
 		return
 	}
@@ -205,8 +205,8 @@ func (js *jsFile) function(f jsFunc) {
 	if f.retKey != "" {
 		var c *chain
 		if rt := js.field(n, "return_type"); rt != nil {
-			c = js.typeChain(rt, &ctx)
-		} else {
+			c = js.typeChain(rt, js.outside(&ctx))
+		} else if js.field(n, "type_parameters") == nil { // a generic's return depends on its caller
 			c = js.sameReturn(b.returns, &ctx)
 		}
 		js.fact(factReturn+f.retKey, c)
@@ -253,12 +253,12 @@ func (js *jsFile) callbackFacts(key string, i int, p *sitter.Node, ctx *jsCtx) {
 	for _, q := range tsChildren(js.field(ft, "parameters")) {
 		if js.thisParam(&q) {
 			if t := js.field(&q, "type"); t != nil {
-				js.fact(factParam+key+paramStep+strconv.Itoa(i)+".this", js.typeChain(t, ctx))
+				js.fact(factParam+key+paramStep+strconv.Itoa(i)+".this", js.typeChain(t, js.outside(ctx)))
 			}
 			continue
 		}
 		if t := js.field(&q, "type"); t != nil {
-			js.fact(factParam+key+paramStep+strconv.Itoa(i)+"."+strconv.Itoa(j), js.typeChain(t, ctx))
+			js.fact(factParam+key+paramStep+strconv.Itoa(i)+"."+strconv.Itoa(j), js.typeChain(t, js.outside(ctx)))
 		}
 		j++
 	}
@@ -279,21 +279,25 @@ func (js *jsFile) sameReturn(returns []*sitter.Node, ctx *jsCtx) *chain {
 }
 
 // typeParams declares a declaration's type parameters, which shadow the
-// types they spell.
-func (js *jsFile) typeParams(n *sitter.Node, sc *jsScope) {
+// types they spell: inside, a T extends C is a C; to the callers of a
+// class or interface (defaults), a T = D is a D.
+func (js *jsFile) typeParams(n *sitter.Node, sc *jsScope, defaults bool) {
 	for _, tp := range tsChildren(js.field(n, "type_parameters")) {
 		name := tsText(js.field(&tp, "name"), js.src)
 		if name == "" {
 			continue
 		}
-		var c *chain
+		var c, d *chain
 		if con := js.field(&tp, "constraint"); con != nil && con.NamedChildCount() == 1 {
 			c = js.typeChain(con.NamedChild(0), &jsCtx{scope: sc})
 		}
-		if sc.types == nil {
-			sc.types = map[string]*chain{}
+		if def := js.field(&tp, "value"); defaults && def != nil && def.NamedChildCount() == 1 {
+			d = js.typeChain(def.NamedChild(0), &jsCtx{scope: sc, outside: true})
 		}
-		sc.types[name] = c
+		if sc.types == nil {
+			sc.types, sc.outer = map[string]*chain{}, map[string]*chain{}
+		}
+		sc.types[name], sc.outer[name] = c, d
 	}
 }
 
@@ -313,7 +317,7 @@ func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) *ch
 			if elem := js.elemType(t, ctx); elem != nil && pat != nil && js.kind(pat) == "identifier" {
 				ctx.scope.declare(tsText(pat, js.src)+elemSuffix, elem)
 				if ctor && ctx.class != "" && js.paramProperty(p) {
-					js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src)+elemSuffix, elem)
+					js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src)+elemSuffix, js.elemType(t, js.outside(ctx)))
 				}
 			}
 		} else if v := js.field(p, "value"); v != nil {
@@ -321,8 +325,8 @@ func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) *ch
 		} else {
 			c = given
 		}
-		if ctor && ctx.class != "" && pat != nil && js.kind(pat) == "identifier" && c != nil && js.paramProperty(p) {
-			js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src), c)
+		if t := js.field(p, "type"); ctor && ctx.class != "" && t != nil && pat != nil && js.kind(pat) == "identifier" && js.paramProperty(p) {
+			js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src), js.typeChain(t, js.outside(ctx)))
 		}
 	case "assignment_pattern":
 		pat = js.field(p, "left")

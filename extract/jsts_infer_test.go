@@ -615,6 +615,19 @@ export function h<T extends Base, U>(a: T, b: U) {
   a.run();
   b.run();
 }
+export function pick<T extends Base>(x: T): T { return x; }
+export function same<T extends Base>(x: T) { return x; }
+export function use() {
+  pick(new Base()).run();
+  same(new Base()).run();
+}
+export interface Def<B extends Base = Base, C extends Base = Base> { out: B; keep: C[] }
+export class Box<T extends Base> { item: T; }
+export function defaults(d: Def, b: Box<Base>) {
+  d.out.run();
+  d.keep[0].run();
+  b.item.run();
+}
 export function k(s: Scheduler, flag: boolean) {
   s.schedule(flag ? function () { this.schedule(); } : function () {});
 }
@@ -627,6 +640,13 @@ export function k(s: Scheduler, flag: boolean) {
 		"s.ts::g -> s.ts::Action.schedule",
 		"s.ts::h -> s.ts::Base.run",
 		"s.ts::h -> external:*.run",
+		"s.ts::use -> s.ts::pick", // T is the caller's: its constraint is no answer outside
+		"s.ts::use -> s.ts::same",
+		"s.ts::use -> s.ts::Base",
+		"s.ts::use -> external:*.run",
+		"s.ts::defaults -> s.ts::Base.run", // a type parameter's default, seen from outside
+		"s.ts::defaults -> external:*.run", // no default: unknown outside
+
 		"s.ts::k -> s.ts::Scheduler.schedule",
 		"s.ts::k -> s.ts::Action.schedule",
 	)

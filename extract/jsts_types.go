@@ -22,16 +22,22 @@ type jsScope struct {
 	parent *jsScope
 	vars   map[string]*chain
 	// types are the type parameters, with the chain of their constraint
-	// (T extends C is a C) when known.
-	types map[string]*chain
+	// (T extends C is a C) when known; outer holds what they are to the
+	// declaration's callers: nothing known for a function's, the default
+	// (T = C) for a class's or an interface's, which is what a reference
+	// without type arguments gets.
+	types, outer map[string]*chain
 }
 
 // lookupType finds the name of a type in s or an enclosing scope: a type
-// parameter (ok, with its constraint's chain), or a local value that
-// shadows the module's (ok, nil).
-func (s *jsScope) lookupType(name string) (c *chain, local bool) {
+// parameter (with its constraint's chain, or outside its declaration
+// the outer one), or a local value that shadows the module's (nil).
+func (s *jsScope) lookupType(name string, outside bool) (c *chain, local bool) {
 	for ; s != nil; s = s.parent {
 		if c, ok := s.types[name]; ok {
+			if outside {
+				return s.outer[name], true
+			}
 			return c, true
 		}
 		if _, ok := s.vars[name]; ok {
@@ -188,6 +194,19 @@ type jsCtx struct {
 	// class names the class of `this` for super.m() and for recording
 	// this.x = … as an attribute of the class ("" outside a class).
 	class string
+	// outside is set when a type is read for the callers of a
+	// declaration (a return, a field, a callback's parameter): a type
+	// parameter is then whatever the caller instantiates, unknown, while
+	// inside the declaration it is its constraint (T extends C is a C).
+	outside bool
+}
+
+// outside returns ctx for reading a type seen by the declaration's
+// callers.
+func (js *jsFile) outside(ctx *jsCtx) *jsCtx {
+	c := *ctx
+	c.outside = true
+	return &c
 }
 
 // thisCleared is ctx for a nested `function` (not an arrow): `this` is
@@ -218,11 +237,11 @@ func (js *jsFile) typeChain(t *sitter.Node, ctx *jsCtx) *chain {
 		case "type_identifier", "nested_type_identifier":
 			name := tsText(t, js.src)
 			head, _, dotted := strings.Cut(name, ".")
-			if c, local := ctx.scope.lookupType(head); local {
+			if c, local := ctx.scope.lookupType(head, ctx.outside); local {
 				if dotted {
 					return nil
 				}
-				return c // a type parameter's constraint, nil for a local class
+				return c // a type parameter's constraint or default, nil for a local class
 			}
 			return &chain{Scope: js.scope, Name: name, Inst: true}
 		case "type_query":
