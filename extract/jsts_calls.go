@@ -2,127 +2,18 @@ package extract
 
 import (
 	"strconv"
-	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
-// Reading JavaScript and TypeScript code for calls. Each function is read
-// twice, both times without entering the functions nested in it: once to
-// declare its locals (parameters, variables, nested declarations, with
-// the chains of their values) and collect its return values, once for its
-// calls; a nested function is then read the same way with the enclosing
-// scope as parent. Every node is thus visited twice whatever the nesting.
-
-// jsGrammar holds the symbol and field ids used on hot paths.
-type jsGrammar struct {
-	call, new, arrow, function, funcDecl, generator, generatorDecl, method, class, classDecl, abstractClassDecl uint16
-	declarator, catch, forIn, ret, assign                                                                       uint16
-	fieldFunction, fieldConstructor                                                                             uint16
-	// kinds names each symbol id and fields maps field names to ids:
-	// Node.Kind and Node.ChildByFieldName allocate (a Go string, a C
-	// string) on every call, which shows on a large tree.
-	kinds  []string
-	fields map[string]uint16
-	// types are the kinds of TypeScript type syntax (annotations, type
-	// arguments, every *_type): no call is written inside, so walks skip
-	// them, a good part of a typed file.
-	types []bool
-}
-
-func newJSGrammar(l *sitter.Language) jsGrammar {
-	id := func(kind string) uint16 { return l.IdForNodeKind(kind, true) }
-	g := jsGrammar{
-		call: id("call_expression"), new: id("new_expression"),
-		arrow: id("arrow_function"), function: id("function_expression"), funcDecl: id("function_declaration"),
-		generator: id("generator_function"), generatorDecl: id("generator_function_declaration"),
-		method: id("method_definition"), class: id("class"), classDecl: id("class_declaration"), abstractClassDecl: id("abstract_class_declaration"),
-		declarator: id("variable_declarator"), catch: id("catch_clause"), forIn: id("for_in_statement"),
-		ret: id("return_statement"), assign: id("assignment_expression"),
-		fieldFunction: l.FieldIdForName("function"), fieldConstructor: l.FieldIdForName("constructor"),
-		fields: map[string]uint16{},
-	}
-	g.kinds = make([]string, l.NodeKindCount())
-	g.types = make([]bool, len(g.kinds))
-	for i := range g.kinds {
-		k := l.NodeKindForId(uint16(i))
-		g.kinds[i] = k
-		switch k {
-		case "type_annotation", "type_arguments", "type_parameters", "type_alias_declaration", "interface_declaration",
-			"type_predicate_annotation", "asserts_annotation", "nested_type_identifier", "type_query":
-			g.types[i] = l.NodeKindIsNamed(uint16(i))
-		default:
-			g.types[i] = strings.HasSuffix(k, "_type") && l.NodeKindIsNamed(uint16(i))
-		}
-	}
-	for i := uint32(1); i <= l.FieldCount(); i++ {
-		g.fields[l.FieldNameForId(uint16(i))] = uint16(i)
-	}
-	return g
-}
-
-// kind is js.kind(n) without the allocation.
-func (js *jsFile) kind(n *sitter.Node) string {
-	if id := int(n.KindId()); id < len(js.grammar.kinds) {
-		return js.grammar.kinds[id]
-	}
-	return n.Kind()
-}
-
-// field is n.ChildByFieldName(name) without the allocation; nil for a nil
-// n.
-func (js *jsFile) field(n *sitter.Node, name string) *sitter.Node {
-	if n == nil {
-		return nil
-	}
-	if id, ok := js.grammar.fields[name]; ok {
-		return n.ChildByFieldId(id)
-	}
-	return nil
-}
-
-var (
-	jsGrammarJS  = newJSGrammar(langJavaScript)
-	jsGrammarTS  = newJSGrammar(langTypeScript)
-	jsGrammarTSX = newJSGrammar(langTSX)
-)
-
-// isFunction reports whether a kind id is a function-like node with its
-// own scope.
-func (g *jsGrammar) isFunction(id uint16) bool {
-	switch id {
-	case g.arrow, g.function, g.funcDecl, g.generator, g.generatorDecl, g.method:
-		return true
-	}
-	return false
-}
-
-// tsWalkPrune visits n and its descendants in document order with one
-// cursor; visit returns false to skip a node's descendants.
-func tsWalkPrune(n *sitter.Node, visit func(*sitter.Node) bool) {
-	if n == nil {
-		return
-	}
-	cur := n.Walk()
-	defer cur.Close()
-	depth := 0
-	for {
-		if visit(cur.Node()) && cur.GotoFirstChild() {
-			depth++
-			continue
-		}
-		for {
-			if depth == 0 {
-				return
-			}
-			if cur.GotoNextSibling() {
-				break
-			}
-			cur.GotoParent()
-			depth--
-		}
-	}
-}
+// Reading JavaScript and TypeScript code for calls. A function is read in
+// one walk that does not enter the functions nested in it: it declares
+// the function's locals (parameters, variables, nested declarations, with
+// the chains of their values), collects its return values, calls and
+// nested functions; the calls are then resolved against the complete
+// scope (hoisting: a local declared below its use still shadows), and
+// each nested function is read the same way with this scope as parent.
+// Every node is visited once whatever the nesting.
 
 // jsFunc describes a function about to be read: its node, the node its
 // calls are attributed to, and the key of its return fact ("" for none).
@@ -524,7 +415,7 @@ func (js *jsFile) finish(b *jsBody, ctx jsCtx) {
 			field = g.fieldConstructor
 		}
 		if f := x.ChildByFieldId(field); f != nil {
-			js.callee(f, &ctx, refCall)
+			js.callee(f, &ctx)
 		}
 	}
 	for _, a := range b.assigns {
@@ -600,12 +491,12 @@ func (js *jsFile) thisAttr(a *sitter.Node, ctx *jsCtx) {
 	}
 }
 
-// callee adds the reference of a called (or constructed, or extended)
-// expression n.
-func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx, typ string) {
+// callee adds the calls reference of a called or constructed expression
+// n.
+func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx) {
 	line := tsLine(n)
 	add := func(r ref) {
-		r.Type, r.From, r.Line = typ, ctx.from, line
+		r.Type, r.From, r.Line = refCall, ctx.from, line
 		js.fr.Refs = append(js.fr.Refs, r)
 	}
 	switch js.kind(n) {
