@@ -651,3 +651,49 @@ export function k(s: Scheduler, flag: boolean) {
 		"s.ts::k -> s.ts::Action.schedule",
 	)
 }
+
+// TestJSTS_IncrementalEqualsFull changes what receivers resolve to —
+// a base class method moves, a re-export is retargeted, an attribute's
+// class changes — and checks that the incremental graph equals a full
+// extraction of the final tree (dependents were re-resolved).
+func TestJSTS_IncrementalEqualsFull(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"lib/base.ts":  "export class Base {\n  hello(): void {}\n}\n",
+		"lib/other.ts": "export class Other {\n  hello(): void {}\n  bye(): void {}\n}\n",
+		"lib/index.ts": "export * from './base';\nexport { Other as Alt } from './other';\n",
+		"app/use.ts": `import { Base, Alt } from '../lib';
+class Leaf extends Base {
+  conn: Alt;
+  run() { this.hello(); this.conn.bye(); }
+}
+export function f(l: Leaf) { l.run(); l.hello(); }
+`,
+	}
+	for p, s := range files {
+		writeFile(t, root, p, []byte(s))
+	}
+	opts := Options{CacheDir: t.TempDir()}
+	g := simGraph{}
+	first := index(t, root, opts, nil)
+	checkFileEdges(t, first.Payloads, "app/use.ts", graph.EdgeCalls,
+		"app/use.ts::Leaf.run -> lib/base.ts::Base.hello",
+		"app/use.ts::Leaf.run -> lib/other.ts::Other.bye",
+		"app/use.ts::f -> app/use.ts::Leaf.run",
+		"app/use.ts::f -> lib/base.ts::Base.hello",
+	)
+	g.apply(first)
+	writeFile(t, root, "lib/base.ts", []byte("export class Root {\n  hello(): void {}\n}\nexport class Base extends Root {}\n"))
+	writeFile(t, root, "lib/index.ts", []byte("export * from './base';\nexport { Base as Alt } from './base';\n"))
+	g.apply(index(t, root, opts, hashes(g)))
+	full := index(t, root, Options{}, nil)
+	if got, want := render(g), render(full.Payloads); got != want {
+		t.Errorf("incremental graph differs from a full extraction:\n%s", diffLines(want, got))
+	}
+	checkFileEdges(t, full.Payloads, "app/use.ts", graph.EdgeCalls,
+		"app/use.ts::Leaf.run -> lib/base.ts::Root.hello",
+		"app/use.ts::Leaf.run -> external:*.bye",
+		"app/use.ts::f -> app/use.ts::Leaf.run",
+		"app/use.ts::f -> lib/base.ts::Root.hello",
+	)
+}
