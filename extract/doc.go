@@ -137,22 +137,28 @@
 // namespace) and re-exports (export * from, export {a as b} from, import
 // then export {a}, exports.m = require()) are followed across files.
 // Receivers are typed from parameter and variable annotations (Foo<T> is
-// Foo, Foo | undefined | null is Foo, typeof C is the class; arrays,
-// unions of two types, any and function types are unknown), new C(),
-// x as C, declared or agreed-on return types, class fields, constructor
-// parameter properties and this.x = … assignments (constructors first),
-// destructuring of a typed value, getters (reading one is its return),
-// type parameters (inside its declaration a T extends C is a C; to its
-// callers a class's or interface's T = D is a D, a function's T unknown,
-// and a generic function's return is never inferred from its body),
-// TypeScript declaration merging (a function or
-// variable and an interface of one name: the interface in type positions
-// and when constructed), the elements of arrays typed E[], Array<E> or
-// readonly E[] (for … of, xs[0], xs.pop(), xs.forEach((x) => …)), and a
-// callback's parameters and this from the function type of the
-// parameter it is passed to (operate((source, subscriber) => …), new
-// Observable((subscriber) => …), schedule(function () { this.m() })). A
-// variable of an interface type is called through no edge. this is the
+// Foo, Foo | undefined | null is Foo, typeof C is the class; unions of two
+// types, any and function types are unknown, and so are an array's own
+// methods), new C() (new F() of a constructor function F is an instance
+// whose methods are F.m), x as C, declared or agreed-on return types,
+// class fields, constructor parameter properties and this.x = …
+// assignments (constructors first), destructuring of a typed value,
+// getters (reading one is its return), and:
+//
+//   - type parameters: inside its declaration a T extends C is a C; to its
+//     callers a class's or interface's T = D is a D and a function's T is
+//     unknown (a generic function's return is never inferred from its
+//     body);
+//   - TypeScript declaration merging: a function or variable and an
+//     interface of one name are the interface in type positions and when
+//     constructed, the function or variable otherwise;
+//   - the elements of arrays typed E[], Array<E> or readonly E[]: for … of,
+//     xs[0], xs.pop(), xs.forEach((x) => …);
+//   - a callback's parameters and this, from the function type of the
+//     parameter it is passed to: operate((source, subscriber) => …), new
+//     Observable((subscriber) => …), schedule(function () { this.m() }).
+//
+// A variable of an interface type is called through no edge. this is the
 // class instance in methods and arrow functions (the class in static
 // members), X for X.prototype methods and a constructor function with
 // them, o for o's methods, app for app.m; super.m() starts at the bases.
