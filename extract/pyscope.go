@@ -26,6 +26,10 @@ type pyEnv struct {
 	// value is theirs (x = None … x = C() makes x a C, as a checker's
 	// Optional[C] would).
 	noneOnly []string
+	// items are the nodes of the body the use pass reads (calls, names,
+	// attributes, keywords, assignments, nested definitions), collected
+	// by the scope pass in document order so that the body is walked once.
+	items []*sitter.Node
 }
 
 // noneChain stands for the value None in setLocal.
@@ -84,6 +88,17 @@ func (env *pyEnv) setLocal(name string, c *chain) {
 		env.locals[name] = nil
 	}
 }
+
+// Symbol ids of the Python grammar used by the scope pass.
+var (
+	pyAugAssignID = langPython.IdForNodeKind("augmented_assignment", true)
+	pyForID       = langPython.IdForNodeKind("for_statement", true)
+	pyForInID     = langPython.IdForNodeKind("for_in_clause", true)
+	pyAsPatternID = langPython.IdForNodeKind("as_pattern", true)
+	pyWalrusID    = langPython.IdForNodeKind("named_expression", true)
+	pyExceptID    = langPython.IdForNodeKind("except_clause", true)
+	pyReturnID    = langPython.IdForNodeKind("return_statement", true)
+)
 
 // tsWalkSkip visits n and its descendants in document order; a visit that
 // returns false skips the node's children.
@@ -228,13 +243,18 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 	var globals map[string]bool
 	var assigns []*sitter.Node
 	tsWalkSkip(body, func(x *sitter.Node) bool {
-		switch x.Kind() {
-		case "function_definition", "class_definition":
+		switch x.KindId() {
+		case pyCallID, pyIdentifierID, pyAttributeID, pyKeywordArgID, pyAssignmentID, pyLambdaID:
+			env.items = append(env.items, x)
+		}
+		switch x.KindId() {
+		case pyFunctionDefID, pyClassDefID:
 			env.locals[tsText(x.ChildByFieldName("name"), py.src)] = nil
+			env.items = append(env.items, x)
 			return false
-		case "lambda":
+		case pyLambdaID:
 			return false
-		case "global_statement", "nonlocal_statement":
+		case pyGlobalID, pyNonlocalID:
 			for _, c := range tsChildren(x) {
 				if globals == nil {
 					globals = map[string]bool{}
@@ -242,18 +262,18 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 				globals[tsText(&c, py.src)] = true
 			}
 			return false
-		case "import_statement", "import_from_statement":
+		case pyImportID, pyImportFromID:
 			py.importInto(x, env)
 			return false
-		case "assignment", "augmented_assignment":
+		case pyAssignmentID, pyAugAssignID:
 			assigns = append(assigns, x)
-		case "for_statement", "for_in_clause":
+		case pyForID, pyForInID:
 			py.bindTargets(x.ChildByFieldName("left"), env)
-		case "as_pattern":
+		case pyAsPatternID:
 			py.bindTargets(x.ChildByFieldName("alias"), env)
-		case "named_expression":
+		case pyWalrusID:
 			env.locals[tsText(x.ChildByFieldName("name"), py.src)] = nil
-		case "except_clause":
+		case pyExceptID:
 			// except E as e: the name follows "as".
 			kids := tsChildren(x)
 			for i := 1; i < len(kids); i++ {
@@ -261,7 +281,7 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 					env.locals[tsText(&kids[i], py.src)] = nil
 				}
 			}
-		case "return_statement":
+		case pyReturnID:
 			if kids := tsChildren(x); len(kids) > 0 {
 				info.returns = append(info.returns, &chain{}) // placeholder, valued in pass 1b
 				assigns = append(assigns, x)

@@ -33,19 +33,22 @@ func init() {
 
 // Symbol and field ids of the Python grammar used on hot paths.
 var (
-	pyCallID        = langPython.IdForNodeKind("call", true)
-	pyFunctionDefID = langPython.IdForNodeKind("function_definition", true)
-	pyLambdaID      = langPython.IdForNodeKind("lambda", true)
-	pyIdentifierID  = langPython.IdForNodeKind("identifier", true)
-	pyAttributeID   = langPython.IdForNodeKind("attribute", true)
-	pyKeywordArgID  = langPython.IdForNodeKind("keyword_argument", true)
-	pyAssignmentID  = langPython.IdForNodeKind("assignment", true)
-	pyImportID      = langPython.IdForNodeKind("import_statement", true)
-	pyImportFromID  = langPython.IdForNodeKind("import_from_statement", true)
-	pyGlobalID      = langPython.IdForNodeKind("global_statement", true)
-	pyNonlocalID    = langPython.IdForNodeKind("nonlocal_statement", true)
-	pyClassDefID    = langPython.IdForNodeKind("class_definition", true)
-	pyFunctionField = langPython.FieldIdForName("function")
+	pyCallID         = langPython.IdForNodeKind("call", true)
+	pyFunctionDefID  = langPython.IdForNodeKind("function_definition", true)
+	pyLambdaID       = langPython.IdForNodeKind("lambda", true)
+	pyIdentifierID   = langPython.IdForNodeKind("identifier", true)
+	pyAttributeID    = langPython.IdForNodeKind("attribute", true)
+	pyKeywordArgID   = langPython.IdForNodeKind("keyword_argument", true)
+	pyAssignmentID   = langPython.IdForNodeKind("assignment", true)
+	pyImportID       = langPython.IdForNodeKind("import_statement", true)
+	pyImportFromID   = langPython.IdForNodeKind("import_from_statement", true)
+	pyGlobalID       = langPython.IdForNodeKind("global_statement", true)
+	pyNonlocalID     = langPython.IdForNodeKind("nonlocal_statement", true)
+	pyClassDefID     = langPython.IdForNodeKind("class_definition", true)
+	pyFunctionField  = langPython.FieldIdForName("function")
+	pyAttributeField = langPython.FieldIdForName("attribute")
+	pyNameField      = langPython.FieldIdForName("name")
+	pyLeftField      = langPython.FieldIdForName("left")
 )
 
 // pythonModules maps every dotted module name of the repository's Python
@@ -313,7 +316,7 @@ func (py *pyFile) function(def *sitter.Node, uid, name, class string, kind metho
 			py.fr.Decl.setFact(factReturn+name, same)
 		}
 	}
-	py.calls(def.ChildByFieldName("body"), uid, env)
+	py.bodyUses(uid, env)
 	return info
 }
 
@@ -549,59 +552,72 @@ func (py *pyFile) calls(n *sitter.Node, from string, env *pyEnv) {
 	if n == nil {
 		return
 	}
+	// read are the identifiers and attributes already read as a callee, an
+	// attribute name, a keyword or an assignment target: not uses.
+	read := map[uintptr]bool{}
 	tsWalkSkip(n, func(x *sitter.Node) bool {
-		switch x.KindId() {
-		case pyCallID:
-			f := x.ChildByFieldId(pyFunctionField)
-			if f == nil {
-				return true
-			}
-			py.call(f, from, env)
-			if obj := f.ChildByFieldName("object"); obj != nil && f.Kind() == "attribute" {
-				py.calls(obj, from, env)
-			} else if f.Kind() != "identifier" && f.Kind() != "attribute" {
-				py.calls(f, from, env)
-			}
-			py.calls(x.ChildByFieldName("arguments"), from, env)
-			return false
-		case pyFunctionDefID:
-			if x.StartByte() == n.StartByte() {
-				return true
-			}
-			child, _ := py.newEnv(env, x, "", plainFunction)
-			py.signature(x, from, env)
-			py.calls(x.ChildByFieldName("body"), from, child)
-			return false
-		case pyLambdaID:
-			child, _ := py.newEnv(env, x, "", plainFunction)
-			py.calls(x.ChildByFieldName("body"), from, child)
-			return false
-		case pyIdentifierID:
-			py.use(x, from, env)
-			return false
-		case pyAttributeID:
-			py.useAttr(x, from, env)
-			py.calls(x.ChildByFieldName("object"), from, env)
-			return false
-		case pyKeywordArgID:
-			py.calls(x.ChildByFieldName("value"), from, env)
-			return false
-		case pyAssignmentID:
-			if l := x.ChildByFieldName("left"); l != nil && l.Kind() != "identifier" {
-				py.calls(l, from, env)
-			}
-			py.calls(x.ChildByFieldName("type"), from, env)
-			py.calls(x.ChildByFieldName("right"), from, env)
-			return false
-		case pyImportID, pyImportFromID, pyGlobalID, pyNonlocalID, pyClassDefID:
-			if x.KindId() == pyClassDefID && x.StartByte() != n.StartByte() {
-				py.calls(x.ChildByFieldName("superclasses"), from, env)
-				py.calls(x.ChildByFieldName("body"), from, env)
-			}
-			return false
+		if x.KindId() == pyFunctionDefID && x.StartByte() == n.StartByte() {
+			return true
 		}
-		return true
+		return py.visit(x, from, env, read)
 	})
+}
+
+// bodyUses reads the calls and references of a function body from the
+// nodes its scope pass collected (env.items).
+func (py *pyFile) bodyUses(from string, env *pyEnv) {
+	read := map[uintptr]bool{}
+	for _, x := range env.items {
+		py.visit(x, from, env, read)
+	}
+}
+
+// visit reads one node for calls and references; false skips its
+// children (read here in their own scope, or not uses).
+func (py *pyFile) visit(x *sitter.Node, from string, env *pyEnv, read map[uintptr]bool) bool {
+	switch x.KindId() {
+	case pyCallID:
+		if f := x.ChildByFieldId(pyFunctionField); f != nil {
+			py.call(f, from, env)
+			read[f.Id()] = true
+		}
+	case pyIdentifierID:
+		if !read[x.Id()] {
+			py.use(x, from, env)
+		}
+		return false
+	case pyAttributeID:
+		if !read[x.Id()] {
+			py.useAttr(x, from, env)
+		}
+		if a := x.ChildByFieldId(pyAttributeField); a != nil {
+			read[a.Id()] = true
+		}
+	case pyKeywordArgID:
+		if k := x.ChildByFieldId(pyNameField); k != nil {
+			read[k.Id()] = true
+		}
+	case pyAssignmentID:
+		if l := x.ChildByFieldId(pyLeftField); l != nil && l.KindId() == pyIdentifierID {
+			read[l.Id()] = true
+		}
+	case pyFunctionDefID:
+		child, _ := py.newEnv(env, x, "", plainFunction)
+		py.signature(x, from, env)
+		py.bodyUses(from, child)
+		return false
+	case pyLambdaID:
+		child, _ := py.newEnv(env, x, "", plainFunction)
+		py.calls(x.ChildByFieldName("body"), from, child)
+		return false
+	case pyImportID, pyImportFromID, pyGlobalID, pyNonlocalID:
+		return false
+	case pyClassDefID:
+		py.calls(x.ChildByFieldName("superclasses"), from, env)
+		py.calls(x.ChildByFieldName("body"), from, env)
+		return false
+	}
+	return true
 }
 
 // signature records the references of a function's annotations and
