@@ -82,7 +82,8 @@ type comparison struct {
 	RefsMissed []edgeNote `json:"refs_missed,omitempty"`
 	// Unknown counts cos calls edges to a node no SCIP symbol maps to
 	// (in "all" and the kind split only); Unclassified cos edges whose
-	// site could not be read (in "all" only).
+	// line does not name the callee (left out of the scores, listed with
+	// the unjudged ones).
 	Unknown      int `json:"unknown_callee"`
 	Unclassified int `json:"unclassified"`
 	// Unjudged counts cos calls edges at whose site the index has no
@@ -127,13 +128,18 @@ func compare(or *oracle, g *cosGraph, lg lang, top int) comparison {
 			}
 			var judged bool
 			ce.Cat, judged = cosSiteForm(or.Docs[at.File], at.Line, k.Callee, lg, or.Opaque)
-			if !judged {
-				cmp.Unjudged++
-				unjudged = append(unjudged, edgeNote{Caller: k.Caller, Callee: k.Callee, Site: at})
+			if ce.Cat == "" {
+				// The line does not name the callee (a renaming re-export
+				// read through a namespace, a call of an alias): the site
+				// cannot be found, so the oracle cannot be asked.
+				cmp.Unclassified++
+				unjudged = append(unjudged, edgeNote{Caller: k.Caller, Callee: k.Callee, Site: at, Tags: []string{"line does not name the callee"}})
 				continue
 			}
-			if ce.Cat == "" {
-				cmp.Unclassified++
+			if !judged {
+				cmp.Unjudged++
+				unjudged = append(unjudged, edgeNote{Caller: k.Caller, Callee: k.Callee, Site: at, Tags: []string{"no global symbol at the name"}})
+				continue
 			}
 		}
 		cos[k] = ce

@@ -64,7 +64,10 @@
 // A Python module-level alias, a line name = dotted.name (Charset =
 // _charset.Charset, isfuture = base_futures.isfuture), maps to what the
 // symbol ending its right-hand side maps to (chains of three at most):
-// calling the alias calls the aliased function or class. An alias whose
+// calling the alias calls the aliased function or class. So does a name
+// an import or export list renames in TS/JS (export { _regex as regex }
+// from "./api": the symbol regex defined there maps to _regex's node). A
+// Python alias whose
 // right-hand side has no global symbol is opaque: cos edges at its call
 // sites are unjudged (below).
 //
@@ -141,9 +144,11 @@
 // or a builtin class on an attribute: scip-python names an attribute it
 // cannot type after the builtin of the same name, x.set() as
 // builtins/set#; the type checker resolved nothing there) is unjudged: left out of the
-// scores, counted and listed apart. A false positive whose line does not
-// name the callee counts in "all" only, as does one to a cos node no
-// symbol maps to. The second split is by the callee node's kind: function, method,
+// scores, counted and listed apart; so is one whose line does not name
+// the callee (zod's checks.regex(...) through export { _regex as regex }
+// read from a namespace, where scip-typescript leaves the member local).
+// A false positive to a cos node no symbol maps to counts in "all" and
+// the kind split only. The second split is by the callee node's kind: function, method,
 // abstract/interface method (@abstractmethod or the abstract modifier on
 // its first lines, or a method of an interface), class.
 //

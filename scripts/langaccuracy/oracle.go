@@ -181,30 +181,50 @@ func callableDef(sym, line string, lg lang) bool {
 // pyAlias matches a Python module-level alias, name = dotted.name.
 var pyAlias = regexp.MustCompile(`^([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(#.*)?$`)
 
+// tsAsAlias matches the text before a name renamed by an import or
+// export list: "..._regex as ".
+var tsAsAlias = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s+as\s+$`)
+
 // followAliases maps the symbols of Python module-level aliases
-// (Charset = _charset.Charset, isfuture = base_futures.isfuture) to what
-// their right-hand side's last name maps to, chains included, and returns
-// how many it mapped.
+// (Charset = _charset.Charset, isfuture = base_futures.isfuture) and of
+// TypeScript renaming exports (export { _regex as regex }) to what the
+// aliased name maps to, chains included, and returns how many it mapped.
 // An alias whose right-hand side has no global symbol goes into opaque:
 // the type checker did not resolve it, so what calling it reaches is
 // unknown.
 func followAliases(docs map[string]*document, paths []string, symbols map[string]string, opaque map[string]bool, lg lang) int {
-	if lg != langPython {
-		return 0
-	}
 	n := 0
 	for pass := 0; pass < 3; pass++ {
 		added := false
 		for _, p := range paths {
 			d := docs[p]
 			for _, o := range d.Occs {
-				if !o.definition() || o.Col != 0 || scippb.IsLocalSymbol(o.Symbol) {
+				if !o.definition() || scippb.IsLocalSymbol(o.Symbol) {
 					continue
 				}
 				if _, done := symbols[o.Symbol]; done {
 					continue
 				}
 				text := d.text(o.Line)
+				if lg == langTS {
+					// export { _regex as regex } from "...": the symbol
+					// defined after "as" names the one before it.
+					m := tsAsAlias.FindStringSubmatchIndex(text[:o.Col])
+					if m == nil {
+						continue
+					}
+					if rhs, ok := d.occEndingAt(o.Line, m[3]); ok {
+						if uid, ok := symbols[rhs.Symbol]; ok {
+							symbols[o.Symbol] = uid
+							n++
+							added = true
+						}
+					}
+					continue
+				}
+				if o.Col != 0 {
+					continue
+				}
 				m := pyAlias.FindStringSubmatchIndex(text)
 				if m == nil || text[m[2]:m[3]] != text[o.Col:o.EndCol] {
 					continue

@@ -308,3 +308,30 @@ func TestBuildTruth_Alias(t *testing.T) {
 		t.Errorf("aliases = %d, want 1", or.Stats.Aliases)
 	}
 }
+
+func TestBuildTruth_ExportAlias(t *testing.T) {
+	const impl, alias = "scip-typescript npm . . `api.ts`/_regex().", "scip-typescript npm . . `checks.ts`/regex."
+	const mod = "scip-typescript npm . . `checks.ts`/"
+	api := doc(t, "api.ts", []string{"export function _regex(p: string) { return p; }"}, []occ{{line: 0, col: 16, end: 22, sym: impl, def: true}})
+	checks := doc(t, "checks.ts", []string{`export { _regex as regex } from "./api";`}, []occ{
+		{line: 0, col: 9, end: 15, sym: impl},
+		{line: 0, col: 19, end: 24, sym: alias, def: true},
+	})
+	user := doc(t, "user.ts", []string{`import * as checks from "./checks";`, "export function f() {", `  return checks.regex("x");`, "}"}, []occ{
+		{line: 0, col: 12, end: 18, sym: mod},
+		{line: 2, col: 9, end: 15, sym: mod},
+		{line: 2, col: 16, end: 21, sym: alias},
+	})
+	nodes := nodeIndex{
+		"api.ts":  {{UID: "code:function:api.ts::_regex", Kind: "function", Label: "_regex", Path: "api.ts", Line: 1, EndLine: 1}},
+		"user.ts": {{UID: "code:function:user.ts::f", Kind: "function", Label: "f", Path: "user.ts", Line: 2, EndLine: 4}},
+	}
+	or := buildTruth(map[string]*document{api.Path: api, checks.Path: checks, user.Path: user}, nodes, langTS)
+	e, ok := or.Calls[pair{"code:function:user.ts::f", "code:function:api.ts::_regex"}]
+	if !ok {
+		t.Fatalf("calls = %v, want f → _regex through the renaming export", or.Calls)
+	}
+	if _, ok := e.Cats[catModuleAttr]; !ok {
+		t.Errorf("categories %v, want module_attr", e.Cats)
+	}
+}

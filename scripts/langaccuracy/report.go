@@ -45,11 +45,11 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 	fmt.Fprintf(w, "`%s`: %d indexed documents, cos saw %d files. Mapping: %d of %d SCIP symbols defined in the target map to %d of the %d cos function/method/class nodes (%d aliases followed). "+
 		"Truth: %d references (%d call sites); left out: %d import/export references, %d self references, %d call sites of local symbols, "+
 		"%d call sites of %d in-target symbols with no cos node, %d call sites of symbols defined outside. "+
-		"cos calls edges left out: %d from files the indexer did not index, %d at sites where the index has no global symbol (unjudged); "+
-		"%d to nodes no symbol maps to (in \"all\" and the kind split only), %d whose site names no callee (in \"all\" only).\n\n",
+		"cos calls edges left out: %d from files the indexer did not index, %d at sites where the index has no global symbol and %d whose line does not name the callee (unjudged); "+
+		"counted in \"all\" and the kind split only: %d to nodes no symbol maps to.\n\n",
 		r.Source, o.Documents, r.CosFiles, o.MappedSymbols, o.Definitions, o.MappedUIDs, o.CosNodes, o.Aliases,
 		o.References, o.CallSites, o.ImportRefs, o.SelfRefs, o.LocalCallSites, o.UnmappedCallSites, o.UnmappedSymbols, o.ExternalCallSites,
-		c.CosOutside, c.Unjudged, c.Unknown, c.Unclassified)
+		c.CosOutside, c.Unjudged, c.Unclassified, c.Unknown)
 	writeScores(w, "call site form", c.ByForm)
 	fmt.Fprintln(w)
 	writeScores(w, "callee kind", c.ByKind)
@@ -81,11 +81,11 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 		if s.Row != string(catAll) || s.Cos == s.CosTP {
 			continue
 		}
-		fmt.Fprintf(w, "\n#### all: false positives %d of %d (those of unread sites and unmapped callees included)\n\n", s.Cos-s.CosTP, s.Cos)
+		fmt.Fprintf(w, "\n#### all: false positives %d of %d (those to nodes no symbol maps to included)\n\n", s.Cos-s.CosTP, s.Cos)
 		writeNotes(w, s.FalsePos)
 	}
 	if len(c.UnjudgedNotes) > 0 {
-		fmt.Fprintf(w, "\n#### unjudged cos edges (no global symbol at the site): %d\n\n", c.Unjudged)
+		fmt.Fprintf(w, "\n#### unjudged cos edges (no global symbol at the site, or the site not found): %d\n\n", c.Unjudged+c.Unclassified)
 		writeNotes(w, c.UnjudgedNotes)
 	}
 	if len(c.RefsMissed) > 0 {
