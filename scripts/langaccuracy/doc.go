@@ -61,8 +61,9 @@
 // copy's own definition is named by the project, email 0
 // `email.utils`/f().: both are the same module path and definition.
 //
-// A Python module-level alias, a line name = dotted.name (Charset =
-// _charset.Charset, isfuture = base_futures.isfuture), maps to what the
+// A Python alias at module level or in a class body, a line name =
+// dotted.name (Charset = _charset.Charset, isfuture =
+// base_futures.isfuture, response_class = HTTPResponse), maps to what the
 // symbol ending its right-hand side maps to (chains of three at most):
 // calling the alias calls the aliased function or class. So does a name
 // an import or export list renames in TS/JS (export { _regex as regex }

@@ -178,8 +178,9 @@ func callableDef(sym, line string, lg lang) bool {
 	return false
 }
 
-// pyAlias matches a Python module-level alias, name = dotted.name.
-var pyAlias = regexp.MustCompile(`^([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(#.*)?$`)
+// pyAlias matches a Python alias, name = dotted.name, at module level or
+// in a class body.
+var pyAlias = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(#.*)?$`)
 
 // tsAsAlias matches the text before a name renamed by an import or
 // export list: "..._regex as ".
@@ -222,7 +223,7 @@ func followAliases(docs map[string]*document, paths []string, symbols map[string
 					}
 					continue
 				}
-				if o.Col != 0 {
+				if o.Col != 0 && !pyClassMember(o.Symbol) {
 					continue
 				}
 				m := pyAlias.FindStringSubmatchIndex(text)
@@ -246,6 +247,14 @@ func followAliases(docs map[string]*document, paths []string, symbols map[string
 		}
 	}
 	return n
+}
+
+// pyClassMember reports whether a SCIP symbol is a term of a class
+// (`m`/C#name.): a class attribute, the only kind of indented alias that
+// is not a local.
+func pyClassMember(sym string) bool {
+	i := strings.LastIndexByte(sym, '#')
+	return i >= 0 && strings.HasSuffix(sym, ".") && !strings.ContainsAny(sym[i+1:len(sym)-1], "#().`/")
 }
 
 // nodeIndex holds the cos nodes of each file, for the mapping and for

@@ -309,6 +309,32 @@ func TestBuildTruth_Alias(t *testing.T) {
 	}
 }
 
+func TestBuildTruth_ClassAlias(t *testing.T) {
+	// response_class = HTTPResponse in a class body: self.response_class()
+	// constructs HTTPResponse.
+	const cls, alias = "scip-python python p 0 `p.client`/HTTPResponse#", "scip-python python p 0 `p.client`/HTTPConnection#response_class."
+	const meth = "scip-python python p 0 `p.client`/HTTPConnection#get()."
+	client := doc(t, "p/client.py", []string{"class HTTPResponse:", "    pass", "class HTTPConnection:", "    response_class = HTTPResponse", "    def get(self):", "        return self.response_class()"}, []occ{
+		{line: 0, col: 6, end: 18, sym: cls, def: true},
+		{line: 3, col: 4, end: 18, sym: alias, def: true},
+		{line: 3, col: 21, end: 33, sym: cls},
+		{line: 4, col: 8, end: 11, sym: meth, def: true},
+		{line: 5, col: 20, end: 34, sym: alias},
+	})
+	nodes := nodeIndex{"p/client.py": {
+		{UID: "code:class:p/client.py::HTTPResponse", Kind: "class", Label: "HTTPResponse", Path: "p/client.py", Line: 1, EndLine: 2},
+		{UID: "code:class:p/client.py::HTTPConnection", Kind: "class", Label: "HTTPConnection", Path: "p/client.py", Line: 3, EndLine: 6},
+		{UID: "code:function:p/client.py::HTTPConnection.get", Kind: "method", Label: "HTTPConnection.get", Path: "p/client.py", Line: 5, EndLine: 6},
+	}}
+	or := buildTruth(map[string]*document{client.Path: client}, nodes, langPython)
+	if _, ok := or.Calls[pair{"code:function:p/client.py::HTTPConnection.get", "code:class:p/client.py::HTTPResponse"}]; !ok {
+		t.Fatalf("calls = %v, want HTTPConnection.get → HTTPResponse through the class attribute", or.Calls)
+	}
+	if or.Stats.Aliases != 1 {
+		t.Errorf("aliases = %d, want 1", or.Stats.Aliases)
+	}
+}
+
 func TestBuildTruth_ExportAlias(t *testing.T) {
 	const impl, alias = "scip-typescript npm . . `api.ts`/_regex().", "scip-typescript npm . . `checks.ts`/regex."
 	const mod = "scip-typescript npm . . `checks.ts`/"
