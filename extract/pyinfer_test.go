@@ -97,8 +97,22 @@ class Peer:
 from .child import Child
 from .base import *
 `,
+		"registry.py": `
+class Reg:
+    def add(self):
+        pass
+
+
+DEFAULT = Reg()
+`,
 		"app.py": `
 from typing import Optional
+from registry import DEFAULT
+
+
+def reg():
+    DEFAULT.add()
+    DEFAULT()
 
 import shapes
 from shapes import Child, Base
@@ -147,6 +161,7 @@ def untyped(y):
 	}
 	res := index(t, root, Options{}, nil)
 	want := []string{
+		"app.py::reg -> registry.py::Reg.add",
 		"app.py::use -> shapes/child.py::Child.own",
 		"app.py::build -> shapes/child.py::Child",
 		"app.py::build -> shapes/child.py::Child.own",
@@ -164,6 +179,7 @@ def untyped(y):
 		"shapes/base.py::Base.shared -> shapes/base.py::Base.own",
 	}
 	absent := []string{
+		"app.py::reg -> registry.py::Reg", // calling an instance is not calling its class
 		"app.py::shadow -> app.py::make",   // a parameter shadows the function
 		"app.py::local_def -> app.py::use", // a nested def shadows the function
 		"app.py::untyped -> shapes/child.py::Child.own",

@@ -318,8 +318,11 @@ func (t *table) target(r ref, fr *fileResult) (candidate, bool) {
 	if r.Scope == "" || (fr.Extractor != ExtractorPython && fr.Extractor != ExtractorJSTS) {
 		return candidate{}, false
 	}
+	// A module, or a variable holding an instance (DEFAULT = Registry()),
+	// is no declaration to point at: calling DEFAULT() is not calling
+	// the class.
 	v, ok := t.symbol(r.Scope, r.Name, 0)
-	if !ok || v.kind == valModule || v.cand.Path == "" {
+	if !ok || v.kind == valModule || v.kind == valInst || v.cand.Path == "" {
 		return candidate{}, false
 	}
 	return v.cand, true
