@@ -179,7 +179,7 @@ def untyped(y):
 		"shapes/base.py::Base.shared -> shapes/base.py::Base.own",
 	}
 	absent := []string{
-		"app.py::reg -> registry.py::Reg", // calling an instance is not calling its class
+		"app.py::reg -> registry.py::Reg",  // calling an instance is not calling its class
 		"app.py::shadow -> app.py::make",   // a parameter shadows the function
 		"app.py::local_def -> app.py::use", // a nested def shadows the function
 		"app.py::untyped -> shapes/child.py::Child.own",
