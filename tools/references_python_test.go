@@ -10,9 +10,9 @@ import (
 // pythonThreeFiles is the newcomer's fixture: a method called on instances
 // whose class comes from annotations, constructors and an inherited call.
 var pythonThreeFiles = map[string]string{
-	"shapes/base.py": "class Base:\n    def own(self):\n        return 0\n\n    def twice(self):\n        return self.own() + self.own()\n",
+	"shapes/base.py":  "class Base:\n    def own(self):\n        return 0\n\n    def twice(self):\n        return self.own() + self.own()\n",
 	"shapes/child.py": "from shapes.base import Base\n\n\nclass Child(Base):\n    def own(self):\n        return super().own() + 1\n",
-	"app.py": "from shapes.child import Child\n\n\ndef use(x: Child):\n    return x.own()\n\n\ndef build():\n    c = Child()\n    return c.own()\n\n\ndef untyped(y):\n    return y.own()\n",
+	"app.py":          "from shapes.child import Child\n\n\ndef use(x: Child):\n    return x.own()\n\n\ndef build():\n    c = Child()\n    return c.own()\n\n\ndef untyped(y):\n    return y.own()\n",
 }
 
 // TestReferences_PythonInstanceCallers: cos_graph_references for Child.own
