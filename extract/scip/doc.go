@@ -26,7 +26,10 @@
 // referenced: new C() is a call of the class, as C() is in Python. A
 // reference with no definition of its exact symbol is looked up without
 // its package when one uid only has that (a tree that is a library is
-// referred to under two packages: see definitions).
+// referred to under two packages: see definitions). An alias maps to what
+// it names: a Python module-level name = dotted.name (isfuture =
+// base_futures.isfuture: calling isfuture calls base_futures.isfuture), a
+// name an import or export list renames (export { _regex as regex }).
 //
 // Every other occurrence of a mapped symbol is an edge from the innermost
 // node holding its line (a function, a method, a class for code in a class
@@ -34,7 +37,9 @@
 // ranges of its symbol's further definitions, such as an overload's
 // implementation) to the symbol's node: calls when the name is followed by
 // "(" (after a non-null !, type arguments <…> or ?. in TypeScript) or
-// preceded by new, references otherwise. Left out: references in import
+// preceded by new, references otherwise; where a merged declaration
+// (interface C and function C) has an occurrence of both at one place,
+// only the callable one is called. Left out: references in import
 // statements and export lists (read from the text), and a node's
 // references to itself.
 //

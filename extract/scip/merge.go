@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -91,6 +92,8 @@ func Merge(root string, payloads []graph.FileExtracted, indexes ...*Index) Resul
 	res := Result{Indexer: map[string]string{}}
 	syms := newSymbols()
 	var files []*file
+	// uncallable are the uids of interfaces and type aliases.
+	uncallable := map[string]bool{}
 	for i := range payloads {
 		p := &payloads[i]
 		d, ok := dialectOf(p.Extractor)
@@ -128,7 +131,7 @@ func Merge(root string, payloads []graph.FileExtracted, indexes ...*Index) Resul
 		if p.Extractor == extract.ExtractorFile {
 			f.synthesize(syms)
 		}
-		f.index()
+		f.index(uncallable)
 		files = append(files, f)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].p.Path < files[j].p.Path })
@@ -138,11 +141,12 @@ func Merge(root string, payloads []graph.FileExtracted, indexes ...*Index) Resul
 	for _, f := range files {
 		f.define(syms, &defs)
 	}
+	followAliases(files, &defs)
 	for _, f := range files {
 		f.paint()
 	}
 	for _, f := range files {
-		f.rewrite(syms, &defs, &res)
+		f.rewrite(syms, &defs, uncallable, &res)
 		res.Precise = append(res.Precise, f.p.Path)
 		res.Indexer[f.p.Path] = f.ix.Indexer
 	}
@@ -204,11 +208,14 @@ type codeNode struct {
 }
 
 // index collects the payload's code nodes.
-func (f *file) index() {
+func (f *file) index(uncallable map[string]bool) {
 	f.nodes, f.byName, f.symbolSet = nil, map[string][]int{}, map[int]bool{}
 	for i, n := range f.p.Nodes {
 		if n.Path != f.p.Path || n.Line <= 0 || (n.Kind != graph.KindFunction && n.Kind != graph.KindMethod && n.Kind != graph.KindClass) {
 			continue
+		}
+		if tk := n.Metadata[graph.MetaTypeKind]; tk == "interface" || tk == "type" {
+			uncallable[n.UID] = true
 		}
 		end := max(n.EndLine, n.Line)
 		last := n.Label[strings.LastIndexByte(n.Label, '.')+1:]
@@ -432,6 +439,93 @@ func uidPath(uid string) string {
 	return ""
 }
 
+// pyAlias matches a Python module-level alias: name = dotted.name.
+var pyAlias = regexp.MustCompile(`^([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(#.*)?$`)
+
+// jsAsAlias matches the text before a name an import or export list
+// renames: "…_regex as ".
+var jsAsAlias = regexp.MustCompile(`([A-Za-z_$][\w$]*)\s+as\s+$`)
+
+// maxAliasChain is how many aliases of aliases are followed.
+const maxAliasChain = 3
+
+// followAliases maps the symbols of aliases to what the aliased name maps
+// to: a Python module-level alias (isfuture = base_futures.isfuture,
+// Charset = _charset.Charset), whose callers call the function or class
+// it names, and a name a JavaScript/TypeScript import or export list
+// renames (export { _regex as regex } from "./api"). Chains are followed
+// maxAliasChain deep.
+func followAliases(files []*file, defs *definitions) {
+	for range maxAliasChain {
+		added := false
+		for _, f := range files {
+			if f.d != dialectPython && f.d != dialectJS {
+				continue
+			}
+			enc := f.doc.GetPositionEncoding()
+			var ends map[[2]int]string
+			for _, o := range f.doc.GetOccurrences() {
+				sym := o.GetSymbol()
+				if o.GetSymbolRoles()&int32(scippb.SymbolRole_Definition) == 0 || scippb.IsLocalSymbol(sym) {
+					continue
+				}
+				if _, done := defs.exact[sym]; done {
+					continue
+				}
+				sp, ok := f.src.spanOf(o.GetRange(), enc)
+				if !ok {
+					continue
+				}
+				text := f.src.line(sp.line)
+				var rhsEnd int
+				if f.d == dialectJS {
+					m := jsAsAlias.FindStringSubmatchIndex(text[:sp.col])
+					if m == nil {
+						continue
+					}
+					rhsEnd = m[3]
+				} else {
+					m := pyAlias.FindStringSubmatchIndex(text)
+					if sp.col != 0 || m == nil || text[m[2]:m[3]] != text[sp.col:sp.end] {
+						continue
+					}
+					rhsEnd = m[5]
+				}
+				if ends == nil {
+					ends = f.occurrenceEnds()
+				}
+				rhs, ok := ends[[2]int{sp.line, rhsEnd}]
+				if !ok || scippb.IsLocalSymbol(rhs) {
+					continue
+				}
+				if uid, ok := defs.lookup(rhs); ok {
+					defs.exact[sym] = uid
+					added = true
+				}
+			}
+		}
+		if !added {
+			return
+		}
+	}
+}
+
+// occurrenceEnds maps where each non-definition occurrence ends (line,
+// byte) to its symbol.
+func (f *file) occurrenceEnds() map[[2]int]string {
+	out := map[[2]int]string{}
+	enc := f.doc.GetPositionEncoding()
+	for _, o := range f.doc.GetOccurrences() {
+		if o.GetSymbolRoles()&int32(scippb.SymbolRole_Definition) != 0 {
+			continue
+		}
+		if sp, ok := f.src.spanOf(o.GetRange(), enc); ok {
+			out[[2]int{sp.line, sp.end}] = o.GetSymbol()
+		}
+	}
+	return out
+}
+
 // site is a name at a place: a 0-based line and the text of the name.
 type site struct {
 	line int
@@ -447,9 +541,22 @@ const (
 
 // rewrite replaces the payload's inferred calls and references with the
 // document's.
-func (f *file) rewrite(syms *symbols, defs *definitions, res *Result) {
+func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]bool, res *Result) {
 	p := f.p
 	enc := f.doc.GetPositionEncoding()
+	// An interface or type alias cannot be called: where a merged
+	// declaration (interface C and function C) has an occurrence of each
+	// symbol at one place, only the callable one's is a call.
+	callableAt := map[[2]int32]bool{}
+	for _, o := range f.doc.GetOccurrences() {
+		r := o.GetRange()
+		if len(r) < 3 || o.GetSymbolRoles()&int32(scippb.SymbolRole_Definition) != 0 {
+			continue
+		}
+		if uid, ok := defs.lookup(o.GetSymbol()); ok && !uncallable[uid] {
+			callableAt[[2]int32{r[0], r[1]}] = true
+		}
+	}
 	sites := map[site]uint8{}
 	// dynamic counts, by caller, the calls through func values.
 	dynamic := map[string]int{}
@@ -505,7 +612,7 @@ func (f *file) rewrite(syms *symbols, defs *definitions, res *Result) {
 		}
 		sites[sk] |= siteMapped
 		typ := graph.EdgeReferences
-		if f.src.isCall(sp, f.d) {
+		if r := o.GetRange(); f.src.isCall(sp, f.d) && !(uncallable[uid] && callableAt[[2]int32{r[0], r[1]}]) {
 			typ = graph.EdgeCalls
 		}
 		k := key{caller, uid, typ}

@@ -560,3 +560,67 @@ func FuzzMerge(f *testing.F) {
 		scip.Merge(root, ps, scip.Place(&idx, root))
 	})
 }
+
+// Calling a Python module-level alias calls what it names.
+func TestMerge_PythonAlias(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"pkg/__init__.py": "",
+		"pkg/b.py":        "def real():\n    pass\n",
+		"pkg/a.py":        "from pkg import b\nalias = b.real\n\ndef use():\n    alias()\n",
+	})
+	ps := extractTree(t, root)
+	const pkg = "scip-python python fx 0 "
+	idx := index("scip-python", "0.6.6", root,
+		&scippb.Document{RelativePath: "pkg/b.py", Occurrences: []*scippb.Occurrence{occ(pkg+"`pkg.b`/real().", def, []int32{0, 4, 8})}},
+		&scippb.Document{RelativePath: "pkg/a.py", Occurrences: []*scippb.Occurrence{
+			occ(pkg+"`pkg.b`/__init__:", 0, []int32{0, 16, 17}),
+			occ(pkg+"`pkg.a`/alias.", def, []int32{1, 0, 5}),
+			occ(pkg+"`pkg.b`/__init__:", 0, []int32{1, 8, 9}),
+			occ(pkg+"`pkg.b`/real().", 0, []int32{1, 10, 14}),
+			occ(pkg+"`pkg.a`/use().", def, []int32{3, 4, 7}, 3, 0, 4, 11),
+			occ(pkg+"`pkg.a`/alias.", 0, []int32{4, 4, 9}),
+		}})
+	scip.Merge(root, ps, scip.Place(idx, root))
+	want := []string{
+		"calls code:function:pkg/a.py::use -> code:function:pkg/b.py::real @5",
+		"references code:file:pkg/a.py -> code:function:pkg/b.py::real @2",
+	}
+	if got := callEdges(ps, false); !slices.Equal(got, want) {
+		t.Errorf("edges:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+}
+
+// A merged declaration (interface K and function K) has an occurrence of
+// each symbol where K(1) is called: only the function is called.
+func TestMerge_MergedDeclaration(t *testing.T) {
+	src := "export interface K { v: number }\nexport function K(v: number): K { return { v }; }\nexport const k: K = K(1);\n"
+	root := writeTree(t, map[string]string{"src/m.ts": src})
+	ps := extractTree(t, root)
+	lines := strings.Split(src, "\n")
+	at := func(line int, from string, nth int) []int32 {
+		col := -1
+		for range nth {
+			col += 1 + strings.Index(lines[line][col+1:], from)
+		}
+		return []int32{int32(line), int32(col), int32(col + 1)}
+	}
+	const m = "scip-typescript npm fx 1.0.0 src/`m.ts`/"
+	idx := index("scip-typescript", "0.4.0", root, &scippb.Document{RelativePath: "src/m.ts", Occurrences: []*scippb.Occurrence{
+		occ(m+"K#", def, at(0, "K", 1), 0, 0, 32),
+		occ(m+"K().", def, at(1, "K", 1), 1, 0, 49),
+		occ(m+"K#", 0, at(1, "K", 2)),
+		occ(m+"k.", def, at(2, "k", 1)),
+		occ(m+"K#", 0, at(2, "K", 1)),
+		occ(m+"K#", 0, at(2, "K", 2)),
+		occ(m+"K().", 0, at(2, "K", 2)),
+	}})
+	scip.Merge(root, ps, scip.Place(idx, root))
+	want := []string{
+		"calls code:file:src/m.ts -> code:function:src/m.ts::K @3",
+		"references code:file:src/m.ts -> code:class:src/m.ts::K @3",
+		"references code:function:src/m.ts::K -> code:class:src/m.ts::K @2",
+	}
+	if got := callEdges(ps, false); !slices.Equal(got, want) {
+		t.Errorf("edges:\n got %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+	}
+}
