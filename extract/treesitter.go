@@ -102,31 +102,3 @@ func tsSyntaxErrors(fr *fileResult, root *sitter.Node) {
 		fr.parseError(fr.Path + ": syntax error")
 	}
 }
-
-// tsWalk visits n and all its descendants in document order with one
-// cursor: far cheaper through cgo than recursing over child lists.
-func tsWalk(n *sitter.Node, visit func(*sitter.Node)) {
-	if n == nil {
-		return
-	}
-	cur := n.Walk()
-	defer cur.Close()
-	depth := 0
-	for {
-		visit(cur.Node())
-		if cur.GotoFirstChild() {
-			depth++
-			continue
-		}
-		for {
-			if depth == 0 {
-				return
-			}
-			if cur.GotoNextSibling() {
-				break
-			}
-			cur.GotoParent()
-			depth--
-		}
-	}
-}

@@ -118,7 +118,7 @@ func measure(ctx context.Context, t target, ts toolSet, cache string, top int, k
 	fmt.Fprintf(stderr, "== %s: preparing %s\n", t.Name, res.Source)
 	ws, err := prepare(ctx, t, cache)
 	if ws.Tmp != "" && !keep {
-		defer os.RemoveAll(ws.Tmp)
+		defer func() { _ = os.RemoveAll(ws.Tmp) }()
 	}
 	if err != nil {
 		return res, err
