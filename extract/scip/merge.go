@@ -143,6 +143,9 @@ func Merge(root string, payloads []graph.FileExtracted, indexes ...*Index) Resul
 	}
 	followAliases(files, &defs)
 	for _, f := range files {
+		f.moreDefinitions(&defs)
+	}
+	for _, f := range files {
 		f.paint()
 	}
 	for _, f := range files {
@@ -368,8 +371,7 @@ func (f *file) define(syms *symbols, defs *definitions) {
 		if len(r) < 3 {
 			continue
 		}
-		if uid, done := defs.exact[sym]; done {
-			f.moreDefinition(uid, o)
+		if _, done := defs.exact[sym]; done {
 			continue
 		}
 		i, ok := f.innermost(int(r[0])+1, info.name())
@@ -382,6 +384,20 @@ func (f *file) define(syms *symbols, defs *definitions) {
 			f.symbolSet[i] = true
 			pn := &f.p.Nodes[n.at]
 			pn.Metadata = withMeta(pn.Metadata, graph.MetaSCIPSymbol, sym)
+		}
+	}
+}
+
+// moreDefinitions records the further definitions of the symbols mapped
+// to this file's nodes (overload signatures before the implementation
+// cos's node is, a property setter after its getter).
+func (f *file) moreDefinitions(defs *definitions) {
+	for _, o := range f.doc.GetOccurrences() {
+		if o.GetSymbolRoles()&int32(scippb.SymbolRole_Definition) == 0 || len(o.GetRange()) < 3 {
+			continue
+		}
+		if uid, ok := defs.exact[o.GetSymbol()]; ok {
+			f.moreDefinition(uid, o)
 		}
 	}
 }
