@@ -102,8 +102,9 @@ type RunOptions struct {
 //   - scip-typescript index --cwd ROOT --output … --no-progress-bar, with
 //     ROOT/tsconfig.json (or ROOT/jsconfig.json) when there is one, else
 //     with WORKDIR/tsconfig.json, which includes ROOT/**/* with allowJs (so
-//     JavaScript is indexed beside TypeScript) and excludes node_modules
-//     and opts.Exclude. (scip-typescript's own --infer-tsconfig would write
+//     JavaScript is indexed beside TypeScript), bundler module resolution
+//     (extensionless and .js specifiers find .ts files), and excludes
+//     node_modules and opts.Exclude. (scip-typescript's own --infer-tsconfig would write
 //     tsconfig.json into ROOT, and leave JavaScript out of a tree that has
 //     any TypeScript.)
 //
@@ -180,9 +181,10 @@ func writeTSConfig(workDir, root string, exclude []string) (string, error) {
 	}
 	cfg := map[string]any{
 		"compilerOptions": map[string]any{
-			"allowJs": true, "checkJs": false, "noEmit": true, "skipLibCheck": true,
-			"target": "esnext", "module": "esnext", "moduleResolution": "node", "jsx": "preserve",
-			"resolveJsonModule": true, "esModuleInterop": true, "maxNodeModuleJsDepth": 0,
+			"allowJs": true, "checkJs": false, "noEmit": true, "skipLibCheck": true, "strict": true,
+			"target": "esnext", "module": "esnext", "moduleResolution": "bundler", "jsx": "preserve",
+			"allowImportingTsExtensions": true, "resolveJsonModule": true, "esModuleInterop": true,
+			"experimentalDecorators": true, "maxNodeModuleJsDepth": 0,
 		},
 		"include": []string{glob("**/*")},
 		"exclude": ex,
