@@ -206,11 +206,11 @@ func (t *table) facts(scope string) map[string]string {
 	return t.factsOf[scope]
 }
 
-// symbol evaluates the name (possibly dotted) in scope: a declared class or
+// symbolOnce evaluates the name (possibly dotted) in scope: a declared class or
 // function, a module-level variable, an imported name (followed into the
 // module it comes from), or a name of a module re-exported with *.
-func (t *table) symbol(scope, name string, depth int) (value, bool) {
-	if depth > maxInferDepth {
+func (t *table) symbolOnce(scope, name string, depth int) (value, bool) {
+	if t.tooDeep(depth) {
 		return value{}, false
 	}
 	s, ok := t.normScope(scope)
@@ -277,7 +277,7 @@ func (t *table) symbol(scope, name string, depth int) (value, bool) {
 // chain): as symbol does, except that a name merged from a value and a
 // class or interface (factMerged) is the class.
 func (t *table) typeSymbol(scope, name string, depth int) (value, bool) {
-	if depth > maxInferDepth {
+	if t.tooDeep(depth) {
 		return value{}, false
 	}
 	s, ok := t.normScope(scope)
@@ -320,7 +320,7 @@ func (t *table) typeSymbol(scope, name string, depth int) (value, bool) {
 
 // eval evaluates a chain.
 func (t *table) eval(c *chain, depth int) (value, bool) {
-	if c == nil || depth > maxInferDepth {
+	if c == nil || t.tooDeep(depth) {
 		return value{}, false
 	}
 	lookup := t.symbol
@@ -347,7 +347,7 @@ func (t *table) eval(c *chain, depth int) (value, bool) {
 
 // step applies one chain step to v.
 func (t *table) step(v value, step string, depth int) (value, bool) {
-	if depth > maxInferDepth {
+	if t.tooDeep(depth) {
 		return value{}, false
 	}
 	if (step == callStep || step == newStep) && v.kind == valModule {
@@ -427,12 +427,12 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 	return value{}, false
 }
 
-// member finds the method name of the class of v (a valClass or valInst),
+// memberOnce finds the method name of the class of v (a valClass or valInst),
 // walking its bases depth first in declaration order (Python's MRO and
 // JavaScript's prototype chain agree on single inheritance). With super,
 // the class itself is skipped.
-func (t *table) member(v value, name string, super bool, depth int) (value, bool) {
-	if depth > maxInferDepth || (v.kind != valClass && v.kind != valInst) {
+func (t *table) memberOnce(v value, name string, super bool, depth int) (value, bool) {
+	if t.tooDeep(depth) || (v.kind != valClass && v.kind != valInst) {
 		return value{}, false
 	}
 	if !super {
@@ -457,7 +457,7 @@ func (t *table) member(v value, name string, super bool, depth int) (value, bool
 // attribute finds the value of the instance attribute name of v's class
 // or of one of its bases.
 func (t *table) attribute(v value, name string, depth int) (value, bool) {
-	if depth > maxInferDepth {
+	if t.tooDeep(depth) {
 		return value{}, false
 	}
 	if a, ok := t.facts(v.scope)[factAttr+v.name+"."+name]; ok {
@@ -489,6 +489,9 @@ func (t *table) bases(v value, depth int) []value {
 // method of its class or of a base, a function of a module. ok is false
 // when the receiver or the member is unknown.
 func (t *table) receiverTarget(recv *chain, name string) (candidate, bool) {
+	if name == typeRefName {
+		return t.typeTarget(recv)
+	}
 	v, ok := t.eval(&chain{Scope: recv.Scope, Name: recv.Name, Inst: recv.Inst, Steps: recv.Steps}, 0)
 	if !ok {
 		return candidate{}, false
@@ -522,4 +525,22 @@ func (t *table) receiverTarget(recv *chain, name string) (candidate, bool) {
 		return candidate{}, false
 	}
 	return m.cand, true
+}
+
+// typeRefName, as the member name of a reference, makes the target the
+// class or interface its receiver chain (Inst, no steps) names in a type
+// position (JavaScript and TypeScript type references).
+const typeRefName = "\x00type"
+
+// typeTarget resolves the name of an Inst chain as a type: the class,
+// interface or enum it names (the interface of a merged declaration).
+func (t *table) typeTarget(recv *chain) (candidate, bool) {
+	if !recv.Inst || len(recv.Steps) > 0 {
+		return candidate{}, false
+	}
+	v, ok := t.typeSymbol(recv.Scope, recv.Name, 1)
+	if !ok || v.kind != valClass || v.cand.Path == "" {
+		return candidate{}, false
+	}
+	return v.cand, true
 }

@@ -1,9 +1,11 @@
 package extract
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cos-dev/cos/graph"
 )
@@ -208,4 +210,36 @@ func TestPython_InferenceIncremental(t *testing.T) {
 		t.Fatalf("main.py was not re-extracted after its receiver's class changed (emitted: %v)", sortedPaths(second.Payloads))
 	}
 	checkCalls(t, callEdges(second.Payloads), []string{"main.py::go -> lib/base.py::Base.run"}, []string{"main.py::go -> lib/child.py::Child.run"})
+}
+
+// TestPython_StarCyclesAndClassCycles: modules that all re-export each
+// other with *, and classes that inherit from themselves, resolve (or not)
+// without walking every path of the cycle: without memoised lookups this
+// fixture takes 8^12 steps per unknown name.
+func TestPython_StarCyclesAndClassCycles(t *testing.T) {
+	root := t.TempDir()
+	const n = 8
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		for j := 0; j < n; j++ {
+			if j != i {
+				fmt.Fprintf(&b, "from m%d import *\n", j)
+			}
+		}
+		fmt.Fprintf(&b, "\n\ndef f%d():\n    nowhere()\n    f%d()\n    return Loop().spin()\n", i, (i+1)%n)
+		writeFile(t, root, fmt.Sprintf("m%d.py", i), []byte(b.String()))
+	}
+	writeFile(t, root, "loop.py", []byte("class Loop(Loop):\n    pass\n\n\nclass A(B):\n    pass\n\n\nclass B(A):\n    def run(self):\n        self.spin()\n"))
+	writeFile(t, root, "m0.py", []byte("from m1 import *\nfrom loop import Loop, A\n\n\ndef f0():\n    nowhere()\n    f1()\n    A().run()\n    return Loop().spin()\n"))
+	done := make(chan indexResult, 1)
+	go func() { done <- index(t, root, Options{}, nil) }()
+	var res indexResult
+	select {
+	case res = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("indexing star-import and inheritance cycles did not finish in 60 s")
+	}
+	checkCalls(t, callEdges(res.Payloads),
+		[]string{"m0.py::f0 -> m1.py::f1", "m3.py::f3 -> m4.py::f4", "m0.py::f0 -> loop.py::B.run"},
+		[]string{"m0.py::f0 -> loop.py::Loop.spin"})
 }

@@ -33,6 +33,9 @@ type table struct {
 	// touched, when set, collects every scope looked into (the Deps of
 	// the file being resolved).
 	touched map[string]bool
+	// memos and cut memoise the inference's lookups (infermemo.go).
+	memos map[string]*memoEntry
+	cut   bool
 }
 
 func newTable(fresh map[string]*decl, cached map[string]declRecord, mods *goModules) *table {
