@@ -62,6 +62,11 @@ type jsFile struct {
 	deferred []func()
 	// conflict are the facts two signatures disagreed on (see fact).
 	conflict map[string]bool
+	// usesSeen are the references already added (jsts_refs.go).
+	usesSeen map[useKey]bool
+	// reading is set once every declaration is known and the bodies
+	// are being read.
+	reading bool
 }
 
 // extractJSTS parses JavaScript and TypeScript with tree-sitter (see the
@@ -101,6 +106,7 @@ func extractJSTS(fr *fileResult, data []byte, e *env) {
 	for _, c := range top {
 		js.statement(&c, false)
 	}
+	js.reading = true
 	for i := 0; i < len(js.deferred); i++ {
 		js.deferred[i]()
 	}
@@ -178,8 +184,15 @@ func (js *jsFile) statement(n *sitter.Node, exportDefault bool) {
 	case "type_alias_declaration":
 		if v := js.field(n, "value"); v != nil && js.kind(v) == "object_type" {
 			js.iface(n, v, "type")
+		} else if v != nil { // type A<T> = B<T> | C: the file references B and C
+			sc := &jsScope{}
+			js.typeParams(n, sc, false)
+			ctx := jsCtx{from: js.fileUID, scope: sc}
+			js.later(func() {
+				js.typeRefs(js.field(n, "type_parameters"), &ctx)
+				js.typeRefs(v, &ctx)
+			})
 		}
-		// No calls are written in a type.
 	case "enum_declaration":
 		if name := tsText(js.field(n, "name"), js.src); name != "" {
 			js.declNode(codeUID("class", js.fr.Path, name), graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": "enum"})
@@ -258,6 +271,7 @@ func (js *jsFile) exportStmt(n *sitter.Node) {
 			}
 		case "identifier": // export = x
 			js.alias("default", tsText(&c, js.src))
+			js.later(func() { js.nameRef(js.fileUID, &c) })
 		}
 	}
 }
@@ -275,6 +289,7 @@ func (js *jsFile) defaultValue(v *sitter.Node) {
 	switch js.kind(v) {
 	case "identifier":
 		js.alias("default", tsText(v, js.src))
+		js.later(func() { js.nameRef(js.fileUID, v) })
 	case "function_expression", "function", "arrow_function", "generator_function":
 		name := tsText(js.field(v, "name"), js.src)
 		if name == "" {
@@ -309,6 +324,9 @@ func (js *jsFile) declFunction(name string, n, fn *sitter.Node, exportDefault bo
 			ctx.thisPrefix = name
 		}
 		js.function(jsFunc{node: fn, ctx: ctx, retKey: name})
+		if n != fn && n.KindId() == js.grammar.declarator { // const f: F = () => …
+			js.typeRefs(js.field(n, "type"), &ctx)
+		}
 	})
 }
 
@@ -337,6 +355,7 @@ func (js *jsFile) declarator(d *sitter.Node) {
 		case "object":
 			if t := js.field(d, "type"); t != nil {
 				js.fr.Decl.setFact(factVar+vname, js.typeChain(t, &js.top))
+				js.later(func() { js.typeRefs(t, &js.top) })
 			}
 			js.fr.Decl.setFact(factObject+vname, &chain{Scope: js.scope, Name: vname})
 			js.objectLiteral(vname, value, js.fileUID)
@@ -357,6 +376,7 @@ func (js *jsFile) declarator(d *sitter.Node) {
 	if t := js.field(d, "type"); t != nil {
 		c = js.typeChain(t, &js.top)
 		js.fr.Decl.setFact(factVar+vname+elemSuffix, js.elemType(t, &js.top))
+		js.later(func() { js.typeRefs(t, &js.top) })
 	} else if value != nil {
 		c = js.valueChain(value, &js.top)
 	}
@@ -391,6 +411,7 @@ func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
 	inst := &chain{Scope: js.scope, Name: name, Inst: true}
 	static := &chain{Scope: js.scope, Name: name}
 	ctx := jsCtx{from: uid, scope: sc, this: inst, class: name}
+	js.later(func() { js.typeRefs(js.field(n, "type_parameters"), &ctx) })
 	var bases []*chain
 	for _, c := range tsChildren(n) {
 		if js.kind(&c) != "class_heritage" {
@@ -399,16 +420,23 @@ func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
 		for _, h := range tsChildren(&c) {
 			switch js.kind(&h) {
 			case "extends_clause":
-				if b := js.heritage(js.field(&h, "value"), uid, refInherits, sc); b != nil {
+				v := js.field(&h, "value")
+				if b := js.heritage(v, uid, refInherits, sc); b != nil {
 					bases = append(bases, b)
+				} else if v != nil {
+					js.later(func() { js.calls(v, ctx) }) // extends mixin(Base)
 				}
+				js.later(func() { js.typeRefs(js.field(&h, "type_arguments"), &ctx) })
 			case "implements_clause":
 				for _, t := range tsChildren(&h) {
 					js.heritage(&t, uid, graph.EdgeImplements, sc)
+					js.later(func() { js.typeArgRefs(&t, &ctx) })
 				}
 			default: // JavaScript: class_heritage holds the expression
 				if b := js.heritage(&h, uid, refInherits, sc); b != nil {
 					bases = append(bases, b)
+				} else {
+					js.later(func() { js.calls(&h, ctx) })
 				}
 			}
 		}
@@ -481,14 +509,22 @@ func (js *jsFile) classField(m *sitter.Node, uid, class string, ctx jsCtx, isSta
 		switch js.kind(value) {
 		case "arrow_function", "function_expression", "function", "generator_function":
 			muid := js.member(uid, class, fname, m, true)
-			js.later(func() { ctx.from = muid; js.function(jsFunc{node: value, ctx: ctx, retKey: class + "." + fname}) })
+			js.later(func() {
+				ctx.from = muid
+				js.function(jsFunc{node: value, ctx: ctx, retKey: class + "." + fname})
+				js.typeRefs(typ, &ctx)
+			})
 			return
 		}
 	}
 	if ft := js.functionType(typ); ft != nil {
-		js.member(uid, class, fname, m, false)
+		muid := js.member(uid, class, fname, m, false)
+		js.later(func() { mctx := ctx; mctx.from = muid; js.typeRefs(typ, &mctx) })
 		js.fact(factReturn+class+"."+fname, js.typeChain(js.field(ft, "return_type"), js.outside(&ctx)))
 		return
+	}
+	if typ != nil {
+		js.later(func() { js.typeRefs(typ, &ctx) })
 	}
 	if !isStatic {
 		if typ != nil {
@@ -533,6 +569,7 @@ func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
 	sc := &jsScope{}
 	js.typeParams(n, sc, true)
 	ctx := jsCtx{from: uid, scope: sc, class: name}
+	js.later(func() { js.typeRefs(js.field(n, "type_parameters"), &ctx) })
 	var bases []*chain
 	for _, c := range tsChildren(n) {
 		if js.kind(&c) != "extends_type_clause" {
@@ -542,6 +579,7 @@ func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
 			if b := js.heritage(&t, uid, refInherits, sc); b != nil {
 				bases = append(bases, b)
 			}
+			js.later(func() { js.typeArgRefs(&t, &ctx) })
 		}
 	}
 	js.fr.Decl.setFact(factBase+name, bases...)
@@ -549,19 +587,24 @@ func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
 		m := m
 		mname := js.memberName(js.field(&m, "name"))
 		if mname == "" {
+			js.later(func() { js.typeRefs(&m, &ctx) }) // index, call and construct signatures, [k: K]
 			continue
 		}
 		switch js.kind(&m) {
 		case "method_signature":
-			js.member(uid, name, mname, &m, false)
-			js.function(jsFunc{node: &m, ctx: ctx, retKey: name + "." + mname})
+			mctx := ctx
+			mctx.from = js.member(uid, name, mname, &m, false)
+			js.function(jsFunc{node: &m, ctx: mctx, retKey: name + "." + mname})
 		case "property_signature":
 			typ := js.field(&m, "type")
 			if ft := js.functionType(typ); ft != nil {
-				js.member(uid, name, mname, &m, false)
+				mctx := ctx
+				mctx.from = js.member(uid, name, mname, &m, false)
+				js.later(func() { js.typeRefs(typ, &mctx) })
 				js.fact(factReturn+name+"."+mname, js.typeChain(js.field(ft, "return_type"), js.outside(&ctx)))
 				continue
 			}
+			js.later(func() { js.typeRefs(typ, &ctx) })
 			js.fr.Decl.setFact(factAttr+name+"."+mname, js.typeChain(typ, js.outside(&ctx)))
 			js.fr.Decl.setFact(factAttr+name+"."+mname+elemSuffix, js.elemType(typ, js.outside(&ctx)))
 		}

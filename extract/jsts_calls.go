@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
+
+	"github.com/cos-dev/cos/graph"
 )
 
 // Reading JavaScript and TypeScript code for calls. A function is read in
@@ -78,6 +80,11 @@ func (js *jsFile) function(f jsFunc) {
 			js.callbackFacts(f.retKey, i, &p, &ctx)
 		}
 		i++
+	}
+	if js.reading {
+		js.signatureRefs(n, ctx)
+	} else { // an interface's method signature, read with its declaration
+		js.later(func() { js.signatureRefs(n, ctx) })
 	}
 	body := js.field(n, "body")
 	if body == nil {
@@ -313,6 +320,11 @@ type jsBody struct {
 	assigns []*sitter.Node // assignment_expression, for this.x = …
 	nested  []*sitter.Node // functions, arrows and methods
 	returns []*sitter.Node // return values (nil for a bare return)
+	// uses are the names and member expressions read as values, not
+	// called (identifier, shorthand property, member_expression); types
+	// the type syntax, not entered by the walk (see typeRefs).
+	uses  []*sitter.Node
+	types []*sitter.Node
 }
 
 // read walks n once, not entering nested functions: with declare, it
@@ -328,17 +340,46 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 	g := &js.grammar
 	sc := ctx.scope
 	thisAttrs := ctx.class != "" && ctx.this != nil && ctx.this.Inst
+	// callee is the node just collected as a call's callee or an
+	// assignment's target, visited next: not a use.
+	var callee uintptr
 	tsWalkPrune(n, func(x *sitter.Node) bool {
 		id := x.KindId()
 		if int(id) < len(g.types) && g.types[id] {
+			if declare && (id == g.typeAlias || id == g.iface) { // a local type shadows the module's
+				sc.declareType(tsText(js.field(x, "name"), js.src))
+			}
+			b.types = append(b.types, x)
 			return false
 		}
 		switch id {
+		case g.ident, g.shorthand:
+			if x.Id() != callee && js.knownBytes(js.bytes(x)) {
+				b.uses = append(b.uses, x)
+			}
+			return false
+		case g.member:
+			if x.Id() != callee {
+				b.uses = append(b.uses, x)
+			}
+		case g.typeIdent: // x as C, a local class's name
+			b.types = append(b.types, x)
+			return false
 		case g.call, g.new:
 			b.calls = append(b.calls, x)
+			field := g.fieldFunction
+			if id == g.new {
+				field = g.fieldConstructor
+			}
+			if f := x.ChildByFieldId(field); f != nil {
+				callee = f.Id()
+			}
 		case g.assign:
 			if thisAttrs {
 				b.assigns = append(b.assigns, x)
+			}
+			if l := x.ChildByFieldId(g.fieldLeft); l != nil && l.KindId() == g.ident {
+				callee = l.Id() // x = …: a write, not a use
 			}
 		case g.funcDecl, g.generatorDecl:
 			if declare {
@@ -418,6 +459,12 @@ func (js *jsFile) finish(b *jsBody, ctx jsCtx) {
 			js.callee(f, &ctx)
 		}
 	}
+	for _, u := range b.uses {
+		js.use(u, &ctx)
+	}
+	for _, t := range b.types {
+		js.typeRefs(t, &ctx)
+	}
 	for _, a := range b.assigns {
 		js.thisAttr(a, &ctx)
 	}
@@ -493,14 +540,26 @@ func (js *jsFile) thisAttr(a *sitter.Node, ctx *jsCtx) {
 
 // callee adds the calls reference of a called or constructed expression
 // n.
-func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx) {
+func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx) { js.reference(n, ctx, refCall) }
+
+// reference adds the reference of type typ (calls, or references for a
+// name or member read without a call) to what the expression n, a name
+// or a member access, stands for. A references one has no stub: when
+// the target is not found it is dropped.
+func (js *jsFile) reference(n *sitter.Node, ctx *jsCtx, typ string) {
 	line := tsLine(n)
 	add := func(r ref) {
-		r.Type, r.From, r.Line = refCall, ctx.from, line
+		r.Type, r.From, r.Line = typ, ctx.from, line
+		if typ == graph.EdgeReferences {
+			if r.Recv == nil && r.Scope == "" {
+				return // only a stub to point at
+			}
+			r.Stub = ""
+		}
 		js.fr.Refs = append(js.fr.Refs, r)
 	}
 	switch js.kind(n) {
-	case "identifier":
+	case "identifier", "shorthand_property_identifier":
 		name := tsText(n, js.src)
 		if name == "require" {
 			return

@@ -13,15 +13,17 @@ import (
 type jsGrammar struct {
 	call, new, arrow, function, funcDecl, generator, generatorDecl, method, class, classDecl, abstractClassDecl uint16
 	declarator, catch, forIn, ret, assign                                                                       uint16
-	fieldFunction, fieldConstructor                                                                             uint16
+	ident, member, shorthand, typeIdent, typeAlias, iface                                                       uint16
+	fieldFunction, fieldConstructor, fieldLeft                                                                  uint16
 	// kinds names each symbol id and fields maps field names to ids:
 	// Node.Kind and Node.ChildByFieldName allocate (a Go string, a C
 	// string) on every call, which shows on a large tree.
 	kinds  []string
 	fields map[string]uint16
 	// types are the kinds of TypeScript type syntax (annotations, type
-	// arguments, every *_type): no call is written inside, so walks skip
-	// them, a good part of a typed file.
+	// arguments, every *_type): no call is written inside, so walks do
+	// not enter them, a good part of a typed file; the type names in
+	// them are read apart (typeRefs).
 	types []bool
 }
 
@@ -34,7 +36,9 @@ func newJSGrammar(l *sitter.Language) jsGrammar {
 		method: id("method_definition"), class: id("class"), classDecl: id("class_declaration"), abstractClassDecl: id("abstract_class_declaration"),
 		declarator: id("variable_declarator"), catch: id("catch_clause"), forIn: id("for_in_statement"),
 		ret: id("return_statement"), assign: id("assignment_expression"),
-		fieldFunction: l.FieldIdForName("function"), fieldConstructor: l.FieldIdForName("constructor"),
+		ident: id("identifier"), member: id("member_expression"), shorthand: id("shorthand_property_identifier"),
+		typeIdent: id("type_identifier"), typeAlias: id("type_alias_declaration"), iface: id("interface_declaration"),
+		fieldFunction: l.FieldIdForName("function"), fieldConstructor: l.FieldIdForName("constructor"), fieldLeft: l.FieldIdForName("left"),
 		fields: map[string]uint16{},
 	}
 	g.kinds = make([]string, l.NodeKindCount())

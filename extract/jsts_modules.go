@@ -322,6 +322,7 @@ func (js *jsFile) assignment(a *sitter.Node) bool {
 		}
 		if js.kind(v) == "identifier" {
 			js.alias(prop, tsText(v, js.src))
+			js.later(func() { js.nameRef(js.fileUID, v) })
 		} else if spec, ok := js.requireSpec(v); ok { // exports.m = require('./m')
 			if b := js.importFrom(spec, tsLine(v)); b.path != "" {
 				js.fr.Decl.setFact(factImport+prop, &chain{Scope: "js:" + b.path, Name: "default"})
@@ -337,7 +338,8 @@ func (js *jsFile) assignment(a *sitter.Node) bool {
 		}
 		owner := tsText(x, js.src)
 		js.protoOf[owner] = true
-		js.method(owner, prop, a, v, js.container(owner), owner)
+		muid := js.method(owner, prop, a, v, js.container(owner), owner)
+		js.later(func() { js.nameRef(muid, x) })
 		return true
 	case js.kind(obj) == "identifier" && fn:
 		// X.m = function for a function, class or object X of the module
@@ -349,7 +351,8 @@ func (js *jsFile) assignment(a *sitter.Node) bool {
 		if js.fr.Decl.Names[owner] == graph.KindClass {
 			thisPrefix = ""
 		}
-		js.method(owner, prop, a, v, js.container(owner), thisPrefix)
+		muid := js.method(owner, prop, a, v, js.container(owner), thisPrefix)
+		js.later(func() { js.nameRef(muid, obj) })
 		return true
 	}
 	return false
@@ -378,8 +381,9 @@ func (js *jsFile) container(owner string) string {
 
 // method declares owner.name (kind method), written as n with the
 // function fn, and queues its body; this.m() in it is thisPrefix.m when
-// thisPrefix is set, this the class instance when owner is a class.
-func (js *jsFile) method(owner, name string, n, fn *sitter.Node, container, thisPrefix string) {
+// thisPrefix is set, this the class instance when owner is a class. It
+// returns the method's uid.
+func (js *jsFile) method(owner, name string, n, fn *sitter.Node, container, thisPrefix string) string {
 	full := owner + "." + name
 	muid := js.member(container, owner, name, n, js.field(fn, "body") != nil)
 	js.later(func() {
@@ -393,6 +397,7 @@ func (js *jsFile) method(owner, name string, n, fn *sitter.Node, container, this
 		}
 		js.function(jsFunc{node: fn, ctx: ctx, retKey: full})
 	})
+	return muid
 }
 
 // objectLiteral declares the function-valued members of an object
@@ -412,6 +417,8 @@ func (js *jsFile) objectLiteral(owner string, obj *sitter.Node, container string
 			fn = js.field(&m, "value")
 			if fn != nil && owner == "" && js.kind(fn) == "identifier" {
 				js.alias(name, tsText(fn, js.src))
+				id := fn
+				js.later(func() { js.nameRef(js.fileUID, id) })
 				continue
 			}
 			if fn != nil && !js.isFunction(fn) {

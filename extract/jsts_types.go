@@ -74,6 +74,18 @@ func (s *jsScope) declare(name string, c *chain) {
 	s.vars[name] = c
 }
 
+// declareType adds a local type (an interface or type alias declared in
+// a function body), which shadows the module's type of that name.
+func (s *jsScope) declareType(name string) {
+	if name == "" {
+		return
+	}
+	if s.types == nil {
+		s.types, s.outer = map[string]*chain{}, map[string]*chain{}
+	}
+	s.types[name], s.outer[name] = nil, nil
+}
+
 // lookupElem finds the element value of a local array (declared as
 // name+"[]" beside name); local is false for a module-level name.
 func (s *jsScope) lookupElem(name string) (c *chain, local bool) {
