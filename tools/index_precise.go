@@ -78,10 +78,12 @@ type PreciseReport struct {
 	// appended nothing.
 	FilesPrecise   int `json:"files_precise"`
 	FilesUnchanged int `json:"files_unchanged"`
-	// FilesNotCovered counts the files of an indexer's languages that
-	// keep inferred edges: no document for them (the indexer left them
-	// out or failed on them), or one that was not applied (stale,
-	// changed); NotCovered names up to 20, with why.
+	// FilesNotCovered counts the files of an indexer's languages this
+	// run did not make precise: no document for them (the indexer left
+	// them out or failed on them), or one that was not applied (stale,
+	// changed); NotCovered names up to 20, with why. Such a file keeps
+	// the edges the graph has for it when it did not change (precise ones
+	// from an earlier index included), else gets inferred ones.
 	FilesNotCovered int         `json:"files_not_covered"`
 	NotCovered      []scip.Note `json:"not_covered,omitempty"`
 	// FilesDemoted counts the files the graph held as precise that this
@@ -352,16 +354,15 @@ func (ps *preciseStage) flush(next extract.EmitFunc, batchFiles int) error {
 	for _, p := range ps.held {
 		if !precise[p.Path] {
 			ps.noteInferred(p.Path)
-			batch = append(batch, p)
-			continue
+		} else {
+			ps.rep.FilesPrecise++
+			d := scip.Digest(p)
+			if ps.before[p.Path] == d {
+				ps.rep.FilesUnchanged++
+				continue
+			}
+			setFileMeta(&p, graph.MetaPreciseDigest, d)
 		}
-		ps.rep.FilesPrecise++
-		d := scip.Digest(p)
-		if ps.before[p.Path] == d {
-			ps.rep.FilesUnchanged++
-			continue
-		}
-		setFileMeta(&p, graph.MetaPreciseDigest, d)
 		batch = append(batch, p)
 		if len(batch) >= batchFiles {
 			if err := next(batch, nil); err != nil {
