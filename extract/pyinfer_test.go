@@ -2,6 +2,8 @@ package extract
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -242,4 +244,39 @@ func TestPython_StarCyclesAndClassCycles(t *testing.T) {
 	checkCalls(t, callEdges(res.Payloads),
 		[]string{"m0.py::f0 -> m1.py::f1", "m3.py::f3 -> m4.py::f4", "m0.py::f0 -> loop.py::B.run"},
 		[]string{"m0.py::f0 -> loop.py::Loop.spin"})
+}
+
+// TestPython_InferenceIncrementalBaseGains: a method added to a base class
+// (or the base's file coming back) reaches the callers whose receivers
+// went through a subclass in another file.
+func TestPython_InferenceIncrementalBaseGains(t *testing.T) {
+	root := t.TempDir()
+	cache := t.TempDir()
+	writeFile(t, root, "base.py", []byte("class Base:\n    def other(self):\n        pass\n"))
+	writeFile(t, root, "child.py", []byte("from base import Base\n\n\nclass Child(Base):\n    pass\n"))
+	writeFile(t, root, "use.py", []byte("from child import Child\n\n\ndef make():\n    c = Child()\n    c.own()\n"))
+	prev := hashes(index(t, root, Options{CacheDir: cache}, nil).Payloads)
+
+	writeFile(t, root, "base.py", []byte("class Base:\n    def other(self):\n        pass\n\n    def own(self):\n        pass\n"))
+	second := index(t, root, Options{CacheDir: cache}, prev)
+	checkCalls(t, callEdges(second.Payloads), []string{"use.py::make -> base.py::Base.own"}, nil)
+
+	// The base's file goes away and comes back.
+	for p, h := range hashes(second.Payloads) {
+		prev[p] = h
+	}
+	if err := os.Rename(filepath.Join(root, "base.py"), filepath.Join(t.TempDir(), "base.py")); err != nil {
+		t.Fatal(err)
+	}
+	third := index(t, root, Options{CacheDir: cache}, prev)
+	for p, h := range hashes(third.Payloads) {
+		prev[p] = h
+	}
+	for _, p := range third.Removed {
+		delete(prev, p)
+	}
+	checkCalls(t, callEdges(third.Payloads), nil, []string{"use.py::make -> base.py::Base.own"})
+	writeFile(t, root, "base.py", []byte("class Base:\n    def own(self):\n        pass\n"))
+	fourth := index(t, root, Options{CacheDir: cache}, prev)
+	checkCalls(t, callEdges(fourth.Payloads), []string{"use.py::make -> base.py::Base.own"}, nil)
 }

@@ -254,7 +254,7 @@ func resolve(fr *fileResult, t *table) {
 		fr.Nodes = append(fr.Nodes, n)
 	}
 	for _, r := range fr.Refs {
-		if s, ok := t.normScope(r.Scope); ok {
+		if s, ok := t.normScope(r.Scope); ok && s != "" {
 			deps[s] = true
 		}
 		switch r.Type {

@@ -327,12 +327,6 @@ func (r *runner) run() error {
 		}
 		return false
 	}
-	var dependents []entry
-	for p, rec := range cached {
-		if isDependent(p, rec.Scope, rec.Deps) {
-			dependents = append(dependents, byPath[p])
-		}
-	}
 	for p, fr := range extra {
 		// Parsed for its declarations only: its Deps come from its
 		// unresolved references.
@@ -340,10 +334,46 @@ func (r *runner) run() error {
 			results[p] = fr
 		}
 	}
-	sort.Slice(dependents, func(i, j int) bool { return dependents[i].Rel < dependents[j].Rel })
-	if err := r.extractAll(dependents, e, results, false); err != nil {
-		return err
+	// A dependent's own declarations may change with what it resolved
+	// (a base class or a re-export that now leads somewhere): its
+	// dependents are extracted in turn, until nothing changes.
+	for {
+		var dependents []entry
+		for p, rec := range cached {
+			if _, done := results[p]; !done && isDependent(p, rec.Scope, rec.Deps) {
+				dependents = append(dependents, byPath[p])
+			}
+		}
+		if len(dependents) == 0 {
+			break
+		}
+		sort.Slice(dependents, func(i, j int) bool { return dependents[i].Rel < dependents[j].Rel })
+		if err := r.extractAll(dependents, e, results, false); err != nil {
+			return err
+		}
+		grew := false
+		for _, f := range dependents {
+			old := cached[f.Rel]
+			delete(cached, f.Rel)
+			fr := results[f.Rel]
+			if fr == nil || fr.Decl == nil {
+				affected[old.Scope] = true
+				grew = true
+				continue
+			}
+			fresh[f.Rel] = fr.Decl
+			if nr := fr.Decl.record(); old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results || old.Facts != nr.Facts {
+				grew = grew || !affected[old.Scope] || !affected[nr.Scope]
+				affected[old.Scope] = true
+				affected[nr.Scope] = true
+			}
+		}
+		if !grew {
+			break
+		}
 	}
+	// Resolution sees the dependents' declarations as they are now.
+	t = newTable(fresh, cached, mods)
 	r.phase("dependents")
 
 	// Phase 4b: Go packages touched, and their importers, type-checked.
@@ -449,7 +479,7 @@ func refScopes(fr *fileResult, t *table) []string {
 	seen := map[string]bool{}
 	t.touched = seen
 	for _, r := range fr.Refs {
-		if s, ok := t.normScope(r.Scope); ok {
+		if s, ok := t.normScope(r.Scope); ok && s != "" {
 			seen[s] = true
 		}
 		if r.Recv != nil || r.Type == refCall || r.Type == refInherits {
