@@ -123,7 +123,7 @@ from shapes import Child, Base
 from shapes.child import Peer
 
 
-def use(x: Child):
+def use(x: Child) -> Peer:
     x.own()
 
 
@@ -190,6 +190,26 @@ def untyped(y):
 		"app.py::untyped -> shapes/base.py::Base.own",
 	}
 	checkCalls(t, callEdges(res.Payloads), want, absent)
+	// Annotations of a top-level function's signature are references.
+	refs := map[string]bool{}
+	for _, pl := range res.Payloads {
+		for _, e := range pl.Edges {
+			if e.Type == graph.EdgeReferences {
+				refs[e.Source+" -> "+e.Target] = true
+			}
+		}
+	}
+	for _, w := range []string{"code:function:app.py::use -> code:class:shapes/child.py::Child", "code:function:app.py::use -> code:class:shapes/child.py::Peer"} {
+		if !refs[w] {
+			t.Errorf("missing references edge %s", w)
+		}
+	}
+	// Calling a module variable is no stub named after it.
+	for e := range callEdges(res.Payloads) {
+		if strings.HasSuffix(e, "code:external:DEFAULT") {
+			t.Errorf("stub edge %s", e)
+		}
+	}
 }
 
 // TestPython_InferenceIncremental: a change to a base class in another

@@ -316,6 +316,7 @@ func (py *pyFile) function(def *sitter.Node, uid, name, class string, kind metho
 			py.fr.Decl.setFact(factReturn+name, same)
 		}
 	}
+	py.signature(def, uid, nil)
 	py.bodyUses(uid, env)
 	return info
 }
@@ -704,6 +705,12 @@ func (py *pyFile) call(f *sitter.Node, from string, env *pyEnv) {
 			return
 		}
 		if pyBuiltins[name] && py.fr.Decl.Names[name] == "" && !py.moduleVars[name] {
+			return
+		}
+		if py.moduleVars[name] && py.fr.Decl.Names[name] == "" {
+			// A module variable called: what it holds, if known, is the
+			// callee; never a stub named like an outside function.
+			add(py.scope, name, "")
 			return
 		}
 		add(py.scope, name, name)
