@@ -114,7 +114,11 @@ type PreciseReport struct {
 // declarations it uses changed is extracted again as well
 // (extract.Options.Reemit), since its precise edges may point at what
 // moved. An unchanged file that nothing it uses changed keeps its precise
-// edges.
+// edges. "Uses" is what the extractor's own resolution looked into (its
+// declarations cache): a precise edge the extractor could not have found
+// (a call on a receiver only the type checker typed) into a file whose
+// declaration moved can dangle until the next precise index (doctor lists
+// it).
 type preciseStage struct {
 	root string
 	opts PreciseOptions
