@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"strconv"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -67,29 +68,41 @@ func (js *jsFile) function(f jsFunc) {
 		ctx.this, ctx.thisPrefix = f.arg.callee.then(paramStep+strconv.Itoa(f.arg.index)+".this"), ""
 	}
 	ctor := js.kind(n) == "method_definition" && tsText(js.field(n, "name"), js.src) == "constructor"
+	// sig holds the signature's types and default values, for its
+	// references.
+	var sig jsSignature
 	i := 0
 	for _, p := range tsChildren(js.field(n, "parameters")) {
 		if js.thisParam(&p) { // function (this: C, …)
 			if t := js.field(&p, "type"); t != nil {
 				ctx.this, ctx.thisPrefix = js.typeChain(t, &ctx), ""
+				sig.types = append(sig.types, t)
 			}
 			continue
 		}
-		c := js.param(&p, &ctx, ctor, f.arg.param(i))
+		c, t, v := js.param(&p, &ctx, ctor, f.arg.param(i))
 		if f.retKey != "" && c == nil {
 			js.callbackFacts(f.retKey, i, &p, &ctx)
 		}
+		if t != nil {
+			sig.types = append(sig.types, t)
+		}
+		if v != nil {
+			sig.values = append(sig.values, v)
+		}
 		i++
 	}
+	rt, tp := js.field(n, "return_type"), js.field(n, "type_parameters")
+	sig.types = append(sig.types, rt, tp)
 	if js.reading {
-		js.signatureRefs(n, ctx)
+		js.signatureRefs(&sig, ctx)
 	} else { // an interface's method signature, read with its declaration
-		js.later(func() { js.signatureRefs(n, ctx) })
+		js.later(func() { js.signatureRefs(&sig, ctx) })
 	}
 	body := js.field(n, "body")
 	if body == nil {
 		if f.retKey != "" {
-			js.fact(factReturn+f.retKey, js.typeChain(js.field(n, "return_type"), js.outside(&ctx)))
+			js.fact(factReturn+f.retKey, js.typeChain(rt, js.outside(&ctx)))
 		}
 		return
 	}
@@ -102,9 +115,9 @@ func (js *jsFile) function(f jsFunc) {
 	}
 	if f.retKey != "" {
 		var c *chain
-		if rt := js.field(n, "return_type"); rt != nil {
+		if rt != nil {
 			c = js.typeChain(rt, js.outside(&ctx))
-		} else if js.field(n, "type_parameters") == nil { // a generic's return depends on its caller
+		} else if tp == nil { // a generic's return depends on its caller
 			c = js.sameReturn(b.returns, &ctx)
 		}
 		js.fact(factReturn+f.retKey, c)
@@ -200,16 +213,20 @@ func (js *jsFile) typeParams(n *sitter.Node, sc *jsScope, defaults bool) {
 }
 
 // param declares a formal parameter (given is its value when it has no
-// annotation or default) and returns the chain of its declared type; in a
-// constructor, a TypeScript parameter property (private x: C) is also an
-// attribute of the class.
-func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) *chain {
-	var c, typed *chain
+// annotation or default) and returns the chain of its declared type, its
+// type annotation and its default value; in a constructor, a TypeScript
+// parameter property (private x: C) is also an attribute of the class.
+func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) (typed *chain, typ, def *sitter.Node) {
+	var c *chain
 	pat := p
 	switch js.kind(p) {
 	case "required_parameter", "optional_parameter":
 		pat = js.field(p, "pattern")
-		if t := js.field(p, "type"); t != nil {
+		typ = js.field(p, "type")
+		if bytes.IndexByte(js.bytes(p), '=') >= 0 {
+			def = js.field(p, "value")
+		}
+		if t := typ; t != nil {
 			c = js.typeChain(t, ctx)
 			typed = c
 			if elem := js.elemType(t, ctx); elem != nil && pat != nil && js.kind(pat) == "identifier" {
@@ -218,22 +235,23 @@ func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) *ch
 					js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src)+elemSuffix, js.elemType(t, js.outside(ctx)))
 				}
 			}
-		} else if v := js.field(p, "value"); v != nil {
-			c = js.valueChain(v, ctx)
+		} else if def != nil {
+			c = js.valueChain(def, ctx)
 		} else {
 			c = given
 		}
-		if t := js.field(p, "type"); ctor && ctx.class != "" && t != nil && pat != nil && js.kind(pat) == "identifier" && js.paramProperty(p) {
+		if t := typ; ctor && ctx.class != "" && t != nil && pat != nil && js.kind(pat) == "identifier" && js.paramProperty(p) {
 			js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src), js.typeChain(t, js.outside(ctx)))
 		}
 	case "assignment_pattern":
 		pat = js.field(p, "left")
-		c = js.valueChain(js.field(p, "right"), ctx)
+		def = js.field(p, "right")
+		c = js.valueChain(def, ctx)
 	case "identifier":
 		c = given
 	}
 	js.declarePattern(pat, c, ctx.scope)
-	return typed
+	return typed, typ, def
 }
 
 // paramProperty reports whether a constructor parameter is also a

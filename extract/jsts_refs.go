@@ -66,6 +66,56 @@ func (js *jsFile) knownBytes(name []byte) bool {
 	return false
 }
 
+// namesKnown reports whether the source text of some type syntax holds
+// a word that is a known name (knownBytes) not preceded by a dot: most
+// annotations (string, T[], Promise<void>) do not, and are not walked.
+func (js *jsFile) namesKnown(text []byte) bool {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !jsWordStart(c) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (jsWordStart(text[j]) || (text[j] >= '0' && text[j] <= '9')) {
+			j++
+		}
+		if (i == 0 || text[i-1] != '.') && js.knownBytes(text[i:j]) {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// jsBareName returns the name a type annotation or type is when it is
+// one plain name (": C", "C"); ok is false otherwise.
+func jsBareName(text []byte) (string, bool) {
+	i := 0
+	if len(text) > 0 && text[0] == ':' {
+		i++
+	}
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	if i == len(text) || !jsWordStart(text[i]) {
+		return "", false
+	}
+	for j := i + 1; j < len(text); j++ {
+		if c := text[j]; !jsWordStart(c) && (c < '0' || c > '9') {
+			return "", false
+		}
+	}
+	return string(text[i:]), true
+}
+
+// jsWordStart reports whether c may start an identifier (ASCII; a name
+// with other letters is looked up whole or not at all, which only costs
+// a walk).
+func jsWordStart(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c >= 0x80
+}
+
 // seenUse reports whether k was used before, recording it.
 func (js *jsFile) seenUse(k useKey) bool {
 	if js.usesSeen == nil {
@@ -126,6 +176,14 @@ func (js *jsFile) use(n *sitter.Node, ctx *jsCtx) {
 // types, infer U), are no reference.
 func (js *jsFile) typeRefs(t *sitter.Node, ctx *jsCtx) {
 	if t == nil {
+		return
+	}
+	text := js.bytes(t)
+	if !js.namesKnown(text) {
+		return
+	}
+	if name, ok := jsBareName(text); ok { // : C, the most common
+		js.typeRef(name, t, ctx)
 		return
 	}
 	g := &js.grammar
@@ -219,16 +277,22 @@ func (js *jsFile) typeRef(name string, x *sitter.Node, ctx *jsCtx) {
 	js.fr.Refs = append(js.fr.Refs, ref{Type: graph.EdgeReferences, From: ctx.from, Line: tsLine(x), Recv: recv, Name: typeRefName})
 }
 
-// signatureRefs adds the references of a function's signature, read in
-// its scope: parameter types and default values, return type, type
-// parameter constraints and defaults.
-func (js *jsFile) signatureRefs(fn *sitter.Node, ctx jsCtx) {
-	if p := js.field(fn, "parameters"); p != nil {
-		b := js.read(p, &ctx, false)
-		js.finish(&b, ctx)
+// jsSignature is what a function's signature holds for references: the
+// types of its parameters, its return type and type parameters, and its
+// parameters' default values.
+type jsSignature struct {
+	types, values []*sitter.Node
+}
+
+// signatureRefs adds the references (and calls) of a function's
+// signature, read in its scope.
+func (js *jsFile) signatureRefs(sig *jsSignature, ctx jsCtx) {
+	for _, t := range sig.types {
+		js.typeRefs(t, &ctx)
 	}
-	js.typeRefs(js.field(fn, "return_type"), &ctx)
-	js.typeRefs(js.field(fn, "type_parameters"), &ctx)
+	for _, v := range sig.values {
+		js.calls(v, ctx)
+	}
 }
 
 // nameRef adds the references reference of from to the module-level
