@@ -347,19 +347,55 @@ func methodOf(g *projections.Graph, class, name string) string {
 	return ""
 }
 
-// interfaceMethodsOf returns the interface methods that method implements:
-// for its class T and every interface I with T --implements--> I, the
-// method of I with the same name. A few map lookups and short scans.
-func interfaceMethodsOf(g *projections.Graph, method string) []string {
+// dispatchVia is a method through which a call may reach another: an
+// interface method it implements (Via "implements") or a method of a base
+// class it overrides (Via "inherits_from"; Python, JavaScript, TypeScript).
+type dispatchVia struct{ UID, Via string }
+
+// maxAncestors bounds the walk up a class hierarchy (cycles are cut by a
+// visited set; this bounds pathological depth).
+const maxAncestors = 64
+
+// dispatchesOf returns the methods a call may reach method through: the
+// interface methods its class implements and, walking the
+// inherits_from edges of its class up the hierarchy, the same-named
+// methods of every ancestor class and of the interfaces they implement — a
+// call on a Base-typed receiver may run the override.
+func dispatchesOf(g *projections.Graph, method string) []dispatchVia {
 	name := memberName(method)
 	class := ownerClass(g, method)
 	if name == "" || class == "" {
 		return nil
 	}
-	var out []string
-	for _, iface := range g.Targets(class, graph.EdgeImplements) {
-		if m := methodOf(g, iface, name); m != "" && m != method {
-			out = append(out, m)
+	var out []dispatchVia
+	seen := map[string]bool{method: true}
+	add := func(owner, via string) {
+		m := methodOf(g, owner, name)
+		if m == "" || seen[m] {
+			return
+		}
+		seen[m] = true
+		if n, ok := g.NodeHeader(owner); ok && n.Metadata[graph.MetaTypeKind] == "interface" {
+			via = graph.EdgeImplements
+		}
+		out = append(out, dispatchVia{m, via})
+	}
+	visited := map[string]bool{}
+	queue := []string{class}
+	for len(queue) > 0 && len(visited) < maxAncestors {
+		c := queue[0]
+		queue = queue[1:]
+		if visited[c] {
+			continue
+		}
+		visited[c] = true
+		for _, iface := range g.Targets(c, graph.EdgeImplements) {
+			add(iface, graph.EdgeImplements)
+			queue = append(queue, iface)
+		}
+		for _, base := range g.Targets(c, graph.EdgeInheritsFrom) {
+			add(base, graph.EdgeInheritsFrom)
+			queue = append(queue, base)
 		}
 	}
 	return out

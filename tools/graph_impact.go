@@ -159,10 +159,11 @@ func (w *impactWalk) expand(uid string, d int) {
 	}
 	switch n.Kind {
 	case graph.KindMethod:
-		// Callers of the interface methods uid implements: via the edge
-		// (calls or references) through the interface method.
-		for _, im := range interfaceMethodsOf(w.g, uid) {
-			w.incoming(im, true, d)
+		// Callers of the interface methods uid implements and of the
+		// base-class methods it overrides: via the edge (calls or
+		// references) through that method.
+		for _, m := range dispatchesOf(w.g, uid) {
+			w.incoming(m.UID, true, d)
 		}
 		// uid is an interface method: its implementations must follow it.
 		for _, impl := range implementationsOf(w.g, uid) {

@@ -82,7 +82,8 @@ func graphReferencesTool() *Tool {
 
 // referencesTool lists the incoming edges of the followed kinds; for a
 // method, when calls or references are followed, also those of every
-// interface method it implements (interfaceMethodsOf).
+// interface method it implements or base-class method it overrides
+// (dispatchesOf).
 func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	res, err := c.Resolve(ctx, c.Args.Str("uid"), false)
 	if err != nil {
@@ -109,8 +110,8 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	excluded := 0
 	collect := func(target, via string) {
 		for _, e := range g.In(target) {
-			if !follow[e.Type] {
-				continue
+			if !follow[e.Type] || (via != "" && e.Source == root) {
+				continue // the node calling what it overrides (super) is not its caller
 			}
 			src, ok := g.NodeHeader(e.Source)
 			if !ok {
@@ -137,11 +138,11 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	}
 	collect(root, "")
 	if res.Node.Kind == graph.KindMethod && (follow[graph.EdgeCalls] || follow[graph.EdgeReferences]) {
-		for _, im := range interfaceMethodsOf(g, root) {
-			if !excl.ofUID(im) {
-				comp.addUID(im)
+		for _, d := range dispatchesOf(g, root) {
+			if !excl.ofUID(d.UID) {
+				comp.addUID(d.UID)
 			}
-			collect(im, graph.EdgeImplements)
+			collect(d.UID, d.Via)
 		}
 	}
 	sort.SliceStable(refs, func(i, j int) bool {
