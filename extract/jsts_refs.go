@@ -67,8 +67,8 @@ func (js *jsFile) knownBytes(name []byte) bool {
 }
 
 // namesKnown reports whether the source text of some type syntax holds
-// a word that is a known name (knownBytes) not preceded by a dot: most
-// annotations (string, T[], Promise<void>) do not, and are not walked.
+// a word that is a known name (knownBytes): most annotations (string,
+// T[], Promise<void>) do not, and are not walked.
 func (js *jsFile) namesKnown(text []byte) bool {
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -80,7 +80,7 @@ func (js *jsFile) namesKnown(text []byte) bool {
 		for j < len(text) && (jsWordStart(text[j]) || (text[j] >= '0' && text[j] <= '9')) {
 			j++
 		}
-		if (i == 0 || text[i-1] != '.') && js.knownBytes(text[i:j]) {
+		if js.knownBytes(text[i:j]) {
 			return true
 		}
 		i = j
