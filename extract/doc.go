@@ -31,8 +31,9 @@
 //	          "Receivers" below), imports, inherits_from
 //	jsts      tree-sitter (JS, TS, TSX): functions, classes, interfaces,
 //	          methods (see "JavaScript and TypeScript" below), calls and new
-//	          (receivers inferred), imports and require() (code:file: or
-//	          npm:package:), inherits_from (extends), implements
+//	          (receivers inferred), references (values and types used),
+//	          imports and require() (code:file: or npm:package:),
+//	          inherits_from (extends), implements
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
@@ -165,6 +166,19 @@
 // A call on an interface-typed receiver targets the interface's method
 // node. Overload signatures that disagree on a return or callback
 // parameter type give none.
+//
+// references edges (never a stub; what resolves to nothing is dropped)
+// go from the enclosing node, as calls do, to what code uses without
+// calling it: a function or class named as a value (passed, stored,
+// returned, module.exports = X, the X of X.prototype.m = …), a member
+// read of a known receiver (this.m, a getter, ns.f), and a class,
+// interface or enum named in a type — annotations, return types, type
+// arguments, type aliases, the type arguments of extends and implements
+// (the base itself is inherits_from or implements), x as C, typeof x —
+// resolved through imports as a type (a merged declaration's
+// interface). Locals, type parameters and local types shadow as for
+// calls; names neither declared nor imported from the repository
+// (globals, packages) are not looked up.
 //
 // # The walk
 //
