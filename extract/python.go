@@ -47,6 +47,7 @@ var (
 	pyClassDefID     = langPython.IdForNodeKind("class_definition", true)
 	pyFunctionField  = langPython.FieldIdForName("function")
 	pyAttributeField = langPython.FieldIdForName("attribute")
+	pyObjectField    = langPython.FieldIdForName("object")
 	pyNameField      = langPython.FieldIdForName("name")
 	pyLeftField      = langPython.FieldIdForName("left")
 )
@@ -579,17 +580,17 @@ func (py *pyFile) visit(x *sitter.Node, from string, env *pyEnv, read map[uintpt
 	switch x.KindId() {
 	case pyCallID:
 		if f := x.ChildByFieldId(pyFunctionField); f != nil {
-			py.call(f, from, env)
+			py.refTo(f, from, env, refCall)
 			read[f.Id()] = true
 		}
 	case pyIdentifierID:
 		if !read[x.Id()] {
-			py.use(x, from, env)
+			py.refTo(x, from, env, graph.EdgeReferences)
 		}
 		return false
 	case pyAttributeID:
 		if !read[x.Id()] {
-			py.useAttr(x, from, env)
+			py.refTo(x, from, env, graph.EdgeReferences)
 		}
 		if a := x.ChildByFieldId(pyAttributeField); a != nil {
 			read[a.Id()] = true
@@ -631,68 +632,22 @@ func (py *pyFile) signature(def *sitter.Node, from string, env *pyEnv) {
 	py.calls(def.ChildByFieldName("return_type"), from, env)
 }
 
-// use records a reference to the declaration a name stands for, when it
-// is not a local.
-func (py *pyFile) use(n *sitter.Node, from string, env *pyEnv) {
-	name := tsText(n, py.src)
-	line := tsLine(n)
-	add := func(scope, name, _ string) {
-		py.fr.Refs = append(py.fr.Refs, ref{Type: graph.EdgeReferences, From: from, Line: line, Scope: scope, Name: name})
-	}
-	if _, b, isBind, ok := env.local(name); ok {
-		if isBind {
-			py.bound(b, "", add)
-		}
-		return
-	}
-	if b, ok := py.bindings[name]; ok && !py.ownsOver(b, name) {
-		py.bound(b, "", add)
-		return
-	}
-	if pyBuiltins[name] && py.fr.Decl.Names[name] == "" && !py.moduleVars[name] {
-		return
-	}
-	add(py.scope, name, "")
-}
-
-// useAttr records a reference to the member an attribute reads (a method
-// or property of a known receiver, a function of a module).
-func (py *pyFile) useAttr(n *sitter.Node, from string, env *pyEnv) {
-	obj := n.ChildByFieldName("object")
-	attr := tsText(n.ChildByFieldName("attribute"), py.src)
-	if obj == nil || attr == "" {
-		return
-	}
-	line := tsLine(n)
-	add := func(scope, name, _ string) {
-		py.fr.Refs = append(py.fr.Refs, ref{Type: graph.EdgeReferences, From: from, Line: line, Scope: scope, Name: name})
-	}
-	if head, rest, ok := py.dottedRoot(obj); ok {
-		_, b, isBind, local := env.local(head)
-		if !local {
-			b, isBind = py.bindings[head]
-		}
-		if isBind {
-			if rest != "" {
-				rest += "."
-			}
-			py.bound(b, rest+attr, add)
-			return
-		}
-	}
-	if recv := py.chainOf(obj, env); recv != nil {
-		py.fr.Refs = append(py.fr.Refs, ref{Type: graph.EdgeReferences, From: from, Line: line, Recv: recv, Name: attr})
-	}
-}
-
-// call adds the reference of one call's callee expression f.
-func (py *pyFile) call(f *sitter.Node, from string, env *pyEnv) {
+// refTo adds a reference of type typ (refCall or graph.EdgeReferences)
+// from the node from to what the name or attribute f stands for in env:
+// a declaration of this module, an import followed into the repository,
+// or a member of the receiver's value. A call of what cannot be resolved
+// gets a stub ("module.name" outside the repository, "*.m" on an unknown
+// receiver); a reference does not.
+func (py *pyFile) refTo(f *sitter.Node, from string, env *pyEnv, typ string) {
 	line := tsLine(f)
 	add := func(scope, name, stub string) {
-		py.fr.Refs = append(py.fr.Refs, ref{Type: refCall, From: from, Line: line, Scope: scope, Name: name, Stub: stub})
+		if typ != refCall {
+			stub = ""
+		}
+		py.fr.Refs = append(py.fr.Refs, ref{Type: typ, From: from, Line: line, Scope: scope, Name: name, Stub: stub})
 	}
-	switch f.Kind() {
-	case "identifier":
+	switch f.KindId() {
+	case pyIdentifierID:
 		name := tsText(f, py.src)
 		if _, b, isBind, ok := env.local(name); ok {
 			if isBind {
@@ -704,19 +659,19 @@ func (py *pyFile) call(f *sitter.Node, from string, env *pyEnv) {
 			py.bound(b, "", add)
 			return
 		}
-		if pyBuiltins[name] && py.fr.Decl.Names[name] == "" && !py.moduleVars[name] {
-			return
-		}
-		if py.moduleVars[name] && py.fr.Decl.Names[name] == "" {
-			// A module variable called: what it holds, if known, is the
-			// callee; never a stub named like an outside function.
+		declared := py.fr.Decl.Names[name] != ""
+		switch {
+		case pyBuiltins[name] && !declared && !py.moduleVars[name]:
+		case py.moduleVars[name] && !declared:
+			// A module variable: what it holds, if known; never a stub
+			// named like an outside function.
 			add(py.scope, name, "")
-			return
+		default:
+			add(py.scope, name, name)
 		}
-		add(py.scope, name, name)
-	case "attribute":
-		obj := f.ChildByFieldName("object")
-		attr := tsText(f.ChildByFieldName("attribute"), py.src)
+	case pyAttributeID:
+		obj := f.ChildByFieldId(pyObjectField)
+		attr := tsText(f.ChildByFieldId(pyAttributeField), py.src)
 		if obj == nil || attr == "" {
 			return
 		}
@@ -726,7 +681,7 @@ func (py *pyFile) call(f *sitter.Node, from string, env *pyEnv) {
 				b, isBind = py.bindings[head]
 			}
 			if isBind {
-				// module.sub.f(): through the import, or a stub named
+				// module.sub.f: through the import, or a stub named
 				// after the module outside the repository.
 				if rest != "" {
 					rest += "."
@@ -740,7 +695,11 @@ func (py *pyFile) call(f *sitter.Node, from string, env *pyEnv) {
 			add("", "", "*."+attr)
 			return
 		}
-		py.fr.Refs = append(py.fr.Refs, ref{Type: refCall, From: from, Line: line, Recv: recv, Name: attr, Stub: "*." + attr})
+		stub := "*." + attr
+		if typ != refCall {
+			stub = ""
+		}
+		py.fr.Refs = append(py.fr.Refs, ref{Type: typ, From: from, Line: line, Recv: recv, Name: attr, Stub: stub})
 	}
 }
 
