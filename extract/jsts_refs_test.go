@@ -116,6 +116,7 @@ func TestJSTS_References_CommonJS(t *testing.T) {
 function Layer(path) { this.path = path; }
 Layer.prototype.match = function match(p) { return p === this.path; };
 function helper() {}
+function copy() { return Layer.prototype.match; }
 function pick(kind) {
   var fn;
   fn = helper;
@@ -130,5 +131,7 @@ exports.helper = helper;
 		"lib/layer.js -> lib/layer.js::helper",             // exports.helper = helper
 		"lib/layer.js::Layer.match -> lib/layer.js::Layer", // Layer.prototype.match = …
 		"lib/layer.js::pick -> lib/layer.js::helper",       // fn = helper
+		"lib/layer.js::copy -> lib/layer.js::Layer",
+		"lib/layer.js::copy -> lib/layer.js::Layer.match", // Layer.prototype.match read
 	)
 }

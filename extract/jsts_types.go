@@ -375,7 +375,11 @@ func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
 			if prop == nil || js.kind(prop) != "property_identifier" {
 				return nil
 			}
-			return js.valueChain(js.field(n, "object"), ctx).then(tsText(prop, js.src))
+			name := tsText(prop, js.src)
+			if name == "prototype" { // X.prototype has the members of an X
+				return js.valueChain(js.field(n, "object"), ctx).then(newStep)
+			}
+			return js.valueChain(js.field(n, "object"), ctx).then(name)
 		case "subscript_expression": // xs[i]
 			if idx := js.field(n, "index"); idx != nil && js.kind(idx) == "number" {
 				c, _ := js.elemChain(js.field(n, "object"), ctx)
