@@ -25,6 +25,10 @@ type useKey struct {
 	text string
 }
 
+// jsTypeUses keys the type uses apart from the value uses of a name
+// (a merged function and interface are two targets).
+var jsTypeUses = &jsScope{}
+
 // bytes returns the source text of n without copying it.
 func (js *jsFile) bytes(n *sitter.Node) []byte {
 	s, e := n.StartByte(), n.EndByte()
@@ -255,7 +259,7 @@ func (js *jsFile) typeRef(name string, x *sitter.Node, ctx *jsCtx) {
 	if _, local := ctx.scope.lookupType(head, false); local {
 		return
 	}
-	if js.seenUse(useKey{from: ctx.from, text: name}) {
+	if js.seenUse(useKey{from: ctx.from, sc: jsTypeUses, text: name}) {
 		return
 	}
 	recv := &chain{Scope: js.scope, Name: name, Inst: true}

@@ -87,12 +87,25 @@ import * as core from "./core";
 export function build(m: core.Maker<core.Thing>): core.Thing {
   return core.Thing.make();
 }
+export function pass(m: core.Maker<number>) {
+  return [1].map(core.Maker);
+}
 `,
 	})
 	checkFileEdges(t, p, "src/use.ts", graph.EdgeReferences,
 		"src/use.ts::build -> src/core.ts::Maker", // the interface, not the function
 		"src/use.ts::build -> src/core.ts::Thing", // the interface, not the variable
+		"src/use.ts::pass -> src/core.ts::Maker",  // the interface (m: core.Maker) and the function (passed)
 	)
+	var passTargets []string
+	for _, e := range p["src/use.ts"].Edges {
+		if e.Type == graph.EdgeReferences && e.Source == "code:function:src/use.ts::pass" {
+			passTargets = append(passTargets, e.Target)
+		}
+	}
+	if len(passTargets) != 2 {
+		t.Errorf("pass references %v, want the interface and the function Maker", passTargets)
+	}
 	checkFileEdges(t, p, "src/core.ts", graph.EdgeReferences,
 		"src/core.ts::Maker -> src/core.ts::Maker", // function Maker's return type: the interface
 		"src/core.ts -> src/core.ts::Maker",        // const Thing: Maker<Thing>
