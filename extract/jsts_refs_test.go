@@ -84,18 +84,19 @@ export const Thing: Maker<Thing> = Maker({ id: "" });
 `,
 		"src/use.ts": `
 import * as core from "./core";
+import { Maker } from "./core";
 export function build(m: core.Maker<core.Thing>): core.Thing {
   return core.Thing.make();
 }
-export function pass(m: core.Maker<number>) {
-  return [1].map(core.Maker);
+export function pass(m: Maker<number>) {
+  return [1].map(Maker);
 }
 `,
 	})
 	checkFileEdges(t, p, "src/use.ts", graph.EdgeReferences,
 		"src/use.ts::build -> src/core.ts::Maker", // the interface, not the function
 		"src/use.ts::build -> src/core.ts::Thing", // the interface, not the variable
-		"src/use.ts::pass -> src/core.ts::Maker",  // the interface (m: core.Maker) and the function (passed)
+		"src/use.ts::pass -> src/core.ts::Maker",  // the interface (m: Maker) and the function (passed)
 	)
 	var passTargets []string
 	for _, e := range p["src/use.ts"].Edges {
