@@ -361,7 +361,7 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 	// callee is the node just collected as a call's callee or an
 	// assignment's target, visited next: not a use.
 	var callee uintptr
-	tsWalkPrune(n, func(x *sitter.Node) bool {
+	tsWalkSkip(n, func(x *sitter.Node) bool {
 		id := x.KindId()
 		if int(id) < len(g.types) && g.types[id] {
 			if declare && (id == g.typeAlias || id == g.iface) { // a local type shadows the module's

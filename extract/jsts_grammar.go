@@ -85,30 +85,3 @@ var (
 	jsGrammarTS  = newJSGrammar(langTypeScript)
 	jsGrammarTSX = newJSGrammar(langTSX)
 )
-
-// tsWalkPrune visits n and its descendants in document order with one
-// cursor; visit returns false to skip a node's descendants.
-func tsWalkPrune(n *sitter.Node, visit func(*sitter.Node) bool) {
-	if n == nil {
-		return
-	}
-	cur := n.Walk()
-	defer cur.Close()
-	depth := 0
-	for {
-		if visit(cur.Node()) && cur.GotoFirstChild() {
-			depth++
-			continue
-		}
-		for {
-			if depth == 0 {
-				return
-			}
-			if cur.GotoNextSibling() {
-				break
-			}
-			cur.GotoParent()
-			depth--
-		}
-	}
-}

@@ -192,7 +192,7 @@ func (js *jsFile) typeRefs(t *sitter.Node, ctx *jsCtx) {
 	}
 	g := &js.grammar
 	var own map[string]bool // type parameters declared inside t
-	tsWalkPrune(t, func(x *sitter.Node) bool {
+	tsWalkSkip(t, func(x *sitter.Node) bool {
 		switch id := x.KindId(); id {
 		case g.typeIdent:
 			if js.knownBytes(js.bytes(x)) {

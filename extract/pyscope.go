@@ -100,33 +100,6 @@ var (
 	pyReturnID    = langPython.IdForNodeKind("return_statement", true)
 )
 
-// tsWalkSkip visits n and its descendants in document order; a visit that
-// returns false skips the node's children.
-func tsWalkSkip(n *sitter.Node, visit func(*sitter.Node) bool) {
-	if n == nil {
-		return
-	}
-	cur := n.Walk()
-	defer cur.Close()
-	depth := 0
-	for {
-		if visit(cur.Node()) && cur.GotoFirstChild() {
-			depth++
-			continue
-		}
-		for {
-			if depth == 0 {
-				return
-			}
-			if cur.GotoNextSibling() {
-				break
-			}
-			cur.GotoParent()
-			depth--
-		}
-	}
-}
-
 // pyFuncInfo is what the first pass over a function body found.
 type pyFuncInfo struct {
 	// returns are the values of the body's return statements (nil for an
