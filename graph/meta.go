@@ -39,6 +39,17 @@ const (
 	// have an edge to the interface method. On a file node it counts the
 	// package-level initialisers of that file.
 	MetaDynamicCalls = "dynamic_calls"
+	// MetaInferredSites (int) counts, on a function, method or class node
+	// of a precise file, the call and reference sites in precise files
+	// that reach it by an edge the extractor inferred, not one a SCIP
+	// index gave: the index had nothing at the site (no occurrence of the
+	// name, or a local symbol only), or could not tell which declaration
+	// of a line holding several the site is in. An answer about the node
+	// is then a lower bound.
+	MetaInferredSites = "inferred_sites"
+	// MetaInferred (bool true) marks a calls or references edge of a
+	// precise file that the extractor inferred (see MetaInferredSites).
+	MetaInferred = "inferred"
 	// MetaReflectCalls (int) counts a function's calls of reflect's
 	// dynamic invocation (Value.Call, Value.CallSlice, Value.Method,
 	// Value.MethodByName, Type.Method, Type.MethodByName).

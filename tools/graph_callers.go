@@ -71,6 +71,12 @@ const (
 	// no type checker knew what x is in x.name(), so any of them may call
 	// the node.
 	reasonUnresolvedReceivers = "unresolved_receivers"
+	// reasonInferredSites is the number of call and reference sites in
+	// precise files reaching an asked node by an edge the extractor
+	// inferred, because the SCIP index had nothing there or could not say
+	// which declaration the site is in (graph.MetaInferredSites): the
+	// index did not cover them, so others like them may be missing.
+	reasonInferredSites = "inferred_sites"
 )
 
 // A language family: the files whose calls may reach one another.
@@ -99,6 +105,8 @@ type completeness struct {
 
 	referenced, reflectable, inGo bool
 	nameMatched                   int
+	// inferredSites sums graph.MetaInferredSites of the asked nodes.
+	inferredSites int
 	// families marks the language families of the asked Python,
 	// TypeScript and JavaScript nodes; members their names (the last
 	// segment of the label), by family, for unresolved receivers.
@@ -137,7 +145,23 @@ func (c *completeness) add(n graph.Node, referenced bool) {
 	c.members[n.Label[strings.LastIndexByte(n.Label, '.')+1:]] = fam
 	if !c.filePrecise(n.Path) || c.inferred(fam) > 0 {
 		c.nameMatched++
+	} else if full, ok := c.g.Node(n.UID); ok {
+		c.inferredSites += metaCount(full.Metadata[graph.MetaInferredSites])
 	}
+}
+
+// metaCount reads a count from decoded metadata: a positive whole number,
+// else 0.
+func metaCount(v any) int {
+	switch x := v.(type) {
+	case float64:
+		if x >= 1 && x <= 1<<40 {
+			return int(x)
+		}
+	case int:
+		return max(x, 0)
+	}
+	return 0
 }
 
 // inferred returns the number of files of a family that are not precise.
@@ -214,6 +238,9 @@ func (c *completeness) meta() (string, map[string]int) {
 	}
 	if n := c.unresolvedReceivers(); n > 0 {
 		reasons[reasonUnresolvedReceivers] = n
+	}
+	if c.inferredSites > 0 {
+		reasons[reasonInferredSites] = c.inferredSites
 	}
 	if len(reasons) == 0 {
 		return completeExact, nil

@@ -98,6 +98,12 @@ type PreciseReport struct {
 	Calls               int `json:"calls"`
 	References          int `json:"references"`
 	UnresolvedReceivers int `json:"unresolved_receivers"`
+	// InferredSites counts the call and reference sites of precise files
+	// that keep the extractor's edge: the index had nothing there, or
+	// could not say which declaration of a line holding several the site
+	// is in (scip.Result.InferredSites). Answers about their targets are
+	// lower bounds (completeness reason inferred_sites).
+	InferredSites int `json:"inferred_sites"`
 }
 
 // preciseStage sits between extract.Run and the log. Before the run it
@@ -351,6 +357,7 @@ func (ps *preciseStage) flush(next extract.EmitFunc, batchFiles int) error {
 		r.FilesPrecise = byIndexer[r.Indexer]
 	}
 	ps.rep.Calls, ps.rep.References, ps.rep.UnresolvedReceivers = res.Calls, res.References, res.Unresolved
+	ps.rep.InferredSites = res.InferredSites
 	for _, n := range res.Skipped {
 		ps.notCovered(n)
 	}

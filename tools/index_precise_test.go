@@ -281,3 +281,125 @@ export function boxes(n: number): Box[] {
 		t.Errorf("constructions of Box: %+v", e.Data)
 	}
 }
+
+// occurrence builds a SCIP occurrence; enc is the enclosing range.
+func occurrence(sym string, roles scippb.SymbolRole, r []int32, enc ...int32) *scippb.Occurrence {
+	return &scippb.Occurrence{Symbol: sym, SymbolRoles: int32(roles), Range: r, EnclosingRange: enc}
+}
+
+// A prototype method scip-typescript names with a local symbol keeps the
+// caller the extractor found, and its answer is a lower bound
+// (inferred_sites), not exact.
+func TestIndexPrecise_InferredSitesMakeALowerBound(t *testing.T) {
+	root := idxWriteRepo(t, map[string]string{"legacy.js": `function Animal(name) { this.name = name; }
+Animal.prototype.speak = function () { return this.name; };
+function talk() { var a = new Animal("x"); return a.speak(); }
+module.exports = { Animal: Animal, talk: talk };
+`})
+	root, _ = filepath.EvalSymlinks(root)
+	const l = "scip-typescript npm . . `legacy.js`/"
+	const def = scippb.SymbolRole_Definition
+	writeIndex(t, filepath.Join(root, "index.scip"), &scippb.Index{
+		Metadata: &scippb.Metadata{ToolInfo: &scippb.ToolInfo{Name: "scip-typescript", Version: "0.4.0"}, ProjectRoot: "file://" + root},
+		Documents: []*scippb.Document{{RelativePath: "legacy.js", Occurrences: []*scippb.Occurrence{
+			occurrence(l+"Animal().", def, []int32{0, 9, 15}, 0, 0, 43),
+			occurrence(l+"Animal().", 0, []int32{1, 0, 6}),
+			occurrence("local 4", 0, []int32{1, 17, 22}),
+			occurrence(l+"talk().", def, []int32{2, 9, 13}, 2, 0, 62),
+			occurrence("local 7", def, []int32{2, 22, 23}),
+			occurrence(l+"Animal().", 0, []int32{2, 30, 36}),
+			occurrence("local 7", 0, []int32{2, 50, 51}),
+			occurrence("local 4", 0, []int32{2, 52, 57}),
+			occurrence(l+"Animal().", 0, []int32{3, 27, 33}),
+			occurrence(l+"talk().", 0, []int32{3, 41, 45}),
+		}}},
+	})
+	s := idxOpen(t, t.TempDir(), root)
+	rep := idxReport(t, s, `{"scip": ["index.scip"]}`)
+	if rep.Precise == nil || rep.Precise.FilesPrecise != 1 || rep.Precise.InferredSites != 1 {
+		t.Fatalf("precise report: %+v", rep.Precise)
+	}
+	const speak = "code:function:legacy.js::Animal.speak"
+	e := idxCall(t, s, "cos_graph_references", `{"uid": "`+speak+`"}`)
+	if !e.OK || e.Data["count"] != 1.0 || !strings.Contains(fmt.Sprint(e.Data["references"]), "code:function:legacy.js::talk") {
+		t.Fatalf("callers of Animal.speak: %+v", e.Data)
+	}
+	for _, tool := range []string{"cos_graph_references", "cos_graph_impact"} {
+		if c, r := completenessOfCall(t, s, tool, `{"uid": "`+speak+`"}`); c != "lower_bound" || r["inferred_sites"] != 1.0 || len(r) != 1 {
+			t.Errorf("%s Animal.speak: %s %v, want lower_bound inferred_sites 1", tool, c, r)
+		}
+	}
+	// talk's one caller is the index's, at a site it covered.
+	if c, r := completenessOfCall(t, s, "cos_graph_references", `{"uid": "code:function:legacy.js::Animal"}`); c != "exact" {
+		t.Errorf("Animal: %s %v, want exact", c, r)
+	}
+}
+
+// In a precise tree, an overriding method lists the callers of the method
+// it overrides: the merge keeps the extractor's inherits_from edges.
+func TestIndexPrecise_OverrideListsBaseCallers(t *testing.T) {
+	root := idxWriteRepo(t, map[string]string{"m.py": `class Base:
+    def run(self):
+        return self.step()
+
+    def step(self):
+        return 1
+
+
+class Child(Base):
+    def step(self):
+        return 2
+
+
+def go(b: Base):
+    return b.step()
+`})
+	root, _ = filepath.EvalSymlinks(root)
+	const m = "scip-python python cos 0 m/"
+	const def, read = scippb.SymbolRole_Definition, scippb.SymbolRole_ReadAccess
+	// What scip-python 0.6.6 writes for m.py.
+	writeIndex(t, filepath.Join(root, "index.scip"), &scippb.Index{
+		Metadata: &scippb.Metadata{ToolInfo: &scippb.ToolInfo{Name: "scip-python", Version: "0.6.6"}, ProjectRoot: "file://" + root},
+		Documents: []*scippb.Document{{RelativePath: "m.py", Occurrences: []*scippb.Occurrence{
+			occurrence(m+"Base#", def, []int32{0, 6, 10}, 0, 0, 5, 16),
+			occurrence(m+"Base#run().", def, []int32{1, 8, 11}, 1, 4, 2, 26),
+			occurrence(m+"Base#run().(self)", def, []int32{1, 12, 16}),
+			occurrence(m+"Base#run().(self)", read, []int32{2, 15, 19}),
+			occurrence(m+"Base#step().", read, []int32{2, 20, 24}),
+			occurrence(m+"Base#step().", def, []int32{4, 8, 12}, 4, 4, 5, 16),
+			occurrence(m+"Base#step().(self)", def, []int32{4, 13, 17}),
+			occurrence(m+"Child#", def, []int32{8, 6, 11}, 8, 0, 10, 16),
+			occurrence(m+"Base#", read, []int32{8, 12, 16}),
+			occurrence(m+"Child#step().", def, []int32{9, 8, 12}, 9, 4, 10, 16),
+			occurrence(m+"Child#step().(self)", def, []int32{9, 13, 17}),
+			occurrence(m+"go().", def, []int32{13, 4, 6}, 13, 0, 14, 19),
+			occurrence(m+"go().(b)", def, []int32{13, 7, 8}),
+			occurrence(m+"Base#", read, []int32{13, 10, 14}),
+			occurrence(m+"go().(b)", read, []int32{14, 11, 12}),
+			occurrence(m+"Base#step().", read, []int32{14, 13, 17}),
+		}}},
+	})
+	s := idxOpen(t, t.TempDir(), root)
+	if rep := idxReport(t, s, `{"scip": ["index.scip"]}`); rep.Precise == nil || rep.Precise.FilesPrecise != 1 {
+		t.Fatalf("precise report: %+v", rep.Precise)
+	}
+	if err := s.tailer.Fresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const child, base = "code:class:m.py::Child", "code:class:m.py::Base"
+	if !slices.Contains(s.graph.Targets(child, graph.EdgeInheritsFrom), base) {
+		t.Fatalf("inherits_from %s -> %s dropped by the merge", child, base)
+	}
+	const step = "code:function:m.py::Child.step"
+	e := idxCall(t, s, "cos_graph_references", `{"uid": "`+step+`", "kinds": ["calls"]}`)
+	got := fmt.Sprint(e.Data["references"])
+	for _, caller := range []string{"code:function:m.py::go", "code:function:m.py::Base.run"} {
+		if !e.OK || !strings.Contains(got, caller) {
+			t.Errorf("callers of Child.step: %s missing from %s", caller, got)
+		}
+	}
+	// Every file is precise and both calls are typed: nothing is hidden.
+	if c, r := completenessOfCall(t, s, "cos_graph_references", `{"uid": "`+step+`", "kinds": ["calls"]}`); c != "exact" {
+		t.Errorf("Child.step: %s %v, want exact", c, r)
+	}
+}

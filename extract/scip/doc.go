@@ -35,21 +35,31 @@
 // node holding its line (a function, a method, a class for code in a class
 // body; the file for module-level code; a node also holds the enclosing
 // ranges of its symbol's further definitions, such as an overload's
-// implementation) to the symbol's node: calls when the name is followed by
-// "(" (after a non-null !, type arguments <…> or ?. in TypeScript) or
-// preceded by new, references otherwise; where a merged declaration
-// (interface C and function C) has an occurrence of both at one place,
-// only the callable one is called. Left out: references in import
-// statements and export lists (read from the text), and a node's
+// implementation) to the symbol's node. Where several nodes begin or end
+// on the line (function a(){b()}function b(){}), lines cannot tell, and
+// the enclosing ranges of the nodes' definitions (line and column) pick
+// the innermost one holding the occurrence; without them the caller is not
+// known, and the line keeps its inferred edges. The edge is calls when the
+// name is followed by "(" (after a non-null !, type arguments <…> or ?. in
+// TypeScript) or preceded by new, references otherwise; where a merged
+// declaration (interface C and function C) has an occurrence of both at
+// one place, only the callable one is called. Left out: references in
+// import statements and export lists (read from the text), and a node's
 // references to itself.
 //
-// The inferred calls and references of a precise file go, except calls to
-// stubs the index resolved nothing at (a receiver of unknown type, x.m()
-// with x untyped), which stay; an inferred call to a method at a site
-// where the index found no symbol becomes a call to the *.name stub. So a
-// precise graph still counts the call sites no type checker could resolve,
-// which is what makes an answer a lower bound. Other edges (contains,
-// imports, inherits_from, …) are the extractor's.
+// The inferred calls and references of a precise file go where the index
+// says what is at their site (the callee's name on the edge's line). They
+// stay where it says nothing: no occurrence of the name there, or a local
+// symbol only (scip-typescript names a prototype method,
+// Animal.prototype.speak = function…, with a local symbol; scip-python
+// does so for members it cannot place). Such a kept edge is marked
+// inferred, and each site is counted on the node it reaches
+// (graph.MetaInferredSites, Result.InferredSites): the index did not cover
+// it, so the node's answers are lower bounds. A call to a stub stays when
+// the index resolved nothing at its site (a receiver of unknown type, x.m()
+// with x untyped). So a precise graph still counts the call sites no type
+// checker resolved, which is what makes an answer a lower bound. Other
+// edges (contains, imports, inherits_from, …) are the extractor's.
 //
 // # Caveats
 //

@@ -34,9 +34,16 @@ type Result struct {
 	// file keeps its inferred edges.
 	Skipped []Note
 	// Calls and References count the edges taken from the indexes;
-	// Unresolved the inferred call edges kept, or turned into *.name
-	// stubs, because the index resolved nothing at their call site.
+	// Unresolved the inferred call edges into *.name stubs kept because
+	// the index resolved nothing at their call site.
 	Calls, References, Unresolved int
+	// InferredSites counts the call and reference sites of precise files
+	// whose edge is the extractor's, not the index's: the index has no
+	// occurrence of the callee's name there, or only a local symbol, or
+	// the site's line holds several declarations and the index gives no
+	// enclosing ranges to tell which one the site is in. Each is counted
+	// on the node it reaches (graph.MetaInferredSites).
+	InferredSites int
 	// DynamicCalls counts the calls through func values (a variable, a
 	// parameter, a field), recorded as graph.MetaDynamicCalls on the
 	// function, method, class or file making them.
@@ -70,19 +77,24 @@ const constructorSuffix = "`<constructor>`()."
 // A payload made precise loses its inferred calls and references edges and
 // gets the index's: every reference occurrence of a symbol that maps to a
 // node becomes an edge from the innermost function, method or class node
-// holding it (the file for module-level code) to that node, calls when it
-// is called or constructed, references otherwise; references in import
-// statements and a node's references to itself are left out. A symbol maps
-// to the node of the file that defines it whose lines hold the definition
-// and whose label ends with the symbol's name (scip_symbol is set on it);
-// a TypeScript constructor to its class. An inferred call to a stub
-// (code:external:) is kept when the index resolved nothing at its site (a
-// receiver of unknown type), and an inferred call to a method at a site
-// where the index resolved nothing becomes a call to the stub *.name: both
-// count as unresolved receivers. A call of a local, a parameter or a field
-// (a func value) is counted on the node making it (dynamic_calls, as the Go
-// extractor does). The file node gets extraction "precise" and indexer. A file of the file extractor (a language cos does not
-// parse) gets its nodes from the index's definitions: classes
+// holding it (the file for module-level code; on a line where several
+// nodes begin or end, the innermost by the definitions' enclosing ranges)
+// to that node, calls when it is called or constructed, references
+// otherwise; references in import statements and a node's references to
+// itself are left out. A symbol maps to the node of the file that defines
+// it whose lines hold the definition and whose label ends with the
+// symbol's name (scip_symbol is set on it); a TypeScript constructor to its
+// class. An inferred call to a stub (code:external:) is kept when the
+// index resolved nothing at its site (a receiver of unknown type: an
+// unresolved receiver). An inferred edge to a node is kept, marked
+// inferred, when the index has no occurrence of the node's name at its
+// site or a local symbol only, or cannot say which node of its line the
+// site is in; the node it reaches counts the site (inferred_sites). A
+// call of a local, a parameter or a field (a func value) is counted on
+// the node making it (dynamic_calls, as the Go extractor does), unless a
+// kept inferred edge names what it calls. The file node gets extraction
+// "precise" and indexer. A file of the file extractor (a language cos
+// does not parse) gets its nodes from the index's definitions: classes
 // (code:class:<path>::<Type>), functions and methods
 // (code:function:<path>::<Type>.<method>), with contains edges.
 //
@@ -148,10 +160,18 @@ func Merge(root string, payloads []graph.FileExtracted, indexes ...*Index) Resul
 	for _, f := range files {
 		f.paint()
 	}
+	inferred := map[string]int{}
 	for _, f := range files {
-		f.rewrite(syms, &defs, uncallable, &res)
+		f.rewrite(syms, &defs, uncallable, inferred, &res)
 		res.Precise = append(res.Precise, f.p.Path)
 		res.Indexer[f.p.Path] = f.ix.Indexer
+	}
+	for _, f := range files {
+		for i, n := range f.p.Nodes {
+			if c := inferred[n.UID]; c > 0 && n.Path == f.p.Path {
+				f.p.Nodes[i].Metadata = withMeta(n.Metadata, graph.MetaInferredSites, c)
+			}
+		}
 	}
 	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
 	return res
@@ -199,6 +219,10 @@ type file struct {
 	// callers holds, for each 1-based line, the uid of the innermost node
 	// holding it; "" for the file.
 	callers []string
+	// bounds lists, for each 1-based line where more than one node (or
+	// extra) begins or ends, those nodes: the innermost node by lines is
+	// ambiguous there (function a(){b()}function b(){}), see callerAt.
+	bounds map[int][]codeNode
 	// symbolSet marks the nodes whose scip_symbol is set.
 	symbolSet map[int]bool
 }
@@ -208,6 +232,32 @@ type codeNode struct {
 	uid       string
 	line, end int
 	at        int // index in the payload's Nodes
+	// span is the enclosing range of the node's definition in the index
+	// (SCIP [line, char, endLine, endChar], 0-based), when it has one.
+	span    [4]int32
+	hasSpan bool
+}
+
+// setSpan records a SCIP enclosing range (3 or 4 elements) on n.
+func (n *codeNode) setSpan(er []int32) {
+	switch len(er) {
+	case 3:
+		n.span, n.hasSpan = [4]int32{er[0], er[1], er[0], er[2]}, true
+	case 4:
+		n.span, n.hasSpan = [4]int32{er[0], er[1], er[2], er[3]}, true
+	}
+}
+
+// holds reports whether n's span holds the position (0-based line, char).
+func (n codeNode) holds(line, char int32) bool {
+	s := n.span
+	return n.hasSpan && (line > s[0] || line == s[0] && char >= s[1]) && (line < s[2] || line == s[2] && char < s[3])
+}
+
+// within reports whether n's span lies inside o's.
+func (n codeNode) within(o codeNode) bool {
+	a, b := n.span, o.span
+	return (a[0] > b[0] || a[0] == b[0] && a[1] >= b[1]) && (a[2] < b[2] || a[2] == b[2] && a[3] <= b[3])
 }
 
 // index collects the payload's code nodes.
@@ -255,6 +305,57 @@ func (f *file) paint() {
 			f.callers[l] = n.uid
 		}
 	}
+	at := map[int][]codeNode{}
+	for _, n := range spans {
+		at[n.line] = append(at[n.line], n)
+		if n.end != n.line {
+			at[n.end] = append(at[n.end], n)
+		}
+	}
+	f.bounds = map[int][]codeNode{}
+	for l, ns := range at {
+		if len(ns) > 1 {
+			f.bounds[l] = ns
+		}
+	}
+}
+
+// callerAt is the uid an occurrence at r (a SCIP range) comes from, and
+// whether that is known. On a line where one node at most begins or ends,
+// it is the innermost node holding the line (callerOf). On a line where
+// several do, lines cannot tell, and the enclosing ranges of the nodes'
+// definitions decide, by line and column: the innermost one holding the
+// occurrence; when none does and all of them have one, the innermost
+// node holding the whole line (the file for module-level code). When one
+// of them has no enclosing range, the caller is not known.
+func (f *file) callerAt(r []int32) (string, bool) {
+	line := int(r[0]) + 1
+	ns, shared := f.bounds[line]
+	if !shared {
+		return f.callerOf(line), true
+	}
+	best, all := -1, true
+	for i, n := range ns {
+		switch {
+		case !n.hasSpan:
+			all = false
+		case n.holds(r[0], r[1]) && (best < 0 || n.within(ns[best])):
+			best = i
+		}
+	}
+	if !all {
+		return "", false
+	}
+	if best >= 0 {
+		return ns[best].uid, true
+	}
+	uid, size := f.fileUID, -1
+	for _, n := range append(f.nodes[:len(f.nodes):len(f.nodes)], f.extra...) {
+		if n.line < line && line < n.end && (size < 0 || n.end-n.line < size) {
+			uid, size = n.uid, n.end-n.line
+		}
+	}
+	return uid, true
 }
 
 // callerOf is the uid a reference on line (1-based) comes from.
@@ -382,6 +483,7 @@ func (f *file) define(syms *symbols, defs *definitions) {
 		defs.add(sym, n.uid)
 		if !f.symbolSet[i] {
 			f.symbolSet[i] = true
+			f.nodes[i].setSpan(o.GetEnclosingRange())
 			pn := &f.p.Nodes[n.at]
 			pn.Metadata = withMeta(pn.Metadata, graph.MetaSCIPSymbol, sym)
 		}
@@ -421,7 +523,9 @@ func (f *file) moreDefinition(uid string, o *scippb.Occurrence) {
 	if len(er) == 4 {
 		end = int(er[2])
 	}
-	f.extra = append(f.extra, codeNode{uid: uid, line: int(er[0]) + 1, end: end + 1})
+	x := codeNode{uid: uid, line: int(er[0]) + 1, end: end + 1}
+	x.setSpan(er)
+	f.extra = append(f.extra, x)
 }
 
 // innermostAny returns the smallest node holding line (1-based).
@@ -551,13 +655,15 @@ type site struct {
 // What an index found at a site.
 const (
 	siteGlobal uint8 = 1 << iota // a global symbol (ours or outside)
-	siteLocal                    // a local symbol (a variable, a nested function)
+	siteLocal                    // a local symbol (a variable, a nested function, a prototype member)
+	siteParam                    // a parameter
 	siteMapped                   // a symbol that maps to a node
 )
 
 // rewrite replaces the payload's inferred calls and references with the
-// document's.
-func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]bool, res *Result) {
+// document's; inferred counts, by target uid, the sites whose edge stays
+// the extractor's (see Result.InferredSites).
+func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]bool, inferred map[string]int, res *Result) {
 	p := f.p
 	enc := f.doc.GetPositionEncoding()
 	// An interface or type alias cannot be called: where a merged
@@ -574,8 +680,16 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 		}
 	}
 	sites := map[site]uint8{}
-	// dynamic counts, by caller, the calls through func values.
+	// unsure are the 0-based lines with an occurrence whose caller is not
+	// known (callerAt): their inferred edges stay. counted are the targets
+	// already counted as inferred at such a line.
+	unsure := map[int]bool{}
+	counted := map[site]bool{}
+	// dynamic counts, by caller, the calls through func values;
+	// localCalls are the callers of those through a local symbol, by
+	// site (a kept inferred edge there says what is called).
 	dynamic := map[string]int{}
+	localCalls := map[site][]string{}
 	type key struct{ src, dst, typ string }
 	var added []graph.Edge
 	at := map[key]int{}
@@ -591,13 +705,24 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 		text := f.src.line(sp.line)[sp.col:sp.end]
 		sk := site{sp.line, text}
 		sym := o.GetSymbol()
-		local := scippb.IsLocalSymbol(sym)
 		info := syms.info(sym)
-		if local || info.kind == symParam {
+		caller, sure := f.callerAt(o.GetRange())
+		dynCaller := caller
+		if !sure {
+			dynCaller = f.callerOf(sp.line + 1)
+		}
+		if local := scippb.IsLocalSymbol(sym); local || info.kind == symParam {
 			// A call through a variable or a parameter: a func value.
-			sites[sk] |= siteLocal
+			if local {
+				sites[sk] |= siteLocal
+			} else {
+				sites[sk] |= siteParam
+			}
 			if f.src.isCall(sp, f.d) && !f.src.imports[sp.line] {
-				dynamic[f.callerOf(sp.line+1)]++
+				dynamic[dynCaller]++
+				if local {
+					localCalls[sk] = append(localCalls[sk], dynCaller)
+				}
 			}
 			continue
 		}
@@ -615,14 +740,25 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 		if !ok {
 			if info.kind == symTerm && f.src.isCall(sp, f.d) && !f.src.imports[sp.line] {
 				// A call through a field or variable (self.callback()).
-				dynamic[f.callerOf(sp.line+1)]++
+				dynamic[dynCaller]++
 			}
 			continue
 		}
 		if f.src.imports[sp.line] || roles&int32(scippb.SymbolRole_Import) != 0 {
 			continue
 		}
-		caller := f.callerOf(sp.line + 1)
+		if !sure {
+			// Several declarations on the line and no enclosing ranges:
+			// which one calls uid is not known. The line keeps its
+			// inferred edges, and uid has a site the index did not place.
+			unsure[sp.line] = true
+			if ts := (site{sp.line, uid}); !counted[ts] {
+				counted[ts] = true
+				inferred[uid]++
+				res.InferredSites++
+			}
+			continue
+		}
 		if caller == uid {
 			continue
 		}
@@ -645,8 +781,11 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 		}
 	}
 
-	// The inferred edges: calls and references go, but for calls the
-	// index resolved nothing at.
+	// The inferred edges: calls and references go where the index says
+	// what is at their site; they stay where it says nothing (no
+	// occurrence of the callee's name, or a local symbol only: the index
+	// did not cover the site, and the extractor's edge is what is known)
+	// and on the lines whose caller the index cannot place.
 	labels := map[string]string{}
 	for _, n := range p.Nodes {
 		if n.Kind == graph.KindExternal {
@@ -654,21 +793,22 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 		}
 	}
 	var edges []graph.Edge
-	var newStubs []string
 	for _, e := range p.Edges {
 		if e.Type != graph.EdgeCalls && e.Type != graph.EdgeReferences {
 			edges = append(edges, e)
 			continue
 		}
+		line := e.Line - 1
 		if label, stub := labels[e.Target]; stub {
 			member := label[strings.LastIndexByte(label, '.')+1:]
-			s := sites[site{e.Line - 1, member}]
+			s := sites[site{line, member}]
 			switch {
+			case unsure[line]:
 			case s&siteMapped != 0:
 				continue // the index's edge replaces it
 			case strings.HasPrefix(label, stubStar) && s&siteGlobal != 0:
 				continue // a receiver of a known type outside the tree
-			case !strings.Contains(label, ".") && s&siteLocal != 0:
+			case !strings.Contains(label, ".") && s&(siteLocal|siteParam) != 0:
 				continue // a call through a local variable: not a callee
 			}
 			if e.Type == graph.EdgeCalls && strings.HasPrefix(label, stubStar) {
@@ -677,32 +817,34 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 			edges = append(edges, e)
 			continue
 		}
-		if e.Type != graph.EdgeCalls {
+		name, ok := declName(e.Target)
+		if !ok {
 			continue
 		}
-		// A call the extractor resolved to a method by name: when the
-		// index found no symbol at all there, the receiver's type is
-		// unknown, and the call is one to *.name.
-		name, method := methodName(e.Target)
-		if !method || sites[site{e.Line - 1, name}] != 0 {
-			continue
+		sk := site{line, name}
+		if s := sites[sk]; !unsure[line] && s&^siteLocal != 0 {
+			continue // the index says what is there
 		}
-		stub := extract.ExternalUID(stubStar + name)
-		if _, ok := labels[stub]; !ok {
-			labels[stub] = stubStar + name
-			newStubs = append(newStubs, stub)
+		for _, c := range localCalls[sk] {
+			dynamic[c]-- // not a func value: the edge names the callee
 		}
-		k := key{e.Source, stub, graph.EdgeCalls}
+		delete(localCalls, sk)
+		k := key{e.Source, e.Target, e.Type}
 		if _, dup := at[k]; dup {
 			continue
 		}
 		at[k] = -1
-		res.Unresolved++
-		edges = append(edges, graph.Edge{Source: e.Source, Target: stub, Type: graph.EdgeCalls, Extractor: p.Extractor, Line: e.Line})
+		e.Metadata = withMeta(e.Metadata, graph.MetaInferred, true)
+		edges = append(edges, e)
+		if ts := (site{line, e.Target}); !counted[ts] {
+			counted[ts] = true
+			inferred[e.Target]++
+			res.InferredSites++
+		}
 	}
 	p.Edges = append(edges, added...)
 
-	// Stubs no edge points at any more go; new ones come.
+	// Stubs no edge points at any more go.
 	targeted := map[string]bool{}
 	for _, e := range p.Edges {
 		targeted[e.Target] = true
@@ -713,11 +855,6 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 			continue
 		}
 		nodes = append(nodes, n)
-	}
-	for _, uid := range newStubs {
-		if targeted[uid] {
-			nodes = append(nodes, graph.Node{UID: uid, Kind: graph.KindExternal, Label: labels[uid], Extractor: p.Extractor, Metadata: map[string]any{"stub": true}})
-		}
 	}
 	p.Nodes = nodes
 	for i := range p.Nodes {
@@ -737,10 +874,11 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 	}
 }
 
-// methodName returns the method name of a code:function: uid whose label
-// is Class.method.
-func methodName(uid string) (string, bool) {
-	if !strings.HasPrefix(uid, "code:function:") {
+// declName returns the name a code:function: or code:class: uid's
+// declaration has in the source: the last segment of its label
+// (code:function:p.js::Animal.speak → speak).
+func declName(uid string) (string, bool) {
+	if !strings.HasPrefix(uid, "code:function:") && !strings.HasPrefix(uid, "code:class:") {
 		return "", false
 	}
 	i := strings.LastIndex(uid, "::")
@@ -748,11 +886,7 @@ func methodName(uid string) (string, bool) {
 		return "", false
 	}
 	label := uid[i+2:]
-	j := strings.LastIndexByte(label, '.')
-	if j < 0 {
-		return "", false
-	}
-	return label[j+1:], true
+	return label[strings.LastIndexByte(label, '.')+1:], label != ""
 }
 
 // withMeta returns a copy of m with key set to v (the payload's maps may

@@ -146,8 +146,8 @@ type ToolMeta struct {
 	Completeness string
 	// CompletenessReasons: why an answer is a lower bound, reason → count
 	// (func_value_calls, reflect_calls, syntax_fallback_files,
-	// name_matched_nodes, inferred_files, unresolved_receivers; the tools
-	// document each). Nil omits the key.
+	// name_matched_nodes, inferred_files, unresolved_receivers,
+	// inferred_sites; the tools document each). Nil omits the key.
 	CompletenessReasons map[string]int
 }
 
