@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,7 +61,9 @@ type IndexerReport struct {
 	Indexer string `json:"indexer,omitempty"`
 	// Status is ok, missing (not installed), failed or timeout.
 	Status string `json:"status"`
-	// Message says what went wrong, or how to install a missing indexer.
+	// Message says what went wrong, how to install a missing indexer, or
+	// how many of a --scip index's documents are files of the tree when
+	// some are not.
 	Message string `json:"message,omitempty"`
 	// Seconds is the indexer's wall time.
 	Seconds float64 `json:"seconds,omitempty"`
@@ -154,9 +157,10 @@ type preciseStage struct {
 // marking their files changed in previous. exclude are the folder names
 // the walk skips.
 //
-// Errors: an index file that is not readable or not a SCIP index
-// (E_ARGUMENT), ctx.Err(). A missing or failing indexer is reported, not
-// an error.
+// Errors: an index file that is not readable, not a SCIP index, or has
+// no document that is a file of the tree (E_ARGUMENT); an indexers'
+// folder (o.Tools) that does not exist (E_ARGUMENT); ctx.Err(). A missing
+// or failing indexer is reported, not an error.
 func (s *Server) newPreciseStage(ctx context.Context, root string, o PreciseOptions, before map[string]string, previous map[string]string, exclude []string) (*preciseStage, error) {
 	ps := &preciseStage{root: root, opts: o, before: before, covered: map[string]bool{}, origHash: map[string]string{}}
 	if !o.Asked() {
@@ -174,7 +178,16 @@ func (s *Server) newPreciseStage(ctx context.Context, root string, o PreciseOpti
 			}
 			return nil, envelope.Wrap(err, envelope.CodeArgument, "SCIP index %s cannot be read", f).WithDetails(map[string]any{"scip": f})
 		}
-		ps.add(x, IndexerReport{Name: f, Indexer: x.Indexer, Status: IndexerOK})
+		r := IndexerReport{Name: f, Indexer: x.Indexer, Status: IndexerOK}
+		docs, files := len(x.Paths())+x.Outside, filesOf(root, x.Paths())
+		switch {
+		case docs > 0 && files == 0:
+			return nil, envelope.Errorf(envelope.CodeArgument, "SCIP index %s: 0 of %d documents are files of this tree (%s); was it made for another folder?", f, docs, root).
+				WithDetails(map[string]any{"scip": f, "documents": docs, "files": 0})
+		case files < docs:
+			r.Message = fmt.Sprintf("%d of %d documents are files of this tree", files, docs)
+		}
+		ps.add(x, r)
 	}
 	if o.Run {
 		if err := ps.runIndexers(ctx, s, exclude); err != nil {
@@ -188,6 +201,18 @@ func (s *Server) newPreciseStage(ctx context.Context, root string, o PreciseOpti
 		}
 	}
 	return ps, nil
+}
+
+// filesOf counts the paths (slash-separated, relative to root) that are
+// regular files under root.
+func filesOf(root string, paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err == nil && fi.Mode().IsRegular() {
+			n++
+		}
+	}
+	return n
 }
 
 // add records an index and its report.
@@ -209,6 +234,14 @@ func (ps *preciseStage) runIndexers(ctx context.Context, s *Server, exclude []st
 			continue
 		}
 		exe, err := scip.Find(ix, ps.opts.Tools)
+		if errors.Is(err, scip.ErrNoToolsFolder) {
+			what := "does not exist"
+			if _, serr := os.Stat(ps.opts.Tools); serr == nil {
+				what = "is not a folder"
+			}
+			return envelope.Wrap(err, envelope.CodeArgument, "the SCIP indexers' folder %s (--scip-tools, or COS_SCIP_TOOLS) %s", ps.opts.Tools, what).
+				WithDetails(map[string]any{"scip_tools": ps.opts.Tools})
+		}
 		if err != nil {
 			ps.rep.Indexers = append(ps.rep.Indexers, IndexerReport{Name: ix.Name, Status: IndexerMissing, Message: err.Error()})
 			continue

@@ -195,6 +195,12 @@ func TestIndexPrecise_Arguments(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "junk.scip"), []byte("\xff\xfe not an index"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An index of another tree: none of its documents is a file here.
+	other := preciseIndex("/nowhere/at/all")
+	for _, d := range other.Documents {
+		d.RelativePath = "lib/" + d.RelativePath
+	}
+	writeIndex(t, filepath.Join(root, "other.scip"), other)
 	s := idxOpen(t, t.TempDir(), root)
 	for _, tc := range []struct{ args, code, says string }{
 		{`{"scip": ["junk.scip"]}`, "E_ARGUMENT", "not a SCIP index"},
@@ -202,6 +208,7 @@ func TestIndexPrecise_Arguments(t *testing.T) {
 		{`{"scip": ["pkg"]}`, "E_PATH", "is not a file"},
 		{`{"scip": ["` + filepath.Join(outside, "index.scip") + `"]}`, "E_PATH", "outside the approved folders"},
 		{`{"scip": [""]}`, "E_ARGUMENT", "empty path"},
+		{`{"scip": ["other.scip"]}`, "E_ARGUMENT", "0 of 3 documents are files of this tree"},
 		{`{"precise": "yes"}`, "E_ARGUMENT", "precise"},
 		{`{"scip_tools": "/usr/bin"}`, "E_ARGUMENT", "Unknown argument"},
 	} {
@@ -213,6 +220,36 @@ func TestIndexPrecise_Arguments(t *testing.T) {
 	// Nothing was appended by the failed calls.
 	if h := idxHead(t, s); h != 0 {
 		t.Errorf("head %d after failed calls", h)
+	}
+}
+
+// An indexers' folder that does not exist is said so, not reported as a
+// missing indexer.
+func TestIndexPrecise_MissingToolsFolder(t *testing.T) {
+	root := idxWriteRepo(t, preciseFixture)
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	s, err := Open(context.Background(), Options{StateDir: t.TempDir(), Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true, SCIPTools: missing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	e := idxCall(t, s, "cos_graph_index", `{"precise": true}`)
+	if e.OK || e.Error.Code != "E_ARGUMENT" || !strings.Contains(e.Error.Message, missing+" (--scip-tools, or COS_SCIP_TOOLS) does not exist") {
+		t.Errorf("ok %v, %s %q; want E_ARGUMENT saying the folder does not exist", e.OK, e.Error.Code, e.Error.Message)
+	}
+}
+
+// An index with only some documents in the tree says how many are.
+func TestIndexPrecise_PartlyOtherTree(t *testing.T) {
+	root := idxWriteRepo(t, preciseFixture)
+	root, _ = filepath.EvalSymlinks(root)
+	idx := preciseIndex(root)
+	idx.Documents = append(idx.Documents, &scippb.Document{RelativePath: "gone/x.py"})
+	writeIndex(t, filepath.Join(root, "index.scip"), idx)
+	s := idxOpen(t, t.TempDir(), root)
+	rep := idxReport(t, s, `{"scip": ["index.scip"]}`)
+	if p := rep.Precise; p == nil || len(p.Indexers) != 1 || p.Indexers[0].Message != "3 of 4 documents are files of this tree" || p.FilesPrecise != 3 {
+		t.Fatalf("precise report: %+v", rep.Precise)
 	}
 }
 

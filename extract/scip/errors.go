@@ -10,6 +10,9 @@ var (
 	// ErrIndexerMissing is returned by Find when an indexer is neither in
 	// the folder named nor on PATH.
 	ErrIndexerMissing = errors.New("SCIP indexer not found")
+	// ErrNoToolsFolder is returned by Find when the folder it is asked to
+	// look in does not exist or is not a folder.
+	ErrNoToolsFolder = errors.New("SCIP indexers' folder not found")
 	// ErrIndexerFailed is returned by RunIndexer when the indexer exits
 	// with an error, is killed, or writes no index.
 	ErrIndexerFailed = errors.New("SCIP indexer failed")

@@ -53,9 +53,18 @@ func (ix Indexer) Indexes(p string) bool {
 // set (dir/NAME, dir/node_modules/.bin/NAME, dir/bin/NAME — so a folder
 // given to npm install --prefix works), else on PATH.
 //
-// Errors: ErrIndexerMissing, saying where it looked and how to install it.
+// Errors: ErrNoToolsFolder when dir is set and is not a folder (a typo is
+// not hidden by an indexer on PATH); ErrIndexerMissing, saying where it
+// looked and how to install it.
 func Find(ix Indexer, dir string) (string, error) {
 	if dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			what := "does not exist"
+			if err == nil {
+				what = "is not a folder"
+			}
+			return "", fmt.Errorf("%w: %s %s", ErrNoToolsFolder, dir, what)
+		}
 		for _, p := range []string{filepath.Join(dir, ix.Name), filepath.Join(dir, "node_modules", ".bin", ix.Name), filepath.Join(dir, "bin", ix.Name)} {
 			if exe, err := exec.LookPath(p); err == nil {
 				return exe, nil

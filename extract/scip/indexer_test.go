@@ -50,6 +50,16 @@ func TestFind(t *testing.T) {
 	if err != nil || exe != filepath.Join(dir, "node_modules", ".bin", "scip-python") {
 		t.Errorf("Find = %q, %v", exe, err)
 	}
+	// A folder that is not there is a typo to report, even with the
+	// indexer on PATH.
+	t.Setenv("PATH", filepath.Join(dir, "node_modules", ".bin"))
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	if _, err := scip.Find(scip.Python, missing); !errors.Is(err, scip.ErrNoToolsFolder) || !strings.Contains(err.Error(), missing+" does not exist") {
+		t.Errorf("Find in a missing folder: %v", err)
+	}
+	if _, err := scip.Find(scip.Python, exe); !errors.Is(err, scip.ErrNoToolsFolder) || !strings.Contains(err.Error(), "is not a folder") {
+		t.Errorf("Find in a file: %v", err)
+	}
 }
 
 func TestRunIndexer_Errors(t *testing.T) {
