@@ -193,7 +193,7 @@ func summaryLine(r tools.IndexReport, projected float64) string {
 
 // preciseSummary is the precise part of the summary line:
 //
-//	precise: scip-python 0.6.6 33 files (12.1 s), scip-typescript not installed (2 files not covered (inferred))
+//	precise: scip-python 0.6.6 33 files (12.1 s), scip-typescript not installed (2 files not covered (inferred), 5 sites the index did not cover keep inferred edges)
 //
 // or, for an index without an index that replaced precise files,
 //
@@ -211,6 +211,9 @@ func preciseSummary(p tools.PreciseReport) string {
 			if ix.Seconds > 0 {
 				s += fmt.Sprintf(" (%.1f s)", ix.Seconds)
 			}
+			if ix.Message != "" {
+				s += " (" + ix.Message + ")"
+			}
 			parts = append(parts, s)
 		case tools.IndexerMissing:
 			parts = append(parts, name+" not installed")
@@ -224,6 +227,9 @@ func preciseSummary(p tools.PreciseReport) string {
 	}
 	if p.FilesNotCovered > 0 {
 		notes = append(notes, fmt.Sprintf("%d files not covered (inferred)", p.FilesNotCovered))
+	}
+	if p.InferredSites > 0 {
+		notes = append(notes, fmt.Sprintf("%d sites the index did not cover keep inferred edges", p.InferredSites))
 	}
 	if p.FilesDemoted > 0 {
 		notes = append(notes, fmt.Sprintf("%d precise files re-extracted without an index (inferred until cos index --precise)", p.FilesDemoted))

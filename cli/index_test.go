@@ -126,3 +126,16 @@ func TestIndex_PreciseFlags(t *testing.T) {
 		t.Fatalf("bad --scip: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestPreciseSummary: the summary line says what an indexer's report
+// says of a partial index and how many sites keep inferred edges.
+func TestPreciseSummary(t *testing.T) {
+	got := preciseSummary(tools.PreciseReport{
+		Indexers:      []tools.IndexerReport{{Name: "scip-typescript", Indexer: "scip-typescript 0.4.0", Status: tools.IndexerOK, FilesPrecise: 3, Message: "3 of 9 documents are files of this tree"}},
+		InferredSites: 2,
+	})
+	want := "precise: scip-typescript 0.4.0 3 files (3 of 9 documents are files of this tree) (2 sites the index did not cover keep inferred edges)"
+	if got != want {
+		t.Fatalf("summary\n got %q\nwant %q", got, want)
+	}
+}
