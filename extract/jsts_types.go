@@ -135,18 +135,7 @@ func (js *jsFile) elemType(t *sitter.Node, ctx *jsCtx) *chain {
 			}
 			return nil
 		case "union_type":
-			var only *sitter.Node
-			for _, m := range tsChildren(t) {
-				if js.nullish(&m) {
-					continue
-				}
-				if only != nil {
-					return nil
-				}
-				m := m
-				only = &m
-			}
-			t = only
+			t = js.onlyNonNullish(t)
 			continue
 		}
 		return nil
@@ -259,18 +248,7 @@ func (js *jsFile) typeChain(t *sitter.Node, ctx *jsCtx) *chain {
 		case "type_query":
 			return js.exprChain(t.NamedChild(0), ctx.scope)
 		case "union_type":
-			var only *sitter.Node
-			for _, m := range tsChildren(t) {
-				if js.nullish(&m) {
-					continue
-				}
-				if only != nil {
-					return nil
-				}
-				m := m
-				only = &m
-			}
-			t = only
+			t = js.onlyNonNullish(t)
 			continue
 		}
 		return nil
@@ -390,4 +368,21 @@ func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
 		return nil
 	}
 	return nil
+}
+
+// onlyNonNullish returns the one member of a union type that is not null,
+// undefined or void (T | undefined is T), nil when there are several.
+func (js *jsFile) onlyNonNullish(union *sitter.Node) *sitter.Node {
+	var only *sitter.Node
+	for _, m := range tsChildren(union) {
+		if js.nullish(&m) {
+			continue
+		}
+		if only != nil {
+			return nil
+		}
+		m := m
+		only = &m
+	}
+	return only
 }

@@ -370,20 +370,26 @@ func (f *file) callerOf(line int) string {
 func (f *file) innermost(line int, name string) (int, bool) {
 	best := -1
 	for _, i := range f.byName[name] {
-		n := f.nodes[i]
-		if line < n.line || line > n.end {
-			continue
-		}
-		if best < 0 {
-			best = i
-			continue
-		}
-		b := f.nodes[best]
-		if n.end-n.line < b.end-b.line || n.end-n.line == b.end-b.line && n.line > b.line {
-			best = i
-		}
+		best = f.smaller(best, i, line)
 	}
 	return best, best >= 0
+}
+
+// smaller returns, of the node indexes best (-1 for none) and i, the
+// smaller node holding line: the shorter, or of two as long the later.
+func (f *file) smaller(best, i, line int) int {
+	n := f.nodes[i]
+	if line < n.line || line > n.end {
+		return best
+	}
+	if best < 0 {
+		return i
+	}
+	b := f.nodes[best]
+	if n.end-n.line < b.end-b.line || n.end-n.line == b.end-b.line && n.line > b.line {
+		return i
+	}
+	return best
 }
 
 // staleLimit: a document is stale when more than one in staleLimit of its
@@ -531,18 +537,8 @@ func (f *file) moreDefinition(uid string, o *scippb.Occurrence) {
 // innermostAny returns the smallest node holding line (1-based).
 func (f *file) innermostAny(line int) (int, bool) {
 	best := -1
-	for i, n := range f.nodes {
-		if line < n.line || line > n.end {
-			continue
-		}
-		if best < 0 {
-			best = i
-			continue
-		}
-		b := f.nodes[best]
-		if n.end-n.line < b.end-b.line || n.end-n.line == b.end-b.line && n.line > b.line {
-			best = i
-		}
+	for i := range f.nodes {
+		best = f.smaller(best, i, line)
 	}
 	return best, best >= 0
 }
