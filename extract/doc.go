@@ -68,7 +68,11 @@
 // changed or removed file's declarations differ from its cached ones, every
 // unchanged file whose references looked into that scope (its cached Deps,
 // or its own scope) is re-extracted and emitted again, so a moved, renamed
-// or deleted definition leaves no dangling edge behind. An import that
+// or deleted definition leaves no dangling edge behind. A dependent whose
+// own declarations change with what it now resolves (a base class or a
+// re-export that appeared) makes its dependents re-extract in turn, until
+// nothing changes; resolution then sees every re-extracted file's
+// declarations as they are now. An import that
 // found nothing records a "missing:" scope, so adding the module or file it
 // looked for re-extracts the importer. A go.mod change re-extracts every Go
 // file. Without a cache, old declarations are unknown
@@ -99,7 +103,10 @@
 // (Optional[T] and T | None are T; containers and unions of classes are
 // unknown). Every scope an evaluation looked into is a dependency of the
 // calling file, so a change to a base class or a re-export re-resolves its
-// callers on the next index.
+// callers on the next index. Lookups are memoised per run with the scopes
+// they looked into (infermemo.go); one that met a cycle (star imports of
+// each other, class A(A)) or the depth bound is not kept, so that the
+// result never depends on the order files are resolved in.
 //
 // # JavaScript and TypeScript
 //
