@@ -158,6 +158,12 @@ def late_import():
 
 def untyped(y):
     y.own()
+
+
+def defaulted(peer=None):
+    if peer is None:
+        peer = Peer()
+    peer.ping()
 `,
 	}
 	for p, src := range files {
@@ -166,6 +172,7 @@ def untyped(y):
 	res := index(t, root, Options{}, nil)
 	want := []string{
 		"app.py::reg -> registry.py::Reg.add",
+		"app.py::defaulted -> shapes/child.py::Peer.ping",
 		"app.py::use -> shapes/child.py::Child.own",
 		"app.py::build -> shapes/child.py::Child",
 		"app.py::build -> shapes/child.py::Child.own",

@@ -203,6 +203,12 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 			c = py.chainOf(def, parent)
 		}
 		first = false
+		if c == noneChain {
+			// x=None: the body's assignment (if x is None: x = C()) is
+			// its value.
+			env.setLocal(name, c)
+			continue
+		}
 		env.locals[name] = c
 	}
 	body := fn.ChildByFieldName("body")
