@@ -1,8 +1,9 @@
 package main
 
 import (
-	"sort"
 	"strings"
+
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // score is one category's comparison.
@@ -21,30 +22,12 @@ type score struct {
 	MissedTags map[string]int `json:"missed_tags,omitempty"`
 }
 
-// edgeNote is one edge of a miss or false-positive list.
-type edgeNote struct {
-	Caller string   `json:"caller"`
-	Callee string   `json:"callee"`
-	Site   site     `json:"site"`
-	Sites  int      `json:"sites,omitempty"`
-	Tags   []string `json:"tags,omitempty"`
-}
-
-// ratio is a fraction of two counts, a share between 0 and 1; -1 when
-// the denominator is 0 (printed as "–").
-type ratio struct {
-	Hit   int     `json:"hit"`
-	Of    int     `json:"of"`
-	Share float64 `json:"share"`
-}
-
-func newRatio(hit, of int) ratio {
-	r := ratio{Hit: hit, Of: of, Share: -1}
-	if of > 0 {
-		r.Share = float64(hit) / float64(of)
-	}
-	return r
-}
+// edgeNote, ratio and site are the shared records of both harnesses.
+type (
+	edgeNote = acc.EdgeNote
+	ratio    = acc.Ratio
+	site     = acc.Site
+)
 
 // comparison is one folder's figures.
 type comparison struct {
@@ -97,7 +80,7 @@ func compare(or *oracle, g *cosGraph, top int) comparison {
 		}
 		cosCat[k] = c
 	}
-	cmp.UnknownNotes = topNotes(cmp.UnknownNotes, top)
+	cmp.UnknownNotes = acc.TopNotes(cmp.UnknownNotes, top)
 	for _, c := range categories {
 		s := score{Category: c, MissedTags: map[string]int{}}
 		var missed []edgeNote
@@ -127,10 +110,10 @@ func compare(or *oracle, g *cosGraph, top int) comparison {
 			}
 			fps = append(fps, edgeNote{Caller: k.Caller, Callee: k.Callee, Site: g.Calls[k].Site})
 		}
-		s.Precision = newRatio(s.TP, s.Cos).Share
-		s.Recall = newRatio(s.TP, s.Oracle).Share
-		s.Missed = topNotes(missed, top)
-		s.FalsePos = topNotes(fps, top)
+		s.Precision = acc.NewRatio(s.TP, s.Cos).Share
+		s.Recall = acc.NewRatio(s.TP, s.Oracle).Share
+		s.Missed = acc.TopNotes(missed, top)
+		s.FalsePos = acc.TopNotes(fps, top)
 		cmp.Scores = append(cmp.Scores, s)
 	}
 
@@ -151,8 +134,8 @@ func compare(or *oracle, g *cosGraph, top int) comparison {
 			}
 		}
 	}
-	cmp.IfaceSitesInTree = newRatio(inHit, inOf)
-	cmp.IfaceSitesAll = newRatio(allHit, allOf)
+	cmp.IfaceSitesInTree = acc.NewRatio(inHit, inOf)
+	cmp.IfaceSitesAll = acc.NewRatio(allHit, allOf)
 
 	callers := map[string][]string{}
 	for k := range or.Edges {
@@ -191,38 +174,17 @@ func compare(or *oracle, g *cosGraph, top int) comparison {
 			blocked[impl] = n
 		}
 		n.Sites++
-		if siteLess(d.Site, n.Site) {
+		if acc.SiteLess(d.Site, n.Site) {
 			n.Site = d.Site
 		}
 	}
-	cmp.Dispatch = newRatio(hit, len(or.Dispatch))
+	cmp.Dispatch = acc.NewRatio(hit, len(or.Dispatch))
 	var notes []edgeNote
 	for _, n := range blocked {
 		notes = append(notes, *n)
 	}
-	cmp.DispatchMissed = topNotes(notes, top)
+	cmp.DispatchMissed = acc.TopNotes(notes, top)
 	return cmp
-}
-
-// topNotes sorts notes by sites (most first), then place, and keeps n.
-func topNotes(notes []edgeNote, n int) []edgeNote {
-	sort.Slice(notes, func(i, j int) bool {
-		a, b := notes[i], notes[j]
-		if a.Sites != b.Sites {
-			return a.Sites > b.Sites
-		}
-		if a.Site != b.Site {
-			return siteLess(a.Site, b.Site)
-		}
-		if a.Caller != b.Caller {
-			return a.Caller < b.Caller
-		}
-		return a.Callee < b.Callee
-	})
-	if len(notes) > n {
-		notes = notes[:n]
-	}
-	return notes
 }
 
 // shortUID drops the uid prefix for reports.

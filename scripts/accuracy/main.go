@@ -2,38 +2,23 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
+
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // defaultTop is how many missed and false-positive edges -v lists per
 // category.
 const defaultTop = 10
 
-// errUsage is returned for a bad command line (exit status 2).
-var errUsage = errors.New("usage")
-
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "accuracy:", err)
-		os.Exit(1)
-	}
-}
+func main() { acc.Main("accuracy", run) }
 
 // envFlag collects repeated -env KEY=VALUE flags.
 type envFlag []string
@@ -66,7 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return errUsage
+		return acc.ErrUsage
 	}
 	var targets []target
 	if fs.NArg() > 0 {
@@ -83,12 +68,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			targets = selectTargets(targets, strings.Split(*only, ","))
 			if len(targets) == 0 {
 				fmt.Fprintf(stderr, "accuracy: -only %q matches no target\n", *only)
-				return errUsage
+				return acc.ErrUsage
 			}
 		}
 	}
 
-	rep := report{Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, Time: time.Now().UTC().Format(time.RFC3339)}
+	rep := acc.NewReport[result]()
 	for _, t := range targets {
 		res, err := measure(ctx, t, oracleOptions{ExportDeps: *exportDeps}, *top, stderr)
 		if err != nil {
@@ -99,13 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	writeSummary(stdout, rep.Targets)
 	if *jsonOut != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
+		return acc.WriteJSON(*jsonOut, rep)
 	}
 	return nil
 }

@@ -18,18 +18,12 @@ import (
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
+
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // pair is a calls edge without its sites.
 type pair struct{ Caller, Callee string }
-
-// site is where a call is written.
-type site struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-}
-
-func (s site) String() string { return fmt.Sprintf("%s:%d", s.File, s.Line) }
 
 // tag is what the source says about a call site; tags explain misses.
 type tag uint16
@@ -239,16 +233,9 @@ func runOracle(ctx context.Context, root string, o oracleOptions) (*oracle, erro
 	}
 	w.crossCheck(prog)
 	w.dispatch(prog)
-	sort.Slice(or.IfaceSites, func(i, j int) bool { return siteLess(or.IfaceSites[i].Site, or.IfaceSites[j].Site) })
+	sort.Slice(or.IfaceSites, func(i, j int) bool { return acc.SiteLess(or.IfaceSites[i].Site, or.IfaceSites[j].Site) })
 	or.Duration = time.Since(start)
 	return or, nil
-}
-
-func siteLess(a, b site) bool {
-	if a.File != b.File {
-		return a.File < b.File
-	}
-	return a.Line < b.Line
 }
 
 // sourceFunctions returns the SSA functions of a package's declarations,
@@ -478,7 +465,7 @@ func (w *walker) edge(caller, callee string, cat category, st site, t tag) {
 	}
 	e.Sites++
 	e.Tags |= t
-	if siteLess(st, e.First) {
+	if acc.SiteLess(st, e.First) {
 		e.First = st
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // fixtureOracle runs the oracle on testdata/fixture, dependencies from
@@ -144,17 +146,17 @@ func TestCompare_Scores(t *testing.T) {
 	const fn = "code:function:"
 	or := &oracle{
 		Edges: map[pair]*oracleEdge{
-			{fn + "a.go::A", fn + "a.go::B"}:      {Category: catFunction, Sites: 2, First: site{"a.go", 3}},
-			{fn + "a.go::A", fn + "a.go::T.M"}:    {Category: catMethod, Sites: 1, First: site{"a.go", 4}, Tags: tagPromoted},
-			{fn + "a.go::A", fn + "a.go::I.M"}:    {Category: catInterface, Sites: 1, First: site{"a.go", 5}},
-			{"code:file:a.go", fn + "a.go::B"}:    {Category: catFunction, Sites: 1, First: site{"a.go", 9}, Tags: tagInit},
-			{fn + "b_test.go::C", fn + "a.go::B"}: {Category: catFunction, Sites: 1, First: site{"b_test.go", 2}},
+			{fn + "a.go::A", fn + "a.go::B"}:      {Category: catFunction, Sites: 2, First: site{File: "a.go", Line: 3}},
+			{fn + "a.go::A", fn + "a.go::T.M"}:    {Category: catMethod, Sites: 1, First: site{File: "a.go", Line: 4}, Tags: tagPromoted},
+			{fn + "a.go::A", fn + "a.go::I.M"}:    {Category: catInterface, Sites: 1, First: site{File: "a.go", Line: 5}},
+			{"code:file:a.go", fn + "a.go::B"}:    {Category: catFunction, Sites: 1, First: site{File: "a.go", Line: 9}, Tags: tagInit},
+			{fn + "b_test.go::C", fn + "a.go::B"}: {Category: catFunction, Sites: 1, First: site{File: "b_test.go", Line: 2}},
 		},
 		Decls: map[string]category{fn + "a.go::A": catFunction, fn + "a.go::B": catFunction, fn + "a.go::T.M": catMethod, fn + "a.go::I.M": catInterface},
 		Files: map[string]bool{"a.go": true, "b_test.go": true},
 		IfaceSites: []ifaceSite{
-			{Site: site{"a.go", 5}, Caller: fn + "a.go::A", Method: fn + "a.go::I.M", InTree: true},
-			{Site: site{"a.go", 6}, Caller: fn + "a.go::A", Method: "code:external:io.Writer.Write"},
+			{Site: site{File: "a.go", Line: 5}, Caller: fn + "a.go::A", Method: fn + "a.go::I.M", InTree: true},
+			{Site: site{File: "a.go", Line: 6}, Caller: fn + "a.go::A", Method: "code:external:io.Writer.Write"},
 		},
 	}
 	g := &cosGraph{
@@ -188,7 +190,7 @@ func TestCompare_Scores(t *testing.T) {
 	if c.CosOutside != 1 || c.Unknown != 1 {
 		t.Errorf("outside %d unknown %d, want 1 and 1", c.CosOutside, c.Unknown)
 	}
-	if c.IfaceSitesInTree != newRatio(1, 1) || c.IfaceSitesAll != newRatio(2, 2) {
+	if c.IfaceSitesInTree != acc.NewRatio(1, 1) || c.IfaceSitesAll != acc.NewRatio(2, 2) {
 		t.Errorf("interface sites: %+v %+v", c.IfaceSitesInTree, c.IfaceSitesAll)
 	}
 	// B: 2 of 3 callers, T.M: 0 of 1, I.M: 1 of 1 → (2/3 + 0 + 1) / 3.

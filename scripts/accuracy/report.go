@@ -5,16 +5,9 @@ import (
 	"io"
 	"sort"
 	"strings"
-)
 
-// report is everything -json writes.
-type report struct {
-	Go      string   `json:"go"`
-	GOOS    string   `json:"goos"`
-	GOARCH  string   `json:"goarch"`
-	Time    string   `json:"time"`
-	Targets []result `json:"targets"`
-}
+	"github.com/cos-dev/cos/scripts/internal/acc"
+)
 
 // result is one target's measurement.
 type result struct {
@@ -27,13 +20,6 @@ type result struct {
 	CosExtraction map[string]int `json:"cos_go_files_by_extraction"`
 	Oracle        oracleStats    `json:"oracle"`
 	Comparison    comparison     `json:"comparison"`
-}
-
-func pct(share float64) string {
-	if share < 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", 100*share)
 }
 
 // writeTarget prints one target's Markdown section.
@@ -51,18 +37,18 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 	fmt.Fprintln(w, "| category | oracle | cos | TP | precision | recall |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 	for _, s := range c.Scores {
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s |\n", s.Category.title(), s.Oracle, s.Cos, s.TP, pct(s.Precision), pct(s.Recall))
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s |\n", s.Category.title(), s.Oracle, s.Cos, s.TP, acc.Pct(s.Precision), acc.Pct(s.Recall))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| also | share | of |")
 	fmt.Fprintln(w, "|---|---:|---:|")
-	fmt.Fprintf(w, "| interface call sites with an edge to the interface method (interfaces in the folder) | %s | %d sites |\n", pct(c.IfaceSitesInTree.Share), c.IfaceSitesInTree.Of)
-	fmt.Fprintf(w, "| interface call sites with an edge to the interface method (every named interface) | %s | %d sites |\n", pct(c.IfaceSitesAll.Share), c.IfaceSitesAll.Of)
-	fmt.Fprintf(w, "| references recall: a callee's oracle callers with a cos calls edge, averaged over all callees | %s | %d callees |\n", pct(c.RefsRecall.Share), c.RefsRecall.Of)
-	fmt.Fprintf(w, "| interface dispatch (CHA) cos can follow: calls → interface method + implements | %s | %d edges |\n", pct(c.Dispatch.Share), c.Dispatch.Of)
+	fmt.Fprintf(w, "| interface call sites with an edge to the interface method (interfaces in the folder) | %s | %d sites |\n", acc.Pct(c.IfaceSitesInTree.Share), c.IfaceSitesInTree.Of)
+	fmt.Fprintf(w, "| interface call sites with an edge to the interface method (every named interface) | %s | %d sites |\n", acc.Pct(c.IfaceSitesAll.Share), c.IfaceSitesAll.Of)
+	fmt.Fprintf(w, "| references recall: a callee's oracle callers with a cos calls edge, averaged over all callees | %s | %d callees |\n", acc.Pct(c.RefsRecall.Share), c.RefsRecall.Of)
+	fmt.Fprintf(w, "| interface dispatch (CHA) cos can follow: calls → interface method + implements | %s | %d edges |\n", acc.Pct(c.Dispatch.Share), c.Dispatch.Of)
 	for _, s := range c.Scores {
 		if s.Category == catAll {
-			fmt.Fprintf(w, "\nMissed edges by what the source shows at their sites: %s.\n", tagList(s.MissedTags))
+			fmt.Fprintf(w, "\nMissed edges by what the source shows at their sites: %s.\n", acc.TagList(s.MissedTags, 0))
 		}
 	}
 	if r.Oracle.StaticCGMissing > 0 || r.Oracle.CHAInvokeMissing > 0 {
@@ -73,7 +59,7 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 		return
 	}
 	fmt.Fprintf(w, "\nOracle: static.CallGraph reaches %s of the walk's in-tree static edges (%d edges; it roots neither closures passed as values nor uncalled methods of generic types).\n",
-		pct(r.Oracle.StaticCGShare), r.Oracle.StaticCGEdges)
+		acc.Pct(r.Oracle.StaticCGShare), r.Oracle.StaticCGEdges)
 	for _, n := range r.Oracle.LoadErrorNotes {
 		fmt.Fprintf(w, "- load error: %s\n", n)
 	}
@@ -81,12 +67,12 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 		if s.Category == catAll {
 			continue
 		}
-		fmt.Fprintf(w, "\n#### %s: missed %d of %d (by tag: %s)\n", s.Category.title(), s.Oracle-s.TP, s.Oracle, tagList(s.MissedTags))
+		fmt.Fprintf(w, "\n#### %s: missed %d of %d (by tag: %s)\n", s.Category.title(), s.Oracle-s.TP, s.Oracle, acc.TagList(s.MissedTags, 0))
 		if len(s.Missed) > 0 {
 			fmt.Fprintln(w)
 		}
 		for _, n := range s.Missed {
-			fmt.Fprintf(w, "- %s (%s) %s → %s%s\n", n.Site, plural(n.Sites, "site"), shortUID(n.Caller), shortUID(n.Callee), bracket(n.Tags))
+			fmt.Fprintf(w, "- %s (%s) %s → %s%s\n", n.Site, acc.Plural(n.Sites, "site"), shortUID(n.Caller), shortUID(n.Callee), acc.Bracket(n.Tags))
 		}
 		fmt.Fprintf(w, "\n#### %s: false positives %d of %d\n", s.Category.title(), s.Cos-s.TP, s.Cos)
 		if len(s.FalsePos) > 0 {
@@ -99,7 +85,7 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 	if len(c.DispatchMissed) > 0 {
 		fmt.Fprintf(w, "\n#### implements edges missing for interface dispatch (type → interface, dispatch edges blocked, first call site)\n\n")
 		for _, n := range c.DispatchMissed {
-			fmt.Fprintf(w, "- %s → %s (%s, e.g. %s)\n", shortUID(n.Caller), shortUID(n.Callee), plural(n.Sites, "edge"), n.Site)
+			fmt.Fprintf(w, "- %s → %s (%s, e.g. %s)\n", shortUID(n.Caller), shortUID(n.Callee), acc.Plural(n.Sites, "edge"), n.Site)
 		}
 	}
 	if c.Unknown > 0 {
@@ -108,34 +94,6 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 			fmt.Fprintf(w, "- %s %s → %s\n", n.Site, shortUID(n.Caller), shortUID(n.Callee))
 		}
 	}
-}
-
-func bracket(tags []string) string {
-	if len(tags) == 0 {
-		return ""
-	}
-	return " [" + strings.Join(tags, ", ") + "]"
-}
-
-func tagList(m map[string]int) string {
-	if len(m) == 0 {
-		return "none"
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	return strings.Join(parts, ", ")
 }
 
 func extractionList(m map[string]int) string {
@@ -172,9 +130,9 @@ func writeSummary(w io.Writer, rs []result) {
 	for _, r := range rs {
 		fmt.Fprintf(w, "| %s |", r.Name)
 		for _, s := range r.Comparison.Scores {
-			fmt.Fprintf(w, " %s / %s |", pct(s.Precision), pct(s.Recall))
+			fmt.Fprintf(w, " %s / %s |", acc.Pct(s.Precision), acc.Pct(s.Recall))
 		}
-		fmt.Fprintf(w, " %s | %s | %s | %.1f s | %.1f s |\n", pct(r.Comparison.IfaceSitesInTree.Share), pct(r.Comparison.RefsRecall.Share), pct(r.Comparison.Dispatch.Share), r.CosSeconds, r.OracleSeconds)
+		fmt.Fprintf(w, " %s | %s | %s | %.1f s | %.1f s |\n", acc.Pct(r.Comparison.IfaceSitesInTree.Share), acc.Pct(r.Comparison.RefsRecall.Share), acc.Pct(r.Comparison.Dispatch.Share), r.CosSeconds, r.OracleSeconds)
 	}
 }
 
@@ -192,11 +150,4 @@ func shortTitle(c category) string {
 		return "all calls"
 	}
 	return string(c)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

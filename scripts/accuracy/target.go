@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // cobraModule is the third-party module measured by default: a real
@@ -90,38 +91,13 @@ func fetchModule(ctx context.Context, module, tmp string) (string, error) {
 	}
 	path, _, _ := strings.Cut(module, "@")
 	dst := filepath.Join(tmp, filepath.Base(path))
-	if err := copyTree(info.Dir, dst); err != nil {
+	if err := acc.CopyTree(info.Dir, dst, nil); err != nil {
 		return "", err
 	}
 	if _, err := goCmd(ctx, dst, "mod", "download"); err != nil {
 		return "", err
 	}
 	return dst, nil
-}
-
-// copyTree copies regular files and folders from src to dst, writable.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case d.Type().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, 0o644)
-		}
-		return nil
-	})
 }
 
 // goCmd runs the go command in dir and returns its stdout.

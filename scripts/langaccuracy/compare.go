@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	scippb "github.com/sourcegraph/scip/bindings/go/scip"
+
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // Callee kinds, the second split of the scores.
@@ -36,30 +38,12 @@ type score struct {
 	FalseTags  map[string]int `json:"false_positive_tags,omitempty"`
 }
 
-// edgeNote is one edge of a list, with the source line of its site.
-type edgeNote struct {
-	Caller string   `json:"caller"`
-	Callee string   `json:"callee"`
-	Site   site     `json:"site"`
-	Code   string   `json:"code,omitempty"`
-	Sites  int      `json:"sites,omitempty"`
-	Tags   []string `json:"tags,omitempty"`
-}
-
-// ratio is hit/of, -1 when of is 0 (printed "–").
-type ratio struct {
-	Hit   int     `json:"hit"`
-	Of    int     `json:"of"`
-	Share float64 `json:"share"`
-}
-
-func newRatio(hit, of int) ratio {
-	r := ratio{Hit: hit, Of: of, Share: -1}
-	if of > 0 {
-		r.Share = float64(hit) / float64(of)
-	}
-	return r
-}
+// edgeNote, ratio and site are the shared records of both harnesses.
+type (
+	edgeNote = acc.EdgeNote
+	ratio    = acc.Ratio
+	site     = acc.Site
+)
 
 // comparison is one target's figures.
 type comparison struct {
@@ -148,7 +132,7 @@ func compare(or *oracle, g *cosGraph, lg lang, top int) comparison {
 	for i := range unjudged {
 		unjudged[i].Code = codeAt(or.Docs[unjudged[i].Site.File], unjudged[i].Site.Line)
 	}
-	cmp.UnjudgedNotes = topNotes(unjudged, top)
+	cmp.UnjudgedNotes = acc.TopNotes(unjudged, top)
 
 	note := func(k pair, at site, sites int, tags []string) edgeNote {
 		n := edgeNote{Caller: k.Caller, Callee: k.Callee, Site: at, Sites: sites, Tags: tags}
@@ -272,14 +256,14 @@ func compare(or *oracle, g *cosGraph, lg lang, top int) comparison {
 			}
 		}
 	}
-	cmp.RefsMissed = topNotes(refsMissed, top)
-	cmp.RefsRecall = newRatio(hit, len(or.Refs))
+	cmp.RefsMissed = acc.TopNotes(refsMissed, top)
+	cmp.RefsRecall = acc.NewRatio(hit, len(or.Refs))
 	for _, s := range cmp.ByForm {
 		if s.Row == string(catAll) {
-			cmp.RecallWithNoNode = newRatio(s.TP, s.Truth+len(or.NoNode))
+			cmp.RecallWithNoNode = acc.NewRatio(s.TP, s.Truth+len(or.NoNode))
 		}
 	}
-	cmp.NonCallRefsRecall = newRatio(nonCallHit, nonCall)
+	cmp.NonCallRefsRecall = acc.NewRatio(nonCallHit, nonCall)
 
 	for _, u := range or.Unmapped {
 		cmp.Unmapped = append(cmp.Unmapped, *u)
@@ -299,10 +283,10 @@ func compare(or *oracle, g *cosGraph, lg lang, top int) comparison {
 
 // finish sets a score's ratios and trims its lists.
 func finish(s *score, missed, fps []edgeNote, top int) {
-	s.Precision = newRatio(s.CosTP, s.Cos).Share
-	s.Recall = newRatio(s.TP, s.Truth).Share
-	s.Missed = topNotes(missed, top)
-	s.FalsePos = topNotes(fps, top)
+	s.Precision = acc.NewRatio(s.CosTP, s.Cos).Share
+	s.Recall = acc.NewRatio(s.TP, s.Truth).Share
+	s.Missed = acc.TopNotes(missed, top)
+	s.FalsePos = acc.TopNotes(fps, top)
 }
 
 // nodeKinds gives each cos uid its callee kind: a method declared
@@ -414,27 +398,6 @@ func codeAt(d *document, line int) string {
 		s = s[:117] + "..."
 	}
 	return s
-}
-
-// topNotes sorts notes by sites (most first), then place, and keeps n.
-func topNotes(notes []edgeNote, n int) []edgeNote {
-	sort.Slice(notes, func(i, j int) bool {
-		a, b := notes[i], notes[j]
-		if a.Sites != b.Sites {
-			return a.Sites > b.Sites
-		}
-		if a.Site != b.Site {
-			return siteLess(a.Site, b.Site)
-		}
-		if a.Caller != b.Caller {
-			return a.Caller < b.Caller
-		}
-		return a.Callee < b.Callee
-	})
-	if len(notes) > n {
-		notes = notes[:n]
-	}
-	return notes
 }
 
 // shortUID drops the uid prefix for reports; a class keeps a mark, since

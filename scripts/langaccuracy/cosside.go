@@ -8,6 +8,7 @@ import (
 
 	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // cosGraph is what extract.Run found in one folder.
@@ -47,8 +48,8 @@ func runCos(ctx context.Context, root string) (*cosGraph, error) {
 				if e.Type != graph.EdgeCalls {
 					continue
 				}
-				at := site{fe.Path, e.Line}
-				if old, ok := g.Calls[k]; !ok || siteLess(at, old) {
+				at := site{File: fe.Path, Line: e.Line}
+				if old, ok := g.Calls[k]; !ok || acc.SiteLess(at, old) {
 					g.Calls[k] = at
 				}
 			}

@@ -2,38 +2,23 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
+
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // defaultTop is how many missed and false-positive edges -v lists per
 // category.
 const defaultTop = 10
 
-// errUsage is returned for a bad command line (exit status 2).
-var errUsage = errors.New("usage")
-
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "langaccuracy:", err)
-		os.Exit(1)
-	}
-}
+func main() { acc.Main("langaccuracy", run) }
 
 // cacheDir is where the indexers and npm tarballs are kept:
 // ${XDG_CACHE_HOME:-$HOME/.cache}/cos-langaccuracy.
@@ -67,18 +52,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return errUsage
+		return acc.ErrUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "langaccuracy: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
+		return acc.ErrUsage
 	}
 	targets := defaultTargets()
 	if *only != "" {
 		targets = selectTargets(targets, strings.Split(*only, ","))
 		if len(targets) == 0 {
 			fmt.Fprintf(stderr, "langaccuracy: -only %q matches no target\n", *only)
-			return errUsage
+			return acc.ErrUsage
 		}
 	}
 	cache, err := cacheDir()
@@ -87,7 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ts := toolSet{Dir: *toolsDir, Cache: cache, Log: stderr}
 
-	rep := report{Go: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, Time: time.Now().UTC().Format(time.RFC3339)}
+	rep := acc.NewReport[result]()
 	for _, t := range targets {
 		res, err := measure(ctx, t, ts, cache, *top, *keep, stderr)
 		if err != nil {
@@ -98,13 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	writeSummary(stdout, rep.Targets)
 	if *jsonOut != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
+		return acc.WriteJSON(*jsonOut, rep)
 	}
 	return nil
 }

@@ -3,30 +3,16 @@ package main
 import (
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	scippb "github.com/sourcegraph/scip/bindings/go/scip"
+
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // pair is a (caller, callee) edge of uids.
 type pair struct{ Caller, Callee string }
-
-// site is where an edge was found: a repo-relative file and a 1-based line.
-type site struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-}
-
-func (s site) String() string { return s.File + ":" + strconv.Itoa(s.Line) }
-
-func siteLess(a, b site) bool {
-	if a.File != b.File {
-		return a.File < b.File
-	}
-	return a.Line < b.Line
-}
 
 // cosNode is a cos function, method or class node: the unit both the
 // mapping and the callers are made of.
@@ -417,7 +403,7 @@ func buildTruth(docs map[string]*document, nodes nodeIndex, lg lang) *oracle {
 					st.UnmappedCallSites++
 					u := or.Unmapped[o.Symbol]
 					if u == nil {
-						u = &unmappedSymbol{Symbol: o.Symbol, First: site{p, o.Line + 1}}
+						u = &unmappedSymbol{Symbol: o.Symbol, First: site{File: p, Line: o.Line + 1}}
 						or.Unmapped[o.Symbol] = u
 					}
 					u.Sites++
@@ -437,9 +423,9 @@ func buildTruth(docs map[string]*document, nodes nodeIndex, lg lang) *oracle {
 				continue
 			}
 			k := pair{caller, uid}
-			at := site{p, o.Line + 1}
+			at := site{File: p, Line: o.Line + 1}
 			st.References++
-			if old, ok := or.Refs[k]; !ok || siteLess(at, old) {
+			if old, ok := or.Refs[k]; !ok || acc.SiteLess(at, old) {
 				or.Refs[k] = at
 			}
 			if !call || uncallable[uid] && callableAt[[2]int{o.Line, o.Col}] {
@@ -453,10 +439,10 @@ func buildTruth(docs map[string]*document, nodes nodeIndex, lg lang) *oracle {
 				or.Calls[k] = e
 			}
 			e.Sites++
-			if siteLess(at, e.First) {
+			if acc.SiteLess(at, e.First) {
 				e.First = at
 			}
-			if old, ok := e.Cats[cat]; !ok || siteLess(at, old) {
+			if old, ok := e.Cats[cat]; !ok || acc.SiteLess(at, old) {
 				e.Cats[cat] = at
 			}
 			e.CatSites[cat]++

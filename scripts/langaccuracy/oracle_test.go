@@ -251,12 +251,12 @@ func TestCompare_Scores(t *testing.T) {
 		helper = "code:function:p/util.py::helper"
 	)
 	g := &cosGraph{Nodes: nodes, Calls: map[pair]site{
-		{"code:function:p/shapes.py::Base.area", scale}: {"p/shapes.py", 4}, // TP, function
-		{scale, base}:   {"p/shapes.py", 9}, // TP, constructor
-		{scale, helper}: {"p/shapes.py", 9}, // TP, function
+		{"code:function:p/shapes.py::Base.area", scale}: {File: "p/shapes.py", Line: 4}, // TP, function
+		{scale, base}:   {File: "p/shapes.py", Line: 9}, // TP, constructor
+		{scale, helper}: {File: "p/shapes.py", Line: 9}, // TP, function
 		// False positive: area is written on line 9 but its caller is
 		// scale, not the file.
-		{"code:file:p/shapes.py", area}: {"p/shapes.py", 9},
+		{"code:file:p/shapes.py", area}: {File: "p/shapes.py", Line: 9},
 	}, Edges: map[pair][]string{}}
 	for k := range g.Calls {
 		g.Edges[k] = []string{"calls"}

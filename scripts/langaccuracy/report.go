@@ -4,18 +4,10 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strings"
-)
 
-// report is everything -json writes.
-type report struct {
-	Go      string   `json:"go"`
-	GOOS    string   `json:"goos"`
-	GOARCH  string   `json:"goarch"`
-	Time    string   `json:"time"`
-	Targets []result `json:"targets"`
-}
+	"github.com/cos-dev/cos/scripts/internal/acc"
+)
 
 // result is one target's measurement.
 type result struct {
@@ -29,13 +21,6 @@ type result struct {
 	CosFiles       int         `json:"cos_files"`
 	Oracle         oracleStats `json:"oracle"`
 	Comparison     comparison  `json:"comparison"`
-}
-
-func pct(share float64) string {
-	if share < 0 {
-		return "–"
-	}
-	return fmt.Sprintf("%.1f%%", 100*share)
 }
 
 // writeTarget prints one target's Markdown section.
@@ -55,10 +40,10 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 	writeScores(w, "callee kind", c.ByKind)
 	fmt.Fprintf(w, "\nReferences recall (truth reference pairs, call or not, with any cos edge): %s of %d; pairs with no call site: %s of %d. "+
 		"Recall of \"all\" counting the calls of in-target symbols with no cos node as misses: %s of %d.\n",
-		pct(c.RefsRecall.Share), c.RefsRecall.Of, pct(c.NonCallRefsRecall.Share), c.NonCallRefsRecall.Of, pct(c.RecallWithNoNode.Share), c.RecallWithNoNode.Of)
+		acc.Pct(c.RefsRecall.Share), c.RefsRecall.Of, acc.Pct(c.NonCallRefsRecall.Share), c.NonCallRefsRecall.Of, acc.Pct(c.RecallWithNoNode.Share), c.RecallWithNoNode.Of)
 	for _, s := range c.ByForm {
 		if s.Row == string(catAll) {
-			fmt.Fprintf(w, "\nMissed edges by what cos has for the pair: %s. False positives: %s.\n", tagList(s.MissedTags, s.Truth-s.TP), tagList(s.FalseTags, -1))
+			fmt.Fprintf(w, "\nMissed edges by what cos has for the pair: %s. False positives: %s.\n", acc.TagList(s.MissedTags, s.Truth-s.TP), acc.TagList(s.FalseTags, -1))
 		}
 	}
 	if !verbose {
@@ -95,7 +80,7 @@ func writeTarget(w io.Writer, r result, verbose bool) {
 	if len(c.Unmapped) > 0 {
 		fmt.Fprintf(w, "\n#### most called in-target symbols with no cos node (%d symbols, %d call sites)\n\n", o.UnmappedSymbols, o.UnmappedCallSites)
 		for _, u := range c.Unmapped {
-			fmt.Fprintf(w, "- %s (%s) `%s`\n", u.First, plural(u.Sites, "site"), shortSymbol(u.Symbol))
+			fmt.Fprintf(w, "- %s (%s) `%s`\n", u.First, acc.Plural(u.Sites, "site"), shortSymbol(u.Symbol))
 		}
 	}
 }
@@ -105,9 +90,9 @@ func writeNotes(w io.Writer, ns []edgeNote) {
 	for _, n := range ns {
 		sites := ""
 		if n.Sites > 0 {
-			sites = " (" + plural(n.Sites, "site") + ")"
+			sites = " (" + acc.Plural(n.Sites, "site") + ")"
 		}
-		fmt.Fprintf(w, "- %s%s %s → %s%s  \n  `%s`\n", n.Site, sites, shortUID(n.Caller), shortUID(n.Callee), bracket(n.Tags), strings.ReplaceAll(n.Code, "`", "'"))
+		fmt.Fprintf(w, "- %s%s %s → %s%s  \n  `%s`\n", n.Site, sites, shortUID(n.Caller), shortUID(n.Callee), acc.Bracket(n.Tags), strings.ReplaceAll(n.Code, "`", "'"))
 	}
 }
 
@@ -116,7 +101,7 @@ func writeScores(w io.Writer, by string, ss []score) {
 	fmt.Fprintf(w, "| %s | truth | cos | TP | precision | recall |\n", by)
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 	for _, s := range ss {
-		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s |\n", s.Row, s.Truth, s.Cos, s.TP, pct(newRatio(s.CosTP, s.Cos).Share), pct(s.Recall))
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s |\n", s.Row, s.Truth, s.Cos, s.TP, acc.Pct(acc.NewRatio(s.CosTP, s.Cos).Share), acc.Pct(s.Recall))
 	}
 }
 
@@ -132,41 +117,6 @@ func shortSymbol(sym string) string {
 		sym = rest
 	}
 	return tempRoot.ReplaceAllString(sym, "")
-}
-
-func bracket(tags []string) string {
-	if len(tags) == 0 {
-		return ""
-	}
-	return " [" + strings.Join(tags, ", ") + "]"
-}
-
-// tagList prints tag counts, most first; of > 0 adds the untagged rest as
-// "no other edge".
-func tagList(m map[string]int, of int) string {
-	keys := make([]string, 0, len(m))
-	tagged := 0
-	for k, n := range m {
-		keys = append(keys, k)
-		tagged += n
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
-	})
-	parts := make([]string, 0, len(keys)+1)
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-	}
-	if of > 0 && of > tagged {
-		parts = append(parts, fmt.Sprintf("no other edge %d", of-tagged))
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // writeSummary prints the target × category table for README.md.
@@ -187,15 +137,8 @@ func writeSummary(w io.Writer, rs []result) {
 	for _, r := range rs {
 		fmt.Fprintf(w, "| %s | %s |", r.Name, r.Language)
 		for _, s := range r.Comparison.ByForm {
-			fmt.Fprintf(w, " %s / %s |", pct(newRatio(s.CosTP, s.Cos).Share), pct(s.Recall))
+			fmt.Fprintf(w, " %s / %s |", acc.Pct(acc.NewRatio(s.CosTP, s.Cos).Share), acc.Pct(s.Recall))
 		}
-		fmt.Fprintf(w, " %s | %s | %.2f s | %.1f s | %.0f× |\n", pct(r.Comparison.RecallWithNoNode.Share), pct(r.Comparison.RefsRecall.Share), r.CosSeconds, r.IndexerSeconds, r.SpeedUp)
+		fmt.Fprintf(w, " %s | %s | %.2f s | %.1f s | %.0f× |\n", acc.Pct(r.Comparison.RecallWithNoNode.Share), acc.Pct(r.Comparison.RefsRecall.Share), r.CosSeconds, r.IndexerSeconds, r.SpeedUp)
 	}
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

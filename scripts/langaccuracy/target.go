@@ -14,6 +14,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/cos-dev/cos/scripts/internal/acc"
 )
 
 // Pinned versions: the indexers and the npm packages measured.
@@ -183,30 +185,7 @@ func untar(tgz, dst string) error {
 // copyTree copies regular files and folders from src to dst, leaving out
 // __pycache__ folders.
 func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "__pycache__" {
-			return filepath.SkipDir
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case d.Type().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(to, b, 0o644)
-		}
-		return nil
-	})
+	return acc.CopyTree(src, dst, func(d fs.DirEntry) bool { return d.Name() == "__pycache__" })
 }
 
 // command runs name in dir and returns its stdout; env entries are added
