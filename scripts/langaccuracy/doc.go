@@ -63,7 +63,9 @@
 //
 // A Python alias at module level or in a class body, a line name =
 // dotted.name (Charset = _charset.Charset, isfuture =
-// base_futures.isfuture, response_class = HTTPResponse), maps to what the
+// base_futures.isfuture, response_class = HTTPResponse), or an instance
+// attribute bound the same way in a method (self.locked = lock.locked),
+// maps to what the
 // symbol ending its right-hand side maps to (chains of three at most):
 // calling the alias calls the aliased function or class. So does a name
 // an import or export list renames in TS/JS (export { _regex as regex }

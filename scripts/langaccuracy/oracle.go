@@ -165,8 +165,9 @@ func callableDef(sym, line string, lg lang) bool {
 }
 
 // pyAlias matches a Python alias, name = dotted.name, at module level or
-// in a class body.
-var pyAlias = regexp.MustCompile(`^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(#.*)?$`)
+// in a class body, or self.name = dotted.name in a method (an instance
+// attribute bound to a function: self.locked = lock.locked).
+var pyAlias = regexp.MustCompile(`^\s*(?:self\.)?([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\s*(#.*)?$`)
 
 // tsAsAlias matches the text before a name renamed by an import or
 // export list: "..._regex as ".

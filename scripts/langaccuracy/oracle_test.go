@@ -335,6 +335,40 @@ func TestBuildTruth_ClassAlias(t *testing.T) {
 	}
 }
 
+func TestBuildTruth_SelfAlias(t *testing.T) {
+	// self.locked = lock.locked in __init__: self.locked() calls
+	// Lock.locked.
+	const lockM = "scip-python python p 0 `p.locks`/Lock#locked()."
+	const alias = "scip-python python p 0 `p.locks`/Condition#locked."
+	const wait = "scip-python python p 0 `p.locks`/Condition#wait()."
+	locks := doc(t, "p/locks.py", []string{
+		"class Lock:",
+		"    def locked(self): return 1",
+		"class Condition:",
+		"    def __init__(self, lock):",
+		"        self.locked = lock.locked",
+		"    def wait(self):",
+		"        return self.locked()",
+	}, []occ{
+		{line: 1, col: 8, end: 14, sym: lockM, def: true},
+		{line: 4, col: 13, end: 19, sym: alias, def: true},
+		{line: 4, col: 27, end: 33, sym: lockM},
+		{line: 5, col: 8, end: 12, sym: wait, def: true},
+		{line: 6, col: 20, end: 26, sym: alias},
+	})
+	nodes := nodeIndex{"p/locks.py": {
+		{UID: "code:class:p/locks.py::Lock", Kind: "class", Label: "Lock", Path: "p/locks.py", Line: 1, EndLine: 2},
+		{UID: "code:function:p/locks.py::Lock.locked", Kind: "method", Label: "Lock.locked", Path: "p/locks.py", Line: 2, EndLine: 2},
+		{UID: "code:class:p/locks.py::Condition", Kind: "class", Label: "Condition", Path: "p/locks.py", Line: 3, EndLine: 7},
+		{UID: "code:function:p/locks.py::Condition.__init__", Kind: "method", Label: "Condition.__init__", Path: "p/locks.py", Line: 4, EndLine: 5},
+		{UID: "code:function:p/locks.py::Condition.wait", Kind: "method", Label: "Condition.wait", Path: "p/locks.py", Line: 6, EndLine: 7},
+	}}
+	or := buildTruth(map[string]*document{locks.Path: locks}, nodes, langPython)
+	if _, ok := or.Calls[pair{"code:function:p/locks.py::Condition.wait", "code:function:p/locks.py::Lock.locked"}]; !ok {
+		t.Fatalf("calls = %v, want Condition.wait → Lock.locked through the instance attribute", or.Calls)
+	}
+}
+
 func TestBuildTruth_ExportAlias(t *testing.T) {
 	const impl, alias = "scip-typescript npm . . `api.ts`/_regex().", "scip-typescript npm . . `checks.ts`/regex."
 	const mod = "scip-typescript npm . . `checks.ts`/"
