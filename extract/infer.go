@@ -223,6 +223,34 @@ func (t *table) symbolOnce(scope, name string, depth int) (value, bool) {
 		}
 		return value{kind: valModule, scope: s}, true
 	}
+	v, found, final := t.symbolHere(s, name, depth)
+	if found || final {
+		return v, found
+	}
+	// The modules re-exported with *, breadth first over their closure,
+	// each once: modules that star-import each other form cycles, and a
+	// name none of them declares must not be looked for along every path.
+	seen := map[string]bool{s: true}
+	queue := decodeChains(t.facts(s)[factStar])
+	for len(queue) > 0 {
+		q, ok := t.normScope(queue[0].Scope)
+		queue = queue[1:]
+		if !ok || seen[q] {
+			continue
+		}
+		seen[q] = true
+		if v, found, _ := t.symbolHere(q, name, depth+1); found {
+			return v, true
+		}
+		queue = append(queue, decodeChains(t.facts(q)[factStar])...)
+	}
+	return value{}, false
+}
+
+// symbolHere evaluates the name in the normalised scope s itself, without
+// its star re-exports; final says the name was decided here (a dotted
+// name, a variable or an import of s), found or not.
+func (t *table) symbolHere(s, name string, depth int) (v value, found, final bool) {
 	names, alias := t.names(s)
 	if a, ok := alias[name]; ok {
 		name = a
@@ -236,41 +264,36 @@ func (t *table) symbolOnce(scope, name string, depth int) (value, bool) {
 		if cands[0].Kind == graph.KindClass {
 			kind = valClass
 		}
-		return value{kind: kind, scope: s, name: name, cand: c}, true
+		return value{kind: kind, scope: s, name: name, cand: c}, true, true
 	}
-	if v, ok := facts[factVar+name]; ok {
-		if cs := decodeChains(v); len(cs) == 1 {
-			return t.eval(cs[0], depth+1)
+	if f, ok := facts[factVar+name]; ok {
+		if cs := decodeChains(f); len(cs) == 1 {
+			v, found = t.eval(cs[0], depth+1)
 		}
-		return value{}, false
+		return v, found, true
 	}
 	if _, ok := facts[factObject+name]; ok {
-		return value{kind: valClass, scope: s, name: name}, true
+		return value{kind: valClass, scope: s, name: name}, true, true
 	}
-	if v, ok := facts[factImport+name]; ok {
-		if cs := decodeChains(v); len(cs) == 1 {
-			return t.eval(cs[0], depth+1)
+	if f, ok := facts[factImport+name]; ok {
+		if cs := decodeChains(f); len(cs) == 1 {
+			v, found = t.eval(cs[0], depth+1)
 		}
-		return value{}, false
+		return v, found, true
 	}
 	if head, rest, dotted := strings.Cut(name, "."); dotted {
 		v, ok := t.symbol(s, head, depth+1)
 		if !ok {
-			return value{}, false
+			return value{}, false, true
 		}
 		for step := range strings.SplitSeq(rest, ".") {
 			if v, ok = t.step(v, step, depth+1); !ok {
-				return value{}, false
+				return value{}, false, true
 			}
 		}
-		return v, true
+		return v, true, true
 	}
-	for _, c := range decodeChains(facts[factStar]) {
-		if v, ok := t.symbol(c.Scope, name, depth+1); ok {
-			return v, true
-		}
-	}
-	return value{}, false
+	return value{}, false, false
 }
 
 // typeSymbol evaluates a name in a type position (an annotation, an Inst

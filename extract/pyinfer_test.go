@@ -244,10 +244,10 @@ func TestPython_InferenceIncremental(t *testing.T) {
 // TestPython_StarCyclesAndClassCycles: modules that all re-export each
 // other with *, and classes that inherit from themselves, resolve (or not)
 // without walking every path of the cycle: without memoised lookups this
-// fixture takes 8^12 steps per unknown name.
+// fixture takes 13^12 steps per unknown name.
 func TestPython_StarCyclesAndClassCycles(t *testing.T) {
 	root := t.TempDir()
-	const n = 8
+	const n = 14
 	for i := 0; i < n; i++ {
 		var b strings.Builder
 		for j := 0; j < n; j++ {

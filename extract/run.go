@@ -389,6 +389,9 @@ func (r *runner) run() error {
 	var batch []graph.FileExtracted
 	batchBytes := 0
 	for i, p := range paths {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
 		fr := results[p]
 		resolve(fr, t)
 		pl := payload(fr)
