@@ -299,7 +299,7 @@ func (r *runner) run() error {
 			}
 			continue
 		}
-		if nr := fr.Decl.record(); old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results || old.Facts != nr.Facts {
+		if nr := fr.Decl.record(); declChanged(old, nr) {
 			affected[old.Scope] = true
 			affected[nr.Scope] = true
 		}
@@ -362,7 +362,7 @@ func (r *runner) run() error {
 				continue
 			}
 			fresh[f.Rel] = fr.Decl
-			if nr := fr.Decl.record(); old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results || old.Facts != nr.Facts {
+			if nr := fr.Decl.record(); declChanged(old, nr) {
 				grew = grew || !affected[old.Scope] || !affected[nr.Scope]
 				affected[old.Scope] = true
 				affected[nr.Scope] = true
@@ -475,6 +475,12 @@ func watchKeys(p string) []string {
 		return append(keys, "missing:js:"+p)
 	}
 	return nil
+}
+
+// declChanged reports whether a file's declarations differ between two
+// records in anything another file's resolution reads.
+func declChanged(old, nr declRecord) bool {
+	return old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results || old.Facts != nr.Facts
 }
 
 // refScopes returns the normalised scopes fr's references look into.
