@@ -196,8 +196,10 @@ type value struct {
 }
 
 // maxInferDepth bounds the recursion of symbol, member and chain
-// evaluation (import cycles, self-referential attributes, deep hierarchies).
-const maxInferDepth = 12
+// evaluation. Cycles are cut by the memo's busy marks (infermemo.go); the
+// bound is for depth alone: a level of a class hierarchy costs about four
+// steps (member, bases, eval, symbol), so 64 reaches 16 levels up.
+const maxInferDepth = 64
 
 // facts returns the merged facts of scope (expanding the scope on first
 // use) and records the scope as looked into.

@@ -307,3 +307,18 @@ func TestPython_InferenceIncrementalBaseGains(t *testing.T) {
 	fourth := index(t, root, Options{CacheDir: cache}, prev)
 	checkCalls(t, callEdges(fourth.Payloads), []string{"use.py::make -> base.py::Base.own"}, nil)
 }
+
+// TestPython_DeepHierarchy: a method inherited 15 levels up is reached
+// through self and super().
+func TestPython_DeepHierarchy(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	b.WriteString("class C0:\n    def m0(self):\n        pass\n\n\n")
+	for i := 1; i < 15; i++ {
+		fmt.Fprintf(&b, "class C%d(C%d):\n    pass\n\n\n", i, i-1)
+	}
+	b.WriteString("class D(C14):\n    def run(self):\n        self.m0()\n        super().m0()\n")
+	writeFile(t, root, "chain.py", []byte(b.String()))
+	res := index(t, root, Options{}, nil)
+	checkCalls(t, callEdges(res.Payloads), []string{"chain.py::D.run -> chain.py::C0.m0"}, nil)
+}

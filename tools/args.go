@@ -60,6 +60,11 @@ func (a *Args) Bool(name string, def bool) bool {
 	return def
 }
 
+// maxListItemLen bounds each string of a TStringList argument, in
+// characters: a path, a name or a choice is never longer, and an error
+// must not echo a megabyte back.
+const maxListItemLen = 4096
+
 // Strings returns a TStringList argument (nil when absent).
 func (a *Args) Strings(name string) []string { s, _ := a.vals[name].([]string); return s }
 
@@ -229,6 +234,11 @@ func parseValue(t *Tool, p Param, v json.RawMessage) (any, *envelope.Error) {
 		}
 		if p.MaxLen > 0 && len(list) > p.MaxLen {
 			return nil, argError(t, p.Name, fmt.Sprintf("a list of %d strings", len(list)), fmt.Sprintf("at most %d strings", p.MaxLen))
+		}
+		for _, s := range list {
+			if n := utf8.RuneCountInString(s); n > maxListItemLen {
+				return nil, argError(t, p.Name, fmt.Sprintf("a string of %d characters in the list", n), fmt.Sprintf("strings of at most %d characters", maxListItemLen))
+			}
 		}
 		seen := make(map[string]bool, len(list))
 		for _, s := range list {

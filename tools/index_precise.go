@@ -280,7 +280,8 @@ func (ps *preciseStage) runIndexers(ctx context.Context, s *Server, exclude []st
 const maxLanguageWalk = 200_000
 
 // languagesIn returns the indexers the tree has files for, by a walk that
-// skips hidden and excluded folders and stops once every indexer has one.
+// skips hidden and excluded folders and files over the extraction size
+// limit, and stops once every indexer has one.
 func languagesIn(ctx context.Context, root string, exclude []string) map[string]bool {
 	skip := map[string]bool{}
 	for _, d := range exclude {
@@ -304,6 +305,9 @@ func languagesIn(ctx context.Context, root string, exclude []string) map[string]
 				return filepath.SkipDir
 			}
 			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > extract.DefaultMaxFileSize {
+			return nil // not indexed by cos either: no reason to run an indexer for it
 		}
 		for _, ix := range scip.Indexers {
 			if ix.Indexes(d.Name()) {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	scippb "github.com/sourcegraph/scip/bindings/go/scip"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/extract/scip"
 	"github.com/cos-dev/cos/graph"
 )
@@ -211,10 +213,14 @@ func TestIndexPrecise_Arguments(t *testing.T) {
 		{`{"scip": ["other.scip"]}`, "E_ARGUMENT", "0 of 3 documents are files of this tree"},
 		{`{"precise": "yes"}`, "E_ARGUMENT", "precise"},
 		{`{"scip_tools": "/usr/bin"}`, "E_ARGUMENT", "Unknown argument"},
+		{`{"scip": ["` + strings.Repeat("x", 1_000_000) + `"]}`, "E_ARGUMENT", "strings of at most 4096 characters"},
 	} {
 		e := idxCall(t, s, "cos_graph_index", tc.args)
 		if e.OK || e.Error.Code != tc.code || !strings.Contains(e.Error.Message, tc.says) {
-			t.Errorf("%s: ok %v, %s %q; want %s saying %q", tc.args, e.OK, e.Error.Code, e.Error.Message, tc.code, tc.says)
+			t.Errorf("%.80s: ok %v, %s %.200q; want %s saying %q", tc.args, e.OK, e.Error.Code, e.Error.Message, tc.code, tc.says)
+		}
+		if b, _ := json.Marshal(e.Error); len(b) > 8192 {
+			t.Errorf("%.80s: the error is %d bytes: the argument is echoed", tc.args, len(b))
 		}
 	}
 	// Nothing was appended by the failed calls.
@@ -236,6 +242,22 @@ func TestIndexPrecise_MissingToolsFolder(t *testing.T) {
 	e := idxCall(t, s, "cos_graph_index", `{"precise": true}`)
 	if e.OK || e.Error.Code != "E_ARGUMENT" || !strings.Contains(e.Error.Message, missing+" (--scip-tools, or COS_SCIP_TOOLS) does not exist") {
 		t.Errorf("ok %v, %s %q; want E_ARGUMENT saying the folder does not exist", e.OK, e.Error.Code, e.Error.Message)
+	}
+}
+
+// A file of an indexer's language that cos skips (over the size limit)
+// does not make cos run the indexer.
+func TestLanguagesIn_SkipsTooLargeFiles(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "big.py"), make([]byte, extract.DefaultMaxFileSize+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.ts"), []byte("export const a = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	need := languagesIn(context.Background(), root, nil)
+	if need["scip-python"] || !need["scip-typescript"] {
+		t.Fatalf("indexers to run = %v, want scip-typescript only", need)
 	}
 }
 
