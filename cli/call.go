@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,9 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools"
 	"github.com/spf13/cobra"
 )
 
@@ -39,23 +38,23 @@ func (a *app) callCommand() *cobra.Command {
 				}
 				raw = string(b)
 			}
-			opts := a.serverOptions(f, a.stderrLogger(slog.LevelWarn))
+			var until *projections.Until
 			if at != "" {
-				until, err := parseUntil(at)
+				u, err := parseUntil(at)
 				if err != nil {
 					return usageError("--at %q: %v", at, err)
 				}
-				opts.At = &until
+				until = &u
 			}
-			srv, err := tools.Open(cmd.Context(), opts)
+			o, err := a.openTools(cmd.Context(), f, a.stderrLogger(slog.LevelWarn), until)
 			if err != nil {
 				return failure(err)
 			}
-			defer srv.Close()
-			if opts.At != nil {
-				a.notePastHead(srv.Log(), *opts.At, srv.Tailer().Position().Seq)
+			defer func() { _ = o.close(context.Background()) }()
+			if until != nil {
+				a.notePastHead(*until, o.st.Position().Seq)
 			}
-			env := srv.Call(cmd.Context(), args[0], json.RawMessage(raw))
+			env := o.r.Call(cmd.Context(), args[0], json.RawMessage(raw), f.budgetOptions())
 			if _, err := fmt.Fprintf(a.io.Out, "%s\n", env.JSON()); err != nil {
 				return err
 			}
@@ -89,7 +88,7 @@ func parseUntil(s string) (projections.Until, error) {
 
 // notePastHead tells the operator (on stderr) when a --at/--until seq lies
 // past the log's head, so the view shown is the head's.
-func (a *app) notePastHead(l *eventlog.Log, u projections.Until, at uint64) {
+func (a *app) notePastHead(u projections.Until, at uint64) {
 	if u.Seq == 0 || u.Seq <= at {
 		return
 	}

@@ -7,6 +7,6 @@ import (
 // failure turns an error of the log or a tool into exit 1 with "CODE:
 // message" for stderr.
 func failure(err error) error {
-	e := tools.LogError(err)
+	e := tools.ToEnvelopeError(err)
 	return &exitError{code: ExitError, err: e.WithCause(nil)}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cos-dev/cos/tools"
+	"github.com/cos-dev/cos/indexing"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -45,11 +46,11 @@ func (a *app) indexCommand() *cobra.Command {
 				root = args[0]
 			}
 			ctx := cmd.Context()
-			srv, err := tools.Open(ctx, a.serverOptions(f, a.stderrLogger(slog.LevelWarn)))
+			ix, st, err := a.openIndexer(ctx, f, a.stderrLogger(slog.LevelWarn), nil)
 			if err != nil {
 				return failure(err)
 			}
-			defer func() { _ = srv.Close() }()
+			defer func() { _ = st.Close(context.Background()) }()
 			var progress func(done, total int)
 			var bar *progressbar.ProgressBar
 			if !noBar && isTerminal(a.io.Err) {
@@ -59,7 +60,7 @@ func (a *app) indexCommand() *cobra.Command {
 					_ = bar.Set(done)
 				}
 			}
-			rep, err := srv.IndexWith(ctx, root, tools.IndexOptions{Progress: progress, Precise: pf.options()})
+			rep, err := ix.IndexWith(ctx, root, indexing.RunOptions{Progress: progress, Precise: pf.options()})
 			if bar != nil {
 				_ = bar.Finish()
 				_, _ = fmt.Fprintln(a.io.Err)
@@ -70,10 +71,10 @@ func (a *app) indexCommand() *cobra.Command {
 			// Bring the projections (and the search index) up to the new
 			// head and snapshot them, so the next command starts warm.
 			projStart := time.Now()
-			if _, err := srv.Tailer().CatchUp(ctx); err != nil {
+			if _, err := st.Tailer().CatchUp(ctx); err != nil {
 				return failure(err)
 			}
-			if _, err := srv.Tailer().Snapshot(ctx); err != nil {
+			if _, err := st.Tailer().Snapshot(ctx); err != nil {
 				slog.New(slog.NewTextHandler(a.io.Err, nil)).Warn("snapshot after index failed", "err", err)
 			}
 			projected := time.Since(projStart).Seconds()
@@ -114,8 +115,8 @@ func (p *preciseFlags) add(cmd *cobra.Command) {
 	fl.DurationVar(&p.timeout, "precise-timeout", 10*time.Minute, "time limit of each SCIP indexer run (killed after it)")
 }
 
-func (p *preciseFlags) options() tools.PreciseOptions {
-	return tools.PreciseOptions{Run: p.precise, Tools: p.tools, Indexes: p.files, Timeout: p.timeout}
+func (p *preciseFlags) options() indexing.PreciseOptions {
+	return indexing.PreciseOptions{Run: p.precise, Tools: p.tools, Indexes: p.files, Timeout: p.timeout}
 }
 
 // newIndexBar is the terminal progress bar: files done of files seen so
@@ -147,7 +148,7 @@ func isTerminal(w io.Writer) bool {
 //
 //	indexed /src/x: 812 files seen, 812 changed, 0 removed, 0 failed, 3 skipped; 9120 nodes, 15230 edges;
 //	812 events (4.1 MB) in 3.20 s (+0.90 s projecting); slowest: a.go 41 ms, b.go 30 ms, c.go 22 ms
-func summaryLine(r tools.IndexReport, projected float64) string {
+func summaryLine(r indexing.Report, projected float64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "indexed %s: %d files seen, %d changed, %d removed, %d failed, %d skipped",
 		r.Root, r.FilesSeen, r.FilesChanged+r.FilesReextracted, r.FilesRemoved, r.FilesFailed, r.FilesSkipped)
@@ -198,7 +199,7 @@ func summaryLine(r tools.IndexReport, projected float64) string {
 // or, for an index without an index that replaced precise files,
 //
 //	2 precise files re-extracted without an index (inferred until cos index --precise)
-func preciseSummary(p tools.PreciseReport) string {
+func preciseSummary(p indexing.PreciseReport) string {
 	var parts []string
 	for _, ix := range p.Indexers {
 		name := ix.Indexer
@@ -206,7 +207,7 @@ func preciseSummary(p tools.PreciseReport) string {
 			name = ix.Name
 		}
 		switch ix.Status {
-		case tools.IndexerOK:
+		case indexing.IndexerOK:
 			s := fmt.Sprintf("%s %d files", name, ix.FilesPrecise)
 			if ix.Seconds > 0 {
 				s += fmt.Sprintf(" (%.1f s)", ix.Seconds)
@@ -215,7 +216,7 @@ func preciseSummary(p tools.PreciseReport) string {
 				s += " (" + ix.Message + ")"
 			}
 			parts = append(parts, s)
-		case tools.IndexerMissing:
+		case indexing.IndexerMissing:
 			parts = append(parts, name+" not installed")
 		default:
 			parts = append(parts, name+" "+ix.Status+" (see --json)")

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/extract"
-	"github.com/cos-dev/cos/tools"
+	"github.com/cos-dev/cos/indexing"
 )
 
 func writeIndexRepo(t testing.TB) string {
@@ -59,7 +59,7 @@ func TestIndex_JSONReport(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var got struct {
-		Report tools.IndexReport `json:"report"`
+		Report indexing.Report `json:"report"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v: %q", err, out)
@@ -95,7 +95,7 @@ func TestIndex_Failures(t *testing.T) {
 }
 
 func TestSummaryLine_NamesTheSlowest(t *testing.T) {
-	r := tools.IndexReport{Root: "/r", FilesSeen: 10, FilesChanged: 2, FilesReextracted: 1, FilesRemoved: 1, FilesWithParseErrors: 1,
+	r := indexing.Report{Root: "/r", FilesSeen: 10, FilesChanged: 2, FilesReextracted: 1, FilesRemoved: 1, FilesWithParseErrors: 1,
 		FilesTrimmed: 1, Nodes: 5, Edges: 7, Events: 4, Bytes: 3 << 20, Seconds: 1.5}
 	r.Slowest = []extract.Timing{{Path: "a/b/c.go", MS: 41.2}}
 	got := summaryLine(r, 0.25)
@@ -130,8 +130,8 @@ func TestIndex_PreciseFlags(t *testing.T) {
 // TestPreciseSummary: the summary line says what an indexer's report
 // says of a partial index and how many sites keep inferred edges.
 func TestPreciseSummary(t *testing.T) {
-	got := preciseSummary(tools.PreciseReport{
-		Indexers:      []tools.IndexerReport{{Name: "scip-typescript", Indexer: "scip-typescript 0.4.0", Status: tools.IndexerOK, FilesPrecise: 3, Message: "3 of 9 documents are files of this tree"}},
+	got := preciseSummary(indexing.PreciseReport{
+		Indexers:      []indexing.IndexerReport{{Name: "scip-typescript", Indexer: "scip-typescript 0.4.0", Status: indexing.IndexerOK, FilesPrecise: 3, Message: "3 of 9 documents are files of this tree"}},
 		InferredSites: 2,
 	})
 	want := "precise: scip-typescript 0.4.0 3 files (3 of 9 documents are files of this tree) (2 sites the index did not cover keep inferred edges)"

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/state"
 )
 
 func TestLogAppend_PrintsReceiptAndReplays(t *testing.T) {
@@ -113,7 +114,7 @@ func TestVerify_OKAndBroken(t *testing.T) {
 	if code, out, _ := run(t, dir, "verify"); code != 0 || out != "ok 3 events\n" {
 		t.Fatalf("verify: %d %q", code, out)
 	}
-	path := filepath.Join(dir, LogFile)
+	path := filepath.Join(dir, state.LogFile)
 	raw, _ := os.ReadFile(path)
 	// bbolt is copy-on-write: stale copies of a page may hold the marker
 	// too, so corrupt every copy.

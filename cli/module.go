@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cos-dev/cos/tools"
+	"github.com/cos-dev/cos/state"
 	"github.com/spf13/cobra"
 )
 
@@ -14,7 +14,7 @@ func (a *app) moduleCommand() *cobra.Command {
 		Use:   "module",
 		Short: "List, enable or disable the tool modules (graph, tasks, evidence, metrics)",
 		Long: "A disabled module's tools answer module_disabled (seed 000). The state lives in " +
-			tools.ModulesFile + " in the state folder; running servers pick a change up on their next call.",
+			state.ModulesFile + " in the state folder; running servers pick a change up on their next call.",
 	}
 	var asJSON bool
 	list := &cobra.Command{
@@ -22,7 +22,7 @@ func (a *app) moduleCommand() *cobra.Command {
 		Short: "Print each module and whether it is enabled",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			ms, err := tools.ListModules(a.stateDir)
+			ms, err := state.ListModules(a.stateDir)
 			if err != nil {
 				return &exitError{code: ExitError, err: fmt.Errorf("E_STORAGE: %w", err)}
 			}
@@ -46,8 +46,8 @@ func (a *app) moduleCommand() *cobra.Command {
 			Short: use + " a module",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(_ *cobra.Command, args []string) error {
-				err := tools.SetModule(a.stateDir, args[0], enabled)
-				if errors.Is(err, tools.ErrUnknownModule) {
+				err := state.SetModule(a.stateDir, args[0], enabled)
+				if errors.Is(err, state.ErrUnknownModule) {
 					return usageError("%v", err)
 				}
 				if err != nil {

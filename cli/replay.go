@@ -9,7 +9,7 @@ import (
 	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/projections/tasks"
-	"github.com/cos-dev/cos/tools"
+	"github.com/cos-dev/cos/state"
 	"github.com/spf13/cobra"
 )
 
@@ -54,14 +54,14 @@ func (a *app) replayCommand() *cobra.Command {
 				return err
 			}
 			defer l.Close()
-			set := tools.NewProjectionSet()
+			set := state.NewProjectionSet()
 			t, err := projections.OpenAt(cmd.Context(), l, set.List(), u, projections.TailerOptions{StateDir: a.stateDir, Logger: a.stderrLogger(slog.LevelWarn)})
 			if err != nil {
 				return failure(err)
 			}
 			defer t.Close()
 			hash, pos := t.StateHash()
-			a.notePastHead(l, u, pos.Seq)
+			a.notePastHead(u, pos.Seq)
 			rep := replayReport{Until: until, Position: pos, StateHash: hex.EncodeToString(hash[:]), ByType: map[string]int{}, Stream: stream}
 			err = l.Read(cmd.Context(), 1, func(ev eventlog.Event) error {
 				if ev.Seq > pos.Seq {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cos-dev/cos/state"
 )
 
 // TestMain lets tests run the test binary as the cos command: with
@@ -43,14 +45,14 @@ func TestRun_StateDir_FlagEnvDefault(t *testing.T) {
 	if code, _, errs := run(t, flagDir, "log", "append", "--stream", "s", "--type", "a.b", "--data", "{}"); code != 0 {
 		t.Fatalf("append with --state-dir: %d %s", code, errs)
 	}
-	if _, err := os.Stat(filepath.Join(flagDir, LogFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(flagDir, state.LogFile)); err != nil {
 		t.Fatalf("--state-dir not used: %v", err)
 	}
 	var out bytes.Buffer
 	if code := Run(context.Background(), []string{"log", "append", "--stream", "s", "--type", "a.b", "--data", "{}"}, IO{Out: &out, Err: &out}); code != 0 {
 		t.Fatalf("append with $COS_STATE_DIR: %s", out.String())
 	}
-	if _, err := os.Stat(filepath.Join(envDir, LogFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(envDir, state.LogFile)); err != nil {
 		t.Fatalf("$COS_STATE_DIR not used: %v", err)
 	}
 	t.Setenv("COS_STATE_DIR", "")
@@ -58,7 +60,7 @@ func TestRun_StateDir_FlagEnvDefault(t *testing.T) {
 	if code := Run(context.Background(), []string{"log", "append", "--stream", "s", "--type", "a.b", "--data", "{}"}, IO{Out: &out, Err: &out}); code != 0 {
 		t.Fatalf("append with the default: %s", out.String())
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".cos", LogFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, ".cos", state.LogFile)); err != nil {
 		t.Fatalf("./.cos not used: %v", err)
 	}
 }

@@ -1,15 +1,17 @@
 package cli
 
 import (
-	"errors"
+	"context"
 	"log/slog"
+	"net/http"
 	"os"
 
-	"github.com/cos-dev/cos/tools"
+	"github.com/cos-dev/cos/mcp"
 	"github.com/spf13/cobra"
 )
 
-// serverFlags are the flags shared by commands that open a tools.Server.
+// serverFlags are the flags shared by commands that open the state folder
+// and run tools.
 type serverFlags struct {
 	nats      string
 	namespace string
@@ -24,21 +26,6 @@ func (f *serverFlags) add(cmd *cobra.Command, defaultNATS string) {
 	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "folder cos_graph_index may index (repeatable; default: the working directory)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "folder name indexing skips, on top of node_modules, vendor, .venv, __pycache__, dist, build, .cos (repeatable)")
 	cmd.Flags().IntVar(&f.budget, "budget-chars", 0, "envelope token budget in characters (default 32000, seed 000)")
-}
-
-func (a *app) serverOptions(f serverFlags, logger *slog.Logger) tools.Options {
-	o := tools.Options{
-		StateDir:  a.stateDir,
-		Roots:     f.roots,
-		Exclude:   f.exclude,
-		NATS:      f.nats,
-		Namespace: f.namespace,
-		Version:   Version,
-		Logger:    logger,
-		SCIPTools: os.Getenv(SCIPToolsEnv),
-	}
-	o.Budget.BudgetChars = f.budget
-	return o
 }
 
 // stderrLogger logs text lines to stderr: stdout is the MCP stream.
@@ -69,20 +56,25 @@ func (a *app) serveCommand() *cobra.Command {
 			}
 			logger := a.stderrLogger(level)
 			ctx := cmd.Context()
-			srv, err := tools.Open(ctx, a.serverOptions(f, logger))
+			if addr != "" {
+				if err := checkHTTPAddr(addr, token); err != nil {
+					return usageError("%v", err)
+				}
+			}
+			o, err := a.openTools(ctx, f, logger, nil)
 			if err != nil {
 				return failure(err)
 			}
-			defer srv.Close()
+			defer func() { _ = o.close(context.Background()) }()
+			srv := mcp.New(o.r, mcp.Options{Version: Version, Budget: f.budgetOptions(), Logger: logger})
 			errc := make(chan error, 2)
 			if addr != "" {
-				go func() { errc <- srv.ServeHTTP(ctx, Version, tools.HTTPOptions{Addr: addr, Token: token}) }()
+				mux := http.NewServeMux()
+				srv.Mount(mux, token)
+				go func() { errc <- serveHTTP(ctx, addr, mux, logger) }()
 			}
-			go func() { errc <- srv.ServeStdio(ctx, Version, a.io.In, a.io.Out) }()
+			go func() { errc <- srv.ServeStdio(ctx, a.io.In, a.io.Out) }()
 			err = <-errc
-			if errors.Is(err, tools.ErrTokenRequired) {
-				return usageError("%v", err)
-			}
 			if err != nil {
 				return failure(err)
 			}

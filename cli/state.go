@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/state"
 )
-
-// LogFile is the event log's file name inside the state folder.
-const LogFile = "events.db"
 
 // openLog opens the state folder's event log; for writing it creates the
 // folder first, for reading a missing folder is an empty log.
@@ -19,7 +17,7 @@ func (a *app) openLog(readOnly bool) (*eventlog.Log, error) {
 			return nil, &exitError{code: ExitError, err: fmt.Errorf("E_STORAGE: create state folder: %w", err)}
 		}
 	}
-	l, err := eventlog.Open(filepath.Join(a.stateDir, LogFile), eventlog.Options{ReadOnly: readOnly})
+	l, err := eventlog.Open(filepath.Join(a.stateDir, state.LogFile), eventlog.Options{ReadOnly: readOnly})
 	if err != nil {
 		return nil, failure(err)
 	}

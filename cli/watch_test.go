@@ -15,6 +15,7 @@ import (
 
 	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/state"
 )
 
 // sink is an io.Writer that tests can wait on.
@@ -105,7 +106,7 @@ func newWriter(t *testing.T, dir string, publish bool) *writer {
 		}
 		t.Cleanup(func() { _ = b.Close() })
 	}
-	l, err := eventlog.Open(filepath.Join(dir, LogFile), eventlog.Options{OnCommit: func(evs []eventlog.Event) {
+	l, err := eventlog.Open(filepath.Join(dir, state.LogFile), eventlog.Options{OnCommit: func(evs []eventlog.Event) {
 		if b == nil {
 			return
 		}
@@ -296,7 +297,7 @@ func TestWatch_NeverWritesTheLog(t *testing.T) {
 	}
 	_, _, stop := startWatch(t, dir, "--nats", "off", "--from", "1")
 	stop()
-	if _, err := os.Stat(filepath.Join(dir, LogFile)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, state.LogFile)); !os.IsNotExist(err) {
 		t.Fatalf("cos watch created the log: %v", err)
 	}
 }

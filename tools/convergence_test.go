@@ -21,6 +21,7 @@ import (
 
 	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/state"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -313,7 +314,7 @@ func checkConverged(t *testing.T, dir string, procs []*serveProc, a *acks, kille
 	for _, e := range a.errs {
 		t.Error(e)
 	}
-	l, err := eventlog.Open(filepath.Join(dir, LogFile), eventlog.Options{ReadOnly: true})
+	l, err := eventlog.Open(filepath.Join(dir, state.LogFile), eventlog.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

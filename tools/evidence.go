@@ -4,9 +4,9 @@ import (
 	"context"
 	"os"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/evidence"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // recordExample is the corrected example of cos_supervise_record_output.
@@ -51,7 +51,7 @@ func evidenceTools() []*Tool {
 				{Name: "kind", Type: TString, Enum: evidence.Kinds, Default: evidence.KindOutput},
 				requestIDParam,
 			},
-			Handler: domainTool(recordOutputTool),
+			Handler: recordOutputTool,
 		},
 		{
 			Name:        "cos_evidence_bundle",
@@ -59,7 +59,7 @@ func evidenceTools() []*Tool {
 			Module:      "evidence", Layer: envelope.LayerAudit, ReadOnly: true, Idempotent: true,
 			Example: `{"session_id": "sess-42"}`,
 			Params:  []Param{session},
-			Handler: domainTool(evidenceBundleTool),
+			Handler: evidenceBundleTool,
 		},
 	}
 }
@@ -71,7 +71,7 @@ func recordOutputTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, err
 		return nil, tm, err
 	}
 	session, kind, role := c.Args.Str("session_id"), c.Args.StrOr("kind", evidence.KindOutput), c.Args.Str("role")
-	stream, p, err := c.S.roles.Prepare(session, kind, role, c.Args.Raw("output"))
+	stream, p, err := c.st.Roles().Prepare(session, kind, role, c.Args.Raw("output"))
 	if err != nil {
 		return nil, tm, err
 	}
@@ -81,14 +81,14 @@ func recordOutputTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, err
 	}
 	r := recs[0]
 	var b evidence.Bundle
-	if err := c.ReadBack(ctx, r.LastSeq, func() { b, err = c.S.bundles.Get(session) }); err != nil {
+	if err := c.ReadBack(ctx, r.LastSeq, func() { b, err = c.V.Bundles.Get(session) }); err != nil {
 		return nil, tm, err
 	}
 	if err != nil {
 		return nil, tm, err
 	}
-	b = b.WithSlots(c.S.roles.RoleIDs())
-	path, err := evidence.Export(ctx, evidence.ExportDir(c.S.opts.StateDir, os.Getenv), b)
+	b = b.WithSlots(c.st.Roles().RoleIDs())
+	path, err := evidence.Export(ctx, evidence.ExportDir(c.st.Dir(), os.Getenv), b)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -112,11 +112,11 @@ func evidenceBundleTool(_ context.Context, c *Call) (any, envelope.ToolMeta, err
 	if err := evidence.ValidateSession(session); err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
-	b, err := c.S.bundles.Get(session)
+	b, err := c.V.Bundles.Get(session)
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
-	b = b.WithSlots(c.S.roles.RoleIDs())
+	b = b.WithSlots(c.st.Roles().RoleIDs())
 	return map[string]any{"bundle": b, "count": b.Count(),
-		"export_path": evidence.ExportPath(evidence.ExportDir(c.S.opts.StateDir, os.Getenv), session)}, envelope.ToolMeta{}, nil
+		"export_path": evidence.ExportPath(evidence.ExportDir(c.st.Dir(), os.Getenv), session)}, envelope.ToolMeta{}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/state"
 )
 
 func TestSuperviseRecordOutput_RecordsAndExports(t *testing.T) {
@@ -124,7 +125,7 @@ func TestSuperviseRecordOutput_RequestID(t *testing.T) {
 func TestEvidenceTools_ModuleGate(t *testing.T) {
 	dir := t.TempDir()
 	s := openServer(t, dir)
-	if err := SetModule(dir, "evidence", false); err != nil {
+	if err := state.SetModule(dir, "evidence", false); err != nil {
 		t.Fatal(err)
 	}
 	e := call(t, s, "cos_supervise_record_output", `{"session_id":"s","kind":"discovery","output":{"summary":"x"}}`)
@@ -134,7 +135,7 @@ func TestEvidenceTools_ModuleGate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, evidence.DefaultAgentSubdir)); !os.IsNotExist(err) {
 		t.Fatalf("a disabled module exported: %v", err)
 	}
-	if err := SetModule(dir, "evidence", true); err != nil {
+	if err := state.SetModule(dir, "evidence", true); err != nil {
 		t.Fatal(err)
 	}
 	okEnv(t, call(t, s, "cos_supervise_record_output", `{"session_id":"s","kind":"discovery","output":{"summary":"x"}}`), "enabled again")

@@ -15,7 +15,7 @@ import (
 // benchGraph appends a synthetic graph of files × perFile function nodes
 // (plus the file nodes) through the log: every function is contained by its
 // file and calls two others; every 20th calls the hub.
-func benchGraph(b *testing.B, s *Server, files, perFile int) (hub string) {
+func benchGraph(b *testing.B, s *testServer, files, perFile int) (hub string) {
 	b.Helper()
 	ctx := context.Background()
 	fn := func(i int) string {
@@ -78,7 +78,7 @@ func processCPU() time.Duration {
 // envelope and its budget included) on a 100,000-node graph: 1,000 files ×
 // 99 functions plus the file nodes, about 305,000 edges.
 func BenchmarkGraphTools_100k(b *testing.B) {
-	s, err := Open(context.Background(), Options{StateDir: b.TempDir(), NATS: "off", NoBackgroundSnapshots: true})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: b.TempDir(), NATS: "off", NoBackgroundSnapshots: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,11 +10,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/internal/pagecursor"
 	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // This file is what cos_graph_references, cos_graph_impact and
@@ -514,7 +514,7 @@ type graphPage struct {
 // before the graph last changed is STALE_CURSOR.
 func pageStart(c *Call, cursor string, query [8]byte, n int) (from int, walkSeq uint64, err error) {
 	if cursor == "" {
-		return 0, c.Pos.Seq, nil
+		return 0, c.V.Pos.Seq, nil
 	}
 	cur, err := pagecursor.Decode(cursor)
 	if err != nil {
@@ -532,11 +532,11 @@ func pageStart(c *Call, cursor string, query [8]byte, n int) (from int, walkSeq 
 			"This cursor no longer describes the answer (%s); ask again without cursor", reason).
 			WithDetails(map[string]any{"field": "cursor", "reason": reason})
 	}
-	switch last := c.S.graph.LastChange(c.Pos.Seq); {
+	switch last := c.V.Graph.LastChange(c.V.Pos.Seq); {
 	case cur.Query != query:
 		return 0, 0, stale("it belongs to another question: other node, edge types, depth or include_tests")
-	case cur.Seq > c.Pos.Seq:
-		return 0, 0, stale(fmt.Sprintf("it is from log seq %d, this view is at %d", cur.Seq, c.Pos.Seq))
+	case cur.Seq > c.V.Pos.Seq:
+		return 0, 0, stale(fmt.Sprintf("it is from log seq %d, this view is at %d", cur.Seq, c.V.Pos.Seq))
 	case last > cur.Seq:
 		return 0, 0, stale(fmt.Sprintf("the graph changed at log seq %d, after the cursor's %d", last, cur.Seq))
 	case cur.After > uint64(n):

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cos-dev/cos/tools/envelope"
+	"github.com/cos-dev/cos/envelope"
 )
 
 // ifaceNodes and ifaceEdges are a small Go program with an interface:

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // The cos_graph_doctor categories of seed 000 ("cos_graph_doctor issue
@@ -106,21 +106,18 @@ func graphDoctorTool() *Tool {
 
 func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	tm := envelope.ToolMeta{FixableCategories: doctorFixable, InformationalCategories: doctorInformational}
-	if err := c.S.tailer.Fresh(ctx); err != nil {
-		return nil, tm, err
-	}
 	// stale_paths needs to know where the files live: the roots given, or
 	// the folder last indexed. A graph built without either (only agent
 	// upserts) skips that check rather than calling every path stale.
 	var roots []string
-	if len(c.S.opts.Roots) > 0 || c.S.indexedRoot() != "" {
-		roots = c.S.roots()
+	if c.ix.HasRoots() || c.ix.IndexedRoot() != "" {
+		roots = c.ix.Roots()
 	}
 	var (
 		body map[string]any
 		plan *doctorPlan
 	)
-	if err := c.ReadBack(ctx, 0, func() { body, plan = diagnose(c.S.graph, roots) }); err != nil {
+	if err := freshView(ctx, c, func() { body, plan = diagnose(c.V.Graph, roots) }); err != nil {
 		return nil, tm, err
 	}
 	if !c.Args.Bool("fix", false) {
@@ -144,7 +141,7 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, tm, err
 	}
-	if err := c.ReadBack(ctx, rcs[0].LastSeq, func() { body, _ = diagnose(c.S.graph, roots) }); err != nil {
+	if err := c.ReadBack(ctx, rcs[0].LastSeq, func() { body, _ = diagnose(c.V.Graph, roots) }); err != nil {
 		return nil, tm, err
 	}
 	body["fixed"] = map[string]any{
@@ -155,26 +152,6 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		"files_removed": plan.files,
 	}
 	return body, tm, nil
-}
-
-// roots returns the absolute folders the graph's repo-relative paths are
-// read under: Options.Roots when given, else the folder the graph was last
-// indexed from, else the working directory.
-func (s *Server) roots() []string {
-	rs := s.opts.Roots
-	if len(rs) == 0 {
-		if r := s.indexedRoot(); r != "" {
-			return []string{r}
-		}
-		rs = []string{"."}
-	}
-	out := make([]string, 0, len(rs))
-	for _, r := range rs {
-		if abs, err := filepath.Abs(r); err == nil {
-			out = append(out, abs)
-		}
-	}
-	return out
 }
 
 // malformedPath reports whether a uid or path holds "../", a backtick or

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // Export limits (issue 5: max_nodes ≤ 2000, the G35 hard cap of seed 000).
@@ -53,7 +53,7 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		follow = typeSet(types)
 	}
 	keep := func(e graph.Edge) bool { return follow == nil || follow[e.Type] }
-	g := c.S.graph
+	g := c.V.Graph
 	var uids []string
 	body := map[string]any{}
 	if raw := c.Args.Str("root"); raw != "" {

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cos-dev/cos/tools/envelope"
+	"github.com/cos-dev/cos/envelope"
 )
 
 // graphRepo is a repository on disk and a Server indexing it as its root.
 type graphRepo struct {
 	root string
-	s    *Server
+	s    *testServer
 }
 
 // openGraphRepo writes files (repo-relative path → content) into a fresh
@@ -31,7 +31,7 @@ func openGraphRepo(t testing.TB, files map[string]string, budget envelope.Option
 			t.Fatal(err)
 		}
 	}
-	s, err := Open(context.Background(), Options{StateDir: t.TempDir(), Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true, Budget: budget})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: t.TempDir(), Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true, Budget: budget})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -40,7 +40,7 @@ func openGraphRepo(t testing.TB, files map[string]string, budget envelope.Option
 }
 
 // mustOK calls tool and fails unless the envelope is ok.
-func graphOK(t testing.TB, s *Server, tool, args string) envOf {
+func graphOK(t testing.TB, s *testServer, tool, args string) envOf {
 	t.Helper()
 	e := call(t, s, tool, args)
 	if !e.OK {
@@ -50,7 +50,7 @@ func graphOK(t testing.TB, s *Server, tool, args string) envOf {
 }
 
 // mustFail calls tool and fails unless the envelope is a failure with code.
-func graphFail(t testing.TB, s *Server, tool, args string, code envelope.Code) envOf {
+func graphFail(t testing.TB, s *testServer, tool, args string, code envelope.Code) envOf {
 	t.Helper()
 	e := call(t, s, tool, args)
 	if e.OK {

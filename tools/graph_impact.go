@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // impactEdgeTypes are the edge types cos_graph_impact follows backwards when
@@ -194,7 +194,7 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	includeTests := c.Args.Bool("include_tests", true)
 	follow := typeSet(types)
-	g := c.S.graph
+	g := c.V.Graph
 	root := res.Node.UID
 	w := &impactWalk{
 		g: g, root: root, follow: types, includeTests: includeTests,

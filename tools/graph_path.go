@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/search"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // pathStep is one hop of a path: the node reached and the edge that reached
@@ -189,7 +189,7 @@ func pathTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		follow = typeSet(types)
 	}
 	direction := c.Args.StrOr("direction", pathUndirected)
-	g := c.S.graph
+	g := c.V.Graph
 	from, to := src.Node.UID, dst.Node.UID
 	chain, links, err := shortestPath(ctx, g, from, to, maxHops, follow, direction)
 	if err != nil {

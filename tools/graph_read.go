@@ -5,9 +5,9 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/search"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // Edge types the graph tools accept in edge_types filters.
@@ -138,7 +138,7 @@ func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	} else if _, amb := asAmbiguous(err); !amb && !errors.As(err, &nf) {
 		return nil, tm, err // the index or the context failed: no candidates to list
 	}
-	results, err := c.S.resolver.Candidates(ctx, q, kinds, limit)
+	results, err := c.V.Resolver.Candidates(ctx, q, kinds, limit)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -158,7 +158,7 @@ func contextTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	depth := c.Args.Int("depth", 1)
 	types := c.Args.Strings("edge_types")
-	g := c.S.graph
+	g := c.V.Graph
 	root := res.Node.UID
 	dist := map[string]int{root: 0}
 	frontier := []string{root}

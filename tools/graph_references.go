@@ -4,8 +4,8 @@ import (
 	"context"
 	"sort"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // defaultReferenceKinds are the edge types cos_graph_references follows when
@@ -99,7 +99,7 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	}
 	includeTests := c.Args.Bool("include_tests", true)
 	follow := typeSet(kinds)
-	g := c.S.graph
+	g := c.V.Graph
 	root := res.Node.UID
 	comp := completeness{g: g, calls: follow[graph.EdgeCalls]}
 	comp.add(res.Node, g.HasIn(root, graph.EdgeReferences))

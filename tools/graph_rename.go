@@ -15,8 +15,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // Bounds of one cos_graph_rename_plan scan.
@@ -106,7 +106,7 @@ func renamePlanTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	if oldName == newName {
 		return nil, tm, argError(c.Tool, "new_name", describeString(newName), "a name other than the current one")
 	}
-	g := c.S.graph
+	g := c.V.Graph
 	// Files in scan order: the node's, its referrers', then every doc and
 	// test file of the graph.
 	var files []string
@@ -152,7 +152,7 @@ func renamePlanTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	}
 	skipped := []skip{}
 	skippedCount, scanned := 0, 0
-	roots := c.S.roots()
+	roots := c.ix.Roots()
 	for i, p := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, tm, err

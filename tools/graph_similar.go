@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/search"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // Weights of cos_graph_similar's score (they sum to 1): the name, from the
@@ -55,12 +55,12 @@ func similarTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	tm := resolvedMeta(res)
 	limit := c.Args.Int("limit", 10)
-	g := c.S.graph
+	g := c.V.Graph
 	root := res.Node
 	words := search.Tokens(root.Label)
 	rootIn, rootOut := g.Degree(root.UID)
 	rootDeg := rootIn + rootOut
-	hits, err := c.S.index.Suggest(ctx, strings.Join(words, " "), nil, limit*similarPool+1)
+	hits, err := c.V.Search.Suggest(ctx, strings.Join(words, " "), nil, limit*similarPool+1)
 	if err != nil {
 		return nil, tm, err
 	}

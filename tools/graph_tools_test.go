@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 func TestGraphImpact_AmbiguousNameListsBoth(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cos-dev/cos/tools/envelope"
+	"github.com/cos-dev/cos/envelope"
 )
 
 // This file pins what a newcomer trial found missing or misleading in the

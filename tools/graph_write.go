@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // Size limits of one cos_graph_upsert or cos_graph_delete call.
@@ -354,14 +354,13 @@ func upsertTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, tm, err
 	}
-	if err := c.S.tailer.Fresh(ctx); err != nil {
-		return nil, tm, err
-	}
 	var (
 		nodes []graph.Node
 		edges []graph.Edge
 	)
-	c.S.tailer.View(func(projections.Position) { nodes, edges, err = upsertInput(ctx, c) })
+	if ferr := freshView(ctx, c, func() { nodes, edges, err = upsertInput(ctx, c) }); ferr != nil {
+		return nil, tm, ferr
+	}
 	if err != nil {
 		return nil, tm, err
 	}
@@ -380,7 +379,7 @@ func upsertTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	var body map[string]any
 	err = c.ReadBack(ctx, rcs[0].LastSeq, func() {
-		g := c.S.graph
+		g := c.V.Graph
 		gotNodes := make([]nodeView, 0, len(nodes))
 		for _, n := range nodes {
 			gotNodes = append(gotNodes, nodeOrMissing(g, n.UID))
@@ -425,7 +424,7 @@ func mustPayload(typ string, v any) eventlog.Payload {
 // the log replays the original receipt — or answers E_REQUEST_REUSE when
 // they differ (seed 002).
 func deleteInput(ctx context.Context, c *Call, resend bool) ([]string, []graph.EdgeKey, error) {
-	g := c.S.graph
+	g := c.V.Graph
 	var uids []string
 	for i, raw := range c.Args.Strings("uids") {
 		at := fmt.Sprintf("uids[%d]", i)
@@ -500,20 +499,19 @@ func deleteTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, tm, err
 	}
-	if err := c.S.tailer.Fresh(ctx); err != nil {
-		return nil, tm, err
-	}
 	var (
 		uids []string
 		keys []graph.EdgeKey
 	)
 	resend := false
 	if rid != "" {
-		if _, resend, err = c.S.log.LookupReceipt(ctx, rid); err != nil {
+		if _, resend, err = c.st.LookupReceipt(ctx, rid); err != nil {
 			return nil, tm, err
 		}
 	}
-	c.S.tailer.View(func(projections.Position) { uids, keys, err = deleteInput(ctx, c, resend) })
+	if ferr := freshView(ctx, c, func() { uids, keys, err = deleteInput(ctx, c, resend) }); ferr != nil {
+		return nil, tm, ferr
+	}
 	if err != nil {
 		return nil, tm, err
 	}
@@ -530,7 +528,7 @@ func deleteTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	var body map[string]any
 	err = c.ReadBack(ctx, rcs[0].LastSeq, func() {
-		g := c.S.graph
+		g := c.V.Graph
 		still := []string{}
 		for _, uid := range uids {
 			if g.HasNode(uid) {

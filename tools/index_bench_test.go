@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/projections"
 )
 
@@ -39,20 +40,20 @@ func BenchmarkIndex_GoSrc(b *testing.B) {
 	}
 	state := b.TempDir()
 	ctx := context.Background()
-	open := func() *Server {
-		s, err := Open(ctx, Options{StateDir: state, Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true})
+	open := func() *testServer {
+		s, err := openTestServer(ctx, testOptions{StateDir: state, Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true})
 		if err != nil {
 			b.Fatal(err)
 		}
 		return s
 	}
-	report := func(b *testing.B, rep IndexReport) {
+	report := func(b *testing.B, rep indexing.Report) {
 		b.ReportMetric(float64(rep.Events), "events/op")
 		b.ReportMetric(float64(rep.Bytes), "bytes-appended/op")
 		b.ReportMetric(float64(rep.FilesSeen), "files/op")
 		b.ReportMetric(rep.Seconds, "index-s/op")
 	}
-	settle := func(b *testing.B, s *Server) float64 {
+	settle := func(b *testing.B, s *testServer) float64 {
 		start := time.Now()
 		if _, err := s.tailer.CatchUp(ctx); err != nil {
 			b.Fatal(err)
@@ -140,7 +141,7 @@ func BenchmarkIndex_GoSrc(b *testing.B) {
 
 // tenGoFiles picks ten indexed, non-test Go files spread over the tree
 // (files the walk skips — vendor/, too large — would not count as changed).
-func tenGoFiles(b *testing.B, s *Server, root string) []string {
+func tenGoFiles(b *testing.B, s *testServer, root string) []string {
 	var all []string
 	s.tailer.View(func(projections.Position) {
 		for p := range s.graph.FileHashes() {

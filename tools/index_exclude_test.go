@@ -21,7 +21,7 @@ func TestIndex_ExcludeSkipsFolders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := Open(context.Background(), Options{StateDir: t.TempDir(), NATS: "off", NoBackgroundSnapshots: true, Exclude: []string{"generated"}})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: t.TempDir(), NATS: "off", NoBackgroundSnapshots: true, Exclude: []string{"generated"}})
 	if err != nil {
 		t.Fatal(err)
 	}

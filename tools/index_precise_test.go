@@ -13,9 +13,9 @@ import (
 	scippb "github.com/sourcegraph/scip/bindings/go/scip"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/extract/scip"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/indexing"
 )
 
 var preciseFixture = map[string]string{
@@ -84,7 +84,7 @@ func writeIndex(t testing.TB, path string, idx *scippb.Index) {
 }
 
 // completenessOfCall runs a tool and returns its completeness and reasons.
-func completenessOfCall(t testing.TB, s *Server, tool, args string) (string, map[string]any) {
+func completenessOfCall(t testing.TB, s *testServer, tool, args string) (string, map[string]any) {
 	t.Helper()
 	e := idxCall(t, s, tool, args)
 	if !e.OK {
@@ -96,7 +96,7 @@ func completenessOfCall(t testing.TB, s *Server, tool, args string) (string, map
 	return c, r
 }
 
-func fileMeta(t testing.TB, s *Server, path string) map[string]any {
+func fileMeta(t testing.TB, s *testServer, path string) map[string]any {
 	t.Helper()
 	if err := s.tailer.Fresh(context.Background()); err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestIndexPrecise_SCIPFileThenIncremental(t *testing.T) {
 
 	rep := idxReport(t, s, `{"scip": ["scip/index.scip"]}`)
 	p := rep.Precise
-	if p == nil || len(p.Indexers) != 1 || p.Indexers[0].Status != IndexerOK || p.Indexers[0].Indexer != "scip-python 0.6.6" ||
+	if p == nil || len(p.Indexers) != 1 || p.Indexers[0].Status != indexing.IndexerOK || p.Indexers[0].Indexer != "scip-python 0.6.6" ||
 		p.Indexers[0].Documents != 3 || p.Indexers[0].FilesPrecise != 3 || p.FilesPrecise != 3 || p.FilesNotCovered != 0 {
 		t.Fatalf("precise report: %+v", p)
 	}
@@ -234,7 +234,7 @@ func TestIndexPrecise_Arguments(t *testing.T) {
 func TestIndexPrecise_MissingToolsFolder(t *testing.T) {
 	root := idxWriteRepo(t, preciseFixture)
 	missing := filepath.Join(t.TempDir(), "nonexistent")
-	s, err := Open(context.Background(), Options{StateDir: t.TempDir(), Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true, SCIPTools: missing})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: t.TempDir(), Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true, SCIPTools: missing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,22 +242,6 @@ func TestIndexPrecise_MissingToolsFolder(t *testing.T) {
 	e := idxCall(t, s, "cos_graph_index", `{"precise": true}`)
 	if e.OK || e.Error.Code != "E_ARGUMENT" || !strings.Contains(e.Error.Message, missing+" (--scip-tools, or COS_SCIP_TOOLS) does not exist") {
 		t.Errorf("ok %v, %s %q; want E_ARGUMENT saying the folder does not exist", e.OK, e.Error.Code, e.Error.Message)
-	}
-}
-
-// A file of an indexer's language that cos skips (over the size limit)
-// does not make cos run the indexer.
-func TestLanguagesIn_SkipsTooLargeFiles(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "big.py"), make([]byte, extract.DefaultMaxFileSize+1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "a.ts"), []byte("export const a = 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	need := languagesIn(context.Background(), root, nil)
-	if need["scip-python"] || !need["scip-typescript"] {
-		t.Fatalf("indexers to run = %v, want scip-typescript only", need)
 	}
 }
 
@@ -281,7 +265,7 @@ func TestIndexPrecise_MissingIndexerIsReported(t *testing.T) {
 	s := idxOpen(t, t.TempDir(), root)
 	rep := idxReport(t, s, `{"precise": true}`)
 	p := rep.Precise
-	if p == nil || len(p.Indexers) != 1 || p.Indexers[0].Name != "scip-python" || p.Indexers[0].Status != IndexerMissing ||
+	if p == nil || len(p.Indexers) != 1 || p.Indexers[0].Name != "scip-python" || p.Indexers[0].Status != indexing.IndexerMissing ||
 		!strings.Contains(p.Indexers[0].Message, "npm install -g @sourcegraph/scip-python") || p.FilesPrecise != 0 {
 		t.Fatalf("missing indexer: %+v", p)
 	}
@@ -314,14 +298,14 @@ export function boxes(n: number): Box[] {
 `,
 		"src/main.js": "import { boxes, measure } from './shape';\nexport function main() { return measure(boxes(3)); }\n",
 	})
-	s, err := Open(context.Background(), Options{StateDir: t.TempDir(), Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true, SCIPTools: dir})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: t.TempDir(), Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true, SCIPTools: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	rep := idxReport(t, s, `{"precise": true}`)
 	p := rep.Precise
-	if p == nil || len(p.Indexers) != 1 || p.Indexers[0].Status != IndexerOK || p.FilesPrecise != 2 || p.FilesNotCovered != 0 {
+	if p == nil || len(p.Indexers) != 1 || p.Indexers[0].Status != indexing.IndexerOK || p.FilesPrecise != 2 || p.FilesNotCovered != 0 {
 		t.Fatalf("precise report: %+v", p)
 	}
 	if !strings.HasPrefix(p.Indexers[0].Indexer, "scip-typescript ") {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/internal/testutil"
 	"github.com/cos-dev/cos/projections"
 )
 
@@ -26,59 +28,15 @@ type idxEnv struct {
 	} `json:"error"`
 }
 
-// idxFixture is a small Go + Markdown repository written into a temporary
-// folder.
-var idxFixture = map[string]string{
-	"go.mod": "module example.com/demo\n\ngo 1.22\n",
-	"main.go": `package main
+// idxFixture is a small Go + Markdown repository (testutil.DemoRepo).
+var idxFixture = testutil.DemoRepo
 
-import "example.com/demo/util"
-
-func main() {
-	run()
-}
-
-func run() {
-	util.Greet("world")
-	Привет()
-}
-`,
-	"hello.go": `package main
-
-import "fmt"
-
-// Привет greets in Russian.
-func Привет() { fmt.Println("привет") }
-`,
-	"util/greet.go": `package util
-
-import "fmt"
-
-// Greet prints a greeting.
-func Greet(name string) { fmt.Println("hello", name) }
-`,
-	"README.md": "# Demo 🚀\n\n## Запуск\n\nRun [main](main.go).\n",
-}
-
-func idxWriteRepo(t testing.TB, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for p, body := range files {
-		abs := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
+func idxWriteRepo(t testing.TB, files map[string]string) string { return testutil.WriteTree(t, files) }
 
 // idxOpen opens a Server whose one approved root is root.
-func idxOpen(t testing.TB, state, root string) *Server {
+func idxOpen(t testing.TB, state, root string) *testServer {
 	t.Helper()
-	s, err := Open(context.Background(), Options{StateDir: state, Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: state, Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -86,7 +44,7 @@ func idxOpen(t testing.TB, state, root string) *Server {
 	return s
 }
 
-func idxCall(t testing.TB, s *Server, tool, args string) idxEnv {
+func idxCall(t testing.TB, s *testServer, tool, args string) idxEnv {
 	t.Helper()
 	var e idxEnv
 	raw := s.Call(context.Background(), tool, json.RawMessage(args)).JSON()
@@ -97,14 +55,14 @@ func idxCall(t testing.TB, s *Server, tool, args string) idxEnv {
 }
 
 // idxReport runs cos_graph_index and returns its report.
-func idxReport(t testing.TB, s *Server, args string) IndexReport {
+func idxReport(t testing.TB, s *testServer, args string) indexing.Report {
 	t.Helper()
 	e := idxCall(t, s, "cos_graph_index", args)
 	if !e.OK {
 		t.Fatalf("cos_graph_index %s: %s %s", args, e.Error.Code, e.Error.Message)
 	}
 	b, _ := json.Marshal(e.Data["report"])
-	var rep IndexReport
+	var rep indexing.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +70,7 @@ func idxReport(t testing.TB, s *Server, args string) IndexReport {
 }
 
 // idxEventsAfter returns the events after seq.
-func idxEventsAfter(t testing.TB, s *Server, seq uint64) []eventlog.Event {
+func idxEventsAfter(t testing.TB, s *testServer, seq uint64) []eventlog.Event {
 	t.Helper()
 	var evs []eventlog.Event
 	if err := s.Log().Read(context.Background(), seq+1, func(ev eventlog.Event) error { evs = append(evs, ev); return nil }); err != nil {
@@ -121,7 +79,7 @@ func idxEventsAfter(t testing.TB, s *Server, seq uint64) []eventlog.Event {
 	return evs
 }
 
-func idxHead(t testing.TB, s *Server) uint64 {
+func idxHead(t testing.TB, s *testServer) uint64 {
 	t.Helper()
 	h, err := s.Log().Head()
 	if err != nil {
@@ -243,64 +201,13 @@ func TestIndex_PathOutsideRootsIsEPath(t *testing.T) {
 	}
 }
 
-func TestEncodePayload_SplitsOverTheEventLimit(t *testing.T) {
-	big := graph.FileExtracted{Path: "gen/tables.go", Extractor: "go", ContentHash: strings.Repeat("a", 64), ParseErrors: []string{"kept"}}
-	big.Nodes = append(big.Nodes, graph.Node{UID: "code:file:gen/tables.go", Kind: graph.KindFile, Label: "tables.go", Path: "gen/tables.go"})
-	for i := 0; i < 6000; i++ {
-		uid := fmt.Sprintf("code:function:gen/tables.go::F%05d", i)
-		big.Nodes = append(big.Nodes, graph.Node{UID: uid, Kind: graph.KindFunction, Label: fmt.Sprintf("F%05d", i), Path: "gen/tables.go",
-			Metadata: map[string]any{"doc": strings.Repeat("x", 40)}})
-		big.Edges = append(big.Edges, graph.Edge{Source: "code:file:gen/tables.go", Target: uid, Type: graph.EdgeContains, Extractor: "go"})
-		if i > 0 {
-			big.Edges = append(big.Edges, graph.Edge{Source: uid, Target: fmt.Sprintf("code:function:gen/tables.go::F%05d", i-1), Type: graph.EdgeCalls, Extractor: "go", Line: i})
-		}
-	}
-	nodes0, edges0 := len(big.Nodes), len(big.Edges)
-	parts, trimmed, err := encodePayload(&big)
-	if err != nil || trimmed || len(parts) < 2 {
-		t.Fatalf("parts=%d trimmed=%v err=%v, want several parts, nothing trimmed", len(parts), trimmed, err)
-	}
-	evs := make([]eventlog.Payload, len(parts))
-	for i, data := range parts {
-		if len(data) > maxPayloadBytes {
-			t.Fatalf("part %d has %d bytes, over %d", i, len(data), maxPayloadBytes)
-		}
-		evs[i] = eventlog.Payload{Type: graph.TypeFileExtracted, Data: data}
-	}
-	// The log takes the parts in one request, and the projection holds
-	// every node and edge of the file, twice over (a re-extraction replaces
-	// rather than adds).
-	s := idxOpen(t, t.TempDir(), t.TempDir())
-	for range 2 {
-		if _, err := s.Log().AppendOne(context.Background(), eventlog.AppendRequest{Stream: graph.Stream, Events: evs}); err != nil {
-			t.Fatalf("the log refused the parts: %v", err)
-		}
-	}
-	if err := s.tailer.Fresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var nodes, edges int
-	s.tailer.View(func(projections.Position) {
-		c := s.graph.Counts()
-		nodes, edges = c.Nodes, c.Edges
-	})
-	if nodes != nodes0 || edges != edges0 {
-		t.Errorf("graph holds %d nodes, %d edges; want %d, %d", nodes, edges, nodes0, edges0)
-	}
-	// A payload under the limit is one part, untouched.
-	small := graph.FileExtracted{Path: "a.go", Extractor: "go", Nodes: big.Nodes[:3]}
-	if parts, trimmed, _ := encodePayload(&small); trimmed || len(parts) != 1 || len(small.Nodes) != 3 {
-		t.Fatalf("small payload: %d parts, trimmed %v", len(parts), trimmed)
-	}
-}
-
 func TestIndex_ReadOnlyViewRefuses(t *testing.T) {
 	root := idxWriteRepo(t, idxFixture)
 	state := t.TempDir()
 	s := idxOpen(t, state, root)
 	idxReport(t, s, `{}`)
 	s.Close()
-	at, err := Open(context.Background(), Options{StateDir: state, Roots: []string{root}, NATS: "off", At: &projections.Until{Seq: 1}})
+	at, err := openTestServer(context.Background(), testOptions{StateDir: state, Roots: []string{root}, NATS: "off", At: &projections.Until{Seq: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

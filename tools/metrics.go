@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections/metrics"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // metricAnswer is what cos_metric_record answers: the measurement as
@@ -35,7 +35,7 @@ func metricTools() []*Tool {
 				{Name: "tags", Type: TObject, Description: `string values: {"tool": "cos_task_board"}`},
 				requestIDParam,
 			},
-			Handler: domainTool(metricRecordTool),
+			Handler: metricRecordTool,
 		},
 		{
 			Name: "cos_metric_query",
@@ -50,7 +50,7 @@ func metricTools() []*Tool {
 				{Name: "until", Type: TString, Description: `RFC 3339 time, or a duration before now ("1h")`},
 				{Name: "agg", Type: TString, Enum: metrics.Aggs, Default: metrics.DefaultAgg},
 			},
-			Handler: domainTool(metricQueryTool),
+			Handler: metricQueryTool,
 		},
 	}
 }
@@ -96,7 +96,7 @@ func metricQueryTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error)
 	if err != nil {
 		return nil, tm, err
 	}
-	res, err := c.S.series.Query(c.Args.Str("name"), since, until, c.Args.StrOr("agg", metrics.DefaultAgg))
+	res, err := c.V.Series.Query(c.Args.Str("name"), since, until, c.Args.StrOr("agg", metrics.DefaultAgg))
 	if err != nil {
 		return nil, tm, err
 	}

@@ -59,7 +59,7 @@ type childReply struct {
 
 func childMain() int {
 	out := json.NewEncoder(os.Stdout)
-	s, err := Open(context.Background(), Options{StateDir: os.Getenv(childDirEnv), NATS: "off", NoBackgroundSnapshots: true})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: os.Getenv(childDirEnv), NATS: "off", NoBackgroundSnapshots: true})
 	if err != nil {
 		_ = out.Encode(childReply{Err: err.Error()})
 		return 1
@@ -301,7 +301,7 @@ func TestMultiProcess_ResendWithRequestID(t *testing.T) {
 }
 
 // countCreated counts the events appended under request id rid.
-func countCreated(t testing.TB, s *Server, rid string) int {
+func countCreated(t testing.TB, s *testServer, rid string) int {
 	t.Helper()
 	n := 0
 	for _, ev := range allEvents(t, s) {
@@ -344,7 +344,7 @@ func TestMultiProcess_ResendAfterServerTimeout(t *testing.T) {
 	}
 }
 
-func allEvents(t testing.TB, s *Server) []eventlog.Event {
+func allEvents(t testing.TB, s *testServer) []eventlog.Event {
 	t.Helper()
 	var out []eventlog.Event
 	if err := s.Log().Read(context.Background(), 1, func(ev eventlog.Event) error { out = append(out, ev); return nil }); err != nil {

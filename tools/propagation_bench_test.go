@@ -34,7 +34,7 @@ func BenchmarkPropagation(b *testing.B) {
 			dir := b.TempDir()
 			a := openBenchServer(b, dir, mode)
 			s := openBenchServer(b, dir, mode)
-			if mode == bus.ModeAuto && (a.bus == nil || s.bus == nil) {
+			if mode == bus.ModeAuto && (a.st.Bus() == nil || s.st.Bus() == nil) {
 				b.Fatal("no bus: NATS unavailable")
 			}
 			// Applied stamps from B's tailer: the time each seq was applied.
@@ -120,9 +120,9 @@ func percentileMs(ds []time.Duration, p int) float64 {
 	return float64(s[min(len(s)-1, len(s)*p/100)]) / float64(time.Millisecond)
 }
 
-func openBenchServer(b *testing.B, dir, nats string) *Server {
+func openBenchServer(b *testing.B, dir, nats string) *testServer {
 	b.Helper()
-	s, err := Open(context.Background(), Options{StateDir: dir, NATS: nats, NoBackgroundSnapshots: true,
+	s, err := openTestServer(context.Background(), testOptions{StateDir: dir, NATS: nats, NoBackgroundSnapshots: true,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatalf("open %s: %v", nats, err)

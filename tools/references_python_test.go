@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cos-dev/cos/tools/envelope"
+	"github.com/cos-dev/cos/envelope"
 )
 
 // pythonThreeFiles is the newcomer's fixture: a method called on instances

@@ -20,15 +20,11 @@ func catalogue() []*Tool {
 	return all
 }
 
-// register builds the name → tool map.
-func (s *Server) register() {
-	s.tools = map[string]*Tool{}
-	for _, t := range catalogue() {
-		s.tools[t.Name] = t
-	}
-	s.names = s.names[:0]
-	for n := range s.tools {
-		s.names = append(s.names, n)
-	}
-	sort.Strings(s.names)
+// Catalogue returns every tool's spec, sorted by name: what a transport
+// lists (MCP tools/list) and documents. The specs are static; a Runner
+// serves the same set.
+func Catalogue() []*Tool {
+	all := catalogue()
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	return all
 }

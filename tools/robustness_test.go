@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cos-dev/cos/state"
 )
 
 // A damaged last record refuses writes but reads still work, on the state
@@ -17,7 +19,7 @@ func TestServer_DamagedLogStillServesReads(t *testing.T) {
 	upsert(t, s, `[{"uid":"code:function:a.go::Kept","kind":"function","label":"Kept","path":"a.go"}]`)
 	upsert(t, s, `[{"uid":"code:function:b.go::DAMAGED","kind":"function","label":"DAMAGED","path":"b.go"}]`)
 	s.Close()
-	path := filepath.Join(dir, LogFile)
+	path := filepath.Join(dir, state.LogFile)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +35,7 @@ func TestServer_DamagedLogStillServesReads(t *testing.T) {
 	}
 	// A fresh process, without a snapshot: catch-up stops at the damage.
 	os.RemoveAll(filepath.Join(dir, "snapshots"))
-	s2, err := Open(context.Background(), Options{StateDir: dir, NATS: "off", NoBackgroundSnapshots: true})
+	s2, err := openTestServer(context.Background(), testOptions{StateDir: dir, NATS: "off", NoBackgroundSnapshots: true})
 	if err != nil {
 		t.Fatalf("Open on a damaged log: %v", err)
 	}
@@ -50,11 +52,11 @@ func TestServer_DamagedLogStillServesReads(t *testing.T) {
 
 func TestOpen_RejectsPathLikeExcludes(t *testing.T) {
 	for _, x := range []string{"", "a/b", "..", "*", "/abs"} {
-		_, err := Open(context.Background(), Options{StateDir: t.TempDir(), NATS: "off", Exclude: []string{x}})
+		_, err := openTestServer(context.Background(), testOptions{StateDir: t.TempDir(), NATS: "off", Exclude: []string{x}})
 		if err == nil || !strings.Contains(err.Error(), "folder name") {
 			t.Errorf("exclude %q: err = %v", x, err)
 		}
-		if e := LogError(err); err != nil && e.Code != "E_ARGUMENT" {
+		if e := ToEnvelopeError(err); err != nil && e.Code != "E_ARGUMENT" {
 			t.Errorf("exclude %q: code %s", x, e.Code)
 		}
 	}
@@ -69,7 +71,7 @@ func TestDoctor_StalePathsUnderTheIndexedRoot(t *testing.T) {
 	}
 	// The state folder inside the tree must not be indexed.
 	state := filepath.Join(root, "mystate")
-	s, err := Open(context.Background(), Options{StateDir: state, NATS: "off", NoBackgroundSnapshots: true})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: state, NATS: "off", NoBackgroundSnapshots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func TestDoctor_Latin1PathIsNotStale(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "bad\xff.go"), []byte("package x\n\nfunc Bad() {}\n"), 0o644); err != nil {
 		t.Skip("this file system refuses the name:", err)
 	}
-	s, err := Open(context.Background(), Options{StateDir: t.TempDir(), NATS: "off", NoBackgroundSnapshots: true})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: t.TempDir(), NATS: "off", NoBackgroundSnapshots: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,18 +8,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools/envelope"
+	"github.com/cos-dev/cos/state"
 )
 
 // openServer opens a real Server on a fresh state folder (no bus, no
 // background snapshots) and closes it at cleanup.
-func openServer(t testing.TB, dir string) *Server {
+func openServer(t testing.TB, dir string) *testServer {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	s, err := Open(context.Background(), Options{StateDir: dir, NATS: "off", NoBackgroundSnapshots: true})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: dir, NATS: "off", NoBackgroundSnapshots: true})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -40,7 +41,7 @@ type envOf struct {
 	} `json:"error"`
 }
 
-func call(t testing.TB, s *Server, tool, args string) envOf {
+func call(t testing.TB, s *testServer, tool, args string) envOf {
 	t.Helper()
 	env := s.Call(context.Background(), tool, json.RawMessage(args))
 	var e envOf
@@ -54,7 +55,7 @@ func call(t testing.TB, s *Server, tool, args string) envOf {
 }
 
 // upsert appends nodes (and edges) to the graph stream directly.
-func upsert(t testing.TB, s *Server, nodes string) {
+func upsert(t testing.TB, s *testServer, nodes string) {
 	t.Helper()
 	if _, err := s.Log().AppendOne(context.Background(), graphReq("graph.nodes_upserted", `{"nodes":`+nodes+`}`)); err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestOpen_AtIsReadOnlyPastView(t *testing.T) {
 	s := openServer(t, dir)
 	upsert(t, s, `[{"uid":"code:file:one.go","kind":"file","label":"one.go","path":"one.go"}]`)
 	upsert(t, s, `[{"uid":"code:file:two.go","kind":"file","label":"two.go","path":"two.go"}]`)
-	at, err := Open(context.Background(), Options{StateDir: dir, At: &projections.Until{Seq: 1}})
+	at, err := openTestServer(context.Background(), testOptions{StateDir: dir, At: &projections.Until{Seq: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,20 +204,20 @@ func TestOpen_AtIsReadOnlyPastView(t *testing.T) {
 func TestModules_Gate(t *testing.T) {
 	dir := t.TempDir()
 	s := openServer(t, dir)
-	if err := SetModule(dir, "graph", false); err != nil {
+	if err := state.SetModule(dir, "graph", false); err != nil {
 		t.Fatal(err)
 	}
 	e := call(t, s, "cos_graph_resolve", `{"q":"x"}`)
 	if e.OK || e.Error.Category != "module_disabled" || e.Error.Code != "E_MODULE_DISABLED" || e.Error.Retryable {
 		t.Fatalf("disabled module: %+v", e.Error)
 	}
-	if err := SetModule(dir, "graph", true); err != nil {
+	if err := state.SetModule(dir, "graph", true); err != nil {
 		t.Fatal(err)
 	}
 	if e := call(t, s, "cos_graph_resolve", `{"q":"x"}`); e.Error.Category == "module_disabled" {
 		t.Fatal("still disabled")
 	}
-	if err := SetModule(dir, "nope", true); err == nil {
+	if err := state.SetModule(dir, "nope", true); err == nil {
 		t.Fatal("unknown module accepted")
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/projections/tasks"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // signalFields are the TaskSignals fields cos_analyze_task also takes at
@@ -33,7 +33,7 @@ func signalTools() []*Tool {
 		Module: "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 		Example: tasks.SignalsExample,
 		Params:  params,
-		Handler: domainTool(analyzeTaskTool),
+		Handler: analyzeTaskTool,
 	}}
 }
 

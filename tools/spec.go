@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 
-	"github.com/cos-dev/cos/tools/envelope"
+	"github.com/cos-dev/cos/envelope"
 )
 
 // ParamType is the JSON type of one tool argument.

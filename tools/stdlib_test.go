@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/projections"
 )
 
@@ -78,7 +79,7 @@ type doctorIssueOf struct {
 
 // stdlibIndexed is what stdlibIndex measured.
 type stdlibIndexed struct {
-	report  IndexReport
+	report  indexing.Report
 	wall    time.Duration
 	logSize int64 // the log file's size after the run, in bytes
 }
@@ -86,7 +87,7 @@ type stdlibIndexed struct {
 // stdlibIndex runs cos_graph_index with no path (the first approved root),
 // checks it completed and appended exactly what it reports, and that the
 // whole log verifies.
-func stdlibIndex(t *testing.T, s *Server) stdlibIndexed {
+func stdlibIndex(t *testing.T, s *testServer) stdlibIndexed {
 	t.Helper()
 	head := idxHead(t, s)
 	start := time.Now()
@@ -138,7 +139,7 @@ func stdlibLogRun(t *testing.T, what string, r stdlibIndexed) {
 
 // stdlibDoctor runs cos_graph_doctor and fails t for every category over its
 // allowance (doctorAllowance).
-func stdlibDoctor(t *testing.T, s *Server) {
+func stdlibDoctor(t *testing.T, s *testServer) {
 	t.Helper()
 	e := idxCall(t, s, "cos_graph_doctor", `{}`)
 	if !e.OK {

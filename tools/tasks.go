@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections/tasks"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // claimAttempts bounds how often cos_task_claim rereads the task after its
@@ -75,7 +75,7 @@ func taskTools() []*Tool {
 				{Name: "parent", Type: TString, Description: "id of the parent task"},
 				requestIDParam,
 			},
-			Handler: domainTool(taskCreateTool),
+			Handler: taskCreateTool,
 		},
 		{
 			Name:        "cos_task_get",
@@ -83,7 +83,7 @@ func taskTools() []*Tool {
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"task_id": "TASK-001"}`,
 			Params:  []Param{taskID},
-			Handler: domainTool(taskGetTool),
+			Handler: taskGetTool,
 		},
 		{
 			Name: "cos_task_update",
@@ -99,7 +99,7 @@ func taskTools() []*Tool {
 				{Name: "expected_hash", Type: TString, MaxLen: 64, Description: "the hash you read"},
 				requestIDParam,
 			},
-			Handler: domainTool(taskUpdateTool),
+			Handler: taskUpdateTool,
 		},
 		{
 			Name: "cos_task_claim",
@@ -112,7 +112,7 @@ func taskTools() []*Tool {
 				{Name: "assignee", Type: TString, Required: true, Description: "1–128 characters"},
 				requestIDParam,
 			},
-			Handler: domainTool(taskClaimTool),
+			Handler: taskClaimTool,
 		},
 		{
 			Name: "cos_task_release",
@@ -125,7 +125,7 @@ func taskTools() []*Tool {
 				{Name: "assignee", Type: TString, Required: true, Description: "the holder"},
 				requestIDParam,
 			},
-			Handler: domainTool(taskReleaseTool),
+			Handler: taskReleaseTool,
 		},
 		{
 			Name: "cos_task_board",
@@ -141,7 +141,7 @@ func taskTools() []*Tool {
 				{Name: "cursor", Type: TString, MaxLen: 1024, Description: "next_cursor of the previous page"},
 				{Name: "limit", Type: TInt, Min: f64(tasks.MinLimit), Max: f64(tasks.MaxLimit), Default: tasks.DefaultLimit},
 			},
-			Handler: domainTool(taskBoardTool),
+			Handler: taskBoardTool,
 		},
 	}
 }
@@ -181,7 +181,7 @@ func taskCreateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		return nil, tm, err
 	}
 	var checkErr error
-	if err := freshView(ctx, c, func() { checkErr = c.S.board.CheckRelations("", cr.DependsOn, cr.Parent) }); err != nil {
+	if err := freshView(ctx, c, func() { checkErr = c.V.Board.CheckRelations("", cr.DependsOn, cr.Parent) }); err != nil {
 		return nil, tm, err
 	}
 	if checkErr != nil {
@@ -210,7 +210,7 @@ func readBackTask(ctx context.Context, c *Call, id string, r eventlog.Receipt) (
 		t  tasks.Task
 		ok bool
 	)
-	if err := c.ReadBack(ctx, r.LastSeq, func() { t, ok = c.S.board.Get(id) }); err != nil {
+	if err := c.ReadBack(ctx, r.LastSeq, func() { t, ok = c.V.Board.Get(id) }); err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
 	if !ok {
@@ -230,7 +230,7 @@ func taskGetTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
-	t, ok := c.S.board.Get(id)
+	t, ok := c.V.Board.Get(id)
 	if !ok {
 		return nil, envelope.ToolMeta{}, &tasks.NotFoundError{Field: "task_id", TaskID: id}
 	}
@@ -253,7 +253,7 @@ func taskUpdateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	}
 	var checkErr error
 	if err := freshView(ctx, c, func() {
-		if _, ok := c.S.board.Get(id); !ok {
+		if _, ok := c.V.Board.Get(id); !ok {
 			checkErr = &tasks.NotFoundError{Field: "task_id", TaskID: id}
 			return
 		}
@@ -266,7 +266,7 @@ func taskUpdateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 			if patch.Parent != nil {
 				parent = *patch.Parent
 			}
-			checkErr = c.S.board.CheckRelations(id, deps, parent)
+			checkErr = c.V.Board.CheckRelations(id, deps, parent)
 		}
 	}); err != nil {
 		return nil, tm, err
@@ -319,7 +319,7 @@ func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 		return nil, tm, err
 	}
 	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
-		t, outcome, err := c.S.board.ClaimCheck(id, assignee)
+		t, outcome, err := c.V.Board.ClaimCheck(id, assignee)
 		return t, outcome == tasks.ClaimHeld, err
 	})
 }
@@ -337,7 +337,7 @@ func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, erro
 		return nil, tm, err
 	}
 	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
-		t, ok := c.S.board.Get(id)
+		t, ok := c.V.Board.Get(id)
 		switch {
 		case !ok:
 			return t, false, &tasks.NotFoundError{Field: "task_id", TaskID: id}
@@ -393,7 +393,7 @@ func taskBoardTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	cursor := c.Args.Str("cursor")
 	limit := c.Args.Int("limit", tasks.DefaultLimit)
 	for {
-		page, next, err := c.S.board.List(f, cursor, limit, c.Pos.Seq)
+		page, next, err := c.V.Board.List(f, cursor, limit, c.V.Pos.Seq)
 		if err != nil {
 			return nil, tm, err
 		}
@@ -417,7 +417,7 @@ func taskBoardTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
 
 // boardBudget returns the call's envelope budget in characters.
 func boardBudget(c *Call) float64 {
-	if b := c.S.opts.Budget.BudgetChars; b > 0 {
+	if b := c.Budget.BudgetChars; b > 0 {
 		return float64(b)
 	}
 	return envelope.DefaultBudgetChars
@@ -428,7 +428,7 @@ func boardBudget(c *Call) float64 {
 // whether it fits in boardFitShare of the budget (always true without a
 // budget). The board and the paged graph answers use it.
 func rowsFit(c *Call, rows any) (int, bool) {
-	if c.S.opts.Budget.NoBudget {
+	if c.Budget.NoBudget {
 		return 0, true
 	}
 	b, err := json.Marshal(rows)

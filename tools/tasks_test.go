@@ -9,6 +9,7 @@ import (
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections/tasks"
+	"github.com/cos-dev/cos/state"
 )
 
 // okEnv fails the test unless e is a success envelope.
@@ -44,7 +45,7 @@ func taskOf(t testing.TB, e envOf) tasks.Task {
 }
 
 // streamEvents returns the events of one stream, read from the log.
-func streamEvents(t testing.TB, s *Server, stream string) []eventlog.Event {
+func streamEvents(t testing.TB, s *testServer, stream string) []eventlog.Event {
 	t.Helper()
 	var out []eventlog.Event
 	if err := s.Log().Read(context.Background(), 1, func(ev eventlog.Event) error {
@@ -58,7 +59,7 @@ func streamEvents(t testing.TB, s *Server, stream string) []eventlog.Event {
 	return out
 }
 
-func createTask(t testing.TB, s *Server, args string) tasks.Task {
+func createTask(t testing.TB, s *testServer, args string) tasks.Task {
 	t.Helper()
 	return taskOf(t, okEnv(t, call(t, s, "cos_task_create", args), "create "+args))
 }
@@ -387,7 +388,7 @@ func TestTaskGet(t *testing.T) {
 func TestTaskTools_ModuleGate(t *testing.T) {
 	dir := t.TempDir()
 	s := openServer(t, dir)
-	if err := SetModule(dir, "tasks", false); err != nil {
+	if err := state.SetModule(dir, "tasks", false); err != nil {
 		t.Fatal(err)
 	}
 	for tool, args := range map[string]string{"cos_task_create": `{"title":"x"}`, "cos_task_board": `{}`, "cos_analyze_task": tasks.SignalsExample} {
@@ -577,7 +578,7 @@ func BenchmarkTaskClaim_Contended(b *testing.B) {
 
 // claimNoT calls cos_task_claim without a testing.TB, for goroutines of a
 // benchmark.
-func claimNoT(s *Server, args string) envOf {
+func claimNoT(s *testServer, args string) envOf {
 	var e envOf
 	_ = json.Unmarshal(s.Call(context.Background(), "cos_task_claim", json.RawMessage(args)).JSON(), &e)
 	return e

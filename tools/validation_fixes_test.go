@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cos-dev/cos/tools/envelope"
+	"github.com/cos-dev/cos/envelope"
 )
 
 // nodeKindOf reads uid's kind back through cos_graph_context.
-func nodeKindOf(t *testing.T, s *Server, uid string) string {
+func nodeKindOf(t *testing.T, s *testServer, uid string) string {
 	t.Helper()
 	e := graphOK(t, s, "cos_graph_context", fmt.Sprintf(`{"uid_or_name": %q}`, uid))
 	n, _ := e.Data["node"].(map[string]any)

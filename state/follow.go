@@ -1,4 +1,4 @@
-package tools
+package state
 
 import (
 	"context"
@@ -24,7 +24,7 @@ const checkpointLag = 10_000
 // after a restart) are harmless: the resolver confirms every hit against
 // the graph.
 type indexFollower struct {
-	s *Server
+	s *State
 	// mu guards byPath: file path → uids its last extraction carried.
 	mu     sync.Mutex
 	byPath map[string][]string
@@ -34,7 +34,7 @@ type indexFollower struct {
 // the follower for everything after it. A fresh index is filled from the
 // projection; an index that is behind (its checkpoint is older than the
 // projections) replays the events in between from the log.
-func (s *Server) followIndex(ctx context.Context) error {
+func (s *State) followIndex(ctx context.Context) error {
 	f := &indexFollower{s: s, byPath: map[string][]string{}}
 	// Register first so no batch is missed; then fill the gap.
 	regPos := s.tailer.OnApplied(f.apply)
@@ -80,7 +80,7 @@ func (s *Server) followIndex(ctx context.Context) error {
 }
 
 // indexNodes applies upserts in batches, checkpointing at seq.
-func (s *Server) indexNodes(ctx context.Context, nodes []graph.Node, deletes []string, seq uint64) error {
+func (s *State) indexNodes(ctx context.Context, nodes []graph.Node, deletes []string, seq uint64) error {
 	const batch = 5000
 	if seq < s.index.Checkpoint() {
 		seq = s.index.Checkpoint()

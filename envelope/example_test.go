@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/cos-dev/cos/tools/envelope"
+	"github.com/cos-dev/cos/envelope"
 )
 
 func ExampleOK() {

@@ -1,4 +1,4 @@
-package tools
+package mcp
 
 import (
 	"bufio"
@@ -20,6 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cos-dev/cos/internal/cosbin"
+	"github.com/cos-dev/cos/internal/testutil"
+	"github.com/cos-dev/cos/tools"
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -38,11 +41,8 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
-		cosBin = filepath.Join(dir, "cos")
-		build := exec.Command("go", "build", "-o", cosBin, "./cmd/cos")
-		build.Dir = ".." // the module root
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "build cos: %v\n%s", err, out)
+		if cosBin, err = cosbin.Build(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		return m.Run()
@@ -234,7 +234,7 @@ type wireResult struct {
 // wireDecode checks the wire contract of one tools/call response — a
 // result, never a JSON-RPC error; structuredContent is the envelope; the text
 // content is the same envelope; isError iff !ok — and returns the envelope.
-func wireDecode(t testing.TB, tool string, line json.RawMessage) idxEnv {
+func wireDecode(t testing.TB, tool string, line json.RawMessage) wireEnv {
 	t.Helper()
 	var r wireResult
 	if err := json.Unmarshal(line, &r); err != nil {
@@ -249,7 +249,7 @@ func wireDecode(t testing.TB, tool string, line json.RawMessage) idxEnv {
 	if !jsonEqual(t, []byte(r.Result.Content[0].Text), r.Result.StructuredContent) {
 		t.Fatalf("%s: text content and structuredContent differ:\n%s\n%s", tool, r.Result.Content[0].Text, r.Result.StructuredContent)
 	}
-	var e idxEnv
+	var e wireEnv
 	if err := json.Unmarshal(r.Result.StructuredContent, &e); err != nil {
 		t.Fatalf("%s: structuredContent: %v", tool, err)
 	}
@@ -257,6 +257,18 @@ func wireDecode(t testing.TB, tool string, line json.RawMessage) idxEnv {
 		t.Fatalf("%s: isError=%v but ok=%v", tool, r.Result.IsError, e.OK)
 	}
 	return e
+}
+
+// wireEnv is a decoded envelope.
+type wireEnv struct {
+	OK    bool           `json:"ok"`
+	Data  map[string]any `json:"data"`
+	Error struct {
+		Category string         `json:"category"`
+		Code     string         `json:"code"`
+		Message  string         `json:"message"`
+		Details  map[string]any `json:"details"`
+	} `json:"error"`
 }
 
 func jsonEqual(t testing.TB, a, b []byte) bool {
@@ -274,7 +286,7 @@ func jsonEqual(t testing.TB, a, b []byte) bool {
 // (a real process), returning the root and the state folder.
 func wireRepo(t testing.TB) (root, state string) {
 	t.Helper()
-	root = idxWriteRepo(t, idxFixture)
+	root = testutil.WriteTree(t, testutil.DemoRepo)
 	state = t.TempDir()
 	cmd := exec.Command(cosBin, "index", "--state-dir", state, root)
 	out, err := cmd.CombinedOutput()
@@ -305,9 +317,8 @@ func TestWire_ToolsListSchemasAndAnnotations(t *testing.T) {
 	if err := json.Unmarshal(c.request("tools/list", map[string]any{}), &list); err != nil {
 		t.Fatal(err)
 	}
-	srv := idxOpen(t, t.TempDir(), root) // the same catalogue, in-process
-	want := map[string]*Tool{}
-	for _, tool := range srv.Tools() {
+	want := map[string]*tools.Tool{} // the same catalogue, in-process
+	for _, tool := range tools.Catalogue() {
 		want[tool.Name] = tool
 	}
 	if len(list.Result.Tools) != len(want) {

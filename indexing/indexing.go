@@ -1,4 +1,4 @@
-package tools
+package indexing
 
 import (
 	"context"
@@ -7,41 +7,31 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gofrs/flock"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/gofrs/flock"
+
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
-	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools/envelope"
+	"github.com/cos-dev/cos/internal/atomicfile"
+	"github.com/cos-dev/cos/state"
 )
-
-// IndexCacheDir is the folder, under the state folder, that holds the
-// extractor caches (stat and declarations), one subfolder per indexed root.
-const IndexCacheDir = "index-cache"
 
 // maxPayloadBytes is the largest graph.file_extracted payload Index appends:
 // the log's event limit (eventlog.DefaultMaxEventBytes, 1 MiB) less room for
 // the note that says the payload was trimmed.
 const maxPayloadBytes = eventlog.DefaultMaxEventBytes - 4<<10
 
-// maxReportNotes bounds the path lists of an IndexReport.
+// maxReportNotes bounds the path lists of an Report.
 const maxReportNotes = 20
 
-// IndexLockFile, in the state folder, serialises indexes across processes.
-const IndexLockFile = "index.lock"
-
-// indexMu serialises indexes within one process: two runs over the same
-// cache folder and the same previous map would append the same files twice.
-var indexMu sync.Mutex
-
-// IndexReport is what one index run did.
-type IndexReport struct {
+// Report is what one index run did.
+type Report struct {
 	// Root is the absolute folder indexed; payload paths are relative to it.
 	Root string `json:"root"`
 	// FilesSeen … FilesSkipped are extract.Stats' counts: files accepted by
@@ -115,13 +105,13 @@ type IndexReport struct {
 // from one goroutine at a time. Index runs one at a time per process.
 //
 // Errors: E_READ_ONLY on a point-in-time server, an envelope E_PATH when
-// root is not a folder, the log's errors (mapped by LogError), ctx.Err().
-func (s *Server) Index(ctx context.Context, root string, progress func(done, total int)) (IndexReport, error) {
-	return s.IndexWith(ctx, root, IndexOptions{Progress: progress})
+// root is not a folder, the log's errors as the log returns them, ctx.Err().
+func (x *Indexer) Index(ctx context.Context, root string, progress func(done, total int)) (Report, error) {
+	return x.IndexWith(ctx, root, RunOptions{Progress: progress})
 }
 
-// IndexOptions tune IndexWith. The zero value indexes as Index does.
-type IndexOptions struct {
+// RunOptions tune IndexWith. The zero value indexes as Index does.
+type RunOptions struct {
 	// Progress, when set, receives (files done, files seen so far) from
 	// one goroutine at a time.
 	Progress func(done, total int)
@@ -132,13 +122,13 @@ type IndexOptions struct {
 
 // IndexWith is Index with options: with o.Precise, the files the SCIP
 // indexes cover get calls and references from them (see preciseStage), and
-// IndexReport.Precise says which. A missing or failing indexer is reported
+// Report.Precise says which. A missing or failing indexer is reported
 // there, not an error; an index file that cannot be read or is not a SCIP
 // index is E_ARGUMENT.
-func (s *Server) IndexWith(ctx context.Context, root string, o IndexOptions) (IndexReport, error) {
+func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Report, error) {
 	progress := o.Progress
-	rep := IndexReport{Slowest: []extract.Timing{}}
-	if s.ReadOnly() {
+	rep := Report{Slowest: []extract.Timing{}}
+	if x.st.ReadOnly() {
 		return rep, envelope.Errorf(envelope.CodeReadOnly, "indexing writes, and this is a read-only view of the log")
 	}
 	abs, err := filepath.Abs(root)
@@ -154,14 +144,14 @@ func (s *Server) IndexWith(ctx context.Context, root string, o IndexOptions) (In
 		abs = real
 	}
 	rep.Root = abs
-	indexMu.Lock()
-	defer indexMu.Unlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	// Across processes too: two indexes at once would each remove the
 	// other's files (the graph holds one indexed tree).
-	lock := flock.New(filepath.Join(s.opts.StateDir, IndexLockFile))
+	lock := flock.New(filepath.Join(x.st.Dir(), state.IndexLockFile))
 	locked, err := lock.TryLock()
 	if err == nil && !locked {
-		s.logger.Info("waiting for another cos index on this state folder to finish")
+		x.logger.Info("waiting for another cos index on this state folder to finish")
 		locked, err = lock.TryLockContext(ctx, 200*time.Millisecond)
 	}
 	if err != nil || !locked {
@@ -169,34 +159,33 @@ func (s *Server) IndexWith(ctx context.Context, root string, o IndexOptions) (In
 	}
 	defer func() { _ = lock.Unlock() }()
 	start := time.Now()
-	if err := s.tailer.Fresh(ctx); err != nil {
+	var previous, wasPrecise map[string]string
+	if err := x.st.ReadStrict(ctx, func(v state.View) {
+		previous = v.Graph.FileHashes()
+		wasPrecise = preciseFiles(v.Graph, previous)
+	}); err != nil {
 		return rep, err
 	}
-	var previous, wasPrecise map[string]string
-	s.tailer.View(func(projections.Position) {
-		previous = s.graph.FileHashes()
-		wasPrecise = preciseFiles(s.graph, previous)
-	})
 
 	sum := sha256.Sum256([]byte(abs))
 	opts := extract.Options{
-		CacheDir:    filepath.Join(s.opts.StateDir, IndexCacheDir, hex.EncodeToString(sum[:8])),
+		CacheDir:    filepath.Join(x.st.Dir(), state.IndexCacheDir, hex.EncodeToString(sum[:8])),
 		Progress:    progress,
-		Logger:      s.logger,
-		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), s.opts.Exclude...),
+		Logger:      x.logger,
+		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), x.opts.Exclude...),
 	}
 	// Never index our own state folder when it lives inside the tree.
-	if rel, err := filepath.Rel(abs, s.opts.StateDir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-		opts.ExcludeDirs = append(opts.ExcludeDirs, filepath.Base(s.opts.StateDir))
+	if rel, err := filepath.Rel(abs, x.st.Dir()); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		opts.ExcludeDirs = append(opts.ExcludeDirs, filepath.Base(x.st.Dir()))
 	}
-	ps, err := s.newPreciseStage(ctx, abs, o.Precise, wasPrecise, previous, opts.ExcludeDirs)
+	ps, err := x.newPreciseStage(ctx, abs, o.Precise, wasPrecise, previous, opts.ExcludeDirs)
 	if err != nil {
 		return rep, err
 	}
 	defer ps.close()
 	opts.Reemit = ps.reemit
 	toLog := func(batch []graph.FileExtracted, removed []string) error {
-		return s.appendBatch(ctx, &rep, batch, removed)
+		return x.appendBatch(ctx, &rep, batch, removed)
 	}
 	st, err := extract.Run(ctx, abs, opts, previous, ps.emit(toLog))
 	if err == nil {
@@ -222,6 +211,10 @@ func (s *Server) IndexWith(ctx context.Context, root string, o IndexOptions) (In
 		if errors.As(err, &ee) {
 			return rep, ee
 		}
+		var ae appendError
+		if errors.As(err, &ae) {
+			return rep, ae.err // the log's own error, for the caller to map
+		}
 		if errors.Is(err, extract.ErrRoot) {
 			return rep, envelope.Wrap(err, envelope.CodePath, "%s is not a readable folder", root)
 		}
@@ -230,24 +223,20 @@ func (s *Server) IndexWith(ctx context.Context, root string, o IndexOptions) (In
 	// Remember which folder the graph's repo-relative paths are relative
 	// to: the doctor's stale_paths and rename plans read files under it.
 	if b, err := json.Marshal(indexRoot{Root: abs}); err == nil {
-		if err := writeFileAtomic(filepath.Join(s.opts.StateDir, IndexRootFile), append(b, '\n')); err != nil {
-			s.logger.Warn("index root not recorded; doctor and rename plans fall back to the working directory", "err", err)
+		if err := atomicfile.Write(filepath.Join(x.st.Dir(), state.IndexRootFile), append(b, '\n')); err != nil {
+			x.logger.Warn("index root not recorded; doctor and rename plans fall back to the working directory", "err", err)
 		}
 	}
 	return rep, nil
 }
 
-// IndexRootFile, in the state folder, records the folder the graph was last
-// indexed from (the graph's paths are relative to it).
-const IndexRootFile = "index-root.json"
-
 type indexRoot struct {
 	Root string `json:"root"`
 }
 
-// indexedRoot returns the folder the graph was last indexed from, or "".
-func (s *Server) indexedRoot() string {
-	b, err := os.ReadFile(filepath.Join(s.opts.StateDir, IndexRootFile))
+// IndexedRoot returns the folder the graph was last indexed from, or "".
+func (x *Indexer) IndexedRoot() string {
+	b, err := os.ReadFile(filepath.Join(x.st.Dir(), state.IndexRootFile))
 	if err != nil {
 		return ""
 	}
@@ -260,13 +249,13 @@ func (s *Server) indexedRoot() string {
 
 // appendBatch appends one emitted batch in one Append call and adds it to
 // rep.
-func (s *Server) appendBatch(ctx context.Context, rep *IndexReport, batch []graph.FileExtracted, removed []string) error {
+func (x *Indexer) appendBatch(ctx context.Context, rep *Report, batch []graph.FileExtracted, removed []string) error {
 	reqs := make([]eventlog.AppendRequest, 0, len(batch)+len(removed))
 	add := func(typ string, data []byte) {
 		reqs = append(reqs, eventlog.AppendRequest{
 			Stream: graph.Stream,
 			Events: []eventlog.Payload{{Type: typ, Data: data}},
-			Client: s.opts.Client,
+			Client: x.st.Client(),
 		})
 		rep.Events++
 		rep.Bytes += int64(len(data))
@@ -295,7 +284,7 @@ func (s *Server) appendBatch(ctx context.Context, rep *IndexReport, batch []grap
 			rep.Events++
 			rep.Bytes += int64(len(data))
 		}
-		reqs = append(reqs, eventlog.AppendRequest{Stream: graph.Stream, Events: evs, Client: s.opts.Client})
+		reqs = append(reqs, eventlog.AppendRequest{Stream: graph.Stream, Events: evs, Client: x.st.Client()})
 	}
 	for _, p := range removed {
 		data, err := json.Marshal(graph.FileRemoved{Path: p})
@@ -307,19 +296,16 @@ func (s *Server) appendBatch(ctx context.Context, rep *IndexReport, batch []grap
 	if len(reqs) == 0 {
 		return nil
 	}
-	res, err := s.log.Append(ctx, reqs...)
+	recs, err := x.st.Append(ctx, reqs...)
 	if err != nil {
-		return LogError(err)
+		return appendError{err}
 	}
 	rep.Transactions++
-	for _, r := range res {
-		if r.Err != nil {
-			return LogError(r.Err)
-		}
+	for _, r := range recs {
 		if rep.FirstSeq == 0 {
-			rep.FirstSeq = r.Receipt.FirstSeq
+			rep.FirstSeq = r.FirstSeq
 		}
-		rep.LastSeq = max(rep.LastSeq, r.Receipt.LastSeq)
+		rep.LastSeq = max(rep.LastSeq, r.LastSeq)
 	}
 	return nil
 }
@@ -424,28 +410,28 @@ func capList[T any](l []T) []T {
 	return l
 }
 
-// approvedPath resolves the path argument of cos_graph_index against the
+// ApprovedPath resolves the path argument of cos_graph_index against the
 // approved roots (Options.Roots, default the working directory): a relative
 // path is taken from the first root; symlinks are resolved
 // (filepath.EvalSymlinks) on both sides, so a link that escapes every root
 // is refused. Errors are E_PATH envelope errors.
-func (s *Server) approvedPath(path string) (string, error) {
-	return s.approved(path, true)
+func (x *Indexer) ApprovedPath(path string) (string, error) {
+	return x.approved(path, true)
 }
 
-// approvedFile is approvedPath for a file (a SCIP index): it must lie
+// ApprovedFile is ApprovedPath for a file (a SCIP index): it must lie
 // inside an approved root and be a regular file.
-func (s *Server) approvedFile(path string) (string, error) {
+func (x *Indexer) ApprovedFile(path string) (string, error) {
 	if path == "" {
 		return "", envelope.Errorf(envelope.CodeArgument, "an empty path in scip; name SCIP index files")
 	}
-	return s.approved(path, false)
+	return x.approved(path, false)
 }
 
 // approved resolves path against the approved roots; dir says whether it
 // must be a folder or a regular file.
-func (s *Server) approved(path string, dir bool) (string, error) {
-	roots := s.opts.Roots
+func (x *Indexer) approved(path string, dir bool) (string, error) {
+	roots := x.opts.Roots
 	if len(roots) == 0 {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -505,52 +491,9 @@ func within(root, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-func indexTools() []*Tool {
-	return []*Tool{{
-		Name: "cos_graph_index",
-		Description: "Index a folder of this repository into the code/doc graph: extract every changed file (by content hash) " +
-			"and append it to the log; vanished files are removed. path defaults to the first approved root and must lie " +
-			"inside an approved root (E_PATH otherwise). Returns files seen/changed/removed/failed, nodes, edges, events " +
-			"and bytes appended, seconds and the slowest extractions. With precise or scip, Python, TypeScript and JavaScript " +
-			"calls and references come from SCIP indexes for the files they cover, and report.precise says which files are precise.",
-		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
-		Example: `{"path": ".", "precise": true}`,
-		Params: []Param{
-			{Name: "path", Type: TString, MaxLen: 4096, Description: "folder to index, absolute or relative to the first approved root (default: that root)"},
-			{Name: "precise", Type: TBool, Default: false, Description: "run the SCIP indexers installed on the server (scip-python, scip-typescript; " +
-				"never installed by cos) and take Python, TypeScript and JavaScript calls and references from them for the files they " +
-				"index; report.precise says which files are precise, which indexer is missing or failed"},
-			{Name: "scip", Type: TStringList, MaxLen: maxSCIPFiles, Description: "SCIP index files to merge (from any SCIP indexer), " +
-				"each inside an approved root"},
-		},
-		Handler: indexTool,
-	}}
-}
+// appendError carries an error of the log out of the extraction run
+// unchanged.
+type appendError struct{ err error }
 
-// maxSCIPFiles bounds cos_graph_index's scip list.
-const maxSCIPFiles = 16
-
-func indexTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
-	root, err := c.S.approvedPath(c.Args.Str("path"))
-	if err != nil {
-		return nil, envelope.ToolMeta{}, err
-	}
-	o := IndexOptions{Precise: PreciseOptions{Run: c.Args.Bool("precise", false), Tools: c.S.opts.SCIPTools}}
-	for _, f := range c.Args.Strings("scip") {
-		p, err := c.S.approvedFile(f)
-		if err != nil {
-			return nil, envelope.ToolMeta{}, err
-		}
-		o.Precise.Indexes = append(o.Precise.Indexes, p)
-	}
-	rep, err := c.S.IndexWith(ctx, root, o)
-	if err != nil {
-		return nil, envelope.ToolMeta{}, err
-	}
-	var counts projections.GraphCounts
-	seq := max(rep.LastSeq, c.S.tailer.Position().Seq)
-	if err := c.ReadBack(ctx, seq, func() { counts = c.S.graph.Counts() }); err != nil {
-		return nil, envelope.ToolMeta{}, err
-	}
-	return map[string]any{"report": rep, "graph": counts}, envelope.ToolMeta{}, nil
-}
+func (e appendError) Error() string { return e.err.Error() }
+func (e appendError) Unwrap() error { return e.err }

@@ -1,4 +1,4 @@
-package tools
+package indexing
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/extract/scip"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
-	"github.com/cos-dev/cos/tools/envelope"
 )
 
 // This file is the precise stage of indexing (cos index --precise, --scip
@@ -161,7 +161,7 @@ type preciseStage struct {
 // no document that is a file of the tree (E_ARGUMENT); an indexers'
 // folder (o.Tools) that does not exist (E_ARGUMENT); ctx.Err(). A missing
 // or failing indexer is reported, not an error.
-func (s *Server) newPreciseStage(ctx context.Context, root string, o PreciseOptions, before map[string]string, previous map[string]string, exclude []string) (*preciseStage, error) {
+func (x *Indexer) newPreciseStage(ctx context.Context, root string, o PreciseOptions, before map[string]string, previous map[string]string, exclude []string) (*preciseStage, error) {
 	ps := &preciseStage{root: root, opts: o, before: before, covered: map[string]bool{}, origHash: map[string]string{}}
 	if !o.Asked() {
 		return ps, nil
@@ -190,7 +190,7 @@ func (s *Server) newPreciseStage(ctx context.Context, root string, o PreciseOpti
 		ps.add(x, r)
 	}
 	if o.Run {
-		if err := ps.runIndexers(ctx, s, exclude); err != nil {
+		if err := ps.runIndexers(ctx, x, exclude); err != nil {
 			return nil, err
 		}
 	}
@@ -227,7 +227,7 @@ func (ps *preciseStage) add(x *scip.Index, r IndexerReport) {
 }
 
 // runIndexers runs each indexer the tree has files for.
-func (ps *preciseStage) runIndexers(ctx context.Context, s *Server, exclude []string) error {
+func (ps *preciseStage) runIndexers(ctx context.Context, x *Indexer, exclude []string) error {
 	need := languagesIn(ctx, ps.root, exclude)
 	for _, ix := range scip.Indexers {
 		if !need[ix.Name] {
@@ -251,7 +251,7 @@ func (ps *preciseStage) runIndexers(ctx context.Context, s *Server, exclude []st
 				return err
 			}
 		}
-		s.logger.Info("running SCIP indexer", "indexer", ix.Name, "root", ps.root)
+		x.logger.Info("running SCIP indexer", "indexer", ix.Name, "root", ps.root)
 		start := time.Now()
 		out, err := scip.RunIndexer(ctx, ix, exe, ps.root, ps.workDir, scip.RunOptions{Timeout: ps.opts.Timeout, Exclude: exclude})
 		r := IndexerReport{Name: ix.Name, Seconds: time.Since(start).Seconds()}
@@ -270,7 +270,7 @@ func (ps *preciseStage) runIndexers(ctx context.Context, s *Server, exclude []st
 		if errors.Is(err, scip.ErrIndexerTimeout) {
 			r.Status = IndexerTimeout
 		}
-		s.logger.Warn("SCIP indexer failed; its files keep inferred edges", "indexer", ix.Name, "err", err)
+		x.logger.Warn("SCIP indexer failed; its files keep inferred edges", "indexer", ix.Name, "err", err)
 		ps.rep.Indexers = append(ps.rep.Indexers, r)
 	}
 	return nil

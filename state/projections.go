@@ -1,4 +1,4 @@
-package tools
+package state
 
 import (
 	"github.com/cos-dev/cos/evidence"

@@ -1,4 +1,4 @@
-package tools
+package mcp
 
 import (
 	"bufio"
@@ -7,16 +7,17 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"net"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/tools"
 )
 
 // ServerName is the MCP server name cos announces.
@@ -25,21 +26,53 @@ const ServerName = "cos"
 // maxMessageBytes bounds one JSON-RPC message on stdio.
 const maxMessageBytes = 64 << 20
 
+// Options configure a Server.
+type Options struct {
+	// Version is announced in the initialize result.
+	Version string
+	// Budget is the envelope budget every answer is trimmed to (the agent
+	// budget; the zero value is the default budget).
+	Budget envelope.Options
+	// Logger receives diagnostics (never stdout); nil discards them.
+	Logger *slog.Logger
+}
+
+// Server speaks MCP for one tools.Runner: over stdio (ServeStdio) or
+// streamable HTTP (Mount).
+type Server struct {
+	r      *tools.Runner
+	opts   Options
+	logger *slog.Logger
+}
+
+// New returns an MCP server over r.
+func New(r *tools.Runner, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{r: r, opts: opts, logger: opts.Logger}
+}
+
+// call runs one tool with the agent budget.
+func (s *Server) call(ctx context.Context, name string, raw json.RawMessage) envelope.Envelope {
+	return s.r.Call(ctx, name, raw, s.opts.Budget)
+}
+
 // MCP builds the mcp-go server exposing every tool. Each handler returns the
 // envelope as structuredContent and as text, with isError set on failure;
 // it never returns a Go error (which mcp-go would turn into a JSON-RPC
 // error).
-func (s *Server) MCP(version string) *mcpserver.MCPServer {
-	srv := mcpserver.NewMCPServer(ServerName, version,
+func (s *Server) MCP() *mcpserver.MCPServer {
+	srv := mcpserver.NewMCPServer(ServerName, s.opts.Version,
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithInstructions("cos answers about this repository's code/doc graph, its task board and agent evidence. "+
 			"Every answer is an envelope {ok, data{…, meta}} or {ok:false, error{category, retryable, message, code, details}}. "+
 			"Start with cos_graph_resolve to find a node's uid."),
 	)
-	for _, t := range s.Tools() {
+	for _, t := range s.r.Tools() {
 		tool := mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema())
 		for _, opt := range []mcp.ToolOption{
-			mcp.WithRawOutputSchema(OutputSchema),
+			mcp.WithRawOutputSchema(tools.OutputSchema),
 			mcp.WithReadOnlyHintAnnotation(t.ReadOnly),
 			mcp.WithDestructiveHintAnnotation(t.Destructive),
 			mcp.WithIdempotentHintAnnotation(t.Idempotent || t.ReadOnly),
@@ -53,7 +86,7 @@ func (s *Server) MCP(version string) *mcpserver.MCPServer {
 			if err != nil {
 				raw = []byte("null")
 			}
-			return resultOf(s.Call(ctx, name, raw).JSON()), nil
+			return resultOf(s.call(ctx, name, raw).JSON()), nil
 		})
 	}
 	return srv
@@ -93,10 +126,10 @@ func (s *Server) unknownToolResponse(line []byte) []byte {
 	if json.Unmarshal(line, &m) != nil || m.Method != "tools/call" || len(m.ID) == 0 {
 		return nil
 	}
-	if _, ok := s.tools[m.Params.Name]; ok {
+	if s.r.Has(m.Params.Name) {
 		return nil
 	}
-	res := resultOf(s.Call(context.Background(), m.Params.Name, nil).JSON())
+	res := resultOf(s.call(context.Background(), m.Params.Name, nil).JSON())
 	out, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": res})
 	if err != nil {
 		return nil
@@ -119,7 +152,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // ServeStdio speaks MCP over in/out (newline-delimited JSON-RPC) until ctx
 // ends or in closes. Tool calls run concurrently. Nothing but MCP messages
 // is ever written to out.
-func (s *Server) ServeStdio(ctx context.Context, version string, in io.Reader, out io.Writer) error {
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &lockedWriter{w: out}
@@ -146,7 +179,7 @@ func (s *Server) ServeStdio(ctx context.Context, version string, in io.Reader, o
 		}
 		cancel()
 	}()
-	stdio := mcpserver.NewStdioServer(s.MCP(version))
+	stdio := mcpserver.NewStdioServer(s.MCP())
 	stdio.SetErrorLogger(newStdLogger(s.logger))
 	err := stdio.Listen(ctx, pr, w)
 	pr.Close()
@@ -157,47 +190,14 @@ func (s *Server) ServeStdio(ctx context.Context, version string, in io.Reader, o
 	return err
 }
 
-// HTTPOptions configure ServeHTTP.
-type HTTPOptions struct {
-	// Addr is host:port. A non-loopback host requires Token.
-	Addr string
-	// Token, when set, is required as "Authorization: Bearer <token>".
-	Token string
-}
+// Path is where Mount serves MCP over streamable HTTP.
+const Path = "/mcp"
 
-// ErrTokenRequired is returned by ServeHTTP for a non-loopback address
-// without a token.
-var ErrTokenRequired = errors.New("a non-loopback --http address requires --token")
-
-// ServeHTTP serves MCP over streamable HTTP at /mcp until ctx ends.
-func (s *Server) ServeHTTP(ctx context.Context, version string, o HTTPOptions) error {
-	host, _, err := net.SplitHostPort(o.Addr)
-	if err != nil {
-		return fmt.Errorf("--http %q: %w", o.Addr, err)
-	}
-	if !isLoopback(host) && o.Token == "" {
-		return ErrTokenRequired
-	}
-	streamable := mcpserver.NewStreamableHTTPServer(s.MCP(version), mcpserver.WithEndpointPath("/mcp"))
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.httpFilter(o.Token, streamable))
-	hs := &http.Server{Addr: o.Addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return err
-	}
-	s.logger.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "path", "/mcp")
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-		return nil
-	case err := <-errc:
-		return err
-	}
+// Mount serves MCP over streamable HTTP at Path on mux. token, when set, is
+// required as "Authorization: Bearer <token>".
+func (s *Server) Mount(mux *http.ServeMux, token string) {
+	streamable := mcpserver.NewStreamableHTTPServer(s.MCP(), mcpserver.WithEndpointPath(Path))
+	mux.Handle(Path, s.httpFilter(token, streamable))
 }
 
 // httpFilter checks the bearer token and answers unknown tools like the
@@ -226,12 +226,4 @@ func (s *Server) httpFilter(token string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -1,4 +1,4 @@
-package tools
+package state
 
 import (
 	"encoding/json"
@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
-)
 
-// ModulesFile is the module gate's state file in the state folder (seed 000
-// "module_disabled": subsystems-state.json).
-const ModulesFile = "subsystems-state.json"
+	"github.com/cos-dev/cos/internal/atomicfile"
+)
 
 // Modules are the subsystems a project can switch off.
 var Modules = []string{"graph", "tasks", "evidence", "metrics"}
@@ -107,7 +106,7 @@ func ListModules(stateDir string) ([]ModuleStatus, error) {
 // SetModule enables or disables a module in stateDir, rewriting the state
 // file atomically (temp → fsync → rename → fsync folder).
 func SetModule(stateDir, module string, enabled bool) error {
-	if !contains(Modules, module) {
+	if !slices.Contains(Modules, module) {
 		ids := append([]string(nil), Modules...)
 		sort.Strings(ids)
 		return fmt.Errorf("%w %q: one of %v", ErrUnknownModule, module, ids)
@@ -128,37 +127,5 @@ func SetModule(stateDir, module string, enabled bool) error {
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(b, '\n'))
-}
-
-// writeFileAtomic writes data to path so that readers see the old or the new
-// content, never a part: temp file, fsync, rename, fsync of the folder.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.Write(path, append(b, '\n'))
 }

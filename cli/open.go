@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/state"
+	"github.com/cos-dev/cos/tools"
+)
+
+// stateOptions are the state.Options the flags f describe.
+func (a *app) stateOptions(f serverFlags, logger *slog.Logger, at *projections.Until) state.Options {
+	return state.Options{Dir: a.stateDir, NATS: f.nats, Namespace: f.namespace, At: at, Logger: logger}
+}
+
+// indexingOptions are the indexing.Options the flags f describe.
+func indexingOptions(f serverFlags, logger *slog.Logger) indexing.Options {
+	return indexing.Options{Roots: f.roots, Exclude: f.exclude, SCIPTools: os.Getenv(SCIPToolsEnv), Logger: logger}
+}
+
+// budget is the envelope budget the flags f ask for.
+func (f serverFlags) budgetOptions() envelope.Options {
+	return envelope.Options{BudgetChars: f.budget}
+}
+
+// opened is what cos serve and cos call run on: the state folder, its
+// indexer and the tool runner.
+type opened struct {
+	st *state.State
+	ix *indexing.Indexer
+	r  *tools.Runner
+}
+
+// openTools opens the state folder and builds the runner over it; at, when
+// set, opens the read-only view of the log at that position.
+func (a *app) openTools(ctx context.Context, f serverFlags, logger *slog.Logger, at *projections.Until) (*opened, error) {
+	ix, st, err := a.openIndexer(ctx, f, logger, at)
+	if err != nil {
+		return nil, err
+	}
+	return &opened{st: st, ix: ix, r: tools.New(st, ix, tools.Options{Version: Version})}, nil
+}
+
+// openIndexer opens the state folder and the indexer over it (cos index
+// needs no tool runner).
+func (a *app) openIndexer(ctx context.Context, f serverFlags, logger *slog.Logger, at *projections.Until) (*indexing.Indexer, *state.State, error) {
+	io := indexingOptions(f, logger)
+	if err := io.Validate(); err != nil { // before opening anything
+		return nil, nil, err
+	}
+	st, err := state.Open(ctx, a.stateOptions(f, logger, at))
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := indexing.New(st, io)
+	if err != nil {
+		_ = st.Close(ctx)
+		return nil, nil, err
+	}
+	return ix, st, nil
+}
+
+// close closes the state folder.
+func (o *opened) close(ctx context.Context) error { return o.st.Close(ctx) }

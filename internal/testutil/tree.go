@@ -1,0 +1,59 @@
+// Package testutil holds helpers shared by the tests of several packages.
+package testutil
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// DemoRepo is a small Go + Markdown repository (a module with two
+// packages, a non-ASCII identifier and a README with a link), for WriteTree.
+var DemoRepo = map[string]string{
+	"go.mod": "module example.com/demo\n\ngo 1.22\n",
+	"main.go": `package main
+
+import "example.com/demo/util"
+
+func main() {
+	run()
+}
+
+func run() {
+	util.Greet("world")
+	Привет()
+}
+`,
+	"hello.go": `package main
+
+import "fmt"
+
+// Привет greets in Russian.
+func Привет() { fmt.Println("привет") }
+`,
+	"util/greet.go": `package util
+
+import "fmt"
+
+// Greet prints a greeting.
+func Greet(name string) { fmt.Println("hello", name) }
+`,
+	"README.md": "# Demo 🚀\n\n## Запуск\n\nRun [main](main.go).\n",
+}
+
+// WriteTree writes files (slash-separated path → content) into a fresh
+// temporary folder and returns it.
+func WriteTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, body := range files {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}

@@ -1,0 +1,33 @@
+package state
+
+import (
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/projections"
+)
+
+// The files and folders of a state folder, each named once here or, for a
+// file a lower package owns, taken from that package. The package doc says
+// who writes each one and its format.
+const (
+	// LogFile is the event log (a bbolt file); the log keeps LogFile+".lock"
+	// and LogFile+".head" beside it.
+	LogFile = "events.db"
+	// SnapshotDir holds the projections' snapshots (snap-<seq>.bin).
+	SnapshotDir = projections.SnapshotDirName
+	// SearchDir holds the search index slots, one per running process.
+	SearchDir = "search"
+	// ModulesFile records which modules are switched off.
+	ModulesFile = "subsystems-state.json"
+	// RolesFile overrides the evidence role registry.
+	RolesFile = evidence.RolesFile
+	// ForensicLog is the append-only log of failed and slow calls.
+	ForensicLog = envelope.ForensicLogName
+	// IndexCacheDir holds the extractors' caches, one folder per indexed
+	// root.
+	IndexCacheDir = "index-cache"
+	// IndexRootFile records the folder the graph was last indexed from.
+	IndexRootFile = "index-root.json"
+	// IndexLockFile serialises indexing across processes.
+	IndexLockFile = "index.lock"
+)

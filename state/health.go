@@ -1,0 +1,107 @@
+package state
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cos-dev/cos/bus"
+	"github.com/cos-dev/cos/projections"
+)
+
+// Health is what cos_health reports about the state folder's machinery.
+type Health struct {
+	// Started is when this process opened the state.
+	Started time.Time
+	// Dir is the absolute state folder; ReadOnly says it is a
+	// point-in-time view.
+	Dir      string
+	ReadOnly bool
+	Log      LogHealth
+	// SnapshotSeq is the seq of the newest snapshot on disk (0: none).
+	SnapshotSeq uint64
+	// Search is the search index's slot and checkpoint; nil on a
+	// point-in-time view.
+	Search *SearchHealth
+	Bus    BusHealth
+}
+
+// LogHealth is the log part of Health.
+type LogHealth struct {
+	HeadSeq  uint64 `json:"head_seq"`
+	HeadHash string `json:"head_hash,omitempty"`
+	// Path is where the log lives (a file path for the bbolt log).
+	Path string `json:"path"`
+}
+
+// SearchHealth is the search index part of Health.
+type SearchHealth struct {
+	Slot       int    `json:"slot"`
+	Checkpoint uint64 `json:"checkpoint"`
+	Lag        uint64 `json:"lag"`
+}
+
+// BusHealth is the bus part of Health: its state and the cos processes seen
+// on it (mode "off" and none without a bus).
+type BusHealth struct {
+	bus.State
+	Processes []bus.Peer `json:"processes"`
+}
+
+// Health reports the log head and the machinery around the projections;
+// call it inside the view (it reads the view's position for the search
+// lag). Errors: the log's head unreadable.
+func (v View) Health(ctx context.Context) (Health, error) {
+	s := v.s
+	head, err := s.log.Head()
+	if err != nil {
+		return Health{}, err
+	}
+	h := Health{
+		Started:     s.started,
+		Dir:         s.opts.Dir,
+		ReadOnly:    s.ReadOnly(),
+		Log:         LogHealth{HeadSeq: head.Seq, HeadHash: head.Hash, Path: s.logLocation},
+		SnapshotSeq: newestSnapshot(filepath.Join(s.opts.Dir, projections.SnapshotDirName)),
+	}
+	if s.index != nil {
+		cp := s.index.Checkpoint()
+		h.Search = &SearchHealth{Slot: s.index.Slot(), Checkpoint: cp, Lag: sub(v.Pos.Seq, cp)}
+	}
+	if s.bus != nil {
+		h.Bus = BusHealth{State: s.bus.State(), Processes: s.bus.Peers()}
+	} else {
+		h.Bus = BusHealth{State: bus.State{Mode: bus.ModeOff}, Processes: []bus.Peer{}}
+	}
+	return h, nil
+}
+
+func sub(a, b uint64) uint64 {
+	if a < b {
+		return 0
+	}
+	return a - b
+}
+
+// newestSnapshot returns the seq of the newest snapshot file in dir
+// (projections names them snap-<seq, 20 digits>.bin), or 0 when none.
+func newestSnapshot(dir string) uint64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var best uint64
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, "snap-") || !strings.HasSuffix(name, ".bin") {
+			continue
+		}
+		if n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(name, "snap-"), ".bin"), 10, 64); err == nil && n > best {
+			best = n
+		}
+	}
+	return best
+}

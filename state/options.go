@@ -1,0 +1,59 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/cos-dev/cos/bus"
+	"github.com/cos-dev/cos/projections"
+)
+
+// Options configure Open. Dir is required; every other zero value takes
+// the default its field names.
+type Options struct {
+	// Dir is the state folder (see the package doc for its files). It is
+	// created when missing, except for a point-in-time view.
+	Dir string
+	// NATS is bus.ModeAuto (the zero value: the embedded server recorded
+	// in the state folder, started when none runs; no bus when NATS is
+	// unavailable), bus.ModeOff, or a nats:// URL (an error when
+	// unreachable).
+	NATS string
+	// Namespace separates projects on one NATS; empty derives it from Dir.
+	Namespace string
+	// At, when set, opens a read-only view of the state as it was at that
+	// log position (`cos call --at`): no bus, no search slot (a temporary
+	// index instead), Append fails with ErrReadOnly.
+	At *projections.Until
+	// Client names the MCP client, recorded on the events this state
+	// appends.
+	Client string
+	// NoBackgroundSnapshots turns the tailer's snapshot loop off (tests).
+	NoBackgroundSnapshots bool
+	// Logger receives diagnostics (never stdout); nil discards them.
+	Logger *slog.Logger
+}
+
+// ErrOptions is returned (wrapped) by Open and Validate for an invalid
+// option.
+var ErrOptions = errors.New("invalid options")
+
+// Validate reports the first invalid option, wrapping ErrOptions.
+func (o Options) Validate() error {
+	if o.Dir == "" {
+		return fmt.Errorf("%w: the state folder (Dir) is required", ErrOptions)
+	}
+	return nil
+}
+
+// withDefaults fills the zero values with their defaults.
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.NATS == "" {
+		o.NATS = bus.ModeAuto
+	}
+	return o
+}

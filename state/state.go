@@ -1,0 +1,340 @@
+package state
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/cos-dev/cos/bus"
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/projections/metrics"
+	"github.com/cos-dev/cos/projections/tasks"
+	"github.com/cos-dev/cos/search"
+)
+
+// State is one process's view of a state folder: the event log, the
+// projections a tailer keeps at its head, this process's search index slot,
+// the bus that carries commits between processes, the evidence role
+// registry and the module gate. It is safe for concurrent use.
+//
+// Reads go through Read (or View for a read-back after a write); writes go
+// through Append. A State opened with Options.At is a frozen, read-only
+// view of the log at that position: Append fails with ErrReadOnly.
+type State struct {
+	opts Options
+	log  *eventlog.Log
+	// logLocation names the log for health and errors (a file path today).
+	logLocation string
+	tailer      *projections.Tailer
+	graph       *projections.Graph
+	board       *tasks.Board
+	series      *metrics.Series
+	bundles     *evidence.Bundles
+	roles       *evidence.Registry
+	index       *search.Index
+	// resolver reads graph: use it only inside a view.
+	resolver *search.Resolver
+	bus      *bus.Bus
+	modules  *moduleGate
+	started  time.Time
+	logger   *slog.Logger
+
+	forensic       *slog.Logger
+	forensicCloser io.Closer
+	// tmpIndexDir is the search index of a point-in-time view, removed on
+	// Close.
+	tmpIndexDir string
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// ErrReadOnly is returned by Append on a point-in-time State (Options.At).
+var ErrReadOnly = errors.New("read-only view of the log")
+
+// Open opens the state folder: the event log, the projections (from the
+// newest snapshot plus the log's tail), this process's search index slot,
+// and the bus. With opts.At it opens a frozen, read-only view instead. A
+// damaged log (eventlog.ErrIntegrity) is not an error here: reads answer from
+// the state before the damage and the log refuses writes.
+//
+// Errors: *OpenError wrapping ErrOptions for an invalid option, or the
+// cause (not a directory, permission denied, not a cos event log, NATS
+// unreachable with a nats:// URL, ctx.Err()).
+func Open(ctx context.Context, opts Options) (*State, error) {
+	s, err := open(ctx, opts)
+	if err != nil {
+		return nil, &OpenError{StateDir: opts.Dir, Err: err}
+	}
+	return s, nil
+}
+
+// OpenError is returned by Open: the state folder could not be opened. Its
+// message names the folder and the cause (not a directory, permission
+// denied, not a cos event log, NATS unreachable, …).
+type OpenError struct {
+	StateDir string
+	Err      error
+}
+
+func (e *OpenError) Error() string { return fmt.Sprintf("open state folder %s: %v", e.StateDir, e.Err) }
+func (e *OpenError) Unwrap() error { return e.Err }
+
+// Unavailable reports whether the folder could not be opened because NATS
+// could not be reached or was misconfigured (a retry or another --nats may
+// help), rather than because of the folder itself.
+func (e *OpenError) Unavailable() bool {
+	return errors.Is(e.Err, bus.ErrUnavailable) || errors.Is(e.Err, bus.ErrInvalidOptions)
+}
+
+func open(ctx context.Context, opts Options) (*State, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	abs, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir = abs
+	s := &State{opts: opts, started: time.Now(), logger: opts.Logger, modules: newModuleGate(abs)}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = s.Close(context.Background())
+		}
+	}()
+	readOnly := opts.At != nil
+	if !readOnly {
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return nil, fmt.Errorf("create state folder: %w", err)
+		}
+		if s.forensic, s.forensicCloser, err = envelope.OpenForensicLog(abs); err != nil {
+			return nil, err
+		}
+	}
+	if s.roles, err = evidence.LoadRegistry(abs); err != nil {
+		return nil, fmt.Errorf("load evidence roles: %w", err)
+	}
+	s.logLocation = filepath.Join(abs, LogFile)
+	s.log, err = eventlog.Open(s.logLocation, eventlog.Options{
+		ReadOnly: readOnly,
+		Actor:    eventlog.Actor{Client: opts.Client},
+		Logger:   opts.Logger,
+		OnCommit: s.publish,
+	})
+	if err != nil {
+		return nil, err
+	}
+	set := NewProjectionSet()
+	s.graph, s.board, s.series, s.bundles = set.Graph, set.Board, set.Series, set.Bundles
+	projs := set.List()
+	topts := projections.TailerOptions{StateDir: abs, Logger: opts.Logger, NoBackgroundSnapshots: opts.NoBackgroundSnapshots || readOnly}
+	if readOnly {
+		if s.tailer, err = projections.OpenAt(ctx, s.log, projs, *opts.At, topts); err != nil {
+			return nil, err
+		}
+		if err := s.openTempIndex(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		if s.tailer, err = projections.NewTailer(s.log, projs, topts); err != nil {
+			return nil, err
+		}
+		if err := s.tailer.Start(ctx); err != nil {
+			if !errors.Is(err, eventlog.ErrIntegrity) {
+				return nil, err
+			}
+			// Writes are refused, reads still work — on the state up to
+			// the damaged record; `cos verify` says where it breaks.
+			s.logger.Error("the event log is damaged; serving the state before the damage, writes will be refused (run cos verify)", "err", err)
+		}
+		if s.index, err = search.OpenIndex(ctx, search.Options{Dir: filepath.Join(abs, SearchDir), Logger: opts.Logger}); err != nil {
+			return nil, err
+		}
+		if err := s.followIndex(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if s.resolver, err = search.NewResolver(s.graph, s.index, search.ResolverOptions{}); err != nil {
+		return nil, err
+	}
+	if !readOnly {
+		if err := s.openBus(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ok = true
+	return s, nil
+}
+
+// openTempIndex builds a search index of the point-in-time graph in a
+// temporary folder.
+func (s *State) openTempIndex(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "cos-at-index-*")
+	if err != nil {
+		return err
+	}
+	s.tmpIndexDir = dir
+	if s.index, err = search.OpenIndex(ctx, search.Options{Dir: dir, Logger: s.logger}); err != nil {
+		return err
+	}
+	var nodes []graphNode
+	var pos projections.Position
+	s.tailer.View(func(p projections.Position) {
+		pos = p
+		s.graph.Nodes(func(n graphNode) bool { nodes = append(nodes, n); return true })
+	})
+	return s.indexNodes(ctx, nodes, nil, pos.Seq)
+}
+
+// openBus connects to NATS, publishes this process's commits and applies
+// the others' as they arrive; every (re)connect catches up from the log.
+func (s *State) openBus(ctx context.Context) error {
+	b, err := bus.Open(ctx, bus.Options{
+		Mode:      s.opts.NATS,
+		StateDir:  s.opts.Dir,
+		Namespace: s.opts.Namespace,
+		Logger:    s.logger,
+		Position:  func() uint64 { return s.tailer.Position().Seq },
+	})
+	if errors.Is(err, bus.ErrUnavailable) && s.opts.NATS == bus.ModeAuto {
+		// The log is the truth and reads check it for freshness: without a
+		// bus, other processes' writes still show up on the next call.
+		s.logger.Warn("NATS unavailable; running without a bus (reads still see every commit through the log)", "err", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.bus = b
+	if _, err := b.Subscribe(bus.EventsSubject(b.Namespace(), ">"), func(ev eventlog.Event) {
+		if err := s.tailer.Offer(context.Background(), ev); err != nil {
+			s.logger.Warn("apply event from the bus", "seq", ev.Seq, "err", err)
+		}
+	}); err != nil {
+		return fmt.Errorf("bus subscribe: %w", err)
+	}
+	b.OnReconnect(func() {
+		if _, err := s.tailer.CatchUp(context.Background()); err != nil {
+			s.logger.Warn("catch up after reconnect", "err", err)
+		}
+	})
+	return nil
+}
+
+// publish is the log's OnCommit hook: it sends each committed event to the
+// bus (a doorbell and a carrier; the log stays the truth).
+func (s *State) publish(evs []eventlog.Event) {
+	b := s.bus
+	if b == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	for _, ev := range evs {
+		if err := b.Publish(ctx, ev); err != nil {
+			s.logger.Debug("publish event", "seq", ev.Seq, "err", err)
+			return
+		}
+	}
+}
+
+// Close stops the bus, the tailer (and its background snapshots), the
+// search index and the log, in that order, waits for each, and returns the
+// first error. It is idempotent: later calls return the same error. ctx
+// bounds nothing today (every part closes promptly); it is there for a log
+// backend that must drain.
+func (s *State) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() {
+		var errs []error
+		if s.bus != nil {
+			errs = append(errs, s.bus.Close())
+		}
+		if s.tailer != nil {
+			errs = append(errs, s.tailer.Close())
+		}
+		if s.index != nil {
+			errs = append(errs, s.index.Close())
+		}
+		if s.log != nil {
+			errs = append(errs, s.log.Close())
+		}
+		if s.tmpIndexDir != "" {
+			errs = append(errs, os.RemoveAll(s.tmpIndexDir))
+		}
+		if s.forensicCloser != nil {
+			errs = append(errs, s.forensicCloser.Close())
+		}
+		for _, err := range errs {
+			if err != nil {
+				s.closeErr = err
+				break
+			}
+		}
+	})
+	return s.closeErr
+}
+
+// Dir returns the absolute state folder.
+func (s *State) Dir() string { return s.opts.Dir }
+
+// ReadOnly reports whether the state is a point-in-time view (Options.At).
+func (s *State) ReadOnly() bool { return s.opts.At != nil }
+
+// Client is the MCP client name recorded on the events this state appends
+// (Options.Client).
+func (s *State) Client() string { return s.opts.Client }
+
+// Logger is where diagnostics go (never stdout).
+func (s *State) Logger() *slog.Logger { return s.logger }
+
+// Forensic is the forensic call log (<state>/.mcp.log), nil on a read-only
+// view.
+func (s *State) Forensic() *slog.Logger { return s.forensic }
+
+// Roles is the evidence role registry of the state folder (read once at
+// Open; roles.json overrides the defaults).
+func (s *State) Roles() *evidence.Registry { return s.roles }
+
+// Tailer returns the tailer that keeps the projections current (for
+// replay, health and tests).
+func (s *State) Tailer() *projections.Tailer { return s.tailer }
+
+// Log returns the event log.
+func (s *State) Log() *eventlog.Log { return s.log }
+
+// ModuleEnabled reports whether module is on in this state folder; an
+// unreadable module file leaves every module on and is reported in err.
+func (s *State) ModuleEnabled(module string) (bool, error) { return s.modules.enabled(module) }
+
+// stateHashInView returns the combined state hash of the projections as
+// lowercase hex: the same SHA-256 as projections.Tailer.StateHash (each
+// projection's name, a zero byte and its StateHash, in ProjectionSet order),
+// computed here because a view already holds the tailer's read lock and the
+// tailer's method would take it a second time. Call it only inside a view.
+func (s *State) stateHashInView() string {
+	h := sha256.New()
+	for _, p := range s.tailer.Projections() {
+		sum := p.StateHash()
+		h.Write([]byte(p.Name()))
+		h.Write([]byte{0})
+		h.Write(sum[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Bus returns the bus this state publishes to and listens on, nil when it
+// runs without one (--nats off, NATS unavailable, a point-in-time view).
+func (s *State) Bus() *bus.Bus { return s.bus }

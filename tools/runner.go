@@ -1,0 +1,200 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/internal/nearest"
+	"github.com/cos-dev/cos/state"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/search"
+)
+
+// Options configure a Runner.
+type Options struct {
+	// Version is the build version cos_health reports.
+	Version string
+}
+
+// Runner runs tool calls against one state: it holds the tool catalogue,
+// parses arguments, applies the module gate, runs each handler in the
+// right view and wraps its answer in the envelope. Transports (MCP, the
+// command line, HTTP routes) call Call; it is safe for concurrent use.
+type Runner struct {
+	st      *state.State
+	ix      *indexing.Indexer
+	version string
+	tools   map[string]*Tool
+	names   []string
+}
+
+// New returns a Runner over st; ix runs cos_graph_index and approves the
+// paths tools read files under.
+func New(st *state.State, ix *indexing.Indexer, opts Options) *Runner {
+	r := &Runner{st: st, ix: ix, version: opts.Version, tools: map[string]*Tool{}}
+	for _, t := range catalogue() {
+		r.tools[t.Name] = t
+	}
+	for n := range r.tools {
+		r.names = append(r.names, n)
+	}
+	sort.Strings(r.names)
+	return r
+}
+
+// Call is one running tool call, handed to the tool's Handler.
+type Call struct {
+	Tool *Tool
+	Args *Args
+	// V is what the handler reads: for a read-only tool, the view the
+	// whole handler runs in; for a write tool, the view inside the
+	// function given to ReadBack or freshView (zero outside it). V.Pos is
+	// the log position the answer reflects (meta.log_seq).
+	V state.View
+	// Budget is the envelope budget the answer is trimmed to.
+	Budget envelope.Options
+
+	st      *state.State
+	ix      *indexing.Indexer
+	version string
+}
+
+// Call runs the tool name with raw JSON arguments and returns its envelope,
+// trimmed to budget (the agent budget over MCP, none for a browser route).
+// It never returns a Go error and never panics: every failure is a failure
+// envelope (an unknown tool is E_UNKNOWN_TOOL listing the nearest names).
+func (r *Runner) Call(ctx context.Context, name string, raw json.RawMessage, budget envelope.Options) envelope.Envelope {
+	t, ok := r.tools[name]
+	if !ok {
+		return envelope.Fail(r.unknownTool(name))
+	}
+	info := envelope.CallInfo{Tool: name, ArgBytes: len(raw), RequestID: requestIDOf(raw)}
+	return envelope.Safe(ctx, info, r.st.Forensic(), func(ctx context.Context) (envelope.Envelope, error) {
+		return r.call(ctx, t, raw, budget)
+	})
+}
+
+// Has reports whether a tool is named name.
+func (r *Runner) Has(name string) bool {
+	_, ok := r.tools[name]
+	return ok
+}
+
+func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget envelope.Options) (envelope.Envelope, error) {
+	on, err := r.st.ModuleEnabled(t.Module)
+	if err != nil {
+		r.st.Logger().Warn("module state unreadable; every module stays on", "err", err)
+	}
+	if !on {
+		return envelope.Fail(envelope.Errorf(envelope.CodeModuleDisabled,
+			"module %q is disabled in this project; enable it with `cos module enable %s`", t.Module, t.Module).
+			WithDetails(map[string]any{"module": t.Module})), nil
+	}
+	args, aerr := parseArgs(t, raw)
+	if aerr != nil {
+		return envelope.Fail(aerr), nil
+	}
+	c := &Call{Tool: t, Args: args, Budget: budget, st: r.st, ix: r.ix, version: r.version}
+	var (
+		data any
+		tm   envelope.ToolMeta
+	)
+	if t.ReadOnly {
+		if rerr := r.st.Read(ctx, func(v state.View) {
+			c.V = v
+			data, tm, err = t.Handler(ctx, c)
+		}); rerr != nil {
+			return envelope.Fail(ToEnvelopeError(rerr)), nil
+		}
+	} else {
+		if r.st.ReadOnly() {
+			return envelope.Fail(envelope.Errorf(envelope.CodeReadOnly,
+				"%s writes, and this is a read-only view of the log at seq %d", t.Name, r.st.Position().Seq)), nil
+		}
+		data, tm, err = t.Handler(ctx, c)
+	}
+	if err != nil {
+		return envelope.Fail(ToEnvelopeError(err)), nil
+	}
+	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm}, budget), nil
+}
+
+// requestIDOf returns the request_id argument, for the forensic log.
+func requestIDOf(raw json.RawMessage) string {
+	var v struct {
+		RequestID string `json:"request_id"`
+	}
+	_ = json.Unmarshal(raw, &v)
+	return v.RequestID
+}
+
+// Append appends requests on behalf of the call (recording the client) and
+// returns the receipts, or the first error.
+func (c *Call) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eventlog.Receipt, error) {
+	return c.st.Append(ctx, reqs...)
+}
+
+// ReadBack waits until the projections include seq, then runs fn inside a
+// view of them (c.V) and records the view's position as the answer's
+// log_seq. Write tools answer with the post-write state read back this way.
+func (c *Call) ReadBack(ctx context.Context, seq uint64, fn func()) error {
+	if err := c.st.WaitFor(ctx, seq); err != nil {
+		return err
+	}
+	c.st.View(func(v state.View) {
+		c.V = v
+		fn()
+	})
+	return nil
+}
+
+// Resolve resolves a uid, raw path or name (direct → path_prefix → fuzzy);
+// call it inside the view. strict refuses fuzzy answers (mutations). A raw
+// string shaped like a uid (a seed-003 prefix, graph.KindOfUID) is always
+// looked up strictly: a uid that is not in the graph is *search.NotFoundError
+// with suggestions, never an E_AMBIGUOUS or a fuzzy neighbour.
+func (c *Call) Resolve(ctx context.Context, raw string, strict bool) (search.Resolution, error) {
+	if strict {
+		return c.V.Resolver.ResolveStrict(ctx, raw)
+	}
+	if _, uidShaped := graph.KindOfUID(strings.TrimSpace(raw)); uidShaped {
+		res, err := c.V.Resolver.ResolveStrict(ctx, raw)
+		var nf *search.NotFoundError
+		if errors.As(err, &nf) {
+			nf.Strict = false // a read: the "writes never resolve fuzzily" hint does not apply
+		}
+		return res, err
+	}
+	return c.V.Resolver.Resolve(ctx, raw)
+}
+
+// unknownTool is E_UNKNOWN_TOOL with the nearest real tool names.
+func (r *Runner) unknownTool(name string) *envelope.Error {
+	near := nearestNames(name, r.names, 3)
+	msg := fmt.Sprintf("no tool is named %q", name)
+	if len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, ", ") + "?"
+	}
+	return envelope.Errorf(envelope.CodeUnknownTool, "%s", msg).
+		WithDetails(map[string]any{"tool": name, "nearest": near})
+}
+
+// nearestNames returns the k tool names nearest to name.
+func nearestNames(name string, names []string, k int) []string { return nearest.Rank(name, names, k) }
+
+// Tools returns the registered tools sorted by name.
+func (r *Runner) Tools() []*Tool {
+	out := make([]*Tool, 0, len(r.names))
+	for _, n := range r.names {
+		out = append(out, r.tools[n])
+	}
+	return out
+}
