@@ -59,7 +59,7 @@ func (a *app) callCommand() *cobra.Command {
 				return err
 			}
 			if !env.OK() {
-				return &exitError{code: ExitError, err: fmt.Errorf("")}
+				return &exitError{code: ExitError} // the envelope on stdout says why
 			}
 			return nil
 		},

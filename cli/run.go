@@ -32,10 +32,17 @@ type IO struct {
 // exitError carries an exit code out of a command.
 type exitError struct {
 	code int
-	err  error
+	// err is printed on stderr as "cos: <err>"; nil when the command has
+	// already said everything (cos call prints the failure envelope).
+	err error
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
 func (e *exitError) Unwrap() error { return e.err }
 
 // usageError marks a wrong command line (exit 2).
@@ -64,7 +71,7 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.err.Error() != "" {
+		if ee.err != nil {
 			fmt.Fprintln(stdio.Err, "cos:", ee.err)
 		}
 		return ee.code

@@ -12,15 +12,18 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cos-dev/cos/internal/roles"
 )
 
-// Default role ids. AnalyzeTask (projections/tasks) calls for these.
+// Default role ids (package roles); AnalyzeTask (projections/tasks) calls
+// for these.
 const (
-	RolePlanner     = "planner"
-	RoleResearcher  = "researcher"
-	RoleImplementer = "implementer"
-	RoleTester      = "tester"
-	RoleReviewer    = "reviewer"
+	RolePlanner     = roles.Planner
+	RoleResearcher  = roles.Researcher
+	RoleImplementer = roles.Implementer
+	RoleTester      = roles.Tester
+	RoleReviewer    = roles.Reviewer
 )
 
 // RolesFile is the name of the registry override in the state folder.

@@ -178,4 +178,4 @@ func parentDir(d string) string {
 }
 
 // fileUID is the uid of a repository file, escaped and clamped.
-func fileUID(p string) string { return clampUID(graph.FileUID(uidPart(p))) }
+func fileUID(p string) string { return graph.SourceFileUID(p) }

@@ -185,14 +185,10 @@ func uidOf(c candidate) (uid, kind string) {
 }
 
 // codeUID builds code:<what>:<path>::<name>.
-func codeUID(what, p, name string) string {
-	return clampUID("code:" + what + ":" + uidPart(p) + "::" + uidPart(name))
-}
+func codeUID(what, p, name string) string { return graph.CodeUID(what, p, name) }
 
 // externalUID builds the uid of an unresolved target's stub.
-func externalUID(name string) string {
-	return clampUID("code:external:" + uidPart(name))
-}
+func externalUID(name string) string { return graph.ExternalUID(name) }
 
 // knownGOOS and knownGOARCH are the file name suffixes go/build treats as
 // build constraints.

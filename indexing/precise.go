@@ -481,7 +481,7 @@ func (ps *preciseStage) report() *PreciseReport {
 
 // setFileMeta sets a key on the payload's file node.
 func setFileMeta(p *graph.FileExtracted, key string, v any) {
-	uid := extract.FileUID(p.Path)
+	uid := graph.SourceFileUID(p.Path)
 	for i := range p.Nodes {
 		if p.Nodes[i].UID != uid {
 			continue
@@ -502,7 +502,7 @@ func setFileMeta(p *graph.FileExtracted, key string, v any) {
 func preciseFiles(g *projections.Graph, paths map[string]string) map[string]string {
 	out := map[string]string{}
 	for p := range paths {
-		uid := extract.FileUID(p)
+		uid := graph.SourceFileUID(p)
 		h, ok := g.NodeHeader(uid)
 		if !ok || !mergeable(h.Extractor) {
 			continue

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/envelope"
-	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/internal/pagecursor"
 	"github.com/cos-dev/cos/projections"
@@ -185,7 +184,7 @@ func (c *completeness) filePrecise(p string) bool {
 	if c.precise == nil {
 		c.precise = map[string]bool{}
 	}
-	f, ok := c.g.Node(extract.FileUID(p))
+	f, ok := c.g.Node(graph.SourceFileUID(p))
 	v := ok && f.Metadata[graph.MetaExtraction] == graph.ExtractionPrecise
 	c.precise[p] = v
 	return v
@@ -196,7 +195,7 @@ func (c *completeness) filePrecise(p string) bool {
 func (c *completeness) unresolvedReceivers() int {
 	n := 0
 	for name, fam := range c.members {
-		c.g.EachIn(extract.ExternalUID("*."+name), func(src, typ string) bool {
+		c.g.EachIn(graph.ExternalUID("*."+name), func(src, typ string) bool {
 			if typ != graph.EdgeCalls {
 				return true
 			}

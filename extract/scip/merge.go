@@ -135,7 +135,7 @@ func Merge(root string, payloads []graph.FileExtracted, indexes ...*Index) Resul
 		if p.Extractor == extract.ExtractorFile {
 			d = dialectFor(doc.GetLanguage())
 		}
-		f := &file{p: p, doc: doc, ix: ix, d: d, src: newSource(string(text), d), fileUID: extract.FileUID(p.Path)}
+		f := &file{p: p, doc: doc, ix: ix, d: d, src: newSource(string(text), d), fileUID: graph.SourceFileUID(p.Path)}
 		if f.stale(syms) {
 			res.Skipped = append(res.Skipped, Note{p.Path, ReasonStale})
 			continue
@@ -921,16 +921,16 @@ func (f *file) synthesize(syms *symbols) {
 			var uid, kind, container string
 			switch {
 			case info.kind == symType:
-				uid, kind, container = extract.CodeUID("class", p.Path, label), graph.KindClass, f.fileUID
+				uid, kind, container = graph.CodeUID("class", p.Path, label), graph.KindClass, f.fileUID
 				classes[label] = uid
 			case info.kind == symMethod && len(info.chain) == 1:
-				uid, kind, container = extract.CodeUID("function", p.Path, label), graph.KindFunction, f.fileUID
+				uid, kind, container = graph.CodeUID("function", p.Path, label), graph.KindFunction, f.fileUID
 			case info.kind == symMethod && info.parentType:
 				c, ok := classes[strings.Join(info.chain[:len(info.chain)-1], ".")]
 				if !ok {
 					continue
 				}
-				uid, kind, container = extract.CodeUID("function", p.Path, label), graph.KindMethod, c
+				uid, kind, container = graph.CodeUID("function", p.Path, label), graph.KindMethod, c
 			default:
 				continue
 			}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/internal/roles"
 )
 
 // Analysis is the answer of cos_analyze_task: the normalised signals and the
@@ -25,20 +25,20 @@ type RoleCall struct {
 }
 
 // roleOrder is the working order of the default roles.
-var roleOrder = []string{evidence.RolePlanner, evidence.RoleResearcher, evidence.RoleImplementer, evidence.RoleTester, evidence.RoleReviewer}
+var roleOrder = []string{roles.Planner, roles.Researcher, roles.Implementer, roles.Tester, roles.Reviewer}
 
 // actionRoles is rule 1: the roles each action needs.
 var actionRoles = map[string][]string{
-	"create":   {evidence.RoleImplementer, evidence.RoleTester, evidence.RoleReviewer},
-	"modify":   {evidence.RoleImplementer, evidence.RoleTester, evidence.RoleReviewer},
-	"refactor": {evidence.RoleImplementer, evidence.RoleTester, evidence.RoleReviewer},
-	"debug":    {evidence.RoleResearcher, evidence.RoleImplementer, evidence.RoleTester},
-	"research": {evidence.RoleResearcher},
-	"review":   {evidence.RoleReviewer},
-	"audit":    {evidence.RoleResearcher, evidence.RoleReviewer},
-	"deploy":   {evidence.RoleImplementer, evidence.RoleTester},
-	"document": {evidence.RoleImplementer, evidence.RoleReviewer},
-	"unknown":  {evidence.RolePlanner, evidence.RoleResearcher},
+	"create":   {roles.Implementer, roles.Tester, roles.Reviewer},
+	"modify":   {roles.Implementer, roles.Tester, roles.Reviewer},
+	"refactor": {roles.Implementer, roles.Tester, roles.Reviewer},
+	"debug":    {roles.Researcher, roles.Implementer, roles.Tester},
+	"research": {roles.Researcher},
+	"review":   {roles.Reviewer},
+	"audit":    {roles.Researcher, roles.Reviewer},
+	"deploy":   {roles.Implementer, roles.Tester},
+	"document": {roles.Implementer, roles.Reviewer},
+	"unknown":  {roles.Planner, roles.Researcher},
 }
 
 // AnalyzeTask validates and normalises TaskSignals (raw JSON, or a JSON
@@ -100,33 +100,33 @@ func rolesFor(s Signals) []RoleCall {
 	large := s.ScopeSize == "large" || s.ScopeSize == "recursive"
 	switch {
 	case s.Complexity == "COMPLICATED" || s.Complexity == "COMPLEX" || s.Complexity == "CONFUSION":
-		add(evidence.RolePlanner, fmt.Sprintf("complexity %s", s.Complexity))
+		add(roles.Planner, fmt.Sprintf("complexity %s", s.Complexity))
 	case s.Dimensions >= 3:
-		add(evidence.RolePlanner, fmt.Sprintf("%d dimensions", s.Dimensions))
+		add(roles.Planner, fmt.Sprintf("%d dimensions", s.Dimensions))
 	case large:
-		add(evidence.RolePlanner, fmt.Sprintf("scope_size %s", s.ScopeSize))
+		add(roles.Planner, fmt.Sprintf("scope_size %s", s.ScopeSize))
 	}
 	switch {
 	case s.Complexity == "COMPLEX" || s.Complexity == "CONFUSION":
-		add(evidence.RoleResearcher, fmt.Sprintf("complexity %s", s.Complexity))
+		add(roles.Researcher, fmt.Sprintf("complexity %s", s.Complexity))
 	case s.Novelty >= 0.7:
-		add(evidence.RoleResearcher, fmt.Sprintf("novelty %.2g", s.Novelty))
+		add(roles.Researcher, fmt.Sprintf("novelty %.2g", s.Novelty))
 	}
 	switch {
 	case large:
-		add(evidence.RoleReviewer, fmt.Sprintf("scope_size %s", s.ScopeSize))
+		add(roles.Reviewer, fmt.Sprintf("scope_size %s", s.ScopeSize))
 	case s.Urgency == "incident":
-		add(evidence.RoleReviewer, "urgency incident")
+		add(roles.Reviewer, "urgency incident")
 	}
 	if s.Complexity == "CHAOTIC" {
-		delete(reasons, evidence.RolePlanner)
-		add(evidence.RoleImplementer, "complexity CHAOTIC: act first")
-		add(evidence.RoleTester, "complexity CHAOTIC: act first")
+		delete(reasons, roles.Planner)
+		add(roles.Implementer, "complexity CHAOTIC: act first")
+		add(roles.Tester, "complexity CHAOTIC: act first")
 	}
 	if s.ScopeSize == "trivial" && s.Complexity == "CLEAR" {
-		delete(reasons, evidence.RolePlanner)
+		delete(reasons, roles.Planner)
 		if s.Action != "review" && s.Action != "audit" {
-			delete(reasons, evidence.RoleReviewer)
+			delete(reasons, roles.Reviewer)
 		}
 	}
 	out := make([]RoleCall, 0, len(reasons))

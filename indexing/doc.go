@@ -1,0 +1,28 @@
+// Package indexing turns a folder of a repository into graph events on a
+// state folder's log: it runs the extractors (package extract) against the
+// content hashes the graph projection already holds, merges SCIP indexes
+// when asked (package extract/scip), and appends each batch of changed files
+// as one transaction. `cos index` and the cos_graph_index tool both call
+// Indexer.IndexWith; it needs the state (package state), never a tool
+// server or a transport.
+//
+// # Basics
+//
+// New(st, Options) returns an Indexer; IndexWith(ctx, root, RunOptions)
+// indexes root and returns a Report. Runs take turns: within the process
+// (Indexer.mu) and across processes (the index lock file in the state
+// folder), because the graph holds one indexed tree and two runs at once
+// would remove each other's files.
+//
+// ApprovedPath and ApprovedFile check a client-supplied path against the
+// approved roots (Options.Roots, default the working directory), symlinks
+// resolved on both sides; Roots says where the graph's repo-relative paths
+// are read from (the doctor, rename plans).
+//
+// # Payloads
+//
+// One graph.file_extracted event per file; a payload over the log's 1 MiB
+// event limit is split into parts appended in one request (applied together
+// or not at all), and only a single node over the limit is trimmed in place
+// (reported, never dropped silently).
+package indexing
