@@ -5,15 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/golden/*.json from the current output")
+	"github.com/cos-dev/cos/internal/testutil"
+)
 
 // goldenCase is one envelope path pinned byte for byte.
 type goldenCase struct {
@@ -126,7 +125,7 @@ func TestEnvelope_Golden(t *testing.T) {
 			}
 			pretty.WriteByte('\n')
 			path := filepath.Join("testdata", "golden", gc.name+".json")
-			if *update {
+			if *testutil.Update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -143,7 +142,7 @@ func TestEnvelope_Golden(t *testing.T) {
 			}
 		})
 	}
-	if *update {
+	if *testutil.Update {
 		return
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))

@@ -126,11 +126,7 @@ func BenchmarkAppend_Concurrent(b *testing.B) {
 func BenchmarkAppend_Processes(b *testing.B) {
 	const procs, goroutines = 4, 16
 	path := filepath.Join(b.TempDir(), "events.db")
-	l, err := Open(path, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	l.Close()
+	createLog(b, path)
 	per := (b.N + procs*goroutines - 1) / (procs * goroutines)
 	if per < 50 {
 		per = 50

@@ -6,16 +6,23 @@
 // # Basics
 //
 // Open a Log on "<state>/events.db", Append requests, Read events from a
-// seq, ask Head for the last seq. Every event gets, inside the write
-// transaction that commits it, a gapless seq from 1, a ULID (monotonic within
-// the process), the commit time, its stream revision and its place in the
-// hash chain.
+// seq, ask Head for the last seq, Close it. Every call that waits or does
+// I/O takes a context first. Every event gets, inside the write transaction
+// that commits it, a gapless seq from 1, a ULID (monotonic within the
+// process), the commit time, its stream revision and its place in the hash
+// chain.
+//
+// *Log implements state.Log, the contract the state folder declares; the
+// suite in eventlog/eventlogtest asserts it (contract_test.go), and the
+// tests of this package cover the rest: options, the files, corruption,
+// several processes.
 //
 // # Files
 //
 //	events.db       the bbolt database (format below)
 //	events.db.lock  lock file: flock exclusive for a write transaction,
-//	                shared for a read; waiters are woken at once
+//	                shared for a read; waiters are woken at once (Open,
+//	                whose context can end its wait, polls instead)
 //	events.db.head  48-byte hint of the head (headfile.go), so Head costs a
 //	                pread, not a database open
 //
@@ -70,6 +77,11 @@
 // failed CAS fails only its own request.
 //
 // # Caveats
+//
+// A blocking flock cannot be interrupted, so a context ends a wait for the
+// lock file only where the wait polls: in Open. Read, Head, Verify and
+// LookupReceipt check their context before they wait, then wait for the
+// write transaction in progress; the committer always waits.
 //
 // Durability is bbolt's: an acknowledged append has been fsynced. If the
 // process dies between a commit and the head file's rewrite, the head file

@@ -54,15 +54,15 @@ func TestFixture_Version1(t *testing.T) {
 		os.RemoveAll(dir)
 		os.MkdirAll(dir, 0o755)
 		at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-		l, err := Open(filepath.Join(dir, "events.db"), Options{Actor: Actor{PID: 1, Host: "fixture"}, Now: func() time.Time { return at }})
+		l, err := Open(context.Background(), filepath.Join(dir, "events.db"), Options{Actor: Actor{PID: 1, Host: "fixture"}, Now: func() time.Time { return at }})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range fixtureRequests() {
 			mustAppend(t, l, r)
 		}
-		h, _ := l.Head()
-		l.Close()
+		h, _ := l.Head(context.Background())
+		l.Close(context.Background())
 		os.Remove(filepath.Join(dir, "events.db.lock"))
 		os.Remove(filepath.Join(dir, "events.db.head"))
 		os.WriteFile(filepath.Join(dir, "head.txt"), []byte(h.Hash+"\n"), 0o644)
@@ -73,16 +73,17 @@ func TestFixture_Version1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := Open(work, Options{})
+	ctx := context.Background()
+	l, err := Open(ctx, work, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	n, err := l.Verify(context.Background())
+	defer l.Close(ctx)
+	n, err := l.Verify(ctx)
 	if err != nil || n != 5 {
 		t.Fatalf("Verify = %d, %v; want 5 events", n, err)
 	}
-	h, _ := l.Head()
+	h, _ := l.Head(ctx)
 	if h.Hash != strings.TrimSpace(string(wantHead)) {
 		t.Fatalf("head hash %s, want %s", h.Hash, wantHead)
 	}

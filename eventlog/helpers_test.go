@@ -5,40 +5,59 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 )
 
+// corrupted holds the paths of the logs a test broke on purpose (see
+// markCorrupted); their chain is not checked at cleanup.
+var corrupted sync.Map
+
+// markCorrupted tells openTestLog's cleanup that the log at path was
+// corrupted on purpose, so its chain is not expected to verify.
+func markCorrupted(path string) { corrupted.Store(path, true) }
+
 // openTestLog opens a log in a fresh folder and, at cleanup, closes it and
-// checks that the chain verifies (unless the test corrupted it on purpose).
+// checks that the chain on disk verifies (unless the test corrupted it on
+// purpose: markCorrupted). It stays here rather than in internal/testutil,
+// which imports eventlog and so cannot be imported by package eventlog's
+// tests.
 func openTestLog(tb testing.TB, opts Options) (*Log, string) {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "events.db")
-	l, err := Open(path, opts)
+	l, err := Open(context.Background(), path, opts)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
 	tb.Cleanup(func() {
-		if err := l.Close(); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := l.Close(ctx); err != nil {
 			tb.Errorf("Close: %v", err)
+			return
 		}
+		if _, bad := corrupted.LoadAndDelete(path); bad {
+			return
+		}
+		verifyLog(tb, path)
 	})
 	return l, path
 }
 
-// verifyAtCleanup registers a chain check of the log at path.
-func verifyAtCleanup(tb testing.TB, path string) {
+// verifyLog reopens the log at path read-only and checks its chain.
+func verifyLog(tb testing.TB, path string) {
 	tb.Helper()
-	tb.Cleanup(func() {
-		l, err := Open(path, Options{ReadOnly: true})
-		if err != nil {
-			tb.Errorf("reopen for verify: %v", err)
-			return
-		}
-		defer l.Close()
-		if _, err := l.Verify(context.Background()); err != nil {
-			tb.Errorf("Verify at cleanup: %v", err)
-		}
-	})
+	ctx := context.Background()
+	l, err := Open(ctx, path, Options{ReadOnly: true})
+	if err != nil {
+		tb.Errorf("reopen for verify: %v", err)
+		return
+	}
+	defer l.Close(ctx)
+	if _, err := l.Verify(ctx); err != nil {
+		tb.Errorf("Verify at cleanup: %v", err)
+	}
 }
 
 func req(stream, typ, data string) AppendRequest {

@@ -14,8 +14,10 @@ import (
 
 // flipInFile flips one byte of every occurrence of marker in the file (bbolt
 // is copy-on-write, so freed pages may hold stale copies of the live one).
+// The log is marked corrupted.
 func flipInFile(t *testing.T, path, marker string) {
 	t.Helper()
+	markCorrupted(path)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -33,9 +35,11 @@ func flipInFile(t *testing.T, path, marker string) {
 }
 
 // rewriteRecord replaces the stored record of seq with ev re-encoded (valid
-// checksum, but fields that no longer match the chain).
+// checksum, but fields that no longer match the chain). The log is marked
+// corrupted.
 func rewriteRecord(t *testing.T, path string, seq uint64, edit func(ev *Event)) {
 	t.Helper()
+	markCorrupted(path)
 	db, err := bolt.Open(path, 0o644, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -65,13 +69,6 @@ func fiveEvents(t *testing.T) (*Log, string) {
 		mustAppend(t, l, req("s", "a.b", `{"marker":"MARK`+string(rune('A'+i))+`"}`))
 	}
 	return l, path
-}
-
-func TestLog_Verify_OK(t *testing.T) {
-	l, _ := fiveEvents(t)
-	if n, err := l.Verify(context.Background()); err != nil || n != 5 {
-		t.Fatalf("Verify = %d, %v; want 5, nil", n, err)
-	}
 }
 
 func TestLog_Verify_FlippedByteOnDisk(t *testing.T) {
@@ -131,6 +128,7 @@ func TestLog_Append_RefusedOnUndecodableTail(t *testing.T) {
 
 func TestLog_Verify_MissingEvent(t *testing.T) {
 	l, path := fiveEvents(t)
+	markCorrupted(path)
 	db, err := bolt.Open(path, 0o644, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -155,30 +153,33 @@ func TestOpen_ErrFormat(t *testing.T) {
 		}
 		_ = db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("other")); return err })
 		db.Close()
-		if _, err := Open(path, Options{}); !errors.Is(err, ErrFormat) {
+		if _, err := Open(context.Background(), path, Options{}); !errors.Is(err, ErrFormat) {
 			t.Fatalf("Open = %v, want ErrFormat", err)
 		}
 	})
 	t.Run("newer format", func(t *testing.T) {
 		l, path := openTestLog(t, Options{})
-		l.Close()
+		if err := l.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		markCorrupted(path) // a format this build does not read
 		db, err := bolt.Open(path, 0o644, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		_ = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyFormat, []byte{FormatVersion + 1}) })
 		db.Close()
-		if _, err := Open(path, Options{}); !errors.Is(err, ErrFormat) {
+		if _, err := Open(context.Background(), path, Options{}); !errors.Is(err, ErrFormat) {
 			t.Fatalf("Open = %v, want ErrFormat", err)
 		}
-		if _, err := Open(path, Options{ReadOnly: true}); !errors.Is(err, ErrFormat) {
+		if _, err := Open(context.Background(), path, Options{ReadOnly: true}); !errors.Is(err, ErrFormat) {
 			t.Fatalf("Open read-only = %v, want ErrFormat", err)
 		}
 	})
 }
 
 func TestOpen_StorageError(t *testing.T) {
-	_, err := Open(t.TempDir()+"/no/such/dir/events.db", Options{})
+	_, err := Open(context.Background(), t.TempDir()+"/no/such/dir/events.db", Options{})
 	var se *StorageError
 	if !errors.As(err, &se) || se.DatabasePath() == "" {
 		t.Fatalf("Open in a missing folder = %v, want a *StorageError naming the file", err)
@@ -198,17 +199,18 @@ func TestHead_TornHeadFileFallsBackToDatabase(t *testing.T) {
 	if err := os.WriteFile(path+".head", []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ro, err := Open(path, Options{ReadOnly: true})
+	ctx := context.Background()
+	ro, err := Open(ctx, path, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ro.Close()
-	h, err := ro.Head()
+	defer ro.Close(ctx)
+	h, err := ro.Head(ctx)
 	if err != nil || h.Seq != 5 {
 		t.Fatalf("Head with a torn head file = %+v %v, want seq 5", h, err)
 	}
 	mustAppend(t, l, req("s", "a.b", `{}`)) // rewrites the head file
-	if h, _ := ro.Head(); h.Seq != 6 {
+	if h, _ := ro.Head(ctx); h.Seq != 6 {
 		t.Fatalf("Head after the next commit = %d, want 6", h.Seq)
 	}
 }
@@ -251,12 +253,13 @@ func TestHead_StaleHintIsCorrected(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	ro, err := Open(path, Options{ReadOnly: true})
+	ctx := context.Background()
+	ro, err := Open(ctx, path, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ro.Close()
-	if h, err := ro.Head(); err != nil || h.Seq != 5 {
+	defer ro.Close(ctx)
+	if h, err := ro.Head(ctx); err != nil || h.Seq != 5 {
 		t.Fatalf("first Head of a process = %+v %v, want the database's 5", h, err)
 	}
 	_ = l

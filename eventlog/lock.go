@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -59,6 +60,44 @@ func (l fileLock) lockWith(ctx context.Context, f *os.File, exclusive bool) (fun
 		return nil, &StorageError{Op: "lock", Path: l.path, Err: fmt.Errorf("flock: %w", err)}
 	}
 	return func() { _ = flock(f, unix.LOCK_UN) }, nil
+}
+
+// lockPollMax is the longest pause between two tries of lockWait.
+const lockPollMax = 20 * time.Millisecond
+
+// lockWait is lockWith for a wait that ctx must be able to end, as Open's:
+// a blocking flock cannot be interrupted, so while ctx can end it tries
+// without blocking and polls, from 100µs up to lockPollMax between tries. A
+// ctx that can never end blocks in the kernel as lockWith does.
+func (l fileLock) lockWait(ctx context.Context, f *os.File, exclusive bool) (func(), error) {
+	if ctx.Done() == nil {
+		return l.lockWith(ctx, f, exclusive)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	how := unix.LOCK_SH
+	if exclusive {
+		how = unix.LOCK_EX
+	}
+	pause := 100 * time.Microsecond
+	for {
+		err := flock(f, how|unix.LOCK_NB)
+		if err == nil {
+			return func() { _ = flock(f, unix.LOCK_UN) }, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, &StorageError{Op: "lock", Path: l.path, Err: fmt.Errorf("flock: %w", err)}
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		pause = min(2*pause, lockPollMax)
+	}
 }
 
 // lock opens a descriptor of its own, takes the lock, and returns a release

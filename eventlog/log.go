@@ -48,9 +48,11 @@ type Log struct {
 	lock  fileLock
 	actor Actor
 
-	// headf is the open head file; nil until it exists (read-only mode).
-	headMu sync.Mutex
-	headf  *os.File
+	// headMu guards headf and headClosed. headf is the open head file; nil
+	// until it exists (read-only mode) and after Close (headClosed).
+	headMu     sync.Mutex
+	headf      *os.File
+	headClosed bool
 	// headChecked is when Head last confirmed the head file against the
 	// database, in Unix nanoseconds.
 	headChecked atomic.Int64
@@ -108,10 +110,16 @@ type item struct {
 
 // Open opens (creating when needed, unless opts.ReadOnly) the log at path.
 // It takes the exclusive lock once to create the buckets, check the format
-// version and rewrite the head file. Errors: ErrFormat, *StorageError, an
-// options error.
-func Open(path string, opts Options) (*Log, error) {
+// version and rewrite the head file. ctx bounds that initialisation: the
+// wait for the lock file (polled while ctx can end, instead of blocking in
+// the kernel) and for bbolt's own lock (its timeout is cut to ctx's
+// deadline). Errors: ErrFormat, *StorageError, an options error, ctx's
+// error.
+func Open(ctx context.Context, path string, opts Options) (*Log, error) {
 	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
@@ -136,7 +144,7 @@ func Open(path string, opts Options) (*Log, error) {
 			l.headf = f
 		}
 		if _, err := os.Stat(path); err == nil {
-			if err := l.checkFormatReadOnly(); err != nil {
+			if err := l.checkFormatReadOnly(ctx); err != nil {
 				l.closeHead()
 				return nil, err
 			}
@@ -152,7 +160,7 @@ func Open(path string, opts Options) (*Log, error) {
 		l.closeHead()
 		return nil, err
 	}
-	if err := l.initialize(); err != nil {
+	if err := l.initialize(ctx); err != nil {
 		l.closeHead()
 		l.wlock.Close()
 		return nil, err
@@ -163,13 +171,19 @@ func Open(path string, opts Options) (*Log, error) {
 
 // initialize creates the buckets, checks the format and rewrites the head
 // file from the database.
-func (l *Log) initialize() error {
-	release, err := l.lock.lockWith(context.Background(), l.wlock, true)
+func (l *Log) initialize(ctx context.Context) error {
+	release, err := l.lock.lockWait(ctx, l.wlock, true)
 	if err != nil {
 		return err
 	}
 	defer release()
-	db, err := bolt.Open(l.path, 0o644, &bolt.Options{Timeout: boltTimeout})
+	timeout := boltTimeout
+	if d, ok := ctx.Deadline(); ok {
+		if timeout = min(timeout, time.Until(d)); timeout <= 0 {
+			return context.DeadlineExceeded
+		}
+	}
+	db, err := bolt.Open(l.path, 0o644, &bolt.Options{Timeout: timeout})
 	if err != nil {
 		return &StorageError{Op: "open", Path: l.path, Err: err}
 	}
@@ -220,8 +234,8 @@ func checkFormat(meta *bolt.Bucket, path string) error {
 	return nil
 }
 
-func (l *Log) checkFormatReadOnly() error {
-	return l.view(context.Background(), func(tx *bolt.Tx) error {
+func (l *Log) checkFormatReadOnly(ctx context.Context) error {
+	return l.view(ctx, func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
 			return fmt.Errorf("%w: %s has no meta bucket", ErrFormat, l.path)
@@ -251,8 +265,13 @@ func (l *Log) Stats() Stats {
 func (l *Log) Path() string { return l.path }
 
 // Close stops accepting appends, commits what is already queued, and waits
-// for the committer to exit. It is idempotent.
-func (l *Log) Close() error {
+// for the committer to exit. It is idempotent, and safe to call from several
+// goroutines. When ctx ends before the committer has exited, Close returns
+// ctx's error; the committer still finishes the queue on its own, and a
+// later Close waits for it again. Read, Head, Verify and LookupReceipt keep
+// working on a closed Log (they open the file per call); Append returns
+// ErrClosed.
+func (l *Log) Close(ctx context.Context) error {
 	l.mu.Lock()
 	already := l.closed
 	l.closed = true
@@ -263,16 +282,25 @@ func (l *Log) Close() error {
 		default:
 		}
 	}
-	<-l.done
-	if !already {
-		l.closeHead()
+	select {
+	case <-l.done:
+	default:
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	l.closeHead()
 	return nil
 }
 
+// closeHead closes the head file for good: Head falls back to the
+// database from then on.
 func (l *Log) closeHead() {
 	l.headMu.Lock()
 	defer l.headMu.Unlock()
+	l.headClosed = true
 	if l.headf != nil {
 		_ = l.headf.Close()
 		l.headf = nil
@@ -281,10 +309,14 @@ func (l *Log) closeHead() {
 
 // Head returns the seq and hash of the last committed event, {0, zeros} for
 // an empty log. It reads the head file (a few microseconds) and falls back
-// to the database when that file is missing or torn.
-func (l *Log) Head() (Head, error) {
+// to the database when that file is missing or torn; ctx bounds that
+// fallback, and Head returns ctx's error when ctx has already ended.
+func (l *Log) Head(ctx context.Context) (Head, error) {
+	if err := ctx.Err(); err != nil {
+		return Head{}, err
+	}
 	l.headMu.Lock()
-	if l.headf == nil && l.opts.ReadOnly {
+	if l.headf == nil && l.opts.ReadOnly && !l.headClosed {
 		if f, err := os.Open(l.path + ".head"); err == nil {
 			l.headf = f
 		}
@@ -304,14 +336,14 @@ func (l *Log) Head() (Head, error) {
 			if last := l.headChecked.Load(); now-last < int64(headRecheck) || !l.headChecked.CompareAndSwap(last, now) {
 				return h, nil
 			}
-			db, err := l.headFromDB(context.Background())
+			db, err := l.headFromDB(ctx)
 			if err != nil || db.Seq <= h.Seq {
 				return h, nil
 			}
 			return db, nil
 		}
 	}
-	return l.headFromDB(context.Background())
+	return l.headFromDB(ctx)
 }
 
 // headRecheck is how often Head confirms the head file against the

@@ -18,19 +18,6 @@ import (
 	"time"
 )
 
-// The multi-process tests re-execute the test binary with COS_EVENTLOG_CHILD
-// set; TestMain then runs the child's role instead of the tests.
-func TestMain(m *testing.M) {
-	if role := os.Getenv("COS_EVENTLOG_CHILD"); role != "" {
-		if err := runChild(role, strings.Split(os.Getenv("COS_EVENTLOG_ARGS"), ",")); err != nil {
-			fmt.Fprintln(os.Stderr, "child:", err)
-			os.Exit(2)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
 // ack is one acknowledged append as a child reports it on stdout.
 type ack struct {
 	Proc   int    `json:"proc"`
@@ -41,12 +28,14 @@ type ack struct {
 	Key    string `json:"key"`
 }
 
+// runChild runs one role of a child process (see TestMain).
 func runChild(role string, args []string) error {
-	l, err := Open(args[0], Options{})
+	ctx := context.Background()
+	l, err := Open(ctx, args[0], Options{})
 	if err != nil {
 		return err
 	}
-	defer l.Close()
+	defer l.Close(ctx)
 	out := bufio.NewWriter(os.Stdout)
 	var outMu sync.Mutex
 	emit := func(a ack) {
@@ -56,7 +45,6 @@ func runChild(role string, args []string) error {
 		out.Flush()
 		outMu.Unlock()
 	}
-	ctx := context.Background()
 	switch role {
 	case "append": // path, proc, goroutines, appends per goroutine
 		proc, _ := strconv.Atoi(args[1])
@@ -178,6 +166,18 @@ func runChild(role string, args []string) error {
 	return fmt.Errorf("unknown role %q", role)
 }
 
+// createLog creates the log at path and closes it again.
+func createLog(tb testing.TB, path string) {
+	tb.Helper()
+	l, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := l.Close(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 func childCmd(t *testing.T, role string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -206,12 +206,13 @@ func decodeAcks(t *testing.T, out []byte) []ack {
 // (when exact) or at least them, each once, gapless, with a verifying chain.
 func checkAcks(t *testing.T, path string, acks []ack, exact bool) {
 	t.Helper()
-	l, err := Open(path, Options{ReadOnly: true})
+	ctx := context.Background()
+	l, err := Open(ctx, path, Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	n, err := l.Verify(context.Background())
+	defer l.Close(ctx)
+	n, err := l.Verify(ctx)
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
@@ -250,11 +251,7 @@ func checkAcks(t *testing.T, path string, acks []ack, exact bool) {
 func TestLog_MultiProcess_AppendLosesAndDuplicatesNothing(t *testing.T) {
 	const procs, goroutines, appends = 4, 8, 250
 	path := filepath.Join(t.TempDir(), "events.db")
-	l, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
+	createLog(t, path)
 	var wg sync.WaitGroup
 	outs := make([][]byte, procs)
 	errs := make([]error, procs)
@@ -301,11 +298,7 @@ func TestLog_MultiProcess_CreateRaceHasOneWinner(t *testing.T) {
 	const procs, rounds = 8, 50
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.db")
-	l, err := Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
+	createLog(t, path)
 	type child struct {
 		cmd   *exec.Cmd
 		lines *bufio.Scanner
@@ -376,11 +369,13 @@ func TestLog_MultiProcess_KillNineLosesNothingAcknowledged(t *testing.T) {
 		_ = cmd.Wait()
 		acks = append(acks, decodeAcks(t, []byte(cmd.Stdout.(*syncWriter).String()))...)
 		// The next process must be able to open after every kill.
-		l, err := Open(path, Options{})
+		l, err := Open(context.Background(), path, Options{})
 		if err != nil {
 			t.Fatalf("open after kill %d: %v", k, err)
 		}
-		l.Close()
+		if err := l.Close(context.Background()); err != nil {
+			t.Fatalf("close after kill %d: %v", k, err)
+		}
 	}
 	if len(acks) == 0 {
 		t.Fatal("no child acknowledged anything before being killed")

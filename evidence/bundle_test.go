@@ -5,30 +5,30 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
-func bundleScript(t testing.TB, l *fakeLog) {
-	l.record(t, "alpha", "", RolePlanner, `{"summary": "split", "steps": ["a", "b"]}`)
-	l.record(t, "beta", "", RoleResearcher, `{"question": "why?", "findings": ["because"]}`)
-	l.record(t, "alpha", "", RoleImplementer, `{"files": ["x.go"], "summary": "did it"}`)
-	l.record(t, "alpha", KindBacktrack, "", `{"reason": "wrong layer", "from": "cache"}`)
-	l.record(t, "alpha", "", RolePlanner, `{"summary": "re-plan", "steps": ["c"]}`)
-	l.record(t, "beta", KindDiscovery, "", `{"summary": "found a dup", "uids": ["code:file:a.go"]}`)
-	l.record(t, "alpha", KindDegradedFormula, "", `{"formula": "exhaustive", "reason": "no tester"}`)
-	l.add(t, "task:TASK-001", "task.created", []byte(`{"title":"not evidence"}`))
+func bundleScript(t testing.TB, l *testutil.FakeLog) {
+	record(t, l, "alpha", "", RolePlanner, `{"summary": "split", "steps": ["a", "b"]}`)
+	record(t, l, "beta", "", RoleResearcher, `{"question": "why?", "findings": ["because"]}`)
+	record(t, l, "alpha", "", RoleImplementer, `{"files": ["x.go"], "summary": "did it"}`)
+	record(t, l, "alpha", KindBacktrack, "", `{"reason": "wrong layer", "from": "cache"}`)
+	record(t, l, "alpha", "", RolePlanner, `{"summary": "re-plan", "steps": ["c"]}`)
+	record(t, l, "beta", KindDiscovery, "", `{"summary": "found a dup", "uids": ["code:file:a.go"]}`)
+	record(t, l, "alpha", KindDegradedFormula, "", `{"formula": "exhaustive", "reason": "no tester"}`)
+	l.Append(t, "task:TASK-001", "task.created", []byte(`{"title":"not evidence"}`))
 }
 
 func TestBundles_Golden(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	bundleScript(t, l)
 	p := NewBundles()
-	for _, ev := range l.events {
+	for _, ev := range l.Events {
 		if err := p.Apply(ev); err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestBundles_Golden(t *testing.T) {
 }
 
 func TestBundles_Apply_Invalid(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	p := NewBundles()
 	for _, tc := range []struct{ name, stream, data string }{
 		{"not JSON", "evidence:s", `nope`},
@@ -55,7 +55,7 @@ func TestBundles_Apply_Invalid(t *testing.T) {
 		{"bad session in stream", "evidence:../x", `{"role": "planner", "output": {}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := l.add(t, tc.stream, TypeOutputRecorded, []byte(tc.data))
+			ev := l.Append(t, tc.stream, TypeOutputRecorded, []byte(tc.data))
 			if err := p.Apply(ev); err == nil {
 				t.Error("Apply accepted an invalid record")
 			}
@@ -71,11 +71,11 @@ func TestBundles_Apply_Invalid(t *testing.T) {
 }
 
 func TestBundles_Snapshot_RoundTrip(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	bundleScript(t, l)
-	for k := 0; k <= len(l.events); k++ {
+	for k := 0; k <= len(l.Events); k++ {
 		whole, head := NewBundles(), NewBundles()
-		for i, ev := range l.events {
+		for i, ev := range l.Events {
 			_ = whole.Apply(ev)
 			if i < k {
 				_ = head.Apply(ev)
@@ -92,7 +92,7 @@ func TestBundles_Snapshot_RoundTrip(t *testing.T) {
 		if restored.StateHash() != head.StateHash() {
 			t.Fatalf("k=%d: restored hash differs", k)
 		}
-		for _, ev := range l.events[k:] {
+		for _, ev := range l.Events[k:] {
 			_ = restored.Apply(ev)
 		}
 		if restored.StateHash() != whole.StateHash() {
@@ -109,11 +109,7 @@ func TestBundles_Snapshot_RoundTrip(t *testing.T) {
 // exactly its own 50.
 func TestBundles_SessionsNeverMix(t *testing.T) {
 	ctx := context.Background()
-	l, err := eventlog.Open(filepath.Join(t.TempDir(), "events.db"), eventlog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
+	l := testutil.OpenLog(t, eventlog.Options{})
 	reg := DefaultRegistry()
 	sessions := []string{"sess-a", "sess-b"}
 	const perSession = 50
@@ -164,9 +160,9 @@ func TestBundles_SessionsNeverMix(t *testing.T) {
 }
 
 func TestBundle_WithSlots(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	p := NewBundles()
-	_ = p.Apply(l.record(t, "s", "", RolePlanner, `{"summary": "x", "steps": ["a"]}`))
+	_ = p.Apply(record(t, l, "s", "", RolePlanner, `{"summary": "x", "steps": ["a"]}`))
 	b, _ := p.Get("s")
 	full := b.WithSlots(DefaultRegistry().RoleIDs())
 	if len(full.Roles) != 5 || len(full.Roles[RolePlanner]) != 1 || full.Roles[RoleTester] == nil {

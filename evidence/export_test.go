@@ -11,16 +11,18 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // bundlesUpTo returns the session's bundle at revisions 1…n, built by one
 // projection; each record carries 2 KB so that a torn write would show.
 func bundlesUpTo(t testing.TB, session string, n int) []Bundle {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	p := NewBundles()
 	out := make([]Bundle, 0, n)
 	for i := 0; i < n; i++ {
-		ev := l.record(t, session, "", RoleTester, `{"passed": 1, "failed": 0, "notes": "`+strings.Repeat("x", 2000)+`"}`)
+		ev := record(t, l, session, "", RoleTester, `{"passed": 1, "failed": 0, "notes": "`+strings.Repeat("x", 2000)+`"}`)
 		if err := p.Apply(ev); err != nil {
 			t.Fatal(err)
 		}

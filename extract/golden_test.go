@@ -1,13 +1,12 @@
 package extract
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+	"github.com/cos-dev/cos/internal/testutil"
+)
 
 // TestRun_Golden extracts each fixture repository under testdata and
 // compares every node and edge with testdata/golden/<fixture>.golden.
@@ -35,7 +34,7 @@ func TestRun_Golden(t *testing.T) {
 			}
 			got := render(res.Payloads)
 			golden := filepath.Join("testdata", "golden", fixture+".golden")
-			if *update {
+			if *testutil.Update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)
 				}

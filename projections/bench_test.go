@@ -52,11 +52,11 @@ func benchLog(b *testing.B) (*eventlog.Log, string) {
 	if bench.err != nil {
 		b.Fatalf("build synthetic log: %v", bench.err)
 	}
-	l, err := eventlog.Open(filepath.Join(bench.dir, "events.db"), eventlog.Options{})
+	l, err := eventlog.Open(context.Background(), filepath.Join(bench.dir, "events.db"), eventlog.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { l.Close() })
+	b.Cleanup(func() { l.Close(context.Background()) })
 	return l, bench.dir
 }
 
@@ -127,12 +127,12 @@ func benchTailEvent(n int) eventlog.Payload {
 }
 
 func buildBenchLog(path string) error {
-	l, err := eventlog.Open(path, eventlog.Options{})
+	ctx := context.Background()
+	l, err := eventlog.Open(ctx, path, eventlog.Options{})
 	if err != nil {
 		return err
 	}
-	defer l.Close()
-	ctx := context.Background()
+	defer l.Close(ctx)
 	const perTxn = 500
 	var reqs []eventlog.AppendRequest
 	flush := func() error {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,9 +14,8 @@ import (
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // testEvent builds a committed-looking event with payload data (a value to
 // marshal, or json.RawMessage).
@@ -80,19 +78,7 @@ func checkGraph(tb testing.TB, g *Graph) {
 // -update.
 func compareGolden(tb testing.TB, path string, got []byte) {
 	tb.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			tb.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		tb.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	testutil.Golden(tb, path, got)
 }
 
 // TestGraph_Golden applies each testdata/graph/<case>.jsonl and compares the

@@ -236,7 +236,7 @@ func loadSnapshot(ctx context.Context, dir string, src Source, projs []Projectio
 	if len(files) == 0 {
 		return Position{}, ErrNoSnapshot
 	}
-	head, err := src.Head()
+	head, err := src.Head(ctx)
 	if err != nil {
 		return Position{}, fmt.Errorf("read log head: %w", err)
 	}

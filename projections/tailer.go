@@ -21,7 +21,7 @@ type Source interface {
 	// seq order; fn may return eventlog.ErrStop to end early.
 	Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error
 	// Head returns the last committed position, cheaply (no database open).
-	Head() (eventlog.Head, error)
+	Head(ctx context.Context) (eventlog.Head, error)
 }
 
 var _ Source = (*eventlog.Log)(nil)
@@ -221,7 +221,7 @@ func (t *Tailer) Fresh(ctx context.Context) error {
 	if t.closed.Load() {
 		return ErrClosed
 	}
-	h, err := t.src.Head()
+	h, err := t.src.Head(ctx)
 	if err != nil {
 		return fmt.Errorf("read log head: %w", err)
 	}

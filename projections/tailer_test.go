@@ -22,6 +22,7 @@ import (
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // Environment of the child process of TestTailer_TwoProcesses.
@@ -46,15 +47,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// openLog opens (creating) the log of a state folder, closed at cleanup.
+// openLog opens (creating) the log of a state folder, closed and
+// chain-verified at cleanup.
 func openLog(tb testing.TB, stateDir string) *eventlog.Log {
 	tb.Helper()
-	l, err := eventlog.Open(filepath.Join(stateDir, "events.db"), eventlog.Options{})
-	if err != nil {
-		tb.Fatalf("open log: %v", err)
-	}
-	tb.Cleanup(func() { l.Close() })
-	return l
+	return testutil.OpenLogAt(tb, filepath.Join(stateDir, "events.db"), eventlog.Options{})
 }
 
 // genPayloads returns n random event payloads.
@@ -534,18 +531,18 @@ func runChild(path string) int {
 		return 1
 	}
 	seed, _ := strconv.ParseUint(os.Getenv(childSeedEnv), 10, 64)
-	l, err := eventlog.Open(path, eventlog.Options{})
+	ctx := context.Background()
+	l, err := eventlog.Open(ctx, path, eventlog.Options{})
 	if err != nil {
 		return fail(err)
 	}
-	defer l.Close()
+	defer l.Close(ctx)
 	g := NewGraph()
 	tl, err := NewTailer(l, []Projection{g}, TailerOptions{})
 	if err != nil {
 		return fail(err)
 	}
 	defer tl.Close()
-	ctx := context.Background()
 	if err := tl.Start(ctx); err != nil {
 		return fail(err)
 	}

@@ -5,11 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,9 +15,8 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata")
 
 var baseTime = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
@@ -187,19 +184,7 @@ func TestSeries_Golden(t *testing.T) {
 	var pretty map[string]any
 	_ = json.Unmarshal(got, &pretty)
 	out, _ := json.MarshalIndent(pretty, "", "  ")
-	path := filepath.Join("testdata", "series.golden.json")
-	if *update {
-		if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(append(out, '\n')) != string(want) {
-		t.Errorf("differs from golden:\n%s", out)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "series.golden.json"), append(out, '\n'))
 }
 
 func TestSeries_Snapshot_RoundTrip(t *testing.T) {

@@ -3,6 +3,8 @@ package tasks
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 func BenchmarkParseSignals(b *testing.B) {
@@ -18,20 +20,20 @@ func BenchmarkParseSignals(b *testing.B) {
 // continued page (the stale check scans the board).
 func BenchmarkBoard_List_10k(b *testing.B) {
 	l, board := boardOf(b, 10_000)
-	_, next, err := board.List(Filter{Label: "x"}, "", 50, l.seq)
+	_, next, err := board.List(Filter{Label: "x"}, "", 50, l.Seq)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("first", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := board.List(Filter{Label: "x"}, "", 50, l.seq); err != nil {
+			if _, _, err := board.List(Filter{Label: "x"}, "", 50, l.Seq); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("continued", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := board.List(Filter{Label: "x"}, next, 50, l.seq); err != nil {
+			if _, _, err := board.List(Filter{Label: "x"}, next, 50, l.Seq); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -39,10 +41,10 @@ func BenchmarkBoard_List_10k(b *testing.B) {
 }
 
 func BenchmarkBoard_Apply(b *testing.B) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	board := NewBoard()
-	apply(b, board, l.create(b, Created{Title: "one"}))
-	ev := l.append(b, "task:TASK-001", TypeUpdated, Updated{Patch: Patch{Title: ptr("renamed")}})
+	apply(b, board, create(b, l, Created{Title: "one"}))
+	ev := l.AppendValue(b, "task:TASK-001", TypeUpdated, Updated{Patch: Patch{Title: ptr("renamed")}})
 	for b.Loop() {
 		if err := board.Apply(ev); err != nil {
 			b.Fatal(err)

@@ -4,35 +4,37 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // boardScript is the event sequence of the golden test: creates with every
 // field, updates of each kind, a claim, a release, a re-claim.
-func boardScript(t testing.TB, l *fakeLog) {
+func boardScript(t testing.TB, l *testutil.FakeLog) {
 	sig, err := ParseSignals(json.RawMessage(SignalsExample))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.create(t, Created{Title: "Design the board", Priority: PriorityHigh, Labels: []string{"board"}})
-	l.create(t, Created{Title: "Write the reducer", Description: "pure, deterministic", Labels: []string{"board", "go"},
+	create(t, l, Created{Title: "Design the board", Priority: PriorityHigh, Labels: []string{"board"}})
+	create(t, l, Created{Title: "Write the reducer", Description: "pure, deterministic", Labels: []string{"board", "go"},
 		DependsOn: []string{"TASK-001"}, Parent: "TASK-001", Signals: &sig})
-	l.create(t, Created{Title: "Cursor paging", Status: StatusBlocked, DependsOn: []string{"TASK-002"}})
-	l.append(t, "task:TASK-002", TypeClaimed, Claimed{Assignee: "agent-a"})
-	l.append(t, "task:TASK-002", TypeUpdated, Updated{Patch: Patch{Status: ptr(StatusInProgress), Labels: &[]string{"go"}}})
-	l.append(t, "task:TASK-001", TypeUpdated, Updated{Patch: Patch{Status: ptr(StatusDone), Title: ptr("Design the board (v2)")}})
-	l.append(t, "task:TASK-002", TypeReleased, Released{Assignee: "agent-a"})
-	l.append(t, "task:TASK-002", TypeClaimed, Claimed{Assignee: "agent-b"})
-	l.append(t, "task:TASK-002", TypeUpdated, Updated{Patch: Patch{ClearSignals: true, Parent: ptr("")}})
-	l.append(t, "task:TASK-003", TypeUpdated, Updated{Patch: Patch{DependsOn: &[]string{}, Priority: ptr(PriorityCritical)}})
+	create(t, l, Created{Title: "Cursor paging", Status: StatusBlocked, DependsOn: []string{"TASK-002"}})
+	l.AppendValue(t, "task:TASK-002", TypeClaimed, Claimed{Assignee: "agent-a"})
+	l.AppendValue(t, "task:TASK-002", TypeUpdated, Updated{Patch: Patch{Status: ptr(StatusInProgress), Labels: &[]string{"go"}}})
+	l.AppendValue(t, "task:TASK-001", TypeUpdated, Updated{Patch: Patch{Status: ptr(StatusDone), Title: ptr("Design the board (v2)")}})
+	l.AppendValue(t, "task:TASK-002", TypeReleased, Released{Assignee: "agent-a"})
+	l.AppendValue(t, "task:TASK-002", TypeClaimed, Claimed{Assignee: "agent-b"})
+	l.AppendValue(t, "task:TASK-002", TypeUpdated, Updated{Patch: Patch{ClearSignals: true, Parent: ptr("")}})
+	l.AppendValue(t, "task:TASK-003", TypeUpdated, Updated{Patch: Patch{DependsOn: &[]string{}, Priority: ptr(PriorityCritical)}})
 	// Not the board's: ignored.
-	l.append(t, "metrics", "metric.recorded", map[string]any{"name": "x", "value": 1})
+	l.AppendValue(t, "metrics", "metric.recorded", map[string]any{"name": "x", "value": 1})
 }
 
 func TestBoard_Golden(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	boardScript(t, l)
 	b := NewBoard()
-	for _, ev := range l.events {
+	for _, ev := range l.Events {
 		apply(t, b, ev)
 	}
 	got, err := json.MarshalIndent(b.All(), "", "  ")
@@ -43,9 +45,9 @@ func TestBoard_Golden(t *testing.T) {
 }
 
 func TestBoard_Apply_Invalid(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	b := NewBoard()
-	apply(t, b, l.create(t, Created{Title: "one"}))
+	apply(t, b, create(t, l, Created{Title: "one"}))
 	bad := []struct {
 		name   string
 		stream string
@@ -63,7 +65,7 @@ func TestBoard_Apply_Invalid(t *testing.T) {
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := b.Get("TASK-001")
-			ev := l.append(t, tc.stream, tc.typ, tc.data)
+			ev := l.AppendValue(t, tc.stream, tc.typ, tc.data)
 			if err := b.Apply(ev); err == nil {
 				t.Fatal("Apply accepted an invalid event")
 			}
@@ -82,15 +84,15 @@ func TestBoard_Apply_Invalid(t *testing.T) {
 }
 
 func TestBoard_Snapshot_RoundTrip(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	boardScript(t, l)
-	for k := 0; k <= len(l.events); k++ {
+	for k := 0; k <= len(l.Events); k++ {
 		whole := NewBoard()
-		for _, ev := range l.events {
+		for _, ev := range l.Events {
 			apply(t, whole, ev)
 		}
 		head := NewBoard()
-		for _, ev := range l.events[:k] {
+		for _, ev := range l.Events[:k] {
 			apply(t, head, ev)
 		}
 		snap, err := head.MarshalSnapshot()
@@ -104,7 +106,7 @@ func TestBoard_Snapshot_RoundTrip(t *testing.T) {
 		if restored.StateHash() != head.StateHash() {
 			t.Fatalf("k=%d: restored hash differs from the snapshotted board's", k)
 		}
-		for _, ev := range l.events[k:] {
+		for _, ev := range l.Events[k:] {
 			apply(t, restored, ev)
 		}
 		if restored.StateHash() != whole.StateHash() {
@@ -122,20 +124,20 @@ func TestBoard_UnmarshalSnapshot_Corrupt(t *testing.T) {
 }
 
 func TestBoard_StateHash_DiffersOnChange(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	b := NewBoard()
-	apply(t, b, l.create(t, Created{Title: "one"}))
+	apply(t, b, create(t, l, Created{Title: "one"}))
 	h1 := b.StateHash()
-	apply(t, b, l.append(t, "task:TASK-001", TypeUpdated, Updated{Patch: Patch{Title: ptr("two")}}))
+	apply(t, b, l.AppendValue(t, "task:TASK-001", TypeUpdated, Updated{Patch: Patch{Title: ptr("two")}}))
 	if b.StateHash() == h1 {
 		t.Error("state hash did not change with the state")
 	}
 }
 
 func TestBoard_Get_ReturnsCopy(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	b := NewBoard()
-	apply(t, b, l.create(t, Created{Title: "one", Labels: []string{"a"}}))
+	apply(t, b, create(t, l, Created{Title: "one", Labels: []string{"a"}}))
 	got, _ := b.Get("TASK-001")
 	got.Labels[0] = "mutated"
 	again, _ := b.Get("TASK-001")

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // view is one claimer's private board kept current from the real log, as
@@ -59,11 +59,7 @@ func claim(ctx context.Context, l *eventlog.Log, v *view, id, assignee string) (
 // learn the winner's name.
 func TestClaim_ExactlyOneWinner(t *testing.T) {
 	ctx := context.Background()
-	l, err := eventlog.Open(filepath.Join(t.TempDir(), "events.db"), eventlog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Close() })
+	l := testutil.OpenLog(t, eventlog.Options{})
 	const claimers, rounds = 8, 20
 	views := make([]*view, claimers)
 	for i := range views {
@@ -105,11 +101,11 @@ func TestClaim_ExactlyOneWinner(t *testing.T) {
 			}
 		}
 		// Claiming what you hold is idempotent: no new event.
-		head, _ := l.Head()
+		head, _ := l.Head(ctx)
 		if w, err := claim(ctx, l, views[winner], id, fmt.Sprintf("agent-%d", winner)); w || err != nil {
 			t.Errorf("round %d: re-claim by the holder = %v, %v", round, w, err)
 		}
-		if again, _ := l.Head(); again.Seq != head.Seq {
+		if again, _ := l.Head(ctx); again.Seq != head.Seq {
 			t.Errorf("round %d: re-claim appended an event", round)
 		}
 	}

@@ -6,18 +6,20 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // boardOf creates n tasks; every third is labelled "x".
-func boardOf(t testing.TB, n int) (*fakeLog, *Board) {
-	l := newFakeLog()
+func boardOf(t testing.TB, n int) (*testutil.FakeLog, *Board) {
+	l := new(testutil.FakeLog)
 	b := NewBoard()
 	for k := 1; k <= n; k++ {
 		var labels []string
 		if k%3 == 0 {
 			labels = []string{"x"}
 		}
-		apply(t, b, l.create(t, Created{Title: fmt.Sprintf("task %d", k), Labels: labels}))
+		apply(t, b, create(t, l, Created{Title: fmt.Sprintf("task %d", k), Labels: labels}))
 	}
 	return l, b
 }
@@ -40,7 +42,7 @@ func TestBoard_List_PagesEachTaskOnce(t *testing.T) {
 			cursor, pages := "", 0
 			prev := ""
 			for {
-				page, next, err := b.List(tc.filter, cursor, tc.limit, l.seq)
+				page, next, err := b.List(tc.filter, cursor, tc.limit, l.Seq)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -92,7 +94,7 @@ func TestBoard_List_Limit(t *testing.T) {
 
 func TestBoard_List_MalformedCursor(t *testing.T) {
 	l, b := boardOf(t, 10)
-	_, good, err := b.List(Filter{}, "", 3, l.seq)
+	_, good, err := b.List(Filter{}, "", 3, l.Seq)
 	if err != nil || good == "" {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ func TestBoard_List_MalformedCursor(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := b.List(Filter{}, c, 3, l.seq)
+			_, _, err := b.List(Filter{}, c, 3, l.Seq)
 			var ce *CursorError
 			if !errors.Is(err, ErrCursor) || !errors.As(err, &ce) {
 				t.Errorf("err = %v, want ErrCursor", err)
@@ -129,44 +131,44 @@ func TestBoard_List_StaleCursor(t *testing.T) {
 	cases := []struct {
 		name   string
 		filter Filter
-		change func(t *testing.T, l *fakeLog, b *Board)
+		change func(t *testing.T, l *testutil.FakeLog, b *Board)
 		stale  bool
 	}{
-		{"task already listed changed", Filter{}, func(t *testing.T, l *fakeLog, b *Board) {
-			apply(t, b, l.append(t, "task:TASK-002", TypeUpdated, Updated{Patch: Patch{Title: ptr("renamed")}}))
+		{"task already listed changed", Filter{}, func(t *testing.T, l *testutil.FakeLog, b *Board) {
+			apply(t, b, l.AppendValue(t, "task:TASK-002", TypeUpdated, Updated{Patch: Patch{Title: ptr("renamed")}}))
 		}, true},
-		{"task not yet listed changed", Filter{}, func(t *testing.T, l *fakeLog, b *Board) {
-			apply(t, b, l.append(t, "task:TASK-009", TypeClaimed, Claimed{Assignee: "a"}))
+		{"task not yet listed changed", Filter{}, func(t *testing.T, l *testutil.FakeLog, b *Board) {
+			apply(t, b, l.AppendValue(t, "task:TASK-009", TypeClaimed, Claimed{Assignee: "a"}))
 		}, true},
-		{"task created in the set", Filter{Label: "x"}, func(t *testing.T, l *fakeLog, b *Board) {
-			apply(t, b, l.create(t, Created{Title: "new", Labels: []string{"x"}}))
+		{"task created in the set", Filter{Label: "x"}, func(t *testing.T, l *testutil.FakeLog, b *Board) {
+			apply(t, b, create(t, l, Created{Title: "new", Labels: []string{"x"}}))
 		}, true},
-		{"task left the set", Filter{Label: "x"}, func(t *testing.T, l *fakeLog, b *Board) {
-			apply(t, b, l.append(t, "task:TASK-009", TypeUpdated, Updated{Patch: Patch{Labels: &[]string{"y"}}}))
+		{"task left the set", Filter{Label: "x"}, func(t *testing.T, l *testutil.FakeLog, b *Board) {
+			apply(t, b, l.AppendValue(t, "task:TASK-009", TypeUpdated, Updated{Patch: Patch{Labels: &[]string{"y"}}}))
 		}, true},
-		{"task left and changed again", Filter{Label: "x"}, func(t *testing.T, l *fakeLog, b *Board) {
-			apply(t, b, l.append(t, "task:TASK-009", TypeUpdated, Updated{Patch: Patch{Labels: &[]string{"y"}}}))
-			apply(t, b, l.append(t, "task:TASK-009", TypeUpdated, Updated{Patch: Patch{Status: ptr(StatusDone)}}))
+		{"task left and changed again", Filter{Label: "x"}, func(t *testing.T, l *testutil.FakeLog, b *Board) {
+			apply(t, b, l.AppendValue(t, "task:TASK-009", TypeUpdated, Updated{Patch: Patch{Labels: &[]string{"y"}}}))
+			apply(t, b, l.AppendValue(t, "task:TASK-009", TypeUpdated, Updated{Patch: Patch{Status: ptr(StatusDone)}}))
 		}, true},
-		{"task outside the set changed", Filter{Label: "x"}, func(t *testing.T, l *fakeLog, b *Board) {
-			apply(t, b, l.append(t, "task:TASK-004", TypeUpdated, Updated{Patch: Patch{Title: ptr("renamed")}}))
+		{"task outside the set changed", Filter{Label: "x"}, func(t *testing.T, l *testutil.FakeLog, b *Board) {
+			apply(t, b, l.AppendValue(t, "task:TASK-004", TypeUpdated, Updated{Patch: Patch{Title: ptr("renamed")}}))
 		}, false},
-		{"task created outside the set", Filter{Label: "x"}, func(t *testing.T, l *fakeLog, b *Board) {
-			apply(t, b, l.create(t, Created{Title: "new"}))
+		{"task created outside the set", Filter{Label: "x"}, func(t *testing.T, l *testutil.FakeLog, b *Board) {
+			apply(t, b, create(t, l, Created{Title: "new"}))
 		}, false},
-		{"other streams advanced the log", Filter{}, func(t *testing.T, l *fakeLog, b *Board) {
-			l.append(t, "metrics", "metric.recorded", map[string]any{"name": "x", "value": 1})
+		{"other streams advanced the log", Filter{}, func(t *testing.T, l *testutil.FakeLog, b *Board) {
+			l.AppendValue(t, "metrics", "metric.recorded", map[string]any{"name": "x", "value": 1})
 		}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			l, b := boardOf(t, 12)
-			_, next, err := b.List(tc.filter, "", 2, l.seq)
+			_, next, err := b.List(tc.filter, "", 2, l.Seq)
 			if err != nil || next == "" {
 				t.Fatalf("first page: %q, %v", next, err)
 			}
 			tc.change(t, l, b)
-			_, _, err = b.List(tc.filter, next, 2, l.seq)
+			_, _, err = b.List(tc.filter, next, 2, l.Seq)
 			var se *StaleCursorError
 			if got := errors.Is(err, ErrStaleCursor) && errors.As(err, &se); got != tc.stale {
 				t.Errorf("err = %v, want stale %v", err, tc.stale)
@@ -180,18 +182,18 @@ func TestBoard_List_StaleCursor(t *testing.T) {
 
 func TestBoard_List_CursorBoundToFilterAndPosition(t *testing.T) {
 	l, b := boardOf(t, 12)
-	_, next, err := b.List(Filter{Label: "x"}, "", 2, l.seq)
+	_, next, err := b.List(Filter{Label: "x"}, "", 2, l.Seq)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := b.List(Filter{}, next, 2, l.seq); !errors.Is(err, ErrStaleCursor) {
+	if _, _, err := b.List(Filter{}, next, 2, l.Seq); !errors.Is(err, ErrStaleCursor) {
 		t.Errorf("other filter: err = %v, want ErrStaleCursor", err)
 	}
-	if _, _, err := b.List(Filter{Label: "x"}, next, 2, l.seq-1); !errors.Is(err, ErrStaleCursor) {
+	if _, _, err := b.List(Filter{Label: "x"}, next, 2, l.Seq-1); !errors.Is(err, ErrStaleCursor) {
 		t.Errorf("earlier view: err = %v, want ErrStaleCursor", err)
 	}
-	page, _, err := b.List(Filter{Label: "x"}, next, 2, l.seq+5)
-	if err != nil || page.LogSeq != l.seq || page.Tasks[0].ID != "TASK-009" {
+	page, _, err := b.List(Filter{Label: "x"}, next, 2, l.Seq+5)
+	if err != nil || page.LogSeq != l.Seq || page.Tasks[0].ID != "TASK-009" {
 		t.Errorf("later view without changes: %+v, %v", page, err)
 	}
 }

@@ -5,18 +5,20 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // chainBoard holds TASK-001 … TASK-n where TASK-k depends on TASK-(k-1).
 func chainBoard(t testing.TB, n int) *Board {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	b := NewBoard()
 	for k := 1; k <= n; k++ {
 		var deps []string
 		if k > 1 {
 			deps = []string{fmt.Sprintf("TASK-%03d", k-1)}
 		}
-		apply(t, b, l.create(t, Created{Title: fmt.Sprintf("t%d", k), DependsOn: deps, Parent: firstOr(deps)}))
+		apply(t, b, create(t, l, Created{Title: fmt.Sprintf("t%d", k), DependsOn: deps, Parent: firstOr(deps)}))
 	}
 	return b
 }
@@ -95,14 +97,14 @@ func TestBoard_CheckRelations(t *testing.T) {
 }
 
 func TestBoard_ClaimCheck(t *testing.T) {
-	l := newFakeLog()
+	l := new(testutil.FakeLog)
 	b := NewBoard()
-	apply(t, b, l.create(t, Created{Title: "one"}))
+	apply(t, b, create(t, l, Created{Title: "one"}))
 	task, out, err := b.ClaimCheck("TASK-001", "agent-a")
 	if err != nil || out != ClaimFree || task.Revision != 1 {
 		t.Fatalf("free: %v %v %+v", out, err, task)
 	}
-	apply(t, b, l.append(t, "task:TASK-001", TypeClaimed, Claimed{Assignee: "agent-a"}))
+	apply(t, b, l.AppendValue(t, "task:TASK-001", TypeClaimed, Claimed{Assignee: "agent-a"}))
 	if _, out, err := b.ClaimCheck("TASK-001", "agent-a"); err != nil || out != ClaimHeld {
 		t.Errorf("held by self: %v %v", out, err)
 	}

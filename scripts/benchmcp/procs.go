@@ -32,12 +32,12 @@ func appendProcesses(ctx context.Context, rec *Recorder, cfg config, testBin str
 			return err
 		}
 		path := filepath.Join(dir, "events.db")
-		l, err := eventlog.Open(path, eventlog.Options{}) // created once, as the benchmark does
+		l, err := eventlog.Open(ctx, path, eventlog.Options{}) // created once, as the benchmark does
 		if err != nil {
 			removeAll(dir)
 			return err
 		}
-		if err := l.Close(); err != nil {
+		if err := l.Close(ctx); err != nil {
 			removeAll(dir)
 			return err
 		}
