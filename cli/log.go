@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/state"
 	"github.com/spf13/cobra"
 )
 
@@ -27,11 +29,11 @@ func (a *app) logCommand() *cobra.Command {
 			if to != 0 && to < from {
 				return usageError("--to %d is before --from %d", to, from)
 			}
-			l, err := a.openLog(true)
+			l, err := a.openLog(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
-			defer l.Close()
+			defer func() { _ = l.Close(context.Background()) }()
 			enc := json.NewEncoder(a.io.Out)
 			enc.SetEscapeHTML(false)
 			err = l.Read(cmd.Context(), from, func(ev eventlog.Event) error {
@@ -114,12 +116,12 @@ func (a *app) logAppendCommand() *cobra.Command {
 				}
 				req.Expect = eventlog.AtRevision(n)
 			}
-			l, err := a.openLog(false)
+			l, err := a.openLog(cmd.Context(), false)
 			if err != nil {
 				return err
 			}
-			defer l.Close()
-			rec, err := l.AppendOne(cmd.Context(), req)
+			defer func() { _ = l.Close(context.Background()) }()
+			rec, err := state.AppendOne(cmd.Context(), l, req)
 			if err != nil {
 				return failure(err)
 			}
@@ -148,12 +150,12 @@ func (a *app) logHeadCommand() *cobra.Command {
 		Short: "Print the seq of the last event (0 for an empty log)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := a.openLog(true)
+			l, err := a.openLog(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
-			defer l.Close()
-			h, err := l.Head()
+			defer func() { _ = l.Close(context.Background()) }()
+			h, err := l.Head(cmd.Context())
 			if err != nil {
 				return failure(err)
 			}
@@ -174,11 +176,11 @@ func (a *app) verifyCommand() *cobra.Command {
 		Short: `Walk the hash chain: print "ok N events" or name the first bad seq (exit 1)`,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := a.openLog(true)
+			l, err := a.openLog(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
-			defer l.Close()
+			defer func() { _ = l.Close(context.Background()) }()
 			n, err := l.Verify(cmd.Context())
 			if err != nil {
 				return failure(err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
@@ -49,11 +50,11 @@ func (a *app) replayCommand() *cobra.Command {
 			default:
 				return usageError(`--dump %q: want graph, tasks or evidence`, dump)
 			}
-			l, err := a.openLog(true)
+			l, err := a.openLog(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
-			defer l.Close()
+			defer func() { _ = l.Close(context.Background()) }()
 			set := state.NewProjectionSet()
 			t, err := projections.OpenAt(cmd.Context(), l, set.List(), u, projections.TailerOptions{StateDir: a.stateDir, Logger: a.stderrLogger(slog.LevelWarn)})
 			if err != nil {

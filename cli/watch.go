@@ -12,6 +12,7 @@ import (
 
 	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/state"
 	"github.com/spf13/cobra"
 )
 
@@ -62,11 +63,11 @@ func (a *app) watchCommand() *cobra.Command {
 			if poll <= 0 {
 				return usageError("--poll %v: want a positive duration", poll)
 			}
-			l, err := a.openLog(true)
+			l, err := a.openLog(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
-			defer l.Close()
+			defer func() { _ = l.Close(context.Background()) }()
 			w := &watcher{
 				log:     l,
 				pattern: pattern,
@@ -124,7 +125,7 @@ func printEventLine(w io.Writer, ev eventlog.Event) error {
 // watcher prints the feed: the log from a seq, then every event as it is
 // committed, each exactly once and in seq order.
 type watcher struct {
-	log     *eventlog.Log
+	log     state.Log
 	bus     *bus.Bus // nil: poll the head
 	pattern []string // split --subject
 	print   func(eventlog.Event) error
@@ -171,7 +172,7 @@ func (w *watcher) run(ctx context.Context, start uint64, status io.Writer) error
 		mode = w.bus.State().Mode
 	}
 	if start == 0 {
-		head, err := w.log.Head()
+		head, err := w.log.Head(ctx)
 		if err != nil {
 			return err
 		}
@@ -208,7 +209,7 @@ func (w *watcher) run(ctx context.Context, start uint64, status io.Writer) error
 				return err
 			}
 		case <-ticker.C:
-			head, err := w.log.Head()
+			head, err := w.log.Head(ctx)
 			if err != nil {
 				return err
 			}

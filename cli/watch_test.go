@@ -106,7 +106,7 @@ func newWriter(t *testing.T, dir string, publish bool) *writer {
 		}
 		t.Cleanup(func() { _ = b.Close() })
 	}
-	l, err := eventlog.Open(filepath.Join(dir, state.LogFile), eventlog.Options{OnCommit: func(evs []eventlog.Event) {
+	l, err := eventlog.Open(context.Background(), filepath.Join(dir, state.LogFile), eventlog.Options{OnCommit: func(evs []eventlog.Event) {
 		if b == nil {
 			return
 		}
@@ -119,7 +119,7 @@ func newWriter(t *testing.T, dir string, publish bool) *writer {
 	if err != nil {
 		t.Fatalf("open log: %v", err)
 	}
-	t.Cleanup(func() { _ = l.Close() })
+	t.Cleanup(func() { _ = l.Close(context.Background()) })
 	w.log, w.bus = l, b
 	return w
 }

@@ -27,8 +27,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/wire")
-
 // cosBin is the cos binary TestMain builds once for the wire tests.
 var cosBin string
 
@@ -414,7 +412,7 @@ func TestWire_GoldenCalls(t *testing.T) {
 			_ = json.Unmarshal(line, &r)
 			got := wireMask(r.Result.StructuredContent, root, state)
 			path := filepath.Join("testdata", "wire", tc.name+".golden.json")
-			if *update {
+			if *testutil.Update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}

@@ -56,7 +56,7 @@ type BusHealth struct {
 // lag). Errors: the log's head unreadable.
 func (v View) Health(ctx context.Context) (Health, error) {
 	s := v.s
-	head, err := s.log.Head()
+	head, err := s.log.Head(ctx)
 	if err != nil {
 		return Health{}, err
 	}

@@ -2,6 +2,8 @@ package state
 
 import (
 	"context"
+	"log/slog"
+	"path/filepath"
 
 	"github.com/cos-dev/cos/eventlog"
 )
@@ -79,3 +81,39 @@ type Log interface {
 }
 
 var _ Log = (*eventlog.Log)(nil)
+
+// LogOptions configure OpenLog.
+type LogOptions struct {
+	// ReadOnly opens the log for reading only: Append fails with
+	// eventlog.ErrReadOnly and a missing log reads as empty.
+	ReadOnly bool
+	// Client names the client recorded on the events appended.
+	Client string
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// OnCommit, when set, receives every batch this process commits, in
+	// seq order.
+	OnCommit func([]eventlog.Event)
+}
+
+// OpenLog opens the event log of the state folder dir: the bbolt file
+// LogFile in dir, the one backend today. It is the one place a backend is
+// chosen. Errors: the log's (eventlog.ErrFormat for a file that is not a cos
+// log, *eventlog.StorageError, ctx.Err()).
+func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
+	return eventlog.Open(ctx, filepath.Join(dir, LogFile), eventlog.Options{
+		ReadOnly: o.ReadOnly,
+		Actor:    eventlog.Actor{Client: o.Client},
+		Logger:   o.Logger,
+		OnCommit: o.OnCommit,
+	})
+}
+
+// AppendOne appends one request to l and returns its receipt or its error.
+func AppendOne(ctx context.Context, l Log, req eventlog.AppendRequest) (eventlog.Receipt, error) {
+	res, err := l.Append(ctx, req)
+	if err != nil {
+		return eventlog.Receipt{}, err
+	}
+	return res[0].Receipt, res[0].Err
+}

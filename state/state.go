@@ -33,7 +33,7 @@ import (
 // view of the log at that position: Append fails with ErrReadOnly.
 type State struct {
 	opts Options
-	log  *eventlog.Log
+	log  Log
 	// logLocation names the log for health and errors (a file path today).
 	logLocation string
 	tailer      *projections.Tailer
@@ -128,13 +128,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		return nil, fmt.Errorf("load evidence roles: %w", err)
 	}
 	s.logLocation = filepath.Join(abs, LogFile)
-	s.log, err = eventlog.Open(s.logLocation, eventlog.Options{
-		ReadOnly: readOnly,
-		Actor:    eventlog.Actor{Client: opts.Client},
-		Logger:   opts.Logger,
-		OnCommit: s.publish,
-	})
-	if err != nil {
+	if s.log, err = OpenLog(ctx, abs, LogOptions{ReadOnly: readOnly, Client: opts.Client, Logger: opts.Logger, OnCommit: s.publish}); err != nil {
 		return nil, err
 	}
 	set := NewProjectionSet()
@@ -269,7 +263,7 @@ func (s *State) Close(ctx context.Context) error {
 			errs = append(errs, s.index.Close())
 		}
 		if s.log != nil {
-			errs = append(errs, s.log.Close())
+			errs = append(errs, s.log.Close(ctx))
 		}
 		if s.tmpIndexDir != "" {
 			errs = append(errs, os.RemoveAll(s.tmpIndexDir))
@@ -313,7 +307,7 @@ func (s *State) Roles() *evidence.Registry { return s.roles }
 func (s *State) Tailer() *projections.Tailer { return s.tailer }
 
 // Log returns the event log.
-func (s *State) Log() *eventlog.Log { return s.log }
+func (s *State) Log() Log { return s.log }
 
 // ModuleEnabled reports whether module is on in this state folder; an
 // unreadable module file leaves every module on and is reported in err.

@@ -314,12 +314,12 @@ func checkConverged(t *testing.T, dir string, procs []*serveProc, a *acks, kille
 	for _, e := range a.errs {
 		t.Error(e)
 	}
-	l, err := eventlog.Open(filepath.Join(dir, state.LogFile), eventlog.Options{ReadOnly: true})
+	l, err := eventlog.Open(context.Background(), filepath.Join(dir, state.LogFile), eventlog.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	head, err := l.Head()
+	defer l.Close(context.Background())
+	head, err := l.Head(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/state"
 )
 
 // benchGraph appends a synthetic graph of files × perFile function nodes
@@ -28,14 +29,14 @@ func benchGraph(b *testing.B, s *testServer, files, perFile int) (hub string) {
 	flush := func(force bool) {
 		if len(nodes) >= 4000 || (force && len(nodes) > 0) {
 			data, _ := json.Marshal(graph.NodesUpserted{Nodes: nodes})
-			if _, err := s.Log().AppendOne(ctx, eventlog.AppendRequest{Stream: graph.Stream, Events: []eventlog.Payload{{Type: graph.TypeNodesUpserted, Data: data}}}); err != nil {
+			if _, err := state.AppendOne(ctx, s.Log(), eventlog.AppendRequest{Stream: graph.Stream, Events: []eventlog.Payload{{Type: graph.TypeNodesUpserted, Data: data}}}); err != nil {
 				b.Fatal(err)
 			}
 			nodes = nodes[:0]
 		}
 		if len(edges) >= 4000 || (force && len(edges) > 0) {
 			data, _ := json.Marshal(graph.EdgesUpserted{Edges: edges})
-			if _, err := s.Log().AppendOne(ctx, eventlog.AppendRequest{Stream: graph.Stream, Events: []eventlog.Payload{{Type: graph.TypeEdgesUpserted, Data: data}}}); err != nil {
+			if _, err := state.AppendOne(ctx, s.Log(), eventlog.AppendRequest{Stream: graph.Stream, Events: []eventlog.Payload{{Type: graph.TypeEdgesUpserted, Data: data}}}); err != nil {
 				b.Fatal(err)
 			}
 			edges = edges[:0]

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"testing"
 )
 
@@ -15,7 +16,7 @@ func TestGraphDelete_ResendReplays(t *testing.T) {
 	if !first.OK {
 		t.Fatalf("delete: %+v", first.Error)
 	}
-	head, _ := s.Log().Head()
+	head, _ := s.Log().Head(context.Background())
 	again := call(t, s, "cos_graph_delete", del)
 	if !again.OK {
 		t.Fatalf("resent delete: %+v", again.Error)
@@ -24,7 +25,7 @@ func TestGraphDelete_ResendReplays(t *testing.T) {
 	if rec["replayed"] != true {
 		t.Fatalf("resent delete did not replay: %v", rec)
 	}
-	if h, _ := s.Log().Head(); h.Seq != head.Seq {
+	if h, _ := s.Log().Head(context.Background()); h.Seq != head.Seq {
 		t.Fatalf("resend appended: head %d → %d", head.Seq, h.Seq)
 	}
 	reuse := call(t, s, "cos_graph_delete", `{"uids":["code:function:a.go::Other"],"request_id":"del-1"}`)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/state"
 )
 
 func TestGraphImpact_AmbiguousNameListsBoth(t *testing.T) {
@@ -260,9 +261,9 @@ func TestGraphUpsert_ReplayWritesNothingNew(t *testing.T) {
 	r := openGraphRepo(t, nil, envelope.Options{})
 	args := `{"nodes": [{"uid": "code:file:a.go", "label": "a.go", "path": "a.go"}], "request_id": "ext-1"}`
 	first := graphOK(t, r.s, "cos_graph_upsert", args)
-	head1, _ := r.s.Log().Head()
+	head1, _ := r.s.Log().Head(context.Background())
 	second := graphOK(t, r.s, "cos_graph_upsert", args)
-	head2, _ := r.s.Log().Head()
+	head2, _ := r.s.Log().Head(context.Background())
 	if head1 != head2 {
 		t.Fatalf("head moved on a resend: %v → %v", head1, head2)
 	}
@@ -291,9 +292,9 @@ func TestGraphUpsert_LargeRequestIsOneAtomicReplayableRequest(t *testing.T) {
 	if g := e.Data["graph"].(map[string]any); g["nodes"] != float64(writeChunk+1) {
 		t.Fatalf("graph %v", g)
 	}
-	head, _ := r.s.Log().Head()
+	head, _ := r.s.Log().Head(context.Background())
 	e = graphOK(t, r.s, "cos_graph_upsert", args)
-	if again, _ := r.s.Log().Head(); again != head || e.Data["receipt"].(map[string]any)["replayed"] != true {
+	if again, _ := r.s.Log().Head(context.Background()); again != head || e.Data["receipt"].(map[string]any)["replayed"] != true {
 		t.Fatalf("resend wrote or was not replayed: %v → %v", head, again)
 	}
 }
@@ -352,9 +353,9 @@ func TestGraphDelete_NodesAndEdges(t *testing.T) {
 		t.Fatalf("%d imports left", n)
 	}
 	// A resend of the same delete is replayed, not refused.
-	head1, _ := r.s.Log().Head()
+	head1, _ := r.s.Log().Head(context.Background())
 	e = call(t, r.s, "cos_graph_delete", `{"uids": ["lib/b.go"], "edges": [{"source": "main.go", "target": "cmd/a.go", "type": "imports"}], "request_id": "d-1"}`)
-	head2, _ := r.s.Log().Head()
+	head2, _ := r.s.Log().Head(context.Background())
 	if head1 != head2 {
 		t.Fatalf("a resend wrote: %v → %v (%v)", head1, head2, e)
 	}
@@ -380,7 +381,7 @@ func TestGraphDoctor_FindsAndFixes(t *testing.T) {
 		{"graph.file_extracted", `{"path": "deleted.go", "extractor": "go", "content_hash": "cd", "size": 3, "nodes": [], "edges": [], "duration_ms": 40}`},
 	}
 	for _, p := range plant {
-		if _, err := r.s.Log().AppendOne(ctx, graphReq(p.typ, p.data)); err != nil {
+		if _, err := state.AppendOne(ctx, r.s.Log(), graphReq(p.typ, p.data)); err != nil {
 			t.Fatal(err)
 		}
 	}

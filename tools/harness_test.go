@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/cos-dev/cos/envelope"
-	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/projections"
@@ -74,7 +73,7 @@ func (s *testServer) Call(ctx context.Context, name string, raw []byte) envelope
 }
 
 func (s *testServer) Close() error                { return s.st.Close(context.Background()) }
-func (s *testServer) Log() *eventlog.Log          { return s.st.Log() }
+func (s *testServer) Log() state.Log              { return s.st.Log() }
 func (s *testServer) Tailer() *projections.Tailer { return s.tailer }
 func (s *testServer) StateDir() string            { return s.st.Dir() }
 func (s *testServer) Tools() []*Tool              { return s.r.Tools() }

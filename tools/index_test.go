@@ -81,7 +81,7 @@ func idxEventsAfter(t testing.TB, s *testServer, seq uint64) []eventlog.Event {
 
 func idxHead(t testing.TB, s *testServer) uint64 {
 	t.Helper()
-	h, err := s.Log().Head()
+	h, err := s.Log().Head(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

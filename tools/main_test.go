@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/internal/cosbin"
+	"go.uber.org/goleak"
 )
 
 // cosBin is the cos binary TestMain builds once for the tests that run
@@ -26,7 +27,20 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		return m.Run()
+		code := m.Run()
+		if code == 0 {
+			// Every state a test opened was closed: no goroutine of ours
+			// (tailer, snapshot loop, search follower, bus) outlives it.
+			if err := goleak.Find(
+				// bleve's analysis workers start with its package and live
+				// for the whole process.
+				goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"),
+			); err != nil {
+				fmt.Fprintln(os.Stderr, "goleak:", err)
+				return 1
+			}
+		}
+		return code
 	}()
 	os.Exit(code)
 }

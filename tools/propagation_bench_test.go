@@ -12,6 +12,7 @@ import (
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/projections/metrics"
+	"github.com/cos-dev/cos/state"
 )
 
 // BenchmarkPropagation measures how long an event committed by server A
@@ -60,7 +61,7 @@ func BenchmarkPropagation(b *testing.B) {
 			for i := range b.N {
 				data, _ := json.Marshal(metrics.Recorded{Name: "bench.propagation", Value: float64(i)})
 				t0 := time.Now()
-				rc, err := a.Log().AppendOne(ctx, eventlog.AppendRequest{Stream: metrics.Stream,
+				rc, err := state.AppendOne(ctx, a.Log(), eventlog.AppendRequest{Stream: metrics.Stream,
 					Events: []eventlog.Payload{{Type: metrics.TypeRecorded, Data: data}}})
 				if err != nil {
 					b.Fatal(err)

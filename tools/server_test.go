@@ -57,7 +57,7 @@ func call(t testing.TB, s *testServer, tool, args string) envOf {
 // upsert appends nodes (and edges) to the graph stream directly.
 func upsert(t testing.TB, s *testServer, nodes string) {
 	t.Helper()
-	if _, err := s.Log().AppendOne(context.Background(), graphReq("graph.nodes_upserted", `{"nodes":`+nodes+`}`)); err != nil {
+	if _, err := state.AppendOne(context.Background(), s.Log(), graphReq("graph.nodes_upserted", `{"nodes":`+nodes+`}`)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -156,7 +156,7 @@ func TestCall_SearchFollowsGraphChanges(t *testing.T) {
 	if e := call(t, s, "cos_graph_resolve", `{"q":"listen serve"}`); !e.OK {
 		t.Fatalf("fuzzy lookup after upsert: %+v", e.Error)
 	}
-	if _, err := s.Log().AppendOne(context.Background(), graphReq("graph.nodes_deleted", `{"uids":["code:function:pkg/srv.go::ListenAndServe"]}`)); err != nil {
+	if _, err := state.AppendOne(context.Background(), s.Log(), graphReq("graph.nodes_deleted", `{"uids":["code:function:pkg/srv.go::ListenAndServe"]}`)); err != nil {
 		t.Fatal(err)
 	}
 	if e := call(t, s, "cos_graph_resolve", `{"q":"ListenAndServe"}`); e.OK || e.Error.Code != "E_NOT_FOUND" {

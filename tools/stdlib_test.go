@@ -18,6 +18,7 @@ import (
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/state"
 )
 
 // The real-input acceptance test of issue 6 ("Tests": the Go and the
@@ -108,7 +109,7 @@ func stdlibIndex(t *testing.T, s *testServer) stdlibIndexed {
 		t.Fatalf("Verify: %d events verified of %d: %v", n, after, err)
 	}
 	var size int64
-	if fi, err := os.Stat(s.Log().Path()); err == nil {
+	if fi, err := os.Stat(filepath.Join(s.StateDir(), state.LogFile)); err == nil {
 		size = fi.Size()
 	}
 	return stdlibIndexed{report: rep, wall: wall, logSize: size}
