@@ -1,5 +1,6 @@
 // Package bus carries committed log events between the cos processes that
-// share one state folder, and to anyone watching, over NATS (DESIGN.md §5–§6).
+// share one state folder, and to anyone watching, over NATS
+// (docs/architecture.md, processes and the bus).
 //
 // # Basics
 //
@@ -46,5 +47,6 @@
 // random free port; it never makes a process exit.
 //
 // The embedded server accepts anyone on the loopback interface, with no
-// authentication (DESIGN.md §10).
+// authentication: a message is a doorbell, the log is the truth
+// (docs/architecture.md, processes and the bus).
 package bus

@@ -10,7 +10,8 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// Message headers set on every published event (DESIGN.md §6).
+// Message headers set on every published event (docs/architecture.md,
+// processes and the bus).
 const (
 	HeaderSeq    = "Cos-Seq"
 	HeaderStream = "Cos-Stream"

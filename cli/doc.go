@@ -3,8 +3,8 @@
 // Run, so every subcommand is tested by calling Run.
 //
 // The state folder comes from --state-dir, else $COS_STATE_DIR, else ./.cos
-// (DESIGN.md §9). stdout carries the command's answer only (for `cos serve`
-// it is the MCP stream); diagnostics go to stderr.
+// (made absolute; docs/storage.md). stdout carries the command's answer only
+// (for `cos serve` it is the MCP stream); diagnostics go to stderr.
 //
 // Exit codes: 0 success, 1 the command failed (its error code and message are
 // on stderr), 2 the command line itself was wrong.

@@ -13,7 +13,7 @@ func (a *app) moduleCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "module",
 		Short: "List, enable or disable the tool modules (graph, tasks, evidence, metrics)",
-		Long: "A disabled module's tools answer module_disabled (seed 000). The state lives in " +
+		Long: "A disabled module's tools answer E_MODULE_DISABLED. The state lives in " +
 			state.ModulesFile + " in the state folder; running servers pick a change up on their next call.",
 	}
 	var asJSON bool

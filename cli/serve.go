@@ -25,7 +25,7 @@ func (f *serverFlags) add(cmd *cobra.Command, defaultNATS string) {
 	cmd.Flags().StringVar(&f.namespace, "namespace", "", "subject namespace (default: derived from the state folder)")
 	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "folder cos_graph_index may index (repeatable; default: the working directory)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "folder name indexing skips, on top of node_modules, vendor, .venv, __pycache__, dist, build, .cos (repeatable)")
-	cmd.Flags().IntVar(&f.budget, "budget-chars", 0, "envelope token budget in characters (default 32000, seed 000)")
+	cmd.Flags().IntVar(&f.budget, "budget-chars", 0, "envelope token budget in characters (default 32000)")
 }
 
 // stderrLogger logs text lines to stderr: stdout is the MCP stream.

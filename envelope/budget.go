@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// The token-budget ladder of seed 000 ("Token budget tiers") and DESIGN §7.
+// The token-budget ladder (docs/envelope.md, the ladder).
 //
 // A body that holds both a "nodes" list and an "edges" list is graph-export
 // shaped: it skips the ladder and answers to the subgraph ceiling instead
@@ -35,7 +35,7 @@ import (
 // that no longer fits, so its work is bounded by the budget (plus one
 // element), not by the list's length.
 
-// ScalarTrimFloorChars is _SCALAR_TRIM_FLOOR_CHARS: strings shorter than this
+// ScalarTrimFloorChars is the string floor: strings shorter than this
 // (in characters) are load-bearing and never shortened.
 const ScalarTrimFloorChars = 200
 

@@ -107,8 +107,9 @@ func TestOK_Property(t *testing.T) {
 	}
 }
 
-// naiveSize is the seed's probe, written independently of cost.go: encode
-// with encoding/json, then max(len, tokens×4) with the script-aware estimate.
+// naiveSize is the size the contract defines, written independently of
+// cost.go: encode with encoding/json, then max(len, tokens×4) with the
+// script-aware estimate.
 func naiveSize(t testing.TB, v any) int {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -128,7 +129,7 @@ func naiveSize(t testing.TB, v any) int {
 	return max(len(b), 4*(ascii/4+other))
 }
 
-// naiveListLadder is step 1 exactly as seed 000 words it: for each key, drop
+// naiveListLadder is step 1 in its literal form: for each key, drop
 // one element from the tail, re-check the committed envelope (markers
 // included), repeat.
 func naiveListLadder(t testing.TB, body map[string]any, budget int) map[string]any {

@@ -1,11 +1,11 @@
 package envelope
 
-// Category is the coarse class of a failure (seed 000 "Error categories").
+// Category is the coarse class of a failure (docs/errors.md, categories).
 // It tells an agent which recovery to pick: retry, correct the request,
 // escalate, or surface the error to the user.
 type Category string
 
-// The categories of seed 000, plus CategoryConflict (DESIGN §7).
+// The categories (docs/errors.md, categories).
 const (
 	// CategoryTransient: timeouts, connection drops, a flaky downstream.
 	CategoryTransient Category = "transient"
@@ -22,7 +22,7 @@ const (
 	// CategoryModuleDisabled: the tool's module is disabled in this project.
 	CategoryModuleDisabled Category = "module_disabled"
 	// CategoryConflict: the request raced another writer (stale revision,
-	// request-id reuse); it is not retryable unchanged (DESIGN §7).
+	// request-id reuse); it is not retryable unchanged.
 	CategoryConflict Category = "conflict"
 )
 
@@ -39,7 +39,7 @@ var Categories = []Category{
 }
 
 // Retryable reports the category's default for the envelope's "retryable"
-// field (seed 000 table): true for transient and unavailable, false for the
+// field (docs/errors.md): true for transient and unavailable, false for the
 // rest. An unknown category is not retryable.
 func (c Category) Retryable() bool {
 	return c == CategoryTransient || c == CategoryUnavailable

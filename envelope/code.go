@@ -1,7 +1,7 @@
 package envelope
 
-// Code is the operational error code carried in "error.code" (seed 002
-// "Exact operational codes", plus the codes DESIGN §7 adds). Codes are not
+// Code is the operational error code carried in "error.code"
+// (docs/errors.md, codes). Codes are not
 // interchangeable: an agent keys its recovery on them, so a code, once
 // published, is never renamed or removed (testdata/codes.frozen guards this).
 type Code string

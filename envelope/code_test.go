@@ -69,7 +69,7 @@ func TestCatalogue_WellFormed(t *testing.T) {
 			t.Errorf("code %s has unknown category %q", s.Code, s.Category)
 		}
 	}
-	// The seed-002 codes the issue names must all be present.
+	// Every code of the catalogue in docs/errors.md must be present.
 	for _, c := range []Code{"E_ARGUMENT", "E_PATH", "E_READ_ONLY", "STALE_READ", "STALE_REVISION",
 		"STALE_CURSOR", "E_CURSOR", "E_REQUEST_REUSE", "E_REQUEST_ID", "E_CAS_REQUIRED",
 		"COMMIT_UNKNOWN", "E_STORAGE", "E_INTEGRITY", "E_TIMEOUT", "E_INTERNAL", "E_UNKNOWN_TOOL",
@@ -81,7 +81,7 @@ func TestCatalogue_WellFormed(t *testing.T) {
 }
 
 func TestCategory_RetryableDefaults(t *testing.T) {
-	// Seed 000 "Error categories" table, plus conflict (DESIGN §7).
+	// The categories table of docs/errors.md.
 	want := map[Category]bool{
 		"transient":       true,
 		"validation":      false,

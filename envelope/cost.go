@@ -22,14 +22,14 @@ func (c cost) plus(d cost) cost {
 // asciiCost is the cost of n ASCII bytes.
 func asciiCost(n int) cost { return cost{n, n, 0} }
 
-// tokens is the script-aware token estimate of seed 000: ASCII about 4
+// tokens is the script-aware token estimate: ASCII about 4
 // characters per token, every non-ASCII character about one token, so CJK,
 // Arabic or Cyrillic text is not undercounted.
 func (c cost) tokens() int { return c.ascii/4 + c.nonASCII }
 
-// size is the token-normalised size the budget is compared against (seed 000
-// "Token budget tiers"): max(bytes, tokens×4), which is the raw length for
-// ASCII.
+// size is the token-normalised size the budget is compared against
+// (docs/envelope.md, token budget): max(bytes, tokens×4), which is the raw
+// length for ASCII.
 func (c cost) size() int { return max(c.bytes, 4*c.tokens()) }
 
 // tokensEstimated is the value of meta.tokens_estimated: at least 1.

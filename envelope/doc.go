@@ -1,10 +1,10 @@
-// Package envelope is the wire contract of every cos_* tool answer (seed 000,
-// DESIGN §7): the success and failure envelopes, the token budget that keeps
-// an answer inside an agent's context, the error catalogue, and the
-// safe-tool wrapper that turns panics and unexpected errors into envelopes
-// plus a server-side forensic record. It knows nothing about MCP; the tools
-// layer calls it and puts Envelope.Map() in structuredContent and
-// Envelope.JSON() in the text content.
+// Package envelope is the wire contract of every cos_* tool answer
+// (docs/envelope.md, docs/errors.md): the success and failure envelopes, the
+// token budget that keeps an answer inside an agent's context, the error
+// catalogue, and the safe-call wrapper that turns panics and unexpected
+// errors into envelopes plus a server-side forensic record. It knows nothing
+// about MCP: package tools builds every envelope, and the mcp transport
+// sends Envelope.JSON() both as structuredContent and as the text content.
 //
 // # Basics
 //

@@ -60,12 +60,12 @@ func (e Envelope) Meta() map[string]any {
 // OK builds a success envelope. data is any value that encodes to a JSON
 // object with encoding/json (a struct, a map, json.RawMessage); nil is {}.
 // Anything else, an encoding error, or invalid opts give an E_INTERNAL
-// failure envelope instead (data is always an object, DESIGN §7).
+// failure envelope instead (data is always an object).
 //
 // A "meta" key in data is replaced: data.meta is built from meta (the
 // handler's part) and from the trimmer (tokens_estimated, truncated,
-// truncated_*, envelope_unshrinkable), so a handler cannot spoof them
-// (seed 000). The body is then trimmed to opts' budget on its decoded
+// truncated_*, envelope_unshrinkable), so a handler cannot spoof them.
+// The body is then trimmed to opts' budget on its decoded
 // structure (see budget.go); numbers round-trip exactly. The caller must not
 // modify data after OK returns: a generic map's nested values are shared
 // with Envelope.Map().

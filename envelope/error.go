@@ -6,13 +6,14 @@ import (
 )
 
 // Error is a tool failure as the agent sees it: the "error" object of a
-// failure envelope (seed 000 "Error", DESIGN §7):
+// failure envelope (docs/envelope.md):
 //
 //	{"category":"validation","code":"E_ARGUMENT","details":{…},
 //	 "message":"limit must be in [1, 500], got 0","retryable":false}
 //
-// Message is operator English, short, and never carries a stack or an
-// internal path. Details is any JSON-able map (nil encodes as {}). Cause, when
+// Message is operator English, short, and never carries a stack; only
+// storage failures (E_STORAGE, COMMIT_UNKNOWN) name the database file, which
+// the operator needs. Details is any JSON-able map (nil encodes as {}). Cause, when
 // set, is kept for errors.Is/As and for the server-side forensic log; it is
 // never sent to the agent.
 type Error struct {
@@ -61,8 +62,7 @@ func (e *Error) WithDetails(d map[string]any) *Error {
 }
 
 // WithRetryable returns a copy of e with Retryable overridden; use it when the
-// category default is wrong for one call (seed 000: "pass retryable=
-// explicitly").
+// category default is wrong for one call.
 func (e *Error) WithRetryable(r bool) *Error {
 	c := *e
 	c.Retryable = r

@@ -9,7 +9,7 @@ var (
 
 	// ErrNotObject is returned (as the cause of an E_INTERNAL envelope) when
 	// a handler's data does not encode to a JSON object; data is always an
-	// object (DESIGN §7).
+	// object.
 	ErrNotObject = errors.New("envelope: data does not encode to a JSON object")
 
 	// ErrNoEnvelope is the cause reported by Safe when a handler returned

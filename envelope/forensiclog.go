@@ -9,7 +9,7 @@ import (
 )
 
 // ForensicLogName is the forensic log's file name inside the state folder
-// (seed 000: $COS_STATE_DIR/.mcp.log — note the leading dot).
+// (<state folder>/.mcp.log — note the leading dot; docs/storage.md).
 const ForensicLogName = ".mcp.log"
 
 // OpenForensicLog opens <stateDir>/.mcp.log for appending, creating the

@@ -1,6 +1,6 @@
 package envelope
 
-// Keys of data.meta (seed 000 "data.meta — diagnostics block"). The envelope
+// Keys of data.meta (docs/envelope.md, data.meta). The envelope
 // code owns every one of them; a handler cannot set them except through
 // Meta and ToolMeta.
 const (
@@ -40,9 +40,7 @@ const (
 )
 
 // TrimmableListKeys are the body keys the ladder shrinks, in ladder order
-// (seed 000 `_TRIMMABLE_LIST_KEYS`, with "results" first: the seed's
-// truncated_results_from/_to row names it and its ladder reads
-// "results/neighbours/references/…"). Each trimmed key K adds
+// (docs/envelope.md, the ladder). Each trimmed key K adds
 // truncated_K_from and truncated_K_to to meta. Only top-level keys of data
 // are trimmed.
 var TrimmableListKeys = []string{
@@ -80,7 +78,8 @@ func TruncatedFromKey(key string) string { return "truncated_" + key + "_from" }
 // TruncatedToKey returns "truncated_<key>_to".
 func TruncatedToKey(key string) string { return "truncated_" + key + "_to" }
 
-// Layers named by seed 000 for meta.layer.
+// Layers for meta.layer: graph, tasks, metrics, health and audit are used
+// today; memory, docs, routing and learning are reserved.
 const (
 	LayerMemory   = "memory"
 	LayerDocs     = "docs"
@@ -93,7 +92,8 @@ const (
 	LayerAudit    = "audit"
 )
 
-// ResolvedFrom values for ToolMeta.ResolvedFrom and friends (DESIGN §4).
+// ResolvedFrom values for ToolMeta.ResolvedFrom and friends (docs/uids.md,
+// resolution).
 const (
 	ResolvedDirect     = "direct"
 	ResolvedPathPrefix = "path_prefix"
@@ -109,11 +109,11 @@ type Meta struct {
 	// LogSeq is meta.log_seq, the event-log sequence number the answer
 	// reflects (0: the empty log). Always emitted.
 	LogSeq uint64
-	// Tool carries the per-tool keys of seed 000.
+	// Tool carries the per-tool keys (docs/envelope.md, data.meta).
 	Tool ToolMeta
 }
 
-// ToolMeta is the typed channel for the per-tool keys of seed 000. A zero
+// ToolMeta is the typed channel for the per-tool keys of data.meta. A zero
 // field is omitted from meta.
 type ToolMeta struct {
 	// ResolvedFrom: direct, path_prefix or fuzzy (uid-accepting tools).

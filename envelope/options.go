@@ -2,13 +2,13 @@ package envelope
 
 import "fmt"
 
-// Budget tiers of seed 000 "Token budget tiers".
+// Budget tiers (docs/envelope.md, token budget).
 const (
-	// DefaultBudgetChars is TOKEN_BUDGET_CHARS: the agent-context budget,
-	// in token-normalised characters (about 8,000 tokens).
+	// DefaultBudgetChars is the agent-context budget, in token-normalised
+	// characters (about 8,000 tokens).
 	DefaultBudgetChars = 32_000
-	// DefaultSubgraphBudgetChars is GRAPH_SUBGRAPH_BUDGET_CHARS: the OOM
-	// ceiling for {nodes, edges} bodies, in token-normalised characters.
+	// DefaultSubgraphBudgetChars is the OOM ceiling for {nodes, edges}
+	// bodies, in token-normalised characters.
 	DefaultSubgraphBudgetChars = 5_000_000
 )
 
@@ -18,7 +18,7 @@ type Options struct {
 	// BudgetChars is the agent-context budget for the whole envelope,
 	// compared as max(bytes, tokens×4). 0 means DefaultBudgetChars.
 	BudgetChars int
-	// NoBudget is seed 000's apply_budget=False, for browser routes: the
+	// NoBudget is apply_budget=false, for browser routes: the
 	// token-budget ladder is skipped and envelope_unshrinkable is never
 	// set. The subgraph ceiling still applies (it is an OOM net, not an
 	// agent budget).

@@ -24,9 +24,9 @@ type CallInfo struct {
 }
 
 // DatabasePather is implemented by storage errors that know which database
-// file the failing handle had open (seed 000 "Internal-error forensics": for
-// a storage error, which file was that handle attached to). Safe looks for
-// it with errors.As and logs the path as db_path.
+// file the failing handle had open. Safe looks for it with errors.As and
+// logs the path as db_path in the forensic log (docs/envelope.md, failures
+// the wrapper produces).
 type DatabasePather interface {
 	DatabasePath() string
 }
@@ -36,7 +36,7 @@ type DatabasePather interface {
 // an E_INTERNAL one.
 type Handler func(ctx context.Context) (Envelope, error)
 
-// Safe runs fn and guarantees an envelope comes back (seed 000 @safe_tool):
+// Safe runs fn and guarantees an envelope comes back:
 //
 //   - a panic becomes an E_INTERNAL failure with a short message and no
 //     stack;

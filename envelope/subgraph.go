@@ -2,7 +2,7 @@ package envelope
 
 import "slices"
 
-// Coherent subgraph trim (seed 000 `_trim_coherent_subgraph`, DESIGN §7).
+// Coherent subgraph trim (docs/envelope.md, the subgraph tier).
 //
 // A {nodes, edges} body is a graph, not a list of rows: cutting its tail
 // leaves a disconnected slice, cutting edges first leaves a canvas with

@@ -25,10 +25,10 @@ type Entry struct {
 	Output json.RawMessage `json:"output"`
 }
 
-// Bundle is the evidence of one session (seed 000 "EvidenceBundle"): one
+// Bundle is the evidence of one session: one
 // slot per role holding that role's outputs in log order, plus the
 // backtracks, discoveries and degraded_formulas accumulators. Revision and
-// Hash are the stream's, as for any entity (seed 002).
+// Hash are the stream's, as for any entity (docs/errors.md, CAS).
 type Bundle struct {
 	SessionID        string             `json:"session_id"`
 	Roles            map[string][]Entry `json:"roles"`

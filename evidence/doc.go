@@ -1,6 +1,6 @@
 // Package evidence keeps what each agent role produced in one working
-// session: the evidence bundle of seed 000 ("EvidenceBundle"), its role
-// registry, its reducer and its JSON export.
+// session: the evidence bundle, its role registry (overridable by roles.json,
+// docs/storage.md), its reducer and its JSON export.
 //
 // # Basics
 //

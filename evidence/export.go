@@ -14,7 +14,8 @@ import (
 )
 
 // AgentDirEnv names the environment variable that overrides the export
-// folder (seed 000: "$COS_AGENT_DIR/evidence_bundle_<session>.json").
+// folder: the export is then $COS_AGENT_DIR/evidence_bundle_<session>.json
+// (docs/storage.md).
 const AgentDirEnv = "COS_AGENT_DIR"
 
 // DefaultAgentSubdir is the export folder under the state folder when

@@ -70,7 +70,7 @@ func (r *Registry) Prepare(session, kind, role string, output json.RawMessage) (
 		return "", eventlog.Payload{}, err
 	}
 	// An output sent as a JSON string holding an object is accepted
-	// (DESIGN §8).
+	// (docs/envelope.md, validation messages).
 	var inner string
 	if json.Unmarshal(output, &inner) == nil && strings.HasPrefix(strings.TrimSpace(inner), "{") {
 		output = json.RawMessage(inner)

@@ -1,7 +1,7 @@
 // Package extract turns a repository into graph events: it walks the tree,
 // runs one extractor per file and hands graph.FileExtracted payloads for the
 // files that changed, and the paths that vanished, to a callback that
-// appends them to the log (DESIGN §1, seed 003 "Graph UID Scheme").
+// appends them to the log. The uids it mints follow docs/uids.md.
 //
 // # Basics
 //

@@ -94,7 +94,8 @@ func pyDotted(p string) string {
 }
 
 // pyModuleName is the canonical module name of a file: its dotted path
-// without a leading "src." (seed 003: code:module:core.thinking_os.server).
+// without a leading "src.": src/core/server.py is
+// code:module:core.server.
 func pyModuleName(p string) string {
 	return pyDotted(strings.TrimPrefix(p, "src/"))
 }

@@ -6,8 +6,7 @@ import (
 )
 
 // Stats describe one Run. They feed the CLI summary line and doctor's
-// informational categories (seed 000: slowest_extractions,
-// files_with_parse_errors).
+// informational categories (slowest_extractions, files_with_parse_errors).
 type Stats struct {
 	// FilesSeen counts regular files the walk accepted (before the binary
 	// sniff); skipped and failed files are counted apart.

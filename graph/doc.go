@@ -1,13 +1,13 @@
 // Package graph defines the vocabulary of the code/doc graph: nodes, edges,
-// the uid scheme of seed 003 ("Graph UID Scheme") and the payloads of the
-// graph.* events that extractors and agents append to the log.
+// the uid scheme (docs/uids.md) and the payloads of the graph.* events that
+// extractors and agents append to the log.
 //
 // # Uids
 //
 //	code:file:<repo-relative-path>
 //	code:function:<path>::<name>          Go methods: <path>::<Type>.<method>
 //	code:class:<path>::<name>
-//	code:module:<dotted>
+//	code:module:<Go import path, or Python dotted module>
 //	code:external:<name>                  unresolved call targets (metadata.stub = true)
 //	doc:file:<repo-relative-path>
 //	doc:heading:<path>#<slug>:<level>
@@ -18,9 +18,12 @@
 //	npm:package:<name>  pypi:package:<name>  crates:package:<name>
 //	Go modules: go:package:<module path>
 //	mcp:server:<name>
+//	cos:hook:<name>  cos:identifier:<name>  accepted on write, kind external
 //
-// A uid containing "../", a backtick or whitespace is malformed and rejected
-// on write (seed 000, doctor category malformed_uid_path).
+// A uid containing "../", a backtick, whitespace or a control character is
+// malformed (ValidateUID): the write tools and the graph reducer reject it.
+// cos_graph_doctor reports a node whose uid or path holds one of these as
+// malformed_uid_path.
 //
 // # Events
 //

@@ -14,7 +14,8 @@ const (
 )
 
 // Node kinds. The kind is what tools filter on and what picks the default
-// reference kinds of cos_graph_references (seed 000, default_kinds_picked).
+// reference kinds of cos_graph_references (meta.default_kinds_picked,
+// docs/envelope.md).
 const (
 	KindFile       = "file"
 	KindFunction   = "function"

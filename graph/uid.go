@@ -12,8 +12,8 @@ import (
 const MaxUIDLen = 1024
 
 // ErrMalformedUID is returned (wrapped in a *UIDError) when a uid breaks the
-// scheme of seed 003 or contains "../", a backtick or whitespace (seed 000,
-// malformed_uid_path).
+// scheme of docs/uids.md or contains "../", a backtick, whitespace or a
+// control character (cos_graph_doctor's malformed_uid_path).
 var ErrMalformedUID = errors.New("malformed uid")
 
 // UIDError says why a uid was rejected.
@@ -25,7 +25,8 @@ type UIDError struct {
 func (e *UIDError) Error() string { return fmt.Sprintf("malformed uid %q: %s", e.UID, e.Reason) }
 func (e *UIDError) Unwrap() error { return ErrMalformedUID }
 
-// uidPrefixes maps each uid prefix of seed 003 to the node kind it implies.
+// uidPrefixes maps each uid prefix of the scheme (docs/uids.md) to the node
+// kind it implies.
 var uidPrefixes = []struct{ prefix, kind string }{
 	{"code:file:", KindFile},
 	{"code:function:", KindFunction},
@@ -48,7 +49,7 @@ var uidPrefixes = []struct{ prefix, kind string }{
 }
 
 // KindOfUID returns the node kind a uid's prefix implies, and false when the
-// prefix is not one of seed 003's.
+// prefix is not one of the scheme's.
 func KindOfUID(uid string) (string, bool) {
 	for _, p := range uidPrefixes {
 		if strings.HasPrefix(uid, p.prefix) {
@@ -59,8 +60,8 @@ func KindOfUID(uid string) (string, bool) {
 }
 
 // ValidateUID returns a *UIDError when uid is empty, too long, not valid
-// UTF-8, has no known prefix, has an empty body, or contains "../", a
-// backtick or whitespace.
+// UTF-8, has no known prefix, has an empty body, or contains "../" (or ends
+// in "/.."), a backtick, whitespace or a control character.
 func ValidateUID(uid string) error {
 	bad := func(reason string) error { return &UIDError{UID: uid, Reason: reason} }
 	switch {

@@ -1,6 +1,7 @@
 // Package projections holds the pure reducers that fold the event log into
 // queryable state, the Tailer that keeps them at the log head, their
-// snapshots, and point-in-time views (DESIGN §4–§5).
+// snapshots, and point-in-time views (docs/architecture.md: write and read
+// paths, lock order, consistency guarantees; docs/storage.md: snapshots).
 //
 // # Basics
 //

@@ -1,14 +1,14 @@
 // Package search finds graph nodes by what an agent typed: a bleve index of
 // nodes (Index) and the resolver that turns a uid, a repo-relative path or a
-// name into one node (Resolver), as DESIGN §4 and seed 003 ("Graph UID
-// Scheme", "Which tools auto-resolve raw paths") describe.
+// name into one node (Resolver), as docs/uids.md (the scheme, resolution)
+// describes.
 //
 // # Basics
 //
 // Each process keeps its own on-disk scorch index: bleve locks an on-disk
 // index to one process, and scorch on disk answers a fuzzy query in well under
-// a millisecond where the in-memory upsidedown index takes ~80 ms (DESIGN §4;
-// NewMemOnly is never used). The indexes live in slot folders
+// a millisecond where the in-memory upsidedown index takes ~80 ms
+// (NewMemOnly is never used). The indexes live in slot folders
 //
 //	<state-dir>/search/slot-N/       the bleve index of slot N
 //	<state-dir>/search/slot-N.lock   flock held by the process using slot N

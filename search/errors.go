@@ -25,12 +25,12 @@ var (
 
 	// ErrAmbiguous is returned (as *AmbiguousError) by the Resolver when more
 	// than one node fits a raw string and none clearly wins. Tools map it to
-	// E_AMBIGUOUS (seed 002).
+	// E_AMBIGUOUS (docs/errors.md).
 	ErrAmbiguous = errors.New("ambiguous")
 
 	// ErrNotFound is returned (as *NotFoundError) by the Resolver when no node
 	// fits a raw string, or, in strict mode, when no node fits it directly or
-	// by path prefix. Tools map it to E_NOT_FOUND (seed 002).
+	// by path prefix. Tools map it to E_NOT_FOUND (docs/errors.md).
 	ErrNotFound = errors.New("not found")
 )
 

@@ -14,7 +14,7 @@ import (
 const (
 	// MatchUID: the query is the node's uid (direct).
 	MatchUID = "uid"
-	// MatchPath: one of seed 003's uid prefixes plus the query is the
+	// MatchPath: one of the scheme's uid prefixes plus the query is the
 	// node's uid (path_prefix): a repo-relative path, "<path>::<name>", a
 	// package name.
 	MatchPath = "path"

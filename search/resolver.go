@@ -22,7 +22,7 @@ type NodeSource interface {
 	NodesByLabel(label string) []graph.Node
 }
 
-// How a Resolution was found: meta.resolved_from (DESIGN §4, seed 003).
+// How a Resolution was found: meta.resolved_from (docs/uids.md, resolution).
 const (
 	ResolvedDirect     = "direct"      // the raw string is a uid of the graph
 	ResolvedPathPrefix = "path_prefix" // a uid prefix added to the raw string gives a uid of the graph
@@ -99,11 +99,11 @@ type Resolution struct {
 }
 
 // Resolver turns what an agent typed — a uid, a repo-relative path or a name —
-// into one node, following seed 003's resolution made uniform (DESIGN §4):
+// into one node, the same way for every tool (docs/uids.md, resolution):
 //
 //  1. direct: the raw string is a uid of the graph (external stubs
 //     included: "code:external:net/http.Get" is that stub).
-//  2. path_prefix: one of seed 003's uid prefixes plus the raw string is a
+//  2. path_prefix: one of the scheme's uid prefixes plus the raw string is a
 //     uid of the graph. "src/a.go" → code:file:src/a.go (doc:file: for
 //     Markdown), "src/" or "src" → folder:src, "a.go::Char.splice" →
 //     code:function:a.go::Char.splice, "README.md#intro" →
@@ -177,7 +177,7 @@ func (r *Resolver) Resolve(ctx context.Context, raw string) (Resolution, error) 
 }
 
 // ResolveStrict resolves raw through direct and path_prefix only, for
-// mutations (DESIGN §4): a miss is *NotFoundError whose suggestions are never
+// mutations, which never resolve fuzzily: a miss is *NotFoundError whose suggestions are never
 // used as the answer. Other errors are Resolve's.
 func (r *Resolver) ResolveStrict(ctx context.Context, raw string) (Resolution, error) {
 	return r.resolve(ctx, raw, true)
@@ -386,7 +386,7 @@ func isDigits(s string) bool {
 }
 
 // pathPrefixHits returns the nodes of the given kinds (any when empty)
-// whose uid is a seed-003 prefix plus the raw path p, ranked (MatchPath).
+// whose uid is a scheme prefix plus the raw path p, ranked (MatchPath).
 func (r *Resolver) pathPrefixHits(p string, kinds []string) []ranked {
 	var hits []ranked
 	try := func(uid string) {

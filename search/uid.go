@@ -8,7 +8,7 @@ import (
 	"github.com/cos-dev/cos/graph"
 )
 
-// uidPrefixes are seed 003's uid prefixes ("Graph UID Scheme"), in the order
+// uidPrefixes are the uid scheme's prefixes (docs/uids.md), in the order
 // the path_prefix stage tries them. graph keeps its own copy unexported; the
 // two must list the same prefixes (TestUIDPrefixes_KnownToGraph checks it).
 var uidPrefixes = []string{
@@ -33,7 +33,7 @@ var uidPrefixes = []string{
 }
 
 // splitUID returns the prefix and body of uid, and ok=false when uid has none
-// of seed 003's prefixes.
+// of the scheme's prefixes.
 func splitUID(uid string) (prefix, body string, ok bool) {
 	for _, p := range uidPrefixes {
 		if strings.HasPrefix(uid, p) {

@@ -72,8 +72,9 @@ func (a *Args) Strings(name string) []string { s, _ := a.vals[name].([]string); 
 // absent). A list sent as a JSON string arrives here already decoded.
 func (a *Args) Raw(name string) json.RawMessage { r, _ := a.vals[name].(json.RawMessage); return r }
 
-// argError builds the one E_ARGUMENT message DESIGN.md §8 asks for: the
-// field, what arrived, what is legal, and a corrected example.
+// argError builds the one E_ARGUMENT message of a failed argument: the
+// field, what arrived, what is legal, and a corrected example
+// (docs/envelope.md, validation messages).
 func argError(t *Tool, field, got, expected string) *envelope.Error {
 	msg := fmt.Sprintf("%s: got %s, expected %s", field, got, expected)
 	d := map[string]any{"field": field, "got": got, "expected": expected, "accepted_arguments": t.paramNames()}

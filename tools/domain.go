@@ -15,7 +15,8 @@ import (
 const requestIDExample = `{"request_id": "task-create-7f3a"}`
 
 // requestIDParam is the optional request_id argument of every write tool of
-// the tasks, evidence and metrics modules (seed 002 "Safe CAS sequence").
+// the tasks, evidence and metrics modules (docs/errors.md, request ids); the
+// graph write tools declare their own.
 var requestIDParam = Param{Name: "request_id", Type: TString,
 	Description: "1–128 characters; makes the write idempotent: a resend with the same request_id and the same " +
 		"arguments answers the original write and writes nothing; changed arguments under it are E_REQUEST_REUSE"}
@@ -23,7 +24,7 @@ var requestIDParam = Param{Name: "request_id", Type: TString,
 // requestIDOfCall returns the call's request_id ("" when none was sent). An
 // explicitly sent id that eventlog.ValidateRequestID refuses — empty, only
 // whitespace, longer than 128 characters, with control characters — is
-// E_REQUEST_ID (seed 002 "Nonempty request_id required"): leaving the
+// E_REQUEST_ID (a request_id, when sent, must be nonempty): leaving the
 // argument out is how a caller asks for no idempotency. Every write tool
 // that takes a request_id validates it here, so the code is always the same.
 func requestIDOfCall(c *Call) (string, error) {

@@ -28,7 +28,8 @@ type recordAnswer struct {
 	// this record's slot or accumulator.
 	Count     int `json:"count"`
 	SlotCount int `json:"slot_count"`
-	// ExportPath is the bundle's JSON export (seed 000).
+	// ExportPath is the bundle's JSON export (docs/storage.md,
+	// agent/evidence_bundle_<session>.json).
 	ExportPath string `json:"export_path"`
 }
 
@@ -37,8 +38,8 @@ func evidenceTools() []*Tool {
 	return []*Tool{
 		{
 			Name: "cos_supervise_record_output",
-			Description: "Record what an agent role produced in a working session into the session's evidence bundle " +
-				"(seed 000 EvidenceBundle). kind output (default) needs a role and an output matching the role's " +
+			Description: "Record what an agent role produced in a working session into the session's evidence bundle. " +
+				"kind output (default) needs a role and an output matching the role's " +
 				"output_class (planner→plan, researcher→findings, implementer→change, tester→test_report, " +
 				"reviewer→review); kinds backtrack {reason}, discovery {summary} and degraded_formula {formula, reason} " +
 				"go to the bundle's accumulators. The bundle is then exported to $COS_AGENT_DIR/evidence_bundle_<session>.json.",

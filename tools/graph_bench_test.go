@@ -75,7 +75,7 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkGraphTools_100k runs the graph tools through Server.Call (the
+// BenchmarkGraphTools_100k runs the graph tools through Runner.Call (the
 // envelope and its budget included) on a 100,000-node graph: 1,000 files ×
 // 99 functions plus the file nodes, about 305,000 edges.
 func BenchmarkGraphTools_100k(b *testing.B) {

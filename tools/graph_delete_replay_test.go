@@ -6,7 +6,7 @@ import (
 )
 
 // A delete resent with its request_id after it succeeded replays the
-// original receipt (seed 002), even though the nodes are gone now; the same
+// original receipt (docs/errors.md, request ids), even though the nodes are gone now; the same
 // id with other arguments is E_REQUEST_REUSE.
 func TestGraphDelete_ResendReplays(t *testing.T) {
 	s := openServer(t, "")

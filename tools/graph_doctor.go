@@ -16,9 +16,8 @@ import (
 	"github.com/cos-dev/cos/projections"
 )
 
-// The cos_graph_doctor categories of seed 000 ("cos_graph_doctor issue
-// categories (W7.6)"), in the order the answer lists them, and its two
-// meta lists exactly as the seed gives them.
+// The cos_graph_doctor categories, in the order the answer lists them, and
+// its two meta lists (docs/envelope.md, cos_graph_doctor categories).
 var (
 	doctorCategories = []string{
 		"dangling_source", "dangling_target", "duplicate_edges", "self_loops",
@@ -90,7 +89,7 @@ func (p *doctorPlan) empty() bool { return len(p.edges)+len(p.nodes)+len(p.files
 func graphDoctorTool() *Tool {
 	return &Tool{
 		Name: "cos_graph_doctor",
-		Description: "Check the graph's health: every category of seed 000 (dangling_source, dangling_target, duplicate_edges, " +
+		Description: "Check the graph's health: every category (dangling_source, dangling_target, duplicate_edges, " +
 			"self_loops, orphaned_inrepo, orphaned_phantom, orphaned_external_unresolved, malformed_uid_path, stale_paths, " +
 			"duplicate_contains, slowest_extractions, files_with_parse_errors) as issues[] {category, severity, count, sample, fixable}, " +
 			"healthy, stats.issue_count (real categories) and stats.issue_count_total. fix=true deletes the fixable findings " +
@@ -155,19 +154,19 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 }
 
 // malformedPath reports whether a uid or path holds "../", a backtick or
-// whitespace (seed 000, malformed_uid_path).
+// whitespace (the malformed_uid_path category).
 func malformedPath(s string) bool {
 	return strings.Contains(s, "../") || strings.ContainsRune(s, '`') || strings.IndexFunc(s, unicode.IsSpace) >= 0
 }
 
 // isExternalStub reports whether uid is a code:external: or cos:identifier:
-// stub (seed 000, orphaned_external_unresolved).
+// stub (the orphaned_external_unresolved category).
 func isExternalStub(uid string) bool {
 	return strings.HasPrefix(uid, "code:external:") || strings.HasPrefix(uid, "cos:identifier:")
 }
 
 // isPhantom reports whether a zero-edge node is junk the doctor may prune
-// (seed 000, orphaned_phantom): a stub whose minting edge is gone, a module
+// (the orphaned_phantom category): a stub whose minting edge is gone, a module
 // stub with no path, or a file node whose path has no extension.
 func isPhantom(n graph.Node) bool {
 	if stub, _ := n.Metadata["stub"].(bool); stub {

@@ -10,7 +10,7 @@ import (
 	"github.com/cos-dev/cos/projections"
 )
 
-// Export limits (issue 5: max_nodes ≤ 2000, the G35 hard cap of seed 000).
+// Export limits: max_nodes is at most 2000, a hard cap.
 const (
 	exportDefaultNodes = 500
 	exportMaxNodes     = 2000

@@ -11,14 +11,15 @@ import (
 	"github.com/cos-dev/cos/envelope"
 )
 
-// graphRepo is a repository on disk and a Server indexing it as its root.
+// graphRepo is a repository on disk and a testServer indexing it as its
+// root.
 type graphRepo struct {
 	root string
 	s    *testServer
 }
 
 // openGraphRepo writes files (repo-relative path → content) into a fresh
-// root and opens a real Server whose indexed root it is.
+// root and opens a testServer whose indexed root it is.
 func openGraphRepo(t testing.TB, files map[string]string, budget envelope.Options) *graphRepo {
 	t.Helper()
 	root := t.TempDir()

@@ -40,7 +40,8 @@ type renameSite struct {
 	Text   string `json:"text"`
 }
 
-// Site lists of a rename plan (seed 000 trimmable keys) plus definitions.
+// Site lists of a rename plan (keys the budget ladder trims, docs/envelope.md)
+// plus definitions.
 const (
 	siteCall       = "call_sites"
 	siteImport     = "import_sites"

@@ -179,7 +179,7 @@ func expectedOf(rt reflect.Type) string {
 	return "another kind of value"
 }
 
-// uidPrefix returns the seed-003 prefix of a valid uid: "folder:" or its
+// uidPrefix returns the scheme prefix (docs/uids.md) of a valid uid: "folder:" or its
 // first two colon-separated parts ("code:function:").
 func uidPrefix(uid string) string {
 	if strings.HasPrefix(uid, "folder:") {
@@ -422,7 +422,7 @@ func mustPayload(typ string, v any) eventlog.Payload {
 // may be a retry of a delete that happened), well-formed uids and edge keys
 // are taken as given, so that the same arguments rebuild the same intent and
 // the log replays the original receipt — or answers E_REQUEST_REUSE when
-// they differ (seed 002).
+// they differ (docs/errors.md, request ids).
 func deleteInput(ctx context.Context, c *Call, resend bool) ([]string, []graph.EdgeKey, error) {
 	g := c.V.Graph
 	var uids []string

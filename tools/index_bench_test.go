@@ -18,7 +18,7 @@ import (
 )
 
 // BenchmarkIndex_GoSrc indexes a copy of $(go env GOROOT)/src (about 10,000
-// files) the way `cos index` does: Server.Index, then the projections and
+// files) the way `cos index` does: Indexer.Index, then the projections and
 // the search index catch up and a snapshot is written, so the next run
 // starts warm. Targets on 2 cores (issue 6): full ≤ 90 s, no change ≤ 5 s,
 // ten edited files ≤ 2 s. It reports events and bytes appended per run

@@ -33,7 +33,7 @@ var idxFixture = testutil.DemoRepo
 
 func idxWriteRepo(t testing.TB, files map[string]string) string { return testutil.WriteTree(t, files) }
 
-// idxOpen opens a Server whose one approved root is root.
+// idxOpen opens a testServer whose one approved root is root.
 func idxOpen(t testing.TB, state, root string) *testServer {
 	t.Helper()
 	s, err := openTestServer(context.Background(), testOptions{StateDir: state, Roots: []string{root}, NATS: "off", NoBackgroundSnapshots: true})

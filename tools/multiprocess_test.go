@@ -23,8 +23,9 @@ import (
 // Multi-process tests re-execute this test binary: with COS_TOOLS_CHILD=1
 // the package's init runs childMain and exits before TestMain or any test
 // runs (an init rather than a TestMain of its own, so that the package's
-// TestMain stays free for the wire tests and is not run by every child). A child opens its own
-// Server on COS_TOOLS_DIR and serves batches of calls read as JSON lines on
+// TestMain, which builds the cos binary and checks for leaked goroutines,
+// is not run by every child). A child opens its own testServer on
+// COS_TOOLS_DIR and serves batches of calls read as JSON lines on
 // stdin; it answers each batch with one JSON line of envelopes on stdout.
 // A batch with barrier set first answers {"ready":true} and waits for a
 // "go" line, so the parent can release every child's batch at once.

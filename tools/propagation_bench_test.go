@@ -16,7 +16,8 @@ import (
 )
 
 // BenchmarkPropagation measures how long an event committed by server A
-// takes to be applied by server B on the same state folder (DESIGN.md §5):
+// takes to be applied by server B on the same state folder
+// (docs/architecture.md, write path steps 6–8):
 // from the event's commit timestamp (taken inside A's write transaction,
 // so the figure includes the commit's fsync) to
 //

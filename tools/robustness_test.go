@@ -12,7 +12,7 @@ import (
 )
 
 // A damaged last record refuses writes but reads still work, on the state
-// before the damage (DESIGN §3).
+// before the damage (docs/errors.md, E_INTEGRITY).
 func TestServer_DamagedLogStillServesReads(t *testing.T) {
 	dir := t.TempDir()
 	s := openServer(t, dir)

@@ -158,7 +158,7 @@ func (c *Call) ReadBack(ctx context.Context, seq uint64, fn func()) error {
 
 // Resolve resolves a uid, raw path or name (direct → path_prefix → fuzzy);
 // call it inside the view. strict refuses fuzzy answers (mutations). A raw
-// string shaped like a uid (a seed-003 prefix, graph.KindOfUID) is always
+// string shaped like a uid (a scheme prefix, graph.KindOfUID) is always
 // looked up strictly: a uid that is not in the graph is *search.NotFoundError
 // with suggestions, never an E_AMBIGUOUS or a fuzzy neighbour.
 func (c *Call) Resolve(ctx context.Context, raw string, strict bool) (search.Resolution, error) {

@@ -13,8 +13,8 @@ import (
 	"github.com/cos-dev/cos/state"
 )
 
-// openServer opens a real Server on a fresh state folder (no bus, no
-// background snapshots) and closes it at cleanup.
+// openServer opens a testServer (state, indexer and runner) on a fresh
+// state folder (no bus, no background snapshots) and closes it at cleanup.
 func openServer(t testing.TB, dir string) *testServer {
 	t.Helper()
 	if dir == "" {

@@ -9,8 +9,8 @@ import (
 )
 
 // signalFields are the TaskSignals fields cos_analyze_task also takes at
-// the top level, as seed 003's minimal valid call sends them
-// ({"task_title", "dimensions", "complexity", "domain"}). They are passed
+// the top level, as the minimal valid call (tasks.SignalsExample) sends
+// them ({"task_title", "dimensions", "complexity", "domain"}). They are passed
 // raw, so that every wrong form gets the domain's message for it.
 var signalFields = []string{"dimensions", "domain", "complexity", "scope_size", "action", "urgency", "novelty"}
 
@@ -24,7 +24,7 @@ func signalTools() []*Tool {
 	}
 	return []*Tool{{
 		Name: "cos_analyze_task",
-		Description: "Validate and normalise TaskSignals (seed 003: dimensions int ≥ 1, domain list of strings, complexity " +
+		Description: "Validate and normalise TaskSignals (dimensions int ≥ 1, domain list of strings, complexity " +
 			"CLEAR|COMPLICATED|COMPLEX|CHAOTIC|CONFUSION, scope_size trivial|small|medium|large|recursive, action " +
 			"create|modify|debug|research|review|deploy|refactor|document|audit|unknown, urgency normal|elevated|incident, " +
 			"novelty 0.0–1.0) and answer them with the evidence roles they call for. Send the signals in signals_json or " +

@@ -12,7 +12,8 @@ import (
 type ParamType int
 
 // Argument types. A list type also accepts a string holding a JSON array of
-// the right element type (agents often send `"[\"a\"]"`), per DESIGN.md §8.
+// the right element type (agents often send `"[\"a\"]"`; docs/envelope.md,
+// validation messages).
 const (
 	TString ParamType = iota + 1
 	TInt
@@ -53,7 +54,7 @@ type Param struct {
 	Description string
 	// Min and Max bound TInt and TNumber values, inclusive; nil is
 	// unbounded. A value out of range fails naming the range; it is never
-	// clamped (DESIGN.md §8).
+	// clamped (docs/envelope.md, validation messages).
 	Min, Max *float64
 	// Enum lists the legal values of a TString (or of each element of a
 	// TStringList).
@@ -185,7 +186,7 @@ func paramSchema(p Param) map[string]any {
 }
 
 // OutputSchema is the schema of every tool's structured content: the
-// envelope of seed 000.
+// envelope (docs/envelope.md).
 var OutputSchema = json.RawMessage(`{"type":"object","required":["ok"],"properties":{` +
 	`"ok":{"type":"boolean"},` +
 	`"data":{"type":"object","properties":{"meta":{"type":"object"}}},` +

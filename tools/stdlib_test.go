@@ -26,7 +26,7 @@ import (
 // real issue beyond a documented allowance, spot checks hold), driven end to
 // end through the tools: cos_graph_index, cos_graph_doctor,
 // cos_graph_resolve, cos_graph_context, cos_graph_impact and
-// cos_graph_references on a real Server over a real state folder.
+// cos_graph_references through a Runner over a real state folder.
 //
 // It takes minutes on a small machine, so it runs only with
 // COS_LONG_TESTS=1:
@@ -45,7 +45,7 @@ func stdlibLong(t *testing.T) {
 const unbounded = -1
 
 // doctorAllowance is the documented allowance of issue 6: for each
-// cos_graph_doctor category (seed 000, "cos_graph_doctor issue categories"),
+// cos_graph_doctor category (docs/envelope.md, cos_graph_doctor categories),
 // the most findings a full index of a standard library may report and why.
 // Every category is listed, so a category the doctor gains fails the test
 // until someone decides its allowance here. Raise a number only with a
@@ -57,7 +57,7 @@ var doctorAllowance = map[string]struct {
 	"dangling_source":    {0, "every edge source is a node of the payload that carries it"},
 	"dangling_target":    {0, "a resolved target is a node some payload emits, an unresolved one a code:external: stub"},
 	"duplicate_edges":    {0, "the projection keys edges by identity"},
-	"self_loops":         {0, "the extractors drop an edge from a node to itself (a recursive call); seed 000 calls one an extractor bug"},
+	"self_loops":         {0, "the extractors drop an edge from a node to itself (a recursive call), so one is an extractor bug"},
 	"orphaned_inrepo":    {0, "every symbol has at least its contains edge"},
 	"orphaned_phantom":   {0, "a fresh index mints no stub without its edge"},
 	"malformed_uid_path": {0, "no path of either library holds whitespace, a backtick or ../"},

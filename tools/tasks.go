@@ -60,7 +60,7 @@ func taskTools() []*Tool {
 			Name: "cos_task_create",
 			Description: "Create a task on the board. The id (TASK-NNN) is allocated inside the write transaction, so " +
 				"concurrent creators never share or lose one. depends_on and parent must name existing tasks; a cycle is " +
-				"refused. signals are TaskSignals (seed 003, see cos_analyze_task). Answers with the task read back: " +
+				"refused. signals are TaskSignals (see cos_analyze_task). Answers with the task read back: " +
 				"task_id, revision, hash and every field.",
 			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: tasks.CreateExample,

@@ -402,10 +402,10 @@ func TestTaskTools_ModuleGate(t *testing.T) {
 	}
 }
 
-// seedWrongForms are the "common wrong form" rows of seed 003's TaskSignals
-// table: the field, the wrong value, and the legal values the message must
-// list.
-var seedWrongForms = []struct {
+// signalWrongForms are the "common wrong form" rows of the TaskSignals
+// table in docs/uids.md: the field, the wrong value, and the legal values
+// the message must list.
+var signalWrongForms = []struct {
 	field, value, got string
 	legal             []string
 }{
@@ -418,8 +418,8 @@ var seedWrongForms = []struct {
 	{"novelty", `"high"`, `"high"`, []string{"0.0", "1.0"}},
 }
 
-// signalsWith returns the seed's minimal valid signals with field set to
-// the raw JSON value.
+// signalsWith returns minimal valid signals (tasks.SignalsExample without
+// its title) with field set to the raw JSON value.
 func signalsWith(t testing.TB, field, value string) string {
 	t.Helper()
 	m := map[string]json.RawMessage{"dimensions": json.RawMessage(`2`), "complexity": json.RawMessage(`"COMPLICATED"`), "domain": json.RawMessage(`["meta"]`)}
@@ -433,7 +433,7 @@ func signalsWith(t testing.TB, field, value string) string {
 
 func TestTaskSignals_SeedWrongFormsThroughTheTools(t *testing.T) {
 	s := openServer(t, "")
-	for _, wf := range seedWrongForms {
+	for _, wf := range signalWrongForms {
 		sig := signalsWith(t, wf.field, wf.value)
 		quoted, _ := json.Marshal(sig)
 		sigNoBraces := strings.TrimSuffix(strings.TrimPrefix(sig, "{"), "}")

@@ -16,7 +16,7 @@ var (
 )
 
 // ArgumentError names the field, what arrived, what is legal and a
-// corrected example (DESIGN §8).
+// corrected example (docs/envelope.md, validation messages).
 type ArgumentError struct {
 	Field   string `json:"field"`
 	Got     string `json:"got"`

@@ -15,7 +15,7 @@ func TestAnalyzeTask_Roles(t *testing.T) {
 		signals string
 		want    string
 	}{
-		{"seed minimal call", SignalsExample, "planner,researcher"},
+		{"minimal call", SignalsExample, "planner,researcher"},
 		{"clear trivial change", `{"dimensions": 1, "domain": ["a"], "complexity": "CLEAR", "scope_size": "trivial", "action": "modify"}`, "implementer,tester"},
 		{"complicated create", `{"dimensions": 2, "domain": ["a"], "complexity": "COMPLICATED", "action": "create"}`, "planner,implementer,tester,reviewer"},
 		{"complex debug", `{"dimensions": 1, "domain": ["a"], "complexity": "COMPLEX", "action": "debug"}`, "planner,researcher,implementer,tester"},

@@ -1,5 +1,5 @@
 // Package tasks is the task-board projection and the domain rules of the
-// task tools: event payloads, argument validation, TaskSignals (seed 003),
+// task tools: event payloads, argument validation, TaskSignals (docs/uids.md),
 // dependency cycles, claims and board cursors. It knows nothing of MCP.
 //
 // # Streams and events
@@ -8,7 +8,8 @@
 // AppendRequest{StreamPrefix: "task:TASK-", Expect: eventlog.NoStream()};
 // the log allocates the id inside the write transaction. The task's
 // revision is the stream revision and its hash the hash of the stream's
-// last event, so CAS (seed 002 base_revision / expected_hash) is the log's.
+// last event, so CAS (base_revision / expected_hash, docs/errors.md) is the
+// log's.
 //
 //	task.created   Created{title, description, priority, status, labels, signals, depends_on, parent}
 //	task.updated   Updated{patch: Patch}   nil fields unchanged
@@ -49,6 +50,6 @@
 //
 // # TaskSignals
 //
-// ParseSignals implements seed 003's TaskSignals with one helpful message
+// ParseSignals implements TaskSignals (docs/uids.md) with one helpful message
 // per wrong form; AnalyzeTask adds the evidence roles the signals call for.
 package tasks

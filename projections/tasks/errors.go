@@ -6,23 +6,23 @@ import (
 	"strings"
 )
 
-// Sentinel errors. The tools layer maps them to envelope codes (DESIGN §7):
-// ErrInvalidArgument → E_ARGUMENT, ErrCursor → E_CURSOR, ErrStaleCursor →
-// STALE_CURSOR, ErrNotFound → E_NOT_FOUND, ErrCycle → E_ARGUMENT, ErrClaimed →
-// category conflict.
+// Sentinel errors. The tools layer maps them to envelope codes
+// (docs/errors.md): ErrInvalidArgument → E_ARGUMENT, ErrCursor → E_CURSOR,
+// ErrStaleCursor → STALE_CURSOR, ErrNotFound → E_NOT_FOUND, ErrCycle →
+// E_ARGUMENT, ErrClaimed → STALE_REVISION (category conflict) naming the
+// holder.
 var (
 	// ErrInvalidArgument is returned (inside an *ArgumentError) when a
 	// create, patch, filter, limit or TaskSignals argument has the wrong
 	// shape or value.
 	ErrInvalidArgument = errors.New("invalid argument")
 	// ErrCursor is returned when a board cursor is malformed: not base64,
-	// truncated, of an unknown version or failing its checksum (seed 002
-	// E_CURSOR).
+	// truncated, of an unknown version or failing its checksum (E_CURSOR).
 	ErrCursor = errors.New("invalid board cursor")
 	// ErrStaleCursor is returned when a well-formed board cursor no longer
 	// describes the board: it belongs to another filter, to a later log
 	// position, or a task of its listing changed after it was issued (see
-	// List; seed 002 STALE_CURSOR).
+	// List; STALE_CURSOR).
 	ErrStaleCursor = errors.New("the board changed since this cursor; list again without cursor")
 	// ErrNotFound is returned when a task id (the task itself, a
 	// depends_on entry or the parent) is not on the board.
@@ -35,9 +35,9 @@ var (
 	ErrClaimed = errors.New("task is claimed by another assignee")
 )
 
-// FieldError says what is wrong with one argument field in the words DESIGN
-// §8 asks for: the field, what arrived, what is legal, and a corrected
-// example.
+// FieldError says what is wrong with one argument field: the field, what
+// arrived, what is legal, and a corrected example (docs/envelope.md,
+// validation messages).
 type FieldError struct {
 	// Field is the argument path: "title", "signals.complexity", "limit".
 	Field string `json:"field"`

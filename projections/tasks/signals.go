@@ -10,12 +10,12 @@ import (
 	"strings"
 )
 
-// Signals is TaskSignals exactly as seed 003 ("TaskSignals —
-// cos_compose_chain / cos_analyze_task") types it. After ParseSignals every
-// field holds a legal value; absent optional fields hold their defaults.
+// Signals is TaskSignals, the fields docs/uids.md (TaskSignals) lists.
+// After ParseSignals every field holds a legal value; absent optional fields
+// hold their defaults.
 type Signals struct {
 	// TaskTitle is optional inside signals (cos_analyze_task takes it as its
-	// own argument; the seed's minimal call carries it).
+	// own argument; the minimal call, SignalsExample, carries it).
 	TaskTitle string `json:"task_title,omitempty"`
 	// Dimensions is how many independent concerns the task spans: int ≥ 1.
 	Dimensions int `json:"dimensions"`
@@ -34,9 +34,9 @@ type Signals struct {
 	Novelty float64 `json:"novelty"`
 }
 
-// Legal values and defaults of the TaskSignals fields (seed 003). The
-// defaults of the optional fields are this project's decision; the seed's
-// minimal call leaves them out.
+// Legal values of the TaskSignals fields (docs/uids.md, TaskSignals). The
+// minimal call, SignalsExample, leaves the optional fields out; they then
+// take the defaults below.
 var (
 	Complexities = []string{"CLEAR", "COMPLICATED", "COMPLEX", "CHAOTIC", "CONFUSION"}
 	ScopeSizes   = []string{"trivial", "small", "medium", "large", "recursive"}
@@ -55,11 +55,12 @@ const (
 	MaxTitleLen = 200
 )
 
-// SignalsExample is the seed's minimal valid call, given as the corrected
+// SignalsExample is the minimal valid call, given as the corrected
 // example in every TaskSignals error.
 const SignalsExample = `{"task_title": "Fix auth bug", "dimensions": 2, "complexity": "COMPLICATED", "domain": ["meta"]}`
 
-// signalKeys are the accepted keys, in the seed's order.
+// signalKeys are the accepted keys, in the order of the TaskSignals table
+// in docs/uids.md.
 var signalKeys = []string{"task_title", "dimensions", "domain", "complexity", "scope_size", "action", "urgency", "novelty"}
 
 // Near misses of the enumerated fields, for the "did you mean" hint. Keys
@@ -81,10 +82,10 @@ var (
 
 // ParseSignals decodes and validates TaskSignals from raw JSON: an object,
 // or a JSON string holding one (signals_json). Every problem is reported at
-// once in an *ArgumentError (errors.Is ErrInvalidArgument); each of seed
-// 003's "common wrong forms" yields one FieldError naming the field, what
-// arrived, the legal values and SignalsExample. Unknown keys are errors that
-// list the accepted keys. The result is normalised: optional fields carry
+// once in an *ArgumentError (errors.Is ErrInvalidArgument); each "common
+// wrong form" of the TaskSignals table in docs/uids.md yields one FieldError
+// naming the field, what arrived, the legal values and SignalsExample.
+// Unknown keys are errors that list the accepted keys. The result is normalised: optional fields carry
 // their defaults, domain entries are trimmed and de-duplicated.
 func ParseSignals(raw json.RawMessage) (Signals, error) {
 	return parseSignals(raw, "")
@@ -250,8 +251,8 @@ func parseDomain(v json.RawMessage) ([]string, string, bool) {
 	case "string":
 		var str string
 		_ = json.Unmarshal(v, &str)
-		// DESIGN §8: an array sent as a JSON string is accepted when it
-		// parses as the declared type.
+		// An array sent as a JSON string is accepted when it parses as the
+		// declared type (docs/envelope.md, validation messages).
 		if t := strings.TrimSpace(str); strings.HasPrefix(t, "[") {
 			if d, _, ok := parseDomain(json.RawMessage(t)); ok {
 				return d, "", true

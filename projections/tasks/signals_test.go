@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// TestParseSignals_WrongForms feeds every "common wrong form" of seed 003's
-// TaskSignals table and checks the one message names the field, what
-// arrived, the legal values and the corrected minimal example.
+// TestParseSignals_WrongForms feeds every "common wrong form" of the
+// TaskSignals table (docs/uids.md) and checks the one message names the
+// field, what arrived, the legal values and the corrected minimal example.
 func TestParseSignals_WrongForms(t *testing.T) {
 	base := map[string]any{"task_title": "Fix auth bug", "dimensions": 2, "complexity": "COMPLICATED", "domain": []string{"meta"}}
 	cases := []struct {
@@ -60,7 +60,7 @@ func TestParseSignals_WrongForms(t *testing.T) {
 				t.Errorf("Hint %q lacks %q", fe.Hint, tc.hint)
 			}
 			if fe.Example != SignalsExample {
-				t.Errorf("Example = %q, want the seed's minimal call", fe.Example)
+				t.Errorf("Example = %q, want SignalsExample", fe.Example)
 			}
 			msg := err.Error()
 			for _, part := range append([]string{tc.wantField, tc.got, SignalsExample}, tc.legal...) {
@@ -143,7 +143,7 @@ func TestParseSignals_Valid(t *testing.T) {
 		raw  string
 		want Signals
 	}{
-		{"seed minimal call", SignalsExample, Signals{TaskTitle: "Fix auth bug", Dimensions: 2, Complexity: "COMPLICATED", Domain: []string{"meta"},
+		{"minimal call", SignalsExample, Signals{TaskTitle: "Fix auth bug", Dimensions: 2, Complexity: "COMPLICATED", Domain: []string{"meta"},
 			ScopeSize: DefaultScopeSize, Action: DefaultAction, Urgency: DefaultUrgency, Novelty: DefaultNovelty}},
 		{"string holding JSON", mustString(SignalsExample), Signals{TaskTitle: "Fix auth bug", Dimensions: 2, Complexity: "COMPLICATED", Domain: []string{"meta"},
 			ScopeSize: DefaultScopeSize, Action: DefaultAction, Urgency: DefaultUrgency, Novelty: DefaultNovelty}},

@@ -36,7 +36,7 @@ const (
 )
 
 // Task is one item of the board as the projection holds it. Revision and
-// Hash are the entity identity for CAS (seed 002): the stream revision
+// Hash are the entity identity for CAS (docs/errors.md): the stream revision
 // (events in the task's stream) and the hash of its last event.
 type Task struct {
 	ID          string    `json:"task_id"`

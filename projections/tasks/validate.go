@@ -277,7 +277,8 @@ func parseTitle(v json.RawMessage, example string) (string, *FieldError) {
 }
 
 // parseStringList accepts a list of strings, or a JSON string holding one
-// (DESIGN §8); entries are trimmed and de-duplicated in order.
+// (docs/envelope.md, validation messages); entries are trimmed and
+// de-duplicated in order.
 func parseStringList(v json.RawMessage, maxLen int, ok func(string) bool) ([]string, string, bool) {
 	if jsonKind(v) == "string" {
 		var s string
