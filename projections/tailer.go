@@ -34,7 +34,8 @@ type Position struct {
 	Time time.Time `json:"time"`
 }
 
-// Tailer keeps a set of projections at the head of the log (DESIGN §5).
+// Tailer keeps a set of projections at the head of the log
+// (docs/architecture.md, read path and lock order).
 //
 // # Reads
 //

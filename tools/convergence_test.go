@@ -29,8 +29,9 @@ import (
 
 // The tests in this file run real `cos serve` processes (the cmd/cos binary
 // TestMain builds) on one state folder, each driven by mcp-go's MCP client over
-// stdio, and check DESIGN.md §5: every process ends with the same state hash
-// and every acknowledged write is in the log exactly once.
+// stdio, and check the consistency guarantees of docs/architecture.md: every
+// process ends with the same state hash and every acknowledged write is in
+// the log exactly once.
 
 // stderrBuffer is a bytes.Buffer safe for a process's stderr copier and the
 // test reading it.
