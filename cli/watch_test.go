@@ -90,7 +90,7 @@ func startWatch(t *testing.T, dir string, args ...string) (out, errs *sink, stop
 // writer appends events to dir's log; with publish it also sends every
 // commit on the bus, like a cos serve process does.
 type writer struct {
-	log *eventlog.Log
+	log state.Log
 	bus *bus.Bus
 }
 
@@ -106,7 +106,7 @@ func newWriter(t *testing.T, dir string, publish bool) *writer {
 		}
 		t.Cleanup(func() { _ = b.Close() })
 	}
-	l, err := eventlog.Open(context.Background(), filepath.Join(dir, state.LogFile), eventlog.Options{OnCommit: func(evs []eventlog.Event) {
+	l, err := state.OpenLog(context.Background(), dir, state.LogOptions{OnCommit: func(evs []eventlog.Event) {
 		if b == nil {
 			return
 		}

@@ -1,92 +1,67 @@
-// Package eventlog is the append-only event log of cos: one bbolt file that
-// any number of processes append to and read from, with request-id
-// idempotency, per-stream optimistic concurrency and a SHA-256 hash chain
-// (DESIGN.md §3, seed 002).
+// Package eventlog is the vocabulary of the cos event log: the types a log
+// takes and returns, its errors, and the rules every backend keeps — request
+// validation, the canonical intent a request id binds, and the SHA-256 hash
+// chain. It holds no storage: the interface is state.Log, the one backend
+// today is package eventlog/boltlog (a bbolt file shared by processes), the
+// suite every backend passes is eventlog/eventlogtest. Packages above the
+// state import this package, never a backend.
 //
 // # Basics
 //
-// Open a Log on "<state>/events.db", Append requests, Read events from a
-// seq, ask Head for the last seq, Close it. Every call that waits or does
-// I/O takes a context first. Every event gets, inside the write transaction
-// that commits it, a gapless seq from 1, a ULID (monotonic within the
-// process), the commit time, its stream revision and its place in the hash
-// chain.
+// A log is an append-only sequence of Events. Append takes AppendRequests —
+// one or more Payloads for one stream, with an optional request id and CAS
+// condition — and returns one Result per request: a Receipt or an error of
+// that request alone. Read walks events from a seq, Head names the last one.
 //
-// *Log implements state.Log, the contract the state folder declares; the
-// suite in eventlog/eventlogtest asserts it (contract_test.go), and the
-// tests of this package cover the rest: options, the files, corruption,
-// several processes.
+// Every event gets, atomically with its commit, a gapless Seq from 1, a ULID
+// (monotonic within the appending process), the commit time, the 1-based
+// Revision of its stream and its place in the hash chain.
 //
-// # Files
+// # Writing a backend
 //
-//	events.db       the bbolt database (format below)
-//	events.db.lock  lock file: flock exclusive for a write transaction,
-//	                shared for a read; waiters are woken at once (Open,
-//	                whose context can end its wait, polls instead)
-//	events.db.head  48-byte hint of the head (headfile.go), so Head costs a
-//	                pread, not a database open
-//
-// The database is opened for each transaction and closed again, so that
-// several processes can write it: bbolt allows one read-write open at a time.
-//
-// # Buckets and keys (format version 1)
-//
-//	meta             "format" → 1 byte, FormatVersion
-//	                 "head" → seq (8 bytes BE) ‖ hash (32 bytes)
-//	                 "receipt_count" → 8 bytes BE
-//	events           seq (8 bytes BE) → record
-//	streams          stream name → revision (8 BE) ‖ last seq (8 BE) ‖ last hash (32)
-//	receipts         request_id → intent hash (32) ‖ created (8 BE, Unix ns) ‖ Receipt JSON
-//	receipts_by_seq  first seq of the receipt (8 BE) → request_id (pruning order)
-//	counters         stream prefix → last allocated number (8 BE)
-//
-// A record is: 1 byte record version (1) ‖ CRC-32C (Castagnoli) of the JSON,
-// 4 bytes BE ‖ the Event as JSON (the fields of Event, data compact).
+// A backend runs each request through Prepare before it touches storage; a
+// request Prepare refuses fails alone and writes nothing. It then decides
+// the prepared requests in order against what is committed — receipt, then
+// CAS, then the new events — and stamps each event with EventHash over its
+// fields and its predecessor's hash. Verify walks the chain link by link
+// with VerifyEvent.
 //
 // # Hash chain
 //
 // hash = SHA-256("cos-event-v1" ‖ for each of seq, id, time (RFC 3339 with
 // nanoseconds, UTC), stream, revision, type, request_id, actor.pid,
 // actor.host, actor.client, data, prev_hash: uvarint(len) ‖ bytes), as
-// lowercase hex; numbers are decimal strings. prev_hash of seq 1 is 64 "0".
-// meta "head" holds the last seq and hash. Every write transaction first
-// checks the tail (last record decodes, its hash recomputes, it is the
-// recorded head): a broken tail refuses the write with ErrIntegrity while
-// reads go on. Verify walks the whole chain.
+// lowercase hex; numbers are decimal strings and data is the compact JSON
+// as stored. prev_hash of seq 1 is ZeroHash, and so is the hash of the Head
+// of an empty log. Any change to a committed event breaks the chain. A
+// backend refuses writes (ErrIntegrity) while the tail of its chain does
+// not verify; reads go on. docs/storage.md shows the encoding,
+// docs/errors.md what the tools answer when the chain is broken.
 //
 // # Request ids and CAS
 //
 // A request id binds the canonical intent of its request: stream (or stream
 // prefix), expected revision, expected hash, and each event's type and data
-// with object keys sorted. The same id with the same intent returns the
-// original receipt with Replayed set and writes nothing; with another intent
-// it is ErrRequestReuse. Receipts are kept for a window (Options
-// ReceiptMaxCount, default 100,000, and ReceiptMaxAge, default 7 days) and
-// pruned oldest first. A request that failed writes no receipt.
+// with object keys sorted and numbers as written (Prepared.Intent). The same
+// id with the same intent returns the original receipt with Replayed set and
+// writes nothing — checked before CAS, so it works after the stream has
+// moved on; with another intent it is ErrRequestReuse. Receipts are kept for
+// a window (by default the newest DefaultReceiptMaxCount, at most
+// DefaultReceiptMaxAge old) and pruned oldest first. A request that failed
+// writes no receipt.
 //
 // A request may expect a revision of its stream (NoStream for a create) and
 // the entity hash — the hash of the stream's last event. A mismatch is a
-// *StaleRevisionError with the current revision and hash.
+// *StaleRevisionError with the current revision and hash. A request with a
+// StreamPrefix instead of a Stream gets a new stream allocated as it
+// commits: the prefix plus a counter of at least three digits.
 //
-// # Group commit
+// # Errors
 //
-// Append calls of one process are queued to a single committer goroutine,
-// which takes everything queued (bounded by MaxBatchRequests and
-// MaxBatchBytes) into one bbolt transaction: one pair of fsyncs for the
-// whole batch. Requests are decided in arrival order and independently: a
-// failed CAS fails only its own request.
-//
-// # Caveats
-//
-// A blocking flock cannot be interrupted, so a context ends a wait for the
-// lock file only where the wait polls: in Open. Read, Head, Verify and
-// LookupReceipt check their context before they wait, then wait for the
-// write transaction in progress; the committer always waits.
-//
-// Durability is bbolt's: an acknowledged append has been fsynced. If the
-// process dies between a commit and the head file's rewrite, the head file
-// lags until the next commit or Open; Head is then briefly behind, never
-// ahead. If the caller's context ends after its request was handed to the
-// committer, the outcome is reported as ErrCommitUnknown: retry with the
-// same request id.
+// The sentinels in errors.go are the contract: callers match them with
+// errors.Is and the concrete types with errors.As, never by message.
+// ErrCommitUnknown means a write may or may not have committed: retry with
+// the same request id, and the answer is the original receipt or a clean
+// first write. docs/errors.md maps each sentinel to the code the tools
+// answer with.
 package eventlog

@@ -5,25 +5,26 @@ import (
 	"fmt"
 )
 
-// Sentinel errors. Every error Append, Read, Verify and Open return matches
-// one of these with errors.Is, or is a context error.
+// Sentinel errors. Every error a backend's Append, Read, Head,
+// LookupReceipt, Verify and Open return matches one of these with errors.Is,
+// or is a *StorageError or a context error. docs/errors.md gives the code
+// each becomes at the tool surface.
 var (
 	// ErrStaleRevision is returned when a request's expected revision or
-	// expected hash does not match the stream (seed 002 "STALE_REVISION"),
-	// including a create (NoStream) of a stream that already exists. The
+	// expected hash does not match the stream (STALE_REVISION), including a create (NoStream) of a stream that already exists. The
 	// concrete error is a *StaleRevisionError carrying the current revision
 	// and hash.
 	ErrStaleRevision = errors.New("stale revision")
 	// ErrRequestReuse is returned when a request id already bound to one
-	// intent is sent with another (seed 002 "E_REQUEST_REUSE").
+	// intent is sent with another (E_REQUEST_REUSE).
 	ErrRequestReuse = errors.New("request_id belongs to another intent")
 	// ErrRequestID is returned when a request id is empty, longer than
 	// MaxRequestIDLen characters, not valid UTF-8 or holds control
-	// characters (seed 002 "E_REQUEST_ID").
+	// characters (E_REQUEST_ID).
 	ErrRequestID = errors.New("invalid request_id")
 	// ErrInvalidEvent is returned when a request breaks a limit: an empty
 	// stream, a type not shaped like area.verb_noun, data that is not JSON
-	// or is larger than Options.MaxEventBytes, no events. The concrete error
+	// or is larger than Limits.MaxEventBytes, no events. The concrete error
 	// is an *InvalidEventError naming the field.
 	ErrInvalidEvent = errors.New("invalid event")
 	// ErrIntegrity is returned when the hash chain does not verify: by
@@ -31,19 +32,19 @@ var (
 	// is broken (writes are refused; reads still work). The concrete error
 	// is an *IntegrityError naming the first bad seq.
 	ErrIntegrity = errors.New("integrity check failed")
-	// ErrCommitUnknown is returned when the write transaction was sent to
-	// disk but its durability could not be confirmed (seed 002
-	// "COMMIT_UNKNOWN"), or when the caller's context ended after its
-	// request was handed to the committer. Retry with the same request id:
+	// ErrCommitUnknown is returned when a write was sent to storage but its
+	// durability could not be confirmed (COMMIT_UNKNOWN), or when the
+	// caller's context ended after its request was handed on to be
+	// committed. Retry with the same request id:
 	// the answer is the original receipt or a clean first write.
 	ErrCommitUnknown = errors.New("commit outcome unknown")
-	// ErrClosed is returned by calls on a closed Log.
+	// ErrClosed is returned by Append on a closed log, and by any other
+	// call a backend does not serve once closed.
 	ErrClosed = errors.New("event log closed")
-	// ErrReadOnly is returned by Append on a Log opened with
-	// Options.ReadOnly.
+	// ErrReadOnly is returned by Append on a log opened read-only.
 	ErrReadOnly = errors.New("event log opened read-only")
-	// ErrFormat is returned by Open when the file was written by a newer,
-	// unknown format version, or is not an event log.
+	// ErrFormat is returned by a backend's Open when the storage was
+	// written by a newer, unknown format version, or is not an event log.
 	ErrFormat = errors.New("unknown event log format")
 	// ErrStop may be returned by a Read callback to stop reading early;
 	// Read then returns nil.
@@ -135,11 +136,13 @@ func (e *CommitUnknownError) Error() string {
 
 func (e *CommitUnknownError) Unwrap() []error { return []error{ErrCommitUnknown, e.Err} }
 
-// StorageError wraps a failure of the underlying file, naming it; it
-// implements DatabasePath for the forensic log (seed 000 "Internal-error
-// forensics").
+// StorageError wraps a failure of the underlying storage, naming it. Its
+// DatabasePath puts the database into the forensic line that an internal
+// failure writes to .mcp.log (envelope.DatabasePather, docs/errors.md).
 type StorageError struct {
-	Op   string
+	// Op is what failed ("open", "commit", "lock", …).
+	Op string
+	// Path names the storage: for the bbolt log, a file.
 	Path string
 	Err  error
 }
@@ -147,5 +150,5 @@ type StorageError struct {
 func (e *StorageError) Error() string { return fmt.Sprintf("%s %s: %v", e.Op, e.Path, e.Err) }
 func (e *StorageError) Unwrap() error { return e.Err }
 
-// DatabasePath names the database file the failing handle had open.
+// DatabasePath names the database the failing handle had open.
 func (e *StorageError) DatabasePath() string { return e.Path }

@@ -13,9 +13,9 @@ type Actor struct {
 	Client string `json:"client,omitempty"`
 }
 
-// Event is one committed entry of the log. Every field is assigned inside the
-// write transaction that commits it; see doc.go for the on-disk encoding and
-// the hash chain.
+// Event is one committed entry of the log. Every field is assigned when the
+// event commits, atomically with it; doc.go describes the hash chain, and
+// each backend's package how it stores events.
 type Event struct {
 	// Seq is the position in the log: gapless, from 1.
 	Seq uint64 `json:"seq"`
@@ -32,7 +32,8 @@ type Event struct {
 	// Type is shaped like area.verb_noun: "graph.file_extracted",
 	// "task.updated".
 	Type string `json:"type"`
-	// RequestID is the caller's idempotency key (seed 002), if any.
+	// RequestID is the caller's idempotency key, if any (doc.go,
+	// "Request ids").
 	RequestID string `json:"request_id,omitempty"`
 	Actor     Actor  `json:"actor"`
 	// Data is the payload: compact JSON, never empty.
@@ -74,19 +75,20 @@ func (e ExpectedRevision) Revision() uint64 { return e.rev }
 
 // AppendRequest is one unit of Append: one or more events appended to one
 // stream atomically, under one optional request id and one optional CAS
-// condition. Requests in the same Append call commit in one transaction but
-// succeed or fail independently.
+// condition. Requests in the same Append call succeed or fail
+// independently.
 type AppendRequest struct {
 	// Stream is the target stream. When empty, StreamPrefix must be set and
-	// the log allocates the stream name inside the write transaction as
+	// the log allocates the stream name as it commits, as
 	// StreamPrefix + a counter of at least three digits ("task:TASK-" →
 	// "task:TASK-001"); an allocated stream is always new.
 	Stream       string
 	StreamPrefix string
 	// Events are appended in order; at least one.
 	Events []Payload
-	// RequestID, when set (1–128 chars), makes the request idempotent
-	// (seed 002 "request_id binds canonical intent").
+	// RequestID, when set (1–MaxRequestIDLen characters), makes the request
+	// idempotent: the id binds the request's canonical intent (doc.go,
+	// "Request ids").
 	RequestID string
 	// Expect is the expected revision of Stream.
 	Expect ExpectedRevision

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
 	"github.com/cos-dev/cos/internal/testutil"
 )
 
@@ -109,7 +110,7 @@ func TestBundles_Snapshot_RoundTrip(t *testing.T) {
 // exactly its own 50.
 func TestBundles_SessionsNeverMix(t *testing.T) {
 	ctx := context.Background()
-	l := testutil.OpenLog(t, eventlog.Options{})
+	l := testutil.OpenLog(t, boltlog.Options{})
 	reg := DefaultRegistry()
 	sessions := []string{"sess-a", "sess-b"}
 	const perSession = 50

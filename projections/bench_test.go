@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -40,7 +41,7 @@ var bench struct {
 
 // benchLog returns the state folder holding the synthetic log, building it
 // once per test binary run (removed by TestMain).
-func benchLog(b *testing.B) (*eventlog.Log, string) {
+func benchLog(b *testing.B) (*boltlog.Log, string) {
 	b.Helper()
 	bench.once.Do(func() {
 		bench.dir, bench.err = os.MkdirTemp("", "cos-projections-bench-")
@@ -52,7 +53,7 @@ func benchLog(b *testing.B) (*eventlog.Log, string) {
 	if bench.err != nil {
 		b.Fatalf("build synthetic log: %v", bench.err)
 	}
-	l, err := eventlog.Open(context.Background(), filepath.Join(bench.dir, "events.db"), eventlog.Options{})
+	l, err := boltlog.Open(context.Background(), filepath.Join(bench.dir, "events.db"), boltlog.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func benchTailEvent(n int) eventlog.Payload {
 
 func buildBenchLog(path string) error {
 	ctx := context.Background()
-	l, err := eventlog.Open(ctx, path, eventlog.Options{})
+	l, err := boltlog.Open(ctx, path, boltlog.Options{})
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/cos-dev/cos/eventlog"
 )
 
-// Source is what the Tailer needs of the event log; *eventlog.Log satisfies
-// it.
+// Source is what the Tailer needs of the event log; every state.Log
+// satisfies it.
 type Source interface {
 	// Read calls fn for every event from fromSeq to the end of the log, in
 	// seq order; fn may return eventlog.ErrStop to end early.
@@ -23,8 +23,6 @@ type Source interface {
 	// Head returns the last committed position, cheaply (no database open).
 	Head(ctx context.Context) (eventlog.Head, error)
 }
-
-var _ Source = (*eventlog.Log)(nil)
 
 // Position is the last event a Tailer applied: its seq, hash and commit
 // time. The zero Position is "nothing applied".

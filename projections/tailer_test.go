@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/internal/testutil"
 )
@@ -49,9 +50,9 @@ func TestMain(m *testing.M) {
 
 // openLog opens (creating) the log of a state folder, closed and
 // chain-verified at cleanup.
-func openLog(tb testing.TB, stateDir string) *eventlog.Log {
+func openLog(tb testing.TB, stateDir string) *boltlog.Log {
 	tb.Helper()
-	return testutil.OpenLogAt(tb, filepath.Join(stateDir, "events.db"), eventlog.Options{})
+	return testutil.OpenLogAt(tb, filepath.Join(stateDir, "events.db"), boltlog.Options{})
 }
 
 // genPayloads returns n random event payloads.
@@ -70,7 +71,7 @@ func genPayloads(r *rand.Rand, n int) []eventlog.Payload {
 }
 
 // appendPayloads appends ps to stream "graph", perReq events per request.
-func appendPayloads(tb testing.TB, l *eventlog.Log, ps []eventlog.Payload, perReq int) {
+func appendPayloads(tb testing.TB, l *boltlog.Log, ps []eventlog.Payload, perReq int) {
 	tb.Helper()
 	for len(ps) > 0 {
 		n := min(perReq, len(ps))
@@ -82,7 +83,7 @@ func appendPayloads(tb testing.TB, l *eventlog.Log, ps []eventlog.Payload, perRe
 }
 
 // readEvents returns every event of the log.
-func readEvents(tb testing.TB, l *eventlog.Log) []eventlog.Event {
+func readEvents(tb testing.TB, l *boltlog.Log) []eventlog.Event {
 	tb.Helper()
 	var evs []eventlog.Event
 	if err := l.Read(context.Background(), 1, func(ev eventlog.Event) error {
@@ -532,7 +533,7 @@ func runChild(path string) int {
 	}
 	seed, _ := strconv.ParseUint(os.Getenv(childSeedEnv), 10, 64)
 	ctx := context.Background()
-	l, err := eventlog.Open(ctx, path, eventlog.Options{})
+	l, err := boltlog.Open(ctx, path, boltlog.Options{})
 	if err != nil {
 		return fail(err)
 	}

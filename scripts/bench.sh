@@ -72,13 +72,13 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 step "event log: go test -bench (count $runs, benchtime $benchtime)"
 # A failing benchmark is reported in the table, not fatal.
-go test -run '^$' -bench '^Benchmark(Floor_|Append_)' -benchtime "$benchtime" -count "$runs" ./eventlog \
+go test -run '^$' -bench '^Benchmark(Floor_|Append_)' -benchtime "$benchtime" -count "$runs" ./eventlog/boltlog \
   >"$work/eventlog.txt" 2>&1 || echo "bench.sh: some eventlog benchmarks failed (see the table)" >&2
 "$work/benchmcp" gobench -table eventlog <"$work/eventlog.txt" >"$work/eventlog.jsonl"
 if grep -q -- '--- FAIL: BenchmarkAppend_Processes' "$work/eventlog.txt"; then
-  # Stand-in: time eventlog's own child processes (4 × 16 appenders) from outside.
+  # Stand-in: time boltlog's own child processes (4 × 16 appenders) from outside.
   step "event log: BenchmarkAppend_Processes failed; timing its 4 child processes from benchmcp"
-  go test -c -o "$work/eventlog.test" ./eventlog
+  go test -c -o "$work/eventlog.test" ./eventlog/boltlog
   bm procs -testbin "$work/eventlog.test" -calls "$proc_appends" >>"$work/eventlog.jsonl"
 fi
 

@@ -26,7 +26,7 @@
 // Every name is declared once, in files.go (or, for a file a lower package
 // owns, taken from it there).
 //
-//	events.db               the event log: a bbolt file (format: package eventlog). Written by every
+//	events.db               the event log: a bbolt file (format: package eventlog/boltlog). Written by every
 //	                        process that appends, one write transaction at a time.
 //	events.db.lock          the log's lock file: flock exclusive for a write transaction, shared for a read.
 //	events.db.head          48-byte hint of the log's head (seq ‖ hash), rewritten after each commit, so
@@ -69,7 +69,7 @@
 //     tool handler runs under the read lock and must not call Read, View,
 //     WaitFor, Append or anything that catches up from inside it.
 //  4. the event log's lock file, then bbolt's file lock: taken per
-//     transaction inside eventlog, never held across a call.
+//     transaction inside eventlog/boltlog, never held across a call.
 //
 // The tailer calls its followers (the search index) after releasing its
 // write lock, so a follower may take a view.

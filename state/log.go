@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
+	"github.com/cos-dev/cos/projections"
 )
 
 // Log is the event log as the state folder uses it: an append-only sequence
 // of events, each with a gapless seq from 1, a per-stream revision and a
-// place in a SHA-256 hash chain. *eventlog.Log (one bbolt file) implements
-// it; eventlog/eventlogtest holds the suite every implementation passes.
+// place in a SHA-256 hash chain. Its types, errors and rules are package
+// eventlog's; *boltlog.Log (one bbolt file) implements it, and
+// eventlog/eventlogtest holds the suite every implementation passes.
 //
 // # Concurrency
 //
@@ -76,11 +79,14 @@ type Log interface {
 	// commit, and releases the log. It is idempotent. When ctx ends first
 	// it returns ctx's error and the accepted appends still commit; Close
 	// again to wait for them. Whether Read, Head, LookupReceipt and Verify
-	// work after Close is the implementation's choice (eventlog.Log's do).
+	// work after Close is the implementation's choice (boltlog.Log's do).
 	Close(ctx context.Context) error
 }
 
-var _ Log = (*eventlog.Log)(nil)
+var _ Log = (*boltlog.Log)(nil)
+
+// Every Log is what a projections.Tailer reads from.
+var _ projections.Source = Log(nil)
 
 // LogOptions configure OpenLog.
 type LogOptions struct {
@@ -97,11 +103,11 @@ type LogOptions struct {
 }
 
 // OpenLog opens the event log of the state folder dir: the bbolt file
-// LogFile in dir, the one backend today. It is the one place a backend is
-// chosen. Errors: the log's (eventlog.ErrFormat for a file that is not a cos
-// log, *eventlog.StorageError, ctx.Err()).
+// LogFile in dir (package eventlog/boltlog), the one backend today. It is
+// the one place a backend is chosen. Errors: the log's (eventlog.ErrFormat
+// for a file that is not a cos log, *eventlog.StorageError, ctx.Err()).
 func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
-	return eventlog.Open(ctx, filepath.Join(dir, LogFile), eventlog.Options{
+	return boltlog.Open(ctx, filepath.Join(dir, LogFile), boltlog.Options{
 		ReadOnly: o.ReadOnly,
 		Actor:    eventlog.Actor{Client: o.Client},
 		Logger:   o.Logger,

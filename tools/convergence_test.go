@@ -315,7 +315,7 @@ func checkConverged(t *testing.T, dir string, procs []*serveProc, a *acks, kille
 	for _, e := range a.errs {
 		t.Error(e)
 	}
-	l, err := eventlog.Open(context.Background(), filepath.Join(dir, state.LogFile), eventlog.Options{ReadOnly: true})
+	l, err := state.OpenLog(context.Background(), dir, state.LogOptions{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,9 @@
 //
 // # Caveats
 //
-// The suite assumes the default limits of eventlog.Options (request ids of
-// up to eventlog.MaxRequestIDLen characters, events far larger than the
-// suite's); behaviour that depends on an option (receipt windows, event
+// The suite assumes the default limits of package eventlog (request ids of
+// up to eventlog.MaxRequestIDLen characters, events of up to
+// eventlog.DefaultMaxEventBytes, far larger than the suite's); behaviour that depends on an option (receipt windows, event
 // size limits, read chunks, clocks) or on the storage (corruption, locks,
 // several processes) is tested by the implementation's own tests.
 package eventlogtest

@@ -1,11 +1,12 @@
 // Package testutil holds what the tests of several packages share: the
 // -update flag of golden files, a FakeLog that stamps events without I/O,
-// and OpenLog, a real event log checked at cleanup. It is imported by tests
-// only.
+// and OpenLog, a real event log (the bbolt backend) checked at cleanup. It
+// is imported by tests only.
 //
 // # Caveats
 //
-// testutil imports eventlog, so eventlog's own internal tests (package
-// eventlog) cannot use it: they keep their openTestLog. Importing testutil
-// registers the -update flag; a test binary must not register another.
+// testutil imports eventlog/boltlog, so boltlog's own internal tests
+// (package boltlog) cannot use it: they keep their openTestLog. Importing
+// testutil registers the -update flag; a test binary must not register
+// another.
 package testutil

@@ -16,7 +16,7 @@ import (
 // committed at BaseTime plus n seconds.
 var BaseTime = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
-// FakeLog stamps events the way eventlog.Log does — a gapless seq from 1, a
+// FakeLog stamps events the way a real log does — a gapless seq from 1, a
 // revision per stream, an id, a hash chained to the previous one, a commit
 // time — deterministically and without I/O, so that reducer and golden
 // tests see the same events on every run. Its hashes are not the log's

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
 	"github.com/cos-dev/cos/internal/testutil"
 )
 
@@ -18,7 +19,7 @@ type view struct {
 	next  uint64
 }
 
-func (v *view) catchUp(ctx context.Context, l *eventlog.Log) error {
+func (v *view) catchUp(ctx context.Context, l *boltlog.Log) error {
 	return l.Read(ctx, v.next, func(ev eventlog.Event) error {
 		v.next = ev.Seq + 1
 		_ = v.board.Apply(ev)
@@ -28,7 +29,7 @@ func (v *view) catchUp(ctx context.Context, l *eventlog.Log) error {
 
 // claim is the protocol of the package doc: check, append at the read
 // revision, on STALE_REVISION catch up and check again.
-func claim(ctx context.Context, l *eventlog.Log, v *view, id, assignee string) (won bool, err error) {
+func claim(ctx context.Context, l *boltlog.Log, v *view, id, assignee string) (won bool, err error) {
 	for attempt := 0; attempt < 5; attempt++ {
 		if err := v.catchUp(ctx, l); err != nil {
 			return false, err
@@ -59,7 +60,7 @@ func claim(ctx context.Context, l *eventlog.Log, v *view, id, assignee string) (
 // learn the winner's name.
 func TestClaim_ExactlyOneWinner(t *testing.T) {
 	ctx := context.Background()
-	l := testutil.OpenLog(t, eventlog.Options{})
+	l := testutil.OpenLog(t, boltlog.Options{})
 	const claimers, rounds = 8, 20
 	views := make([]*view, claimers)
 	for i := range views {

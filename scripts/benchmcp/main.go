@@ -68,7 +68,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MemoryJS, "memory-js", "", "dist/index.js of @modelcontextprotocol/server-memory")
 	fs.StringVar(&c.TmpDir, "tmp", "", "folder for temporary stores (default: the system's)")
 	fs.StringVar(&c.Root, "root", "", "folder to index")
-	fs.StringVar(&c.TestBin, "testbin", "", "eventlog test binary (procs)")
+	fs.StringVar(&c.TestBin, "testbin", "", "boltlog test binary (procs)")
 	fs.StringVar(&c.Table, "table", tableEventLog, "table the parsed go benchmarks go to")
 	fs.StringVar(&c.NATS, "nats", "off", `comma-separated --nats modes to measure propagation under ("off", "auto")`)
 	fs.StringVar(&c.State, "state", "", "state folder of an indexed repository (reads)")
@@ -171,7 +171,7 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		}
 	case "procs":
 		if cfg.TestBin == "" {
-			return errors.New("procs: -testbin (go test -c ./eventlog) is required")
+			return errors.New("procs: -testbin (go test -c ./eventlog/boltlog) is required")
 		}
 		if err := appendProcesses(ctx, &rec, cfg, cfg.TestBin, 4, 16, cfg.Calls); err != nil {
 			return err

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
 )
 
-// Environment of the eventlog test binary's child mode (eventlog's
+// Environment of the boltlog test binary's child mode (eventlog/boltlog's
 // multiprocess_test.go): role "bench" appends per events from each of
 // goroutines goroutines to its own streams of the log at path.
 const (
@@ -21,7 +21,7 @@ const (
 )
 
 // appendProcesses is BenchmarkAppend_Processes timed from outside: procs
-// OS processes of the eventlog test binary, goroutines appenders each,
+// OS processes of the boltlog test binary, goroutines appenders each,
 // per appends per appender, on one fresh log; events/s over the wall time
 // of the slowest (process start-up included, as in the benchmark). It
 // stands in for the benchmark when that fails.
@@ -32,7 +32,7 @@ func appendProcesses(ctx context.Context, rec *Recorder, cfg config, testBin str
 			return err
 		}
 		path := filepath.Join(dir, "events.db")
-		l, err := eventlog.Open(ctx, path, eventlog.Options{}) // created once, as the benchmark does
+		l, err := boltlog.Open(ctx, path, boltlog.Options{}) // created once, as the benchmark does
 		if err != nil {
 			removeAll(dir)
 			return err

@@ -50,7 +50,7 @@ const colError = "error"
 // specs are the tables bench.sh prints, in order.
 var specs = []tableSpec{
 	{
-		name: tableEventLog, title: "Event log: durable appends (go test -bench ./eventlog)",
+		name: tableEventLog, title: "Event log: durable appends (go test -bench ./eventlog/boltlog)",
 		rows: []rowSpec{
 			{key: "Floor_Fdatasync", label: "disk: fdatasync of a 4 KiB rewrite", mainCol: "syncs/s"},
 			{key: "Floor_BoltUpdate", label: "raw bbolt, one `Update` per event"},
@@ -58,7 +58,7 @@ var specs = []tableSpec{
 			{key: "Append_Concurrent/appenders=1", label: "cos log, 1 appender goroutine (group commit on)"},
 			{key: "Append_Concurrent/appenders=64", label: "cos log, 64 appender goroutines"},
 			{key: "Append_Processes", label: "cos log, 4 processes × 16 appenders"},
-			{key: rowProcessesOutside, label: "cos log, 4 processes × 16 appenders (eventlog's child processes timed by benchmcp)"},
+			{key: rowProcessesOutside, label: "cos log, 4 processes × 16 appenders (boltlog's child processes timed by benchmcp)"},
 		},
 		cols:      []string{"events/s", "p50-µs", "req/tx"},
 		colLabels: map[string]string{"p50-µs": "p50 latency", "req/tx": "requests per transaction"},

@@ -1,11 +1,11 @@
-package eventlog_test
+package boltlog_test
 
 import (
 	"path/filepath"
 	"sync"
 	"testing"
 
-	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
 	"github.com/cos-dev/cos/eventlog/eventlogtest"
 	"github.com/cos-dev/cos/internal/testutil"
 	"github.com/cos-dev/cos/state"
@@ -27,6 +27,6 @@ func TestLog_Contract(t *testing.T) {
 			dirs[t] = dir
 		}
 		mu.Unlock()
-		return testutil.OpenLogAt(t, filepath.Join(dir, name, "events.db"), eventlog.Options{})
+		return testutil.OpenLogAt(t, filepath.Join(dir, name, "events.db"), boltlog.Options{})
 	})
 }

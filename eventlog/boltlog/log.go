@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cos-dev/cos/eventlog"
 	"github.com/oklog/ulid/v2"
 	bolt "go.etcd.io/bbolt"
 )
@@ -39,14 +40,16 @@ const boltTimeout = 30 * time.Second
 // of processes. It is safe for concurrent use.
 //
 // The file is opened for each transaction, under the lock file, and closed
-// again (DESIGN.md §3): a write transaction holds the exclusive lock, a read
-// chunk the shared lock. Concurrent Append calls of one process are grouped
-// by a single committer goroutine into one write transaction.
+// again, because bbolt allows one read-write open at a time: a write
+// transaction holds the exclusive lock, a read chunk the shared lock.
+// Concurrent Append calls of one process are grouped by a single committer
+// goroutine into one write transaction.
 type Log struct {
-	path  string
-	opts  Options
-	lock  fileLock
-	actor Actor
+	path   string
+	opts   Options
+	limits eventlog.Limits
+	lock   fileLock
+	actor  eventlog.Actor
 
 	// headMu guards headf and headClosed. headf is the open head file; nil
 	// until it exists (read-only mode) and after Close (headClosed).
@@ -85,11 +88,11 @@ type Log struct {
 // pending is one Append call waiting for the committer.
 type pending struct {
 	items   []item
-	results []Result
+	results []eventlog.Result
 	// validation is a copy of results before hand-off (the validation
 	// errors), read by a caller whose context ends after the committer took
 	// the call.
-	validation []Result
+	validation []eventlog.Result
 	bytes      int
 	// state moves queued → taken (by the committer) or queued → cancelled
 	// (by the caller whose context ended first), exactly once.
@@ -105,7 +108,7 @@ const (
 
 type item struct {
 	index int // into pending.results
-	prep  prepared
+	prep  eventlog.Prepared
 }
 
 // Open opens (creating when needed, unless opts.ReadOnly) the log at path.
@@ -113,8 +116,8 @@ type item struct {
 // version and rewrite the head file. ctx bounds that initialisation: the
 // wait for the lock file (polled while ctx can end, instead of blocking in
 // the kernel) and for bbolt's own lock (its timeout is cut to ctx's
-// deadline). Errors: ErrFormat, *StorageError, an options error, ctx's
-// error.
+// deadline). Errors: eventlog.ErrFormat, *eventlog.StorageError, an
+// options error, ctx's error.
 func Open(ctx context.Context, path string, opts Options) (*Log, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -126,6 +129,7 @@ func Open(ctx context.Context, path string, opts Options) (*Log, error) {
 	l := &Log{
 		path:    path,
 		opts:    opts,
+		limits:  eventlog.Limits{MaxEventBytes: opts.MaxEventBytes},
 		lock:    fileLock{path: path + ".lock"},
 		actor:   opts.Actor,
 		entropy: ulid.Monotonic(rand.Reader, 0),
@@ -153,7 +157,7 @@ func Open(ctx context.Context, path string, opts Options) (*Log, error) {
 	}
 	hf, err := os.OpenFile(path+".head", os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, &StorageError{Op: "open head file", Path: path + ".head", Err: err}
+		return nil, &eventlog.StorageError{Op: "open head file", Path: path + ".head", Err: err}
 	}
 	l.headf = hf
 	if l.wlock, err = l.lock.open(); err != nil {
@@ -185,15 +189,15 @@ func (l *Log) initialize(ctx context.Context) error {
 	}
 	db, err := bolt.Open(l.path, 0o644, &bolt.Options{Timeout: timeout})
 	if err != nil {
-		return &StorageError{Op: "open", Path: l.path, Err: err}
+		return &eventlog.StorageError{Op: "open", Path: l.path, Err: err}
 	}
 	defer db.Close()
-	var head Head
+	var head eventlog.Head
 	err = db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
 			if k, _ := tx.Cursor().First(); k != nil {
-				return fmt.Errorf("%w: %s holds bucket %q but no meta bucket", ErrFormat, l.path, k)
+				return fmt.Errorf("%w: %s holds bucket %q but no meta bucket", eventlog.ErrFormat, l.path, k)
 			}
 			var err error
 			if meta, err = tx.CreateBucket(bucketMeta); err != nil {
@@ -215,13 +219,13 @@ func (l *Log) initialize(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrFormat) {
+		if errors.Is(err, eventlog.ErrFormat) {
 			return err
 		}
-		return &StorageError{Op: "initialize", Path: l.path, Err: err}
+		return &eventlog.StorageError{Op: "initialize", Path: l.path, Err: err}
 	}
 	if err := writeHeadFile(l.headf, head); err != nil {
-		return &StorageError{Op: "write head file", Path: l.path + ".head", Err: err}
+		return &eventlog.StorageError{Op: "write head file", Path: l.path + ".head", Err: err}
 	}
 	return nil
 }
@@ -229,7 +233,7 @@ func (l *Log) initialize(ctx context.Context) error {
 func checkFormat(meta *bolt.Bucket, path string) error {
 	v := meta.Get(keyFormat)
 	if len(v) != 1 || v[0] != FormatVersion {
-		return fmt.Errorf("%w: %s has format %v, this build reads format %d", ErrFormat, path, v, FormatVersion)
+		return fmt.Errorf("%w: %s has format %v, this build reads format %d", eventlog.ErrFormat, path, v, FormatVersion)
 	}
 	return nil
 }
@@ -238,7 +242,7 @@ func (l *Log) checkFormatReadOnly(ctx context.Context) error {
 	return l.view(ctx, func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta == nil {
-			return fmt.Errorf("%w: %s has no meta bucket", ErrFormat, l.path)
+			return fmt.Errorf("%w: %s has no meta bucket", eventlog.ErrFormat, l.path)
 		}
 		return checkFormat(meta, l.path)
 	})
@@ -270,7 +274,7 @@ func (l *Log) Path() string { return l.path }
 // ctx's error; the committer still finishes the queue on its own, and a
 // later Close waits for it again. Read, Head, Verify and LookupReceipt keep
 // working on a closed Log (they open the file per call); Append returns
-// ErrClosed.
+// eventlog.ErrClosed.
 func (l *Log) Close(ctx context.Context) error {
 	l.mu.Lock()
 	already := l.closed
@@ -311,9 +315,9 @@ func (l *Log) closeHead() {
 // an empty log. It reads the head file (a few microseconds) and falls back
 // to the database when that file is missing or torn; ctx bounds that
 // fallback, and Head returns ctx's error when ctx has already ended.
-func (l *Log) Head(ctx context.Context) (Head, error) {
+func (l *Log) Head(ctx context.Context) (eventlog.Head, error) {
 	if err := ctx.Err(); err != nil {
-		return Head{}, err
+		return eventlog.Head{}, err
 	}
 	l.headMu.Lock()
 	if l.headf == nil && l.opts.ReadOnly && !l.headClosed {
@@ -350,8 +354,8 @@ func (l *Log) Head(ctx context.Context) (Head, error) {
 // database.
 const headRecheck = time.Second
 
-func (l *Log) headFromDB(ctx context.Context) (Head, error) {
-	h := Head{Hash: zeroHash}
+func (l *Log) headFromDB(ctx context.Context) (eventlog.Head, error) {
+	h := eventlog.Head{Hash: eventlog.ZeroHash}
 	err := l.view(ctx, func(tx *bolt.Tx) error {
 		if meta := tx.Bucket(bucketMeta); meta != nil {
 			h = readMetaHead(meta)
@@ -361,12 +365,12 @@ func (l *Log) headFromDB(ctx context.Context) (Head, error) {
 	return h, err
 }
 
-func readMetaHead(meta *bolt.Bucket) Head {
+func readMetaHead(meta *bolt.Bucket) eventlog.Head {
 	v := meta.Get(keyHead)
 	if len(v) != 40 {
-		return Head{Hash: zeroHash}
+		return eventlog.Head{Hash: eventlog.ZeroHash}
 	}
-	return Head{Seq: binary.BigEndian.Uint64(v[:8]), Hash: fmt.Sprintf("%x", v[8:40])}
+	return eventlog.Head{Seq: binary.BigEndian.Uint64(v[:8]), Hash: fmt.Sprintf("%x", v[8:40])}
 }
 
 // view runs fn in a read transaction of a read-only open of the file, under
@@ -382,46 +386,48 @@ func (l *Log) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	}
 	db, err := bolt.Open(l.path, 0o644, &bolt.Options{ReadOnly: true, Timeout: boltTimeout})
 	if err != nil {
-		return &StorageError{Op: "open read-only", Path: l.path, Err: err}
+		return &eventlog.StorageError{Op: "open read-only", Path: l.path, Err: err}
 	}
 	defer db.Close()
 	return db.View(fn)
 }
 
 // Append appends each request atomically and independently: it returns one
-// Result per request, in order, each a Receipt or an error (ErrStaleRevision,
-// ErrRequestReuse, ErrRequestID, ErrInvalidEvent, ErrIntegrity,
-// ErrCommitUnknown, *StorageError). A request that fails its checks writes
-// nothing and does not fail its neighbours.
+// Result per request, in order, each a Receipt or an error of package
+// eventlog (ErrStaleRevision, ErrRequestReuse, ErrRequestID,
+// ErrInvalidEvent, ErrIntegrity, ErrCommitUnknown, *StorageError). A
+// request that fails its checks (eventlog.Prepare) writes nothing and does
+// not fail its neighbours.
 //
-// The error result is non-nil only when no request was attempted: ErrClosed,
-// ErrReadOnly, or ctx ending before the committer took the call. When ctx
-// ends after that, every request of the call reports ErrCommitUnknown.
-func (l *Log) Append(ctx context.Context, reqs ...AppendRequest) ([]Result, error) {
+// The error result is non-nil only when no request was attempted:
+// eventlog.ErrClosed, eventlog.ErrReadOnly, or ctx ending before the
+// committer took the call. When ctx ends after that, every request of the
+// call reports eventlog.ErrCommitUnknown.
+func (l *Log) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eventlog.Result, error) {
 	if l.opts.ReadOnly {
-		return nil, ErrReadOnly
+		return nil, eventlog.ErrReadOnly
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p := &pending{results: make([]Result, len(reqs)), done: make(chan struct{})}
+	p := &pending{results: make([]eventlog.Result, len(reqs)), done: make(chan struct{})}
 	for i, r := range reqs {
-		prep, err := prepare(r, &l.opts)
+		prep, err := eventlog.Prepare(r, l.limits)
 		if err != nil {
 			p.results[i].Err = err
 			continue
 		}
 		p.items = append(p.items, item{index: i, prep: prep})
-		p.bytes += prep.bytes
+		p.bytes += prep.Bytes
 	}
 	if len(p.items) == 0 {
 		return p.results, nil
 	}
-	p.validation = append([]Result(nil), p.results...)
+	p.validation = append([]eventlog.Result(nil), p.results...)
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return nil, ErrClosed
+		return nil, eventlog.ErrClosed
 	}
 	l.queue = append(l.queue, p)
 	l.mu.Unlock()
@@ -438,19 +444,19 @@ func (l *Log) Append(ctx context.Context, reqs ...AppendRequest) ([]Result, erro
 		}
 		// The committer owns p.results from here on: answer from a copy of
 		// what validation decided, never touching the shared slice.
-		out := append([]Result(nil), p.validation...)
+		out := append([]eventlog.Result(nil), p.validation...)
 		for _, it := range p.items {
-			out[it.index] = Result{Err: &CommitUnknownError{Err: ctx.Err()}}
+			out[it.index] = eventlog.Result{Err: &eventlog.CommitUnknownError{Err: ctx.Err()}}
 		}
 		return out, nil
 	}
 }
 
 // AppendOne appends one request and returns its receipt or its error.
-func (l *Log) AppendOne(ctx context.Context, req AppendRequest) (Receipt, error) {
+func (l *Log) AppendOne(ctx context.Context, req eventlog.AppendRequest) (eventlog.Receipt, error) {
 	res, err := l.Append(ctx, req)
 	if err != nil {
-		return Receipt{}, err
+		return eventlog.Receipt{}, err
 	}
 	return res[0].Receipt, res[0].Err
 }

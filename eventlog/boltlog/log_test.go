@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cos-dev/cos/eventlog"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,7 +25,7 @@ func TestLog_StreamRevision(t *testing.T) {
 	if rev, hash, err := l.StreamRevision(ctx, "a"); err != nil || rev != 0 || hash != "" {
 		t.Fatalf("StreamRevision of a missing stream = %d %q %v, want 0 \"\"", rev, hash, err)
 	}
-	var last Receipt
+	var last eventlog.Receipt
 	for i, s := range []string{"a", "b", "a", "c", "a"} {
 		last = mustAppend(t, l, req(s, "test.appended", dataN(i)))
 	}
@@ -34,41 +35,12 @@ func TestLog_StreamRevision(t *testing.T) {
 	}
 }
 
-func TestValidateRequestID(t *testing.T) {
-	if err := ValidateRequestID(""); !errors.Is(err, ErrRequestID) {
-		t.Errorf("ValidateRequestID(\"\") = %v, want ErrRequestID", err)
-	}
-	if err := ValidateRequestID(strings.Repeat("é", MaxRequestIDLen)); err != nil {
-		t.Errorf("ValidateRequestID of %d characters = %v", MaxRequestIDLen, err)
-	}
-}
-
-func TestStaleRevisionError_Error(t *testing.T) {
-	hash := strings.Repeat("ab", 32)
-	for _, c := range []struct {
-		err  StaleRevisionError
-		want string
-	}{
-		{StaleRevisionError{Stream: "s", Expected: NoStream(), Current: 1, CurrentHash: hash}, `create target already exists: stream "s" is at revision 1`},
-		{StaleRevisionError{Stream: "s", Expected: AtRevision(5), Current: 1, CurrentHash: hash}, `stream "s" is at revision 1, expected 5`},
-		{StaleRevisionError{Stream: "s", ExpectedHash: hash, Current: 1, CurrentHash: strings.Repeat("cd", 32)}, `stream "s" hash is ` + strings.Repeat("cd", 32) + `, expected ` + hash},
-		{StaleRevisionError{Stream: "s", ExpectedHash: hash}, `stream "s" hash is none (no such stream), expected ` + hash},
-	} {
-		if got := c.err.Error(); got != c.want {
-			t.Errorf("Error() = %q, want %q", got, c.want)
-		}
-		if !errors.Is(&c.err, ErrStaleRevision) {
-			t.Errorf("%q does not match ErrStaleRevision", c.want)
-		}
-	}
-}
-
 func TestLog_Append_MaxEventBytes(t *testing.T) {
 	l, _ := openTestLog(t, Options{MaxEventBytes: 64})
 	big := `{"s":"` + strings.Repeat("x", 100) + `"}`
 	_, err := l.AppendOne(context.Background(), req("s", "a.b", big))
-	var ie *InvalidEventError
-	if !errors.Is(err, ErrInvalidEvent) || !errors.As(err, &ie) || ie.Field != "data" {
+	var ie *eventlog.InvalidEventError
+	if !errors.Is(err, eventlog.ErrInvalidEvent) || !errors.As(err, &ie) || ie.Field != "data" {
 		t.Errorf("too big: err = %v, want ErrInvalidEvent on data", err)
 	}
 	if n := len(readAll(t, l)); n != 0 {
@@ -81,7 +53,7 @@ func TestLog_Append_ReceiptWindowPrunes(t *testing.T) {
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	l, _ := openTestLog(t, Options{ReceiptMaxCount: 3, ReceiptMaxAge: time.Hour, Now: clock})
-	send := func(id string) Receipt {
+	send := func(id string) eventlog.Receipt {
 		r := req("s", "a.b", `{"id":"`+id+`"}`)
 		r.RequestID = id
 		return mustAppend(t, l, r)
@@ -148,7 +120,7 @@ func TestLog_Append_ContextEndedAfterHandOffIsCommitUnknown(t *testing.T) {
 	r := req("s", "a.b", `{"v":1}`)
 	r.RequestID = "retry-me"
 	type answer struct {
-		res []Result
+		res []eventlog.Result
 		err error
 	}
 	ansc := make(chan answer, 1)
@@ -157,7 +129,7 @@ func TestLog_Append_ContextEndedAfterHandOffIsCommitUnknown(t *testing.T) {
 	<-clock.entered // the committer holds the request inside its transaction
 	cancel()
 	ans := <-ansc
-	if ans.err != nil || !errors.Is(ans.res[0].Err, ErrCommitUnknown) || !errors.Is(ans.res[1].Err, ErrInvalidEvent) {
+	if ans.err != nil || !errors.Is(ans.res[0].Err, eventlog.ErrCommitUnknown) || !errors.Is(ans.res[1].Err, eventlog.ErrInvalidEvent) {
 		t.Fatalf("answer = %+v, %v; want ErrCommitUnknown and ErrInvalidEvent", ans.res, ans.err)
 	}
 	clock.release()
@@ -185,7 +157,7 @@ func TestLog_Close_ContextEndsWait(t *testing.T) {
 	if err := l.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Close with the committer held = %v, want context.DeadlineExceeded", err)
 	}
-	if _, err := l.AppendOne(context.Background(), req("s", "a.b", `{}`)); !errors.Is(err, ErrClosed) {
+	if _, err := l.AppendOne(context.Background(), req("s", "a.b", `{}`)); !errors.Is(err, eventlog.ErrClosed) {
 		t.Fatalf("append after an interrupted Close = %v, want ErrClosed", err)
 	}
 	clock.release()
@@ -258,7 +230,7 @@ func TestLog_ReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close(ctx)
-	if _, err := ro.Append(ctx, req("s", "a.b", `{}`)); !errors.Is(err, ErrReadOnly) {
+	if _, err := ro.Append(ctx, req("s", "a.b", `{}`)); !errors.Is(err, eventlog.ErrReadOnly) {
 		t.Fatalf("append read-only: %v, want ErrReadOnly", err)
 	}
 	mustAppend(t, l, req("s", "a.b", `{}`))
@@ -308,10 +280,10 @@ func TestLog_Read_StopAndFromAcrossChunks(t *testing.T) {
 		mustAppend(t, l, req("s", "a.b", dataN(i)))
 	}
 	var got []uint64
-	err := l.Read(context.Background(), 4, func(ev Event) error {
+	err := l.Read(context.Background(), 4, func(ev eventlog.Event) error {
 		got = append(got, ev.Seq)
 		if ev.Seq == 8 {
-			return ErrStop
+			return eventlog.ErrStop
 		}
 		return nil
 	})

@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"hash/crc32"
 	"time"
 
+	"github.com/cos-dev/cos/eventlog"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -28,8 +29,8 @@ type tail struct {
 
 // outcome is what the transaction decided for one item.
 type outcome struct {
-	receipt Receipt
-	events  []Event
+	receipt eventlog.Receipt
+	events  []eventlog.Event
 	err     error
 }
 
@@ -46,7 +47,7 @@ func (l *Log) commit(batch []*pending) {
 				if o := outcomes[bi][ii]; o.err != nil {
 					r.Err = o.err
 				} else {
-					r.Err = &CommitUnknownError{Err: err}
+					r.Err = &eventlog.CommitUnknownError{Err: err}
 				}
 			default:
 				r.Receipt, r.Err = outcomes[bi][ii].receipt, outcomes[bi][ii].err
@@ -64,7 +65,7 @@ func (l *Log) commit(batch []*pending) {
 // transact opens the file under the exclusive lock and decides every item of
 // the batch in one bbolt transaction. It returns the per-item outcomes (nil
 // when the batch failed before any item was decided) and the events written.
-func (l *Log) transact(batch []*pending) ([][]outcome, []Event, error) {
+func (l *Log) transact(batch []*pending) ([][]outcome, []eventlog.Event, error) {
 	release, err := l.lock.lockWith(context.Background(), l.wlock, true)
 	if err != nil {
 		return nil, nil, err
@@ -72,15 +73,15 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []Event, error) {
 	defer release()
 	db, err := bolt.Open(l.path, 0o644, &bolt.Options{Timeout: boltTimeout})
 	if err != nil {
-		return nil, nil, &StorageError{Op: "open", Path: l.path, Err: err}
+		return nil, nil, &eventlog.StorageError{Op: "open", Path: l.path, Err: err}
 	}
 	defer db.Close()
 
 	var (
 		outcomes  [][]outcome
-		committed []Event
+		committed []eventlog.Event
 		decided   bool
-		head      Head
+		head      eventlog.Head
 	)
 	now := l.opts.Now().UTC()
 	txErr := db.Update(func(tx *bolt.Tx) error {
@@ -104,7 +105,7 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []Event, error) {
 		if err := l.pruneReceipts(tx, &t, now); err != nil {
 			return err
 		}
-		head = Head{Seq: t.seq, Hash: t.hash}
+		head = eventlog.Head{Seq: t.seq, Hash: t.hash}
 		return putTail(tx, t)
 	})
 	if txErr == nil && l.pendingMark.seq == head.Seq {
@@ -114,14 +115,14 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []Event, error) {
 	}
 	switch {
 	case txErr == nil:
-	case errors.Is(txErr, ErrIntegrity), errors.Is(txErr, ErrFormat):
+	case errors.Is(txErr, eventlog.ErrIntegrity), errors.Is(txErr, eventlog.ErrFormat):
 		return nil, nil, txErr
 	case !decided:
-		return nil, nil, &StorageError{Op: "append", Path: l.path, Err: txErr}
+		return nil, nil, &eventlog.StorageError{Op: "append", Path: l.path, Err: txErr}
 	default:
 		// Every item was decided, so the error came from writing or syncing
 		// the transaction: whether it reached the disk is unknown.
-		return outcomes, nil, &StorageError{Op: "commit", Path: l.path, Err: txErr}
+		return outcomes, nil, &eventlog.StorageError{Op: "commit", Path: l.path, Err: txErr}
 	}
 	l.stats.transactions.Add(1)
 	l.stats.events.Add(uint64(len(committed)))
@@ -143,7 +144,7 @@ type tailMark struct {
 }
 
 // loadTail reads the chain head from the meta bucket and verifies the last
-// event against it; a broken tail refuses the write (ErrIntegrity). When the
+// event against it; a broken tail refuses the write (eventlog.ErrIntegrity). When the
 // head is still the record seen (same seq, hash and record CRC), nobody has
 // written since and the JSON decode is skipped — the body's CRC is still
 // recomputed, so a flipped byte is caught; seen is updated either way.
@@ -151,7 +152,7 @@ func loadTail(tx *bolt.Tx, path string, seen *tailMark) (tail, error) {
 	meta := tx.Bucket(bucketMeta)
 	events := tx.Bucket(bucketEvents)
 	if meta == nil || events == nil {
-		return tail{}, fmt.Errorf("%w: %s lacks its buckets", ErrFormat, path)
+		return tail{}, fmt.Errorf("%w: %s lacks its buckets", eventlog.ErrFormat, path)
 	}
 	if err := checkFormat(meta, path); err != nil {
 		return tail{}, err
@@ -164,22 +165,22 @@ func loadTail(tx *bolt.Tx, path string, seen *tailMark) (tail, error) {
 	k, v := events.Cursor().Last()
 	if h.Seq == 0 {
 		if k != nil {
-			return t, &IntegrityError{Seq: binary.BigEndian.Uint64(k), Reason: "events exist beyond the recorded head 0"}
+			return t, &eventlog.IntegrityError{Seq: binary.BigEndian.Uint64(k), Reason: "events exist beyond the recorded head 0"}
 		}
 		return t, nil
 	}
 	if k == nil || binary.BigEndian.Uint64(k) != h.Seq {
-		return t, &IntegrityError{Seq: h.Seq, Reason: fmt.Sprintf("the last stored event is not the recorded head %d", h.Seq)}
+		return t, &eventlog.IntegrityError{Seq: h.Seq, Reason: fmt.Sprintf("the last stored event is not the recorded head %d", h.Seq)}
 	}
 	if len(v) >= 5 && seen.seq == h.Seq && seen.hash == h.Hash && crc32.Checksum(v[5:], castagnoli) == seen.crc {
 		return t, nil
 	}
 	ev, err := DecodeRecord(v)
 	if err != nil {
-		return t, &IntegrityError{Seq: h.Seq, Reason: err.Error()}
+		return t, &eventlog.IntegrityError{Seq: h.Seq, Reason: err.Error()}
 	}
-	if got := EventHash(&ev); got != ev.Hash || ev.Hash != h.Hash || ev.Seq != h.Seq {
-		return t, &IntegrityError{Seq: h.Seq, Reason: "the last event does not match its hash or the recorded head"}
+	if got := eventlog.EventHash(&ev); got != ev.Hash || ev.Hash != h.Hash || ev.Seq != h.Seq {
+		return t, &eventlog.IntegrityError{Seq: h.Seq, Reason: "the last event does not match its hash or the recorded head"}
 	}
 	*seen = tailMark{seq: h.Seq, hash: h.Hash, crc: binary.BigEndian.Uint32(v[1:5])}
 	return t, nil
@@ -234,17 +235,17 @@ func putStream(b *bolt.Bucket, name string, s streamState) error {
 // applyItem decides one request inside the transaction. A returned error is
 // a storage failure that aborts the transaction; a request-level failure is
 // in outcome.err.
-func (l *Log) applyItem(tx *bolt.Tx, t *tail, p prepared, now time.Time) (outcome, error) {
-	req := p.req
+func (l *Log) applyItem(tx *bolt.Tx, t *tail, p eventlog.Prepared, now time.Time) (outcome, error) {
+	req := p.Request
 	receipts := tx.Bucket(bucketReceipts)
 	if req.RequestID != "" {
 		if v := receipts.Get([]byte(req.RequestID)); v != nil {
 			intent, rec, err := decodeReceipt(v)
 			if err != nil {
-				return outcome{err: &IntegrityError{Reason: fmt.Sprintf("receipt of request_id %q: %v", req.RequestID, err)}}, nil
+				return outcome{err: &eventlog.IntegrityError{Reason: fmt.Sprintf("receipt of request_id %q: %v", req.RequestID, err)}}, nil
 			}
-			if intent != p.intent {
-				return outcome{err: &RequestReuseError{RequestID: req.RequestID, Original: rec}}, nil
+			if intent != p.Intent {
+				return outcome{err: &eventlog.RequestReuseError{RequestID: req.RequestID, Original: rec}}, nil
 			}
 			rec.Replayed = true
 			return outcome{receipt: rec}, nil
@@ -261,7 +262,7 @@ func (l *Log) applyItem(tx *bolt.Tx, t *tail, p prepared, now time.Time) (outcom
 	cur := getStream(streams, name)
 	if (req.Expect.IsSet() && req.Expect.Revision() != cur.revision) ||
 		(req.ExpectedHash != "" && req.ExpectedHash != cur.hash) {
-		return outcome{err: &StaleRevisionError{
+		return outcome{err: &eventlog.StaleRevisionError{
 			Stream: name, Expected: req.Expect, ExpectedHash: req.ExpectedHash,
 			Current: cur.revision, CurrentHash: cur.hash,
 		}}, nil
@@ -272,10 +273,10 @@ func (l *Log) applyItem(tx *bolt.Tx, t *tail, p prepared, now time.Time) (outcom
 	if req.Client != "" {
 		actor.Client = req.Client
 	}
-	rec := Receipt{Stream: name, FirstSeq: t.seq + 1, Time: now}
+	rec := eventlog.Receipt{Stream: name, FirstSeq: t.seq + 1, Time: now}
 	out := outcome{}
-	for _, pl := range p.events {
-		ev := Event{
+	for _, pl := range p.Events {
+		ev := eventlog.Event{
 			Seq:       t.seq + 1,
 			ID:        l.newID(now),
 			Time:      now,
@@ -287,7 +288,7 @@ func (l *Log) applyItem(tx *bolt.Tx, t *tail, p prepared, now time.Time) (outcom
 			Data:      pl.Data,
 			PrevHash:  t.hash,
 		}
-		ev.Hash = EventHash(&ev)
+		ev.Hash = eventlog.EventHash(&ev)
 		v, err := encodeRecord(&ev)
 		if err != nil {
 			return outcome{}, err
@@ -307,7 +308,7 @@ func (l *Log) applyItem(tx *bolt.Tx, t *tail, p prepared, now time.Time) (outcom
 	}
 	rec.LastSeq, rec.Revision = t.seq, cur.revision
 	if req.RequestID != "" {
-		v, err := encodeReceipt(p.intent, now, rec)
+		v, err := encodeReceipt(p.Intent, now, rec)
 		if err != nil {
 			return outcome{}, err
 		}
@@ -347,7 +348,7 @@ func allocateStream(tx *bolt.Tx, streams *bolt.Bucket, prefix string) (string, e
 
 // A receipt value: intent hash (32 bytes), creation time in Unix
 // nanoseconds (8 bytes), receipt JSON.
-func encodeReceipt(intent [32]byte, created time.Time, rec Receipt) ([]byte, error) {
+func encodeReceipt(intent [32]byte, created time.Time, rec eventlog.Receipt) ([]byte, error) {
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return nil, err
@@ -358,9 +359,9 @@ func encodeReceipt(intent [32]byte, created time.Time, rec Receipt) ([]byte, err
 	return append(v, body...), nil
 }
 
-func decodeReceipt(v []byte) ([32]byte, Receipt, error) {
+func decodeReceipt(v []byte) ([32]byte, eventlog.Receipt, error) {
 	var intent [32]byte
-	var rec Receipt
+	var rec eventlog.Receipt
 	if len(v) < 40 {
 		return intent, rec, fmt.Errorf("receipt of %d bytes is too short", len(v))
 	}

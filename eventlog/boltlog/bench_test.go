@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cos-dev/cos/eventlog"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -81,7 +82,7 @@ func BenchmarkAppend_Single(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		if _, err := l.AppendOne(context.Background(), AppendRequest{Stream: "s", Events: []Payload{{Type: "bench.appended", Data: data}}}); err != nil {
+		if _, err := l.AppendOne(context.Background(), eventlog.AppendRequest{Stream: "s", Events: []eventlog.Payload{{Type: "bench.appended", Data: data}}}); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(t0))
@@ -104,7 +105,7 @@ func BenchmarkAppend_Concurrent(b *testing.B) {
 				go func() {
 					defer wg.Done()
 					for i := 0; i < per; i++ {
-						if _, err := l.AppendOne(context.Background(), AppendRequest{Stream: "s" + strconv.Itoa(g), Events: []Payload{{Type: "bench.appended", Data: data}}}); err != nil {
+						if _, err := l.AppendOne(context.Background(), eventlog.AppendRequest{Stream: "s" + strconv.Itoa(g), Events: []eventlog.Payload{{Type: "bench.appended", Data: data}}}); err != nil {
 							b.Error(err)
 							return
 						}

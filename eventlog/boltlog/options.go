@@ -1,19 +1,16 @@
-package eventlog
+package boltlog
 
 import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/cos-dev/cos/eventlog"
 )
 
-// Defaults of Options.
+// Defaults of Options. The limits every backend shares (the event size,
+// the receipt window, request ids, stream names) are package eventlog's.
 const (
-	// DefaultMaxEventBytes is the largest data payload of one event: 1 MiB.
-	DefaultMaxEventBytes = 1 << 20
-	// DefaultReceiptMaxCount is how many request-id receipts are kept.
-	DefaultReceiptMaxCount = 100_000
-	// DefaultReceiptMaxAge is how long a request-id receipt is kept.
-	DefaultReceiptMaxAge = 7 * 24 * time.Hour
 	// DefaultMaxBatchRequests bounds one group-commit transaction.
 	DefaultMaxBatchRequests = 4096
 	// DefaultMaxBatchBytes bounds the data of one group-commit transaction.
@@ -22,27 +19,22 @@ const (
 	// the file is closed (and the shared lock released) between chunks so
 	// readers never hold writers back for long.
 	DefaultReadChunk = 2048
-	// MaxRequestIDLen is the longest request id, in characters (seed 002).
-	MaxRequestIDLen = 128
-	// MaxStreamLen is the longest stream name, in bytes.
-	MaxStreamLen = 256
-	// MaxTypeLen is the longest event type, in bytes.
-	MaxTypeLen = 128
 )
 
 // Options configure a Log. The zero value is valid: every zero field takes
 // its default.
 type Options struct {
 	// ReadOnly opens the log for Read, Head and Verify only; Append returns
-	// ErrReadOnly and the file is never created or written.
+	// eventlog.ErrReadOnly and the file is never created or written.
 	ReadOnly bool
 	// MaxEventBytes is the largest compact JSON data of one event, in
-	// bytes. Zero means DefaultMaxEventBytes.
+	// bytes. Zero means eventlog.DefaultMaxEventBytes.
 	MaxEventBytes int
 	// ReceiptMaxCount and ReceiptMaxAge bound the request-id receipts kept:
 	// a receipt is pruned once more than ReceiptMaxCount newer ones exist or
 	// once it is older than ReceiptMaxAge. A retry after that writes again.
-	// Zero means the default (DefaultReceiptMaxCount, DefaultReceiptMaxAge).
+	// Zero means the default (eventlog.DefaultReceiptMaxCount,
+	// eventlog.DefaultReceiptMaxAge).
 	ReceiptMaxCount int
 	ReceiptMaxAge   time.Duration
 	// MaxBatchRequests and MaxBatchBytes bound one group-commit transaction;
@@ -54,11 +46,11 @@ type Options struct {
 	ReadChunk int
 	// Actor is recorded on every event this Log appends. Zero fields are
 	// filled with the process id and host name.
-	Actor Actor
+	Actor eventlog.Actor
 	// OnCommit, when set, is called by the committer goroutine after each
 	// durable commit with the events it wrote, in seq order. It must not
 	// block for long and must not call Append.
-	OnCommit func(events []Event)
+	OnCommit func(events []eventlog.Event)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 	// Now returns the commit time; nil means time.Now. For tests.
@@ -69,26 +61,26 @@ type Options struct {
 func (o Options) Validate() error {
 	switch {
 	case o.MaxEventBytes < 0:
-		return fmt.Errorf("eventlog options: MaxEventBytes %d is negative", o.MaxEventBytes)
+		return fmt.Errorf("boltlog options: MaxEventBytes %d is negative", o.MaxEventBytes)
 	case o.ReceiptMaxCount < 0:
-		return fmt.Errorf("eventlog options: ReceiptMaxCount %d is negative", o.ReceiptMaxCount)
+		return fmt.Errorf("boltlog options: ReceiptMaxCount %d is negative", o.ReceiptMaxCount)
 	case o.ReceiptMaxAge < 0:
-		return fmt.Errorf("eventlog options: ReceiptMaxAge %s is negative", o.ReceiptMaxAge)
+		return fmt.Errorf("boltlog options: ReceiptMaxAge %s is negative", o.ReceiptMaxAge)
 	case o.MaxBatchRequests < 0 || o.MaxBatchBytes < 0 || o.ReadChunk < 0:
-		return fmt.Errorf("eventlog options: batch and chunk sizes must not be negative")
+		return fmt.Errorf("boltlog options: batch and chunk sizes must not be negative")
 	}
 	return nil
 }
 
 func (o Options) withDefaults() Options {
 	if o.MaxEventBytes == 0 {
-		o.MaxEventBytes = DefaultMaxEventBytes
+		o.MaxEventBytes = eventlog.DefaultMaxEventBytes
 	}
 	if o.ReceiptMaxCount == 0 {
-		o.ReceiptMaxCount = DefaultReceiptMaxCount
+		o.ReceiptMaxCount = eventlog.DefaultReceiptMaxCount
 	}
 	if o.ReceiptMaxAge == 0 {
-		o.ReceiptMaxAge = DefaultReceiptMaxAge
+		o.ReceiptMaxAge = eventlog.DefaultReceiptMaxAge
 	}
 	if o.MaxBatchRequests == 0 {
 		o.MaxBatchRequests = DefaultMaxBatchRequests

@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"bytes"
@@ -8,17 +8,19 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cos-dev/cos/eventlog"
 	bolt "go.etcd.io/bbolt"
 )
 
 // Read calls fn for every event from fromSeq (0 and 1 both mean the first)
 // to the end of the log, in seq order. It opens the file per chunk of
 // Options.ReadChunk events under the shared lock and calls fn outside the
-// lock, so a slow fn never holds writers back. fn may return ErrStop to end
-// early (Read then returns nil); any other error ends Read with that error.
-// A record that does not decode is an *IntegrityError; Read does not check
-// the hash chain (Verify does), so a log whose chain is broken still reads.
-func (l *Log) Read(ctx context.Context, fromSeq uint64, fn func(Event) error) error {
+// lock, so a slow fn never holds writers back. fn may return
+// eventlog.ErrStop to end early (Read then returns nil); any other error
+// ends Read with that error. A record that does not decode is an
+// *eventlog.IntegrityError; Read does not check the hash chain (Verify
+// does), so a log whose chain is broken still reads.
+func (l *Log) Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
 	if fromSeq == 0 {
 		fromSeq = 1
 	}
@@ -30,10 +32,10 @@ func (l *Log) Read(ctx context.Context, fromSeq uint64, fn func(Event) error) er
 		for i, raw := range raws {
 			ev, err := DecodeRecord(raw)
 			if err != nil {
-				return &IntegrityError{Seq: fromSeq + uint64(i), Reason: err.Error()}
+				return &eventlog.IntegrityError{Seq: fromSeq + uint64(i), Reason: err.Error()}
 			}
 			if err := fn(ev); err != nil {
-				if errors.Is(err, ErrStop) {
+				if errors.Is(err, eventlog.ErrStop) {
 					return nil
 				}
 				return err
@@ -63,7 +65,7 @@ func (l *Log) readChunk(ctx context.Context, from uint64, n int) ([][]byte, erro
 		want := from
 		for k, v := c.Seek(seqKey(from)); k != nil && len(out) < n; k, v = c.Next() {
 			if got := binary.BigEndian.Uint64(k); got != want {
-				return &IntegrityError{Seq: want, Reason: fmt.Sprintf("event missing: the next stored event is seq %d", got)}
+				return &eventlog.IntegrityError{Seq: want, Reason: fmt.Sprintf("event missing: the next stored event is seq %d", got)}
 			}
 			out = append(out, bytes.Clone(v))
 			want++
@@ -76,19 +78,19 @@ func (l *Log) readChunk(ctx context.Context, from uint64, n int) ([][]byte, erro
 // Verify walks the hash chain from the first event to the head recorded when
 // it starts, checking each record's checksum, seq, prev_hash and hash, and
 // that the head matches the last event. It returns the number of events
-// verified, or an *IntegrityError naming the first bad seq.
+// verified, or an *eventlog.IntegrityError naming the first bad seq.
 func (l *Log) Verify(ctx context.Context) (uint64, error) {
 	head, err := l.headFromDB(ctx)
 	if err != nil {
 		return 0, err
 	}
-	prev := zeroHash
+	prev := eventlog.ZeroHash
 	var n uint64
-	err = l.Read(ctx, 1, func(ev Event) error {
+	err = l.Read(ctx, 1, func(ev eventlog.Event) error {
 		if ev.Seq > head.Seq {
-			return ErrStop
+			return eventlog.ErrStop
 		}
-		if err := verifyEvent(&ev, n+1, prev); err != nil {
+		if err := eventlog.VerifyEvent(&ev, n+1, prev); err != nil {
 			return err
 		}
 		prev = ev.Hash
@@ -100,9 +102,9 @@ func (l *Log) Verify(ctx context.Context) (uint64, error) {
 	}
 	switch {
 	case n != head.Seq:
-		return n, &IntegrityError{Seq: n + 1, Reason: fmt.Sprintf("the recorded head is %d but the log ends at %d", head.Seq, n)}
+		return n, &eventlog.IntegrityError{Seq: n + 1, Reason: fmt.Sprintf("the recorded head is %d but the log ends at %d", head.Seq, n)}
 	case head.Seq > 0 && prev != head.Hash:
-		return n, &IntegrityError{Seq: head.Seq, Reason: "the recorded head hash does not match the last event"}
+		return n, &eventlog.IntegrityError{Seq: head.Seq, Reason: "the recorded head hash does not match the last event"}
 	}
 	return n, nil
 }
@@ -126,9 +128,9 @@ func (l *Log) StreamRevision(ctx context.Context, stream string) (uint64, string
 // ≤ t in a forward scan that stops at the first later event.
 func (l *Log) SeqAt(ctx context.Context, t time.Time) (uint64, error) {
 	var seq uint64
-	err := l.Read(ctx, 1, func(ev Event) error {
+	err := l.Read(ctx, 1, func(ev eventlog.Event) error {
 		if ev.Time.After(t) {
-			return ErrStop
+			return eventlog.ErrStop
 		}
 		seq = ev.Seq
 		return nil
@@ -139,11 +141,11 @@ func (l *Log) SeqAt(ctx context.Context, t time.Time) (uint64, error) {
 // LookupReceipt returns the receipt bound to a request id, if one is kept
 // (see Options.ReceiptMaxCount and ReceiptMaxAge). Tools that validate a
 // write against the current state use it to tell a resend of a write that
-// already happened — which must replay, seed 002 — from a new write that is
-// invalid now.
-func (l *Log) LookupReceipt(ctx context.Context, requestID string) (Receipt, bool, error) {
+// already happened — which must replay (docs/errors.md, "Request ids") —
+// from a new write that is invalid now.
+func (l *Log) LookupReceipt(ctx context.Context, requestID string) (eventlog.Receipt, bool, error) {
 	var (
-		rec   Receipt
+		rec   eventlog.Receipt
 		found bool
 	)
 	err := l.view(ctx, func(tx *bolt.Tx) error {
@@ -157,7 +159,7 @@ func (l *Log) LookupReceipt(ctx context.Context, requestID string) (Receipt, boo
 		}
 		_, r, err := decodeReceipt(v)
 		if err != nil {
-			return &IntegrityError{Reason: fmt.Sprintf("receipt of request_id %q: %v", requestID, err)}
+			return &eventlog.IntegrityError{Reason: fmt.Sprintf("receipt of request_id %q: %v", requestID, err)}
 		}
 		rec, found = r, true
 		return nil

@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"context"
@@ -10,17 +10,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cos-dev/cos/eventlog"
 )
 
 var updateFixture = flag.Bool("update-fixture", false, "rewrite testdata/v1 (only when the format version changes)")
 
 // fixtureRequests is what testdata/v1/events.db was written from.
-func fixtureRequests() []AppendRequest {
-	return []AppendRequest{
-		{Stream: "graph", Events: []Payload{{Type: "graph.nodes_upserted", Data: json.RawMessage(`{"nodes":[{"uid":"code:file:main.go","kind":"file","label":"main.go"}]}`)}}},
-		{StreamPrefix: "task:TASK-", Expect: NoStream(), RequestID: "create-1", Events: []Payload{{Type: "task.created", Data: json.RawMessage(`{"title":"Fix the parser","labels":["é","日本"]}`)}}},
-		{Stream: "task:TASK-001", Expect: AtRevision(1), Events: []Payload{{Type: "task.updated", Data: json.RawMessage(`{"status":"done"}`)}}},
-		{Stream: "evidence:s1", Client: "fixture-client", Events: []Payload{
+func fixtureRequests() []eventlog.AppendRequest {
+	return []eventlog.AppendRequest{
+		{Stream: "graph", Events: []eventlog.Payload{{Type: "graph.nodes_upserted", Data: json.RawMessage(`{"nodes":[{"uid":"code:file:main.go","kind":"file","label":"main.go"}]}`)}}},
+		{StreamPrefix: "task:TASK-", Expect: eventlog.NoStream(), RequestID: "create-1", Events: []eventlog.Payload{{Type: "task.created", Data: json.RawMessage(`{"title":"Fix the parser","labels":["é","日本"]}`)}}},
+		{Stream: "task:TASK-001", Expect: eventlog.AtRevision(1), Events: []eventlog.Payload{{Type: "task.updated", Data: json.RawMessage(`{"status":"done"}`)}}},
+		{Stream: "evidence:s1", Client: "fixture-client", Events: []eventlog.Payload{
 			{Type: "evidence.output_recorded", Data: json.RawMessage(`{"role":"planner","output":{"plan":"x"}}`)},
 			{Type: "evidence.discovery_recorded", Data: json.RawMessage(`{"text":"emoji 🧪"}`)},
 		}},
@@ -54,7 +56,7 @@ func TestFixture_Version1(t *testing.T) {
 		os.RemoveAll(dir)
 		os.MkdirAll(dir, 0o755)
 		at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-		l, err := Open(context.Background(), filepath.Join(dir, "events.db"), Options{Actor: Actor{PID: 1, Host: "fixture"}, Now: func() time.Time { return at }})
+		l, err := Open(context.Background(), filepath.Join(dir, "events.db"), Options{Actor: eventlog.Actor{PID: 1, Host: "fixture"}, Now: func() time.Time { return at }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +111,7 @@ func TestFixture_Version1(t *testing.T) {
 	if !rec.Replayed || rec.Stream != "task:TASK-001" {
 		t.Fatalf("fixture receipt did not replay: %+v", rec)
 	}
-	next := mustAppend(t, l, AppendRequest{StreamPrefix: "task:TASK-", Events: []Payload{{Type: "task.created", Data: json.RawMessage(`{}`)}}})
+	next := mustAppend(t, l, eventlog.AppendRequest{StreamPrefix: "task:TASK-", Events: []eventlog.Payload{{Type: "task.created", Data: json.RawMessage(`{}`)}}})
 	if next.Stream != "task:TASK-002" || next.FirstSeq != 6 {
 		t.Fatalf("append on the fixture = %+v", next)
 	}

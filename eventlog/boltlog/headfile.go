@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"encoding/binary"
@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+
+	"github.com/cos-dev/cos/eventlog"
 )
 
 // The head file ("<db>.head") lets Head answer without opening the database:
@@ -27,7 +29,7 @@ var headMagic = [4]byte{'C', 'O', 'S', 'H'}
 // errHeadFile is returned by readHeadFile when the record is missing or torn.
 var errHeadFile = errors.New("head file unreadable")
 
-func encodeHead(h Head) [headRecordSize]byte {
+func encodeHead(h eventlog.Head) [headRecordSize]byte {
 	var b [headRecordSize]byte
 	copy(b[0:4], headMagic[:])
 	binary.BigEndian.PutUint64(b[4:12], h.Seq)
@@ -38,29 +40,29 @@ func encodeHead(h Head) [headRecordSize]byte {
 	return b
 }
 
-func decodeHead(b []byte) (Head, error) {
+func decodeHead(b []byte) (eventlog.Head, error) {
 	if len(b) != headRecordSize || [4]byte(b[0:4]) != headMagic ||
 		crc32.Checksum(b[:44], castagnoli) != binary.BigEndian.Uint32(b[44:48]) {
-		return Head{}, errHeadFile
+		return eventlog.Head{}, errHeadFile
 	}
-	h := Head{Seq: binary.BigEndian.Uint64(b[4:12]), Hash: hex.EncodeToString(b[12:44])}
+	h := eventlog.Head{Seq: binary.BigEndian.Uint64(b[4:12]), Hash: hex.EncodeToString(b[12:44])}
 	if h.Seq == 0 {
-		h.Hash = zeroHash
+		h.Hash = eventlog.ZeroHash
 	}
 	return h, nil
 }
 
-func writeHeadFile(f *os.File, h Head) error {
+func writeHeadFile(f *os.File, h eventlog.Head) error {
 	b := encodeHead(h)
 	_, err := f.WriteAt(b[:], 0)
 	return err
 }
 
-func readHeadFile(f *os.File) (Head, error) {
+func readHeadFile(f *os.File) (eventlog.Head, error) {
 	var b [headRecordSize]byte
 	n, err := f.ReadAt(b[:], 0)
 	if err != nil && !(errors.Is(err, io.EOF) && n == headRecordSize) {
-		return Head{}, errHeadFile
+		return eventlog.Head{}, errHeadFile
 	}
 	return decodeHead(b[:])
 }

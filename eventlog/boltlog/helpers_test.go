@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cos-dev/cos/eventlog"
 )
 
 // corrupted holds the paths of the logs a test broke on purpose (see
@@ -21,7 +23,7 @@ func markCorrupted(path string) { corrupted.Store(path, true) }
 // openTestLog opens a log in a fresh folder and, at cleanup, closes it and
 // checks that the chain on disk verifies (unless the test corrupted it on
 // purpose: markCorrupted). It stays here rather than in internal/testutil,
-// which imports eventlog and so cannot be imported by package eventlog's
+// which imports boltlog and so cannot be imported by package boltlog's
 // tests.
 func openTestLog(tb testing.TB, opts Options) (*Log, string) {
 	tb.Helper()
@@ -60,11 +62,11 @@ func verifyLog(tb testing.TB, path string) {
 	}
 }
 
-func req(stream, typ, data string) AppendRequest {
-	return AppendRequest{Stream: stream, Events: []Payload{{Type: typ, Data: json.RawMessage(data)}}}
+func req(stream, typ, data string) eventlog.AppendRequest {
+	return eventlog.AppendRequest{Stream: stream, Events: []eventlog.Payload{{Type: typ, Data: json.RawMessage(data)}}}
 }
 
-func mustAppend(tb testing.TB, l *Log, r AppendRequest) Receipt {
+func mustAppend(tb testing.TB, l *Log, r eventlog.AppendRequest) eventlog.Receipt {
 	tb.Helper()
 	rec, err := l.AppendOne(context.Background(), r)
 	if err != nil {
@@ -73,10 +75,10 @@ func mustAppend(tb testing.TB, l *Log, r AppendRequest) Receipt {
 	return rec
 }
 
-func readAll(tb testing.TB, l *Log) []Event {
+func readAll(tb testing.TB, l *Log) []eventlog.Event {
 	tb.Helper()
-	var evs []Event
-	if err := l.Read(context.Background(), 0, func(ev Event) error {
+	var evs []eventlog.Event
+	if err := l.Read(context.Background(), 0, func(ev eventlog.Event) error {
 		evs = append(evs, ev)
 		return nil
 	}); err != nil {

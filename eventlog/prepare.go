@@ -3,114 +3,16 @@ package eventlog
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"regexp"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 )
 
-// FormatVersion is the on-disk format written by this package (doc.go).
-const FormatVersion = 1
-
-// recordVersion is the first byte of every event record.
-const recordVersion byte = 1
-
-// zeroHash is the prev_hash of the first event.
-var zeroHash = strings.Repeat("0", 64)
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// seqKey encodes a seq as an 8-byte big-endian key, so keys sort by seq.
-func seqKey(seq uint64) []byte {
-	var k [8]byte
-	binary.BigEndian.PutUint64(k[:], seq)
-	return k[:]
-}
-
-// encodeRecord frames an event: version byte, CRC-32C of the JSON, JSON.
-func encodeRecord(ev *Event) ([]byte, error) {
-	body, err := json.Marshal(ev)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 5+len(body))
-	out[0] = recordVersion
-	binary.BigEndian.PutUint32(out[1:5], crc32.Checksum(body, castagnoli))
-	copy(out[5:], body)
-	return out, nil
-}
-
-// DecodeRecord decodes one framed event record as stored in the events
-// bucket. It checks the version byte and the CRC but not the hash chain.
-func DecodeRecord(b []byte) (Event, error) {
-	var ev Event
-	if len(b) < 5 {
-		return ev, fmt.Errorf("record of %d bytes is shorter than its 5-byte header", len(b))
-	}
-	if b[0] != recordVersion {
-		return ev, fmt.Errorf("record version %d, want %d", b[0], recordVersion)
-	}
-	body := b[5:]
-	if got, want := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(b[1:5]); got != want {
-		return ev, fmt.Errorf("record checksum %08x, want %08x", got, want)
-	}
-	// json.Unmarshal rejects trailing data and is ~2× a Decoder here; the
-	// version byte and the CRC already guard the format.
-	if err := json.Unmarshal(body, &ev); err != nil {
-		return ev, fmt.Errorf("decode record: %w", err)
-	}
-	return ev, nil
-}
-
-// EventHash computes the chain hash of ev from its fields and PrevHash (not
-// from ev.Hash): SHA-256 over "cos-event-v1" and the length-prefixed fields
-// seq, id, time (RFC 3339, nanoseconds, UTC), stream, revision, type,
-// request_id, actor pid, actor host, actor client, data, prev_hash.
-func EventHash(ev *Event) string {
-	h := sha256.New()
-	var lenbuf [binary.MaxVarintLen64]byte
-	field := func(s string) {
-		n := binary.PutUvarint(lenbuf[:], uint64(len(s)))
-		h.Write(lenbuf[:n])
-		h.Write([]byte(s))
-	}
-	h.Write([]byte("cos-event-v1"))
-	field(strconv.FormatUint(ev.Seq, 10))
-	field(ev.ID)
-	field(ev.Time.UTC().Format(time.RFC3339Nano))
-	field(ev.Stream)
-	field(strconv.FormatUint(ev.Revision, 10))
-	field(ev.Type)
-	field(ev.RequestID)
-	field(strconv.Itoa(ev.Actor.PID))
-	field(ev.Actor.Host)
-	field(ev.Actor.Client)
-	field(string(ev.Data))
-	field(ev.PrevHash)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// verifyEvent checks one decoded event against its expected seq and the
-// previous event's hash.
-func verifyEvent(ev *Event, wantSeq uint64, prevHash string) error {
-	switch {
-	case ev.Seq != wantSeq:
-		return &IntegrityError{Seq: wantSeq, Reason: fmt.Sprintf("record holds seq %d", ev.Seq)}
-	case ev.PrevHash != prevHash:
-		return &IntegrityError{Seq: wantSeq, Reason: fmt.Sprintf("prev_hash %s does not match the hash %s of seq %d", ev.PrevHash, prevHash, wantSeq-1)}
-	}
-	if got := EventHash(ev); got != ev.Hash {
-		return &IntegrityError{Seq: wantSeq, Reason: fmt.Sprintf("hash %s does not match the recomputed %s", ev.Hash, got)}
-	}
-	return nil
-}
+// maxClientLen is the longest AppendRequest.Client, in bytes.
+const maxClientLen = 256
 
 // typePattern is the shape of an event type: area.verb_noun, lowercase,
 // dot-separated.
@@ -120,8 +22,9 @@ var hexHash = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // ValidateRequestID returns an error wrapping ErrRequestID unless id is
 // 1–MaxRequestIDLen characters of valid UTF-8 without control characters
-// (seed 002). Append treats an empty RequestID as "no request id"; callers
-// that received an explicit empty id should call this to reject it.
+// and not only whitespace. Append treats an empty RequestID as "no request
+// id"; callers that received an explicit empty id should call this to
+// reject it.
 func ValidateRequestID(id string) error {
 	bad := func(reason string) error {
 		return &InvalidEventError{Field: "request_id", Reason: reason, cause: ErrRequestID}
@@ -144,6 +47,9 @@ func ValidateRequestID(id string) error {
 	return nil
 }
 
+// validateStreamName checks a stream name or prefix: 1–MaxStreamLen bytes
+// of valid UTF-8 without whitespace or control characters. field names it
+// in the error.
 func validateStreamName(field, s string) error {
 	bad := func(reason string) error { return &InvalidEventError{Field: field, Reason: reason} }
 	switch {
@@ -162,17 +68,36 @@ func validateStreamName(field, s string) error {
 	return nil
 }
 
-// prepared is a validated request with its data compacted.
-type prepared struct {
-	req    AppendRequest
-	events []Payload // data compacted
-	bytes  int
-	intent [32]byte // zero unless RequestID is set
+// Prepared is an AppendRequest that passed Prepare: valid, its data
+// compacted, its intent hashed. It is what a backend decides and writes.
+type Prepared struct {
+	// Request is the request as the caller sent it.
+	Request AppendRequest
+	// Events are Request.Events with their data compacted: the payloads
+	// the log stores and hashes.
+	Events []Payload
+	// Bytes is the size of the compacted data of all Events.
+	Bytes int
+	// Intent is the canonical intent hash that Request.RequestID binds
+	// (doc.go, "Request ids"); zero when the request has no request id.
+	Intent [32]byte
 }
 
-// prepare validates req against the limits of opts and compacts its data.
-func prepare(req AppendRequest, opts *Options) (prepared, error) {
-	p := prepared{req: req}
+// Prepare checks req against the rules every backend enforces and lim, and
+// compacts its data, before any storage is touched. A request it refuses
+// fails alone, writing nothing: the error is an *InvalidEventError (which
+// matches ErrInvalidEvent, or ErrRequestID for a bad request id) naming the
+// field. The rules: exactly one of Stream and StreamPrefix, 1–MaxStreamLen
+// bytes without whitespace or control characters; no expected revision
+// other than NoStream for an allocated stream; a valid request id when one
+// is set (ValidateRequestID); an ExpectedHash of 64 lowercase hex digits
+// when one is set; at least one event; each type shaped like area.verb_noun
+// and at most MaxTypeLen bytes; each data valid UTF-8 JSON of at most
+// lim.MaxEventBytes bytes once compacted; a Client of at most 256 bytes of
+// valid UTF-8.
+func Prepare(req AppendRequest, lim Limits) (Prepared, error) {
+	maxBytes := lim.maxEventBytes()
+	p := Prepared{Request: req}
 	switch {
 	case req.Stream != "" && req.StreamPrefix != "":
 		return p, &InvalidEventError{Field: "stream", Reason: "set stream or stream_prefix, not both"}
@@ -201,10 +126,10 @@ func prepare(req AppendRequest, opts *Options) (prepared, error) {
 	if len(req.Events) == 0 {
 		return p, &InvalidEventError{Field: "events", Reason: "at least one event required"}
 	}
-	if len(req.Client) > 256 || !utf8.ValidString(req.Client) {
+	if len(req.Client) > maxClientLen || !utf8.ValidString(req.Client) {
 		return p, &InvalidEventError{Field: "client", Reason: "must be valid UTF-8 of at most 256 bytes"}
 	}
-	p.events = make([]Payload, len(req.Events))
+	p.Events = make([]Payload, len(req.Events))
 	for i, e := range req.Events {
 		field := "type"
 		if len(req.Events) > 1 {
@@ -217,8 +142,8 @@ func prepare(req AppendRequest, opts *Options) (prepared, error) {
 		if len(bytes.TrimSpace(e.Data)) == 0 {
 			return p, &InvalidEventError{Field: dfield, Reason: "must be JSON, got nothing"}
 		}
-		if len(e.Data) > 4*opts.MaxEventBytes {
-			return p, &InvalidEventError{Field: dfield, Reason: fmt.Sprintf("is %d bytes, at most %d allowed", len(e.Data), opts.MaxEventBytes)}
+		if len(e.Data) > 4*maxBytes {
+			return p, &InvalidEventError{Field: dfield, Reason: fmt.Sprintf("is %d bytes, at most %d allowed", len(e.Data), maxBytes)}
 		}
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, e.Data); err != nil {
@@ -227,25 +152,26 @@ func prepare(req AppendRequest, opts *Options) (prepared, error) {
 		if !utf8.Valid(buf.Bytes()) {
 			return p, &InvalidEventError{Field: dfield, Reason: "is not valid UTF-8"}
 		}
-		if buf.Len() > opts.MaxEventBytes {
-			return p, &InvalidEventError{Field: dfield, Reason: fmt.Sprintf("is %d bytes, at most %d allowed", buf.Len(), opts.MaxEventBytes)}
+		if buf.Len() > maxBytes {
+			return p, &InvalidEventError{Field: dfield, Reason: fmt.Sprintf("is %d bytes, at most %d allowed", buf.Len(), maxBytes)}
 		}
-		p.events[i] = Payload{Type: e.Type, Data: buf.Bytes()}
-		p.bytes += buf.Len()
+		p.Events[i] = Payload{Type: e.Type, Data: buf.Bytes()}
+		p.Bytes += buf.Len()
 	}
 	if req.RequestID != "" {
-		intent, err := intentHash(req.Stream, req.StreamPrefix, req.Expect, req.ExpectedHash, p.events)
+		intent, err := intentHash(req.Stream, req.StreamPrefix, req.Expect, req.ExpectedHash, p.Events)
 		if err != nil {
 			return p, err
 		}
-		p.intent = intent
+		p.Intent = intent
 	}
 	return p, nil
 }
 
-// intentHash binds a request id to its canonical intent (seed 002): stream or
-// stream prefix, expected revision, expected hash, and each event's type and
-// data with object keys sorted and numbers kept exactly.
+// intentHash binds a request id to its canonical intent: stream or stream
+// prefix, expected revision, expected hash, and each event's type and data
+// with object keys sorted and numbers kept exactly (docs/storage.md,
+// "Request-id intent", has the byte layout).
 func intentHash(stream, prefix string, exp ExpectedRevision, expHash string, events []Payload) ([32]byte, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "cos-intent-v1\x00%s\x00%s\x00%t\x00%d\x00%s\x00%d", stream, prefix, exp.IsSet(), exp.Revision(), expHash, len(events))

@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cos-dev/cos/eventlog"
 )
 
 // ack is one acknowledged append as a child reports it on stdout.
@@ -61,7 +63,7 @@ func runChild(role string, args []string) error {
 					data := json.RawMessage(`{"key":"` + key + `"}`)
 					if i%2 == 0 {
 						stream := fmt.Sprintf("own-p%d-g%d", proc, g)
-						rec, err := l.AppendOne(ctx, AppendRequest{Stream: stream, Events: []Payload{{Type: "test.appended", Data: data}}})
+						rec, err := l.AppendOne(ctx, eventlog.AppendRequest{Stream: stream, Events: []eventlog.Payload{{Type: "test.appended", Data: data}}})
 						if err != nil {
 							errc <- err
 							return
@@ -76,8 +78,8 @@ func runChild(role string, args []string) error {
 							errc <- err
 							return
 						}
-						rec, err := l.AppendOne(ctx, AppendRequest{Stream: stream, Expect: AtRevision(rev), Events: []Payload{{Type: "test.cas", Data: data}}})
-						if errors.Is(err, ErrStaleRevision) {
+						rec, err := l.AppendOne(ctx, eventlog.AppendRequest{Stream: stream, Expect: eventlog.AtRevision(rev), Events: []eventlog.Payload{{Type: "test.cas", Data: data}}})
+						if errors.Is(err, eventlog.ErrStaleRevision) {
 							continue
 						}
 						if err != nil {
@@ -105,7 +107,7 @@ func runChild(role string, args []string) error {
 				defer wg.Done()
 				stream := fmt.Sprintf("bench-p%d-g%d", proc, g)
 				for i := 0; i < n; i++ {
-					if _, err := l.AppendOne(ctx, AppendRequest{Stream: stream, Events: []Payload{{Type: "bench.appended", Data: json.RawMessage(`{"n":1}`)}}}); err != nil {
+					if _, err := l.AppendOne(ctx, eventlog.AppendRequest{Stream: stream, Events: []eventlog.Payload{{Type: "bench.appended", Data: json.RawMessage(`{"n":1}`)}}}); err != nil {
 						errc <- err
 						return
 					}
@@ -129,10 +131,10 @@ func runChild(role string, args []string) error {
 				}
 				time.Sleep(200 * time.Microsecond)
 			}
-			_, err := l.AppendOne(ctx, AppendRequest{Stream: fmt.Sprintf("race-%d", r), Expect: NoStream(), Events: []Payload{{Type: "test.raced", Data: json.RawMessage(`{}`)}}})
+			_, err := l.AppendOne(ctx, eventlog.AppendRequest{Stream: fmt.Sprintf("race-%d", r), Expect: eventlog.NoStream(), Events: []eventlog.Payload{{Type: "test.raced", Data: json.RawMessage(`{}`)}}})
 			result := "ok"
 			switch {
-			case errors.Is(err, ErrStaleRevision):
+			case errors.Is(err, eventlog.ErrStaleRevision):
 				result = "stale"
 			case err != nil:
 				return err
@@ -151,7 +153,7 @@ func runChild(role string, args []string) error {
 				defer wg.Done()
 				for i := 0; ; i++ {
 					key := fmt.Sprintf("pid%d-g%d-%d", os.Getpid(), g, i)
-					rec, err := l.AppendOne(ctx, AppendRequest{Stream: "loop", Events: []Payload{{Type: "test.looped", Data: json.RawMessage(`{"key":"` + key + `"}`)}}})
+					rec, err := l.AppendOne(ctx, eventlog.AppendRequest{Stream: "loop", Events: []eventlog.Payload{{Type: "test.looped", Data: json.RawMessage(`{"key":"` + key + `"}`)}}})
 					if err != nil {
 						fmt.Fprintln(os.Stderr, err)
 						return
@@ -220,7 +222,7 @@ func checkAcks(t *testing.T, path string, acks []ack, exact bool) {
 	if uint64(len(evs)) != n {
 		t.Fatalf("read %d events, verified %d", len(evs), n)
 	}
-	bySeq := map[uint64]Event{}
+	bySeq := map[uint64]eventlog.Event{}
 	keys := map[string]int{}
 	for i, ev := range evs {
 		if ev.Seq != uint64(i+1) {

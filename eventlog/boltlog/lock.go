@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"context"
@@ -7,13 +7,15 @@ import (
 	"os"
 	"time"
 
+	"github.com/cos-dev/cos/eventlog"
 	"golang.org/x/sys/unix"
 )
 
 // fileLock is the cross-process lock of one log: an flock on "<db>.lock",
 // exclusive for a write transaction, shared for a read that opens the file.
 // Waiters block in the kernel and are woken as soon as the holder lets go,
-// unlike bbolt's own lock, which polls every 50 ms (DESIGN.md §3).
+// unlike bbolt's own lock, which polls every 50 ms (docs/storage.md,
+// "events.db").
 //
 // flock locks belong to an open file description, so goroutines of one
 // process exclude each other exactly as processes do as long as each holder
@@ -31,7 +33,7 @@ func (l fileLock) open() (*os.File, error) {
 		f, err = os.Open(l.path) // a read-only state folder: shared locks still work
 	}
 	if err != nil {
-		return nil, &StorageError{Op: "open lock file", Path: l.path, Err: err}
+		return nil, &eventlog.StorageError{Op: "open lock file", Path: l.path, Err: err}
 	}
 	return f, nil
 }
@@ -57,7 +59,7 @@ func (l fileLock) lockWith(ctx context.Context, f *os.File, exclusive bool) (fun
 		how = unix.LOCK_EX
 	}
 	if err := flock(f, how); err != nil {
-		return nil, &StorageError{Op: "lock", Path: l.path, Err: fmt.Errorf("flock: %w", err)}
+		return nil, &eventlog.StorageError{Op: "lock", Path: l.path, Err: fmt.Errorf("flock: %w", err)}
 	}
 	return func() { _ = flock(f, unix.LOCK_UN) }, nil
 }
@@ -87,7 +89,7 @@ func (l fileLock) lockWait(ctx context.Context, f *os.File, exclusive bool) (fun
 			return func() { _ = flock(f, unix.LOCK_UN) }, nil
 		}
 		if !errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, &StorageError{Op: "lock", Path: l.path, Err: fmt.Errorf("flock: %w", err)}
+			return nil, &eventlog.StorageError{Op: "lock", Path: l.path, Err: fmt.Errorf("flock: %w", err)}
 		}
 		t := time.NewTimer(pause)
 		select {

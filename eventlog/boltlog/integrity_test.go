@@ -1,4 +1,4 @@
-package eventlog
+package boltlog
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cos-dev/cos/eventlog"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -37,7 +38,7 @@ func flipInFile(t *testing.T, path, marker string) {
 // rewriteRecord replaces the stored record of seq with ev re-encoded (valid
 // checksum, but fields that no longer match the chain). The log is marked
 // corrupted.
-func rewriteRecord(t *testing.T, path string, seq uint64, edit func(ev *Event)) {
+func rewriteRecord(t *testing.T, path string, seq uint64, edit func(ev *eventlog.Event)) {
 	t.Helper()
 	markCorrupted(path)
 	db, err := bolt.Open(path, 0o644, nil)
@@ -75,7 +76,7 @@ func TestLog_Verify_FlippedByteOnDisk(t *testing.T) {
 	l, path := fiveEvents(t)
 	flipInFile(t, path, "MARKC")
 	n, err := l.Verify(context.Background())
-	var ie *IntegrityError
+	var ie *eventlog.IntegrityError
 	if !errors.As(err, &ie) || ie.Seq != 3 || n != 2 {
 		t.Fatalf("Verify = %d, %v; want an integrity error at seq 3 after 2 good events", n, err)
 	}
@@ -85,9 +86,9 @@ func TestLog_Verify_FlippedByteOnDisk(t *testing.T) {
 
 func TestLog_Verify_TamperedFieldBreaksChain(t *testing.T) {
 	l, path := fiveEvents(t)
-	rewriteRecord(t, path, 2, func(ev *Event) { ev.Data = json.RawMessage(`{"marker":"forged"}`) })
+	rewriteRecord(t, path, 2, func(ev *eventlog.Event) { ev.Data = json.RawMessage(`{"marker":"forged"}`) })
 	_, err := l.Verify(context.Background())
-	var ie *IntegrityError
+	var ie *eventlog.IntegrityError
 	if !errors.As(err, &ie) || ie.Seq != 2 || !strings.Contains(ie.Reason, "recomputed") {
 		t.Fatalf("Verify = %v; want a hash mismatch at seq 2", err)
 	}
@@ -99,16 +100,16 @@ func TestLog_Verify_TamperedFieldBreaksChain(t *testing.T) {
 
 func TestLog_Append_RefusedOnBrokenTail(t *testing.T) {
 	l, path := fiveEvents(t)
-	rewriteRecord(t, path, 5, func(ev *Event) { ev.Type = "a.forged" })
+	rewriteRecord(t, path, 5, func(ev *eventlog.Event) { ev.Type = "a.forged" })
 	_, err := l.AppendOne(context.Background(), req("s", "a.b", `{}`))
-	var ie *IntegrityError
+	var ie *eventlog.IntegrityError
 	if !errors.As(err, &ie) || ie.Seq != 5 {
 		t.Fatalf("append on a broken tail = %v, want ErrIntegrity at seq 5", err)
 	}
 	if evs := readAll(t, l); len(evs) != 5 {
 		t.Fatalf("read %d events, want 5: reads must still work", len(evs))
 	}
-	if _, err := l.Verify(context.Background()); !errors.Is(err, ErrIntegrity) {
+	if _, err := l.Verify(context.Background()); !errors.Is(err, eventlog.ErrIntegrity) {
 		t.Fatalf("Verify = %v, want ErrIntegrity", err)
 	}
 }
@@ -116,12 +117,12 @@ func TestLog_Append_RefusedOnBrokenTail(t *testing.T) {
 func TestLog_Append_RefusedOnUndecodableTail(t *testing.T) {
 	l, path := fiveEvents(t)
 	flipInFile(t, path, "MARKE")
-	if _, err := l.AppendOne(context.Background(), req("s", "a.b", `{}`)); !errors.Is(err, ErrIntegrity) {
+	if _, err := l.AppendOne(context.Background(), req("s", "a.b", `{}`)); !errors.Is(err, eventlog.ErrIntegrity) {
 		t.Fatalf("append = %v, want ErrIntegrity", err)
 	}
 	var seen int
-	err := l.Read(context.Background(), 0, func(Event) error { seen++; return nil })
-	if seen != 4 || !errors.Is(err, ErrIntegrity) {
+	err := l.Read(context.Background(), 0, func(eventlog.Event) error { seen++; return nil })
+	if seen != 4 || !errors.Is(err, eventlog.ErrIntegrity) {
 		t.Fatalf("Read saw %d then %v; want 4 good events then ErrIntegrity", seen, err)
 	}
 }
@@ -138,7 +139,7 @@ func TestLog_Verify_MissingEvent(t *testing.T) {
 	}
 	db.Close()
 	_, err = l.Verify(context.Background())
-	var ie *IntegrityError
+	var ie *eventlog.IntegrityError
 	if !errors.As(err, &ie) || ie.Seq != 3 {
 		t.Fatalf("Verify = %v, want an integrity error at seq 3", err)
 	}
@@ -153,7 +154,7 @@ func TestOpen_ErrFormat(t *testing.T) {
 		}
 		_ = db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("other")); return err })
 		db.Close()
-		if _, err := Open(context.Background(), path, Options{}); !errors.Is(err, ErrFormat) {
+		if _, err := Open(context.Background(), path, Options{}); !errors.Is(err, eventlog.ErrFormat) {
 			t.Fatalf("Open = %v, want ErrFormat", err)
 		}
 	})
@@ -169,10 +170,10 @@ func TestOpen_ErrFormat(t *testing.T) {
 		}
 		_ = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyFormat, []byte{FormatVersion + 1}) })
 		db.Close()
-		if _, err := Open(context.Background(), path, Options{}); !errors.Is(err, ErrFormat) {
+		if _, err := Open(context.Background(), path, Options{}); !errors.Is(err, eventlog.ErrFormat) {
 			t.Fatalf("Open = %v, want ErrFormat", err)
 		}
-		if _, err := Open(context.Background(), path, Options{ReadOnly: true}); !errors.Is(err, ErrFormat) {
+		if _, err := Open(context.Background(), path, Options{ReadOnly: true}); !errors.Is(err, eventlog.ErrFormat) {
 			t.Fatalf("Open read-only = %v, want ErrFormat", err)
 		}
 	})
@@ -180,7 +181,7 @@ func TestOpen_ErrFormat(t *testing.T) {
 
 func TestOpen_StorageError(t *testing.T) {
 	_, err := Open(context.Background(), t.TempDir()+"/no/such/dir/events.db", Options{})
-	var se *StorageError
+	var se *eventlog.StorageError
 	if !errors.As(err, &se) || se.DatabasePath() == "" {
 		t.Fatalf("Open in a missing folder = %v, want a *StorageError naming the file", err)
 	}
@@ -216,8 +217,8 @@ func TestHead_TornHeadFileFallsBackToDatabase(t *testing.T) {
 }
 
 func FuzzDecodeRecord(f *testing.F) {
-	ev := Event{Seq: 1, ID: "01J0000000000000000000000", Stream: "s", Revision: 1, Type: "a.b", Data: json.RawMessage(`{"x":[1,"é"]}`), PrevHash: zeroHash}
-	ev.Hash = EventHash(&ev)
+	ev := eventlog.Event{Seq: 1, ID: "01J0000000000000000000000", Stream: "s", Revision: 1, Type: "a.b", Data: json.RawMessage(`{"x":[1,"é"]}`), PrevHash: eventlog.ZeroHash}
+	ev.Hash = eventlog.EventHash(&ev)
 	good, _ := encodeRecord(&ev)
 	f.Add(good)
 	f.Add([]byte{})
@@ -234,7 +235,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("re-encode: %v", err)
 		}
 		ev2, err := DecodeRecord(again)
-		if err != nil || EventHash(&ev2) != EventHash(&ev) {
+		if err != nil || eventlog.EventHash(&ev2) != eventlog.EventHash(&ev) {
 			t.Fatalf("round trip changed the event: %v", err)
 		}
 	})
@@ -249,7 +250,7 @@ func TestHead_StaleHintIsCorrected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeHeadFile(f, Head{Seq: 3, Hash: zeroHash}); err != nil { // what a crash leaves
+	if err := writeHeadFile(f, eventlog.Head{Seq: 3, Hash: eventlog.ZeroHash}); err != nil { // what a crash leaves
 		t.Fatal(err)
 	}
 	f.Close()
