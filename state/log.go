@@ -107,12 +107,16 @@ type LogOptions struct {
 // the one place a backend is chosen. Errors: the log's (eventlog.ErrFormat
 // for a file that is not a cos log, *eventlog.StorageError, ctx.Err()).
 func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
-	return boltlog.Open(ctx, filepath.Join(dir, LogFile), boltlog.Options{
+	l, err := boltlog.Open(ctx, filepath.Join(dir, LogFile), boltlog.Options{
 		ReadOnly: o.ReadOnly,
 		Actor:    eventlog.Actor{Client: o.Client},
 		Logger:   o.Logger,
 		OnCommit: o.OnCommit,
 	})
+	if err != nil {
+		return nil, err // a nil Log, not a Log holding a nil *boltlog.Log
+	}
+	return l, nil
 }
 
 // AppendOne appends one request to l and returns its receipt or its error.

@@ -42,7 +42,7 @@ func evidenceTools() []*Tool {
 				"kind output (default) needs a role and an output matching the role's " +
 				"output_class (planner→plan, researcher→findings, implementer→change, tester→test_report, " +
 				"reviewer→review); kinds backtrack {reason}, discovery {summary} and degraded_formula {formula, reason} " +
-				"go to the bundle's accumulators. The bundle is then exported to $COS_AGENT_DIR/evidence_bundle_<session>.json.",
+				"go to the bundle's accumulators. The bundle is then exported to evidence_bundle_<session>.json in $COS_AGENT_DIR, or in the state folder's agent/ when that is unset.",
 			Module: "evidence", Layer: envelope.LayerAudit, Idempotent: true,
 			Example: recordExample,
 			Params: []Param{
