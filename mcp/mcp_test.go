@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -30,23 +29,7 @@ import (
 // cosBin is the cos binary TestMain builds once for the wire tests.
 var cosBin string
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	dir, err := os.MkdirTemp("", "cos-wire-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := func() int {
-		defer os.RemoveAll(dir)
-		if cosBin, err = cosbin.Build(dir); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		return m.Run()
-	}()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { cosbin.Main(m, &cosBin, nil) }
 
 // wireClient is a plain JSON-RPC 2.0 client over a `cos serve` process's
 // stdin and stdout. Every line the server writes must be a JSON-RPC message:
@@ -258,16 +241,7 @@ func wireDecode(t testing.TB, tool string, line json.RawMessage) wireEnv {
 }
 
 // wireEnv is a decoded envelope.
-type wireEnv struct {
-	OK    bool           `json:"ok"`
-	Data  map[string]any `json:"data"`
-	Error struct {
-		Category string         `json:"category"`
-		Code     string         `json:"code"`
-		Message  string         `json:"message"`
-		Details  map[string]any `json:"details"`
-	} `json:"error"`
-}
+type wireEnv = testutil.Envelope
 
 func jsonEqual(t testing.TB, a, b []byte) bool {
 	t.Helper()

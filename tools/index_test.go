@@ -17,16 +17,7 @@ import (
 )
 
 // idxEnv is a decoded envelope, for the index and wire tests.
-type idxEnv struct {
-	OK    bool           `json:"ok"`
-	Data  map[string]any `json:"data"`
-	Error struct {
-		Category string         `json:"category"`
-		Code     string         `json:"code"`
-		Message  string         `json:"message"`
-		Details  map[string]any `json:"details"`
-	} `json:"error"`
-}
+type idxEnv = testutil.Envelope
 
 // idxFixture is a small Go + Markdown repository (testutil.DemoRepo).
 var idxFixture = testutil.DemoRepo

@@ -3,10 +3,13 @@
 package cosbin
 
 import (
+	"flag"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // Build compiles ./cmd/cos of the module the working directory belongs to
@@ -17,7 +20,7 @@ func Build(dir string) (string, error) {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
 	mod := strings.TrimSpace(string(out))
-	if mod == "" || mod == "/dev/null" {
+	if mod == "" || mod == os.DevNull {
 		return "", fmt.Errorf("not inside the cos module")
 	}
 	bin := filepath.Join(dir, "cos")
@@ -27,4 +30,32 @@ func Build(dir string) (string, error) {
 		return "", fmt.Errorf("build cos: %v\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// Main is a TestMain body: it builds the binary once into a temporary
+// folder, sets *bin to its path, runs the tests and, when they pass, after
+// (nil: nothing; a goroutine-leak check, say), and exits with the result.
+func Main(m *testing.M, bin *string, after func() error) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "cos-bin-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		if *bin, err = Build(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		code := m.Run()
+		if code == 0 && after != nil {
+			if err := after(); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+		return code
+	}()
+	os.Exit(code)
 }

@@ -56,3 +56,15 @@ func WriteTree(t testing.TB, files map[string]string) string {
 	}
 	return root
 }
+
+// Envelope is a decoded cos envelope, for tests that read answers as JSON.
+type Envelope struct {
+	OK    bool           `json:"ok"`
+	Data  map[string]any `json:"data"`
+	Error struct {
+		Category string         `json:"category"`
+		Code     string         `json:"code"`
+		Message  string         `json:"message"`
+		Details  map[string]any `json:"details"`
+	} `json:"error"`
+}
