@@ -43,7 +43,7 @@ func Main(m *testing.M, bin *string, after func() error) {
 		os.Exit(1)
 	}
 	code := func() int {
-		defer os.RemoveAll(dir)
+		defer func() { _ = os.RemoveAll(dir) }()
 		if *bin, err = Build(dir); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
