@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/indexing"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -29,6 +30,7 @@ func (a *app) indexCommand() *cobra.Command {
 		asJSON bool
 		noBar  bool
 		pf     preciseFlags
+		fileTO time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "index [PATH]",
@@ -46,6 +48,9 @@ func (a *app) indexCommand() *cobra.Command {
 				root = args[0]
 			}
 			ctx := cmd.Context()
+			if fileTO <= 0 {
+				return usageError("--file-timeout %v: give a positive duration such as 30s", fileTO)
+			}
 			ix, st, err := a.openIndexer(ctx, f, a.stderrLogger(slog.LevelWarn), nil)
 			if err != nil {
 				return failure(err)
@@ -60,7 +65,7 @@ func (a *app) indexCommand() *cobra.Command {
 					_ = bar.Set(done)
 				}
 			}
-			rep, err := ix.IndexWith(ctx, root, indexing.RunOptions{Progress: progress, Precise: pf.options()})
+			rep, err := ix.IndexWith(ctx, root, indexing.RunOptions{Progress: progress, Precise: pf.options(), FileTimeout: fileTO})
 			if bar != nil {
 				_ = bar.Finish()
 				_, _ = fmt.Fprintln(a.io.Err)
@@ -90,6 +95,8 @@ func (a *app) indexCommand() *cobra.Command {
 	f.add(cmd, "off")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole report as JSON instead of the summary line")
 	cmd.Flags().BoolVar(&noBar, "no-progress", false, "no progress bar, even on a terminal")
+	cmd.Flags().DurationVar(&fileTO, "file-timeout", extract.DefaultFileTimeout, "time limit of one file's extraction; "+
+		"a file past it is skipped (reason timeout) and tried again on the next index")
 	pf.add(cmd)
 	return cmd
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -137,5 +138,41 @@ func TestPreciseSummary(t *testing.T) {
 	want := "precise: scip-typescript 0.4.0 3 files (3 of 9 documents are files of this tree) (2 sites the index did not cover keep inferred edges)"
 	if got != want {
 		t.Fatalf("summary\n got %q\nwant %q", got, want)
+	}
+}
+
+// --file-timeout bounds each file's extraction: a file past it is skipped
+// with reason timeout and the rest indexed; a limit that is not positive is
+// a usage error.
+func TestIndex_FileTimeout(t *testing.T) {
+	state, root := t.TempDir(), writeIndexRepo(t)
+	var b strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&b, "def f%d(x):\n    return f%d(x) + g(x)\n\n", i, max(i-1, 0))
+	}
+	if err := os.WriteFile(filepath.Join(root, "slow.py"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, state, "index", "--json", "--file-timeout", "1ms", root)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got struct {
+		Report indexing.Report `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	found := false
+	for _, n := range got.Report.Skipped {
+		found = found || n == extract.FileNote{Path: "slow.py", Reason: extract.SkipTimeout}
+	}
+	if !found || got.Report.FilesSkipped == 0 {
+		t.Fatalf("slow.py not skipped for its time: %+v", got.Report.Skipped)
+	}
+	for _, bad := range []string{"0", "-1s"} {
+		if code, _, errs := run(t, state, "index", "--file-timeout", bad, root); code != ExitUsage || !strings.Contains(errs, "--file-timeout") {
+			t.Errorf("--file-timeout %s: exit %d, %q", bad, code, errs)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"time"
 )
 
 // Defaults of Options.
@@ -21,6 +22,9 @@ const (
 	// DefaultMaxConfigDepth is how deep config keys are walked: a key at
 	// depth 1 is top-level.
 	DefaultMaxConfigDepth = 4
+	// DefaultFileTimeout is how long one file's extraction may run before
+	// it is abandoned and the file recorded as skipped (SkipTimeout).
+	DefaultFileTimeout = 30 * time.Second
 	// DefaultSlowest is how many of the slowest extractions Stats keeps.
 	DefaultSlowest = 10
 )
@@ -51,6 +55,11 @@ type Options struct {
 	BatchBytes int
 	// MaxConfigDepth bounds config key nodes; 0 means DefaultMaxConfigDepth.
 	MaxConfigDepth int
+	// FileTimeout bounds the extraction of one file; 0 means
+	// DefaultFileTimeout. A file past it is recorded in Stats.Skipped with
+	// reason SkipTimeout and not emitted; its extraction, which cannot be
+	// interrupted, finishes in the background and is dropped.
+	FileTimeout time.Duration
 	// Progress, when set, is called from one goroutine at a time with the
 	// number of files whose processing finished and the total number of
 	// files seen by the walk (done ≤ total).
@@ -81,6 +90,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: BatchFiles %d < 0", ErrOptions, o.BatchFiles)
 	case o.BatchBytes < 0:
 		return fmt.Errorf("%w: BatchBytes %d < 0", ErrOptions, o.BatchBytes)
+	case o.FileTimeout < 0:
+		return fmt.Errorf("%w: FileTimeout %v < 0", ErrOptions, o.FileTimeout)
 	case o.MaxConfigDepth < 0 || o.MaxConfigDepth > 64:
 		return fmt.Errorf("%w: MaxConfigDepth %d outside 0..64", ErrOptions, o.MaxConfigDepth)
 	}
@@ -106,6 +117,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxConfigDepth == 0 {
 		o.MaxConfigDepth = DefaultMaxConfigDepth
+	}
+	if o.FileTimeout == 0 {
+		o.FileTimeout = DefaultFileTimeout
 	}
 	if o.open == nil {
 		o.open = func(name string) (io.ReadCloser, error) { return os.Open(name) }

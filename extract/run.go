@@ -72,11 +72,14 @@ type runner struct {
 	st       *Stats
 	cache    *cache
 
-	// mu guards done, slow and st.Failed, written by the extraction
-	// workers.
+	// mu guards done, slow, timedOut and st.Failed and st.Skipped, written
+	// by the extraction workers.
 	mu   sync.Mutex
 	done int
 	slow slowest
+	// timedOut holds the files whose extraction ran past
+	// Options.FileTimeout in this run: they are not tried again.
+	timedOut map[string]bool
 
 	total int
 	last  time.Time // end of the previous phase, for phase()
@@ -583,7 +586,10 @@ func (r *runner) extractAll(files []entry, e *env, out map[string]*fileResult, t
 			return
 		}
 		sum := sha256.Sum256(data)
-		fr := extractFile(f.Rel, data, hex.EncodeToString(sum[:]), e)
+		fr := r.extractWithin(f.Rel, data, hex.EncodeToString(sum[:]), e)
+		if fr == nil {
+			return
+		}
 		res[i] = fr
 		if timed {
 			r.mu.Lock()
@@ -599,6 +605,41 @@ func (r *runner) extractAll(files []entry, e *env, out map[string]*fileResult, t
 			out[fr.Path] = fr
 		}
 	}
+	return nil
+}
+
+// extractWithin runs extractFile under Options.FileTimeout. A file past it
+// is recorded as skipped (SkipTimeout) and nil returned; the extraction,
+// which cannot be interrupted, goes on in its goroutine until it ends and
+// its result is dropped (it writes only to its own fileResult). A file
+// that timed out once in this run is not tried again.
+func (r *runner) extractWithin(p string, data []byte, hash string, e *env) *fileResult {
+	r.mu.Lock()
+	gaveUp := r.timedOut[p]
+	r.mu.Unlock()
+	if gaveUp {
+		return nil
+	}
+	done := make(chan *fileResult, 1)
+	go func() { done <- extractFile(p, data, hash, e) }()
+	timer := time.NewTimer(r.o.FileTimeout)
+	defer timer.Stop()
+	select {
+	case fr := <-done:
+		return fr
+	case <-timer.C:
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.timedOut == nil {
+		r.timedOut = map[string]bool{}
+	}
+	r.timedOut[p] = true
+	r.st.FilesSkipped++
+	if len(r.st.Skipped) < maxNotes {
+		r.st.Skipped = append(r.st.Skipped, FileNote{Path: cleanString(p), Reason: SkipTimeout})
+	}
+	r.o.Logger.Warn("extraction ran past its time limit; file skipped", "path", p, "limit", r.o.FileTimeout)
 	return nil
 }
 

@@ -21,6 +21,10 @@ const (
 	// SkipNameCollision is a file whose name is not valid UTF-8 and whose
 	// converted path (see pathKey) is already taken by another file.
 	SkipNameCollision = "name_collision"
+	// SkipTimeout is a file whose extraction ran past
+	// Options.FileTimeout; the graph keeps what it held for the file, and
+	// the next index tries it again.
+	SkipTimeout = "timeout"
 )
 
 // FileNote is a file the index skipped or failed on, with why.

@@ -118,6 +118,10 @@ type RunOptions struct {
 	// Precise asks for SCIP indexes merged into the Python, TypeScript
 	// and JavaScript files they cover (cos index --precise, --scip).
 	Precise PreciseOptions
+	// FileTimeout bounds the extraction of one file (cos index
+	// --file-timeout); 0 means extract.DefaultFileTimeout (30 s). A file
+	// past it is reported in Report.Skipped with reason "timeout".
+	FileTimeout time.Duration
 }
 
 // IndexWith is Index with options: with o.Precise, the files the SCIP
@@ -130,6 +134,9 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	rep := Report{Slowest: []extract.Timing{}}
 	if x.st.ReadOnly() {
 		return rep, envelope.Errorf(envelope.CodeReadOnly, "indexing writes, and this is a read-only view of the log")
+	}
+	if o.FileTimeout < 0 {
+		return rep, envelope.Errorf(envelope.CodeArgument, "file timeout %v is negative; give a duration such as 30s", o.FileTimeout)
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -173,6 +180,7 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 		Progress:    progress,
 		Logger:      x.logger,
 		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), x.opts.Exclude...),
+		FileTimeout: o.FileTimeout,
 	}
 	// Never index our own state folder when it lives inside the tree.
 	if rel, err := filepath.Rel(abs, x.st.Dir()); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
@@ -308,99 +316,6 @@ func (x *Indexer) appendBatch(ctx context.Context, rep *Report, batch []graph.Fi
 		rep.LastSeq = max(rep.LastSeq, r.LastSeq)
 	}
 	return nil
-}
-
-// encodePayload marshals p as one event, or, when it is over
-// maxPayloadBytes, as parts (graph.FileExtracted.Part) of at most that
-// size each, its nodes and edges shared out in order: a generated file of
-// 20,000 functions keeps every node and edge. Only a payload that cannot be
-// split small enough (a single node over the limit) is trimmed in place
-// (trimPayload), reported by trimmed.
-func encodePayload(p *graph.FileExtracted) (parts [][]byte, trimmed bool, err error) {
-	data, err := json.Marshal(p)
-	if err != nil {
-		return nil, false, fmt.Errorf("encode payload of %s: %w", p.Path, err)
-	}
-	if len(data) <= maxPayloadBytes {
-		return [][]byte{data}, false, nil
-	}
-	items := len(p.Nodes) + len(p.Edges)
-	for n := len(data)/maxPayloadBytes + 1; n <= items; n = n*2 + 1 {
-		if parts, ok, err := encodeParts(p, n); err != nil || ok {
-			return parts, false, err
-		}
-	}
-	one, err := trimPayload(p, len(data))
-	return [][]byte{one}, true, err
-}
-
-// encodeParts splits p into n parts, nodes and edges each cut into n runs
-// in order, part 0 carrying the file's own fields; ok is false when a part
-// is still over maxPayloadBytes.
-func encodeParts(p *graph.FileExtracted, n int) (parts [][]byte, ok bool, err error) {
-	for i := range n {
-		q := graph.FileExtracted{Path: p.Path, Extractor: p.Extractor, ContentHash: p.ContentHash, Size: p.Size, Part: i,
-			Nodes: p.Nodes[i*len(p.Nodes)/n : (i+1)*len(p.Nodes)/n],
-			Edges: p.Edges[i*len(p.Edges)/n : (i+1)*len(p.Edges)/n]}
-		if i == 0 {
-			q.ParseErrors, q.DurationMS = p.ParseErrors, p.DurationMS
-		}
-		if q.Nodes == nil {
-			q.Nodes = []graph.Node{}
-		}
-		if q.Edges == nil {
-			q.Edges = []graph.Edge{}
-		}
-		data, err := json.Marshal(&q)
-		if err != nil {
-			return nil, false, fmt.Errorf("encode payload of %s: %w", p.Path, err)
-		}
-		if len(data) > maxPayloadBytes {
-			return nil, false, nil
-		}
-		parts = append(parts, data)
-	}
-	return parts, true, nil
-}
-
-// trimPayload is the last resort of encodePayload, for a payload that no
-// split fits (a single node over the limit): it cuts it until it fits, in
-// this order: node and edge metadata go first, then edges from the end,
-// and only when no edge is left, nodes from the end. A parse error says
-// what was dropped, so doctor's files_with_parse_errors shows the file.
-// (Split into parts, the Go standard library's generated files, such as
-// ssa/rewriteAMD64.go, keep every node and edge.)
-func trimPayload(p *graph.FileExtracted, size int) ([]byte, error) {
-	nodes0, edges0 := len(p.Nodes), len(p.Edges)
-	for i := range p.Nodes {
-		p.Nodes[i].Metadata = nil
-	}
-	for i := range p.Edges {
-		p.Edges[i].Metadata = nil
-	}
-	note := func() string {
-		return fmt.Sprintf("payload of %d bytes trimmed to fit the log's %d-byte event limit: kept %d of %d nodes, %d of %d edges, metadata dropped",
-			size, eventlog.DefaultMaxEventBytes, len(p.Nodes), nodes0, len(p.Edges), edges0)
-	}
-	errs0 := p.ParseErrors
-	for {
-		p.ParseErrors = append(append([]string(nil), errs0...), note())
-		data, err := json.Marshal(p)
-		if err != nil {
-			return nil, fmt.Errorf("encode payload of %s: %w", p.Path, err)
-		}
-		if len(data) <= maxPayloadBytes || (len(p.Nodes) == 0 && len(p.Edges) == 0) {
-			return data, nil
-		}
-		// Cut by the overshoot's share, at least one element, so a
-		// payload needs a handful of rounds, not thousands.
-		over := float64(len(data)-maxPayloadBytes) / float64(len(data))
-		if len(p.Edges) > 0 {
-			p.Edges = p.Edges[:len(p.Edges)-max(1, int(float64(len(p.Edges))*over*1.1))]
-			continue
-		}
-		p.Nodes = p.Nodes[:len(p.Nodes)-max(1, int(float64(len(p.Nodes))*over*1.1))]
-	}
 }
 
 func capList[T any](l []T) []T {
