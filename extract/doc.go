@@ -214,6 +214,15 @@
 // (whitespace, backticks, "../" become %XX) so that each passes
 // graph.ValidateUID, and clamped to graph.MaxUIDLen.
 //
+// Each file's extraction runs under Options.FileTimeout (default 30 s,
+// cos index --file-timeout): a file past it is recorded in Stats.Skipped as
+// SkipTimeout, nothing is emitted for it (the graph keeps what it held),
+// and the next run tries it again. The extraction itself cannot be
+// interrupted: it finishes in its goroutine and its result is dropped. In
+// Markdown, blockquote and list markers nested past 16 levels on one line
+// are dropped before parsing, as goldmark's time grows with the square of
+// that nesting; headings and links inside keep their lines.
+//
 // # Go
 //
 // Go files are extracted from type-checked syntax. The package graph comes

@@ -23,6 +23,9 @@
 //
 // One graph.file_extracted event per file; a payload over the log's 1 MiB
 // event limit is split into parts appended in one request (applied together
-// or not at all), and only a single node over the limit is trimmed in place
-// (reported, never dropped silently).
+// or not at all). Only when no split fits (a node or edge over the limit on
+// its own, such as a minified bundle's megabyte-long import) is the payload
+// trimmed: metadata first, then the items over the limit on their own, the
+// rest split as before; the file's parse errors say what was dropped and
+// Report.TrimmedPaths names it.
 package indexing
