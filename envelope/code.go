@@ -54,6 +54,10 @@ const (
 	CodeUnavailable Code = "E_UNAVAILABLE"
 	// CodeModuleDisabled: the tool's module is disabled in this project.
 	CodeModuleDisabled Code = "E_MODULE_DISABLED"
+	// CodeClaimed: the task is claimed by another assignee; only the holder
+	// may claim it, release it or change its status (an update may say
+	// force). Not retryable unchanged.
+	CodeClaimed Code = "E_CLAIMED"
 )
 
 // CodeSpec is one catalogue entry: a code and the category it belongs to.
@@ -86,6 +90,7 @@ var catalogue = []CodeSpec{
 	{CodeAmbiguous, CategoryValidation},
 	{CodeUnavailable, CategoryUnavailable},
 	{CodeModuleDisabled, CategoryModuleDisabled},
+	{CodeClaimed, CategoryConflict},
 }
 
 var categoryOf = func() map[Code]Category {

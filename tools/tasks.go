@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/envelope"
@@ -17,6 +18,12 @@ import (
 // normally needs one reread to see the winner; other writes to the task can
 // move the revision again.
 const claimAttempts = 5
+
+// updateAttempts bounds how often cos_task_update rereads and checks again
+// after its append lost a revision race: to another writer of the task, or,
+// for a dependency change, to any other dependency change on the board
+// (they all share tasks.RelationsStream).
+const updateAttempts = 32
 
 // boardFitShare is the share of the envelope budget a board page's rows may
 // fill; the page is shortened (never trimmed by the envelope, which would
@@ -61,8 +68,9 @@ func taskTools() []*Tool {
 			Description: "Create a task on the board. The id (TASK-NNN) is allocated inside the write transaction, so " +
 				"concurrent creators never share or lose one. depends_on and parent must name existing tasks; a cycle is " +
 				"refused. signals are TaskSignals (see cos_analyze_task). Answers with the task read back: " +
-				"task_id, revision, hash and every field.",
-			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: true,
+				"task_id, revision, hash and every field. Each call creates a new task: send a request_id to make a " +
+				"retry safe (a resend with the same request_id answers the first task and creates nothing).",
+			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: tasks.CreateExample,
 			Params: []Param{
 				{Name: "title", Type: TString, Required: true, Description: "1–200 characters"},
@@ -89,17 +97,23 @@ func taskTools() []*Tool {
 			Name: "cos_task_update",
 			Description: "Patch a task. With base_revision (and optionally expected_hash) the write is a compare-and-set: " +
 				"a task that moved on answers STALE_REVISION with its current revision and hash; reread, rebase, resend " +
-				"with a new request_id. The assignee changes through cos_task_claim only.",
-			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: true,
+				"with a new request_id. The assignee changes through cos_task_claim only. While a task is claimed, " +
+				"only its holder (assignee) may change its status; anyone else gets E_CLAIMED naming the holder unless " +
+				"they send force: true. Of concurrent dependency changes that would together close a cycle exactly one " +
+				"commits; the other gets a conflict naming the cycle.",
+			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: `{"task_id": "TASK-001", "patch": ` + tasks.PatchExample + `, "base_revision": 3, "request_id": "upd-42"}`,
 			Params: []Param{
 				taskID,
 				{Name: "patch", Type: TObject, Required: true, Description: "fields to change: " + tasks.PatchExample},
 				{Name: "base_revision", Type: TInt, Min: f64(1), Description: "the revision you read; the write fails if the task moved on"},
 				{Name: "expected_hash", Type: TString, MaxLen: 64, Description: "the hash you read"},
+				{Name: "assignee", Type: TString, MaxLen: tasks.MaxAssigneeLen, Description: "who is updating: the name you claimed the task with; " +
+					"while a task is claimed only its holder may change its status"},
+				{Name: "force", Type: TBool, Description: "change the status of a task someone else holds"},
 				requestIDParam,
 			},
-			Handler: taskUpdateTool,
+			Handler: withClaimedCode(taskUpdateTool),
 		},
 		{
 			Name: "cos_task_claim",
@@ -112,7 +126,7 @@ func taskTools() []*Tool {
 				{Name: "assignee", Type: TString, Required: true, Description: "1–128 characters"},
 				requestIDParam,
 			},
-			Handler: taskClaimTool,
+			Handler: withClaimedCode(taskClaimTool),
 		},
 		{
 			Name: "cos_task_release",
@@ -125,7 +139,7 @@ func taskTools() []*Tool {
 				{Name: "assignee", Type: TString, Required: true, Description: "the holder"},
 				requestIDParam,
 			},
-			Handler: taskReleaseTool,
+			Handler: withClaimedCode(taskReleaseTool),
 		},
 		{
 			Name: "cos_task_board",
@@ -237,6 +251,15 @@ func taskGetTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	return map[string]any{"task": t}, envelope.ToolMeta{}, nil
 }
 
+// taskUpdateTool checks the patch against a fresh view — the task exists,
+// base_revision and expected_hash match it, a claimed task's status is
+// changed by its holder or with force, a dependency change closes no cycle
+// — and appends it at the revision read with those checks: the task's own
+// stream for most patches, tasks.RelationsStream for a patch that sets
+// depends_on or parent. The log's revision check then decides every race
+// inside the write: a lost one rereads and checks again (at most
+// updateAttempts times), so a claim or a dependency change committed in
+// between is seen.
 func taskUpdateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	var tm envelope.ToolMeta
 	id, err := taskIDArg(c)
@@ -251,43 +274,182 @@ func taskUpdateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	if err != nil {
 		return nil, tm, err
 	}
-	var checkErr error
-	if err := freshView(ctx, c, func() {
-		if _, ok := c.V.Board.Get(id); !ok {
-			checkErr = &tasks.NotFoundError{Field: "task_id", TaskID: id}
-			return
+	u := updateCheck{id: id, patch: patch, actor: c.Args.Str("assignee"), force: c.Args.Bool("force", false),
+		hash: c.Args.Str("expected_hash")}
+	if c.Args.Has("assignee") {
+		if err := tasks.ValidateAssignee(u.actor); err != nil {
+			return nil, tm, err
 		}
-		if patch.DependsOn != nil || patch.Parent != nil {
-			var deps []string
-			if patch.DependsOn != nil {
-				deps = *patch.DependsOn
-			}
-			parent := ""
-			if patch.Parent != nil {
-				parent = *patch.Parent
-			}
-			checkErr = c.V.Board.CheckRelations(id, deps, parent)
-		}
-	}); err != nil {
-		return nil, tm, err
 	}
-	if checkErr != nil {
-		return nil, tm, checkErr
+	if u.hash != "" && !isHexHash(u.hash) {
+		return nil, tm, &eventlog.InvalidEventError{Field: "expected_hash", Reason: fmt.Sprintf("%q is not 64 lowercase hex digits", u.hash)}
 	}
-	p, err := tasks.UpdatedPayload(patch)
-	if err != nil {
-		return nil, tm, err
-	}
-	req := eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p}, RequestID: rid,
-		ExpectedHash: c.Args.Str("expected_hash")}
 	if c.Args.Has("base_revision") {
-		req.Expect = eventlog.AtRevision(uint64(c.Args.Int("base_revision", 0)))
+		u.base = uint64(c.Args.Int("base_revision", 0))
 	}
-	recs, err := c.Append(ctx, req)
+	req := eventlog.AppendRequest{Stream: tasks.StreamOf(id), RequestID: rid}
+	var p eventlog.Payload
+	if patch.ChangesRelations() {
+		req.Stream = tasks.RelationsStream
+		p, err = tasks.RelationsUpdatedPayload(id, patch)
+	} else {
+		p, err = tasks.UpdatedPayload(patch)
+	}
 	if err != nil {
 		return nil, tm, err
 	}
-	return readBackTask(ctx, c, id, recs[0])
+	req.Events = []eventlog.Payload{p}
+	if recs, ok, err := resendByReceipt(ctx, c, req); err != nil || ok {
+		if err != nil {
+			return nil, tm, err
+		}
+		return readBackTask(ctx, c, id, recs[0])
+	}
+	var lastStale error
+	for attempt := range updateAttempts {
+		var (
+			expect   uint64
+			checkErr error
+		)
+		if err := freshView(ctx, c, func() { expect, checkErr = u.check(c.V.Board) }); err != nil {
+			return nil, tm, err
+		}
+		var cycle *tasks.CycleError
+		if attempt > 0 && errors.As(checkErr, &cycle) {
+			return nil, tm, cycleConflict(id, cycle)
+		}
+		if checkErr != nil {
+			return nil, tm, checkErr
+		}
+		req.Expect = eventlog.AtRevision(expect)
+		recs, err := c.Append(ctx, req)
+		switch {
+		case errors.Is(err, eventlog.ErrStaleRevision):
+			lastStale = err
+			continue
+		case errors.Is(err, eventlog.ErrRequestReuse):
+			// The same request id may have committed in between, read at
+			// another revision: answer its receipt when the intent is ours.
+			if recs, ok, rerr := resendByReceipt(ctx, c, req); rerr == nil && ok {
+				return readBackTask(ctx, c, id, recs[0])
+			}
+			return nil, tm, err
+		case err != nil:
+			return nil, tm, err
+		}
+		return readBackTask(ctx, c, id, recs[0])
+	}
+	return nil, tm, lastStale
+}
+
+// updateCheck is what cos_task_update checks against a view before it
+// appends.
+type updateCheck struct {
+	id    string
+	patch tasks.Patch
+	// actor is the caller's assignee name ("" when not given), force its
+	// override of another's claim.
+	actor string
+	force bool
+	// base (0: none) and hash ("": none) are the caller's CAS condition.
+	base uint64
+	hash string
+}
+
+// check returns the revision to append at — of the task's stream, or of
+// tasks.RelationsStream for a dependency change — or why the update is
+// refused: *tasks.NotFoundError, *eventlog.StaleRevisionError (the task
+// moved past base or hash), *tasks.ClaimedError, *tasks.CycleError.
+func (u updateCheck) check(b *tasks.Board) (uint64, error) {
+	t, ok := b.Get(u.id)
+	if !ok {
+		return 0, &tasks.NotFoundError{Field: "task_id", TaskID: u.id}
+	}
+	if (u.base != 0 && t.Revision != u.base) || (u.hash != "" && t.Hash != u.hash) {
+		stale := &eventlog.StaleRevisionError{Stream: tasks.StreamOf(u.id), ExpectedHash: u.hash, Current: t.Revision, CurrentHash: t.Hash}
+		if u.base != 0 {
+			stale.Expected = eventlog.AtRevision(u.base)
+		}
+		return 0, stale
+	}
+	if p := u.patch; t.Assignee != "" && t.Assignee != u.actor && !u.force && p.Status != nil && *p.Status != t.Status {
+		return 0, &tasks.ClaimedError{TaskID: u.id, Holder: t.Assignee, Revision: t.Revision, Hash: t.Hash}
+	}
+	taskRev, relRev, _ := b.Revisions(u.id)
+	if !u.patch.ChangesRelations() {
+		return taskRev, nil
+	}
+	var deps []string
+	if u.patch.DependsOn != nil {
+		deps = *u.patch.DependsOn
+	}
+	parent := ""
+	if u.patch.Parent != nil {
+		parent = *u.patch.Parent
+	}
+	return relRev, b.CheckRelations(u.id, deps, parent)
+}
+
+// resendByReceipt answers a resend of a request id that already committed:
+// it appends req again at the revision the receipt says it was appended
+// at, so that the log answers the original receipt for the same intent (or
+// E_REQUEST_REUSE for another). ok is false when the id has no receipt.
+func resendByReceipt(ctx context.Context, c *Call, req eventlog.AppendRequest) ([]eventlog.Receipt, bool, error) {
+	if req.RequestID == "" {
+		return nil, false, nil
+	}
+	rec, ok, err := c.st.LookupReceipt(ctx, req.RequestID)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	req.Expect = eventlog.AtRevision(rec.Revision - min(rec.Revision, uint64(len(req.Events))))
+	recs, err := c.Append(ctx, req)
+	return recs, err == nil, err
+}
+
+// cycleConflict is the answer of a dependency change that passed its cycle
+// check, lost the race to another dependency change, and would now close a
+// cycle with it: a conflict (not a mistake in the request) naming the cycle.
+func cycleConflict(id string, e *tasks.CycleError) error {
+	example := cycleExample(e)
+	return envelope.Wrap(e, envelope.CodeStaleRevision,
+		"%s of %s: another update changed the dependencies first, and together with it this change would close "+
+			"the cycle %s; reread the tasks and leave out one of these links",
+		e.Relation, id, strings.Join(e.Cycle, " → ")).
+		WithDetails(map[string]any{"field": e.Relation, "task_id": id, "cycle": e.Cycle, "stream": tasks.RelationsStream,
+			"example": json.RawMessage(example)})
+}
+
+// isHexHash reports whether h is 64 lowercase hex digits (an event hash).
+func isHexHash(h string) bool {
+	if len(h) != 64 {
+		return false
+	}
+	for _, r := range h {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// withClaimedCode answers a *tasks.ClaimedError of a task tool — a claim,
+// release or status change of a task someone else holds — with E_CLAIMED
+// naming the holder.
+func withClaimedCode(h Handler) Handler {
+	return func(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+		data, tm, err := h(ctx, c)
+		var ce *tasks.ClaimedError
+		if errors.As(err, &ce) {
+			err = envelope.Wrap(err, envelope.CodeClaimed,
+				"%s is claimed by %q; only the holder may claim it, release it or change its status (ask them to "+
+					"release it or pick another task; an update may override the claim with \"force\": true)",
+				ce.TaskID, ce.Holder).
+				WithDetails(map[string]any{"task_id": ce.TaskID, "holder": ce.Holder,
+					"current_revision": ce.Revision, "current_hash": ce.Hash})
+		}
+		return data, tm, err
+	}
 }
 
 // holderArgs validates the task_id, assignee and request_id of a claim or a
@@ -360,11 +522,17 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventl
 	var lastStale error
 	for range claimAttempts {
 		var (
-			t    tasks.Task
-			noop bool
-			err  error
+			t       tasks.Task
+			noop    bool
+			err     error
+			taskRev uint64
 		)
-		if verr := freshView(ctx, c, func() { t, noop, err = check() }); verr != nil {
+		if verr := freshView(ctx, c, func() {
+			t, noop, err = check()
+			// The task's own stream revision: t.Revision also counts its
+			// dependency changes, which live in tasks.RelationsStream.
+			taskRev, _, _ = c.V.Board.Revisions(id)
+		}); verr != nil {
 			return nil, envelope.ToolMeta{}, verr
 		}
 		if err != nil {
@@ -374,7 +542,7 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventl
 			return taskAnswer{Task: t}, envelope.ToolMeta{}, nil
 		}
 		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p},
-			RequestID: rid, Expect: eventlog.AtRevision(t.Revision)})
+			RequestID: rid, Expect: eventlog.AtRevision(taskRev)})
 		if errors.Is(err, eventlog.ErrStaleRevision) {
 			lastStale = err
 			continue

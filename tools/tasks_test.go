@@ -177,7 +177,7 @@ func TestTaskClaim_HolderIdempotentOthersConflict(t *testing.T) {
 	if got := taskOf(t, again); got.Revision != 2 || got.Hash != won.Hash || again.Data["seq"].(float64) != 0 {
 		t.Fatalf("re-claim by the holder wrote: %+v (seq %v)", got, again.Data["seq"])
 	}
-	e := failEnv(t, claim("bob"), "STALE_REVISION", "claim by another")
+	e := failEnv(t, claim("bob"), "E_CLAIMED", "claim by another")
 	if e.Error.Category != "conflict" || !strings.Contains(e.Error.Message, `"alice"`) || e.Error.Details["holder"] != "alice" {
 		t.Fatalf("conflict: %+v", e.Error)
 	}
@@ -529,7 +529,7 @@ func TestTaskRelease_OnlyTheHolder(t *testing.T) {
 		t.Fatalf("releasing a free task wrote: %+v", got)
 	}
 	okEnv(t, call(t, s, "cos_task_claim", args("alice")), "claim")
-	e := failEnv(t, call(t, s, "cos_task_release", args("bob")), "STALE_REVISION", "release by another")
+	e := failEnv(t, call(t, s, "cos_task_release", args("bob")), "E_CLAIMED", "release by another")
 	if e.Error.Details["holder"] != "alice" || e.Error.Category != "conflict" {
 		t.Fatalf("release by another: %+v", e.Error)
 	}
@@ -594,5 +594,181 @@ func BenchmarkTaskBoard_Page(b *testing.B) {
 		if e := call(b, s, "cos_task_board", `{"label":"l3","limit":50}`); !e.OK {
 			b.Fatal(e.Error.Message)
 		}
+	}
+}
+
+// checkCycleRace asserts the outcome of two concurrent updates that would
+// together close the cycle x → y → x: exactly one wins, the other is
+// refused naming the cycle, and the board holds no cycle. The loser is a
+// conflict (STALE_REVISION) when it had checked before the winner
+// committed, and E_ARGUMENT when the winner had already committed when it
+// read; it reports which.
+func checkCycleRace(t testing.TB, s *testServer, round int, x, y string, res []envOf) (raced bool) {
+	t.Helper()
+	won := 0
+	for _, e := range res {
+		if e.OK {
+			won++
+			continue
+		}
+		raced = e.Error.Code == "STALE_REVISION"
+		if !(raced && e.Error.Category == "conflict" || e.Error.Code == "E_ARGUMENT") || e.Error.Retryable ||
+			!strings.Contains(e.Error.Message, x) || !strings.Contains(e.Error.Message, y) || e.Error.Details["cycle"] == nil {
+			t.Fatalf("round %d: loser got %s %s (retryable %v): %s %v", round, e.Error.Category, e.Error.Code,
+				e.Error.Retryable, e.Error.Message, e.Error.Details)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("round %d: %d of 2 conflicting updates won, want exactly 1", round, won)
+	}
+	tx := taskOf(t, okEnv(t, call(t, s, "cos_task_get", fmt.Sprintf(`{"task_id":%q}`, x)), "get x"))
+	ty := taskOf(t, okEnv(t, call(t, s, "cos_task_get", fmt.Sprintf(`{"task_id":%q}`, y)), "get y"))
+	if len(tx.DependsOn)+len(ty.DependsOn) != 1 {
+		t.Fatalf("round %d: board holds %s → %v and %s → %v", round, x, tx.DependsOn, y, ty.DependsOn)
+	}
+	return raced
+}
+
+// TestTaskUpdate_ConcurrentCycle_InOneProcess: two goroutines of one server
+// update X → Y and Y → X at once, 40 rounds; exactly one wins every round.
+func TestTaskUpdate_ConcurrentCycle_InOneProcess(t *testing.T) {
+	s := openServer(t, "")
+	conflicts := 0
+	for round := range 40 {
+		x := createTask(t, s, `{"title":"x"}`).ID
+		y := createTask(t, s, `{"title":"y"}`).ID
+		results := make(chan envOf, 2)
+		start := make(chan struct{})
+		for _, pair := range [][2]string{{x, y}, {y, x}} {
+			go func() {
+				<-start
+				results <- call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"depends_on":[%q]}}`, pair[0], pair[1]))
+			}()
+		}
+		close(start)
+		if checkCycleRace(t, s, round, x, y, collectEnvs(results, 2)) {
+			conflicts++
+		}
+	}
+	t.Logf("40 rounds, one winner each; %d losers lost the race inside the write (conflict)", conflicts)
+}
+
+// TestTaskUpdate_ConcurrentCycle_AcrossProcesses: two processes update
+// X → Y and Y → X at once, 40 rounds; exactly one wins every round and the
+// loser's conflict names the cycle.
+func TestTaskUpdate_ConcurrentCycle_AcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	s := openServer(t, dir)
+	kids := startChildren(t, dir, 2)
+	conflicts := 0
+	for round := range 40 {
+		x := createTask(t, s, `{"title":"x"}`).ID
+		y := createTask(t, s, `{"title":"y"}`).ID
+		out := runAtOnce(t, kids, [][]childCall{
+			{cc("cos_task_update", `{"task_id":%q,"patch":{"depends_on":[%q]}}`, x, y)},
+			{cc("cos_task_update", `{"task_id":%q,"patch":{"depends_on":[%q]}}`, y, x)},
+		})
+		if checkCycleRace(t, s, round, x, y, []envOf{out[0][0], out[1][0]}) {
+			conflicts++
+		}
+	}
+	t.Logf("40 rounds, one winner each; %d losers lost the race inside the write (conflict)", conflicts)
+}
+
+// TestTaskUpdate_ClaimedTaskStatus: while alice holds a task, nobody else
+// changes its status (E_CLAIMED naming her) unless they say force; she
+// can, and fields other than the status stay open to everyone.
+func TestTaskUpdate_ClaimedTaskStatus(t *testing.T) {
+	s := openServer(t, "")
+	task := createTask(t, s, `{"title":"a"}`)
+	okEnv(t, call(t, s, "cos_task_claim", fmt.Sprintf(`{"task_id":%q,"assignee":"alice"}`, task.ID)), "claim")
+	up := func(extra string) envOf {
+		return call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"status":"done"}%s}`, task.ID, extra))
+	}
+	for _, c := range []struct{ name, extra string }{
+		{"anonymous", ``},
+		{"someone else", `,"assignee":"bob"`},
+		{"someone else, force false", `,"assignee":"bob","force":false`},
+	} {
+		e := failEnv(t, up(c.extra), "E_CLAIMED", c.name)
+		if e.Error.Category != "conflict" || e.Error.Retryable || e.Error.Details["holder"] != "alice" ||
+			!strings.Contains(e.Error.Message, `"alice"`) {
+			t.Fatalf("%s: %+v", c.name, e.Error)
+		}
+	}
+	if got := streamEvents(t, s, tasks.StreamOf(task.ID)); len(got) != 2 {
+		t.Fatalf("refused updates wrote: stream holds %d events, want 2", len(got))
+	}
+	labels := taskOf(t, okEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"labels":["x"]},"assignee":"bob"}`, task.ID)), "labels by bob"))
+	if labels.Status != tasks.StatusTodo || len(labels.Labels) != 1 {
+		t.Fatalf("labels update: %+v", labels)
+	}
+	byHolder := taskOf(t, okEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"status":"in_progress"},"assignee":"alice"}`, task.ID)), "by the holder"))
+	if byHolder.Status != tasks.StatusInProgress || byHolder.Assignee != "alice" {
+		t.Fatalf("holder's update: %+v", byHolder)
+	}
+	forced := taskOf(t, okEnv(t, up(`,"assignee":"bob","force":true`), "forced"))
+	if forced.Status != tasks.StatusDone {
+		t.Fatalf("forced update: %+v", forced)
+	}
+	failEnv(t, up(`,"assignee":" bob"`), "E_ARGUMENT", "malformed assignee")
+	// Claims and releases by someone else are E_CLAIMED too.
+	e := failEnv(t, call(t, s, "cos_task_claim", fmt.Sprintf(`{"task_id":%q,"assignee":"bob"}`, task.ID)), "E_CLAIMED", "claim by bob")
+	if e.Error.Details["holder"] != "alice" {
+		t.Fatalf("claim conflict: %+v", e.Error)
+	}
+	failEnv(t, call(t, s, "cos_task_release", fmt.Sprintf(`{"task_id":%q,"assignee":"bob"}`, task.ID)), "E_CLAIMED", "release by bob")
+}
+
+// TestTaskUpdate_DependencyChangeMovesTheRevision: a dependency change is
+// an event of the board's relations stream, yet it moves the task's
+// revision and hash, so base_revision and expected_hash guard it and are
+// guarded by it; a resend under its request id replays it.
+func TestTaskUpdate_DependencyChangeMovesTheRevision(t *testing.T) {
+	s := openServer(t, "")
+	a := createTask(t, s, `{"title":"a"}`)
+	b := createTask(t, s, `{"title":"b"}`)
+	link := fmt.Sprintf(`{"task_id":%q,"patch":{"depends_on":[%q]},"base_revision":1,"expected_hash":%q,"request_id":"dep-1"}`, b.ID, a.ID, b.Hash)
+	linked := taskOf(t, okEnv(t, call(t, s, "cos_task_update", link), "link"))
+	rel := streamEvents(t, s, tasks.RelationsStream)
+	if len(rel) != 1 || rel[0].Type != tasks.TypeRelationsUpdated {
+		t.Fatalf("relations stream holds %d events, want one %s", len(rel), tasks.TypeRelationsUpdated)
+	}
+	if linked.Revision != 2 || linked.Hash != rel[0].Hash || len(linked.DependsOn) != 1 {
+		t.Fatalf("linked: %+v", linked)
+	}
+	again := okEnv(t, call(t, s, "cos_task_update", link), "resend")
+	if again.Data["replayed"] != true || len(streamEvents(t, s, tasks.RelationsStream)) != 1 {
+		t.Fatalf("resend not replayed: %v", again.Data)
+	}
+	for _, extra := range []string{`,"base_revision":1`, `,"expected_hash":"` + b.Hash + `"`} {
+		e := failEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"depends_on":[]}%s}`, b.ID, extra)), "STALE_REVISION", "stale dependency change"+extra)
+		if e.Error.Details["current_revision"].(float64) != 2 || e.Error.Details["current_hash"] != linked.Hash {
+			t.Fatalf("stale: %+v", e.Error)
+		}
+		failEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"status":"done"}%s}`, b.ID, extra)), "STALE_REVISION", "stale status change"+extra)
+	}
+	done := taskOf(t, okEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"status":"done"},"base_revision":2,"expected_hash":%q}`, b.ID, linked.Hash)), "status at revision 2"))
+	if done.Revision != 3 || len(streamEvents(t, s, tasks.StreamOf(b.ID))) != 2 || len(done.DependsOn) != 1 {
+		t.Fatalf("after the status change: %+v", done)
+	}
+	// Claims and releases expect the task's own stream revision, not the
+	// revision that counts dependency changes.
+	claimed := taskOf(t, okEnv(t, call(t, s, "cos_task_claim", fmt.Sprintf(`{"task_id":%q,"assignee":"alice"}`, b.ID)), "claim after a dependency change"))
+	released := taskOf(t, okEnv(t, call(t, s, "cos_task_release", fmt.Sprintf(`{"task_id":%q,"assignee":"alice"}`, b.ID)), "release after a dependency change"))
+	if claimed.Revision != 4 || released.Revision != 5 || released.Assignee != "" {
+		t.Fatalf("claim/release: %+v / %+v", claimed, released)
+	}
+	e := failEnv(t, call(t, s, "cos_task_update", fmt.Sprintf(`{"task_id":%q,"patch":{"status":"done"},"expected_hash":"ABC"}`, b.ID)), "E_ARGUMENT", "malformed hash")
+	if e.Error.Details["field"] != "expected_hash" {
+		t.Fatalf("malformed hash: %+v", e.Error)
+	}
+	// A fresh process replaying the log reaches the same state.
+	cold := openServer(t, s.StateDir())
+	call(t, cold, "cos_task_get", fmt.Sprintf(`{"task_id":%q}`, b.ID))
+	got, gotPos := cold.Tailer().StateHash()
+	want, wantPos := s.Tailer().StateHash()
+	if got != want || gotPos.Seq != wantPos.Seq {
+		t.Fatalf("cold replay: state hash %x at seq %d, want %x at %d", got, gotPos.Seq, want, wantPos.Seq)
 	}
 }

@@ -29,6 +29,9 @@ type Board struct {
 	// maxSeq is the highest seq of any task event applied; a cursor from
 	// seq ≥ maxSeq needs no stale scan.
 	maxSeq uint64
+	// relRev is the revision of RelationsStream: the revision of its last
+	// event applied (0 before any).
+	relRev uint64
 }
 
 var _ projections.Projection = (*Board)(nil)
@@ -41,6 +44,10 @@ type entry struct {
 	// first; List uses it to tell whether the task was in a filtered set at
 	// a past log position.
 	Filters []filterState `json:"filters"`
+	// Relinks counts the task.relations_updated events of this task: the
+	// task's revision is its own stream's revision plus Relinks, so that a
+	// dependency change moves the revision CAS is checked against.
+	Relinks uint64 `json:"relinks,omitempty"`
 	// num is the number of the task id, the board's sort key.
 	num uint64
 }
@@ -58,16 +65,25 @@ func NewBoard() *Board { return &Board{tasks: map[string]*entry{}} }
 // Name returns "tasks".
 func (b *Board) Name() string { return Name }
 
-// Apply folds one event of a task:* stream; other streams are ignored. An
-// event that is invalid for its task (a second create, an update of an
-// unknown task, a bad payload, a release by a non-holder) returns an error
-// and changes nothing but the task's revision, hash and seq, which always
-// follow the log so that CAS stays exact.
+// Apply folds one event of a task:* stream or of RelationsStream; other
+// streams are ignored. An event that is invalid for its task (a second
+// create, an update of an unknown task, a bad payload, a release by a
+// non-holder) returns an error and changes nothing but the task's revision,
+// hash and seq, which always follow the log so that CAS stays exact.
+//
+// A task's Revision is its stream's revision plus the number of
+// task.relations_updated events of the task (Revisions), and its Hash the
+// hash of the last event of either kind. For a log without
+// RelationsStream events — every log written before it existed — that is
+// the stream revision and the stream's last hash, as before.
 //
 // Claims are not arbitrated here: the reducer records the assignee of every
 // task.claimed it is given (the log's revision CAS decides the winner; see
 // the package doc).
 func (b *Board) Apply(ev eventlog.Event) error {
+	if ev.Stream == RelationsStream {
+		return b.applyRelations(ev)
+	}
 	if !strings.HasPrefix(ev.Stream, "task:") || !strings.HasPrefix(ev.Type, "task.") {
 		return nil
 	}
@@ -134,9 +150,44 @@ func (b *Board) Apply(ev eventlog.Event) error {
 	return nil
 }
 
-// touch makes the task's identity follow the log.
+// applyRelations folds one event of RelationsStream. The stream's
+// revision always follows the log; a task.relations_updated moves its
+// task's revision and hash like an event of the task's own stream, and an
+// invalid one changes nothing else.
+func (b *Board) applyRelations(ev eventlog.Event) error {
+	b.relRev = ev.Revision
+	b.maxSeq = max(b.maxSeq, ev.Seq)
+	if ev.Type != TypeRelationsUpdated {
+		return nil
+	}
+	var r RelationsUpdated
+	if err := decode(ev.Data, &r); err != nil {
+		return fmt.Errorf("apply %s seq %d: %w", ev.Type, ev.Seq, err)
+	}
+	e := b.tasks[r.TaskID]
+	if e == nil {
+		return fmt.Errorf("apply %s seq %d: %w", ev.Type, ev.Seq, &NotFoundError{Field: "task_id", TaskID: r.TaskID})
+	}
+	streamRev := e.Task.Revision - e.Relinks
+	e.Relinks++
+	b.touch(e, ev)
+	e.Task.Revision = streamRev + e.Relinks
+	err := fmt.Errorf("the patch sets neither depends_on nor parent")
+	if r.Patch.ChangesRelations() {
+		err = e.applyPatch(r.Patch)
+	}
+	if err != nil {
+		return fmt.Errorf("apply %s seq %d to %s: %w", ev.Type, ev.Seq, r.TaskID, err)
+	}
+	e.recordFilters()
+	return nil
+}
+
+// touch makes the task's identity follow the log: for an event of the
+// task's own stream the revision is the stream's plus Relinks
+// (applyRelations sets it for a dependency change).
 func (b *Board) touch(e *entry, ev eventlog.Event) {
-	e.Task.Revision = ev.Revision
+	e.Task.Revision = ev.Revision + e.Relinks
 	e.Task.Hash = ev.Hash
 	e.Task.Seq = ev.Seq
 	e.Task.UpdatedAt = ev.Time.UTC()
@@ -225,6 +276,18 @@ func (b *Board) Get(id string) (Task, bool) {
 	return e.Task.clone(), true
 }
 
+// Revisions returns the revision of task id's own stream ("task:<id>") —
+// its Revision minus its dependency changes — and of RelationsStream: the
+// expected revisions of the two kinds of update, read together with the
+// checks they are based on. ok is false for an unknown task.
+func (b *Board) Revisions(id string) (task, relations uint64, ok bool) {
+	e, ok := b.tasks[id]
+	if !ok {
+		return 0, b.relRev, false
+	}
+	return e.Task.Revision - e.Relinks, b.relRev, true
+}
+
 // Len returns the number of tasks.
 func (b *Board) Len() int { return len(b.tasks) }
 
@@ -256,6 +319,9 @@ func compareEntries(x, y *entry) int {
 type snapshot struct {
 	Version int      `json:"version"`
 	Tasks   []*entry `json:"tasks"`
+	// RelationsRevision is omitted while 0, so that a board without
+	// RelationsStream events encodes (and hashes) as it always did.
+	RelationsRevision uint64 `json:"relations_revision,omitempty"`
 }
 
 // MarshalSnapshot encodes the board canonically.
@@ -264,7 +330,7 @@ func (b *Board) MarshalSnapshot() ([]byte, error) {
 	if tasks == nil {
 		tasks = []*entry{}
 	}
-	return json.Marshal(snapshot{Version: snapshotVersion, Tasks: tasks})
+	return json.Marshal(snapshot{Version: snapshotVersion, Tasks: tasks, RelationsRevision: b.relRev})
 }
 
 // UnmarshalSnapshot replaces the board with a decoded snapshot.
@@ -276,9 +342,9 @@ func (b *Board) UnmarshalSnapshot(data []byte) error {
 	if s.Version != snapshotVersion {
 		return fmt.Errorf("decode tasks snapshot: version %d, want %d", s.Version, snapshotVersion)
 	}
-	nb := &Board{tasks: make(map[string]*entry, len(s.Tasks)), order: make([]*entry, 0, len(s.Tasks))}
+	nb := &Board{tasks: make(map[string]*entry, len(s.Tasks)), order: make([]*entry, 0, len(s.Tasks)), relRev: s.RelationsRevision}
 	for _, e := range s.Tasks {
-		if e == nil || !ValidID(e.Task.ID) {
+		if e == nil || !ValidID(e.Task.ID) || e.Relinks > e.Task.Revision {
 			return fmt.Errorf("decode tasks snapshot: bad task entry")
 		}
 		if _, dup := nb.tasks[e.Task.ID]; dup {

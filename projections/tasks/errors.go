@@ -9,8 +9,9 @@ import (
 // Sentinel errors. The tools layer maps them to envelope codes
 // (docs/errors.md): ErrInvalidArgument → E_ARGUMENT, ErrCursor → E_CURSOR,
 // ErrStaleCursor → STALE_CURSOR, ErrNotFound → E_NOT_FOUND, ErrCycle →
-// E_ARGUMENT, ErrClaimed → STALE_REVISION (category conflict) naming the
-// holder.
+// E_ARGUMENT (or, for a dependency change that lost the race to another
+// and would now close a cycle, STALE_REVISION naming the cycle), ErrClaimed
+// → E_CLAIMED (category conflict) naming the holder.
 var (
 	// ErrInvalidArgument is returned (inside an *ArgumentError) when a
 	// create, patch, filter, limit or TaskSignals argument has the wrong
@@ -31,7 +32,8 @@ var (
 	// would close a cycle.
 	ErrCycle = errors.New("dependency cycle")
 	// ErrClaimed is returned (inside a *ClaimedError) when a task is held by
-	// another assignee.
+	// another assignee: a claim or release by someone else, or an update
+	// by someone else that changes its status without force.
 	ErrClaimed = errors.New("task is claimed by another assignee")
 )
 

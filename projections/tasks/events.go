@@ -16,6 +16,12 @@ const (
 	StreamPrefix = "task:TASK-"
 	// IDPrefix is what every task id starts with.
 	IDPrefix = "TASK-"
+	// RelationsStream is the board's one shared stream of dependency
+	// changes: every update that sets depends_on or parent is appended here
+	// (as TypeRelationsUpdated), with the stream revision read together
+	// with the cycle check as its expected revision, so that of two updates
+	// that would together close a cycle exactly one commits.
+	RelationsStream = "board:relations"
 )
 
 // Event types of a task stream.
@@ -28,6 +34,10 @@ const (
 	TypeClaimed = "task.claimed"
 	// TypeReleased clears the assignee; data is Released.
 	TypeReleased = "task.released"
+	// TypeRelationsUpdated applies a Patch that sets depends_on or parent
+	// (and any other fields of the same update) to one task; it is an
+	// event of RelationsStream, data RelationsUpdated.
+	TypeRelationsUpdated = "task.relations_updated"
 )
 
 // Created is the payload of task.created. The id is not in the payload: it
@@ -46,6 +56,13 @@ type Created struct {
 // Updated is the payload of task.updated.
 type Updated struct {
 	Patch Patch `json:"patch"`
+}
+
+// RelationsUpdated is the payload of task.relations_updated: the task it
+// changes and the patch, which sets depends_on or parent.
+type RelationsUpdated struct {
+	TaskID string `json:"task_id"`
+	Patch  Patch  `json:"patch"`
 }
 
 // Claimed is the payload of task.claimed.
@@ -81,6 +98,10 @@ func (p Patch) IsEmpty() bool {
 		p.Labels == nil && p.Signals == nil && !p.ClearSignals && p.DependsOn == nil && p.Parent == nil
 }
 
+// ChangesRelations reports whether the patch sets depends_on or parent:
+// such a patch is appended to RelationsStream (RelationsUpdatedPayload).
+func (p Patch) ChangesRelations() bool { return p.DependsOn != nil || p.Parent != nil }
+
 // CreatedPayload returns the task.created event to append (with
 // StreamPrefix and eventlog.NoStream()).
 func CreatedPayload(c Created) (eventlog.Payload, error) { return payload(TypeCreated, c) }
@@ -88,6 +109,12 @@ func CreatedPayload(c Created) (eventlog.Payload, error) { return payload(TypeCr
 // UpdatedPayload returns the task.updated event of a patch.
 func UpdatedPayload(p Patch) (eventlog.Payload, error) {
 	return payload(TypeUpdated, Updated{Patch: p})
+}
+
+// RelationsUpdatedPayload returns the task.relations_updated event of a
+// patch of task id, to append to RelationsStream.
+func RelationsUpdatedPayload(id string, p Patch) (eventlog.Payload, error) {
+	return payload(TypeRelationsUpdated, RelationsUpdated{TaskID: id, Patch: p})
 }
 
 // ClaimedPayload returns the task.claimed event of assignee.

@@ -83,9 +83,11 @@ func (b *Board) parentCycle(id, parent string) ([]string, bool) {
 // one not being set): every named task must exist (*NotFoundError, errors.Is
 // ErrNotFound) and no cycle may close (*CycleError, errors.Is ErrCycle).
 //
-// Caveat: two concurrent updates can each pass this check and together close
-// a cycle, since they touch different streams; the board then holds the
-// cycle and WouldCycle reports it to the next writer.
+// Two concurrent updates can each pass this check and together close a
+// cycle. The check is therefore decided inside the write: an update
+// appends its dependency change to RelationsStream expecting the revision
+// (Revisions) read together with this check, so of two such updates exactly
+// one commits (see the package doc).
 func (b *Board) CheckRelations(id string, dependsOn []string, parent string) error {
 	for _, d := range dependsOn {
 		if d == id {
@@ -116,8 +118,8 @@ func (b *Board) CheckRelations(id string, dependsOn []string, parent string) err
 type ClaimOutcome int
 
 const (
-	// ClaimFree: nobody holds the task; append task.claimed with
-	// eventlog.AtRevision(task.Revision).
+	// ClaimFree: nobody holds the task; append task.claimed expecting the
+	// revision of the task's own stream (Revisions).
 	ClaimFree ClaimOutcome = iota + 1
 	// ClaimHeld: the assignee already holds it; answer the current state
 	// and append nothing (claiming what you hold is idempotent).
@@ -125,8 +127,8 @@ const (
 )
 
 // ClaimCheck decides a claim of task id by assignee against the current
-// board. It returns the task (its Revision is the CAS base for the append)
-// and ClaimFree or ClaimHeld; a task held by someone else is a
+// board. It returns the task (Revisions, read in the same view, gives the
+// CAS base for the append) and ClaimFree or ClaimHeld; a task held by someone else is a
 // *ClaimedError (errors.Is ErrClaimed) naming the holder, and an unknown
 // task a *NotFoundError. See the package doc for the whole claim protocol.
 func (b *Board) ClaimCheck(id, assignee string) (Task, ClaimOutcome, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cos-dev/cos/internal/testutil"
@@ -118,5 +119,92 @@ func TestBoard_ClaimCheck(t *testing.T) {
 	}
 	if _, _, err := b.ClaimCheck("TASK-001", ""); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("empty assignee: %v", err)
+	}
+}
+
+// TestBoard_Apply_RelationsUpdated: a dependency change of RelationsStream
+// lands on its task and moves the task's revision and hash like an event
+// of the task's own stream; Revisions splits the two; an invalid one
+// changes nothing but the identities; a snapshot keeps all of it.
+func TestBoard_Apply_RelationsUpdated(t *testing.T) {
+	l := new(testutil.FakeLog)
+	b := NewBoard()
+	apply(t, b, create(t, l, Created{Title: "a"}))
+	apply(t, b, create(t, l, Created{Title: "b"}))
+	if _, rel, _ := b.Revisions("TASK-002"); rel != 0 {
+		t.Fatalf("relations revision of a board without dependency changes = %d", rel)
+	}
+	ev := l.AppendValue(t, RelationsStream, TypeRelationsUpdated,
+		RelationsUpdated{TaskID: "TASK-002", Patch: Patch{DependsOn: &[]string{"TASK-001"}, Priority: ptr(PriorityHigh)}})
+	apply(t, b, ev)
+	got, _ := b.Get("TASK-002")
+	if !slices.Equal(got.DependsOn, []string{"TASK-001"}) || got.Priority != PriorityHigh || got.Revision != 2 || got.Hash != ev.Hash || got.Seq != ev.Seq {
+		t.Fatalf("after the dependency change: %+v", got)
+	}
+	if task, rel, ok := b.Revisions("TASK-002"); !ok || task != 1 || rel != 1 {
+		t.Fatalf("Revisions = %d, %d, %v; want 1, 1, true", task, rel, ok)
+	}
+	up := l.AppendValue(t, "task:TASK-002", TypeUpdated, Updated{Patch: Patch{Status: ptr(StatusDone)}})
+	apply(t, b, up)
+	if got, _ := b.Get("TASK-002"); got.Revision != 3 || got.Hash != up.Hash {
+		t.Fatalf("after an update of its own stream: revision %d hash %s, want 3 %s", got.Revision, got.Hash, up.Hash)
+	}
+	for _, bad := range []RelationsUpdated{
+		{TaskID: "TASK-404", Patch: Patch{DependsOn: &[]string{}}},
+		{TaskID: "TASK-001", Patch: Patch{Title: ptr("no relation in it")}},
+		{TaskID: "TASK-001", Patch: Patch{Parent: ptr("nope")}},
+	} {
+		before, _ := b.Get("TASK-001")
+		ev := l.AppendValue(t, RelationsStream, TypeRelationsUpdated, bad)
+		if err := b.Apply(ev); err == nil {
+			t.Fatalf("Apply accepted %+v", bad)
+		}
+		after, _ := b.Get("TASK-001")
+		if after.Title != before.Title || after.Parent != before.Parent {
+			t.Fatalf("%+v changed the task: %+v", bad, after)
+		}
+		if _, rel, _ := b.Revisions("TASK-001"); rel != ev.Revision {
+			t.Fatalf("relations revision %d, want the log's %d", rel, ev.Revision)
+		}
+	}
+	snap, err := b.MarshalSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := NewBoard()
+	if err := restored.UnmarshalSnapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if restored.StateHash() != b.StateHash() {
+		t.Fatal("a restored snapshot hashes differently")
+	}
+	for _, id := range []string{"TASK-001", "TASK-002"} {
+		t1, r1, _ := b.Revisions(id)
+		t2, r2, _ := restored.Revisions(id)
+		if t1 != t2 || r1 != r2 {
+			t.Fatalf("%s: Revisions %d/%d after restore, want %d/%d", id, t2, r2, t1, r1)
+		}
+	}
+}
+
+// TestBoard_Snapshot_OldLogsUnchanged: a board folded from task streams
+// only encodes without the dependency-change fields, so every log written
+// before RelationsStream existed keeps its snapshot bytes and state hash
+// (board.golden.json checks the tasks themselves).
+func TestBoard_Snapshot_OldLogsUnchanged(t *testing.T) {
+	l := new(testutil.FakeLog)
+	boardScript(t, l)
+	b := NewBoard()
+	for _, ev := range l.Events {
+		apply(t, b, ev)
+	}
+	snap, err := b.MarshalSnapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"relinks"`, `"relations_revision"`} {
+		if strings.Contains(string(snap), key) {
+			t.Errorf("snapshot of an old log holds %s", key)
+		}
 	}
 }
