@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/state"
+	"github.com/cos-dev/cos/tools"
 	"github.com/spf13/cobra"
 )
 
@@ -122,6 +124,13 @@ func (a *app) logAppendCommand() *cobra.Command {
 			}
 			defer func() { _ = l.Close(context.Background()) }()
 			rec, err := state.AppendOne(cmd.Context(), l, req)
+			if errors.Is(err, eventlog.ErrCommitUnknown) {
+				rid := tools.RequestIDNone
+				if requestID != "" {
+					rid = tools.RequestIDSent
+				}
+				return &exitError{code: ExitError, err: tools.CommitUnknownError(err, rid).WithCause(nil)}
+			}
 			if err != nil {
 				return failure(err)
 			}
@@ -171,17 +180,35 @@ func (a *app) logHeadCommand() *cobra.Command {
 }
 
 func (a *app) verifyCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify",
+	var salvage string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify [--salvage NEW_FILE]",
 		Short: `Walk the hash chain: print "ok N events" or name the first bad seq (exit 1)`,
-		Args:  cobra.NoArgs,
+		Long: "Walk the event log's hash chain from seq 1 to the head: print \"ok N events\", or name the first bad seq " +
+			"and exit 1. With --salvage NEW_FILE, also write a new log holding every event that still verifies " +
+			"(renumbered so its chain verifies) and list exactly which seqs were lost; the state folder is not changed. " +
+			"`cos restore NEW_FILE` then puts the new log in place.",
+		Example: "  cos verify\n  cos verify --salvage /tmp/salvaged.db",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if salvage != "" {
+				return a.salvage(cmd.Context(), salvage, asJSON)
+			}
 			l, err := a.openLog(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
 			defer func() { _ = l.Close(context.Background()) }()
 			n, err := l.Verify(cmd.Context())
+			var ie *eventlog.IntegrityError
+			if errors.As(err, &ie) {
+				// Not the tools' message: that one sends the reader here.
+				return &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: %v; the %d events before it verify. "+
+					"Writes are refused until the log is replaced. `cos verify --salvage NEW_FILE` writes every event "+
+					"that still verifies to a new log and lists the seqs lost; `cos restore NEW_FILE` then puts it in "+
+					"place (the damaged log is kept beside it)", ie, n)}
+			}
 			if err != nil {
 				return failure(err)
 			}
@@ -189,4 +216,47 @@ func (a *app) verifyCommand() *cobra.Command {
 			return err
 		},
 	}
+	cmd.Flags().StringVar(&salvage, "salvage", "", "write every event that still verifies to this new file (never overwritten)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "with --salvage, print the report as JSON")
+	return cmd
+}
+
+// salvage runs cos verify --salvage dest: it writes the new log and prints
+// what was kept and exactly which seqs were lost.
+func (a *app) salvage(ctx context.Context, dest string, asJSON bool) error {
+	rep, err := state.SalvageLog(ctx, a.stateDir, dest)
+	if errors.Is(err, state.ErrDestExists) {
+		return &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: %s already exists; --salvage never overwrites a file, name a new one", dest)}
+	}
+	if err != nil {
+		return failure(err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(a.io.Out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rep)
+	}
+	w := a.io.Out
+	if _, err := fmt.Fprintf(w, "salvaged %d of %d events to %s (head %d %s)\n", rep.Kept, rep.Examined, rep.Dest, rep.Head.Seq, rep.Head.Hash); err != nil {
+		return err
+	}
+	if len(rep.Lost) == 0 {
+		_, err = fmt.Fprintln(w, "lost: none")
+		return err
+	}
+	seqs := make([]string, len(rep.Lost))
+	for i, l := range rep.Lost {
+		seqs[i] = strconv.FormatUint(l.Seq, 10)
+	}
+	if _, err := fmt.Fprintf(w, "lost %d: seq %s\n", len(rep.Lost), strings.Join(seqs, ", ")); err != nil {
+		return err
+	}
+	for _, l := range rep.Lost {
+		if _, err := fmt.Fprintf(w, "  seq %d: %s\n", l.Seq, l.Reason); err != nil {
+			return err
+		}
+	}
+	_, err = fmt.Fprintf(w, "events after seq %d have new seqs in %s (each moves down by the number of seqs lost before it); put it in place with `cos restore %s`\n",
+		rep.Lost[0].Seq, rep.Dest, rep.Dest)
+	return err
 }

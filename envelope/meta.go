@@ -26,6 +26,7 @@ const (
 	KeyInformationalCategories = "informational_categories"
 	KeyCompleteness            = "completeness"
 	KeyCompletenessReasons     = "completeness_reasons"
+	KeyIntegrity               = "integrity"
 
 	// keyMeta is the key of the meta block inside data.
 	keyMeta = "meta"
@@ -111,6 +112,22 @@ type Meta struct {
 	LogSeq uint64
 	// Tool carries the per-tool keys (docs/envelope.md, data.meta).
 	Tool ToolMeta
+	// Integrity, when set, says the event log is damaged and the answer
+	// reflects the state before the damage: meta.integrity is then
+	// {"ok": false, "first_bad_seq": N, "events_after": M}. Nil (a log
+	// that reads cleanly) omits the key.
+	Integrity *Integrity
+}
+
+// Integrity describes a damaged event log for meta.integrity.
+type Integrity struct {
+	// FirstBadSeq is the first seq whose record could not be read (0: the
+	// log's metadata).
+	FirstBadSeq uint64
+	// EventsAfter is the number of events the log holds after FirstBadSeq
+	// (head seq − FirstBadSeq); the answer reflects none of them, nor
+	// FirstBadSeq itself.
+	EventsAfter uint64
 }
 
 // ToolMeta is the typed channel for the per-tool keys of data.meta. A zero
@@ -159,6 +176,13 @@ func (m Meta) generic() map[string]any {
 	out := map[string]any{KeyLogSeq: m.LogSeq}
 	if m.Layer != "" {
 		out[KeyLayer] = m.Layer
+	}
+	if m.Integrity != nil {
+		out[KeyIntegrity] = map[string]any{
+			"ok":            false,
+			"first_bad_seq": m.Integrity.FirstBadSeq,
+			"events_after":  m.Integrity.EventsAfter,
+		}
 	}
 	t := m.Tool
 	for k, v := range map[string]string{

@@ -29,6 +29,8 @@
 //	events.db               the event log: a bbolt file (format: package eventlog/boltlog). Written by every
 //	                        process that appends, one write transaction at a time.
 //	events.db.lock          the log's lock file: flock exclusive for a write transaction, shared for a read.
+//	events.db.replaced-<t>  the log `cos restore` replaced, kept (never deleted by cos).
+//	.gitignore              "*", written when cos creates the folder, so it never shows in git status.
 //	events.db.head          48-byte hint of the log's head (seq ‖ hash), rewritten after each commit, so
 //	                        a freshness check is a pread.
 //	snapshots/snap-<seq>.bin  projection snapshots (format: package projections, snapshot.go), written by

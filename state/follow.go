@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -69,6 +70,12 @@ func (s *State) followIndex(ctx context.Context) error {
 			}
 			return nil
 		})
+		var ie *eventlog.IntegrityError
+		if errors.As(err, &ie) && ie.Seq > regPos.Seq {
+			// Damage past what the projections hold is not the index's
+			// concern: they stop before it too (Integrity).
+			err = nil
+		}
 		if err != nil {
 			return err
 		}

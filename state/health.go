@@ -27,6 +27,12 @@ type Health struct {
 	// point-in-time view.
 	Search *SearchHealth
 	Bus    BusHealth
+	// Integrity is whether the log read cleanly up to its head (the
+	// view's Integrity).
+	Integrity Integrity
+	// Writable is false when the state folder cannot be written: reads
+	// work, writes are refused.
+	Writable bool
 }
 
 // LogHealth is the log part of Health.
@@ -66,6 +72,8 @@ func (v View) Health(ctx context.Context) (Health, error) {
 		ReadOnly:    s.ReadOnly(),
 		Log:         LogHealth{HeadSeq: head.Seq, HeadHash: head.Hash, Path: s.logLocation},
 		SnapshotSeq: newestSnapshot(filepath.Join(s.opts.Dir, projections.SnapshotDirName)),
+		Integrity:   v.Integrity,
+		Writable:    s.Writable(),
 	}
 	if s.index != nil {
 		cp := s.index.Checkpoint()

@@ -104,9 +104,15 @@ type LogOptions struct {
 
 // OpenLog opens the event log of the state folder dir: the bbolt file
 // LogFile in dir (package eventlog/boltlog), the one backend today. It is
-// the one place a backend is chosen. Errors: the log's (eventlog.ErrFormat
+// the one place a backend is chosen. Unless o.ReadOnly, dir is created
+// first when missing (with its .gitignore: EnsureDir). Errors: the log's (eventlog.ErrFormat
 // for a file that is not a cos log, *eventlog.StorageError, ctx.Err()).
 func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
+	if !o.ReadOnly {
+		if err := EnsureDir(dir); err != nil {
+			return nil, err
+		}
+	}
 	l, err := boltlog.Open(ctx, filepath.Join(dir, LogFile), boltlog.Options{
 		ReadOnly: o.ReadOnly,
 		Actor:    eventlog.Actor{Client: o.Client},

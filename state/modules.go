@@ -124,7 +124,7 @@ func SetModule(stateDir, module string, enabled bool) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+	if err := EnsureDir(stateDir); err != nil {
 		return err
 	}
 	return atomicfile.Write(path, append(b, '\n'))

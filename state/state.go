@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cos-dev/cos/bus"
@@ -55,6 +56,14 @@ type State struct {
 	// tmpIndexDir is the search index of a point-in-time view, removed on
 	// Close.
 	tmpIndexDir string
+
+	// damage is what the last catch-up found wrong with the log; nil when
+	// it read cleanly (see Integrity).
+	damage atomic.Pointer[Integrity]
+	// writable is false when the state folder cannot be written (a
+	// read-only mount or permissions): the log is then opened read-only,
+	// and there is no forensic log, snapshot, search slot or bus.
+	writable bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -116,10 +125,18 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		}
 	}()
 	readOnly := opts.At != nil
+	s.writable = !readOnly
 	if !readOnly {
-		if err := os.MkdirAll(abs, 0o755); err != nil {
-			return nil, fmt.Errorf("create state folder: %w", err)
+		if _, err := os.Stat(abs); err == nil && !dirWritable(abs) {
+			// A read-only folder (mount or permissions) can still be read:
+			// the log opens read-only and writes get E_READ_ONLY.
+			s.writable = false
+			s.logger.Warn("the state folder is read-only; serving reads, refusing writes", "dir", abs)
+		} else if err := EnsureDir(abs); err != nil {
+			return nil, err
 		}
+	}
+	if s.writable {
 		if s.forensic, s.forensicCloser, err = envelope.OpenForensicLog(abs); err != nil {
 			return nil, err
 		}
@@ -128,13 +145,13 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		return nil, fmt.Errorf("load evidence roles: %w", err)
 	}
 	s.logLocation = filepath.Join(abs, LogFile)
-	if s.log, err = OpenLog(ctx, abs, LogOptions{ReadOnly: readOnly, Client: opts.Client, Logger: opts.Logger, OnCommit: s.publish}); err != nil {
+	if s.log, err = OpenLog(ctx, abs, LogOptions{ReadOnly: !s.writable, Client: opts.Client, Logger: opts.Logger, OnCommit: s.publish}); err != nil {
 		return nil, err
 	}
 	set := NewProjectionSet()
 	s.graph, s.board, s.series, s.bundles = set.Graph, set.Board, set.Series, set.Bundles
 	projs := set.List()
-	topts := projections.TailerOptions{StateDir: abs, Logger: opts.Logger, NoBackgroundSnapshots: opts.NoBackgroundSnapshots || readOnly}
+	topts := projections.TailerOptions{StateDir: abs, Logger: opts.Logger, NoBackgroundSnapshots: opts.NoBackgroundSnapshots || !s.writable}
 	if readOnly {
 		if s.tailer, err = projections.OpenAt(ctx, s.log, projs, *opts.At, topts); err != nil {
 			return nil, err
@@ -146,15 +163,24 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		if s.tailer, err = projections.NewTailer(s.log, projs, topts); err != nil {
 			return nil, err
 		}
-		if err := s.tailer.Start(ctx); err != nil {
+		if err := s.noteCatchUp(ctx, s.tailer.Start(ctx)); err != nil {
 			if !errors.Is(err, eventlog.ErrIntegrity) {
 				return nil, err
 			}
 			// Writes are refused, reads still work — on the state up to
 			// the damaged record; `cos verify` says where it breaks.
-			s.logger.Error("the event log is damaged; serving the state before the damage, writes will be refused (run cos verify)", "err", err)
+			s.logger.Error("the event log is damaged; serving the state before the damage, writes will be refused (cos verify --salvage writes a copy of every event that still verifies)", "err", err)
 		}
-		if s.index, err = search.OpenIndex(ctx, search.Options{Dir: filepath.Join(abs, SearchDir), Logger: opts.Logger}); err != nil {
+		indexDir := filepath.Join(abs, SearchDir)
+		if !s.writable {
+			// No slot can be created in a read-only folder: index into a
+			// temporary folder, removed on Close.
+			if s.tmpIndexDir, err = os.MkdirTemp("", "cos-ro-index-*"); err != nil {
+				return nil, err
+			}
+			indexDir = s.tmpIndexDir
+		}
+		if s.index, err = search.OpenIndex(ctx, search.Options{Dir: indexDir, Logger: opts.Logger}); err != nil {
 			return nil, err
 		}
 		if err := s.followIndex(ctx); err != nil {
@@ -164,7 +190,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 	if s.resolver, err = search.NewResolver(s.graph, s.index, search.ResolverOptions{}); err != nil {
 		return nil, err
 	}
-	if !readOnly {
+	if s.writable {
 		if err := s.openBus(ctx); err != nil {
 			return nil, err
 		}
@@ -234,6 +260,11 @@ func (s *State) Dir() string { return s.opts.Dir }
 
 // ReadOnly reports whether the state is a point-in-time view (Options.At).
 func (s *State) ReadOnly() bool { return s.opts.At != nil }
+
+// Writable reports whether this state can append: false for a
+// point-in-time view and for a state folder this process cannot write
+// (Append then fails with eventlog.ErrReadOnly).
+func (s *State) Writable() bool { return s.writable }
 
 // Client is the MCP client name recorded on the events this state appends
 // (Options.Client).

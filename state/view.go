@@ -30,7 +30,10 @@ type View struct {
 	// Search is this process's search index (nil never: a point-in-time
 	// view has a temporary one).
 	Search *search.Index
-	s      *State
+	// Integrity says whether the log read cleanly up to its head; when it
+	// did not, Pos is the state before the first damaged record.
+	Integrity Integrity
+	s         *State
 }
 
 // StateHash returns the combined state hash of the projections at Pos, as
@@ -45,7 +48,7 @@ func (v View) StateHash() string { return v.s.stateHashInView() }
 // state before the damage and Read returns nil after logging it. Other
 // errors (the log unreadable, ctx.Err()) are returned and fn is not run.
 func (s *State) Read(ctx context.Context, fn func(View)) error {
-	if err := s.tailer.Fresh(ctx); err != nil {
+	if err := s.noteCatchUp(ctx, s.tailer.Fresh(ctx)); err != nil {
 		if !errors.Is(err, eventlog.ErrIntegrity) {
 			return err
 		}
@@ -59,7 +62,7 @@ func (s *State) Read(ctx context.Context, fn func(View)) error {
 // answering from the state before a damaged record: write tools use it
 // for the reads that precede their append.
 func (s *State) ReadStrict(ctx context.Context, fn func(View)) error {
-	if err := s.tailer.Fresh(ctx); err != nil {
+	if err := s.noteCatchUp(ctx, s.tailer.Fresh(ctx)); err != nil {
 		return err
 	}
 	s.View(fn)
@@ -71,7 +74,7 @@ func (s *State) ReadStrict(ctx context.Context, fn func(View)) error {
 func (s *State) View(fn func(View)) {
 	s.tailer.View(func(pos projections.Position) {
 		fn(View{Pos: pos, Graph: s.graph, Board: s.board, Series: s.series, Bundles: s.bundles,
-			Resolver: s.resolver, Search: s.index, s: s})
+			Resolver: s.resolver, Search: s.index, Integrity: s.Integrity(), s: s})
 	})
 }
 

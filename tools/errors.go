@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"syscall"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
@@ -55,16 +56,19 @@ func logError(err error) *envelope.Error {
 	case errors.As(err, &inv):
 		return envelope.Wrap(err, envelope.CodeArgument, "%s", inv.Error()).WithDetails(map[string]any{"field": inv.Field})
 	case errors.As(err, &integ):
-		return envelope.Wrap(err, envelope.CodeIntegrity, "%s; writes are refused until the log is repaired, reads still work (run `cos verify`)", integ.Error()).
+		return envelope.Wrap(err, envelope.CodeIntegrity, "%s; %s", integ.Error(), IntegrityRecovery(integ.Seq)).
 			WithDetails(map[string]any{"seq": integ.Seq})
 	case errors.Is(err, eventlog.ErrCommitUnknown):
-		return envelope.Wrap(err, envelope.CodeCommitUnknown, "%s", err.Error())
+		return CommitUnknownError(err, RequestIDUnknown)
 	case errors.Is(err, eventlog.ErrReadOnly):
 		return envelope.Wrap(err, envelope.CodeReadOnly, "the event log is open read-only; reads still work")
 	case errors.Is(err, eventlog.ErrClosed):
 		return envelope.Wrap(err, envelope.CodeUnavailable, "the event log is closed (the server is shutting down)")
 	case errors.Is(err, eventlog.ErrFormat):
 		return envelope.Wrap(err, envelope.CodeStorage, "%s", err.Error())
+	case errors.As(err, &stor) && errors.Is(err, syscall.ENOSPC):
+		return envelope.Wrap(err, envelope.CodeStorage, "storage failed: %s %s: the disk is full (no space left on device); free space on it, then run the request again", stor.Op, stor.Path).
+			WithDetails(map[string]any{"disk_full": true, "path": stor.Path})
 	case errors.As(err, &stor):
 		return envelope.Wrap(err, envelope.CodeStorage, "storage failed: %s %s: %v", stor.Op, stor.Path, rootCause(stor.Err))
 	}
@@ -85,6 +89,66 @@ func logError(err error) *envelope.Error {
 		return envelope.Wrap(err, envelope.CodeArgument, "%s", err.Error())
 	}
 	return envelope.AsError(err)
+}
+
+// RequestIDState says whether the failed write carried a request id, for
+// CommitUnknownError's advice.
+type RequestIDState int
+
+const (
+	// RequestIDUnknown: the caller cannot tell (the advice covers both).
+	RequestIDUnknown RequestIDState = iota
+	// RequestIDSent: the write had a request id; resending it is safe.
+	RequestIDSent
+	// RequestIDNone: the write had none; a blind resend may write twice.
+	RequestIDNone
+)
+
+// CommitUnknownError is COMMIT_UNKNOWN for err (eventlog.ErrCommitUnknown):
+// what failed — a full disk is named as such — and the resend advice that
+// fits the request: the same request_id only when it had one.
+func CommitUnknownError(err error, rid RequestIDState) *envelope.Error {
+	what := fmt.Sprintf("whether the write reached the disk is unknown (%v)", rootCause(err))
+	details := map[string]any{}
+	var stor *eventlog.StorageError
+	if errors.As(err, &stor) {
+		what = fmt.Sprintf("whether the write reached %s is unknown (%v)", stor.Path, rootCause(stor.Err))
+		details["path"] = stor.Path
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		what = "the disk is full (no space left on device)"
+		if stor != nil {
+			what = fmt.Sprintf("the disk holding %s is full (no space left on device)", stor.Path)
+		}
+		what += "; free space on it, then"
+		details["disk_full"] = true
+	} else {
+		what += "; once storage works again,"
+	}
+	var advice string
+	switch rid {
+	case RequestIDSent:
+		advice = "resend the identical request with the same request_id: it cannot be written twice"
+	case RequestIDNone:
+		advice = "read the state to see whether the write happened before sending it again: it carried no request_id, so a resend could write it twice (a request_id makes resends safe)"
+	default:
+		advice = "resend it with the same request_id if it had one (it cannot be written twice); without one, read the state first to see whether the write happened"
+	}
+	return envelope.Wrap(err, envelope.CodeCommitUnknown, "%s %s", what, advice).WithDetails(details)
+}
+
+// IntegrityRecovery is what an E_INTEGRITY message tells the operator
+// after naming the damage at seq: that writes are refused, what reads
+// still see, and the way back (salvage into a new file, then restore it).
+// Nothing is repaired in place.
+func IntegrityRecovery(seq uint64) string {
+	reads := "reads still work"
+	if seq > 0 {
+		reads = fmt.Sprintf("reads answer from the state before seq %d", seq)
+	}
+	return "writes are refused and " + reads + ". To recover, `cos verify --salvage NEW_FILE` writes every event that " +
+		"still verifies to a new log and lists the seqs lost; stop the cos processes using this state folder, then " +
+		"`cos restore NEW_FILE` puts it in place (the damaged log is kept beside it)"
 }
 
 // rootCause returns the innermost error of a chain of single wraps, or the

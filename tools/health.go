@@ -12,7 +12,8 @@ func healthTools() []*Tool {
 	return []*Tool{{
 		Name: "cos_health",
 		Description: "The server's health: log head, projection position and lag, newest snapshot seq, bus state and the " +
-			"cos processes seen on it, uptime, build version, graph counts, and the search index slot and checkpoint.",
+			"cos processes seen on it, uptime, build version, graph counts, the search index slot and checkpoint, whether the log reads cleanly " +
+			"(integrity) and whether the state folder is writable.",
 		Layer: envelope.LayerHealth, ReadOnly: true, Idempotent: true,
 		Example: `{}`,
 		Handler: healthTool,
@@ -51,6 +52,13 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		// equal in every process that applied the same events.
 		"state_hash": c.V.StateHash(),
 		"bus":        h.Bus,
+		// integrity: {ok: true}, or {ok: false, first_bad_seq,
+		// events_after} when the log is damaged and the answers reflect
+		// the state before first_bad_seq.
+		"integrity": h.Integrity,
+		// writable: false when the state folder is read-only (writes get
+		// E_READ_ONLY).
+		"writable": h.Writable,
 	}
 	if h.Search != nil {
 		out["search"] = h.Search

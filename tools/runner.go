@@ -119,12 +119,33 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 			return envelope.Fail(envelope.Errorf(envelope.CodeReadOnly,
 				"%s writes, and this is a read-only view of the log at seq %d", t.Name, r.st.Position().Seq)), nil
 		}
+		if !r.st.Writable() {
+			return envelope.Fail(envelope.Errorf(envelope.CodeReadOnly,
+				"%s writes, and the state folder %s is read-only (a read-only mount or no write permission); reads still work", t.Name, r.st.Dir()).
+				WithDetails(map[string]any{"state_dir": r.st.Dir()})), nil
+		}
 		data, tm, err = t.Handler(ctx, c)
 	}
 	if err != nil {
+		if errors.Is(err, eventlog.ErrCommitUnknown) {
+			rid := RequestIDNone
+			if requestIDOf(raw) != "" {
+				rid = RequestIDSent
+			}
+			return envelope.Fail(CommitUnknownError(err, rid)), nil
+		}
 		return envelope.Fail(ToEnvelopeError(err)), nil
 	}
-	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm}, budget), nil
+	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm, Integrity: integrityMeta(c.V.Integrity)}, budget), nil
+}
+
+// integrityMeta is meta.integrity for an answer read from a view: nil
+// (the key left out) when the log read cleanly.
+func integrityMeta(i state.Integrity) *envelope.Integrity {
+	if i.OK || (i == state.Integrity{}) {
+		return nil
+	}
+	return &envelope.Integrity{FirstBadSeq: i.FirstBadSeq, EventsAfter: i.EventsAfter}
 }
 
 // requestIDOf returns the request_id argument, for the forensic log.

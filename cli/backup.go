@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/cos-dev/cos/state"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) backupCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "backup DEST",
+		Short: "Copy the state folder's event log to DEST, consistently, while servers keep running",
+		Long: "Write a consistent copy of the event log (events.db) to DEST, a new file, or into DEST as " +
+			"events-<UTC time, ms>.db when DEST is a folder. The copy is the log at one commit: writers wait while it is " +
+			"taken and lose nothing. Everything else in the state folder is rebuilt from the log. Put a copy back with " +
+			"`cos restore`.",
+		Example: "  cos backup /backups/cos-events.db",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dest, h, err := state.BackupLog(cmd.Context(), a.stateDir, args[0])
+			if err != nil {
+				if errors.Is(err, state.ErrDestExists) {
+					return &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: %s already exists; cos backup never overwrites a file, name a new one", dest)}
+				}
+				return failure(err)
+			}
+			if asJSON {
+				return json.NewEncoder(a.io.Out).Encode(map[string]any{"dest": dest, "head": h})
+			}
+			_, err = fmt.Fprintf(a.io.Out, "backed up %d events to %s (head %s)\n", h.Seq, dest, h.Hash)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print {dest, head} as JSON")
+	return cmd
+}

@@ -1,0 +1,304 @@
+package state
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
+	"golang.org/x/sys/unix"
+)
+
+// ErrDestExists is returned by BackupLog and SalvageLog when the file to
+// write already exists: neither ever overwrites a file.
+var ErrDestExists = boltlog.ErrDestExists
+
+// SalvageReport is what SalvageLog kept and lost: the seqs examined, the
+// events kept, every lost seq with its reason, and the new log's head.
+type SalvageReport = boltlog.SalvageReport
+
+// BackupLog writes a consistent copy of the state folder's log to dest and
+// returns the head the copy holds. It is safe while servers write: the copy
+// is one read transaction taken under the log's shared lock, so writers
+// wait for it (none is lost) and the copy is the log at one commit. When
+// dest is an existing folder the copy goes into it as
+// events-<UTC time>.db. Errors: ErrDestExists, no log in dir, the log's
+// storage errors, ctx's error.
+func BackupLog(ctx context.Context, dir, dest string) (string, eventlog.Head, error) {
+	if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
+		dest = filepath.Join(dest, "events-"+time.Now().UTC().Format("20060102T150405.000Z")+".db")
+	}
+	l, err := openBoltReadOnly(ctx, filepath.Join(dir, LogFile))
+	if err != nil {
+		return dest, eventlog.Head{}, err
+	}
+	defer func() { _ = l.Close(context.Background()) }()
+	h, err := l.Backup(ctx, dest)
+	return dest, h, err
+}
+
+// SalvageLog writes to dest (a new file) a log of every event of the state
+// folder's log that still verifies, re-sequenced so its chain verifies,
+// and reports exactly which seqs were lost (boltlog.Log.Salvage). The
+// state folder is only read. Errors: ErrDestExists, the log's storage
+// errors, ctx's error.
+func SalvageLog(ctx context.Context, dir, dest string) (SalvageReport, error) {
+	l, err := openBoltReadOnly(ctx, filepath.Join(dir, LogFile))
+	if err != nil {
+		return SalvageReport{}, err
+	}
+	defer func() { _ = l.Close(context.Background()) }()
+	return l.Salvage(ctx, dest)
+}
+
+// VerifyFile walks the hash chain of the log file at path (a backup, a
+// salvaged log) and returns its event count, or eventlog.ErrIntegrity.
+func VerifyFile(ctx context.Context, path string) (uint64, error) {
+	if _, err := os.Stat(path); err != nil {
+		return 0, err
+	}
+	l, err := openBoltReadOnly(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = l.Close(context.Background()) }()
+	return l.Verify(ctx)
+}
+
+func openBoltReadOnly(ctx context.Context, path string) (*boltlog.Log, error) {
+	return boltlog.Open(ctx, path, boltlog.Options{ReadOnly: true})
+}
+
+// RestoreReport is what RestoreLog did.
+type RestoreReport struct {
+	// Events is the number of events in the restored log, Head its head.
+	Events uint64        `json:"events"`
+	Head   eventlog.Head `json:"head"`
+	// Replaced is where the log that was in place was moved ("" when the
+	// folder had none). It is kept, never deleted.
+	Replaced string `json:"replaced,omitempty"`
+}
+
+// Holder is a process that holds a lock in the state folder.
+type Holder struct {
+	// Lock is the lock file, relative to the state folder.
+	Lock string `json:"lock"`
+	// PID and Command name the holder when the system says (Linux
+	// /proc/locks); 0 and "" otherwise.
+	PID     int    `json:"pid,omitempty"`
+	Command string `json:"command,omitempty"`
+}
+
+// BusyError is returned by RestoreLog while cos processes use the state
+// folder; it names each lock held and, where known, the process.
+type BusyError struct {
+	Dir     string
+	Holders []Holder
+}
+
+func (e *BusyError) Error() string {
+	var parts []string
+	for _, h := range e.Holders {
+		switch {
+		case h.PID != 0 && h.Command != "":
+			parts = append(parts, fmt.Sprintf("process %d (%s) holds %s", h.PID, h.Command, h.Lock))
+		case h.PID != 0:
+			parts = append(parts, fmt.Sprintf("process %d holds %s", h.PID, h.Lock))
+		default:
+			parts = append(parts, "a process holds "+h.Lock)
+		}
+	}
+	return fmt.Sprintf("the state folder %s is in use: %s; stop those cos processes (cos serve, cos call, cos index, cos watch) and run the restore again",
+		e.Dir, strings.Join(parts, "; "))
+}
+
+// ErrRestoreSource is returned (wrapped) by RestoreLog when the file to
+// restore is missing, not a cos log, or does not verify.
+var ErrRestoreSource = errors.New("cannot restore from this file")
+
+// RestoreLog puts the log file src (a backup, or a salvaged log) in place
+// as the state folder's log. It refuses — changing nothing — when src does
+// not verify (ErrRestoreSource) or while any cos process holds a lock in
+// the folder (a search slot, the bus election, an index run: *BusyError
+// naming each). Otherwise, holding the log's exclusive lock, it copies src
+// beside the log (fsynced), moves the current log to
+// events.db.replaced-<UTC time> (kept, never deleted), renames the copy
+// into place, fsyncs the folder, and deletes what derives from the old log:
+// the head hint, the snapshots and the search slots. src is not modified.
+func RestoreLog(ctx context.Context, dir, src string) (RestoreReport, error) {
+	var rep RestoreReport
+	n, err := VerifyFile(ctx, src)
+	if err != nil {
+		return rep, fmt.Errorf("%w %s: %w", ErrRestoreSource, src, err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		if err := EnsureDir(dir); err != nil {
+			return rep, err
+		}
+	}
+	held, unlock, err := lockFolder(dir)
+	if err != nil {
+		return rep, err
+	}
+	defer unlock()
+	if len(held) > 0 {
+		return rep, &BusyError{Dir: dir, Holders: held}
+	}
+	logPath := filepath.Join(dir, LogFile)
+	tmp := logPath + ".restore-tmp"
+	if err := copyFileSynced(src, tmp); err != nil {
+		_ = os.Remove(tmp)
+		return rep, fmt.Errorf("copy %s into the state folder: %w", src, err)
+	}
+	if _, err := os.Stat(logPath); err == nil {
+		rep.Replaced = logPath + ".replaced-" + time.Now().UTC().Format("20060102T150405.000000000Z")
+		if err := os.Rename(logPath, rep.Replaced); err != nil {
+			_ = os.Remove(tmp)
+			return rep, fmt.Errorf("move the current log aside: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, logPath); err != nil {
+		return rep, fmt.Errorf("put the restored log in place (the previous one is %s): %w", rep.Replaced, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return rep, err
+	}
+	for _, p := range []string{logPath + ".head", filepath.Join(dir, SnapshotDir), filepath.Join(dir, SearchDir)} {
+		if err := os.RemoveAll(p); err != nil {
+			return rep, fmt.Errorf("remove %s, derived from the replaced log: %w", p, err)
+		}
+	}
+	unlock()
+	// A read-write open rewrites the head hint from the restored log.
+	l, err := OpenLog(ctx, dir, LogOptions{})
+	if err != nil {
+		return rep, err
+	}
+	rep.Head, err = l.Head(ctx)
+	_ = l.Close(ctx)
+	rep.Events = n
+	return rep, err
+}
+
+// lockFolder takes, without waiting, every lock a cos process holds in the
+// state folder for its life or its run: the log's lock file, the search
+// slots, the bus election and the index lock. It returns the ones held by
+// someone else, and a release for those it took (idempotent).
+func lockFolder(dir string) ([]Holder, func(), error) {
+	names := []string{LogFile + ".lock", IndexLockFile, "nats.lock"}
+	slots, _ := filepath.Glob(filepath.Join(dir, SearchDir, "slot-*.lock"))
+	for _, s := range slots {
+		rel, _ := filepath.Rel(dir, s)
+		names = append(names, rel)
+	}
+	var (
+		files []*os.File
+		held  []Holder
+	)
+	release := func() {
+		for _, f := range files {
+			_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+			_ = f.Close()
+		}
+		files = nil
+	}
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			release()
+			return nil, func() {}, fmt.Errorf("open lock %s: %w", path, err)
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			_ = f.Close()
+			if !errors.Is(err, unix.EWOULDBLOCK) {
+				release()
+				return nil, func() {}, fmt.Errorf("lock %s: %w", path, err)
+			}
+			h := Holder{Lock: name}
+			h.PID, h.Command = lockHolder(path)
+			held = append(held, h)
+			continue
+		}
+		files = append(files, f)
+	}
+	return held, release, nil
+}
+
+// lockHolder finds the process holding an flock on path in /proc/locks
+// (Linux); 0, "" when it cannot tell.
+func lockHolder(path string) (int, string) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, ""
+	}
+	f, err := os.Open("/proc/locks")
+	if err != nil {
+		return 0, ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// 1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 || fields[1] != "FLOCK" {
+			continue
+		}
+		dev := strings.Split(fields[5], ":")
+		if len(dev) != 3 || dev[2] != strconv.FormatUint(st.Ino, 10) {
+			continue
+		}
+		pid, err := strconv.Atoi(fields[4])
+		if err != nil || pid <= 0 {
+			continue
+		}
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return pid, strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " "))
+	}
+	return 0, ""
+}
+
+// copyFileSynced copies src to a new file dst and fsyncs it.
+func copyFileSynced(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// syncDir fsyncs a folder so renames in it are durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
