@@ -31,6 +31,7 @@ func (a *app) indexCommand() *cobra.Command {
 		noBar  bool
 		pf     preciseFlags
 		fileTO time.Duration
+		force  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "index [PATH]",
@@ -65,7 +66,7 @@ func (a *app) indexCommand() *cobra.Command {
 					_ = bar.Set(done)
 				}
 			}
-			rep, err := ix.IndexWith(ctx, root, indexing.RunOptions{Progress: progress, Precise: pf.options(), FileTimeout: fileTO})
+			rep, err := ix.IndexWith(ctx, root, indexing.RunOptions{Progress: progress, Precise: pf.options(), FileTimeout: fileTO, Force: force})
 			if bar != nil {
 				_ = bar.Finish()
 				_, _ = fmt.Fprintln(a.io.Err)
@@ -95,6 +96,7 @@ func (a *app) indexCommand() *cobra.Command {
 	f.add(cmd, "off")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole report as JSON instead of the summary line")
 	cmd.Flags().BoolVar(&noBar, "no-progress", false, "no progress bar, even on a terminal")
+	cmd.Flags().BoolVar(&force, "force", false, "extract every file again, changed or not (brings back nodes deleted by hand)")
 	cmd.Flags().DurationVar(&fileTO, "file-timeout", extract.DefaultFileTimeout, "time limit of one file's extraction; "+
 		"a file past it is skipped (reason timeout) and tried again on the next index")
 	pf.add(cmd)

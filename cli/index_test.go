@@ -176,3 +176,15 @@ func TestIndex_FileTimeout(t *testing.T) {
 		}
 	}
 }
+
+// --force extracts every file again, changed or not.
+func TestIndex_Force(t *testing.T) {
+	state, root := t.TempDir(), writeIndexRepo(t)
+	if code, _, errs := run(t, state, "index", root); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, out, errs := run(t, state, "index", "--force", root)
+	if code != 0 || !strings.Contains(out, "3 files seen, 3 changed") || !strings.Contains(out, "; 3 events") {
+		t.Fatalf("forced index: exit %d, %q %s", code, out, errs)
+	}
+}

@@ -118,6 +118,9 @@ type RunOptions struct {
 	// Precise asks for SCIP indexes merged into the Python, TypeScript
 	// and JavaScript files they cover (cos index --precise, --scip).
 	Precise PreciseOptions
+	// Force extracts every file again whatever its content hash (cos index
+	// --force): what was deleted from the graph by hand comes back.
+	Force bool
 	// FileTimeout bounds the extraction of one file (cos index
 	// --file-timeout); 0 means extract.DefaultFileTimeout (30 s). A file
 	// past it is reported in Report.Skipped with reason "timeout".
@@ -195,7 +198,16 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	toLog := func(batch []graph.FileExtracted, removed []string) error {
 		return x.appendBatch(ctx, &rep, batch, removed)
 	}
-	st, err := extract.Run(ctx, abs, opts, previous, ps.emit(toLog))
+	known := previous
+	if o.Force {
+		// No hash matches "": every file is changed, and the paths the
+		// graph holds are still known (a vanished one is still removed).
+		known = make(map[string]string, len(previous))
+		for p := range previous {
+			known[p] = ""
+		}
+	}
+	st, err := extract.Run(ctx, abs, opts, known, ps.emit(toLog))
 	if err == nil {
 		err = ps.flush(toLog, extract.DefaultBatchFiles)
 	}

@@ -15,7 +15,8 @@ func indexTools() []*Tool {
 			"and append it to the log; vanished files are removed. path defaults to the first approved root and must lie " +
 			"inside an approved root (E_PATH otherwise). Returns files seen/changed/removed/failed, nodes, edges, events " +
 			"and bytes appended, seconds and the slowest extractions. With precise or scip, Python, TypeScript and JavaScript " +
-			"calls and references come from SCIP indexes for the files they cover, and report.precise says which files are precise.",
+			"calls and references come from SCIP indexes for the files they cover, and report.precise says which files are precise. " +
+			"With force, every file is extracted again even when its content did not change.",
 		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
 		Example: `{"path": ".", "precise": true}`,
 		Params: []Param{
@@ -23,6 +24,8 @@ func indexTools() []*Tool {
 			{Name: "precise", Type: TBool, Default: false, Description: "run the SCIP indexers installed on the server (scip-python, scip-typescript; " +
 				"never installed by cos) and take Python, TypeScript and JavaScript calls and references from them for the files they " +
 				"index; report.precise says which files are precise, which indexer is missing or failed"},
+			{Name: "force", Type: TBool, Default: false, Description: "extract every file again, changed or not: brings back " +
+				"nodes deleted with cos_graph_delete from files that did not change"},
 			{Name: "scip", Type: TStringList, MaxLen: maxSCIPFiles, Description: "SCIP index files to merge (from any SCIP indexer), " +
 				"each inside an approved root"},
 		},
@@ -38,7 +41,8 @@ func indexTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
-	o := indexing.RunOptions{Precise: indexing.PreciseOptions{Run: c.Args.Bool("precise", false), Tools: c.ix.SCIPTools()}}
+	o := indexing.RunOptions{Precise: indexing.PreciseOptions{Run: c.Args.Bool("precise", false), Tools: c.ix.SCIPTools()},
+		Force: c.Args.Bool("force", false)}
 	for _, f := range c.Args.Strings("scip") {
 		p, err := c.ix.ApprovedFile(f)
 		if err != nil {

@@ -61,7 +61,10 @@ func graphWriteTools() []*Tool {
 			Name: "cos_graph_delete",
 			Description: "Delete nodes (with every edge touching them) and edges from the graph. uids accept a uid or a " +
 				"repo-relative path (never a fuzzy name); edges are {source, target, type, extractor} (extractor defaults to " +
-				"\"agent\"). A uid or edge that is not in the graph is E_NOT_FOUND and nothing is deleted.",
+				"\"agent\"). Deleting a file node (code:file:, doc:file:) also deletes what indexing extracted from that file " +
+				"(its functions, classes, headings and their edges; listed in deleted.files), and the next index extracts it again; " +
+				"a node deleted on its own comes back with cos_graph_index force. " +
+				"A uid or edge that is not in the graph is E_NOT_FOUND and nothing is deleted.",
 			Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
 			Example: `{"uids": ["code:function:a.go::run"], "edges": [{"source": "code:file:a.go", "target": "code:function:a.go::old", "type": "contains"}]}`,
 			Params: []Param{
@@ -516,6 +519,13 @@ func deleteTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		return nil, tm, err
 	}
 	req := eventlog.AppendRequest{Stream: graph.Stream, RequestID: rid}
+	// A file node takes with it what indexing extracted from the file: its
+	// functions, classes, headings and their edges (graph.file_removed), so
+	// that nothing is left orphaned and the next index extracts it again.
+	files := filesOfUIDs(uids)
+	for _, p := range files {
+		req.Events = append(req.Events, mustPayload(graph.TypeFileRemoved, graph.FileRemoved{Path: p}))
+	}
 	if len(keys) > 0 {
 		req.Events = append(req.Events, mustPayload(graph.TypeEdgesDeleted, graph.EdgesDeleted{Edges: keys}))
 	}
@@ -537,12 +547,71 @@ func deleteTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		}
 		body = map[string]any{
 			"receipt":   receiptOf(rcs[0]),
-			"deleted":   map[string]any{"uids": uids, "edges": keysView(keys)},
+			"deleted":   map[string]any{"uids": uids, "edges": keysView(keys), "files": files},
 			"graph":     g.Counts(),
 			"remaining": still,
 		}
 	})
 	return body, tm, err
+}
+
+// filesOfUIDs returns the repo-relative paths of the file nodes among uids
+// (code:file:<path>, doc:file:<path>), in order, without repeats. It reads
+// the path from the uid alone, never from the graph, so that a resend of
+// the same delete rebuilds the same events; a uid whose path was clamped
+// (a path too long to spell out) names no file.
+func filesOfUIDs(uids []string) []string {
+	files := []string{}
+	seen := map[string]bool{}
+	for _, uid := range uids {
+		rest, ok := strings.CutPrefix(uid, "code:file:")
+		if !ok {
+			rest, ok = strings.CutPrefix(uid, "doc:file:")
+		}
+		if !ok {
+			continue
+		}
+		p := unescapeUIDPart(rest)
+		if p == "" || seen[p] || graph.SourceFileUID(p) != uid || p == ".." || strings.HasPrefix(p, "/") ||
+			strings.HasPrefix(p, "../") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/..") {
+			continue
+		}
+		seen[p] = true
+		files = append(files, p)
+	}
+	return files
+}
+
+// unescapeUIDPart undoes graph.UIDPart's %XX escapes.
+func unescapeUIDPart(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if hi, lo := unhex(s[i+1]), unhex(s[i+2]); hi >= 0 && lo >= 0 {
+				b.WriteByte(byte(hi<<4 | lo))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unhex is the value of a hex digit, or -1.
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }
 
 func keysView(keys []graph.EdgeKey) []edgeView {
