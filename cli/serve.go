@@ -2,9 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
+	"sync"
 
 	"github.com/cos-dev/cos/mcp"
 	"github.com/spf13/cobra"
@@ -33,19 +38,59 @@ func (a *app) stderrLogger(level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(a.io.Err, &slog.HandlerOptions{Level: level}))
 }
 
+// stdioMode is how cos serve uses stdin and stdout.
+type stdioMode int
+
+const (
+	// stdioOff: stdin is not read.
+	stdioOff stdioMode = iota
+	// stdioSession: MCP is spoken on stdio; the end of stdin ends that
+	// session only, HTTP goes on.
+	stdioSession
+	// stdioOwner: MCP is spoken on stdio; the end of stdin ends the server.
+	stdioOwner
+)
+
+// serveLong is cos serve --help: the transports and when the server ends.
+const serveLong = `Serve the cos_* tools over MCP. stdout carries only MCP messages; logs go to stderr.
+
+Transports and when the server ends:
+  cos serve                  MCP on stdin/stdout. The server ends when stdin closes,
+                             or on SIGINT/SIGTERM.
+  cos serve --http ADDR      MCP over streamable HTTP at http://ADDR/mcp until SIGINT/SIGTERM.
+                             When stdin is a pipe or a socket (an MCP client started the
+                             server) MCP is spoken on stdio too, and the end of stdin ends
+                             only that stdio session. When stdin is a terminal, /dev/null or
+                             a file (nohup, systemd, docker without -i) it is not read.
+  cos serve --http ADDR --stdio
+                             both, whatever stdin is; the end of stdin ends the server.
+  cos serve --http ADDR --stdio=false
+                             HTTP only; stdin is never read.
+
+On SIGINT or SIGTERM, stdio calls in flight finish or are cancelled (each still gets its
+answer), HTTP requests get up to 5 seconds to finish, and the state folder is closed
+before the process exits (0).
+A second signal ends the process at once.
+
+HTTP: a non-loopback ADDR needs --token (or $COS_HTTP_TOKEN); clients then send
+"Authorization: Bearer TOKEN". A request whose Origin header is neither the server's own
+origin nor one given with --allow-origin is refused with 403. A message (an HTTP body, a
+stdio line) may be at most 64 MiB.`
+
 func (a *app) serveCommand() *cobra.Command {
 	var (
-		f     serverFlags
-		addr  string
-		token string
-		debug bool
+		f       serverFlags
+		addr    string
+		token   string
+		origins []string
+		stdio   bool
+		debug   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the cos_* tools over MCP on stdio (and streamable HTTP with --http)",
-		Long: "Serve the cos_* tools over MCP. stdout carries only MCP messages; logs go to stderr. " +
-			"With --http ADDR the tools are also served over streamable HTTP at /mcp; a non-loopback address needs --token.",
-		Args: cobra.NoArgs,
+		Short: "Serve the cos_* tools over MCP on stdio, or streamable HTTP with --http",
+		Long:  serveLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if token == "" {
 				token = os.Getenv("COS_HTTP_TOKEN")
@@ -55,35 +100,143 @@ func (a *app) serveCommand() *cobra.Command {
 				level = slog.LevelDebug
 			}
 			logger := a.stderrLogger(level)
-			ctx := cmd.Context()
-			if addr != "" {
-				if err := checkHTTPAddr(addr, token); err != nil {
-					return usageError("%v", err)
-				}
+			var asked *bool
+			if cmd.Flags().Changed("stdio") {
+				asked = &stdio
 			}
-			o, err := a.openTools(ctx, f, logger, nil)
+			httpOpts := mcp.HTTPOptions{Token: token, AllowedOrigins: origins}
+			if err := checkServeFlags(addr, httpOpts, asked); err != nil {
+				return usageError("%v", err)
+			}
+			var ln net.Listener
+			if addr != "" { // before the state folder is opened: a busy port fails at once
+				l, err := listenHTTP(addr)
+				if err != nil {
+					return &exitError{code: ExitError, err: err}
+				}
+				ln = l
+				defer func() { _ = ln.Close() }()
+			}
+			mode := chooseStdio(addr, asked, a.io.In)
+			o, err := a.openTools(cmd.Context(), f, logger, nil)
 			if err != nil {
 				return failure(err)
 			}
 			defer func() { _ = o.close(context.Background()) }()
 			srv := mcp.New(o.r, mcp.Options{Version: Version, Budget: f.budgetOptions(), Logger: logger})
-			errc := make(chan error, 2)
-			if addr != "" {
-				mux := http.NewServeMux()
-				srv.Mount(mux, token)
-				go func() { errc <- serveHTTP(ctx, addr, mux, logger) }()
-			}
-			go func() { errc <- srv.ServeStdio(ctx, a.io.In, a.io.Out) }()
-			err = <-errc
-			if err != nil {
-				return failure(err)
-			}
-			return nil
+			return a.serve(cmd.Context(), srv, ln, httpOpts, mode, logger)
 		},
 	}
 	f.add(cmd, "auto")
-	cmd.Flags().StringVar(&addr, "http", "", "also serve streamable HTTP at ADDR/mcp, e.g. 127.0.0.1:7777")
+	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP at http://ADDR/mcp, ADDR as HOST:PORT, e.g. 127.0.0.1:7777")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP (default $COS_HTTP_TOKEN)")
+	cmd.Flags().StringArrayVar(&origins, "allow-origin", nil, "browser origin (scheme://host[:port]) allowed to call the HTTP endpoint besides the server's own (repeatable)")
+	cmd.Flags().BoolVar(&stdio, "stdio", false, "with --http: --stdio serves stdio too and ends the server when stdin closes; --stdio=false never reads stdin (default: stdio only when stdin is a pipe or socket)")
 	cmd.Flags().BoolVar(&debug, "debug", false, "debug logs on stderr")
 	return cmd
+}
+
+// checkServeFlags checks the flags of cos serve before anything is opened.
+func checkServeFlags(addr string, o mcp.HTTPOptions, asked *bool) error {
+	if addr == "" {
+		switch {
+		case asked != nil && !*asked:
+			return errors.New("--stdio=false leaves nothing to serve: add --http ADDR")
+		case len(o.AllowedOrigins) > 0:
+			return errors.New("--allow-origin applies to HTTP: add --http ADDR")
+		}
+		return nil
+	}
+	if err := checkHTTPAddr(addr, o.Token); err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return fmt.Errorf("--allow-origin %w", err)
+	}
+	return nil
+}
+
+// chooseStdio applies the rule cos serve --help states. asked is --stdio
+// when given, else nil.
+func chooseStdio(addr string, asked *bool, in io.Reader) stdioMode {
+	switch {
+	case addr == "":
+		return stdioOwner
+	case asked != nil && *asked:
+		return stdioOwner
+	case asked != nil:
+		return stdioOff
+	case isStream(in):
+		return stdioSession
+	}
+	return stdioOff
+}
+
+// isStream reports whether in is a pipe or a socket — what an MCP client
+// that starts the server hands it — rather than a terminal, /dev/null or a
+// regular file. A reader that is not a file (a test's) counts as a stream.
+func isStream(in io.Reader) bool {
+	f, ok := in.(*os.File)
+	if !ok {
+		return true
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	return fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
+}
+
+// serve runs the transports until ctx ends, stdin ends in stdioOwner mode,
+// or HTTP fails; it returns once both have stopped, so the caller closes the
+// state folder after the last call.
+func (a *app) serve(ctx context.Context, srv *mcp.Server, ln net.Listener, httpOpts mcp.HTTPOptions, mode stdioMode, logger *slog.Logger) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		httpErr  error
+		stdioErr error
+	)
+	if ln != nil {
+		mux := http.NewServeMux()
+		if err := srv.Mount(mux, httpOpts); err != nil {
+			return usageError("--allow-origin %v", err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if httpErr = serveHTTP(ctx, ln, mux, logger); httpErr != nil {
+				cancel()
+			}
+		}()
+		if mode == stdioOff {
+			logger.Info("stdin is not read (not a pipe or socket, or --stdio=false); the server runs until SIGINT or SIGTERM")
+		}
+	}
+	if mode != stdioOff {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			stdioErr = srv.ServeStdio(ctx, a.io.In, a.io.Out)
+			switch {
+			case mode == stdioOwner:
+				cancel()
+			case ctx.Err() == nil:
+				if stdioErr != nil {
+					logger.Error("stdio session failed; HTTP goes on", "err", stdioErr)
+					stdioErr = nil
+				}
+				logger.Info("stdin closed: the stdio session ended; HTTP goes on until SIGINT or SIGTERM")
+			}
+		}()
+	}
+	wg.Wait()
+	switch {
+	case httpErr != nil:
+		return &exitError{code: ExitError, err: httpErr}
+	case stdioErr != nil:
+		return &exitError{code: ExitError, err: fmt.Errorf("stdio: %w", stdioErr)}
+	}
+	return nil
 }

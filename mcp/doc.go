@@ -10,4 +10,22 @@
 // false. A failure is never a JSON-RPC error: a call to a tool no one has
 // is answered here with E_UNKNOWN_TOOL and the nearest names, before mcp-go
 // would turn it into one. Nothing but MCP messages is written to stdout.
+//
+// # Limits and checks
+//
+// One message is at most MaxMessageBytes (64 MiB). On stdio a longer line
+// is read to its end in bounded memory, answered with a JSON-RPC error
+// (-32600, the message's id when it can be recovered, else null) and
+// skipped; the session goes on. Over HTTP every request is checked before
+// mcp-go sees it: a present Origin must be the server's own or one of
+// HTTPOptions.AllowedOrigins (else 403, as the MCP transport requires
+// against DNS rebinding); with a token, "Authorization: Bearer <token>"
+// (scheme in any case, token compared in constant time; else 401 with
+// WWW-Authenticate: Bearer); a POST body over the limit is 413.
+//
+// # Caveats
+//
+// When its context ends ServeStdio returns without waiting for a read from
+// stdin that is blocked at that moment: a read from a pipe cannot be
+// interrupted, and the process is about to exit anyway.
 package mcp

@@ -1,17 +1,10 @@
 package mcp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
-	"errors"
-	"io"
 	"log/slog"
-	"net/http"
-	"strings"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -22,9 +15,6 @@ import (
 
 // ServerName is the MCP server name cos announces.
 const ServerName = "cos"
-
-// maxMessageBytes bounds one JSON-RPC message on stdio.
-const maxMessageBytes = 64 << 20
 
 // Options configure a Server.
 type Options struct {
@@ -135,95 +125,4 @@ func (s *Server) unknownToolResponse(line []byte) []byte {
 		return nil
 	}
 	return out
-}
-
-// lockedWriter serialises whole-message writes from mcp-go and the filter.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// ServeStdio speaks MCP over in/out (newline-delimited JSON-RPC) until ctx
-// ends or in closes. Tool calls run concurrently. Nothing but MCP messages
-// is ever written to out.
-func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w := &lockedWriter{w: out}
-	pr, pw := io.Pipe()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // the filter: answer unknown tools ourselves, pass the rest on
-		defer wg.Done()
-		defer pw.Close()
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64<<10), maxMessageBytes)
-		for sc.Scan() {
-			line := sc.Bytes()
-			if resp := s.unknownToolResponse(line); resp != nil {
-				_, _ = w.Write(append(resp, '\n'))
-				continue
-			}
-			if _, err := pw.Write(append(append([]byte(nil), line...), '\n')); err != nil {
-				return
-			}
-		}
-		if err := sc.Err(); err != nil {
-			s.logger.Error("stdio: read failed", "err", err)
-		}
-		cancel()
-	}()
-	stdio := mcpserver.NewStdioServer(s.MCP())
-	stdio.SetErrorLogger(newStdLogger(s.logger))
-	err := stdio.Listen(ctx, pr, w)
-	pr.Close()
-	wg.Wait()
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		return nil
-	}
-	return err
-}
-
-// Path is where Mount serves MCP over streamable HTTP.
-const Path = "/mcp"
-
-// Mount serves MCP over streamable HTTP at Path on mux. token, when set, is
-// required as "Authorization: Bearer <token>".
-func (s *Server) Mount(mux *http.ServeMux, token string) {
-	streamable := mcpserver.NewStreamableHTTPServer(s.MCP(), mcpserver.WithEndpointPath(Path))
-	mux.Handle(Path, s.httpFilter(token, streamable))
-}
-
-// httpFilter checks the bearer token and answers unknown tools like the
-// stdio filter does.
-func (s *Server) httpFilter(token string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if token != "" {
-			got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-				return
-			}
-		}
-		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(io.LimitReader(r.Body, maxMessageBytes))
-			if err != nil {
-				http.Error(w, "read body", http.StatusBadRequest)
-				return
-			}
-			if resp := s.unknownToolResponse(body); resp != nil {
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = w.Write(resp)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		next.ServeHTTP(w, r)
-	})
 }

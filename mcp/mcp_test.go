@@ -596,7 +596,7 @@ func TestWire_HTTP(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	c := wireStart(t, state, root, "--http", addr, "--token", "s3cret")
+	c := wireStart(t, state, root, "--http", addr, "--token", "s3cret", "--stdio") // --stdio: closing stdin ends it
 	_ = c
 	url := "http://" + addr + "/mcp"
 	post := func(token, body string) (*http.Response, string) {

@@ -33,6 +33,10 @@ func main() {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() { // after the first signal, a second one ends the process at once
+		<-ctx.Done()
+		stop()
+	}()
 	code := cli.Run(ctx, os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
 	os.Exit(code)
