@@ -33,6 +33,9 @@ type Health struct {
 	// Writable is false when the state folder cannot be written: reads
 	// work, writes are refused.
 	Writable bool
+	// SnapshotFailure is the last snapshot attempt, when it failed (nil
+	// when it succeeded or none was made).
+	SnapshotFailure *SnapshotFailure
 }
 
 // LogHealth is the log part of Health.
@@ -75,6 +78,7 @@ func (v View) Health(ctx context.Context) (Health, error) {
 		Integrity:   v.Integrity,
 		Writable:    s.Writable(),
 	}
+	h.SnapshotFailure = s.SnapshotFailure()
 	if s.index != nil {
 		cp := s.index.Checkpoint()
 		h.Search = &SearchHealth{Slot: s.index.Slot(), Checkpoint: cp, Lag: sub(v.Pos.Seq, cp)}

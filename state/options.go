@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/projections"
@@ -29,8 +30,16 @@ type Options struct {
 	// Client names the MCP client, recorded on the events this state
 	// appends.
 	Client string
-	// NoBackgroundSnapshots turns the tailer's snapshot loop off (tests).
+	// NoBackgroundSnapshots turns the background snapshot loop off (tests).
 	NoBackgroundSnapshots bool
+	// SnapshotEvery is how many applied events since the last snapshot
+	// make the background loop write one; zero means
+	// projections.DefaultSnapshotEvery (20,000).
+	SnapshotEvery uint64
+	// SnapshotInterval is how often the background loop writes a snapshot
+	// when the position moved; zero means
+	// projections.DefaultSnapshotInterval (10 minutes).
+	SnapshotInterval time.Duration
 	// Logger receives diagnostics (never stdout); nil discards them.
 	Logger *slog.Logger
 }
@@ -43,6 +52,9 @@ var ErrOptions = errors.New("invalid options")
 func (o Options) Validate() error {
 	if o.Dir == "" {
 		return fmt.Errorf("%w: the state folder (Dir) is required", ErrOptions)
+	}
+	if o.SnapshotInterval < 0 {
+		return fmt.Errorf("%w: SnapshotInterval %s is negative", ErrOptions, o.SnapshotInterval)
 	}
 	return nil
 }

@@ -65,6 +65,14 @@ type State struct {
 	// and there is no forensic log, snapshot, search slot or bus.
 	writable bool
 
+	// snapFail is the last failed snapshot attempt (nil: the last one
+	// succeeded); snapSeq the seq of the newest snapshot written or found.
+	// snapStop and snapWG stop and wait for the snapshot loop.
+	snapFail atomic.Pointer[SnapshotFailure]
+	snapSeq  atomic.Uint64
+	snapStop context.CancelFunc
+	snapWG   sync.WaitGroup
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -151,7 +159,9 @@ func open(ctx context.Context, opts Options) (*State, error) {
 	set := NewProjectionSet()
 	s.graph, s.board, s.series, s.bundles = set.Graph, set.Board, set.Series, set.Bundles
 	projs := set.List()
-	topts := projections.TailerOptions{StateDir: abs, Logger: opts.Logger, NoBackgroundSnapshots: opts.NoBackgroundSnapshots || !s.writable}
+	// The state runs the background snapshots itself (startSnapshots), so
+	// that a failure reaches health.
+	topts := projections.TailerOptions{StateDir: abs, Logger: opts.Logger, NoBackgroundSnapshots: true}
 	if readOnly {
 		if s.tailer, err = projections.OpenAt(ctx, s.log, projs, *opts.At, topts); err != nil {
 			return nil, err
@@ -185,6 +195,9 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		}
 		if err := s.followIndex(ctx); err != nil {
 			return nil, err
+		}
+		if s.writable && !opts.NoBackgroundSnapshots {
+			s.startSnapshots()
 		}
 	}
 	if s.resolver, err = search.NewResolver(s.graph, s.index, search.ResolverOptions{}); err != nil {
@@ -229,6 +242,10 @@ func (s *State) Close(ctx context.Context) error {
 		var errs []error
 		if s.bus != nil {
 			errs = append(errs, s.bus.Close())
+		}
+		if s.snapStop != nil {
+			s.snapStop()
+			s.snapWG.Wait()
 		}
 		if s.tailer != nil {
 			errs = append(errs, s.tailer.Close())

@@ -63,6 +63,11 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if h.Search != nil {
 		out["search"] = h.Search
 	}
+	if h.SnapshotFailure != nil {
+		// snapshot_failure: the last snapshot attempt failed (time, seq,
+		// error); start-up replays more of the log until one succeeds.
+		out["snapshot_failure"] = h.SnapshotFailure
+	}
 	if ms, err := state.ListModules(h.Dir); err == nil {
 		out["modules"] = ms
 	}
