@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -39,7 +40,8 @@ const subscribeFlushTimeout = 2 * time.Second
 type State struct {
 	// Mode is "auto", "off" or "url" (an external server).
 	Mode string `json:"mode"`
-	// URL is the server this process connects to; empty when off.
+	// URL is the server this process connects to, with any password
+	// replaced by "xxxxx"; empty when off.
 	URL string `json:"url,omitempty"`
 	// Connected reports whether the connection is up right now.
 	Connected bool `json:"connected"`
@@ -77,6 +79,7 @@ type Bus struct {
 	link        *link          // current connection; nil when off
 	srv         *server.Server // non-nil while this process hosts
 	lock        *flock.Flock   // held while srv is non-nil
+	creds       credentials    // srv's credentials, set with srv
 	subs        map[uint64]*subscription
 	nextSub     uint64
 	onReconnect []func()
@@ -169,7 +172,7 @@ func (b *Bus) openURL(ctx context.Context) error {
 			return nil
 		}
 		if !b.pause(ctx) {
-			return fmt.Errorf("%w: %s: %v", ErrUnavailable, b.opts.Mode, err)
+			return fmt.Errorf("%w: %s: %v", ErrUnavailable, redactURL(b.opts.Mode), err)
 		}
 	}
 }
@@ -195,17 +198,20 @@ func (b *Bus) pause(ctx context.Context) bool {
 	}
 }
 
-// dial connects to url. With checkName, a server that is not this state
-// folder's embedded server is refused. Reconnects to the same url are left
-// to the client library; every reconnect wakes the OnReconnect callbacks.
-func (b *Bus) dial(ctx context.Context, url string, checkName bool) (*link, error) {
+// dial connects to url. With embedded, url is this state folder's embedded
+// server: the connection authenticates with the credentials in AuthFile
+// (read again on every reconnect), and a server that is not this folder's
+// is refused. Otherwise url is used as given, with any credentials it
+// carries. Reconnects to the same url are left to the client library;
+// every reconnect wakes the OnReconnect callbacks.
+func (b *Bus) dial(ctx context.Context, url string, embedded bool) (*link, error) {
 	l := &link{url: url, closed: make(chan struct{})}
 	timeout := time.Second
 	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
 		timeout = max(time.Until(d), time.Millisecond)
 	}
 	wait := b.opts.ReconnectWait
-	nc, err := nats.Connect(url,
+	opts := []nats.Option{
 		nats.Name(fmt.Sprintf("cos pid %d", b.self.PID)),
 		nats.Timeout(timeout),
 		nats.MaxReconnects(-1),
@@ -223,12 +229,19 @@ func (b *Bus) dial(ctx context.Context, url string, checkName bool) (*link, erro
 			}
 			b.opts.Logger.Warn("nats async error", "subject", subj, "err", err)
 		}),
-	)
+	}
+	if embedded {
+		opts = append(opts, nats.UserInfoHandler(b.clientCredentials))
+	}
+	if b.opts.NoEcho {
+		opts = append(opts, nats.NoEcho())
+	}
+	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", url, err)
+		return nil, fmt.Errorf("connect %s: %w", redactURL(url), err)
 	}
 	l.nc = nc
-	if checkName && nc.ConnectedServerName() != b.serverName {
+	if embedded && nc.ConnectedServerName() != b.serverName {
 		nc.Close()
 		<-l.closed
 		return nil, fmt.Errorf("connect %s: server %q is not this state folder's (%q)", url, nc.ConnectedServerName(), b.serverName)
@@ -244,7 +257,7 @@ func (b *Bus) disconnected(l *link) {
 	if !current {
 		return
 	}
-	b.opts.Logger.Info("bus disconnected", "url", l.url)
+	b.opts.Logger.Info("bus disconnected", "url", redactURL(l.url))
 	signal(b.kick)
 }
 
@@ -256,7 +269,7 @@ func (b *Bus) ringReconnected(l *link) {
 	if !current {
 		return
 	}
-	b.opts.Logger.Info("bus reconnected", "url", l.url)
+	b.opts.Logger.Info("bus reconnected", "url", redactURL(l.url))
 	signal(b.reconnected)
 }
 
@@ -318,7 +331,7 @@ func (b *Bus) State() State {
 	defer b.mu.Unlock()
 	st := State{Mode: b.mode, Namespace: b.opts.Namespace, Hosting: b.srv != nil}
 	if b.link != nil {
-		st.URL = b.link.url
+		st.URL = redactURL(b.link.url)
 		st.Connected = !b.closed && b.link.nc.IsConnected()
 	}
 	return st
@@ -364,7 +377,10 @@ func (b *Bus) conn() (*nats.Conn, error) {
 	return b.link.nc, nil
 }
 
-// Subscribe calls fn with every event published on subject, a full NATS
+// Subscribe calls fn with every event published on subject, as the
+// message's body carries it — anyone who can publish on the server can send
+// any body, so a subscriber that keeps state uses SubscribeSeqs and reads
+// the log instead. subject is a full NATS
 // subject or pattern such as EventsSubject(b.Namespace(), "task.>"). fn runs
 // on a goroutine owned by the Bus, one message at a time per subscription,
 // and must not block for long: a subscriber that falls far behind has
@@ -396,6 +412,36 @@ func (b *Bus) Subscribe(subject string, fn func(eventlog.Event)) (unsubscribe fu
 			return
 		}
 		fn(ev)
+	})
+}
+
+// SubscribeSeqs is the doorbell form of Subscribe: fn gets only the Cos-Seq
+// header of every event published on subject, never the body. A subscriber
+// that keeps projections uses it to learn that the log has grown and then
+// reads the events from the log: anyone who can publish on the bus can send
+// any body, so a body is never the truth. A message without a valid Cos-Seq
+// header is skipped. fn runs as Subscribe's does; errors and the returned
+// function are Subscribe's.
+func (b *Bus) SubscribeSeqs(subject string, fn func(seq uint64)) (unsubscribe func(), err error) {
+	if err := checkSubject(subject); err != nil {
+		return nil, err
+	}
+	if b.mode == StateOff {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.closed {
+			return nil, ErrClosed
+		}
+		return func() {}, nil
+	}
+	log := b.opts.Logger
+	return b.subscribeRaw(subject, func(m *nats.Msg) {
+		seq, err := strconv.ParseUint(m.Header.Get(HeaderSeq), 10, 64)
+		if err != nil || seq == 0 {
+			log.Debug("bus: skip a message without a valid "+HeaderSeq+" header", "subject", m.Subject)
+			return
+		}
+		fn(seq)
 	})
 }
 
@@ -464,7 +510,7 @@ func (b *Bus) replaceLink(l *link) bool {
 	if old != nil {
 		closeLink(old)
 	}
-	b.opts.Logger.Info("bus connected to new server", "url", l.url)
+	b.opts.Logger.Info("bus connected to new server", "url", redactURL(l.url))
 	signal(b.reconnected)
 	return true
 }

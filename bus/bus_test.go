@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -45,8 +46,13 @@ func TestBus_TwoOnOneFolder_OneHostsAndMessagesFlow(t *testing.T) {
 		t.Fatalf("record %+v, want url %s pid %d", rec, sa.URL, os.Getpid())
 	}
 
-	// A raw client sees the wire form: subject and headers.
-	nc, err := nats.Connect(sa.URL)
+	// A raw client with the folder's credentials sees the wire form:
+	// subject and headers.
+	creds, _, err := readCredentials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(sa.URL, nats.UserInfo(creds.User, creds.Password))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +268,7 @@ func TestBus_RecordedPortTaken_FallsBackWithoutExit(t *testing.T) {
 func TestStartServer_PortTaken(t *testing.T) {
 	taken := listen(t)
 	_, port := splitPort(t, taken)
-	srv, err := startServer("cos-test", port, DefaultMaxPayload, discardLogger())
+	srv, err := startServer("cos-test", port, DefaultMaxPayload, newCredentials(), discardLogger())
 	if !errors.Is(err, ErrServerStart) {
 		if srv != nil {
 			stopServer(srv)
@@ -274,9 +280,14 @@ func TestStartServer_PortTaken(t *testing.T) {
 func TestBus_URLMode(t *testing.T) {
 	dir := t.TempDir()
 	host := openBus(t, Options{StateDir: dir})
-	ext := openBus(t, Options{Mode: host.State().URL, Namespace: host.Namespace()})
+	c, _, err := readCredentials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withCreds := strings.Replace(host.State().URL, "nats://", "nats://"+c.User+":"+c.Password+"@", 1)
+	ext := openBus(t, Options{Mode: withCreds, Namespace: host.Namespace()})
 	st := ext.State()
-	if st.Mode != StateURL || st.Hosting || !st.Connected || st.URL != host.State().URL {
+	if st.Mode != StateURL || st.Hosting || !st.Connected || st.URL != redactURL(withCreds) {
 		t.Fatalf("state %+v", st)
 	}
 	got := eventSink(t, host, ">")

@@ -35,8 +35,8 @@
 //
 // # Caveats
 //
-// Core NATS is at-most-once. A message is a doorbell and a carrier, never the
-// truth: a subscriber that sees a gap in Seq, or that was disconnected (see
+// Core NATS is at-most-once. A message is a doorbell, never the truth: a
+// subscriber that sees a gap in Seq, or that was disconnected (see
 // OnReconnect), must read the log. Publish is fire-and-forget; while the
 // connection is down, messages are buffered up to a bounded size and then
 // refused with an error rather than blocking.
@@ -46,7 +46,14 @@
 // slog record. A port that is already taken makes the host fall back to a
 // random free port; it never makes a process exit.
 //
-// The embedded server accepts anyone on the loopback interface, with no
-// authentication: a message is a doorbell, the log is the truth
-// (docs/architecture.md, processes and the bus).
+// The embedded server listens on the loopback interface only and requires
+// the user name and password of <state>/nats-auth.json (AuthFile, mode
+// 0600): the first host generates them, later hosts keep them, every
+// process of the folder reads them on each (re)connect, and a connection
+// without them is refused. A URL given as Options.Mode is used as given and
+// may carry its own credentials; State, logs and errors never show them.
+//
+// Even so, a message is never the truth: a cos process reads only a
+// message's Cos-Seq header (SubscribeSeqs) and takes the events from the
+// log. Subscribe hands over bodies as they arrived, for watchers.
 package bus

@@ -53,8 +53,9 @@ func (b *Bus) openAuto(ctx context.Context) error {
 
 // tryHost runs one round of the election: if this process can take
 // <state>/nats.lock without waiting, it starts the embedded server (on the
-// recorded port if it can, else on a random one), records it in nats.json
-// and connects to it. It reports whether this process now hosts. The lock
+// recorded port if it can, else on a random one) requiring the credentials
+// of AuthFile (generated when missing), records it in nats.json and
+// connects to it. It reports whether this process now hosts. The lock
 // is held until Close; it is released again if the server cannot start or
 // be recorded, so that another process can try.
 func (b *Bus) tryHost(ctx context.Context) (bool, error) {
@@ -78,6 +79,10 @@ func (b *Bus) tryHost(ctx context.Context) (bool, error) {
 		return release(err)
 	}
 	log := b.opts.Logger
+	creds, err := b.hostCredentials()
+	if err != nil {
+		return release(err)
+	}
 	port := rec.port()
 	if port == 0 {
 		port = randomPort
@@ -86,10 +91,10 @@ func (b *Bus) tryHost(ctx context.Context) (bool, error) {
 	// reconnecting to it is only reported (ringReconnected takes mu) once
 	// State says hosting and nats.json names it.
 	b.mu.Lock()
-	srv, err := startServer(b.serverName, port, DefaultMaxPayload, log)
+	srv, err := startServer(b.serverName, port, DefaultMaxPayload, creds, log)
 	if err != nil && port != randomPort {
 		log.Warn("bus: recorded port unavailable, using a random one", "port", port, "err", err)
-		srv, err = startServer(b.serverName, randomPort, DefaultMaxPayload, log)
+		srv, err = startServer(b.serverName, randomPort, DefaultMaxPayload, creds, log)
 	}
 	var url string
 	if err == nil {
@@ -100,7 +105,7 @@ func (b *Bus) tryHost(ctx context.Context) (bool, error) {
 		}
 	}
 	if err == nil {
-		b.srv, b.lock = srv, lock
+		b.srv, b.lock, b.creds = srv, lock, creds
 	}
 	current := b.link
 	b.mu.Unlock()

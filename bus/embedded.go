@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"log/slog"
 	"net"
@@ -16,13 +17,17 @@ const randomPort = server.RANDOM_PORT
 const embeddedHost = "127.0.0.1"
 
 // startServer starts an in-process nats-server on 127.0.0.1:port (port may be
-// randomPort) named name, and returns it once it accepts connections.
+// randomPort) named name, which accepts only clients that present creds, and
+// returns it once it accepts connections.
 //
 // It never ends the process: the server gets no signal handlers (NoSigs) and
 // a logger whose Fatalf only logs; Start reports a bind failure through
 // Fatalf and returns, and the outcome is read from the listener. A port
 // already taken is an error wrapping ErrServerStart.
-func startServer(name string, port int, maxPayload int32, logger *slog.Logger) (*server.Server, error) {
+func startServer(name string, port int, maxPayload int32, creds credentials, logger *slog.Logger) (*server.Server, error) {
+	if !creds.valid() {
+		return nil, fmt.Errorf("%w: no credentials", ErrServerStart)
+	}
 	opts := &server.Options{
 		ServerName:      name,
 		Host:            embeddedHost,
@@ -31,6 +36,10 @@ func startServer(name string, port int, maxPayload int32, logger *slog.Logger) (
 		NoLog:           true,
 		NoSystemAccount: true,
 		MaxPayload:      maxPayload,
+		// A custom check rather than Username/Password: the same
+		// comparison, in constant time, without the server's warning about
+		// a plain-text password in its configuration.
+		CustomClientAuthentication: passwordCheck(creds),
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
@@ -47,6 +56,23 @@ func startServer(name string, port int, maxPayload int32, logger *slog.Logger) (
 		return nil, fmt.Errorf("%w: cannot listen on %s", ErrServerStart, net.JoinHostPort(embeddedHost, strconv.Itoa(port)))
 	}
 	return srv, nil
+}
+
+// passwordCheck is the embedded server's authentication: a client gets in
+// only with the user name and password of creds, compared in constant time.
+type passwordCheck credentials
+
+var _ server.Authentication = passwordCheck{}
+
+// Check implements server.Authentication.
+func (p passwordCheck) Check(c server.ClientAuthentication) bool {
+	o := c.GetOpts()
+	if o == nil {
+		return false
+	}
+	user := subtle.ConstantTimeCompare([]byte(o.Username), []byte(p.User))
+	pass := subtle.ConstantTimeCompare([]byte(o.Password), []byte(p.Password))
+	return user&pass == 1
 }
 
 // serverURL returns the client URL of a started server.

@@ -52,7 +52,10 @@ const (
 // usable.
 type Options struct {
 	// Mode is "auto" (also the meaning of ""), "off", or a nats:// URL of an
-	// external server.
+	// external server, used as given: it may carry its own credentials
+	// (nats://user:password@host:port or nats://token@host:port), which
+	// State, logs and errors show as "xxxxx". In auto mode the embedded
+	// server requires the credentials of <StateDir>/nats-auth.json.
 	Mode string
 
 	// StateDir is the state folder. It holds nats.json and nats.lock in auto
@@ -87,6 +90,12 @@ type Options struct {
 	// ReconnectWait is the pause between reconnect attempts. Zero means
 	// DefaultReconnectWait; negative is invalid.
 	ReconnectWait time.Duration
+
+	// NoEcho keeps the messages this Bus publishes from reaching its own
+	// subscriptions (the server does not send them back). A process that
+	// applies its own commits itself sets it, so that its own doorbells do
+	// not make it read the log again.
+	NoEcho bool
 }
 
 var namespaceRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -98,7 +107,7 @@ func (o Options) Validate() error {
 	default:
 		u, err := url.Parse(o.Mode)
 		if err != nil || u.Host == "" || (u.Scheme != "nats" && u.Scheme != "tls") {
-			return fmt.Errorf("%w: mode %q: want %q, %q or a nats:// URL", ErrInvalidOptions, o.Mode, ModeAuto, ModeOff)
+			return fmt.Errorf("%w: mode %q: want %q, %q or a nats:// URL", ErrInvalidOptions, redactURL(o.Mode), ModeAuto, ModeOff)
 		}
 	}
 	if o.StateDir == "" && !(o.Mode == ModeOff && o.Namespace != "") && !(o.isURL() && o.Namespace != "") {

@@ -40,13 +40,15 @@ type peerEntry struct {
 }
 
 // heartbeatLoop announces this process every HeartbeatInterval, the first
-// time at once; a host also makes sure nats.json still names it.
+// time at once; a host also makes sure nats.json still names it and
+// nats-auth.json still holds its credentials, readable by the owner only.
 func (b *Bus) heartbeatLoop() {
 	t := time.NewTicker(b.opts.HeartbeatInterval)
 	defer t.Stop()
 	for {
 		b.sendHeartbeat(false)
 		b.keepRecord()
+		b.keepCredentials()
 		select {
 		case <-b.ctx.Done():
 			return

@@ -61,34 +61,43 @@ func readRecord(dir string) (Record, bool, error) {
 	return r, true, nil
 }
 
-// writeRecord replaces <dir>/nats.json atomically: a temporary file in the
-// same folder is written and fsynced, renamed over the record, and the folder
-// is fsynced so the rename survives a crash.
+// writeRecord replaces <dir>/nats.json atomically (writeFileAtomic).
 func writeRecord(dir string, r Record) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", recordFile, err)
 	}
-	b = append(b, '\n')
-	tmp, err := os.CreateTemp(dir, recordFile+".tmp-*")
+	return writeFileAtomic(dir, recordFile, append(b, '\n'), 0o600)
+}
+
+// writeFileAtomic replaces <dir>/<name> with data and mode: a temporary
+// file in the same folder (created with mode 0600, so a secret is never
+// readable by others, then set to mode) is written and fsynced, renamed
+// over the file, and the folder is fsynced so the rename survives a crash.
+func writeFileAtomic(dir, name string, data []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(dir, name+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", recordFile, err)
+		return fmt.Errorf("write %s: %w", name, err)
 	}
 	tmpName := tmp.Name()
 	defer func() { _ = os.Remove(tmpName) }() // a no-op once renamed
-	if _, err := tmp.Write(b); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return fmt.Errorf("write %s: %w", recordFile, err)
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", name, err)
 	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
-		return fmt.Errorf("sync %s: %w", recordFile, err)
+		return fmt.Errorf("sync %s: %w", name, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", recordFile, err)
+		return fmt.Errorf("close %s: %w", name, err)
 	}
-	if err := os.Rename(tmpName, filepath.Join(dir, recordFile)); err != nil {
-		return fmt.Errorf("rename %s: %w", recordFile, err)
+	if err := os.Rename(tmpName, filepath.Join(dir, name)); err != nil {
+		return fmt.Errorf("rename %s: %w", name, err)
 	}
 	d, err := os.Open(dir)
 	if err != nil {

@@ -44,19 +44,20 @@ type Position struct {
 //
 // # Writes
 //
-// Events reach the projections three ways, all serialised: CatchUp reads
-// the log from the position on; Offer takes an event from the bus and
-// applies it when it is the next one, ignores it when already applied and
-// catches up from the log on a gap; Start restores the newest valid snapshot
-// and catches up. An event a projection rejects is logged and skipped for
-// that projection; it never stops the tailer.
+// Events reach the projections only from the log, three ways, all
+// serialised: CatchUp reads the log from the position on; Ring (a bus
+// doorbell naming a seq) catches up when that seq is not applied yet; Start
+// restores the newest valid snapshot (checked against the log) and catches
+// up. An event a projection rejects is logged and skipped for that
+// projection; it never stops the tailer. VerifyPosition checks the position
+// against the log's record at its seq.
 //
 // # Followers
 //
 // OnApplied registers a function called with every batch applied after
 // registration, in seq order, never concurrently, after the write lock is
-// released and before the CatchUp, Fresh or Offer that applied the batch
-// returns. It may call View and Position but not CatchUp, Fresh, Offer or
+// released and before the CatchUp, Fresh or Ring that applied the batch
+// returns. It may call View and Position but not CatchUp, Fresh, Ring or
 // Snapshot (they would deadlock), and it may keep the slice.
 //
 // # Lock order
@@ -70,7 +71,7 @@ type Tailer struct {
 	log    *slog.Logger
 	frozen bool // a point-in-time view: never advances
 
-	// applyMu serialises CatchUp, Offer and the followers' calls; it guards
+	// applyMu serialises CatchUp, Ring and the followers' calls; it guards
 	// hooks and the batch being built.
 	applyMu sync.Mutex
 	hooks   []func([]eventlog.Event)
@@ -167,7 +168,7 @@ func (t *Tailer) restore(ctx context.Context, until Until) error {
 
 // Close stops the background snapshot loop and waits for it. It is
 // idempotent; reads through View still work afterwards, CatchUp, Fresh and
-// Offer return ErrClosed.
+// Ring return ErrClosed.
 func (t *Tailer) Close() error {
 	if !t.closed.CompareAndSwap(false, true) {
 		return nil
@@ -246,29 +247,87 @@ func (t *Tailer) CatchUp(ctx context.Context) (uint64, error) {
 	return t.catchUpLocked(ctx, Until{})
 }
 
-// Offer applies an event received from the bus when it is the next one,
-// ignores it when already applied, and catches up from the log on a gap
-// (the bus is a doorbell, the log is the truth).
-func (t *Tailer) Offer(ctx context.Context, ev eventlog.Event) error {
+// Ring is the bus's doorbell: a message announced that the log reached
+// seq. When the projections are behind seq, Ring catches up from the log,
+// which is the only source of the events it applies; a bus message's body
+// is never applied, so a message forged or garbled by anyone who can
+// publish on the bus changes nothing. A seq the log does not have (a forged
+// or foreign message) is logged and ignored: nothing past the log's head is
+// applied. A seq already applied costs an atomic load.
+func (t *Tailer) Ring(ctx context.Context, seq uint64) error {
 	if t.frozen {
 		return nil
 	}
 	if t.closed.Load() {
 		return ErrClosed
 	}
-	t.applyMu.Lock()
-	defer t.applyMu.Unlock()
-	seq := t.pos.Seq // pos only changes under applyMu, which we hold
-	switch {
-	case ev.Seq <= seq:
-		return nil
-	case ev.Seq == seq+1:
-		t.applyBatch([]eventlog.Event{ev})
+	if seq <= t.published.Load() {
 		return nil
 	}
-	_, err := t.catchUpLocked(ctx, Until{})
-	return err
+	t.applyMu.Lock()
+	defer t.applyMu.Unlock()
+	if seq <= t.pos.Seq { // pos only changes under applyMu, which we hold
+		return nil
+	}
+	got, err := t.catchUpLocked(ctx, Until{})
+	if err != nil {
+		return err
+	}
+	if got < seq {
+		t.log.Warn("a bus message announced an event the log does not have; ignored", "seq", seq, "log_head", got)
+	}
+	return nil
 }
+
+// PositionCheck is the result of VerifyPosition: whether the event the
+// projections were last built from is the log's event at that seq.
+type PositionCheck struct {
+	// Seq is the position checked; Hash is the hash of the event the
+	// projections applied there.
+	Seq  uint64 `json:"seq"`
+	Hash string `json:"hash,omitempty"`
+	// LogHash is the hash of the log's record at Seq; empty when the log
+	// has none (or Seq is 0).
+	LogHash string `json:"log_hash,omitempty"`
+	// Verified is true when Hash equals LogHash (or Seq is 0: nothing
+	// applied).
+	Verified bool `json:"verified"`
+	// Problem says why Verified is false, in words; empty otherwise.
+	Problem string `json:"problem,omitempty"`
+}
+
+// VerifyPosition reads the log's record at pos.Seq and reports whether its
+// hash is pos.Hash. pos is a position this tailer handed out (View's
+// argument); VerifyPosition takes no tailer lock, so it may be called inside
+// View (the log's own lock is innermost). It never fails: a record it
+// cannot read is reported as not verified, with the reason.
+func (t *Tailer) VerifyPosition(ctx context.Context, pos Position) PositionCheck {
+	pc := PositionCheck{Seq: pos.Seq, Hash: pos.Hash}
+	if pos.Seq == 0 {
+		pc.Verified = true
+		return pc
+	}
+	err := t.src.Read(ctx, pos.Seq, func(ev eventlog.Event) error {
+		if ev.Seq == pos.Seq {
+			pc.LogHash = ev.Hash
+		}
+		return eventlog.ErrStop
+	})
+	switch {
+	case err != nil:
+		pc.Problem = fmt.Sprintf("the log's event at seq %d could not be read: %v", pos.Seq, err)
+	case pc.LogHash == "":
+		pc.Problem = fmt.Sprintf("the projections reflect seq %d but the log has no event there (was the log replaced?); restart the server to rebuild them from the log", pos.Seq)
+	case pc.LogHash != pos.Hash:
+		pc.Problem = fmt.Sprintf("the projections were built from an event at seq %d that is not the log's (hash %s, the log's %s); restart the server to rebuild them from the log", pos.Seq, short(pos.Hash), short(pc.LogHash))
+	default:
+		pc.Verified = true
+	}
+	return pc
+}
+
+// short returns the first 12 characters of a hash, for messages.
+func short(h string) string { return h[:min(len(h), 12)] }
 
 // catchUpLocked reads the log from the position on, up to until, applying
 // batches. Reading (and decoding records) runs in a goroutine one or two

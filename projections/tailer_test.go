@@ -155,37 +155,37 @@ func TestTailer_CatchUpAndFresh(t *testing.T) {
 	}
 }
 
-func TestTailer_Offer(t *testing.T) {
+// Ring (a bus doorbell) applies events from the log only: a seq already
+// applied or one the log does not have changes nothing; a seq past the
+// position catches up with the whole log.
+func TestTailer_Ring(t *testing.T) {
 	dir := t.TempDir()
 	l := openLog(t, dir)
 	r := rand.New(rand.NewPCG(3, 4))
 	appendPayloads(t, l, genPayloads(r, 10), 10)
 	tl, g := startTailer(t, l, TailerOptions{})
+	ctx := context.Background()
+	ring := func(name string, seq, wantSeq uint64) {
+		t.Helper()
+		if err := tl.Ring(ctx, seq); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := tl.Position().Seq; got != wantSeq {
+			t.Fatalf("%s: position %d, want %d", name, got, wantSeq)
+		}
+	}
+	ring("older", 3, 10)
+	ring("already applied", 10, 10)
+	ring("past the log's head", 11, 10)
+	ring("far past the log's head", 1<<40, 10)
 
 	appendPayloads(t, l, genPayloads(r, 20), 1)
+	ring("next catches up with the log", 11, 30)
+	ring("duplicate", 11, 30)
+	ring("within what was caught up", 25, 30)
 	evs := readEvents(t, l)
-	ctx := context.Background()
-	steps := []struct {
-		name    string
-		offer   eventlog.Event
-		wantSeq uint64
-	}{
-		{"next", evs[10], 11},
-		{"duplicate", evs[10], 11},
-		{"older", evs[3], 11},
-		{"next again", evs[11], 12},
-		{"gap catches up from the log", evs[20], 30},
-	}
-	for _, s := range steps {
-		if err := tl.Offer(ctx, s.offer); err != nil {
-			t.Fatalf("%s: %v", s.name, err)
-		}
-		if got := tl.Position().Seq; got != s.wantSeq {
-			t.Fatalf("%s: position %d, want %d", s.name, got, s.wantSeq)
-		}
-	}
-	if h, _ := graphHash(tl, g); h != replayed(t, evs).StateHash() {
-		t.Error("state after offers differs from a replay of the log")
+	if h, pos := graphHash(tl, g); h != replayed(t, evs).StateHash() || pos.Hash != evs[len(evs)-1].Hash {
+		t.Error("state after rings differs from a replay of the log")
 	}
 }
 

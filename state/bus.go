@@ -10,8 +10,9 @@ import (
 	"github.com/cos-dev/cos/eventlog"
 )
 
-// openBus connects to NATS, publishes this process's commits and applies
-// the others' as they arrive; every (re)connect catches up from the log.
+// openBus connects to NATS, publishes this process's commits and, when a
+// message announces another's, catches up from the log; every (re)connect
+// catches up from the log too.
 func (s *State) openBus(ctx context.Context) error {
 	b, err := bus.Open(ctx, bus.Options{
 		Mode:      s.opts.NATS,
@@ -19,6 +20,10 @@ func (s *State) openBus(ctx context.Context) error {
 		Namespace: s.opts.Namespace,
 		Logger:    s.logger,
 		Position:  func() uint64 { return s.tailer.Position().Seq },
+		// This process's own commits reach its projections through
+		// WaitFor or the next read's freshness check; its own doorbells
+		// would only make it read the log a second time.
+		NoEcho: true,
 	})
 	if errors.Is(err, bus.ErrUnavailable) && s.opts.NATS == bus.ModeAuto {
 		// The log is the truth and reads check it for freshness: without a
@@ -30,9 +35,12 @@ func (s *State) openBus(ctx context.Context) error {
 		return err
 	}
 	s.bus = b
-	if _, err := b.Subscribe(bus.EventsSubject(b.Namespace(), ">"), func(ev eventlog.Event) {
-		if err := s.tailer.Offer(context.Background(), ev); err != nil {
-			s.logger.Warn("apply event from the bus", "seq", ev.Seq, "err", err)
+	// A message is a doorbell: only its seq is read, and the tailer takes
+	// the events from the log. Its body is never applied, so anyone who can
+	// publish on the bus cannot change what this process serves.
+	if _, err := b.SubscribeSeqs(bus.EventsSubject(b.Namespace(), ">"), func(seq uint64) {
+		if err := s.tailer.Ring(context.Background(), seq); err != nil {
+			s.logger.Warn("catch up after a bus message", "seq", seq, "err", err)
 		}
 	}); err != nil {
 		return fmt.Errorf("bus subscribe: %w", err)
@@ -46,7 +54,8 @@ func (s *State) openBus(ctx context.Context) error {
 }
 
 // publish is the log's OnCommit hook: it sends each committed event to the
-// bus (a doorbell and a carrier; the log stays the truth).
+// bus. Other cos processes use a message only as a doorbell (they read the
+// event from the log); watchers such as `cos watch` see its body.
 func (s *State) publish(evs []eventlog.Event) {
 	b := s.bus
 	if b == nil {

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/projections"
@@ -30,4 +31,7 @@ const (
 	IndexRootFile = "index-root.json"
 	// IndexLockFile serialises indexing across processes.
 	IndexLockFile = "index.lock"
+	// NATSAuthFile holds the embedded NATS server's credentials (mode
+	// 0600); every process of the folder reads it to connect.
+	NATSAuthFile = bus.AuthFile
 )

@@ -27,6 +27,10 @@ type Health struct {
 	// point-in-time view.
 	Search *SearchHealth
 	Bus    BusHealth
+	// Position is the view's position checked against the log's record
+	// at its seq: Verified is false when the projections were built from
+	// an event that is not the log's (package projections, VerifyPosition).
+	Position projections.PositionCheck
 	// Integrity is whether the log read cleanly up to its head (the
 	// view's Integrity).
 	Integrity Integrity
@@ -79,6 +83,7 @@ func (v View) Health(ctx context.Context) (Health, error) {
 		Writable:    s.Writable(),
 	}
 	h.SnapshotFailure = s.SnapshotFailure()
+	h.Position = s.tailer.VerifyPosition(ctx, v.Pos)
 	if s.index != nil {
 		cp := s.index.Checkpoint()
 		h.Search = &SearchHealth{Slot: s.index.Slot(), Checkpoint: cp, Lag: sub(v.Pos.Seq, cp)}

@@ -12,7 +12,7 @@ func healthTools() []*Tool {
 	return []*Tool{{
 		Name: "cos_health",
 		Description: "The server's health: log head, projection position and lag, newest snapshot seq, bus state and the " +
-			"cos processes seen on it, uptime, build version, graph counts, the search index slot and checkpoint, whether the log reads cleanly " +
+			"cos processes seen on it, whether the projections match the log at their seq (projections.verified), uptime, build version, graph counts, the search index slot and checkpoint, whether the log reads cleanly " +
 			"(integrity) and whether the state folder is writable.",
 		Layer: envelope.LayerHealth, ReadOnly: true, Idempotent: true,
 		Example: `{}`,
@@ -28,6 +28,10 @@ type healthProjections struct {
 	Time        time.Time `json:"time"`
 	Lag         uint64    `json:"lag"`
 	SnapshotSeq uint64    `json:"snapshot_seq"`
+	// Verified is true when the event the projections were last built
+	// from (at seq) is the log's event at seq; Problem says why not.
+	Verified bool   `json:"verified"`
+	Problem  string `json:"problem,omitempty"`
 }
 
 func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
@@ -45,7 +49,7 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		"log":            h.Log,
 		"projections": healthProjections{
 			Seq: pos.Seq, Time: pos.Time, Lag: h.Log.HeadSeq - min(h.Log.HeadSeq, pos.Seq),
-			SnapshotSeq: h.SnapshotSeq,
+			SnapshotSeq: h.SnapshotSeq, Verified: h.Position.Verified, Problem: h.Position.Problem,
 		},
 		"graph": c.V.Graph.Counts(),
 		// state_hash is the projections' combined hash at projections.seq:
