@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -9,21 +10,26 @@ import (
 // The token-budget ladder (docs/envelope.md, the ladder).
 //
 // A body that holds both a "nodes" list and an "edges" list is graph-export
-// shaped: it skips the ladder and answers to the subgraph ceiling instead
-// (subgraph.go). Every other body, when the envelope's token-normalised
-// size exceeds the budget, goes down the ladder until it fits:
+// shaped: it skips the ladder and gets the coherent subgraph trim
+// (subgraph.go) to the agent budget — or, without one, to the subgraph
+// ceiling — then, if still over, the string step. Every other body, when
+// the envelope's token-normalised size exceeds the budget, goes down the
+// ladder until it fits:
 //
-//  1. each key of TrimmableListKeys, in order, is cut from the tail to the
-//     longest prefix for which the whole envelope — including the
-//     truncated_<key>_from/_to markers just added — fits; if no prefix fits
-//     the list is emptied and the next key is tried;
+//  1. lists, only where the excess lies: when emptying one key of
+//     TrimmableListKeys alone makes the envelope fit, the first such key is
+//     the only one cut; when the string step alone makes it fit, no list is
+//     cut; otherwise each key in order is cut from the tail to the longest
+//     prefix for which the whole envelope — including the
+//     truncated_<key>_from/_to markers just added — fits, and emptied if
+//     none does;
 //  2. edges_by_type: the longest bucket is halved until the envelope fits,
 //     recorded as truncated_edges_by_type {kind: {from, to}};
-//  3. top-level strings of at least ScalarTrimFloorChars characters are cut
-//     to a common length, the largest that fits, and end with
-//     TruncationMarker; they are named in truncated_string_fields, longest
-//     first. Shorter strings, non-string scalars and the "node" key are
-//     never touched;
+//  3. strings of at least ScalarTrimFloorChars characters anywhere in the
+//     body but meta (a top-level string under "node" excepted) are cut to a
+//     common length, the largest that fits, and end with TruncationMarker;
+//     they are named by JSON path in truncated_string_fields, longest
+//     first. Shorter strings and non-string scalars are never touched;
 //  4. if it still does not fit, envelope_unshrinkable is set.
 //
 // All sizes come from the additive cost of the generic tree (cost.go), never
@@ -55,26 +61,38 @@ func (t *trimmer) fits() bool {
 	return !over
 }
 
-// run applies the tier opts select, then sets meta.truncated.
-func (t *trimmer) run(opts Options) {
+// run applies the tier opts select, then sets meta.truncated. answer is
+// the budget the handler asked for (Meta.Tool.BudgetChars; 0: none).
+func (t *trimmer) run(opts Options, answer int) {
 	// Placeholders while measuring: the final tokens_estimated of an
 	// envelope that fits is at most budget/4, so the budget's own digits
 	// are never fewer; "false" is longer than "true".
 	t.meta[KeyTruncated] = false
 	_, nodesList := t.body[keyNodes].([]any)
 	_, edgesList := t.body[keyEdges].([]any)
+	agent := opts.BudgetChars
+	if answer > 0 {
+		agent = min(answer, opts.SubgraphBudgetChars)
+	}
 	switch {
 	case nodesList && edgesList:
-		t.budget = opts.SubgraphBudgetChars
+		// The agent budget, or the subgraph ceiling without one.
+		t.budget = agent
+		if opts.NoBudget {
+			t.budget = opts.SubgraphBudgetChars
+		}
 		t.meta[KeyTokensEstimated] = t.budget
 		if !t.fits() {
 			t.subgraph()
+			if !t.fits() {
+				t.strings()
+			}
 			if !t.fits() {
 				t.meta[KeyUnshrinkable] = true
 			}
 		}
 	case !opts.NoBudget:
-		t.budget = opts.BudgetChars
+		t.budget = agent
 		t.meta[KeyTokensEstimated] = t.budget
 		if !t.fits() {
 			t.ladder()
@@ -84,6 +102,21 @@ func (t *trimmer) run(opts Options) {
 }
 
 func (t *trimmer) ladder() {
+	// A list the excess does not lie in is not cut: when cutting one key
+	// alone can make the envelope fit, the first such key (in ladder order)
+	// is the only one cut.
+	for _, key := range TrimmableListKeys {
+		if t.absorbs(key) {
+			t.list(key)
+			return
+		}
+	}
+	// Nor when the excess lies in long strings alone (a node's metadata):
+	// then only the string step runs.
+	if t.stringsAbsorb() {
+		t.strings()
+		return
+	}
 	for _, key := range TrimmableListKeys {
 		t.list(key)
 		if t.fits() {
@@ -98,6 +131,54 @@ func (t *trimmer) ladder() {
 	if !t.fits() {
 		t.meta[KeyUnshrinkable] = true
 	}
+}
+
+// stringsAbsorb reports whether the string step alone, cutting every
+// candidate to an empty head, makes the envelope fit. It leaves the body as
+// it was.
+func (t *trimmer) stringsAbsorb() bool {
+	saved := make(map[string]any, len(t.body))
+	for k, v := range t.body {
+		saved[k] = v
+	}
+	cut := t.cut
+	t.strings()
+	ok := t.fits() && t.meta[KeyTruncatedStrings] != nil
+	for k := range t.body {
+		if _, was := saved[k]; !was {
+			delete(t.body, k)
+		}
+	}
+	for k, v := range saved {
+		t.body[k] = v
+	}
+	delete(t.meta, KeyTruncatedStrings)
+	t.cut = cut
+	return ok
+}
+
+// absorbs reports whether emptying body[key] alone (with its markers)
+// makes the envelope fit.
+func (t *trimmer) absorbs(key string) bool {
+	var n int
+	switch items := t.body[key].(type) {
+	case []any:
+		n = len(items)
+	case *lazyList:
+		n = items.len()
+	}
+	if n == 0 {
+		return false
+	}
+	saved := t.body[key]
+	fromKey, toKey := TruncatedFromKey(key), TruncatedToKey(key)
+	t.body[key] = []any{}
+	t.meta[fromKey], t.meta[toKey] = n, 0
+	ok := t.fits()
+	t.body[key] = saved
+	delete(t.meta, fromKey)
+	delete(t.meta, toKey)
+	return ok
 }
 
 // list cuts body[key] to the longest prefix that fits (step 1).
@@ -184,27 +265,71 @@ func (t *trimmer) edgesByType() {
 	}
 }
 
-// strings shortens large top-level strings (step 3). Every candidate is
-// capped at one common length L, in characters, the largest L for which the
-// envelope fits: candidates shorter than L stay whole, the others become their
-// first L characters plus TruncationMarker. One cap for all, rather than
-// cutting the longest string first, keeps a readable head of each instead
-// of emptying one field to make room for another.
+// strings shortens large strings anywhere in the body but meta (step 3):
+// a top-level value, or one nested in objects and lists (a node's
+// metadata), named by its JSON path (nodes[3].metadata.doc). A top-level
+// string under "node" is never cut. Every candidate is capped at one common
+// length L, in characters, the largest L for which the envelope fits:
+// candidates shorter than L stay whole, the others become their first L
+// characters plus TruncationMarker. One cap for all, rather than cutting the
+// longest string first, keeps a readable head of each instead of emptying
+// one field to make room for another. The containers on a candidate's path
+// are copied first: the caller's values are never modified.
 func (t *trimmer) strings() {
 	type field struct {
-		key   string
+		path  string
 		value string
 		runes int
+		set   func(string)
 	}
 	var fields []field
+	var walk func(v any, path string, set func(any)) any
+	// walk returns v, or a copy of it whose candidates can be set in place.
+	walk = func(v any, path string, set func(any)) any {
+		switch x := v.(type) {
+		case string:
+			if n := utf8.RuneCountInString(x); n >= ScalarTrimFloorChars {
+				fields = append(fields, field{path, x, n, func(s string) { set(s) }})
+			}
+			return v
+		case map[string]any:
+			before := len(fields)
+			cp := make(map[string]any, len(x))
+			for k, e := range x {
+				cp[k] = e
+			}
+			for k, e := range x {
+				cp[k] = walk(e, path+pathKey(k, path == ""), func(nv any) { cp[k] = nv })
+			}
+			if len(fields) == before {
+				return v
+			}
+			return cp
+		case *lazyList:
+			// A top-level list the list step has not reached: its strings
+			// are not candidates (decoding it all would undo the laziness).
+			return v
+		case []any:
+			before := len(fields)
+			cp := slices.Clone(x)
+			for i, e := range x {
+				cp[i] = walk(e, path+"["+strconv.Itoa(i)+"]", func(nv any) { cp[i] = nv })
+			}
+			if len(fields) == before {
+				return v
+			}
+			return cp
+		}
+		return v
+	}
 	for k, v := range t.body {
-		s, ok := v.(string)
-		if !ok || k == keyNode || k == keyMeta {
+		if k == keyMeta {
 			continue
 		}
-		if n := utf8.RuneCountInString(s); n >= ScalarTrimFloorChars {
-			fields = append(fields, field{k, s, n})
+		if _, isString := v.(string); isString && k == keyNode {
+			continue
 		}
+		t.body[k] = walk(v, pathKey(k, true), func(nv any) { t.body[k] = nv })
 	}
 	if len(fields) == 0 {
 		return
@@ -213,18 +338,18 @@ func (t *trimmer) strings() {
 		if a.runes != b.runes {
 			return b.runes - a.runes
 		}
-		return strings.Compare(a.key, b.key)
+		return strings.Compare(a.path, b.path)
 	})
 	// apply sets every candidate for cap l and reports whether it fits.
 	apply := func(l int) bool {
 		var names []any
 		for _, f := range fields {
 			if f.runes <= l {
-				t.body[f.key] = f.value
+				f.set(f.value)
 				continue
 			}
-			t.body[f.key] = runePrefix(f.value, l) + TruncationMarker
-			names = append(names, f.key)
+			f.set(runePrefix(f.value, l) + TruncationMarker)
+			names = append(names, f.path)
 		}
 		t.meta[KeyTruncatedStrings] = names
 		return t.fits()
@@ -245,6 +370,26 @@ func (t *trimmer) strings() {
 		}
 	}
 	apply(lo)
+}
+
+// pathKey is object key k as a step of a JSON path: "k" at the top level,
+// ".k" below it, or ["k"] (JSON-quoted) when k is empty or holds anything
+// but letters, digits, _ and -.
+func pathKey(k string, top bool) string {
+	plain := k != ""
+	for _, r := range k {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			plain = false
+			break
+		}
+	}
+	switch {
+	case !plain:
+		return "[" + strconv.Quote(k) + "]"
+	case top:
+		return k
+	}
+	return "." + k
 }
 
 // runePrefix returns the first n characters of s.

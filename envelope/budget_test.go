@@ -129,9 +129,11 @@ func naiveSize(t testing.TB, v any) int {
 	return max(len(b), 4*(ascii/4+other))
 }
 
-// naiveListLadder is step 1 in its literal form: for each key, drop
-// one element from the tail, re-check the committed envelope (markers
-// included), repeat.
+// naiveListLadder is step 1 in its literal form: the first key (in order)
+// whose emptying alone makes the envelope fit is the only one cut;
+// otherwise every key in turn. A key is cut by dropping one element from
+// the tail, re-checking the committed envelope (markers included),
+// repeating.
 func naiveListLadder(t testing.TB, body map[string]any, budget int) map[string]any {
 	body = withoutMeta(body)
 	meta := map[string]any{KeyLogSeq: 0, KeyTokensEstimated: budget, KeyTruncated: false}
@@ -139,7 +141,26 @@ func naiveListLadder(t testing.TB, body map[string]any, budget int) map[string]a
 		body[keyMeta] = meta
 		return naiveSize(t, map[string]any{"ok": true, "data": body})
 	}
-	for _, key := range TrimmableListKeys {
+	keys := TrimmableListKeys
+	if probe() > budget {
+		for _, key := range TrimmableListKeys {
+			items, ok := body[key].([]any)
+			if !ok || len(items) == 0 {
+				continue
+			}
+			body[key] = []any{}
+			meta[TruncatedFromKey(key)], meta[TruncatedToKey(key)] = len(items), 0
+			alone := probe() <= budget
+			body[key] = items
+			delete(meta, TruncatedFromKey(key))
+			delete(meta, TruncatedToKey(key))
+			if alone {
+				keys = []string{key}
+				break
+			}
+		}
+	}
+	for _, key := range keys {
 		if probe() <= budget {
 			break
 		}
@@ -252,8 +273,14 @@ func TestOK_StagesInOrder(t *testing.T) {
 			absent:  []string{"truncated_rows_to", KeyTruncatedEdgesByType, KeyTruncatedStrings, KeyUnshrinkable},
 		},
 		{
-			name:    "first list emptied, second cut",
+			name:    "excess in a later list: the earlier one kept whole",
 			body:    map[string]any{"results": list(3, 100), "dead": list(100, 50)},
+			present: []string{"truncated_dead_to"},
+			absent:  []string{"truncated_results_to", KeyTruncatedEdgesByType, KeyTruncatedStrings},
+		},
+		{
+			name:    "no list absorbs it alone: first list emptied, second cut",
+			body:    map[string]any{"results": list(30, 100), "dead": list(100, 50)},
 			present: []string{"truncated_results_to", "truncated_dead_to"},
 			absent:  []string{KeyTruncatedEdgesByType, KeyTruncatedStrings},
 		},
@@ -270,10 +297,15 @@ func TestOK_StagesInOrder(t *testing.T) {
 			absent:  []string{KeyUnshrinkable},
 		},
 		{
+			name:    "nested strings",
+			body:    map[string]any{"nested": map[string]any{"x": strings.Repeat("y", 3000)}, "results": []any{map[string]any{"doc": strings.Repeat("d", 900)}}},
+			present: []string{KeyTruncatedStrings},
+			absent:  []string{KeyUnshrinkable, "truncated_results_to"},
+		},
+		{
 			name:    "unshrinkable",
 			body:    map[string]any{"node": strings.Repeat("n", 5000), "nested": map[string]any{"x": strings.Repeat("y", 3000)}},
-			present: []string{KeyUnshrinkable},
-			absent:  []string{KeyTruncatedStrings},
+			present: []string{KeyUnshrinkable, KeyTruncatedStrings},
 		},
 	}
 	opts := Options{BudgetChars: 1000}
@@ -313,9 +345,9 @@ func TestOK_OptOut(t *testing.T) {
 	if len(env.JSON()) <= DefaultBudgetChars {
 		t.Fatalf("test body too small to mean anything")
 	}
-	// The same body on the agent path is unshrinkable (nested string).
-	if m := OK(body, Meta{}, Options{}).Meta(); m[KeyUnshrinkable] != true {
-		t.Errorf("agent path: envelope_unshrinkable not set: %v", m)
+	// The same body on the agent path fits: the nested string is cut.
+	if m := OK(body, Meta{}, Options{}).Meta(); m[KeyUnshrinkable] == true || fmt.Sprint(m[KeyTruncatedStrings]) != "[nested.x]" {
+		t.Errorf("agent path: %v", m)
 	}
 }
 
@@ -337,7 +369,7 @@ func graphBody(nodes, edges int, r *rand.Rand) map[string]any {
 func TestOK_Subgraph(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	body := graphBody(400, 1200, r)
-	opts := Options{SubgraphBudgetChars: 20_000}
+	opts := Options{NoBudget: true, SubgraphBudgetChars: 20_000} // the browser path: the ceiling alone
 	env := OK(body, Meta{Layer: LayerGraph}, opts)
 	data := checkSuccess(t, env, body, opts)
 	meta := data[keyMeta].(map[string]any)
@@ -407,10 +439,14 @@ func TestOK_Subgraph(t *testing.T) {
 	if got := probe(k + 1); got <= opts.SubgraphBudgetChars {
 		t.Errorf("K=%d is not maximal: K+1 probes at %d <= %d", k, got, opts.SubgraphBudgetChars)
 	}
-	// The agent budget does not apply to graph-shaped bodies.
+	// With a budget, graph-shaped bodies answer to it; the browser path
+	// (no budget) answers only to the subgraph ceiling.
 	small := graphBody(100, 200, r)
-	if m := OK(small, Meta{}, Options{BudgetChars: 500}).Meta(); m[KeyTruncated] != false {
-		t.Errorf("graph body under the subgraph ceiling was trimmed: %v", m)
+	if env := OK(small, Meta{}, Options{BudgetChars: 2000}); env.Meta()[KeyTruncatedSubgraph] != true || len(env.JSON()) > 2000 {
+		t.Errorf("graph body over the agent budget: %d bytes, meta %v", len(env.JSON()), env.Meta())
+	}
+	if m := OK(small, Meta{}, Options{BudgetChars: 500, NoBudget: true}).Meta(); m[KeyTruncated] != false {
+		t.Errorf("graph body under the subgraph ceiling was trimmed without a budget: %v", m)
 	}
 	checkIdempotent(t, data, Meta{Layer: LayerGraph}, opts)
 }

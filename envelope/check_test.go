@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -108,7 +109,7 @@ func checkSuccess(t testing.TB, env Envelope, input any, opts Options) map[strin
 	graphShape := nl && el
 	unshrinkable := meta[KeyUnshrinkable] == true
 	budget := o.BudgetChars
-	if graphShape {
+	if graphShape && o.NoBudget {
 		budget = o.SubgraphBudgetChars
 	}
 	switch {
@@ -131,6 +132,33 @@ func checkSuccess(t testing.TB, env Envelope, input any, opts Options) map[strin
 	}
 
 	handled := map[string]bool{keyMeta: true}
+	if names, ok := meta[KeyTruncatedStrings].([]any); ok {
+		for _, n := range names {
+			path := n.(string)
+			got, _ := lookupPath(t, data, path).(string)
+			if meta[KeyTruncatedSubgraph] == true && (strings.HasPrefix(path, keyNodes+"[") || strings.HasPrefix(path, keyEdges+"[")) {
+				// Indices are the answer's, after the subgraph trim.
+				if !strings.HasSuffix(got, TruncationMarker) || !utf8.ValidString(got) {
+					t.Errorf("string %s = %q is not a shortened string", path, truncateForLog([]byte(got)))
+				}
+				continue
+			}
+			was, _ := lookupPath(t, orig, path).(string)
+			if utf8.RuneCountInString(was) < ScalarTrimFloorChars {
+				t.Errorf("string %s of %d chars was shortened (floor %d)", path, utf8.RuneCountInString(was), ScalarTrimFloorChars)
+			}
+			prefix, ok := strings.CutSuffix(got, TruncationMarker)
+			if !ok || !strings.HasPrefix(was, prefix) || len(prefix) >= len(was) {
+				t.Errorf("string %s = %q is not a shortened prefix of the original", path, truncateForLog([]byte(got)))
+			}
+			if !utf8.ValidString(prefix) {
+				t.Errorf("string %s ends in a broken rune", path)
+			}
+			// Put the original back, so the comparison below sees every
+			// other change.
+			setPath(t, data, path, was)
+		}
+	}
 	checkPrefixList := func(key string, from, to int, gotList, origList []any) {
 		if from != len(origList) {
 			t.Errorf("%s: from = %d, original length %d", key, from, len(origList))
@@ -197,24 +225,6 @@ func checkSuccess(t testing.TB, env Envelope, input any, opts Options) map[strin
 			}
 		}
 	}
-	if names, ok := meta[KeyTruncatedStrings].([]any); ok {
-		for _, n := range names {
-			key := n.(string)
-			handled[key] = true
-			got, _ := data[key].(string)
-			was, _ := orig[key].(string)
-			if utf8.RuneCountInString(was) < ScalarTrimFloorChars {
-				t.Errorf("string %s of %d chars was shortened (floor %d)", key, utf8.RuneCountInString(was), ScalarTrimFloorChars)
-			}
-			prefix, ok := strings.CutSuffix(got, TruncationMarker)
-			if !ok || !strings.HasPrefix(was, prefix) || len(prefix) >= len(was) {
-				t.Errorf("string %s = %q is not a shortened prefix of the original", key, truncateForLog([]byte(got)))
-			}
-			if !utf8.ValidString(prefix) {
-				t.Errorf("string %s ends in a broken rune", key)
-			}
-		}
-	}
 	for k, v := range orig {
 		if handled[k] {
 			continue
@@ -228,7 +238,8 @@ func checkSuccess(t testing.TB, env Envelope, input any, opts Options) map[strin
 			t.Errorf("key %s appeared", k)
 		}
 	}
-	return data
+	// data had its shortened strings put back: answer the envelope's own.
+	return decodeJSON(t, raw)["data"].(map[string]any)
 }
 
 // checkIdempotent trims the trimmed payload again: nothing more may be cut.
@@ -256,4 +267,85 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// pathSteps splits a truncated_string_fields path (a.b[3]["c.d"]) into
+// object keys (string) and list indices (int).
+func pathSteps(t testing.TB, path string) []any {
+	t.Helper()
+	var steps []any
+	i := 0
+	for i < len(path) {
+		switch {
+		case path[i] == '.':
+			i++
+		case strings.HasPrefix(path[i:], `["`):
+			end := i + 2
+			for end < len(path) && !(path[end] == '"' && path[end-1] != '\\') {
+				end++
+			}
+			k, err := strconv.Unquote(path[i+1 : end+1])
+			if err != nil {
+				t.Fatalf("path %q: %v", path, err)
+			}
+			steps = append(steps, k)
+			i = end + 2
+		case path[i] == '[':
+			end := strings.IndexByte(path[i:], ']') + i
+			n, err := strconv.Atoi(path[i+1 : end])
+			if err != nil {
+				t.Fatalf("path %q: %v", path, err)
+			}
+			steps = append(steps, n)
+			i = end + 1
+		default:
+			end := i
+			for end < len(path) && path[end] != '.' && path[end] != '[' {
+				end++
+			}
+			steps = append(steps, path[i:end])
+			i = end
+		}
+	}
+	return steps
+}
+
+// lookupPath returns the value at path in v (nil when absent).
+func lookupPath(t testing.TB, v any, path string) any {
+	t.Helper()
+	for _, s := range pathSteps(t, path) {
+		switch k := s.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+// setPath sets the value at path in v, which must exist.
+func setPath(t testing.TB, v any, path string, to any) {
+	t.Helper()
+	steps := pathSteps(t, path)
+	parent := lookupPath(t, v, "")
+	for _, s := range steps[:len(steps)-1] {
+		switch k := s.(type) {
+		case string:
+			parent = parent.(map[string]any)[k]
+		case int:
+			parent = parent.([]any)[k]
+		}
+	}
+	switch k := steps[len(steps)-1].(type) {
+	case string:
+		parent.(map[string]any)[k] = to
+	case int:
+		parent.([]any)[k] = to
+	}
 }

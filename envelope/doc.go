@@ -27,9 +27,11 @@
 //
 // Sizes are token-normalised, max(bytes, tokens×4), so a CJK answer trims at
 // the real budget. The default budget is 32,000 (DefaultBudgetChars);
-// {nodes, edges} bodies answer instead to a 5,000,000 ceiling with a
-// coherent subgraph trim (subgraph.go); Options.NoBudget skips the agent
-// budget for browser routes. The ladder is described in budget.go.
+// {nodes, edges} bodies are cut to it by a coherent subgraph trim
+// (subgraph.go), or to the 5,000,000 ceiling without an agent budget
+// (Options.NoBudget, for browser routes, which skips the ladder); a tool may
+// ask for a larger budget for one answer (ToolMeta.BudgetChars). The ladder
+// is described in budget.go.
 // Trimming runs on the decoded generic tree, with per-element costs that add
 // up exactly to the serialized size (cost.go); it never cuts bytes and never
 // splits a UTF-8 sequence.
@@ -41,8 +43,8 @@
 // against it). Top-level trimmable lists stay encoded until an element is
 // needed (lazy.go), so dropped elements are never decoded; for a large
 // struct body the json.Marshal, not the trim, is the cost. A body that is
-// already a generic map[string]any skips the round trip. Only top-level keys
-// of data are trimmed; a huge value nested elsewhere ends as
-// envelope_unshrinkable. The JSON the envelope emits does not HTML-escape
+// already a generic map[string]any skips the round trip. Lists are trimmed
+// at the top level of data only; long strings anywhere (the containers on
+// their path are copied first, never modified). The JSON the envelope emits does not HTML-escape
 // '<', '>' and '&'.
 package envelope

@@ -87,7 +87,7 @@ func okBody(body map[string]any, meta Meta, opts Options) Envelope {
 	body[keyMeta] = m
 	doc := map[string]any{"ok": true, "data": body}
 	t := trimmer{doc: doc, body: body, meta: m}
-	t.run(opts)
+	t.run(opts, meta.Tool.BudgetChars)
 	materialize(body)
 	setTokensEstimated(doc, m)
 	return Envelope{doc: doc, raw: appendValue(nil, doc)}
@@ -116,7 +116,8 @@ func setTokensEstimated(doc, m map[string]any) {
 // A body that is already a generic tree (map[string]any whose values are only
 // map[string]any, []any, string, json.Number, bool, nil, int, int64, float64)
 // skips the round trip: its top level is copied, and nothing below the top
-// level is ever modified by the trimmer.
+// level is ever modified by the trimmer (the string step copies the
+// containers on a string's path before cutting it).
 func normalize(data any) (map[string]any, error) {
 	return normalizeWith(data, decodeGeneric)
 }

@@ -64,6 +64,9 @@ func goldenCases() []goldenCase {
 			return OK(map[string]any{"summary": strings.Repeat("line \"q\"\n", 120), "signature": strings.Repeat("日本😀", 90), "risk_level": "high"}, Meta{Layer: LayerGraph}, small)
 		}},
 		{"trim_unshrinkable", func() Envelope {
+			return OK(map[string]any{"node": strings.Repeat("x", 900), "results": numbered("r", 2, 4)}, Meta{Layer: LayerGraph}, small)
+		}},
+		{"trim_nested_string", func() Envelope {
 			return OK(map[string]any{"node": map[string]any{"source": strings.Repeat("x", 900)}, "results": numbered("r", 2, 4)}, Meta{Layer: LayerGraph}, small)
 		}},
 		{"trim_subgraph", func() Envelope {
@@ -73,7 +76,7 @@ func goldenCases() []goldenCase {
 				edges = append(edges, map[string]any{"source": "n-000", "target": fmt.Sprintf("n-%03d", i), "type": "contains"})
 			}
 			edges = append(edges, map[string]any{"source": "n-001", "target": "n-002", "type": "calls"}, map[string]any{"source": "n-001", "target": "ext", "type": "imports"})
-			return OK(map[string]any{"nodes": nodes, "edges": edges}, Meta{Layer: LayerGraph}, Options{SubgraphBudgetChars: 700})
+			return OK(map[string]any{"nodes": nodes, "edges": edges}, Meta{Layer: LayerGraph}, Options{BudgetChars: 700})
 		}},
 		{"opt_out", func() Envelope {
 			return OK(map[string]any{"results": numbered("r", 40, 8)}, Meta{Layer: LayerTasks}, Options{BudgetChars: 700, NoBudget: true})

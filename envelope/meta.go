@@ -27,6 +27,7 @@ const (
 	KeyCompleteness            = "completeness"
 	KeyCompletenessReasons     = "completeness_reasons"
 	KeyIntegrity               = "integrity"
+	KeyWarnings                = "warnings"
 
 	// keyMeta is the key of the meta block inside data.
 	keyMeta = "meta"
@@ -71,6 +72,7 @@ var TrimmableListKeys = []string{
 	"cycles",
 	"untested",
 	"dead",
+	"uids", // cos_graph_upsert: the uids written, which the caller sent
 }
 
 // TruncatedFromKey returns "truncated_<key>_from".
@@ -166,6 +168,16 @@ type ToolMeta struct {
 	// name_matched_nodes, inferred_files, unresolved_receivers,
 	// inferred_sites; the tools document each). Nil omits the key.
 	CompletenessReasons map[string]int
+	// Warnings: what went wrong after a write committed (an export that
+	// could not be written, …). The write stands and the answer is ok; a
+	// retry would write nothing new. Nil omits the key.
+	Warnings []string
+	// BudgetChars, when > 0, is the budget the caller asked for with an
+	// argument (cos_graph_export's max_chars), in token-normalised
+	// characters: it replaces the agent budget for this answer, up to the
+	// subgraph ceiling. Ignored without a budget (Options.NoBudget). Never
+	// written to meta.
+	BudgetChars int
 }
 
 // Bool returns &b, for ToolMeta.DefaultKindsPicked.
@@ -215,6 +227,9 @@ func (m Meta) generic() map[string]any {
 			reasons[k] = n
 		}
 		out[KeyCompletenessReasons] = reasons
+	}
+	if t.Warnings != nil {
+		out[KeyWarnings] = stringsToAny(t.Warnings)
 	}
 	return out
 }

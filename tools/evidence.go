@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 
 	"github.com/cos-dev/cos/envelope"
@@ -29,7 +31,8 @@ type recordAnswer struct {
 	Count     int `json:"count"`
 	SlotCount int `json:"slot_count"`
 	// ExportPath is the bundle's JSON export (docs/storage.md,
-	// agent/evidence_bundle_<session>.json).
+	// agent/evidence_bundle_<session>.json); empty when the export failed
+	// (meta.warnings says why).
 	ExportPath string `json:"export_path"`
 }
 
@@ -42,8 +45,10 @@ func evidenceTools() []*Tool {
 				"kind output (default) needs a role and an output matching the role's " +
 				"output_class (planner→plan, researcher→findings, implementer→change, tester→test_report, " +
 				"reviewer→review); kinds backtrack {reason}, discovery {summary} and degraded_formula {formula, reason} " +
-				"go to the bundle's accumulators. The bundle is then exported to evidence_bundle_<session>.json in $COS_AGENT_DIR, or in the state folder's agent/ when that is unset.",
-			Module: "evidence", Layer: envelope.LayerAudit, Idempotent: true,
+				"go to the bundle's accumulators. The bundle is then exported to evidence_bundle_<session>.json in $COS_AGENT_DIR, or in the state folder's agent/ when that is unset; " +
+				"when that export fails the record still stands, export_path is empty and meta.warnings says why. " +
+				"Each call adds a record: send a request_id to make a retry safe (a resend with the same request_id answers the first record and adds nothing).",
+			Module: "evidence", Layer: envelope.LayerAudit, Idempotent: false,
 			Example: recordExample,
 			Params: []Param{
 				session,
@@ -81,17 +86,23 @@ func recordOutputTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, err
 		return nil, tm, err
 	}
 	r := recs[0]
-	var b evidence.Bundle
-	if err := c.ReadBack(ctx, r.LastSeq, func() { b, err = c.V.Bundles.Get(session) }); err != nil {
-		return nil, tm, err
-	}
-	if err != nil {
-		return nil, tm, err
+	var (
+		b    evidence.Bundle
+		gerr error
+	)
+	if err := c.ReadBack(ctx, r.LastSeq, func() { b, gerr = c.V.Bundles.Get(session) }); err != nil || gerr != nil {
+		// Committed: the receipt, with a warning, never an error.
+		tm.Warnings = append(tm.Warnings, committedReadBackWarning(r.LastSeq, errors.Join(err, gerr)))
+		return recordAnswer{SessionID: session, Kind: kind, Role: role, Seq: r.LastSeq, Replayed: r.Replayed}, tm, nil
 	}
 	b = b.WithSlots(c.st.Roles().RoleIDs())
+	// The record is committed: a failed export is a warning, never an
+	// error, or a resend without request_id would record it twice.
 	path, err := evidence.Export(ctx, evidence.ExportDir(c.st.Dir(), os.Getenv), b)
 	if err != nil {
-		return nil, tm, err
+		c.st.Logger().Warn("evidence bundle export failed after the record committed", "session", session, "seq", r.LastSeq, "err", err)
+		tm.Warnings = append(tm.Warnings, fmt.Sprintf("the record is committed at seq %d, but the bundle export failed: %v", r.LastSeq, err))
+		path = ""
 	}
 	ans := recordAnswer{SessionID: session, Kind: kind, Role: role, Seq: r.LastSeq, Replayed: r.Replayed,
 		Revision: b.Revision, Hash: b.Hash, Count: b.Count(), ExportPath: path}

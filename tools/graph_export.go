@@ -10,8 +10,11 @@ import (
 	"github.com/cos-dev/cos/projections"
 )
 
-// Export limits: max_nodes is at most 2000, a hard cap.
+// Export limits: max_nodes is at most 2000, a hard cap; max_chars is at
+// least exportMinChars (a smaller answer holds hardly a node) and at most
+// the subgraph ceiling.
 const (
+	exportMinChars     = 1000
 	exportDefaultNodes = 500
 	exportMaxNodes     = 2000
 	exportDefaultHops  = 2
@@ -28,8 +31,10 @@ func graphExportTool() *Tool {
 		Name: "cos_graph_export",
 		Description: "A subgraph as {nodes, edges}: with root, the nodes within max_hops of it (both directions, " +
 			"nearest first) up to max_nodes; without root, the max_nodes nodes of highest degree. edges are every edge " +
-			"between two exported nodes. Oversized answers are trimmed coherently (kept edges only join kept nodes; " +
-			"meta.truncated_subgraph). Edges show their metadata when they have some: implements edges method_set " +
+			"between two exported nodes. The answer fits the agent budget (32,000 characters unless the client set " +
+			"another): an answer over it keeps the nodes of highest degree and exactly the edges among them " +
+			"(meta.truncated_subgraph, truncated_nodes_from/_to, truncated_edges_from/_to); to get more, ask with " +
+			"max_chars (up to 5,000,000). Edges show their metadata when they have some: implements edges method_set " +
 			"(value or pointer), accesses_field edges fields (the field names used). root accepts a uid, a " +
 			"repo-relative path or a name; " + resolvedMatchDoc,
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
@@ -39,6 +44,8 @@ func graphExportTool() *Tool {
 			{Name: "max_nodes", Type: TInt, Min: f64(1), Max: f64(exportMaxNodes), Default: exportDefaultNodes, Description: "most nodes exported"},
 			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(5), Default: exportDefaultHops, Description: "hops from root (ignored without root)"},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow and export only these edge types"},
+			{Name: "max_chars", Type: TInt, Min: f64(exportMinChars), Max: f64(envelope.DefaultSubgraphBudgetChars),
+				Description: "the answer's size budget in characters (a non-ASCII character counts 4), replacing the agent budget; default: the agent budget"},
 		},
 		Handler: exportTool,
 	}
@@ -90,6 +97,7 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	body["nodes"] = nodes
 	body["edges"] = edges
 	body["counts"] = map[string]int{"nodes": len(nodes), "edges": len(edges)}
+	tm.BudgetChars = c.Args.Int("max_chars", 0)
 	return body, tm, nil
 }
 

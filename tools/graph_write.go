@@ -46,7 +46,8 @@ func graphWriteTools() []*Tool {
 				"agree with its uid's prefix (code:function: is a function or a method, code:external: and cos:* are external); " +
 				"an empty kind is taken from the prefix. An edge's type is one the read tools follow: " + strings.Join(edgeTypes, ", ") + ". " +
 				"One log request; " +
-				"a resend with the same request_id writes nothing new. Answers with the nodes and edges read back after the write.",
+				"a resend with the same request_id writes nothing new. Answers with the receipt, the counts written " +
+				"(written.nodes, written.edges), the uids of the nodes written and the graph's counts after the write.",
 			Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
 			Example: `{"nodes": [{"uid": "code:function:a.go::run", "kind": "function", "label": "run", "path": "a.go", "line": 3}], ` +
 				`"edges": [{"source": "code:file:a.go", "target": "code:function:a.go::run", "type": "contains"}], "request_id": "ext-42"}`,
@@ -380,34 +381,35 @@ func upsertTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, tm, err
 	}
-	var body map[string]any
-	err = c.ReadBack(ctx, rcs[0].LastSeq, func() {
+	// The answer is counts and uids, not an echo of what was sent.
+	uids := make([]string, len(nodes))
+	for i, n := range nodes {
+		uids[i] = n.UID
+	}
+	body := map[string]any{
+		"receipt": receiptOf(rcs[0]),
+		"written": map[string]int{"nodes": len(nodes), "edges": len(edges)},
+		"uids":    uids,
+	}
+	// The write is committed: a read back that fails (the call's context
+	// ended) is a warning, never an error, or a retry without request_id
+	// would write again.
+	if err := c.ReadBack(ctx, rcs[0].LastSeq, func() {
 		g := c.V.Graph
-		gotNodes := make([]nodeView, 0, len(nodes))
-		for _, n := range nodes {
-			gotNodes = append(gotNodes, nodeOrMissing(g, n.UID))
-		}
-		gotEdges := make([]edgeView, 0, len(edges))
 		missing := 0
 		for _, e := range edges {
-			if got, ok := g.Edge(e.Key()); ok {
-				gotEdges = append(gotEdges, edgeOf(got))
-			} else {
+			if _, ok := g.Edge(e.Key()); !ok {
 				missing++
 			}
 		}
-		body = map[string]any{
-			"receipt": receiptOf(rcs[0]),
-			"written": map[string]int{"nodes": len(nodes), "edges": len(edges)},
-			"graph":   g.Counts(),
-			"nodes":   gotNodes,
-			"edges":   gotEdges,
-		}
+		body["graph"] = g.Counts()
 		if missing > 0 { // deleted again by a later write before the read back
 			body["edges_gone"] = missing
 		}
-	})
-	return body, tm, err
+	}); err != nil {
+		tm.Warnings = append(tm.Warnings, committedReadBackWarning(rcs[0].LastSeq, err))
+	}
+	return body, tm, nil
 }
 
 // mustPayload encodes a graph event payload; the payload types always

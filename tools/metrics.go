@@ -25,8 +25,9 @@ func metricTools() []*Tool {
 		{
 			Name: "cos_metric_record",
 			Description: "Record one measurement: name (1–128 characters of a–z A–Z 0–9 . _ - : /), a finite value, an " +
-				"optional unit and string tags. Its time is the commit time.",
-			Module: "metrics", Layer: envelope.LayerMetrics, Idempotent: true,
+				"optional unit and string tags. Its time is the commit time. Each call records a new point: send a " +
+				"request_id to make a retry safe (a resend with the same request_id answers the first point and records nothing).",
+			Module: "metrics", Layer: envelope.LayerMetrics, Idempotent: false,
 			Example: metrics.RecordExample,
 			Params: []Param{
 				{Name: "name", Type: TString, Required: true},
@@ -80,7 +81,7 @@ func metricRecordTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, err
 	// Wait until the projections hold the point, so that a query right
 	// after this answer sees it.
 	if err := c.ReadBack(ctx, r.LastSeq, func() {}); err != nil {
-		return nil, tm, err
+		tm.Warnings = append(tm.Warnings, committedReadBackWarning(r.LastSeq, err))
 	}
 	return metricAnswer{Recorded: rec, Seq: r.LastSeq, Time: r.Time, Replayed: r.Replayed}, tm, nil
 }
