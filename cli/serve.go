@@ -26,7 +26,7 @@ type serverFlags struct {
 }
 
 func (f *serverFlags) add(cmd *cobra.Command, defaultNATS string) {
-	cmd.Flags().StringVar(&f.nats, "nats", defaultNATS, `NATS: "auto" (find or host an embedded server), "off", or a nats:// URL`)
+	cmd.Flags().StringVar(&f.nats, "nats", defaultNATS, `NATS: "auto" (find or host an embedded server), "off", or a nats:// URL (it may carry its own user:password@ or token@)`)
 	cmd.Flags().StringVar(&f.namespace, "namespace", "", "subject namespace (default: derived from the state folder)")
 	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "folder cos_graph_index may index (repeatable; default: the working directory)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "folder name indexing skips, on top of node_modules, vendor, .venv, __pycache__, dist, build, .cos (repeatable)")

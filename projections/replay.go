@@ -26,7 +26,7 @@ func (u Until) excludes(ev eventlog.Event) bool {
 // opts.NoSnapshotLoad), then replays the log up to the bound.
 //
 // The returned Tailer is frozen: View, Position, StateHash and Projections
-// work as on a live one; Fresh, CatchUp and Offer are no-ops; no snapshot is
+// work as on a live one; Fresh, CatchUp and Ring are no-ops; no snapshot is
 // written and Close has nothing to stop. A bound past the head gives the
 // head. Its cost is a snapshot load plus the replay of the events between
 // the snapshot and the bound.

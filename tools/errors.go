@@ -232,7 +232,7 @@ func ToEnvelopeError(err error) *envelope.Error {
 //	*tasks.StaleCursorError                       STALE_CURSOR
 //	*tasks.NotFoundError, metrics.ErrNotFound,
 //	evidence.ErrNotFound                          E_NOT_FOUND
-//	*tasks.ClaimedError                           STALE_REVISION (category conflict) naming the holder
+//	*tasks.ClaimedError                           E_CLAIMED (category conflict) naming the holder
 //	evidence session, role, kind, output errors   E_ARGUMENT
 func domainError(err error) *envelope.Error {
 	var (
@@ -302,7 +302,7 @@ func domainError(err error) *envelope.Error {
 		return envelope.Wrap(err, envelope.CodeNotFound, "%s; list the board with cos_task_board", err.Error()).
 			WithDetails(map[string]any{"field": tnf.Field, "task_id": tnf.TaskID})
 	case errors.As(err, &claimed):
-		return envelope.Wrap(err, envelope.CodeStaleRevision,
+		return envelope.Wrap(err, envelope.CodeClaimed,
 			"%s is claimed by %q; only the holder can work it (ask them to release it, or pick another task)",
 			claimed.TaskID, claimed.Holder).
 			WithDetails(map[string]any{"task_id": claimed.TaskID, "holder": claimed.Holder,
