@@ -286,7 +286,7 @@ func (ix *Index) Search(ctx context.Context, q string, kinds []string, limit int
 		if len(out) >= limit {
 			break
 		}
-		found, err := ix.searchTier(ctx, tier, q, kinds, limit)
+		found, err := ix.searchTier(ctx, tier, q, kinds, limit, true)
 		if err != nil {
 			return nil, err
 		}
@@ -326,21 +326,22 @@ func (ix *Index) anyWord(ctx context.Context, q string, kinds []string, limit in
 // package's name) equals name, ignoring case, labels first (the "exact"
 // tier). limit ≤ 0 means DefaultSearchLimit. Errors are Search's.
 func (ix *Index) Lookup(ctx context.Context, name string, limit int) ([]Candidate, error) {
-	return ix.searchTier(ctx, tierExact, name, nil, clampLimit(limit))
+	return ix.searchTier(ctx, tierExact, name, nil, clampLimit(limit), true)
 }
 
 // matchAnyWord is Candidate.Match of Suggest's widest net.
 const matchAnyWord = MatchAnyWord
 
-// searchTier runs one tier of query.go for q.
-func (ix *Index) searchTier(ctx context.Context, tier int, q string, kinds []string, limit int) ([]Candidate, error) {
-	return ix.searchTierExcept(ctx, tier, q, kinds, "", limit)
+// searchTier runs one tier of query.go for q (with or without its typo
+// matches).
+func (ix *Index) searchTier(ctx context.Context, tier int, q string, kinds []string, limit int, typos bool) ([]Candidate, error) {
+	return ix.searchTierExcept(ctx, tier, q, kinds, "", limit, typos)
 }
 
 // searchTierExcept is searchTier without the nodes of kind except (none
 // left out when except is "").
-func (ix *Index) searchTierExcept(ctx context.Context, tier int, q string, kinds []string, except string, limit int) ([]Candidate, error) {
-	query := tierQuery(tier, q)
+func (ix *Index) searchTierExcept(ctx context.Context, tier int, q string, kinds []string, except string, limit int, typos bool) ([]Candidate, error) {
+	query := tierQuery(tier, q, typos)
 	if query == nil {
 		return nil, nil
 	}

@@ -78,8 +78,10 @@ func fuzziness(n int) int {
 }
 
 // tierQuery returns the query of one tier for q, or nil when the tier has
-// nothing to match for q.
-func tierQuery(tier int, q string) queryT {
+// nothing to match for q. Without typos the typo matches are left out: the
+// whole tier matches prefixes only and the typos tier nothing (for a name
+// some node carries exactly, which needs no correction).
+func tierQuery(tier int, q string, typos bool) queryT {
 	key := strings.ToLower(strings.TrimSpace(q))
 	if key == "" {
 		return nil
@@ -105,7 +107,7 @@ func tierQuery(tier int, q string) queryT {
 			if n >= minPrefixRunes {
 				d.AddQuery(prefix(f, key, boostWholePrefix))
 			}
-			if e := fuzziness(n); e > 0 && n <= maxWholeFuzzyRunes {
+			if e := fuzziness(n); typos && e > 0 && n <= maxWholeFuzzyRunes {
 				d.AddQuery(fuzzy(f, key, e, boostWholeFuzzy))
 			}
 		}
@@ -118,6 +120,9 @@ func tierQuery(tier int, q string) queryT {
 		}
 		return d
 	case tierWords, tierTypos:
+		if tier == tierTypos && !typos {
+			return nil
+		}
 		words := Tokens(q)
 		if len(words) > maxQueryWords {
 			words = words[:maxQueryWords]

@@ -212,7 +212,7 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 	)
 	if len(hits) > 0 {
 		// Only stubs: they count unless an in-tree node has the name.
-		if set, err = r.tierSet(ctx, tierExact, variants, nil, r.opts.MaxCandidates); err != nil {
+		if set, err = r.tierSet(ctx, tierExact, variants, nil, r.opts.MaxCandidates, true); err != nil {
 			return Resolution{}, err
 		}
 		if len(set) == 0 || set[0].external {
@@ -267,7 +267,9 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 // kinds when empty), best first by Score, ties by uid: the direct node, the
 // path_prefix hits, then the candidates of each tier of Resolve's fuzzy
 // stage in turn (tiers run while fewer than limit nodes were found), each
-// with its Match kind. The order is Resolve's: when Resolve answers with a
+// with its Match kind. When the exact tier finds an in-tree node, the later
+// tiers run without their typo matches: a name that exists needs no
+// correction, and typo matching is most of a lookup's cost. The order is Resolve's: when Resolve answers with a
 // fuzzy winner and kinds is empty, it comes first (barring more than
 // ResolverOptions.MaxCandidates equal candidates); an external stub ranks
 // below the in-tree nodes of its stage, a build-excluded node below the
@@ -289,13 +291,20 @@ func (r *Resolver) Candidates(ctx context.Context, raw string, kinds []string, l
 	}
 	all = mergeRanked(all, r.pathPrefixHits(q, kinds))
 	variants := queryVariants(q)
+	// A name an in-tree node carries exactly needs no typo correction: the
+	// later tiers then list only what it prefixes or shares words with.
+	// Typo matching is most of a lookup's cost (bleve's fuzzy searcher).
+	typos := true
 	for tier := range tierCount {
 		if len(all) >= limit {
 			break
 		}
-		set, err := r.tierSet(ctx, tier, variants, kinds, limit)
+		set, err := r.tierSet(ctx, tier, variants, kinds, limit, typos)
 		if err != nil {
 			return nil, err
+		}
+		if tier == tierExact && slices.ContainsFunc(set, func(c ranked) bool { return !c.external }) {
+			typos = false
 		}
 		all = mergeRanked(all, set)
 	}
@@ -307,7 +316,7 @@ func (r *Resolver) Candidates(ctx context.Context, raw string, kinds []string, l
 // every tier came back empty.
 func (r *Resolver) firstTier(ctx context.Context, variants []string) (int, []ranked, error) {
 	for tier := range tierCount {
-		set, err := r.tierSet(ctx, tier, variants, nil, r.opts.MaxCandidates)
+		set, err := r.tierSet(ctx, tier, variants, nil, r.opts.MaxCandidates, true)
 		if err != nil || len(set) > 0 {
 			return tier, set, err
 		}
@@ -428,13 +437,13 @@ func (r *Resolver) pathPrefixHits(p string, kinds []string) []ranked {
 // word tiers only for the last, barest one), of the given kinds (any when
 // empty), ranked: the in-tree candidates of the first variant finding any,
 // then the external ones of the first variant finding any.
-func (r *Resolver) tierSet(ctx context.Context, tier int, variants, kinds []string, limit int) ([]ranked, error) {
+func (r *Resolver) tierSet(ctx context.Context, tier int, variants, kinds []string, limit int, typos bool) ([]ranked, error) {
 	var in, ext []ranked
 	for i, v := range variants {
 		if tier >= tierWords && i < len(variants)-1 {
 			continue // the word tiers are costly: only for the barest name
 		}
-		found, err := r.tier(ctx, tier, v, kinds, limit)
+		found, err := r.tier(ctx, tier, v, kinds, limit, typos)
 		if err != nil {
 			return nil, err
 		}
@@ -459,19 +468,19 @@ func (r *Resolver) tierSet(ctx context.Context, tier int, variants, kinds []stri
 // up again on their own, so stubs never crowd them out. The exact tier adds
 // NodesByLabel(q), so a node the index has not seen yet is still found by
 // its exact label.
-func (r *Resolver) tier(ctx context.Context, tier int, q string, kinds []string, limit int) ([]ranked, error) {
+func (r *Resolver) tier(ctx context.Context, tier int, q string, kinds []string, limit int, typos bool) ([]ranked, error) {
 	match := func(graph.Node) string { return tierMatch(tier, q) }
 	if tier == tierExact {
 		match = func(n graph.Node) string { return exactMatch(n, q) }
 	}
 	var found []ranked
 	if r.idx != nil {
-		hits, err := r.idx.searchTier(ctx, tier, q, kinds, limit)
+		hits, err := r.idx.searchTier(ctx, tier, q, kinds, limit, typos)
 		if err != nil {
 			return nil, fmt.Errorf("resolve %q: %w", q, err)
 		}
 		if len(hits) >= limit && slices.ContainsFunc(hits, func(c Candidate) bool { return c.Kind == graph.KindExternal }) {
-			in, err := r.idx.searchTierExcept(ctx, tier, q, kinds, graph.KindExternal, limit)
+			in, err := r.idx.searchTierExcept(ctx, tier, q, kinds, graph.KindExternal, limit, typos)
 			if err != nil {
 				return nil, fmt.Errorf("resolve %q: %w", q, err)
 			}

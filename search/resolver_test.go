@@ -602,3 +602,31 @@ func TestLevelOf_Order(t *testing.T) {
 		t.Error("whole_path and whole_label differ, or an unknown kind has a level")
 	}
 }
+
+// TestResolver_Candidates_ExactNameSkipsTypos: a name an in-tree node
+// carries exactly lists its exact matches, then what it prefixes, never its
+// typo neighbours (the typo search is most of a lookup's cost); a name no
+// node carries still finds them.
+func TestResolver_Candidates_ExactNameSkipsTypos(t *testing.T) {
+	ctx := context.Background()
+	nodes := []graph.Node{
+		{UID: "code:function:a.go::Handler", Kind: graph.KindFunction, Label: "Handler", Path: "a.go"},
+		{UID: "code:function:a.go::HandlerFunc", Kind: graph.KindFunction, Label: "HandlerFunc", Path: "a.go"},
+		{UID: "code:function:b.go::Handles", Kind: graph.KindFunction, Label: "Handles", Path: "b.go"},
+	}
+	r := newTestResolver(t, nodes)
+	got, err := r.Candidates(ctx, "Handler", nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"code:function:a.go::Handler", "code:function:a.go::HandlerFunc"}; !slices.Equal(uids(got), want) {
+		t.Errorf("Candidates(Handler) = %q, want %q", uids(got), want)
+	}
+	got, err = r.Candidates(ctx, "Handlr", nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(uids(got), "code:function:a.go::Handler") || !slices.Contains(uids(got), "code:function:b.go::Handles") {
+		t.Errorf("Candidates(Handlr) = %q, want the typo neighbours", uids(got))
+	}
+}

@@ -79,7 +79,8 @@ func graphReadTools() []*Tool {
 				"uid, path (a repo-relative path or <path>::<name>), exact (the label, same case), " +
 				"bare_name (the name after :: or its last dotted part, same case: send finds Client.send), " +
 				"exact_case_insensitive, path_case_insensitive, whole_label or whole_path (a prefix, or up to two typos), " +
-				"words (every word or a prefix of it), typo (every word within a typo or two). " +
+				"words (every word or a prefix of it), typo (every word within a typo or two); a name some node carries " +
+				"exactly lists its exact matches, then the names it prefixes or shares words with, never typo neighbours. " +
 				"Nodes of the repository rank above external stubs (kind external: targets of unresolved calls) " +
 				"and nodes of files the build leaves out (metadata.build_excluded) below included ones at the same match.",
 			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
