@@ -66,7 +66,8 @@ func (a *app) indexCommand() *cobra.Command {
 					_ = bar.Set(done)
 				}
 			}
-			rep, err := ix.IndexWith(ctx, root, indexing.RunOptions{Progress: progress, Precise: pf.options(), FileTimeout: fileTO, Force: force})
+			rep, err := ix.IndexWith(ctx, root, indexing.RunOptions{Progress: progress, Precise: pf.options(), FileTimeout: fileTO, Force: force,
+				SnapshotMinBytes: 1})
 			if bar != nil {
 				_ = bar.Finish()
 				_, _ = fmt.Fprintln(a.io.Err)
@@ -74,16 +75,14 @@ func (a *app) indexCommand() *cobra.Command {
 			if err != nil {
 				return failure(err)
 			}
-			// Bring the projections (and the search index) up to the new
-			// head and snapshot them, so the next command starts warm.
+			// The run has brought the projections up to its end and
+			// snapshotted them (so the next command starts warm); catch up
+			// with anything appended since.
 			projStart := time.Now()
 			if _, err := st.Tailer().CatchUp(ctx); err != nil {
 				return failure(err)
 			}
-			if _, err := st.Tailer().Snapshot(ctx); err != nil {
-				slog.New(slog.NewTextHandler(a.io.Err, nil)).Warn("snapshot after index failed", "err", err)
-			}
-			projected := time.Since(projStart).Seconds()
+			projected := rep.SnapshotSeconds + time.Since(projStart).Seconds()
 			if asJSON {
 				enc := json.NewEncoder(a.io.Out)
 				enc.SetEscapeHTML(false)
@@ -189,6 +188,9 @@ func summaryLine(r indexing.Report, projected float64) string {
 	}
 	fmt.Fprintf(&b, "; %d nodes, %d edges; %d events (%s) in %.2f s (+%.2f s projecting)",
 		r.Nodes, r.Edges, r.Events, humanBytes(r.Bytes), r.Seconds, projected)
+	if r.SnapshotError != "" {
+		fmt.Fprintf(&b, "; snapshot failed (the index is saved; the next start replays it from the log): %s", r.SnapshotError)
+	}
 	if n := min(len(r.Slowest), summarySlowest); n > 0 {
 		b.WriteString("; slowest:")
 		for i, t := range r.Slowest[:n] {

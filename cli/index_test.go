@@ -188,3 +188,12 @@ func TestIndex_Force(t *testing.T) {
 		t.Fatalf("forced index: exit %d, %q %s", code, out, errs)
 	}
 }
+
+// A snapshot that failed after the index is named in the summary line.
+func TestSummaryLine_SnapshotFailed(t *testing.T) {
+	r := indexing.Report{Root: "/r", FilesSeen: 1, FilesChanged: 1, Events: 1, SnapshotError: "open snapshots: not a directory"}
+	got := summaryLine(r, 0)
+	if !strings.HasSuffix(got, "; snapshot failed (the index is saved; the next start replays it from the log): open snapshots: not a directory") {
+		t.Fatalf("summary %q", got)
+	}
+}

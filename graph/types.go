@@ -11,6 +11,12 @@ const (
 	TypeEdgesUpserted = "graph.edges_upserted"
 	TypeNodesDeleted  = "graph.nodes_deleted"
 	TypeEdgesDeleted  = "graph.edges_deleted"
+	// TypeIndexStarted and TypeIndexFinished bracket an index run: the
+	// first is appended with the run's first batch, the second after its
+	// last. A start with no finish is a run that was killed part way: the
+	// graph holds part of the tree.
+	TypeIndexStarted  = "graph.index_started"
+	TypeIndexFinished = "graph.index_finished"
 )
 
 // Node kinds. The kind is what tools filter on and what picks the default
@@ -140,4 +146,24 @@ type NodesDeleted struct {
 // EdgesDeleted is the payload of graph.edges_deleted.
 type EdgesDeleted struct {
 	Edges []EdgeKey `json:"edges"`
+}
+
+// IndexStarted is the payload of graph.index_started: an index run of the
+// folder Root (absolute) began appending.
+type IndexStarted struct {
+	Root string `json:"root"`
+}
+
+// IndexFinished is the payload of graph.index_finished: the run of Root
+// whose graph.index_started is at StartedSeq ended. Error is empty when it
+// indexed the whole tree, else why it stopped early (what it appended
+// before stays). FilesChanged, FilesRemoved and Events count what it
+// appended.
+type IndexFinished struct {
+	Root         string `json:"root"`
+	StartedSeq   uint64 `json:"started_seq"`
+	Error        string `json:"error,omitempty"`
+	FilesChanged int    `json:"files_changed"`
+	FilesRemoved int    `json:"files_removed"`
+	Events       int    `json:"events"`
 }

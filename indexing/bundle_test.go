@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -64,7 +65,7 @@ func TestIndexer_MinifiedBundle(t *testing.T) {
 	var last, trimNote bool
 	if err := st.Read(context.Background(), func(v state.View) {
 		last = v.Graph.HasNode("code:function:bundle.min.js::f32999")
-		fi, _ := v.Graph.File("js", "bundle.min.js")
+		fi, _ := v.Graph.File(extract.ExtractorJSTS, "bundle.min.js")
 		for _, e := range fi.ParseErrors {
 			trimNote = trimNote || strings.Contains(e, "trimmed to fit")
 		}

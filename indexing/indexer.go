@@ -54,6 +54,9 @@ type Indexer struct {
 	// twice. It is taken before the index lock file and never inside a
 	// view of the state.
 	mu sync.Mutex
+	// afterBatch, when set (by tests), is called after each batch is
+	// committed: a test kills its process there to leave a run half done.
+	afterBatch func()
 }
 
 // New returns an Indexer appending to st. Errors: an invalid option

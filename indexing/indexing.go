@@ -71,14 +71,27 @@ type Report struct {
 	// Nodes and Edges count what the appended payloads carry.
 	Nodes int `json:"nodes"`
 	Edges int `json:"edges"`
-	// Events is the number of events appended; Bytes their data, in bytes.
+	// Events is the number of events appended for files; Bytes their
+	// data, in bytes. The run's own graph.index_started and
+	// graph.index_finished are not counted.
 	Events int   `json:"events"`
 	Bytes  int64 `json:"bytes"`
 	// Transactions is the number of Append calls (one per emitted batch).
 	Transactions int `json:"transactions"`
-	// FirstSeq and LastSeq bound the appended events (0 when none).
+	// FirstSeq and LastSeq bound the appended events, the run's own
+	// included (0 when none).
 	FirstSeq uint64 `json:"first_seq,omitempty"`
 	LastSeq  uint64 `json:"last_seq,omitempty"`
+	// SnapshotSeq is the seq of the snapshot taken at the end of the run,
+	// 0 when none was (the run appended less than
+	// RunOptions.SnapshotMinBytes). SnapshotError says why the snapshot
+	// failed: the index is committed all the same, but the next start
+	// replays the log from the previous snapshot.
+	// SnapshotSeconds is the time it took, projecting the run's events
+	// included.
+	SnapshotSeq     uint64  `json:"snapshot_seq,omitempty"`
+	SnapshotError   string  `json:"snapshot_error,omitempty"`
+	SnapshotSeconds float64 `json:"snapshot_seconds,omitempty"`
 	// Seconds is the wall time of the run, extraction and appends included.
 	Seconds float64 `json:"seconds"`
 	// Slowest are the slowest extractions of this run, slowest first.
@@ -121,6 +134,10 @@ type RunOptions struct {
 	// Force extracts every file again whatever its content hash (cos index
 	// --force): what was deleted from the graph by hand comes back.
 	Force bool
+	// SnapshotMinBytes is how much a run must append (event data, in
+	// bytes) for a snapshot to be taken at its end; 0 means
+	// DefaultSnapshotMinBytes, a negative value never snapshots.
+	SnapshotMinBytes int64
 	// FileTimeout bounds the extraction of one file (cos index
 	// --file-timeout); 0 means extract.DefaultFileTimeout (30 s). A file
 	// past it is reported in Report.Skipped with reason "timeout".
@@ -195,8 +212,9 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	}
 	defer ps.close()
 	opts.Reemit = ps.reemit
+	run := &runLog{root: abs}
 	toLog := func(batch []graph.FileExtracted, removed []string) error {
-		return x.appendBatch(ctx, &rep, batch, removed)
+		return x.appendBatch(ctx, &rep, run, batch, removed)
 	}
 	known := previous
 	if o.Force {
@@ -226,6 +244,12 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	rep.ParseErrorPaths = capList(st.ParseErrorPaths)
 	rep.Skipped, rep.Failed = capList(st.Skipped), capList(st.Failed)
 	rep.Seconds = time.Since(start).Seconds()
+	// Close the run in the log (when it appended anything), then
+	// snapshot, so the next start does not replay what it appended.
+	x.finishRun(ctx, &rep, run, err)
+	if err == nil {
+		x.snapshotRun(ctx, &rep, o.SnapshotMinBytes)
+	}
 	if err != nil {
 		var ee *envelope.Error
 		if errors.As(err, &ee) {
@@ -269,8 +293,17 @@ func (x *Indexer) IndexedRoot() string {
 
 // appendBatch appends one emitted batch in one Append call and adds it to
 // rep.
-func (x *Indexer) appendBatch(ctx context.Context, rep *Report, batch []graph.FileExtracted, removed []string) error {
-	reqs := make([]eventlog.AppendRequest, 0, len(batch)+len(removed))
+func (x *Indexer) appendBatch(ctx context.Context, rep *Report, run *runLog, batch []graph.FileExtracted, removed []string) error {
+	reqs := make([]eventlog.AppendRequest, 0, len(batch)+len(removed)+1)
+	if run.startedSeq == 0 {
+		// The run's first batch opens it, in the same transaction.
+		data, err := json.Marshal(graph.IndexStarted{Root: run.root})
+		if err != nil {
+			return err
+		}
+		reqs = append(reqs, eventlog.AppendRequest{Stream: graph.Stream, Client: x.st.Client(),
+			Events: []eventlog.Payload{{Type: graph.TypeIndexStarted, Data: data}}})
+	}
 	add := func(typ string, data []byte) {
 		reqs = append(reqs, eventlog.AppendRequest{
 			Stream: graph.Stream,
@@ -319,6 +352,12 @@ func (x *Indexer) appendBatch(ctx context.Context, rep *Report, batch []graph.Fi
 	recs, err := x.st.Append(ctx, reqs...)
 	if err != nil {
 		return appendError{err}
+	}
+	if run.startedSeq == 0 {
+		run.startedSeq = recs[0].FirstSeq
+	}
+	if x.afterBatch != nil {
+		defer x.afterBatch()
 	}
 	rep.Transactions++
 	for _, r := range recs {

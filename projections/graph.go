@@ -75,6 +75,9 @@ type Graph struct {
 	// unresolved, neither is part of the canonical encoding.
 	changed        uint64
 	changedUnknown bool
+	// lastIndex is the last index run recorded (graph.index_started and
+	// graph.index_finished); nil when the log records none.
+	lastIndex *IndexRun
 
 	// cacheMu guards the caches below, which readers fill lazily; Apply
 	// clears them (it runs with no reader present).
@@ -243,6 +246,7 @@ func (g *Graph) reset() {
 	g.nodes = 0
 	g.unresolved = UnresolvedCounts{}
 	g.changed, g.changedUnknown = 0, false
+	g.lastIndex = nil
 	g.invalidate()
 }
 

@@ -42,6 +42,17 @@ func (g *Graph) Apply(ev eventlog.Event) error {
 		err = g.applyNodesDeleted(ev.Data)
 	case graph.TypeEdgesDeleted:
 		err = g.applyEdgesDeleted(ev.Data)
+	case graph.TypeIndexStarted, graph.TypeIndexFinished:
+		// Index runs change no node or edge: LastChange stays.
+		if ev.Type == graph.TypeIndexStarted {
+			err = g.applyIndexStarted(ev)
+		} else {
+			err = g.applyIndexFinished(ev)
+		}
+		if err != nil {
+			return fmt.Errorf("graph projection: seq %d %s: %w", ev.Seq, ev.Type, err)
+		}
+		return nil
 	default:
 		return nil
 	}

@@ -14,6 +14,8 @@ type GraphDump struct {
 	Nodes  []DumpNode  `json:"nodes"`
 	Edges  []DumpEdge  `json:"edges"`
 	Files  []FileInfo  `json:"files"`
+	// LastIndex is the last index run the log records; absent when none.
+	LastIndex *IndexRun `json:"last_index,omitempty"`
 }
 
 // DumpNode is a node with its owners.
@@ -33,6 +35,9 @@ type DumpEdge struct {
 // everything: meant for exports, not for the tool path.
 func (g *Graph) Dump() GraphDump {
 	d := GraphDump{Counts: g.Counts(), Nodes: []DumpNode{}, Edges: []DumpEdge{}, Files: g.Files()}
+	if r, ok := g.LastIndex(); ok {
+		d.LastIndex = &r
+	}
 	for _, v := range g.sortedNodes() {
 		d.Nodes = append(d.Nodes, DumpNode{Node: v.node(), Owners: ownerNames(v.owners.all())})
 	}

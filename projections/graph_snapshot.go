@@ -31,6 +31,9 @@ const graphFormat = "cos-graph/2"
 //	        (target uid, type, extractor):
 //	        ref target, str type, str extractor, varint line, bytes metadata, owners
 //
+// and, once the log records an index run, the section of graph_index.go
+// (indexRunTag).
+//
 // ref is uvarint i ≥ 1 for the i-th node above, or 0 followed by str uid for
 // an endpoint that is not a node.
 // owners is uvarint n then n ascending uvarint indices: 0 is AgentOwner, i ≥ 1
@@ -174,6 +177,7 @@ func (g *Graph) encode(w io.Writer) error {
 			writeOwners(ed.owners)
 		}
 	}
+	g.encodeIndexRun(e)
 	if e.err != nil {
 		return e.err
 	}
@@ -193,6 +197,7 @@ func (g *Graph) UnmarshalSnapshot(data []byte) error {
 	g.byLabel, g.strs, g.agent, g.nodes = ng.byLabel, ng.strs, ng.agent, ng.nodes
 	g.syms, g.symID = ng.syms, ng.symID
 	g.unresolved, g.changed, g.changedUnknown = ng.unresolved, 0, true
+	g.lastIndex = ng.lastIndex
 	g.invalidate()
 	return nil
 }
@@ -321,6 +326,7 @@ func (g *Graph) decode(data []byte) error {
 			dst.in = append(dst.in, e)
 		}
 	}
+	g.decodeIndexRun(d)
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("graph section (trailing bytes)")
 	}

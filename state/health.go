@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/projections"
 )
@@ -27,6 +29,9 @@ type Health struct {
 	// point-in-time view.
 	Search *SearchHealth
 	Bus    BusHealth
+	// LastIndex is the last index run the log records; nil when it
+	// records none.
+	LastIndex *IndexHealth
 	// Position is the view's position checked against the log's record
 	// at its seq: Verified is false when the projections were built from
 	// an event that is not the log's (package projections, VerifyPosition).
@@ -83,6 +88,9 @@ func (v View) Health(ctx context.Context) (Health, error) {
 		Writable:    s.Writable(),
 	}
 	h.SnapshotFailure = s.SnapshotFailure()
+	if run, ok := v.Graph.LastIndex(); ok {
+		h.LastIndex = &IndexHealth{IndexRun: run, State: indexRunState(run, filepath.Join(s.opts.Dir, IndexLockFile))}
+	}
 	h.Position = s.tailer.VerifyPosition(ctx, v.Pos)
 	if s.index != nil {
 		cp := s.index.Checkpoint()
@@ -94,6 +102,55 @@ func (v View) Health(ctx context.Context) (Health, error) {
 		h.Bus = BusHealth{State: bus.State{Mode: bus.ModeOff}, Processes: []bus.Peer{}}
 	}
 	return h, nil
+}
+
+// Index run states (IndexHealth.State).
+const (
+	// IndexFinished: the run indexed the whole tree.
+	IndexFinished = "finished"
+	// IndexFailed: the run stopped on an error (IndexRun.Error); what it
+	// appended before stays.
+	IndexFailed = "failed"
+	// IndexRunning: the run recorded no end and an index holds the
+	// state folder's index lock now.
+	IndexRunning = "running"
+	// IndexInterrupted: the run recorded no end and no index is running:
+	// its process was killed, and the graph holds part of the tree until
+	// the next index.
+	IndexInterrupted = "interrupted"
+)
+
+// IndexHealth is the last index run and what became of it.
+type IndexHealth struct {
+	projections.IndexRun
+	// State is IndexFinished, IndexFailed, IndexRunning or
+	// IndexInterrupted.
+	State string `json:"state"`
+}
+
+// indexRunState tells a finished, failed, running or interrupted run
+// apart; a run with no end is running while some process holds the index
+// lock file (lockPath).
+func indexRunState(run projections.IndexRun, lockPath string) string {
+	switch {
+	case run.Finished.Seq != 0 && run.Error == "":
+		return IndexFinished
+	case run.Finished.Seq != 0:
+		return IndexFailed
+	}
+	if _, err := os.Stat(lockPath); err != nil {
+		return IndexInterrupted
+	}
+	l := flock.New(lockPath)
+	locked, err := l.TryRLock()
+	if err != nil {
+		return IndexInterrupted
+	}
+	if !locked {
+		return IndexRunning
+	}
+	_ = l.Unlock()
+	return IndexInterrupted
 }
 
 func sub(a, b uint64) uint64 {

@@ -13,7 +13,8 @@ func healthTools() []*Tool {
 		Name: "cos_health",
 		Description: "The server's health: log head, projection position and lag, newest snapshot seq, bus state and the " +
 			"cos processes seen on it, whether the projections match the log at their seq (projections.verified), uptime, build version, graph counts, the search index slot and checkpoint, whether the log reads cleanly " +
-			"(integrity) and whether the state folder is writable.",
+			"(integrity), whether the state folder is writable, and the last index run (last_index: root, and state finished, " +
+			"failed, running or interrupted, when its process was killed and the graph holds part of the tree).",
 		Layer: envelope.LayerHealth, ReadOnly: true, Idempotent: true,
 		Example: `{}`,
 		Handler: healthTool,
@@ -66,6 +67,12 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	if h.Search != nil {
 		out["search"] = h.Search
+	}
+	// last_index is the last index run: its root, and whether it finished,
+	// failed, is running, or was interrupted (the graph holds part of the
+	// tree until the next cos index).
+	if h.LastIndex != nil {
+		out["last_index"] = h.LastIndex
 	}
 	if h.SnapshotFailure != nil {
 		// snapshot_failure: the last snapshot attempt failed (time, seq,

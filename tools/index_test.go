@@ -60,11 +60,17 @@ func idxReport(t testing.TB, s *testServer, args string) indexing.Report {
 	return rep
 }
 
-// idxEventsAfter returns the events after seq.
+// idxEventsAfter returns the events after seq, but for the index runs' own
+// (graph.index_started, graph.index_finished).
 func idxEventsAfter(t testing.TB, s *testServer, seq uint64) []eventlog.Event {
 	t.Helper()
 	var evs []eventlog.Event
-	if err := s.Log().Read(context.Background(), seq+1, func(ev eventlog.Event) error { evs = append(evs, ev); return nil }); err != nil {
+	if err := s.Log().Read(context.Background(), seq+1, func(ev eventlog.Event) error {
+		if ev.Type != graph.TypeIndexStarted && ev.Type != graph.TypeIndexFinished {
+			evs = append(evs, ev)
+		}
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 	return evs

@@ -1,0 +1,137 @@
+package projections
+
+import (
+	"time"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
+)
+
+// IndexRun is the last index run the log records (graph.index_started,
+// graph.index_finished): which folder, where it began, and whether and
+// how it ended.
+type IndexRun struct {
+	// Root is the absolute folder indexed.
+	Root string `json:"root"`
+	// Started is where its graph.index_started is in the log.
+	Started RunMark `json:"started"`
+	// Finished is where its graph.index_finished is; zero (absent) while
+	// none is recorded: the run is still appending, or its process was
+	// killed and the graph holds part of the tree.
+	Finished RunMark `json:"finished,omitzero"`
+	// Error is why the run stopped early; empty when it indexed the whole
+	// tree (or has not finished).
+	Error string `json:"error,omitempty"`
+	// FilesChanged, FilesRemoved and Events count what the finished run
+	// appended.
+	FilesChanged int `json:"files_changed,omitempty"`
+	FilesRemoved int `json:"files_removed,omitempty"`
+	Events       int `json:"events,omitempty"`
+}
+
+// RunMark is an event of an index run: its seq and commit time.
+type RunMark struct {
+	Seq  uint64    `json:"seq"`
+	Time time.Time `json:"time"`
+}
+
+// LastIndex returns the last index run the log records, and false when it
+// records none (a log written before index runs were recorded, or never
+// indexed).
+func (g *Graph) LastIndex() (IndexRun, bool) {
+	if g.lastIndex == nil {
+		return IndexRun{}, false
+	}
+	return *g.lastIndex, true
+}
+
+// applyIndexStarted records the start of a run; it replaces the last run,
+// finished or not.
+func (g *Graph) applyIndexStarted(ev eventlog.Event) error {
+	var p graph.IndexStarted
+	if err := decode(ev.Data, &p); err != nil {
+		return err
+	}
+	if p.Root == "" {
+		return invalid("root is empty")
+	}
+	g.invalidate()
+	g.lastIndex = &IndexRun{Root: p.Root, Started: RunMark{Seq: ev.Seq, Time: ev.Time.UTC()}}
+	return nil
+}
+
+// applyIndexFinished records the end of the run that started at
+// StartedSeq; the end of another (older) run changes nothing.
+func (g *Graph) applyIndexFinished(ev eventlog.Event) error {
+	var p graph.IndexFinished
+	if err := decode(ev.Data, &p); err != nil {
+		return err
+	}
+	r := g.lastIndex
+	if r == nil || r.Started.Seq != p.StartedSeq || r.Finished.Seq != 0 {
+		return nil
+	}
+	g.invalidate()
+	r.Finished, r.Error = RunMark{Seq: ev.Seq, Time: ev.Time.UTC()}, p.Error
+	r.FilesChanged, r.FilesRemoved, r.Events = p.FilesChanged, p.FilesRemoved, p.Events
+	return nil
+}
+
+// indexRunTag opens the optional last section of the canonical encoding,
+// present only once the log records an index run (so the encoding, and
+// StateHash, of a log without one are what they were before runs were
+// recorded):
+//
+//	str "index-run", str root, uvarint started_seq, varint started (Unix ns),
+//	uvarint finished_seq, varint finished (Unix ns, 0 when not finished),
+//	str error, uvarint files_changed, uvarint files_removed, uvarint events
+const indexRunTag = "index-run"
+
+func (g *Graph) encodeIndexRun(e *encoder) {
+	r := g.lastIndex
+	if r == nil {
+		return
+	}
+	e.str(indexRunTag)
+	e.str(r.Root)
+	e.uvarint(r.Started.Seq)
+	e.varint(unixNano(r.Started.Time))
+	e.uvarint(r.Finished.Seq)
+	e.varint(unixNano(r.Finished.Time))
+	e.str(r.Error)
+	e.uvarint(uint64(r.FilesChanged))
+	e.uvarint(uint64(r.FilesRemoved))
+	e.uvarint(uint64(r.Events))
+}
+
+func (g *Graph) decodeIndexRun(d *decoder) {
+	if d.err != nil || len(d.b) == 0 {
+		return
+	}
+	if tag := d.str(); tag != indexRunTag {
+		d.fail("graph section (unknown trailing section)")
+		return
+	}
+	r := &IndexRun{Root: d.str()}
+	r.Started.Seq, r.Started.Time = d.uvarint(), fromUnixNano(d.varint())
+	r.Finished.Seq, r.Finished.Time = d.uvarint(), fromUnixNano(d.varint())
+	r.Error = d.str()
+	r.FilesChanged, r.FilesRemoved, r.Events = int(d.uvarint()), int(d.uvarint()), int(d.uvarint())
+	if d.err == nil {
+		g.lastIndex = r
+	}
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
