@@ -286,7 +286,7 @@ func (ix *Index) Search(ctx context.Context, q string, kinds []string, limit int
 		if len(out) >= limit {
 			break
 		}
-		found, err := ix.searchTier(ctx, tier, q, kinds, limit, true)
+		found, err := ix.searchTier(ctx, tierSearch{tier: tier, q: q, kinds: kinds, limit: limit, typos: true, fields: true})
 		if err != nil {
 			return nil, err
 		}
@@ -318,7 +318,7 @@ func (ix *Index) anyWord(ctx context.Context, q string, kinds []string, limit in
 	if query == nil {
 		return nil, nil
 	}
-	return ix.run(ctx, withKinds(query, kinds), limit, matchAnyWord)
+	return ix.run(ctx, withKinds(query, kinds), limit, matchAnyWord, true)
 }
 
 // Lookup returns up to limit nodes whose label or bare name (see nameKeys:
@@ -326,26 +326,36 @@ func (ix *Index) anyWord(ctx context.Context, q string, kinds []string, limit in
 // package's name) equals name, ignoring case, labels first (the "exact"
 // tier). limit ≤ 0 means DefaultSearchLimit. Errors are Search's.
 func (ix *Index) Lookup(ctx context.Context, name string, limit int) ([]Candidate, error) {
-	return ix.searchTier(ctx, tierExact, name, nil, clampLimit(limit), true)
+	return ix.searchTier(ctx, tierSearch{tier: tierExact, q: name, limit: clampLimit(limit), typos: true, fields: true})
 }
 
 // matchAnyWord is Candidate.Match of Suggest's widest net.
 const matchAnyWord = MatchAnyWord
 
-// searchTier runs one tier of query.go for q (with or without its typo
-// matches).
-func (ix *Index) searchTier(ctx context.Context, tier int, q string, kinds []string, limit int, typos bool) ([]Candidate, error) {
-	return ix.searchTierExcept(ctx, tier, q, kinds, "", limit, typos)
+// tierSearch is one search of one tier of query.go.
+type tierSearch struct {
+	tier  int
+	q     string
+	kinds []string // only these kinds (any when empty)
+	// except leaves out the nodes of this kind (none when "").
+	except string
+	limit  int
+	// typos keeps the tier's typo matches (tierQuery).
+	typos bool
+	// fields loads each hit's kind, label and path from the index; without
+	// it a Candidate holds only its uid, score and match (the resolver reads
+	// the rest from its NodeSource, and loading stored fields is a quarter
+	// of a lookup's cost).
+	fields bool
 }
 
-// searchTierExcept is searchTier without the nodes of kind except (none
-// left out when except is "").
-func (ix *Index) searchTierExcept(ctx context.Context, tier int, q string, kinds []string, except string, limit int, typos bool) ([]Candidate, error) {
-	query := tierQuery(tier, q, typos)
+// searchTier runs one tier of query.go.
+func (ix *Index) searchTier(ctx context.Context, s tierSearch) ([]Candidate, error) {
+	query := tierQuery(s.tier, s.q, s.typos)
 	if query == nil {
 		return nil, nil
 	}
-	return ix.run(ctx, withoutKind(withKinds(query, kinds), except), limit, tierNames[tier])
+	return ix.run(ctx, withoutKind(withKinds(query, s.kinds), s.except), s.limit, tierNames[s.tier], s.fields)
 }
 
 func clampLimit(limit int) int {
@@ -365,14 +375,16 @@ func appendNew(out []Candidate, cs ...Candidate) []Candidate {
 	return out
 }
 
-func (ix *Index) run(ctx context.Context, q queryT, limit int, match string) ([]Candidate, error) {
+func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fields bool) ([]Candidate, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.bi == nil {
 		return nil, ErrClosed
 	}
 	req := bleve.NewSearchRequestOptions(q, limit, 0, false)
-	req.Fields = []string{fieldKind, fieldLabel, fieldPath}
+	if fields {
+		req.Fields = []string{fieldKind, fieldLabel, fieldPath}
+	}
 	res, err := ix.bi.SearchInContext(ctx, req)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {

@@ -475,16 +475,23 @@ func (r *Resolver) tier(ctx context.Context, tier int, q string, kinds []string,
 	}
 	var found []ranked
 	if r.idx != nil {
-		hits, err := r.idx.searchTier(ctx, tier, q, kinds, limit, typos)
+		s := tierSearch{tier: tier, q: q, kinds: kinds, limit: limit, typos: typos}
+		hits, err := r.idx.searchTier(ctx, s)
 		if err != nil {
 			return nil, fmt.Errorf("resolve %q: %w", q, err)
 		}
-		if len(hits) >= limit && slices.ContainsFunc(hits, func(c Candidate) bool { return c.Kind == graph.KindExternal }) {
-			in, err := r.idx.searchTierExcept(ctx, tier, q, kinds, graph.KindExternal, limit, typos)
+		// The hits hold no kind (tierSearch.fields): the source knows it.
+		external := func(c Candidate) bool {
+			n, ok := r.src.Node(c.UID)
+			return ok && kindOf(n) == graph.KindExternal
+		}
+		if len(hits) >= limit && slices.ContainsFunc(hits, external) {
+			s.except = graph.KindExternal
+			in, err := r.idx.searchTier(ctx, s)
 			if err != nil {
 				return nil, fmt.Errorf("resolve %q: %w", q, err)
 			}
-			hits = append(slices.DeleteFunc(hits, func(c Candidate) bool { return c.Kind != graph.KindExternal }), in...)
+			hits = append(slices.DeleteFunc(hits, func(c Candidate) bool { return !external(c) }), in...)
 		}
 		found = r.confirm(hits, match)
 	}
