@@ -65,6 +65,8 @@ type Call struct {
 	st      *state.State
 	ix      *indexing.Indexer
 	version string
+	// committed are the receipts of the call's appends that committed.
+	committed []eventlog.Receipt
 }
 
 // Call runs the tool name with raw JSON arguments and returns its envelope,
@@ -126,6 +128,12 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		}
 		data, tm, err = t.Handler(ctx, c)
 	}
+	if err != nil && len(c.committed) > 0 {
+		// The handler failed after its write committed: a failure would
+		// invite a retry that writes again. Answer ok with the receipts and
+		// say what went wrong.
+		return committedAnswer(t, c, err), nil
+	}
 	if err != nil {
 		if errors.Is(err, eventlog.ErrCommitUnknown) {
 			rid := RequestIDNone
@@ -160,7 +168,9 @@ func requestIDOf(raw json.RawMessage) string {
 // Append appends requests on behalf of the call (recording the client) and
 // returns the receipts, or the first error.
 func (c *Call) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eventlog.Receipt, error) {
-	return c.st.Append(ctx, reqs...)
+	recs, err := c.st.Append(ctx, reqs...)
+	c.committed = append(c.committed, recs...)
+	return recs, err
 }
 
 // ReadBack waits until the projections include seq, then runs fn inside a
