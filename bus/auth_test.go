@@ -83,13 +83,13 @@ func TestBus_CredentialsFile_OwnerOnly(t *testing.T) {
 	if c2, _, _ := readCredentials(dir); c2 != c1 {
 		t.Fatal("a new host changed the password of an owner-only credentials file")
 	}
-	for _, name := range []string{AuthFile, recordFile} {
+	for _, name := range []string{AuthFile, RecordFile} {
 		if strings.Contains(name, c1.Password) {
 			t.Fatal("password in a file name")
 		}
 	}
-	if raw, _ := os.ReadFile(filepath.Join(dir, recordFile)); strings.Contains(string(raw), c1.Password) {
-		t.Fatalf("%s holds the password", recordFile)
+	if raw, _ := os.ReadFile(filepath.Join(dir, RecordFile)); strings.Contains(string(raw), c1.Password) {
+		t.Fatalf("%s holds the password", RecordFile)
 	}
 }
 

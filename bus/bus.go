@@ -560,7 +560,7 @@ func (b *Bus) close() error {
 	}
 	if lock != nil {
 		if err := lock.Unlock(); err != nil {
-			errs = append(errs, fmt.Errorf("release %s: %w", lockFile, err))
+			errs = append(errs, fmt.Errorf("release %s: %w", LockFile, err))
 		}
 	}
 	return errors.Join(errs...)

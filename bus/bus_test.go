@@ -399,13 +399,13 @@ func TestRecord_RoundTripAndCorrupt(t *testing.T) {
 	if got.port() != 4321 {
 		t.Errorf("port %d, want 4321", got.port())
 	}
-	if err := os.WriteFile(filepath.Join(dir, recordFile), []byte(`{"url":`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, RecordFile), []byte(`{"url":`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, err := readRecord(dir); ok || err != nil {
 		t.Fatalf("torn record: ok=%v err=%v, want treated as missing", ok, err)
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(dir, recordFile+".tmp-*"))
+	leftovers, _ := filepath.Glob(filepath.Join(dir, RecordFile+".tmp-*"))
 	if len(leftovers) != 0 {
 		t.Errorf("temporary files left: %v", leftovers)
 	}
@@ -449,7 +449,7 @@ func TestBus_RecordedURLServedByAnotherFolder_NotUsed(t *testing.T) {
 func TestBus_RecordDeleted_HostRewritesIt(t *testing.T) {
 	dir := t.TempDir()
 	host := openBus(t, Options{StateDir: dir, HeartbeatInterval: 20 * time.Millisecond})
-	if err := os.Remove(filepath.Join(dir, recordFile)); err != nil {
+	if err := os.Remove(filepath.Join(dir, RecordFile)); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "record rewritten", func() bool {

@@ -59,7 +59,7 @@ func (b *Bus) openAuto(ctx context.Context) error {
 // is held until Close; it is released again if the server cannot start or
 // be recorded, so that another process can try.
 func (b *Bus) tryHost(ctx context.Context) (bool, error) {
-	lock := flock.New(filepath.Join(b.opts.StateDir, lockFile))
+	lock := flock.New(filepath.Join(b.opts.StateDir, LockFile))
 	won, err := lock.TryLock()
 	if err != nil {
 		return false, fmt.Errorf("election: %w", err)
@@ -69,7 +69,7 @@ func (b *Bus) tryHost(ctx context.Context) (bool, error) {
 	}
 	release := func(cause error) (bool, error) {
 		if err := lock.Unlock(); err != nil {
-			cause = errors.Join(cause, fmt.Errorf("release %s: %w", lockFile, err))
+			cause = errors.Join(cause, fmt.Errorf("release %s: %w", LockFile, err))
 		}
 		return false, cause
 	}

@@ -12,10 +12,12 @@ import (
 	"time"
 )
 
-// File names inside the state folder.
+// File names inside the state folder: RecordFile names the embedded server
+// that runs (its URL, host pid and start), LockFile is the host election's
+// lock.
 const (
-	recordFile = "nats.json"
-	lockFile   = "nats.lock"
+	RecordFile = "nats.json"
+	LockFile   = "nats.lock"
 )
 
 // Record is the content of <state>/nats.json: the embedded server that the
@@ -47,12 +49,12 @@ func (r Record) port() int {
 // a file that does not parse is reported as missing too, since the next host
 // rewrites it.
 func readRecord(dir string) (Record, bool, error) {
-	b, err := os.ReadFile(filepath.Join(dir, recordFile))
+	b, err := os.ReadFile(filepath.Join(dir, RecordFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Record{}, false, nil
 	}
 	if err != nil {
-		return Record{}, false, fmt.Errorf("read %s: %w", recordFile, err)
+		return Record{}, false, fmt.Errorf("read %s: %w", RecordFile, err)
 	}
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil || r.URL == "" {
@@ -65,9 +67,9 @@ func readRecord(dir string) (Record, bool, error) {
 func writeRecord(dir string, r Record) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", recordFile, err)
+		return fmt.Errorf("encode %s: %w", RecordFile, err)
 	}
-	return writeFileAtomic(dir, recordFile, append(b, '\n'), 0o600)
+	return writeFileAtomic(dir, RecordFile, append(b, '\n'), 0o600)
 }
 
 // writeFileAtomic replaces <dir>/<name> with data and mode: a temporary

@@ -55,8 +55,9 @@
 //	                        rename plans read files under it. Written by indexing.
 //	index.lock              serialises index runs across processes (flock).
 //	.mcp.log                forensic log of failed and slow calls (JSON lines, mode 0600), appended by
-//	                        every serving process.
-//	agent/                  exported evidence bundles (evidence_bundle_<session>.json) unless
+//	                        every process that opens the folder for writing (serve, call, index).
+//	agent/                  exported evidence bundles (evidence_bundle_<session>.json, each written under
+//	                        a lock file .evidence_bundle_<session>.lock beside it) unless
 //	                        $COS_AGENT_DIR names another folder.
 //
 // Only events.db (and roles.json, subsystems-state.json, which a person
@@ -65,18 +66,23 @@
 // # Lock order
 //
 // From outermost to innermost; a lock is never taken while one below it in
-// this list is held:
+// this list is held (docs/architecture.md has the same table):
 //
 //  1. indexing.Indexer.mu, then the index lock file (state.IndexLockFile):
 //     one index run at a time. Taken outside any view.
-//  2. the search follower's mutex (its per-path uid map): held across a
-//     View while the follower starts, released before it views a batch.
-//  3. the tailer's write lock (catch-up, Ring) or read lock (a View): a
-//     tool handler runs under the read lock and must not call Read, View,
-//     WaitFor, Append or anything that catches up from inside it.
-//  4. the event log's lock file, then bbolt's file lock: taken per
+//  2. the tailer's applyMu: serialises catch-up, Ring and the calls of its
+//     followers (the search follower's apply runs under it).
+//  3. the search follower's mutex (its per-path uid map): taken by apply
+//     under 2, and at start-up held across a View; released before the
+//     follower views a batch or writes the index.
+//  4. the tailer's mu: written while a batch is applied, read by a View —
+//     a tool handler runs under the read lock and must not call Read,
+//     View, WaitFor, Append or anything that catches up from inside it.
+//  5. the search index's applyMu, then its mu: one index write (under 2,
+//     outside 4), or a search (inside a view).
+//  6. the event log's lock file, then bbolt's file lock: taken per
 //     transaction inside eventlog/boltlog, never held across a call.
 //
-// The tailer calls its followers (the search index) after releasing its
-// write lock, so a follower may take a view.
+// The tailer calls its followers after releasing mu (4), still holding
+// applyMu (2), so a follower may take a view but must not catch up.
 package state

@@ -34,4 +34,11 @@ const (
 	// NATSAuthFile holds the embedded NATS server's credentials (mode
 	// 0600); every process of the folder reads it to connect.
 	NATSAuthFile = bus.AuthFile
+	// NATSRecordFile names the embedded NATS server that runs; NATSLockFile
+	// is the host election's lock.
+	NATSRecordFile = bus.RecordFile
+	NATSLockFile   = bus.LockFile
+	// AgentDir holds exported evidence bundles unless $COS_AGENT_DIR names
+	// another folder.
+	AgentDir = evidence.DefaultAgentSubdir
 )

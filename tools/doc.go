@@ -25,7 +25,7 @@
 // Every failure is an envelope with ok=false, never a Go error or a
 // JSON-RPC error: bad arguments (E_ARGUMENT), an unknown tool
 // (E_UNKNOWN_TOOL with the nearest names), a disabled module
-// (module_disabled), a panic (E_INTERNAL, with the stack in the state
+// (E_MODULE_DISABLED), a panic (E_INTERNAL, with the stack in the state
 // folder's .mcp.log only). ToEnvelopeError is the one mapping from any
 // error to its code; docs/errors.md lists the catalogue.
 package tools
