@@ -71,12 +71,6 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []eventlog.Event, error) 
 		return nil, nil, err
 	}
 	defer release()
-	db, err := bolt.Open(l.path, 0o644, &bolt.Options{Timeout: boltTimeout})
-	if err != nil {
-		return nil, nil, &eventlog.StorageError{Op: "open", Path: l.path, Err: err}
-	}
-	defer db.Close()
-
 	var (
 		outcomes  [][]outcome
 		committed []eventlog.Event
@@ -84,30 +78,40 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []eventlog.Event, error) 
 		head      eventlog.Head
 	)
 	now := l.opts.Now().UTC()
-	txErr := db.Update(func(tx *bolt.Tx) error {
-		t, err := loadTail(tx, l.path, &l.tailSeen)
-		if err != nil {
-			return err
-		}
-		outcomes = make([][]outcome, len(batch))
-		for bi, p := range batch {
-			outcomes[bi] = make([]outcome, len(p.items))
-			for ii, it := range p.items {
-				o, err := l.applyItem(tx, &t, it.prep, now)
-				if err != nil {
-					return err // storage failure: the whole transaction rolls back
-				}
-				outcomes[bi][ii] = o
-				committed = append(committed, o.events...)
+	var txErr error
+	openErr := withDB("open", l.path, bolt.Options{Timeout: boltTimeout}, false, func(db *bolt.DB) error {
+		txErr = db.Update(func(tx *bolt.Tx) error {
+			t, err := loadTail(tx, l.path, &l.tailSeen)
+			if err != nil {
+				return err
 			}
-		}
-		decided = true
-		if err := l.pruneReceipts(tx, &t, now); err != nil {
-			return err
-		}
-		head = eventlog.Head{Seq: t.seq, Hash: t.hash}
-		return putTail(tx, t)
+			outcomes = make([][]outcome, len(batch))
+			for bi, p := range batch {
+				outcomes[bi] = make([]outcome, len(p.items))
+				for ii, it := range p.items {
+					o, err := l.applyItem(tx, &t, it.prep, now)
+					if err != nil {
+						return err // storage failure: the whole transaction rolls back
+					}
+					outcomes[bi][ii] = o
+					committed = append(committed, o.events...)
+				}
+			}
+			decided = true
+			if err := l.pruneReceipts(tx, &t, now); err != nil {
+				return err
+			}
+			head = eventlog.Head{Seq: t.seq, Hash: t.hash}
+			return putTail(tx, t)
+		})
+		return nil
 	})
+	if openErr != nil {
+		// Not opened, or bbolt panicked on a damaged page (the transaction
+		// rolled back): nothing was written.
+		l.tailSeen = tailMark{}
+		return nil, nil, openErr
+	}
 	if txErr == nil && l.pendingMark.seq == head.Seq {
 		l.tailSeen = l.pendingMark
 	} else if txErr != nil {

@@ -148,7 +148,9 @@ func Open(ctx context.Context, path string, opts Options) (*Log, error) {
 			l.headf = f
 		}
 		if _, err := os.Stat(path); err == nil {
-			if err := l.checkFormatReadOnly(ctx); err != nil {
+			// A damaged file still opens read-only, so that Salvage can
+			// read what is left; every other call reports the damage.
+			if err := l.checkFormatReadOnly(ctx); err != nil && !errors.Is(err, ErrDamaged) {
 				l.closeHead()
 				return nil, err
 			}
@@ -187,38 +189,40 @@ func (l *Log) initialize(ctx context.Context) error {
 			return context.DeadlineExceeded
 		}
 	}
-	db, err := bolt.Open(l.path, 0o644, &bolt.Options{Timeout: timeout})
-	if err != nil {
-		return &eventlog.StorageError{Op: "open", Path: l.path, Err: err}
-	}
-	defer db.Close()
 	var head eventlog.Head
-	err = db.Update(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		if meta == nil {
-			if k, _ := tx.Cursor().First(); k != nil {
-				return fmt.Errorf("%w: %s holds bucket %q but no meta bucket", eventlog.ErrFormat, l.path, k)
+	var txErr error
+	err = withDB("open", l.path, bolt.Options{Timeout: timeout}, false, func(db *bolt.DB) error {
+		txErr = db.Update(func(tx *bolt.Tx) error {
+			meta := tx.Bucket(bucketMeta)
+			if meta == nil {
+				if k, _ := tx.Cursor().First(); k != nil {
+					return fmt.Errorf("%w: %s holds bucket %q but no meta bucket", eventlog.ErrFormat, l.path, k)
+				}
+				var err error
+				if meta, err = tx.CreateBucket(bucketMeta); err != nil {
+					return err
+				}
+				if err := meta.Put(keyFormat, []byte{FormatVersion}); err != nil {
+					return err
+				}
 			}
-			var err error
-			if meta, err = tx.CreateBucket(bucketMeta); err != nil {
+			if err := checkFormat(meta, l.path); err != nil {
 				return err
 			}
-			if err := meta.Put(keyFormat, []byte{FormatVersion}); err != nil {
-				return err
+			for _, name := range [][]byte{bucketEvents, bucketStreams, bucketReceipts, bucketByAge, bucketCounters} {
+				if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+					return err
+				}
 			}
-		}
-		if err := checkFormat(meta, l.path); err != nil {
-			return err
-		}
-		for _, name := range [][]byte{bucketEvents, bucketStreams, bucketReceipts, bucketByAge, bucketCounters} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
-		head = readMetaHead(meta)
+			head = readMetaHead(meta)
+			return nil
+		})
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	if err := txErr; err != nil {
 		if errors.Is(err, eventlog.ErrFormat) {
 			return err
 		}
@@ -384,12 +388,31 @@ func (l *Log) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if _, err := os.Stat(l.path); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	db, err := bolt.Open(l.path, 0o644, &bolt.Options{ReadOnly: true, Timeout: boltTimeout})
+	return withDB("open read-only", l.path, bolt.Options{ReadOnly: true, Timeout: boltTimeout}, false, func(db *bolt.DB) error {
+		return db.View(fn)
+	})
+}
+
+// viewLenient is view for Salvage: it does not refuse a truncated file but
+// maps every page its meta page names (those past the end of the file
+// fault, and the fault is a panic fn may recover with guarded). A missing
+// file is an empty log.
+func (l *Log) viewLenient(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	release, err := l.lock.lock(ctx, false)
 	if err != nil {
-		return &eventlog.StorageError{Op: "open read-only", Path: l.path, Err: err}
+		return err
 	}
-	defer db.Close()
-	return db.View(fn)
+	defer release()
+	if _, err := os.Stat(l.path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	o := bolt.Options{ReadOnly: true, Timeout: boltTimeout}
+	if need, err := fileHighWater(l.path); err == nil && need < 1<<40 {
+		o.InitialMmapSize = int(need)
+	}
+	return withDB("open read-only", l.path, o, true, func(db *bolt.DB) error {
+		return db.View(fn)
+	})
 }
 
 // Append appends each request atomically and independently: it returns one

@@ -60,23 +60,56 @@ func (l *Log) Salvage(ctx context.Context, dest string) (SalvageReport, error) {
 		return rep, fmt.Errorf("%w: %s", ErrDestExists, dest)
 	}
 	var (
-		head     eventlog.Head
-		counters = map[string][]byte{}
+		head eventlog.Head
+		// headLost: the meta bucket could not be read, so head is the head
+		// file's hint, if any. lastStored is the last seq stored, when the
+		// end of the events bucket could be read.
+		headLost   bool
+		lastStored uint64
+		counters   = map[string][]byte{}
 	)
-	if err := l.view(ctx, func(tx *bolt.Tx) error {
-		if meta := tx.Bucket(bucketMeta); meta != nil {
-			head = readMetaHead(meta)
+	if err := l.viewLenient(ctx, func(tx *bolt.Tx) error {
+		// Either may sit on a lost page: the head is then taken from the
+		// events that read, and the counters from the events' streams
+		// (allocateStream skips a name that exists).
+		if p := guarded(func() {
+			if meta := tx.Bucket(bucketMeta); meta != nil {
+				head = readMetaHead(meta)
+			}
+		}); p != nil {
+			headLost = true
+			head = eventlog.Head{Hash: eventlog.ZeroHash}
 		}
-		if b := tx.Bucket(bucketCounters); b != nil {
-			return b.ForEach(func(k, v []byte) error {
-				counters[string(k)] = bytes.Clone(v)
-				return nil
-			})
+		_ = guarded(func() {
+			if b := tx.Bucket(bucketEvents); b != nil {
+				if k, _ := b.Cursor().Last(); len(k) == 8 {
+					lastStored = binary.BigEndian.Uint64(k)
+				}
+			}
+		})
+		if p := guarded(func() {
+			if b := tx.Bucket(bucketCounters); b != nil {
+				_ = b.ForEach(func(k, v []byte) error {
+					counters[string(k)] = bytes.Clone(v)
+					return nil
+				})
+			}
+		}); p != nil {
+			clear(counters)
 		}
 		return nil
 	}); err != nil {
 		return rep, err
 	}
+	if headLost {
+		if f, err := os.Open(l.path + ".head"); err == nil {
+			if h, err := readHeadFile(f); err == nil {
+				head = h
+			}
+			_ = f.Close()
+		}
+	}
+	last := max(head.Seq, lastStored)
 	tmp := dest + ".tmp"
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return rep, err
@@ -123,7 +156,7 @@ func (l *Log) Salvage(ctx context.Context, dest string) (SalvageReport, error) {
 		return err
 	}
 	for {
-		keys, raws, err := l.rawChunk(ctx, next, l.opts.ReadChunk)
+		keys, raws, unreadable, err := l.rawChunk(ctx, next, last, l.opts.ReadChunk)
 		if err != nil {
 			return rep, err
 		}
@@ -133,6 +166,11 @@ func (l *Log) Salvage(ctx context.Context, dest string) (SalvageReport, error) {
 				lose(next, "no record is stored at this seq")
 			}
 			next = k + 1
+			if reason, bad := unreadable[k]; bad {
+				settle(nil)
+				lose(k, reason)
+				continue
+			}
 			ev, err := DecodeRecord(raws[i])
 			switch {
 			case err != nil:
@@ -169,6 +207,9 @@ func (l *Log) Salvage(ctx context.Context, dest string) (SalvageReport, error) {
 		lose(next, "no record is stored at this seq (the recorded head is later)")
 	}
 	rep.Examined = next - 1
+	if headLost && rep.Examined == 0 {
+		return rep, damaged("salvage", l.path, "neither its head nor any event can be read")
+	}
 	if err := flush(); err != nil {
 		return rep, &eventlog.StorageError{Op: "write", Path: tmp, Err: err}
 	}
@@ -190,28 +231,63 @@ func (l *Log) Salvage(ctx context.Context, dest string) (SalvageReport, error) {
 }
 
 // rawChunk copies up to n stored records with seq ≥ from, keys and values,
-// whatever they hold.
-func (l *Log) rawChunk(ctx context.Context, from uint64, n int) ([]uint64, [][]byte, error) {
+// whatever they hold. It reads a damaged (or truncated) file too: a seq
+// whose page cannot be read is returned with its reason in unreadable
+// (and no value), and the walk goes on at the next seq, up to last (the
+// recorded head; the walk ends at the first unreadable seq past it).
+func (l *Log) rawChunk(ctx context.Context, from, last uint64, n int) ([]uint64, [][]byte, map[uint64]string, error) {
 	var (
-		keys []uint64
-		raws [][]byte
+		keys       []uint64
+		raws       [][]byte
+		unreadable = map[uint64]string{}
 	)
-	err := l.view(ctx, func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketEvents)
+	err := l.viewLenient(ctx, func(tx *bolt.Tx) error {
+		var b *bolt.Bucket
+		if p := guarded(func() { b = tx.Bucket(bucketEvents) }); p != nil {
+			for seq := from; seq <= last && len(keys) < n; seq++ {
+				keys, raws = append(keys, seq), append(raws, nil)
+				unreadable[seq] = fmt.Sprintf("the events bucket cannot be read: %v", p)
+			}
+			return nil
+		}
 		if b == nil {
 			return nil
 		}
 		c := b.Cursor()
-		for k, v := c.Seek(seqKey(from)); k != nil && len(keys) < n; k, v = c.Next() {
+		var k, v []byte
+		want, seek := from, true
+		for len(keys) < n {
+			p := guarded(func() {
+				if seek {
+					k, v = c.Seek(seqKey(want))
+				} else {
+					k, v = c.Next()
+				}
+			})
+			if p != nil {
+				if want > last {
+					return nil
+				}
+				keys, raws = append(keys, want), append(raws, nil)
+				unreadable[want] = fmt.Sprintf("the page holding it cannot be read: %v", p)
+				want, seek = want+1, true
+				continue
+			}
+			if k == nil {
+				return nil
+			}
+			seek = false
 			if len(k) != 8 {
 				continue
 			}
-			keys = append(keys, binary.BigEndian.Uint64(k))
+			seq := binary.BigEndian.Uint64(k)
+			keys = append(keys, seq)
 			raws = append(raws, bytes.Clone(v))
+			want = seq + 1
 		}
 		return nil
 	})
-	return keys, raws, err
+	return keys, raws, unreadable, err
 }
 
 // logWriter builds a new log file from events whose seq, revision and chain

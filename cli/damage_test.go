@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/cosbin"
+	"github.com/cos-dev/cos/state"
+)
+
+// TestTruncatedLog_RealBinary: a truncated events.db is a clear E_STORAGE
+// error naming the file and the way back from every command — never a
+// bbolt panic or a fault (exit 2 and a stack trace). It runs the real
+// binary, since a fault would kill the test process.
+func TestTruncatedLog_RealBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the cos binary")
+	}
+	// COS_TEST_BIN runs another build (an older one, to see the test
+	// fail) instead of building this tree's.
+	bin := os.Getenv("COS_TEST_BIN")
+	if bin == "" {
+		var err error
+		if bin, err = cosbin.Build(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := t.TempDir()
+	ctx := context.Background()
+	l, err := state.OpenLog(ctx, src, state.LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 400 {
+		req := eventlog.AppendRequest{StreamPrefix: "task:TASK-", Events: []eventlog.Payload{{Type: "task.created",
+			Data: []byte(fmt.Sprintf(`{"title":"t%d %s"}`, i, strings.Repeat("x", 200)))}}}
+		if _, err := state.AppendOne(ctx, l, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(src, state.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []struct {
+		name string
+		size int
+	}{{"10pct", len(raw) / 10}, {"50pct", len(raw) / 2}, {"midpage", len(raw)/2 + 2048 + 5}, {"onepage", 4096 + 10}} {
+		t.Run(cut.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, state.LogFile)
+			if err := os.WriteFile(db, raw[:cut.size], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{
+				{"verify"},
+				{"log", "head"},
+				{"call", "cos_health", "{}"},
+				{"call", "cos_task_create", `{"title":"x"}`},
+			} {
+				cmd := exec.Command(bin, append([]string{"--state-dir", dir}, args...)...)
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				code := cmd.ProcessState.ExitCode()
+				out := stdout.String() + stderr.String()
+				if code != 1 || strings.Contains(out, "goroutine ") || strings.Contains(out, "panic") {
+					t.Fatalf("cos %v: exit %d (err %v), want 1 and no panic:\n%.2000s", args, code, err, out)
+				}
+				for _, want := range []string{"E_STORAGE", db, "truncated or damaged", "cos verify --salvage", "cos restore"} {
+					if !strings.Contains(out, want) {
+						t.Errorf("cos %v: output lacks %q:\n%s", args, want, out)
+					}
+				}
+			}
+			// The way back the message names works on what is left.
+			cmd := exec.Command(bin, "--state-dir", dir, "verify", "--salvage", filepath.Join(t.TempDir(), "new.db"))
+			out, _ := cmd.CombinedOutput()
+			if strings.Contains(string(out), "goroutine ") {
+				t.Fatalf("cos verify --salvage panicked:\n%s", out)
+			}
+			t.Logf("salvage: %s", bytes.SplitN(out, []byte("\n"), 2)[0])
+		})
+	}
+}
