@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 
 	"github.com/cos-dev/cos/state"
 	"github.com/spf13/cobra"
@@ -49,6 +51,9 @@ func (a *app) moduleCommand() *cobra.Command {
 				err := state.SetModule(a.stateDir, args[0], enabled)
 				if errors.Is(err, state.ErrUnknownModule) {
 					return usageError("%v", err)
+				}
+				if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+					return &exitError{code: ExitError, err: fmt.Errorf("E_READ_ONLY: the state folder %s cannot be written (a read-only mount or no write permission), so module %s stays as it is: %w", a.stateDir, args[0], err)}
 				}
 				if err != nil {
 					return &exitError{code: ExitError, err: fmt.Errorf("E_STORAGE: %w", err)}

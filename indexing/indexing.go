@@ -155,6 +155,11 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	if x.st.ReadOnly() {
 		return rep, envelope.Errorf(envelope.CodeReadOnly, "indexing writes, and this is a read-only view of the log")
 	}
+	if !x.st.Writable() {
+		return rep, envelope.Errorf(envelope.CodeReadOnly,
+			"indexing writes, and the state folder %s is read-only (a read-only mount or no write permission); reads still work", x.st.Dir()).
+			WithDetails(map[string]any{"state_dir": x.st.Dir()})
+	}
 	if o.FileTimeout < 0 {
 		return rep, envelope.Errorf(envelope.CodeArgument, "file timeout %v is negative; give a duration such as 30s", o.FileTimeout)
 	}

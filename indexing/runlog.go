@@ -72,7 +72,7 @@ func (x *Indexer) snapshotRun(ctx context.Context, rep *Report, minBytes int64) 
 		rep.SnapshotError = err.Error()
 		return
 	}
-	pos, err := x.st.Tailer().Snapshot(ctx)
+	pos, err := x.st.Snapshot(ctx) // records a failure for health too
 	if err != nil {
 		rep.SnapshotError = err.Error()
 		x.logger.Warn("snapshot after index failed; the next start replays the log", "err", err)
