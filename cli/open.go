@@ -22,7 +22,8 @@ func indexingOptions(f serverFlags, logger *slog.Logger) indexing.Options {
 	return indexing.Options{Roots: f.roots, Exclude: f.exclude, SCIPTools: os.Getenv(SCIPToolsEnv), Logger: logger}
 }
 
-// budget is the envelope budget the flags f ask for.
+// budgetOptions is the envelope budget the flags f ask for; check has
+// validated it before anything was opened.
 func (f serverFlags) budgetOptions() envelope.Options {
 	return envelope.Options{BudgetChars: f.budget}
 }

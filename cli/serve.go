@@ -11,6 +11,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/mcp"
 	"github.com/spf13/cobra"
 )
@@ -30,7 +31,30 @@ func (f *serverFlags) add(cmd *cobra.Command, defaultNATS string) {
 	cmd.Flags().StringVar(&f.namespace, "namespace", "", "subject namespace (default: derived from the state folder)")
 	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "folder cos_graph_index may index (repeatable; default: the working directory)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "folder name indexing skips, on top of node_modules, vendor, .venv, __pycache__, dist, build, .cos (repeatable)")
-	cmd.Flags().IntVar(&f.budget, "budget-chars", 0, "envelope token budget in characters (default 32000)")
+	cmd.Flags().IntVar(&f.budget, "budget-chars", 0, "envelope token budget in characters, ≥ 0 (0: the default, 32000)")
+	// The flags are checked once parsed, before RunE opens anything: a bad
+	// budget must not get as far as running a tool (cos call would write
+	// and then fail, inviting a duplicating retry).
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if err := f.check(); err != nil {
+			return err
+		}
+		if prev != nil {
+			return prev(c, args)
+		}
+		return nil
+	}
+}
+
+// check validates the flags that need no state folder: a usage error
+// (exit 2) naming the flag, its value and what is legal.
+func (f *serverFlags) check() error {
+	if err := f.budgetOptions().Validate(); err != nil {
+		return usageError("--budget-chars %d: want 0 (the default, %d) or a positive number of characters",
+			f.budget, envelope.DefaultBudgetChars)
+	}
+	return nil
 }
 
 // stderrLogger logs text lines to stderr: stdout is the MCP stream.

@@ -16,7 +16,8 @@ const (
 // trimming on, 5,000,000 for graph-export bodies.
 type Options struct {
 	// BudgetChars is the agent-context budget for the whole envelope,
-	// compared as max(bytes, tokens×4). 0 means DefaultBudgetChars.
+	// compared as max(bytes, tokens×4). 0 means DefaultBudgetChars;
+	// negative is invalid (Validate), and OK and tools.Runner.Call refuse it.
 	BudgetChars int
 	// NoBudget is apply_budget=false, for browser routes: the
 	// token-budget ladder is skipped and envelope_unshrinkable is never

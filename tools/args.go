@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -15,6 +16,12 @@ import (
 
 // maxArgBytes bounds the raw argument object of one call.
 const maxArgBytes = 8 << 20
+
+// maxArgDepth bounds how deeply the arguments nest: the argument object
+// is level 1, each object or list inside it one more. Real arguments
+// (graph upserts with metadata, TaskSignals, evidence outputs) stay far
+// below it; deeper is refused before the arguments are decoded.
+const maxArgDepth = 128
 
 // Args are a call's validated arguments. Getters return the zero value for
 // an argument that was not sent; Has tells them apart.
@@ -129,8 +136,19 @@ func parseArgs(t *Tool, raw json.RawMessage) (*Args, *envelope.Error) {
 	if !utf8.Valid(raw) {
 		return nil, argError(t, "arguments", "bytes that are not valid UTF-8", "a JSON object in UTF-8")
 	}
+	if depth, at := nestingDepth(raw, maxArgDepth); depth > maxArgDepth {
+		return nil, argError(t, "arguments", fmt.Sprintf("JSON that nests deeper than %d levels (at byte offset %d)", maxArgDepth, at),
+			fmt.Sprintf("a JSON object of named arguments nested at most %d levels deep", maxArgDepth))
+	}
 	var obj map[string]json.RawMessage
-	if raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			// The parser checks the whole text before decoding, so broken
+			// JSON is reported as such, whatever its first byte.
+			return nil, argError(t, "arguments", fmt.Sprintf("text that is not valid JSON (%v, at byte offset %d): %s", syn, syn.Offset, excerpt(raw)),
+				"a JSON object of named arguments")
+		}
 		return nil, argError(t, "arguments", describe(raw), "a JSON object of named arguments")
 	}
 	var unknown []string
@@ -170,6 +188,78 @@ func parseArgs(t *Tool, raw json.RawMessage) (*Args, *envelope.Error) {
 	return a, nil
 }
 
+// nestingDepth returns how deeply the JSON text raw nests objects and
+// lists (0 for a scalar), counting no further than limit+1, and the byte
+// offset where it first went past limit. Brackets inside strings do not
+// count; raw need not be valid JSON.
+func nestingDepth(raw []byte, limit int) (depth, at int) {
+	var cur int
+	inString, escaped := false, false
+	for i, b := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			cur++
+			if cur > depth {
+				depth = cur
+			}
+			if depth > limit {
+				return depth, i
+			}
+		case b == '}' || b == ']':
+			cur--
+		}
+	}
+	return depth, 0
+}
+
+// excerpt is raw's first 60 bytes (whole runes), for an error message.
+func excerpt(raw []byte) string {
+	s := string(raw)
+	if len(s) <= 60 {
+		return s
+	}
+	n := 60
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// blank reports whether s holds nothing but whitespace.
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// blankText describes an empty or whitespace-only string for an error
+// message.
+func blankText(s string) string {
+	if s == "" {
+		return "an empty string"
+	}
+	return fmt.Sprintf("a string of only whitespace, %s (an empty string once trimmed)", strconv.Quote(clip(s, 20)))
+}
+
+// nonEmptyText is what a NonEmpty argument expects, with its description.
+func nonEmptyText(p Param) string {
+	what := "a non-empty string"
+	if p.Type == TStringList {
+		what = "a list of non-empty strings"
+	}
+	if p.Description != "" {
+		what += " (" + p.Description + ")"
+	}
+	return what
+}
+
 func rangeText(p Param) string {
 	switch {
 	case p.Min != nil && p.Max != nil:
@@ -198,6 +288,9 @@ func parseValue(t *Tool, p Param, v json.RawMessage) (any, *envelope.Error) {
 		var s string
 		if json.Unmarshal(v, &s) != nil {
 			return nil, bad()
+		}
+		if p.NonEmpty && blank(s) {
+			return nil, argError(t, p.Name, blankText(s), nonEmptyText(p))
 		}
 		if p.MaxLen > 0 && utf8.RuneCountInString(s) > p.MaxLen {
 			return nil, argError(t, p.Name, fmt.Sprintf("a string of %d characters", utf8.RuneCountInString(s)), fmt.Sprintf("at most %d characters", p.MaxLen))
@@ -236,9 +329,12 @@ func parseValue(t *Tool, p Param, v json.RawMessage) (any, *envelope.Error) {
 		if p.MaxLen > 0 && len(list) > p.MaxLen {
 			return nil, argError(t, p.Name, fmt.Sprintf("a list of %d strings", len(list)), fmt.Sprintf("at most %d strings", p.MaxLen))
 		}
-		for _, s := range list {
+		for i, s := range list {
 			if n := utf8.RuneCountInString(s); n > maxListItemLen {
 				return nil, argError(t, p.Name, fmt.Sprintf("a string of %d characters in the list", n), fmt.Sprintf("strings of at most %d characters", maxListItemLen))
+			}
+			if p.NonEmpty && blank(s) {
+				return nil, argError(t, p.Name, fmt.Sprintf("a list holding %s at [%d]", blankText(s), i), nonEmptyText(p))
 			}
 		}
 		seen := make(map[string]bool, len(list))

@@ -40,7 +40,7 @@ func graphExportTool() *Tool {
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"root": "folder:server", "max_nodes": 200, "max_hops": 2}`,
 		Params: []Param{
-			{Name: "root", Type: TString, MaxLen: 1024, Description: "uid, repo-relative path or name; empty exports the top nodes by degree"},
+			{Name: "root", Type: TString, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name; leave it out to export the top nodes by degree"},
 			{Name: "max_nodes", Type: TInt, Min: f64(1), Max: f64(exportMaxNodes), Default: exportDefaultNodes, Description: "most nodes exported"},
 			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(5), Default: exportDefaultHops, Description: "hops from root (ignored without root)"},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow and export only these edge types"},
@@ -63,8 +63,8 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	g := c.V.Graph
 	var uids []string
 	body := map[string]any{}
-	if raw := c.Args.Str("root"); raw != "" {
-		res, err := c.Resolve(ctx, raw, false)
+	if c.Args.Has("root") { // never blank: the parameter is NonEmpty
+		res, err := c.Resolve(ctx, c.Args.Str("root"), false)
 		if err != nil {
 			return nil, tm, err
 		}

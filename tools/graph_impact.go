@@ -63,7 +63,7 @@ func graphImpactTool() *Tool {
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "depth": 2, "include_tests": false}`,
 		Params: append([]Param{
-			{Name: "uid", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
+			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2, Description: "hops backwards from the node"},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types (default: every dependence type)"},
 		}, pageParams()...),

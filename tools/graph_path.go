@@ -51,8 +51,8 @@ func graphPathTool() *Tool {
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"source": "cmd/main.go", "target": "code:function:server/serve.go::Serve", "max_hops": 4, "direction": "forward"}`,
 		Params: []Param{
-			{Name: "source", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
-			{Name: "target", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
+			{Name: "source", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
+			{Name: "target", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(10), Default: 6, Description: "longest path searched"},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types"},
 			{Name: "direction", Type: TString, Enum: pathDirections, Default: pathUndirected, Description: "forward: edges from source towards target; backward: from target towards source; undirected: either way"},

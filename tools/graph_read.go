@@ -86,7 +86,7 @@ func graphReadTools() []*Tool {
 			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"q": "ListenAndServe", "kinds": ["method"], "limit": 5}`,
 			Params: []Param{
-				{Name: "q", Type: TString, Required: true, MaxLen: 512, Description: "uid, repo-relative path, or name"},
+				{Name: "q", Type: TString, Required: true, NonEmpty: true, MaxLen: 512, Description: "uid, repo-relative path, or name"},
 				{Name: "kinds", Type: TStringList, Enum: nodeKinds, Description: "only nodes of these kinds"},
 				{Name: "limit", Type: TInt, Min: f64(1), Max: f64(100), Default: 10, Description: "how many candidates"},
 			},
@@ -103,7 +103,7 @@ func graphReadTools() []*Tool {
 			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"uid_or_name": "net/http/server.go", "depth": 1}`,
 			Params: []Param{
-				{Name: "uid_or_name", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
+				{Name: "uid_or_name", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 				{Name: "depth", Type: TInt, Min: f64(1), Max: f64(3), Default: 1, Description: "hops from the node"},
 				{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types"},
 			},

@@ -73,7 +73,7 @@ func graphReferencesTool() *Tool {
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "kinds": ["calls"], "limit": 50}`,
 		Params: append([]Param{
-			{Name: "uid", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
+			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 			{Name: "kinds", Type: TStringList, Enum: edgeTypes, Description: "edge types to report; empty picks the node kind's defaults"},
 		}, pageParams()...),
 		Handler: referencesTool,

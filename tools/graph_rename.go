@@ -62,7 +62,7 @@ func graphRenamePlanTool() *Tool {
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:server/serve.go::Serve", "new_name": "ServeHTTP"}`,
 		Params: []Param{
-			{Name: "uid", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
+			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 			{Name: "new_name", Type: TString, Required: true, MaxLen: 256, Description: "the new identifier"},
 		},
 		Handler: renamePlanTool,

@@ -41,7 +41,7 @@ func graphSimilarTool() *Tool {
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:server/serve.go::Serve", "limit": 10}`,
 		Params: []Param{
-			{Name: "uid", Type: TString, Required: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
+			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
 			{Name: "limit", Type: TInt, Min: f64(1), Max: f64(50), Default: 10, Description: "how many results"},
 		},
 		Handler: similarTool,

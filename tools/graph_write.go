@@ -69,7 +69,7 @@ func graphWriteTools() []*Tool {
 			Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
 			Example: `{"uids": ["code:function:a.go::run"], "edges": [{"source": "code:file:a.go", "target": "code:function:a.go::old", "type": "contains"}]}`,
 			Params: []Param{
-				{Name: "uids", Type: TStringList, MaxLen: writeMaxNodes, Description: "nodes to delete"},
+				{Name: "uids", Type: TStringList, NonEmpty: true, MaxLen: writeMaxNodes, Description: "nodes to delete: uids, repo-relative paths or names"},
 				{Name: "edges", Type: TObjectList, MaxLen: writeMaxEdges, Description: "edges to delete {source, target, type, extractor}"},
 				{Name: "request_id", Type: TString, Description: "1–128 characters; makes the delete idempotent"},
 			},

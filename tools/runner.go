@@ -73,12 +73,23 @@ type Call struct {
 // trimmed to budget (the agent budget over MCP, none for a browser route).
 // It never returns a Go error and never panics: every failure is a failure
 // envelope (an unknown tool is E_UNKNOWN_TOOL listing the nearest names).
+//
+// budget is checked (envelope.Options.Validate) before anything else: an
+// invalid one is the transport's programming error, not the agent's, so
+// the answer is E_INTERNAL (with a forensic log line) and the tool does not
+// run — a write tool writes nothing.
 func (r *Runner) Call(ctx context.Context, name string, raw json.RawMessage, budget envelope.Options) envelope.Envelope {
+	info := envelope.CallInfo{Tool: name, ArgBytes: len(raw), RequestID: requestIDOf(raw)}
+	if err := budget.Validate(); err != nil {
+		return envelope.Safe(ctx, info, r.st.Forensic(), func(context.Context) (envelope.Envelope, error) {
+			return envelope.Fail(envelope.Wrap(err, envelope.CodeInternal,
+				"the server's envelope budget is invalid (%v); %s did not run", err, clip(name, 60))), nil
+		})
+	}
 	t, ok := r.tools[name]
 	if !ok {
 		return envelope.Fail(r.unknownTool(name))
 	}
-	info := envelope.CallInfo{Tool: name, ArgBytes: len(raw), RequestID: requestIDOf(raw)}
 	return envelope.Safe(ctx, info, r.st.Forensic(), func(ctx context.Context) (envelope.Envelope, error) {
 		return r.call(ctx, t, raw, budget)
 	})

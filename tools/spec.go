@@ -62,6 +62,11 @@ type Param struct {
 	// MaxLen bounds a TString in characters or a list in elements (0: no
 	// bound).
 	MaxLen int
+	// NonEmpty refuses a TString that is empty or only whitespace, or a
+	// TStringList holding such a string, as E_ARGUMENT. Set it on every
+	// argument that names something (a uid, a path, a name): "" can only
+	// be a mistake there. Leaving an optional argument out stays legal.
+	NonEmpty bool
 	// Default is reported in the schema; the handler applies it.
 	Default any
 }
@@ -150,6 +155,9 @@ func paramSchema(p Param) map[string]any {
 		if p.MaxLen > 0 {
 			s["maxLength"] = p.MaxLen
 		}
+		if p.NonEmpty {
+			s["minLength"] = 1 // whitespace-only is refused too; a schema cannot say so
+		}
 	case TInt, TNumber:
 		s["type"] = "integer"
 		if p.Type == TNumber {
@@ -168,6 +176,9 @@ func paramSchema(p Param) map[string]any {
 		item := map[string]any{"type": "string"}
 		if len(p.Enum) > 0 {
 			item["enum"] = p.Enum
+		}
+		if p.NonEmpty {
+			item["minLength"] = 1
 		}
 		s["items"] = item
 		if p.MaxLen > 0 {
