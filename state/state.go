@@ -60,6 +60,15 @@ type State struct {
 	// damage is what the last catch-up found wrong with the log; nil when
 	// it read cleanly (see Integrity).
 	damage atomic.Pointer[Integrity]
+	// chainDamage is where the background walk of the hash chain from
+	// seq 1 (verifyChain, started by Open) found the log broken; nil while
+	// it runs and when the chain verified. chainDone is closed when it has
+	// finished (at once for a point-in-time view); writes wait for it.
+	// chainStop and chainWG stop and wait for it.
+	chainDamage atomic.Pointer[chainBreak]
+	chainDone   chan struct{}
+	chainStop   context.CancelFunc
+	chainWG     sync.WaitGroup
 	// writable is false when the state folder cannot be written (a
 	// read-only mount or permissions): the log is then opened read-only,
 	// and there is no forensic log, snapshot, search slot or bus.
@@ -125,7 +134,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		return nil, err
 	}
 	opts.Dir = abs
-	s := &State{opts: opts, started: time.Now(), logger: opts.Logger, modules: newModuleGate(abs)}
+	s := &State{opts: opts, started: time.Now(), logger: opts.Logger, modules: newModuleGate(abs), chainDone: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
@@ -169,7 +178,9 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		if err := s.openTempIndex(ctx); err != nil {
 			return nil, err
 		}
+		close(s.chainDone)
 	} else {
+		s.startChainCheck()
 		if s.tailer, err = projections.NewTailer(s.log, projs, topts); err != nil {
 			return nil, err
 		}
@@ -246,6 +257,10 @@ func (s *State) Close(ctx context.Context) error {
 		if s.snapStop != nil {
 			s.snapStop()
 			s.snapWG.Wait()
+		}
+		if s.chainStop != nil {
+			s.chainStop()
+			s.chainWG.Wait()
 		}
 		if s.tailer != nil {
 			errs = append(errs, s.tailer.Close())

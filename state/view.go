@@ -62,6 +62,9 @@ func (s *State) Read(ctx context.Context, fn func(View)) error {
 // answering from the state before a damaged record: write tools use it
 // for the reads that precede their append.
 func (s *State) ReadStrict(ctx context.Context, fn func(View)) error {
+	if err := s.chainErr(ctx); err != nil {
+		return err
+	}
 	if err := s.noteCatchUp(ctx, s.tailer.Fresh(ctx)); err != nil {
 		return err
 	}
@@ -98,10 +101,17 @@ func (s *State) WaitFor(ctx context.Context, seq uint64) error {
 // Append appends requests to the log, recording this state's client on
 // each that names none, and returns the receipts or the first error (a
 // request's own error — stale revision, request reuse — or the log's).
-// A point-in-time state returns ErrReadOnly.
+// A point-in-time state returns ErrReadOnly. While the hash chain has not
+// been verified since Open (verifyChain), Append waits for it; a log whose
+// chain is broken anywhere — even below the newest snapshot, which the
+// projections were loaded from — refuses every write with an
+// *eventlog.IntegrityError naming the first bad seq.
 func (s *State) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eventlog.Receipt, error) {
 	if s.ReadOnly() {
 		return nil, ErrReadOnly
+	}
+	if err := s.chainErr(ctx); err != nil {
+		return nil, err
 	}
 	for i := range reqs {
 		if reqs[i].Client == "" {

@@ -76,6 +76,14 @@
 // LookupReceipt check their context before they wait, then wait for the
 // write transaction in progress; the committer always waits.
 //
+// bbolt trusts its file: it panics on a damaged page and faults (SIGBUS) on
+// a mapped page past the end of a truncated file. Every open goes through
+// withDB (damage.go), which checks the file's size against its meta page
+// with pread before bbolt maps it, and recovers bbolt's panics and memory
+// faults (debug.SetPanicOnFault) into ErrDamaged. After such a panic the
+// file is closed but its mapping is left to the process, since bbolt's
+// locks may be held. Salvage reads past lost pages one seq at a time.
+//
 // Durability is bbolt's: an acknowledged append has been fsynced. If the
 // process dies between a commit and the head file's rewrite, the head file
 // lags until the next commit or Open; Head is then briefly behind, never
