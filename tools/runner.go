@@ -153,7 +153,14 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 			}
 			return envelope.Fail(CommitUnknownError(err, rid)), nil
 		}
-		return envelope.Fail(ToEnvelopeError(err)), nil
+		ee := ToEnvelopeError(err)
+		if im := integrityMeta(c.V.Integrity); im != nil {
+			// A read past a damaged record: "not found" may only mean "after
+			// the damage". Say so in the failure too.
+			ee = ee.WithDetails(map[string]any{"integrity": map[string]any{
+				"ok": false, "first_bad_seq": im.FirstBadSeq, "events_after": im.EventsAfter}})
+		}
+		return envelope.Fail(ee), nil
 	}
 	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm, Integrity: integrityMeta(c.V.Integrity)}, budget), nil
 }
