@@ -12,7 +12,8 @@ import (
 // A body that holds both a "nodes" list and an "edges" list is graph-export
 // shaped: it skips the ladder and gets the coherent subgraph trim
 // (subgraph.go) to the agent budget — or, without one, to the subgraph
-// ceiling — then, if still over, the string step. Every other body, when
+// ceiling — which counts long strings at their least, so they are cut
+// (the string step) before nodes are dropped. Every other body, when
 // the envelope's token-normalised size exceeds the budget, goes down the
 // ladder until it fits:
 //
@@ -276,52 +277,7 @@ func (t *trimmer) edgesByType() {
 // one field to make room for another. The containers on a candidate's path
 // are copied first: the caller's values are never modified.
 func (t *trimmer) strings() {
-	type field struct {
-		path  string
-		value string
-		runes int
-		set   func(string)
-	}
-	var fields []field
-	var walk func(v any, path string, set func(any)) any
-	// walk returns v, or a copy of it whose candidates can be set in place.
-	walk = func(v any, path string, set func(any)) any {
-		switch x := v.(type) {
-		case string:
-			if n := utf8.RuneCountInString(x); n >= ScalarTrimFloorChars {
-				fields = append(fields, field{path, x, n, func(s string) { set(s) }})
-			}
-			return v
-		case map[string]any:
-			before := len(fields)
-			cp := make(map[string]any, len(x))
-			for k, e := range x {
-				cp[k] = e
-			}
-			for k, e := range x {
-				cp[k] = walk(e, path+pathKey(k, path == ""), func(nv any) { cp[k] = nv })
-			}
-			if len(fields) == before {
-				return v
-			}
-			return cp
-		case *lazyList:
-			// A top-level list the list step has not reached: its strings
-			// are not candidates (decoding it all would undo the laziness).
-			return v
-		case []any:
-			before := len(fields)
-			cp := slices.Clone(x)
-			for i, e := range x {
-				cp[i] = walk(e, path+"["+strconv.Itoa(i)+"]", func(nv any) { cp[i] = nv })
-			}
-			if len(fields) == before {
-				return v
-			}
-			return cp
-		}
-		return v
-	}
+	var fields []stringField
 	for k, v := range t.body {
 		if k == keyMeta {
 			continue
@@ -329,12 +285,12 @@ func (t *trimmer) strings() {
 		if _, isString := v.(string); isString && k == keyNode {
 			continue
 		}
-		t.body[k] = walk(v, pathKey(k, true), func(nv any) { t.body[k] = nv })
+		t.body[k] = collectStrings(v, pathKey(k, true), func(nv any) { t.body[k] = nv }, &fields)
 	}
 	if len(fields) == 0 {
 		return
 	}
-	slices.SortFunc(fields, func(a, b field) int {
+	slices.SortFunc(fields, func(a, b stringField) int {
 		if a.runes != b.runes {
 			return b.runes - a.runes
 		}
@@ -370,6 +326,58 @@ func (t *trimmer) strings() {
 		}
 	}
 	apply(lo)
+}
+
+// stringField is a candidate of the string step: a string of at least
+// ScalarTrimFloorChars characters, its JSON path, and the setter that puts
+// a shortened value in its place.
+type stringField struct {
+	path  string
+	value string
+	runes int
+	set   func(string)
+}
+
+// collectStrings appends to fields the candidates in v, whose JSON path is
+// path, and returns v, or a copy of the containers on the candidates' paths
+// in which they can be set in place: v itself is never modified. set puts
+// a new value where v was (a candidate that is v itself is set through it).
+func collectStrings(v any, path string, set func(any), fields *[]stringField) any {
+	switch x := v.(type) {
+	case string:
+		if n := utf8.RuneCountInString(x); n >= ScalarTrimFloorChars {
+			*fields = append(*fields, stringField{path, x, n, func(s string) { set(s) }})
+		}
+		return v
+	case map[string]any:
+		before := len(*fields)
+		cp := make(map[string]any, len(x))
+		for k, e := range x {
+			cp[k] = e
+		}
+		for k, e := range x {
+			cp[k] = collectStrings(e, path+pathKey(k, path == ""), func(nv any) { cp[k] = nv }, fields)
+		}
+		if len(*fields) == before {
+			return v
+		}
+		return cp
+	case *lazyList:
+		// A top-level list the list step has not reached: its strings
+		// are not candidates (decoding it all would undo the laziness).
+		return v
+	case []any:
+		before := len(*fields)
+		cp := slices.Clone(x)
+		for i, e := range x {
+			cp[i] = collectStrings(e, path+"["+strconv.Itoa(i)+"]", func(nv any) { cp[i] = nv }, fields)
+		}
+		if len(*fields) == before {
+			return v
+		}
+		return cp
+	}
+	return v
 }
 
 // pathKey is object key k as a step of a JSON path: "k" at the top level,
