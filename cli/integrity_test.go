@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,25 +23,10 @@ func callEnv(t *testing.T, dir, tool, args string) testutil.Envelope {
 }
 
 // flipMarker flips one byte of every copy of marker in the state folder's
-// events.db (bbolt is copy-on-write: freed pages may hold old copies).
+// events.db.
 func flipMarker(t *testing.T, dir, marker string) {
 	t.Helper()
-	path := filepath.Join(dir, state.LogFile)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for i := bytes.Index(raw, []byte(marker)); i >= 0; i = bytes.Index(raw, []byte(marker)) {
-		raw[i] ^= 0x20
-		n++
-	}
-	if n == 0 {
-		t.Fatalf("marker %q not in %s", marker, path)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.FlipEvery(t, filepath.Join(dir, state.LogFile), marker)
 }
 
 // fiveTasks creates tasks titled MARKA … MARKE (seqs 1–5).

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/atomicfile"
 )
 
 // snapMagic opens every snapshot file; its last byte is the format version.
@@ -130,19 +131,10 @@ func writeSnapshotFile(dir string, seq uint64, data []byte) (string, error) {
 		os.Remove(tmp)
 		return "", fmt.Errorf("rename snapshot into place: %w", err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return "", fmt.Errorf("fsync snapshot folder: %w", err)
 	}
 	return final, nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // snapshotFile is a snapshot file's name and the seq its name claims.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/eventlog/boltlog"
+	"github.com/cos-dev/cos/internal/atomicfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -169,7 +170,7 @@ func RestoreLog(ctx context.Context, dir, src string) (RestoreReport, error) {
 	if err := os.Rename(tmp, logPath); err != nil {
 		return rep, fmt.Errorf("put the restored log in place (the previous one is %s): %w", rep.Replaced, err)
 	}
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return rep, err
 	}
 	for _, p := range []string{logPath + ".head", filepath.Join(dir, SnapshotDir), filepath.Join(dir, SearchDir)} {
@@ -291,14 +292,4 @@ func copyFileSynced(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// syncDir fsyncs a folder so renames in it are durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

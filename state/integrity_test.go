@@ -1,38 +1,16 @@
 package state
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/testutil"
 )
-
-// flipEvery flips one byte of every copy of marker in the log file (bbolt
-// is copy-on-write: freed pages may hold old copies).
-func flipEvery(t *testing.T, path, marker string) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for i := bytes.Index(raw, []byte(marker)); i >= 0; i = bytes.Index(raw, []byte(marker)) {
-		raw[i] ^= 0x20
-		n++
-	}
-	if n == 0 {
-		t.Fatalf("marker %q not in %s", marker, path)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestState_DamageBelowSnapshotRefusesWrites: a record damaged below the
 // newest snapshot is never read by the tailer (it starts from the
@@ -58,7 +36,7 @@ func TestState_DamageBelowSnapshotRefusesWrites(t *testing.T) {
 	if err := s.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	flipEvery(t, filepath.Join(dir, LogFile), "MARKER98")
+	testutil.FlipEvery(t, filepath.Join(dir, LogFile), "MARKER98")
 
 	s = openState(t, dir, nil)
 	_, err := s.Append(ctx, eventlog.AppendRequest{Stream: "x", Events: []eventlog.Payload{{Type: "test.added", Data: []byte(`{}`)}}})

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/atomicfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -83,15 +84,5 @@ func writeFileAtomic(path string, write func(f *os.File) error) (err error) {
 	if err = os.Rename(tmp, path); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
-}
-
-// syncDir fsyncs a folder so a rename in it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.SyncDir(filepath.Dir(path))
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/atomicfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -224,7 +225,7 @@ func (l *Log) Salvage(ctx context.Context, dest string) (SalvageReport, error) {
 		return rep, &eventlog.StorageError{Op: "rename", Path: dest, Err: err}
 	}
 	ok = true
-	if err := syncDir(filepath.Dir(dest)); err != nil {
+	if err := atomicfile.SyncDir(filepath.Dir(dest)); err != nil {
 		return rep, &eventlog.StorageError{Op: "sync folder of", Path: dest, Err: err}
 	}
 	return rep, nil

@@ -32,6 +32,12 @@ func Write(path string, data []byte) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
+	return SyncDir(dir)
+}
+
+// SyncDir fsyncs a folder, so that a file created or renamed in it is
+// durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

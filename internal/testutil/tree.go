@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -67,4 +68,26 @@ type Envelope struct {
 		Message  string         `json:"message"`
 		Details  map[string]any `json:"details"`
 	} `json:"error"`
+}
+
+// FlipEvery flips one byte of every copy of marker in the file at path —
+// how a test damages one event of a bbolt log, which is copy-on-write, so
+// freed pages may hold older copies of the same record.
+func FlipEvery(tb testing.TB, path, marker string) {
+	tb.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n := 0
+	for i := bytes.Index(raw, []byte(marker)); i >= 0; i = bytes.Index(raw, []byte(marker)) {
+		raw[i] ^= 0x20
+		n++
+	}
+	if n == 0 {
+		tb.Fatalf("marker %q not in %s", marker, path)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		tb.Fatal(err)
+	}
 }
