@@ -319,10 +319,9 @@ func countCreated(t testing.TB, s *testServer, rid string) int {
 // a warning when the deadline ran out after the commit), resends from
 // another process converge on one record and one answer.
 //
-// Under -race this test can expose (timing-dependent) a data race in eventlog.Append:
-// when ctx ends after the committer took the request, Append writes
-// p.results while the committer writes them too (eventlog/log.go, the
-// ctx.Done branch). The child then exits 66.
+// Under -race it also guards boltlog.Append's ctx.Done branch: once the
+// committer took the request, Append answers from a copy of the results
+// and never touches the slice the committer writes.
 func TestMultiProcess_ResendAfterServerTimeout(t *testing.T) {
 	dir := t.TempDir()
 	kids := startChildren(t, dir, 2)
