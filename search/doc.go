@@ -29,7 +29,13 @@
 //
 // Apply writes one batch of upserts and deletes together with the log seq it
 // reflects (bleve SetInternal in the same batch), so the checkpoint and the
-// documents are persisted together; Checkpoint reads it back.
+// documents are persisted together; Checkpoint reads it back. Stage is
+// Apply deferred: staged batches are merged and written as one bleve batch
+// after Options.FlushDelay, at Options.MaxStaged uids, before any search and
+// on Close (stage.go), so many small batches cost one segment and one fsync
+// while a search still sees every batch staged before it. The index is a
+// cache of the log: what a crash loses before the write is replayed from
+// Checkpoint at the next start.
 //
 // Resolver: direct → path_prefix → fuzzy, reporting which one answered
 // (Resolution.ResolvedFrom = meta.resolved_from) and how the node matched

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -50,6 +51,15 @@ type Options struct {
 	Logger *slog.Logger
 	// MaxSlots bounds the slots tried, 1..4096; zero means DefaultMaxSlots.
 	MaxSlots int
+	// FlushDelay is how long a Stage may wait before it is written: staged
+	// batches within it become one bleve batch (one segment, one fsync).
+	// Zero means DefaultFlushDelay; negative means every Stage is written
+	// before it returns, like Apply. Searches never wait for it: they write
+	// what is staged first.
+	FlushDelay time.Duration
+	// MaxStaged is how many staged uids make Stage write at once rather than
+	// wait for FlushDelay; zero means DefaultMaxStaged.
+	MaxStaged int
 }
 
 // Validate reports a missing Dir or an out-of-range MaxSlots, wrapping
@@ -60,6 +70,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: Dir is required", ErrInvalidOptions)
 	case o.MaxSlots < 0 || o.MaxSlots > 4096:
 		return fmt.Errorf("%w: MaxSlots %d out of range 0..4096", ErrInvalidOptions, o.MaxSlots)
+	case o.MaxStaged < 0:
+		return fmt.Errorf("%w: MaxStaged %d below 0", ErrInvalidOptions, o.MaxStaged)
 	}
 	return nil
 }
@@ -70,6 +82,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.FlushDelay == 0 {
+		o.FlushDelay = DefaultFlushDelay
+	}
+	if o.MaxStaged == 0 {
+		o.MaxStaged = DefaultMaxStaged
 	}
 	return o
 }
@@ -103,15 +121,31 @@ type Candidate struct {
 // The caller feeding it (the tailer) applies the graph events after
 // Checkpoint only, and should group them: every Apply is one scorch segment
 // and one fsync, so one Apply per event is far slower than one per batch of
-// events.
+// events. Stage groups them itself (stage.go).
 type Index struct {
 	log  *slog.Logger
 	slot int
 	dir  string // the slot folder
 	lock *flock.Flock
 
-	// applyMu serialises Apply so checkpoints only move forward.
-	applyMu sync.Mutex
+	flushDelay time.Duration
+	maxStaged  int
+
+	// applyMu serialises Apply and flushes so checkpoints only move
+	// forward, and guards staged and stagedSeq.
+	applyMu   sync.Mutex
+	staged    map[string]*graph.Node // uid → node to index, nil to delete
+	stagedSeq uint64                 // the checkpoint staged holds; 0 when nothing is staged
+	// hasStaged is set while staged holds anything, so a search checks it
+	// without applyMu.
+	hasStaged atomic.Bool
+
+	// kick wakes the flusher after a Stage; stop ends it and flusher
+	// waits for it (Close).
+	kick     chan struct{}
+	stop     chan struct{}
+	flusher  sync.WaitGroup
+	stopOnce sync.Once
 
 	// mu guards bi: read-held by every operation, write-held by Close, which
 	// sets bi to nil. Lock order: applyMu, then mu.
@@ -137,7 +171,9 @@ func OpenIndex(ctx context.Context, opts Options) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
-	ix := &Index{log: opts.Logger.With("slot", n), slot: n, dir: slotDir(opts.Dir, n), lock: lock}
+	ix := &Index{log: opts.Logger.With("slot", n), slot: n, dir: slotDir(opts.Dir, n), lock: lock,
+		flushDelay: opts.FlushDelay, maxStaged: opts.MaxStaged, staged: map[string]*graph.Node{},
+		kick: make(chan struct{}, 1), stop: make(chan struct{})}
 	bi, seq, err := ix.openSlot()
 	if err != nil {
 		_ = lock.Unlock()
@@ -146,6 +182,10 @@ func OpenIndex(ctx context.Context, opts Options) (*Index, error) {
 	ix.bi = bi
 	ix.seq.Store(seq)
 	ix.log.Debug("search index open", "dir", ix.dir, "checkpoint", seq)
+	if ix.flushDelay > 0 {
+		ix.flusher.Add(1)
+		go ix.runFlusher()
+	}
 	return ix, nil
 }
 
@@ -233,36 +273,21 @@ func (ix *Index) Checkpoint() uint64 { return ix.seq.Load() }
 func (ix *Index) Apply(ctx context.Context, upserts []graph.Node, deletes []string, seq uint64) error {
 	ix.applyMu.Lock()
 	defer ix.applyMu.Unlock()
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	if ix.bi == nil {
-		return ErrClosed
-	}
-	if cur := ix.seq.Load(); seq < cur {
-		return fmt.Errorf("apply at seq %d: %w (%d)", seq, ErrSeqBackwards, cur)
+	if err := ix.checkSeq(seq); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b := ix.bi.NewBatch()
-	for _, n := range upserts {
-		if err := b.Index(n.UID, newDocument(n)); err != nil {
-			return fmt.Errorf("index node %q: %w", n.UID, err)
-		}
-	}
-	for _, uid := range deletes {
-		b.Delete(uid)
-	}
-	b.SetInternal(keySeq, encodeSeq(seq))
-	if err := ix.bi.Batch(b); err != nil {
-		return fmt.Errorf("apply search batch at seq %d: %w", seq, err)
-	}
-	ix.seq.Store(seq)
-	return nil
+	ix.stageLocked(upserts, deletes, seq)
+	return ix.flushLocked()
 }
 
 // DocCount returns the number of nodes in the index.
 func (ix *Index) DocCount() (uint64, error) {
+	if err := ix.flushStaged(); err != nil {
+		return 0, err
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.bi == nil {
@@ -376,6 +401,10 @@ func appendNew(out []Candidate, cs ...Candidate) []Candidate {
 }
 
 func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fields bool) ([]Candidate, error) {
+	// Read your writes: what is staged is written before the search.
+	if err := ix.flushStaged(); err != nil {
+		return nil, err
+	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.bi == nil {
@@ -415,16 +444,24 @@ func sortCandidates(cs []Candidate) {
 	})
 }
 
-// Close closes the index and releases its slot. It waits for a running Apply
-// to finish and for bleve's background persisting and merging to stop.
-// Calling it again returns nil.
+// Close writes what is staged, closes the index and releases its slot. It
+// stops the flusher, waits for a running Apply to finish and for bleve's
+// background persisting and merging to stop. Calling it again returns nil.
 func (ix *Index) Close() error {
+	ix.stopOnce.Do(func() { close(ix.stop) })
+	ix.flusher.Wait()
+	ix.applyMu.Lock()
+	defer ix.applyMu.Unlock()
+	ferr := ix.flushLocked()
+	if errors.Is(ferr, ErrClosed) {
+		ferr = nil
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.bi == nil {
 		return nil
 	}
-	err := ix.bi.Close()
+	err := errors.Join(ferr, ix.bi.Close())
 	ix.bi = nil
 	if uerr := ix.lock.Unlock(); uerr != nil {
 		err = errors.Join(err, fmt.Errorf("unlock search slot: %w", uerr))

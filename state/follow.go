@@ -184,7 +184,11 @@ func (f *indexFollower) apply(evs []eventlog.Event) {
 	if len(ups) == 0 && len(dels) == 0 && last < f.s.index.Checkpoint()+checkpointLag {
 		return
 	}
-	if err := f.s.indexNodes(context.Background(), ups, dels, last); err != nil {
+	// Staged, not written: the index writes staged batches together (one
+	// segment and one fsync for many batches) and before any search, so a
+	// lookup still sees every node applied before it.
+	seq := max(last, f.s.index.Checkpoint())
+	if err := f.s.index.Stage(context.Background(), ups, dels, seq); err != nil {
 		f.s.logger.Warn("search index update failed; fuzzy lookups may miss recent nodes", "seq", last, "err", err)
 	}
 }

@@ -93,6 +93,10 @@ func (v View) Health(ctx context.Context) (Health, error) {
 	}
 	h.Position = s.tailer.VerifyPosition(ctx, v.Pos)
 	if s.index != nil {
+		// What is staged counts: a search would write it first.
+		if err := s.index.Flush(); err != nil {
+			s.logger.Warn("search index update failed; fuzzy lookups may miss recent nodes", "err", err)
+		}
 		cp := s.index.Checkpoint()
 		h.Search = &SearchHealth{Slot: s.index.Slot(), Checkpoint: cp, Lag: sub(v.Pos.Seq, cp)}
 	}

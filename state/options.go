@@ -32,6 +32,12 @@ type Options struct {
 	Client string
 	// NoBackgroundSnapshots turns the background snapshot loop off (tests).
 	NoBackgroundSnapshots bool
+	// SearchFlushDelay is how long the search index may hold applied graph
+	// changes before writing them as one batch (search.Options.FlushDelay):
+	// zero means search.DefaultFlushDelay (50 ms), negative writes each
+	// applied batch at once. A search always sees every change applied
+	// before it, whatever the delay.
+	SearchFlushDelay time.Duration
 	// SnapshotEvery is how many applied events since the last snapshot
 	// make the background loop write one; zero means
 	// projections.DefaultSnapshotEvery (20,000).

@@ -201,7 +201,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 			}
 			indexDir = s.tmpIndexDir
 		}
-		if s.index, err = search.OpenIndex(ctx, search.Options{Dir: indexDir, Logger: opts.Logger}); err != nil {
+		if s.index, err = search.OpenIndex(ctx, search.Options{Dir: indexDir, Logger: opts.Logger, FlushDelay: opts.SearchFlushDelay}); err != nil {
 			return nil, err
 		}
 		if err := s.followIndex(ctx); err != nil {

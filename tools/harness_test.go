@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/evidence"
@@ -27,6 +28,8 @@ type testOptions struct {
 	Version               string
 	NoBackgroundSnapshots bool
 	Logger                *slog.Logger
+	// SearchFlushDelay is state.Options.SearchFlushDelay.
+	SearchFlushDelay time.Duration
 }
 
 // testServer is what a handler test runs on: a real state folder opened
@@ -52,7 +55,8 @@ func openTestServer(ctx context.Context, o testOptions) (*testServer, error) {
 		return nil, err
 	}
 	st, err := state.Open(ctx, state.Options{Dir: o.StateDir, NATS: o.NATS, Namespace: o.Namespace, At: o.At,
-		Client: o.Client, NoBackgroundSnapshots: o.NoBackgroundSnapshots, Logger: o.Logger})
+		Client: o.Client, NoBackgroundSnapshots: o.NoBackgroundSnapshots, Logger: o.Logger,
+		SearchFlushDelay: o.SearchFlushDelay})
 	if err != nil {
 		return nil, err
 	}
