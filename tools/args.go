@@ -77,7 +77,30 @@ func (a *Args) Strings(name string) []string { s, _ := a.vals[name].([]string); 
 
 // Raw returns a TObject, TObjectList or TJSON argument as raw JSON (nil when
 // absent). A list sent as a JSON string arrives here already decoded.
-func (a *Args) Raw(name string) json.RawMessage { r, _ := a.vals[name].(json.RawMessage); return r }
+func (a *Args) Raw(name string) json.RawMessage {
+	switch v := a.vals[name].(type) {
+	case json.RawMessage:
+		return v
+	case objectList:
+		return v.raw
+	}
+	return nil
+}
+
+// Objects returns the elements of a TObjectList argument, each an object's
+// raw JSON (nil when absent): the list as parsing split it, not decoded
+// again.
+func (a *Args) Objects(name string) []json.RawMessage {
+	l, _ := a.vals[name].(objectList)
+	return l.items
+}
+
+// objectList is a parsed TObjectList argument: the list's JSON text and its
+// elements.
+type objectList struct {
+	raw   json.RawMessage
+	items []json.RawMessage
+}
 
 // argError builds the one E_ARGUMENT message of a failed argument: the
 // field, what arrived, what is legal, and a corrected example
@@ -362,7 +385,7 @@ func parseValue(t *Tool, p Param, v json.RawMessage) (any, *envelope.Error) {
 		}
 		return v, nil
 	case TObjectList:
-		list, ok := decodeList[json.RawMessage](v)
+		list, text, ok := decodeListText[json.RawMessage](v)
 		if !ok {
 			return nil, bad()
 		}
@@ -374,32 +397,40 @@ func parseValue(t *Tool, p Param, v json.RawMessage) (any, *envelope.Error) {
 		if p.MaxLen > 0 && len(list) > p.MaxLen {
 			return nil, argError(t, p.Name, fmt.Sprintf("a list of %d objects", len(list)), fmt.Sprintf("at most %d objects", p.MaxLen))
 		}
-		b, _ := json.Marshal(list)
-		return json.RawMessage(b), nil
+		// The elements are kept as split: re-encoding them would only
+		// scan every byte again, and the handler decodes each one anyway.
+		return objectList{raw: text, items: list}, nil
 	}
 	return v, nil
 }
 
 // decodeList decodes a JSON array, or a JSON string holding one.
 func decodeList[T any](v json.RawMessage) ([]T, bool) {
+	list, _, ok := decodeListText[T](v)
+	return list, ok
+}
+
+// decodeListText is decodeList that also returns the array's JSON text (v
+// itself, or the text the string held).
+func decodeListText[T any](v json.RawMessage) ([]T, json.RawMessage, bool) {
 	var list []T
 	if err := json.Unmarshal(v, &list); err == nil {
 		if list == nil {
 			list = []T{}
 		}
-		return list, true
+		return list, v, true
 	}
 	var s string
 	if json.Unmarshal(v, &s) != nil || !strings.HasPrefix(strings.TrimSpace(s), "[") {
-		return nil, false
+		return nil, nil, false
 	}
 	if err := json.Unmarshal([]byte(s), &list); err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	if list == nil {
 		list = []T{}
 	}
-	return list, true
+	return list, json.RawMessage(s), true
 }
 
 func contains(list []string, s string) bool {

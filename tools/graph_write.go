@@ -266,10 +266,7 @@ func defaultLabel(uid string) string {
 // endpoints strictly. Call it inside a view.
 func upsertInput(ctx context.Context, c *Call) ([]graph.Node, []graph.Edge, error) {
 	var nodes []graph.Node
-	var raws []json.RawMessage
-	if r := c.Args.Raw("nodes"); r != nil {
-		_ = json.Unmarshal(r, &raws)
-	}
+	raws := c.Args.Objects("nodes")
 	inCall := map[string]bool{}
 	for i, raw := range raws {
 		at := fmt.Sprintf("nodes[%d]", i)
@@ -308,10 +305,7 @@ func upsertInput(ctx context.Context, c *Call) ([]graph.Node, []graph.Edge, erro
 		inCall[n.UID] = true
 		nodes = append(nodes, n)
 	}
-	raws = nil
-	if r := c.Args.Raw("edges"); r != nil {
-		_ = json.Unmarshal(r, &raws)
-	}
+	raws = c.Args.Objects("edges")
 	var edges []graph.Edge
 	for i, raw := range raws {
 		at := fmt.Sprintf("edges[%d]", i)
@@ -443,10 +437,7 @@ func deleteInput(ctx context.Context, c *Call, resend bool) ([]string, []graph.E
 		}
 		uids = append(uids, res.Node.UID)
 	}
-	var raws []json.RawMessage
-	if r := c.Args.Raw("edges"); r != nil {
-		_ = json.Unmarshal(r, &raws)
-	}
+	raws := c.Args.Objects("edges")
 	var keys []graph.EdgeKey
 	for i, raw := range raws {
 		at := fmt.Sprintf("edges[%d]", i)

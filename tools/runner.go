@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -148,7 +149,7 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 	if err != nil {
 		if errors.Is(err, eventlog.ErrCommitUnknown) {
 			rid := RequestIDNone
-			if requestIDOf(raw) != "" {
+			if args.Str("request_id") != "" {
 				rid = RequestIDSent
 			}
 			return envelope.Fail(CommitUnknownError(err, rid)), nil
@@ -176,6 +177,11 @@ func integrityMeta(i state.Integrity) *envelope.Integrity {
 
 // requestIDOf returns the request_id argument, for the forensic log.
 func requestIDOf(raw json.RawMessage) string {
+	if !bytes.Contains(raw, []byte("request_id")) && !bytes.Contains(raw, []byte(`\u`)) {
+		// No such key (not even spelled with escapes): spare the parse of
+		// what may be megabytes of arguments.
+		return ""
+	}
 	var v struct {
 		RequestID string `json:"request_id"`
 	}
