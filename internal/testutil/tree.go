@@ -2,44 +2,39 @@ package testutil
 
 import (
 	"bytes"
+	"embed"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // DemoRepo is a small Go + Markdown repository (a module with two
 // packages, a non-ASCII identifier and a README with a link), for WriteTree.
-var DemoRepo = map[string]string{
-	"go.mod": "module example.com/demo\n\ngo 1.22\n",
-	"main.go": `package main
+// Its files are testdata/demorepo/<path>.txt: the suffix keeps the Go
+// sources out of the build and the go.mod from making a nested module.
+var DemoRepo = func() map[string]string {
+	files := map[string]string{}
+	err := fs.WalkDir(demoRepo, "testdata/demorepo", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := demoRepo.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files[strings.TrimSuffix(strings.TrimPrefix(p, "testdata/demorepo/"), ".txt")] = string(b)
+		return nil
+	})
+	if err != nil {
+		panic("testutil: the embedded demo repository: " + err.Error()) // static data
+	}
+	return files
+}()
 
-import "example.com/demo/util"
-
-func main() {
-	run()
-}
-
-func run() {
-	util.Greet("world")
-	Привет()
-}
-`,
-	"hello.go": `package main
-
-import "fmt"
-
-// Привет greets in Russian.
-func Привет() { fmt.Println("привет") }
-`,
-	"util/greet.go": `package util
-
-import "fmt"
-
-// Greet prints a greeting.
-func Greet(name string) { fmt.Println("hello", name) }
-`,
-	"README.md": "# Demo 🚀\n\n## Запуск\n\nRun [main](main.go).\n",
-}
+//go:embed testdata/demorepo
+var demoRepo embed.FS
 
 // WriteTree writes files (slash-separated path → content) into a fresh
 // temporary folder and returns it.
