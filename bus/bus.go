@@ -393,19 +393,8 @@ func (b *Bus) conn() (*nats.Conn, error) {
 // function unsubscribes and may be called more than once. Errors:
 // ErrInvalidSubject, ErrClosed.
 func (b *Bus) Subscribe(subject string, fn func(eventlog.Event)) (unsubscribe func(), err error) {
-	if err := checkSubject(subject); err != nil {
-		return nil, err
-	}
-	if b.mode == StateOff {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.closed {
-			return nil, ErrClosed
-		}
-		return func() {}, nil
-	}
 	log := b.opts.Logger
-	return b.subscribeRaw(subject, func(m *nats.Msg) {
+	return b.subscribeChecked(subject, func(m *nats.Msg) {
 		ev, err := decodeEvent(m.Data)
 		if err != nil {
 			log.Warn("bus: skip message", "subject", m.Subject, "err", err)
@@ -423,19 +412,8 @@ func (b *Bus) Subscribe(subject string, fn func(eventlog.Event)) (unsubscribe fu
 // header is skipped. fn runs as Subscribe's does; errors and the returned
 // function are Subscribe's.
 func (b *Bus) SubscribeSeqs(subject string, fn func(seq uint64)) (unsubscribe func(), err error) {
-	if err := checkSubject(subject); err != nil {
-		return nil, err
-	}
-	if b.mode == StateOff {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if b.closed {
-			return nil, ErrClosed
-		}
-		return func() {}, nil
-	}
 	log := b.opts.Logger
-	return b.subscribeRaw(subject, func(m *nats.Msg) {
+	return b.subscribeChecked(subject, func(m *nats.Msg) {
 		seq, err := strconv.ParseUint(m.Header.Get(HeaderSeq), 10, 64)
 		if err != nil || seq == 0 {
 			log.Debug("bus: skip a message without a valid "+HeaderSeq+" header", "subject", m.Subject)
@@ -447,6 +425,23 @@ func (b *Bus) SubscribeSeqs(subject string, fn func(seq uint64)) (unsubscribe fu
 
 // subscribeRaw registers handler on subject for the life of the Bus (across
 // connection replacements) until the returned function is called.
+// subscribeChecked is subscribeRaw for a caller's subject: it checks the
+// subject, and in "off" mode subscribes to nothing (ErrClosed once closed).
+func (b *Bus) subscribeChecked(subject string, handler nats.MsgHandler) (func(), error) {
+	if err := checkSubject(subject); err != nil {
+		return nil, err
+	}
+	if b.mode == StateOff {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.closed {
+			return nil, ErrClosed
+		}
+		return func() {}, nil
+	}
+	return b.subscribeRaw(subject, handler)
+}
+
 func (b *Bus) subscribeRaw(subject string, handler nats.MsgHandler) (func(), error) {
 	b.mu.Lock()
 	if b.closed {
