@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cos-dev/cos/projections"
@@ -39,6 +40,9 @@ func (a *app) callCommand() *cobra.Command {
 				raw = string(b)
 			}
 			var until *projections.Until
+			if cmd.Flags().Changed("at") && strings.TrimSpace(at) == "" {
+				return usageError("--at needs a log seq or an RFC 3339 time, e.g. --at 120; leave --at out for the live state")
+			}
 			if at != "" {
 				u, err := parseUntil(at)
 				if err != nil {

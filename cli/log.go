@@ -192,6 +192,12 @@ func (a *app) verifyCommand() *cobra.Command {
 		Example: "  cos verify\n  cos verify --salvage /tmp/salvaged.db",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("salvage") && strings.TrimSpace(salvage) == "" {
+				return usageError("--salvage needs the path of a new file to write, e.g. --salvage /tmp/salvaged.db")
+			}
+			if asJSON && salvage == "" {
+				return usageError("--json goes with --salvage (a plain verify prints one line)")
+			}
 			if salvage != "" {
 				return a.salvage(cmd.Context(), salvage, asJSON)
 			}
@@ -231,10 +237,20 @@ func (a *app) salvage(ctx context.Context, dest string, asJSON bool) error {
 	if err != nil {
 		return failure(err)
 	}
+	// Nothing kept of a log that had events is a failure, whatever the
+	// report says: restoring that file would empty every projection.
+	var nothing error
+	if rep.Kept == 0 && rep.Examined > 0 {
+		nothing = &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: no event of the %d examined could be salvaged; "+
+			"%s holds none, do not restore it — restore a backup (`cos restore BACKUP`) instead", rep.Examined, rep.Dest)}
+	}
 	if asJSON {
 		enc := json.NewEncoder(a.io.Out)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		return nothing
 	}
 	w := a.io.Out
 	if _, err := fmt.Fprintf(w, "salvaged %d of %d events to %s (head %d %s)\n", rep.Kept, rep.Examined, rep.Dest, rep.Head.Seq, rep.Head.Hash); err != nil {
@@ -242,7 +258,7 @@ func (a *app) salvage(ctx context.Context, dest string, asJSON bool) error {
 	}
 	if len(rep.Lost) == 0 {
 		_, err = fmt.Fprintln(w, "lost: none")
-		return err
+		return errors.Join(err, nothing)
 	}
 	seqs := make([]string, len(rep.Lost))
 	for i, l := range rep.Lost {
@@ -258,5 +274,8 @@ func (a *app) salvage(ctx context.Context, dest string, asJSON bool) error {
 	}
 	_, err = fmt.Fprintf(w, "events after seq %d have new seqs in %s (each moves down by the number of seqs lost before it); put it in place with `cos restore %s`\n",
 		rep.Lost[0].Seq, rep.Dest, rep.Dest)
-	return err
+	if err != nil {
+		return err
+	}
+	return nothing
 }

@@ -128,7 +128,7 @@ var ErrRestoreSource = errors.New("cannot restore from this file")
 
 // RestoreLog puts the log file src (a backup, or a salvaged log) in place
 // as the state folder's log. It refuses — changing nothing — when src does
-// not verify (ErrRestoreSource) or while any cos process holds a lock in
+// not verify or holds no events (ErrRestoreSource) or while any cos process holds a lock in
 // the folder (a search slot, the bus election, an index run: *BusyError
 // naming each). Otherwise, holding the log's exclusive lock, it copies src
 // beside the log (fsynced), moves the current log to
@@ -140,6 +140,11 @@ func RestoreLog(ctx context.Context, dir, src string) (RestoreReport, error) {
 	n, err := VerifyFile(ctx, src)
 	if err != nil {
 		return rep, fmt.Errorf("%w %s: %w", ErrRestoreSource, src, err)
+	}
+	if n == 0 {
+		// An empty log would silently empty the graph, the board and the
+		// bundles; nobody backs one up on purpose.
+		return rep, fmt.Errorf("%w %s: it holds no events, so restoring it would empty every projection", ErrRestoreSource, src)
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		if err := EnsureDir(dir); err != nil {
