@@ -73,6 +73,14 @@ type Options struct {
 	// holds another extraction of the file (a precise one, from a SCIP
 	// index, that this payload must replace). Called from one goroutine.
 	Reemit func(path string) bool
+	// Only, when non-nil, makes the run targeted: instead of walking the
+	// tree, it takes every file of previous as the stat cache records it
+	// (not even a stat) and looks again only at these repo-relative,
+	// slash-separated paths: each one changed, created, deleted, now
+	// ignored or now a folder (whose files are then listed). Removals are
+	// found among these paths only. A targeted run is what the watcher and
+	// read-your-edits use; a full run (Only nil) catches anything else.
+	Only []string
 
 	// open opens a file for reading; nil means os.Open. Tests replace it to
 	// inject read failures (root can read a chmod 000 file).

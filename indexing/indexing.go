@@ -142,6 +142,11 @@ type RunOptions struct {
 	// --file-timeout); 0 means extract.DefaultFileTimeout (30 s). A file
 	// past it is reported in Report.Skipped with reason "timeout".
 	FileTimeout time.Duration
+	// Paths, when non-nil, makes the run targeted (extract.Options.Only):
+	// only these paths, relative to the root and slash-separated, are
+	// looked at again, everything else is taken as the graph holds it.
+	// The watcher and read-your-edits use it; nil walks the whole tree.
+	Paths []string
 }
 
 // IndexWith is Index with options: with o.Precise, the files the SCIP
@@ -206,6 +211,7 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 		Logger:      x.logger,
 		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), x.opts.Exclude...),
 		FileTimeout: o.FileTimeout,
+		Only:        o.Paths,
 	}
 	// Never index our own state folder when it lives inside the tree.
 	if rel, err := filepath.Rel(abs, x.st.Dir()); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
