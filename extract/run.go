@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -129,10 +130,23 @@ type hashed struct {
 }
 
 func (r *runner) run() error {
-	w, err := walk(r.ctx, r.root, r.o.ExcludeDirs, r.o.MaxFileSize)
+	r.build = readGoBuild()
+	c, cacheErr := loadCache(r.o.CacheDir, r.root, r.build.key)
+	var w walkResult
+	var err error
+	if r.o.Only != nil {
+		// A targeted run: the stat cache's files and the Only paths
+		// looked at again, in place of the walk.
+		w, err = r.targeted(c)
+	} else {
+		w, err = walk(r.ctx, r.root, r.o.ExcludeDirs, r.o.MaxFileSize)
+	}
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return r.ctx.Err()
+		}
+		if errors.Is(err, ErrOptions) || errors.Is(err, ErrRoot) {
+			return err
 		}
 		return fmt.Errorf("%w: %v", ErrRoot, err)
 	}
@@ -141,10 +155,8 @@ func (r *runner) run() error {
 	r.st.FilesSeen = len(w.Files)
 	skipped, failed := w.Skipped, w.Failed
 
-	r.build = readGoBuild()
-	c, err := loadCache(r.o.CacheDir, r.root, r.build.key)
-	if err != nil {
-		r.o.Logger.Warn("extract cache ignored", "err", err)
+	if cacheErr != nil {
+		r.o.Logger.Warn("extract cache ignored", "err", cacheErr)
 	}
 	r.cache = c
 	if c.outdated {
