@@ -26,6 +26,9 @@ type replayReport struct {
 	Tasks     int                     `json:"tasks"`
 	Sessions  int                     `json:"sessions"`
 	Metrics   int                     `json:"metrics"`
+	// Index is the last index run recorded up to the position: the folder
+	// and the git commit the graph was built from then.
+	Index *projections.IndexRun `json:"index,omitempty"`
 }
 
 func (a *app) replayCommand() *cobra.Command {
@@ -35,7 +38,8 @@ func (a *app) replayCommand() *cobra.Command {
 		Short: "Rebuild the state as it was at a log position: counts and the state hash, or the state itself",
 		Long: "Replay the log (from the newest snapshot at or before the bound) up to --until and print the event " +
 			"counts and the state hash at that point: the same hash every process computed then. --stream restricts " +
-			"the counts and the dump to one stream (the hash stays the whole state's). --dump prints that state as JSON.",
+			"the counts and the dump to one stream (the hash stays the whole state's), and the last index run by then: the folder and " +
+			"the git commit the graph was built from. --dump prints that state as JSON.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if until == "" {
@@ -83,6 +87,9 @@ func (a *app) replayCommand() *cobra.Command {
 				rep.Tasks = len(set.Board.All())
 				rep.Sessions = len(set.Bundles.Sessions())
 				rep.Metrics = len(set.Series.Names())
+				if run, ok := set.Graph.LastIndex(); ok {
+					rep.Index = &run
+				}
 				switch dump {
 				case "graph":
 					out = set.Graph.Dump()

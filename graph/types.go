@@ -149,20 +149,30 @@ type EdgesDeleted struct {
 }
 
 // IndexStarted is the payload of graph.index_started: an index run of the
-// folder Root (absolute) began appending.
+// folder Root (absolute) began appending. Commit is the full commit id HEAD
+// named when the run began, when Root is in a git work tree with a commit;
+// Dirty says the files under Root then differed from that commit (modified,
+// staged, deleted or untracked and not ignored). Targeted is the number of
+// paths a targeted run looked at again (the watcher, read-your-edits); 0 is
+// a run over the whole tree.
 type IndexStarted struct {
-	Root string `json:"root"`
+	Root     string `json:"root"`
+	Commit   string `json:"commit,omitempty"`
+	Dirty    bool   `json:"dirty,omitempty"`
+	Targeted int    `json:"targeted,omitempty"`
 }
 
 // IndexFinished is the payload of graph.index_finished: the run of Root
 // whose graph.index_started is at StartedSeq ended. Error is empty when it
 // indexed the whole tree, else why it stopped early (what it appended
-// before stays). FilesChanged, FilesRemoved and Events count what it
-// appended.
+// before stays). FilesSeen is how many files the run covered (the tree's
+// files git keeps, or the walk found); FilesChanged, FilesRemoved and
+// Events count what it appended.
 type IndexFinished struct {
 	Root         string `json:"root"`
 	StartedSeq   uint64 `json:"started_seq"`
 	Error        string `json:"error,omitempty"`
+	FilesSeen    int    `json:"files_seen,omitempty"`
 	FilesChanged int    `json:"files_changed"`
 	FilesRemoved int    `json:"files_removed"`
 	Events       int    `json:"events"`

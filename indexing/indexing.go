@@ -19,6 +19,7 @@ import (
 	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/internal/atomicfile"
+	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -92,6 +93,11 @@ type Report struct {
 	SnapshotSeq     uint64  `json:"snapshot_seq,omitempty"`
 	SnapshotError   string  `json:"snapshot_error,omitempty"`
 	SnapshotSeconds float64 `json:"snapshot_seconds,omitempty"`
+	// Commit is the commit HEAD named when the run began (root in a git
+	// work tree with a commit), Dirty whether the files under root then
+	// differed from it. Both are recorded in the run's graph.index_started.
+	Commit string `json:"commit,omitempty"`
+	Dirty  bool   `json:"dirty,omitempty"`
 	// Seconds is the wall time of the run, extraction and appends included.
 	Seconds float64 `json:"seconds"`
 	// Slowest are the slowest extractions of this run, slowest first.
@@ -196,10 +202,15 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	}
 	defer func() { _ = lock.Unlock() }()
 	start := time.Now()
-	var previous, wasPrecise map[string]string
+	var (
+		previous, wasPrecise map[string]string
+		last                 projections.IndexRun
+		hasLast              bool
+	)
 	if err := x.st.ReadStrict(ctx, func(v state.View) {
 		previous = v.Graph.FileHashes()
 		wasPrecise = preciseFiles(v.Graph, previous)
+		last, hasLast = v.Graph.LastIndex()
 	}); err != nil {
 		return rep, err
 	}
@@ -223,7 +234,15 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	}
 	defer ps.close()
 	opts.Reemit = ps.reemit
-	run := &runLog{root: abs}
+	run := &runLog{root: abs, targeted: len(o.Paths)}
+	if o.Paths != nil && run.targeted == 0 {
+		run.targeted = -1 // asked to look at nothing: still not a whole-tree run
+	}
+	run.commit, run.dirty = x.gitState(ctx, abs)
+	rep.Commit, rep.Dirty = run.commit, run.dirty
+	if hasLast {
+		run.last = &last
+	}
 	toLog := func(batch []graph.FileExtracted, removed []string) error {
 		return x.appendBatch(ctx, &rep, run, batch, removed)
 	}
@@ -308,12 +327,11 @@ func (x *Indexer) appendBatch(ctx context.Context, rep *Report, run *runLog, bat
 	reqs := make([]eventlog.AppendRequest, 0, len(batch)+len(removed)+1)
 	if run.startedSeq == 0 {
 		// The run's first batch opens it, in the same transaction.
-		data, err := json.Marshal(graph.IndexStarted{Root: run.root})
+		req, err := run.startRequest(x.st.Client())
 		if err != nil {
 			return err
 		}
-		reqs = append(reqs, eventlog.AppendRequest{Stream: graph.Stream, Client: x.st.Client(),
-			Events: []eventlog.Payload{{Type: graph.TypeIndexStarted, Data: data}}})
+		reqs = append(reqs, req)
 	}
 	add := func(typ string, data []byte) {
 		reqs = append(reqs, eventlog.AppendRequest{

@@ -3,10 +3,13 @@ package indexing
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/gitfiles"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections"
 )
 
 // DefaultSnapshotMinBytes is how much event data (bytes) a run appends
@@ -18,11 +21,63 @@ const DefaultSnapshotMinBytes = 1 << 20
 // own context has ended (a cancelled run still records how it ended).
 const finishTimeout = 5 * time.Second
 
-// runLog is one run's record in the log: its root, and the seq of its
-// graph.index_started once its first batch is appended (0 before).
+// runLog is one run's record in the log: its root, the git state it
+// began from, and the seq of its graph.index_started once its first batch
+// is appended (0 before).
 type runLog struct {
-	root       string
+	root   string
+	commit string
+	dirty  bool
+	// targeted is how many paths a targeted run looks at (-1: none), 0 for
+	// a run over the whole tree.
+	targeted   int
 	startedSeq uint64
+	// last is the last run the log recorded before this one, nil if none.
+	last *projections.IndexRun
+}
+
+// startRequest is the request appending the run's graph.index_started.
+func (r *runLog) startRequest(client string) (eventlog.AppendRequest, error) {
+	data, err := json.Marshal(graph.IndexStarted{Root: r.root, Commit: r.commit, Dirty: r.dirty, Targeted: max(r.targeted, 0)})
+	if err != nil {
+		return eventlog.AppendRequest{}, err
+	}
+	return eventlog.AppendRequest{Stream: graph.Stream, Client: client,
+		Events: []eventlog.Payload{{Type: graph.TypeIndexStarted, Data: data}}}, nil
+}
+
+// worthRecording reports whether a run that appended no file event must
+// still be recorded: it ended cleanly and the log would otherwise name
+// another base for the graph — another root, commit or dirty state, or a
+// last run that did not finish (this one proves the graph whole again).
+// A targeted run that changed nothing proves nothing about the tree.
+func (r *runLog) worthRecording(runErr error) bool {
+	if runErr != nil || r.targeted != 0 {
+		return false
+	}
+	l := r.last
+	return l == nil || l.Root != r.root || l.Commit != r.commit || l.Dirty != r.dirty ||
+		l.Finished.Seq == 0 || l.Error != ""
+}
+
+// gitState returns the commit HEAD names in the work tree holding root and
+// whether the files under root differ from it; "" and false outside git,
+// without git on PATH, or in a repository with no commit yet. A git
+// failure is logged, not returned: the index does not depend on it.
+func (x *Indexer) gitState(ctx context.Context, root string) (commit string, dirty bool) {
+	commit, err := gitfiles.Head(ctx, root)
+	if err != nil || commit == "" {
+		if err != nil && !errors.Is(err, gitfiles.ErrNotWorkTree) && !errors.Is(err, gitfiles.ErrNoGit) && ctx.Err() == nil {
+			x.logger.Warn("git commit of the indexed folder unknown", "err", err)
+		}
+		return "", false
+	}
+	dirty, err = gitfiles.Dirty(ctx, root)
+	if err != nil && ctx.Err() == nil {
+		x.logger.Warn("git status of the indexed folder unknown; recorded as dirty", "err", err)
+		dirty = true
+	}
+	return commit, dirty
 }
 
 // finishRun appends graph.index_finished for a run that appended anything,
@@ -30,21 +85,46 @@ type runLog struct {
 // the run's batches are committed, and the log then shows a run that did
 // not finish, which is what a reader must assume.
 func (x *Indexer) finishRun(ctx context.Context, rep *Report, run *runLog, runErr error) {
+	var reqs []eventlog.AppendRequest
 	if run.startedSeq == 0 {
-		return
+		if !run.worthRecording(runErr) {
+			return
+		}
+		// Nothing changed, but the graph is now known to be the tree at
+		// this commit: record the run, both events in one transaction.
+		req, err := run.startRequest(x.st.Client())
+		if err != nil {
+			x.logger.Warn("index run not recorded", "err", err)
+			return
+		}
+		reqs = append(reqs, req)
 	}
-	p := graph.IndexFinished{Root: run.root, StartedSeq: run.startedSeq,
+	p := graph.IndexFinished{Root: run.root, StartedSeq: run.startedSeq, FilesSeen: rep.FilesSeen,
 		FilesChanged: rep.FilesChanged + rep.FilesReextracted, FilesRemoved: rep.FilesRemoved, Events: rep.Events}
 	if runErr != nil {
 		p.Error = runErr.Error()
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancel()
+	if len(reqs) > 0 {
+		// The started seq is not known before the append: it is the seq
+		// the first request gets, the head + 1 under the log's lock. Append
+		// the start alone first, then the end naming it.
+		recs, err := x.st.Append(actx, reqs...)
+		if err != nil {
+			x.logger.Warn("index run not recorded", "err", err)
+			return
+		}
+		run.startedSeq = recs[0].FirstSeq
+		p.StartedSeq = run.startedSeq
+		rep.FirstSeq = recs[0].FirstSeq
+		rep.LastSeq = max(rep.LastSeq, recs[0].LastSeq)
 	}
 	data, err := json.Marshal(p)
 	if err != nil {
 		x.logger.Warn("index run end not recorded", "err", err)
 		return
 	}
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
-	defer cancel()
 	recs, err := x.st.Append(actx, eventlog.AppendRequest{Stream: graph.Stream, Client: x.st.Client(),
 		Events: []eventlog.Payload{{Type: graph.TypeIndexFinished, Data: data}}})
 	if err != nil {

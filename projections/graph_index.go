@@ -13,6 +13,13 @@ import (
 type IndexRun struct {
 	// Root is the absolute folder indexed.
 	Root string `json:"root"`
+	// Commit is the commit HEAD named when the run began (Root in a git
+	// work tree), Dirty whether the files under Root then differed from
+	// it; Targeted the number of paths a targeted run looked at (0: the
+	// whole tree).
+	Commit   string `json:"commit,omitempty"`
+	Dirty    bool   `json:"dirty,omitempty"`
+	Targeted int    `json:"targeted,omitempty"`
 	// Started is where its graph.index_started is in the log.
 	Started RunMark `json:"started"`
 	// Finished is where its graph.index_finished is; zero (absent) while
@@ -22,8 +29,9 @@ type IndexRun struct {
 	// Error is why the run stopped early; empty when it indexed the whole
 	// tree (or has not finished).
 	Error string `json:"error,omitempty"`
-	// FilesChanged, FilesRemoved and Events count what the finished run
-	// appended.
+	// FilesSeen is how many files the finished run covered; FilesChanged,
+	// FilesRemoved and Events count what it appended.
+	FilesSeen    int `json:"files_seen,omitempty"`
 	FilesChanged int `json:"files_changed,omitempty"`
 	FilesRemoved int `json:"files_removed,omitempty"`
 	Events       int `json:"events,omitempty"`
@@ -56,7 +64,8 @@ func (g *Graph) applyIndexStarted(ev eventlog.Event) error {
 		return invalid("root is empty")
 	}
 	g.invalidate()
-	g.lastIndex = &IndexRun{Root: p.Root, Started: RunMark{Seq: ev.Seq, Time: ev.Time.UTC()}}
+	g.lastIndex = &IndexRun{Root: p.Root, Commit: p.Commit, Dirty: p.Dirty, Targeted: p.Targeted,
+		Started: RunMark{Seq: ev.Seq, Time: ev.Time.UTC()}}
 	return nil
 }
 
@@ -73,7 +82,7 @@ func (g *Graph) applyIndexFinished(ev eventlog.Event) error {
 	}
 	g.invalidate()
 	r.Finished, r.Error = RunMark{Seq: ev.Seq, Time: ev.Time.UTC()}, p.Error
-	r.FilesChanged, r.FilesRemoved, r.Events = p.FilesChanged, p.FilesRemoved, p.Events
+	r.FilesSeen, r.FilesChanged, r.FilesRemoved, r.Events = p.FilesSeen, p.FilesChanged, p.FilesRemoved, p.Events
 	return nil
 }
 
@@ -86,6 +95,14 @@ func (g *Graph) applyIndexFinished(ev eventlog.Event) error {
 //	uvarint finished_seq, varint finished (Unix ns, 0 when not finished),
 //	str error, uvarint files_changed, uvarint files_removed, uvarint events
 const indexRunTag = "index-run"
+
+// indexRunGitTag opens the section after it, present only when the run
+// records a commit, a dirty tree, a targeted run or a file count (so runs
+// recorded before these fields encode as they did):
+//
+//	str "index-run-git", str commit, uvarint dirty (0|1), uvarint targeted,
+//	uvarint files_seen
+const indexRunGitTag = "index-run-git"
 
 func (g *Graph) encodeIndexRun(e *encoder) {
 	r := g.lastIndex
@@ -102,6 +119,18 @@ func (g *Graph) encodeIndexRun(e *encoder) {
 	e.uvarint(uint64(r.FilesChanged))
 	e.uvarint(uint64(r.FilesRemoved))
 	e.uvarint(uint64(r.Events))
+	if r.Commit == "" && !r.Dirty && r.Targeted == 0 && r.FilesSeen == 0 {
+		return
+	}
+	e.str(indexRunGitTag)
+	e.str(r.Commit)
+	dirty := uint64(0)
+	if r.Dirty {
+		dirty = 1
+	}
+	e.uvarint(dirty)
+	e.uvarint(uint64(r.Targeted))
+	e.uvarint(uint64(r.FilesSeen))
 }
 
 func (g *Graph) decodeIndexRun(d *decoder) {
@@ -117,6 +146,22 @@ func (g *Graph) decodeIndexRun(d *decoder) {
 	r.Finished.Seq, r.Finished.Time = d.uvarint(), fromUnixNano(d.varint())
 	r.Error = d.str()
 	r.FilesChanged, r.FilesRemoved, r.Events = int(d.uvarint()), int(d.uvarint()), int(d.uvarint())
+	if d.err == nil && len(d.b) != 0 {
+		if tag := d.str(); tag != indexRunGitTag {
+			d.fail("graph section (unknown trailing section)")
+			return
+		}
+		r.Commit = d.str()
+		switch d.uvarint() {
+		case 0:
+		case 1:
+			r.Dirty = true
+		default:
+			d.fail("graph section (index run dirty flag)")
+			return
+		}
+		r.Targeted, r.FilesSeen = int(d.uvarint()), int(d.uvarint())
+	}
 	if d.err == nil {
 		g.lastIndex = r
 	}
