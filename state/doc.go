@@ -54,6 +54,8 @@
 //	index-root.json         {"root": "<abs>"}: the folder the graph was last indexed from; the doctor and
 //	                        rename plans read files under it. Written by indexing.
 //	index.lock              serialises index runs across processes (flock).
+//	watch.lock              elects the one process that watches the indexed tree (flock, held while it
+//	                        watches; holds its process id). Written by indexing.
 //	.mcp.log                forensic log of failed and slow calls (JSON lines, mode 0600), appended by
 //	                        every process that opens the folder for writing (serve, call, index).
 //	agent/                  exported evidence bundles (evidence_bundle_<session>.json, each written under

@@ -31,6 +31,9 @@ const (
 	IndexRootFile = "index-root.json"
 	// IndexLockFile serialises indexing across processes.
 	IndexLockFile = "index.lock"
+	// WatchLockFile elects the one process that watches the indexed tree
+	// (flock, held while it watches; it holds that process's id).
+	WatchLockFile = "watch.lock"
 	// NATSAuthFile holds the embedded NATS server's credentials (mode
 	// 0600); every process of the folder reads it to connect.
 	NATSAuthFile = bus.AuthFile
