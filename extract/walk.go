@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -10,6 +11,8 @@ import (
 	"strings"
 
 	ignore "github.com/sabhiram/go-gitignore"
+
+	"github.com/cos-dev/cos/gitfiles"
 )
 
 // Skip reasons recorded in Stats.Skipped.
@@ -47,6 +50,9 @@ type walkResult struct {
 	Files   []entry
 	Skipped []FileNote
 	Failed  []FileNote
+	// Git is the file set git keeps under the root when it lies in a
+	// work tree, nil outside one.
+	Git *gitfiles.Set
 }
 
 // gitignoreLevel is one .gitignore and the folder it applies to.
@@ -66,13 +72,19 @@ func pathKey(raw string) string {
 	return validUTF8([]byte(raw))
 }
 
-// walk lists the regular files under root, honouring .gitignore files at
-// every level, skipping .git, the excluded folder names and symlinks (so a
-// symlink loop cannot hang it). Files larger than maxSize are skipped; an
-// unreadable folder is recorded as failed. Paths are pathKey'd (the
-// .gitignore patterns, read the same way, match the converted path); of
-// files whose keys collide, the one whose name is valid UTF-8, else the
-// smallest raw name, is kept. The result is sorted by path.
+// walk lists the regular files under root. Inside a git work tree it keeps
+// exactly the files git keeps (gitfiles.Load: tracked files and untracked
+// ones no ignore rule of the work tree matches, nested repositories,
+// submodules and linked worktrees left out) and descends only into
+// folders holding one; outside git it honours the .gitignore files at
+// every level. Either way it skips .git, the excluded folder names and
+// symlinks (so a symlink loop cannot hang it). Files larger than maxSize
+// are skipped; an unreadable folder is recorded as failed. Paths are
+// pathKey'd (the .gitignore patterns, read the same way, match the
+// converted path); of files whose keys collide, the one whose name is
+// valid UTF-8, else the smallest raw name, is kept. The result is sorted
+// by path. Errors: the context's; git's file set unreadable by git and by
+// the go-git fallback.
 func walk(ctx context.Context, root string, exclude []string, maxSize int64) (walkResult, error) {
 	var res walkResult
 	excluded := make(map[string]bool, len(exclude)+1)
@@ -81,6 +93,14 @@ func walk(ctx context.Context, root string, exclude []string, maxSize int64) (wa
 	}
 	excluded[".git"] = true
 	var levels []gitignoreLevel
+	set, err := gitfiles.Load(ctx, root)
+	switch {
+	case errors.Is(err, gitfiles.ErrNotWorkTree):
+		set = nil // outside git: the .gitignore files decide
+	case err != nil:
+		return res, err
+	}
+	res.Git = set
 
 	ignored := func(rel string, isDir bool) bool {
 		for _, l := range levels {
@@ -101,7 +121,7 @@ func walk(ctx context.Context, root string, exclude []string, maxSize int64) (wa
 		return false
 	}
 
-	err := filepath.WalkDir(root, func(abs string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(root, func(abs string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -126,6 +146,12 @@ func walk(ctx context.Context, root string, exclude []string, maxSize int64) (wa
 			return nil
 		}
 		if d.IsDir() {
+			if set != nil {
+				if rel != "" && (excluded[d.Name()] || !set.HasDir(raw)) {
+					return fs.SkipDir
+				}
+				return nil
+			}
 			if rel == "" {
 				levels = addGitignore(levels, abs, "")
 				return nil
@@ -138,8 +164,11 @@ func walk(ctx context.Context, root string, exclude []string, maxSize int64) (wa
 			levels = addGitignore(levels, abs, rel)
 			return nil
 		}
-		levels = trimLevels(levels, path.Dir(rel))
-		if ignored(rel, false) {
+		if set != nil {
+			if !set.Has(raw) {
+				return nil
+			}
+		} else if levels = trimLevels(levels, path.Dir(rel)); ignored(rel, false) {
 			return nil
 		}
 		switch {

@@ -57,7 +57,7 @@ func Git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
-		if strings.Contains(msg, "not a git repository") {
+		if strings.Contains(msg, "not a git repository") || strings.Contains(msg, "must be run in a work tree") {
 			return nil, fmt.Errorf("%w: %s", ErrNotWorkTree, dir)
 		}
 		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, msg)
