@@ -238,8 +238,14 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	if o.Paths != nil && run.targeted == 0 {
 		run.targeted = -1 // asked to look at nothing: still not a whole-tree run
 	}
-	run.commit, run.dirty = x.gitState(ctx, abs)
-	rep.Commit, rep.Dirty = run.commit, run.dirty
+	// git status costs tens of milliseconds on a large tree: it runs
+	// beside the extraction, and the run's first append waits for it.
+	run.git = make(chan struct{})
+	go func() {
+		defer close(run.git)
+		run.commit, run.dirty = x.gitState(ctx, abs)
+	}()
+	defer func() { <-run.git }()
 	if hasLast {
 		run.last = &last
 	}
@@ -276,6 +282,8 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	rep.Seconds = time.Since(start).Seconds()
 	// Close the run in the log (when it appended anything), then
 	// snapshot, so the next start does not replay what it appended.
+	<-run.git
+	rep.Commit, rep.Dirty = run.commit, run.dirty
 	x.finishRun(ctx, &rep, run, err)
 	if err == nil {
 		x.snapshotRun(ctx, &rep, o.SnapshotMinBytes)

@@ -25,7 +25,9 @@ const finishTimeout = 5 * time.Second
 // began from, and the seq of its graph.index_started once its first batch
 // is appended (0 before).
 type runLog struct {
-	root   string
+	root string
+	// git is closed once commit and dirty are known.
+	git    chan struct{}
 	commit string
 	dirty  bool
 	// targeted is how many paths a targeted run looks at (-1: none), 0 for
@@ -38,6 +40,7 @@ type runLog struct {
 
 // startRequest is the request appending the run's graph.index_started.
 func (r *runLog) startRequest(client string) (eventlog.AppendRequest, error) {
+	<-r.git
 	data, err := json.Marshal(graph.IndexStarted{Root: r.root, Commit: r.commit, Dirty: r.dirty, Targeted: max(r.targeted, 0)})
 	if err != nil {
 		return eventlog.AppendRequest{}, err
@@ -55,6 +58,7 @@ func (r *runLog) worthRecording(runErr error) bool {
 	if runErr != nil || r.targeted != 0 {
 		return false
 	}
+	<-r.git
 	l := r.last
 	return l == nil || l.Root != r.root || l.Commit != r.commit || l.Dirty != r.dirty ||
 		l.Finished.Seq == 0 || l.Error != ""
