@@ -32,6 +32,7 @@ func (a *app) indexCommand() *cobra.Command {
 		pf     preciseFlags
 		fileTO time.Duration
 		force  bool
+		watch  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "index [PATH]",
@@ -88,8 +89,10 @@ func (a *app) indexCommand() *cobra.Command {
 				enc.SetEscapeHTML(false)
 				return enc.Encode(map[string]any{"report": rep, "projected_seconds": projected})
 			}
-			_, err = fmt.Fprintln(a.io.Out, summaryLine(rep, projected))
-			return err
+			if _, err := fmt.Fprintln(a.io.Out, summaryLine(rep, projected)); err != nil || !watch {
+				return err
+			}
+			return a.watchIndex(ctx, ix)
 		},
 	}
 	f.add(cmd, "off")
@@ -98,8 +101,31 @@ func (a *app) indexCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "extract every file again, changed or not (brings back nodes deleted by hand)")
 	cmd.Flags().DurationVar(&fileTO, "file-timeout", extract.DefaultFileTimeout, "time limit of one file's extraction; "+
 		"a file past it is skipped (reason timeout) and tried again on the next index")
+	cmd.Flags().BoolVar(&watch, "watch", false, "after indexing, keep the graph current until interrupted: changed files are "+
+		"re-indexed within a second of the last write, one summary line per run on stderr")
 	pf.add(cmd)
 	return cmd
+}
+
+// watchIndex is cos index --watch after the first run: it watches until
+// ctx ends (SIGINT, SIGTERM), one summary line per run on stderr.
+func (a *app) watchIndex(ctx context.Context, ix *indexing.Indexer) error {
+	_, _ = fmt.Fprintln(a.io.Err, "watching for changes; interrupt to stop")
+	err := ix.Watch(ctx, indexing.WatchOptions{OnRun: func(r indexing.WatchRun) {
+		what := fmt.Sprintf("%d changed paths", r.Paths)
+		if r.Full {
+			what = "whole tree"
+		}
+		if r.Err != nil {
+			_, _ = fmt.Fprintf(a.io.Err, "watch: %s: failed, tried again on the next change: %v\n", what, r.Err)
+			return
+		}
+		_, _ = fmt.Fprintf(a.io.Err, "watch: %s: %s\n", what, summaryLine(r.Report, 0))
+	}})
+	if err != nil {
+		return failure(err)
+	}
+	return nil
 }
 
 // SCIPToolsEnv is the environment variable --scip-tools defaults to.

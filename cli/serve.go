@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/mcp"
 	"github.com/spf13/cobra"
 )
@@ -109,6 +110,7 @@ func (a *app) serveCommand() *cobra.Command {
 		origins []string
 		stdio   bool
 		debug   bool
+		watch   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -147,6 +149,17 @@ func (a *app) serveCommand() *cobra.Command {
 				return failure(err)
 			}
 			defer func() { _ = o.close(context.Background()) }()
+			// The watcher stops before the state folder closes.
+			wctx, stopWatch := context.WithCancel(cmd.Context())
+			var watching sync.WaitGroup
+			defer func() { stopWatch(); watching.Wait() }()
+			if watch && o.st.Writable() {
+				watching.Go(func() {
+					if err := o.ix.Watch(wctx, indexing.WatchOptions{}); err != nil {
+						logger.Warn("the indexed tree is not watched; run cos index after edits", "err", err)
+					}
+				})
+			}
 			srv := mcp.New(o.r, mcp.Options{Version: Version, Budget: f.budgetOptions(), Logger: logger})
 			return a.serve(cmd.Context(), srv, ln, httpOpts, mode, logger)
 		},
@@ -157,6 +170,8 @@ func (a *app) serveCommand() *cobra.Command {
 	cmd.Flags().StringArrayVar(&origins, "allow-origin", nil, "browser origin (scheme://host[:port]) allowed to call the HTTP endpoint besides the server's own (repeatable)")
 	cmd.Flags().BoolVar(&stdio, "stdio", false, "with --http: --stdio serves stdio too and ends the server when stdin closes; --stdio=false never reads stdin (default: stdio only when stdin is a pipe or socket)")
 	cmd.Flags().BoolVar(&debug, "debug", false, "debug logs on stderr")
+	cmd.Flags().BoolVar(&watch, "watch", true, "keep the graph current with the indexed folder: re-index changed files within a second "+
+		"of the last write (one server per state folder watches; another takes over if it stops); --watch=false never watches")
 	return cmd
 }
 
