@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	ignore "github.com/sabhiram/go-gitignore"
+
+	"github.com/cos-dev/cos/gitfiles"
 )
 
 // keepFunc says which of rels (relative to dir, slash-separated) the
@@ -21,14 +23,15 @@ import (
 // then applies the .gitignore files as the walk does outside git.
 type keepFunc func(ctx context.Context, dir string, rels []string) ([]string, error)
 
-// gitKeep asks git which paths it keeps (what a full walk inside a work
-// tree keeps). nil: the .gitignore files are read as the walk does
-// outside git.
-var gitKeep keepFunc
+// gitKeep asks git which paths it keeps: what a full walk inside a work
+// tree keeps (gitfiles.Load). Tests may replace it.
+var gitKeep keepFunc = func(ctx context.Context, dir string, rels []string) ([]string, error) {
+	return gitfiles.Keep(ctx, dir, rels)
+}
 
 // errNotWorkTree is what gitKeep wraps when the root is not in a work
 // tree.
-var errNotWorkTree = errors.New("not inside a git work tree")
+var errNotWorkTree = gitfiles.ErrNotWorkTree
 
 // targeted lists the entries of a targeted run (Options.Only) in place of
 // the walk: every file the stat cache c records (and every path of
