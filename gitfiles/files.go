@@ -157,26 +157,31 @@ func Load(ctx context.Context, dir string, opts ...Option) (*Set, error) {
 	return fs, nil
 }
 
-// loadGit is Load with the git binary.
+// loadGit is Load with the git binary: one git ls-files; the top and
+// prefix are found as git finds them (the nearest .git above dir), and
+// asked of git rev-parse only when that look-up fails.
 func loadGit(ctx context.Context, dir string) (*Set, error) {
-	out, err := Git(ctx, dir, "rev-parse", "--show-toplevel", "--show-prefix")
+	out, err := Git(ctx, dir, lsFilesArgs()...)
+	if err != nil {
+		return nil, err
+	}
+	files := parseLsFiles(out)
+	if r, prefix, err := findRepo(dir); err == nil {
+		return newSet(r.top, prefix, SourceGit, files), nil
+	}
+	out, err = Git(ctx, dir, "rev-parse", "--show-toplevel", "--show-prefix")
 	if err != nil {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) == 0 || lines[0] == "" {
+	if lines[0] == "" {
 		return nil, fmt.Errorf("%w: %s", ErrNotWorkTree, dir)
 	}
-	top := lines[0]
 	prefix := ""
 	if len(lines) > 1 {
 		prefix = strings.TrimSuffix(lines[1], "/")
 	}
-	out, err = Git(ctx, dir, lsFilesArgs()...)
-	if err != nil {
-		return nil, err
-	}
-	return newSet(top, prefix, SourceGit, parseLsFiles(out)), nil
+	return newSet(lines[0], prefix, SourceGit, files), nil
 }
 
 // lsFilesArgs is the git command line listing kept files: --stage shows
@@ -209,7 +214,7 @@ func parseLsFiles(out []byte) []string {
 			continue
 		}
 		if mode, p, ok := stagedEntry(rec); ok {
-			if mode != "160000" {
+			if mode != "160000" && p != "" {
 				files = append(files, p)
 			}
 			continue

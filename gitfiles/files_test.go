@@ -351,3 +351,33 @@ func TestParseLsFiles(t *testing.T) {
 		t.Errorf("parseLsFiles = %q, want %q", got, want)
 	}
 }
+
+// FuzzParseLsFiles: any output parses without panicking, into non-empty
+// paths.
+func FuzzParseLsFiles(f *testing.F) {
+	f.Add([]byte("nested/\x00u.go\x00100644 397b4a7624e35fa60563a9c03b1213d93f7b6546 0\ta.go\x00"))
+	f.Add([]byte("160000 1f8cc21341e66acbde867840aea778680c602dfc 0\tsm\x00"))
+	f.Add([]byte("\x00\x00x"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		for _, p := range parseLsFiles(out) {
+			if p == "" {
+				t.Errorf("path %q", p)
+			}
+		}
+	})
+}
+
+// BenchmarkLoad lists the fixture repository with each backend: the fixed
+// cost a walk pays inside a work tree.
+func BenchmarkLoad(b *testing.B) {
+	top := makeIgnoreRepo(b)
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Load(context.Background(), top, be.opts...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
