@@ -93,7 +93,7 @@ func (a *app) rootCommand() *cobra.Command {
 		},
 	}
 	root.PersistentFlags().StringVar(&a.stateDir, "state-dir", "", "state folder (default $COS_STATE_DIR, else ./.cos)")
-	root.AddCommand(a.logCommand(), a.verifyCommand(), a.serveCommand(), a.callCommand(), a.moduleCommand(), a.replayCommand(), a.indexCommand(), a.watchCommand())
+	root.AddCommand(a.logCommand(), a.verifyCommand(), a.serveCommand(), a.callCommand(), a.changesCommand(), a.moduleCommand(), a.replayCommand(), a.indexCommand(), a.watchCommand())
 	root.AddCommand(a.backupCommand(), a.restoreCommand())
 	return root
 }

@@ -138,9 +138,6 @@ func Diff(ctx context.Context, dir, base string) ([]FileChange, error) {
 	if base == "" {
 		base = "HEAD"
 	}
-	if _, err := TopLevel(ctx, dir); err != nil {
-		return nil, err
-	}
 	commit, err := ResolveCommit(ctx, dir, base)
 	if err != nil {
 		var re *RevisionError
@@ -541,4 +538,80 @@ func unquotePath(s string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// ShowFiles returns the content of each of paths (relative to dir) at
+// commit rev, read through one git cat-file process; a path that does not
+// exist there is left out of the map. Errors: *RevisionError, ErrNoGit,
+// ErrNotWorkTree, ctx.Err(), git's own.
+func ShowFiles(ctx context.Context, dir, rev string, paths []string) (map[string][]byte, error) {
+	commit, err := ResolveCommit(ctx, dir, rev)
+	if err != nil {
+		return nil, err
+	}
+	prefix, err := Git(ctx, dir, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, err
+	}
+	pre := strings.TrimSpace(string(prefix))
+	out := make(map[string][]byte, len(paths))
+	var batch []string
+	for _, p := range paths {
+		if strings.ContainsAny(p, "\n\r") {
+			// cat-file --batch reads one name a line: ask alone.
+			if b, ok, err := Show(ctx, dir, commit, p); err != nil {
+				return nil, err
+			} else if ok {
+				out[p] = b
+			}
+			continue
+		}
+		batch = append(batch, p)
+	}
+	if len(batch) == 0 {
+		return out, nil
+	}
+	bin := Binary()
+	if bin == "" {
+		return nil, ErrNoGit
+	}
+	var in bytes.Buffer
+	for _, p := range batch {
+		in.WriteString(commit + ":" + pre + p + "\n")
+	}
+	cmd := exec.CommandContext(ctx, bin, "cat-file", "--batch")
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, cleanEnv(), &in
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("git cat-file --batch: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	rest := stdout.Bytes()
+	for _, p := range batch {
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			return nil, fmt.Errorf("git cat-file --batch: the answer for %q is cut short", p)
+		}
+		header := string(rest[:nl])
+		rest = rest[nl+1:]
+		if strings.HasSuffix(header, " missing") || strings.HasSuffix(header, " ambiguous") {
+			continue
+		}
+		f := strings.Fields(header) // <oid> <type> <size>
+		if len(f) != 3 {
+			return nil, fmt.Errorf("git cat-file --batch: unexpected header %q", header)
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || size < 0 || size+1 > len(rest) {
+			return nil, fmt.Errorf("git cat-file --batch: unexpected header %q", header)
+		}
+		if f[1] == "blob" {
+			out[p] = rest[:size:size]
+		}
+		rest = rest[size+1:]
+	}
+	return out, nil
 }

@@ -331,3 +331,20 @@ func FuzzParsePatch(f *testing.F) {
 		}
 	})
 }
+
+func TestShowFiles(t *testing.T) {
+	r := newDiffRepo(t)
+	r.write("sub/a.txt", "base a\n")
+	r.write("sub/b c.txt", "base b\n")
+	r.write("sub/empty.txt", "")
+	r.commit("base")
+	r.write("sub/a.txt", "now\n")
+	got, err := ShowFiles(context.Background(), filepath.Join(r.dir, "sub"), "HEAD", []string{"a.txt", "b c.txt", "missing.txt", "empty.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{"a.txt": []byte("base a\n"), "b c.txt": []byte("base b\n"), "empty.txt": {}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

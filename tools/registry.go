@@ -9,7 +9,7 @@ func catalogue() []*Tool {
 	var all []*Tool
 	all = append(all, graphReadTools()...)
 	all = append(all, graphImpactTool(), graphReferencesTool(), graphRenamePlanTool(), graphPathTool(),
-		graphSimilarTool(), graphExportTool(), graphDoctorTool())
+		graphSimilarTool(), graphExportTool(), graphDoctorTool(), graphChangesTool())
 	all = append(all, graphWriteTools()...)
 	all = append(all, indexTools()...)
 	all = append(all, healthTools()...)
