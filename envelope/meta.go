@@ -28,6 +28,7 @@ const (
 	KeyCompletenessReasons     = "completeness_reasons"
 	KeyIntegrity               = "integrity"
 	KeyWarnings                = "warnings"
+	KeyIndex                   = "index"
 
 	// keyMeta is the key of the meta block inside data.
 	keyMeta = "meta"
@@ -119,6 +120,28 @@ type Meta struct {
 	// {"ok": false, "first_bad_seq": N, "events_after": M}. Nil (a log
 	// that reads cleanly) omits the key.
 	Integrity *Integrity
+	// Index, when set, says how fresh a graph answer is: meta.index is
+	// then {"root", "commit" (omitted when empty), "indexed_seq",
+	// "stale_files"}. Nil (the graph records no index run, or the answer
+	// is not about the graph) omits the key.
+	Index *Index
+}
+
+// Index describes the index a graph answer was read from, for meta.index.
+type Index struct {
+	// Root is the absolute folder the graph was last indexed from; the
+	// answer's paths are relative to it.
+	Root string
+	// Commit is the git commit HEAD named when that run began; "" (the
+	// key omitted) outside git or when the run recorded none.
+	Commit string
+	// IndexedSeq is the seq of the last index run's graph.index_finished,
+	// or of its graph.index_started while none is recorded.
+	IndexedSeq uint64
+	// StaleFiles counts the files the answer names whose content on disk
+	// is not what the graph holds, after any re-index; 0 when the answer
+	// is exact.
+	StaleFiles int
 }
 
 // Integrity describes a damaged event log for meta.integrity.
@@ -195,6 +218,17 @@ func (m Meta) generic() map[string]any {
 			"first_bad_seq": m.Integrity.FirstBadSeq,
 			"events_after":  m.Integrity.EventsAfter,
 		}
+	}
+	if m.Index != nil {
+		idx := map[string]any{
+			"root":        m.Index.Root,
+			"indexed_seq": m.Index.IndexedSeq,
+			"stale_files": m.Index.StaleFiles,
+		}
+		if m.Index.Commit != "" {
+			idx["commit"] = m.Index.Commit
+		}
+		out[KeyIndex] = idx
 	}
 	t := m.Tool
 	for k, v := range map[string]string{

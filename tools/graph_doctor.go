@@ -22,7 +22,7 @@ var (
 	doctorCategories = []string{
 		"dangling_source", "dangling_target", "duplicate_edges", "self_loops",
 		"orphaned_inrepo", "orphaned_phantom", "orphaned_external_unresolved",
-		"malformed_uid_path", "stale_paths", "duplicate_contains",
+		"malformed_uid_path", "stale_paths", "changed_on_disk", "duplicate_contains",
 		"slowest_extractions", "files_with_parse_errors",
 	}
 	doctorFixable = []string{
@@ -91,7 +91,7 @@ func graphDoctorTool() *Tool {
 		Name: "cos_graph_doctor",
 		Description: "Check the graph's health: every category (dangling_source, dangling_target, duplicate_edges, " +
 			"self_loops, orphaned_inrepo, orphaned_phantom, orphaned_external_unresolved, malformed_uid_path, stale_paths, " +
-			"duplicate_contains, slowest_extractions, files_with_parse_errors) as issues[] {category, severity, count, sample, fixable}, " +
+			"changed_on_disk (files edited since they were indexed: cos index brings them in), duplicate_contains, slowest_extractions, files_with_parse_errors) as issues[] {category, severity, count, sample, fixable}, " +
 			"healthy, stats.issue_count (real categories) and stats.issue_count_total. fix=true deletes the fixable findings " +
 			"by appending deletion events (the log is never edited) and answers with the graph re-checked and what was removed.",
 		Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
@@ -116,7 +116,11 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		body map[string]any
 		plan *doctorPlan
 	)
-	if err := freshView(ctx, c, func() { body, plan = diagnose(c.V.Graph, roots) }); err != nil {
+	var changed []string
+	if err := freshView(ctx, c, func() {
+		changed = c.changedOnDisk(ctx)
+		body, plan = diagnose(c.V.Graph, roots, changed)
+	}); err != nil {
 		return nil, tm, err
 	}
 	if !c.Args.Bool("fix", false) {
@@ -140,7 +144,7 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, tm, err
 	}
-	if err := c.ReadBack(ctx, rcs[0].LastSeq, func() { body, _ = diagnose(c.V.Graph, roots) }); err != nil {
+	if err := c.ReadBack(ctx, rcs[0].LastSeq, func() { body, _ = diagnose(c.V.Graph, roots, c.changedOnDisk(ctx)) }); err != nil {
 		return nil, tm, err
 	}
 	body["fixed"] = map[string]any{
@@ -223,7 +227,7 @@ func latin1Bytes(s string) (string, bool) {
 
 // diagnose runs every check over g (inside a view) and returns the answer
 // body and the fix plan.
-func diagnose(g *projections.Graph, roots []string) (map[string]any, *doctorPlan) {
+func diagnose(g *projections.Graph, roots []string, changed []string) (map[string]any, *doctorPlan) {
 	plan := &doctorPlan{edgeSet: map[graph.EdgeKey]bool{}, nodeSet: map[string]bool{}, removed: map[string]int{}}
 	issues := map[string]*doctorIssue{}
 	for _, cat := range doctorCategories {
@@ -343,6 +347,11 @@ func diagnose(g *projections.Graph, roots []string) (map[string]any, *doctorPlan
 		}
 	}
 	issues["stale_paths"].PathCount = len(stale)
+	for _, p := range changed {
+		if _, gone := stale[p]; !gone && !isStale(p) {
+			add("changed_on_disk", p) // a gone file is a stale path
+		}
+	}
 	slow := dump.Files
 	sort.SliceStable(slow, func(i, j int) bool { return slow[i].DurationMS > slow[j].DurationMS })
 	for _, f := range slow[:min(doctorSlowest, len(slow))] {

@@ -14,7 +14,10 @@ func healthTools() []*Tool {
 		Description: "The server's health: log head, projection position and lag, newest snapshot seq, bus state and the " +
 			"cos processes seen on it, whether the projections match the log at their seq (projections.verified), uptime, build version, graph counts, the search index slot and checkpoint, whether the log reads cleanly " +
 			"(integrity), whether the state folder is writable, and the last index run (last_index: root, and state finished, " +
-			"failed, running or interrupted, when its process was killed and the graph holds part of the tree).",
+			"failed, running or interrupted, when its process was killed and the graph holds part of the tree), and " +
+			"freshness: the graph's files that changed on disk and are not indexed yet (changed), the new files git keeps " +
+			"that the graph does not hold (new), up to 20 of their paths, and commits_ahead, how many commits HEAD is " +
+			"ahead of the indexed commit (or commits_ahead_unknown, why that is not known).",
 		Layer: envelope.LayerHealth, ReadOnly: true, Idempotent: true,
 		Example: `{}`,
 		Handler: healthTool,
@@ -34,6 +37,9 @@ type healthProjections struct {
 	Verified bool   `json:"verified"`
 	Problem  string `json:"problem,omitempty"`
 }
+
+// healthFreshPaths bounds freshness.paths in cos_health.
+const healthFreshPaths = 20
 
 func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	h, err := c.V.Health(ctx)
@@ -81,6 +87,18 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	if ms, err := state.ListModules(h.Dir); err == nil {
 		out["modules"] = ms
+	}
+	// freshness compares the graph with the disk; it reads files and runs
+	// git, so outside the view.
+	if t, ok := c.freshTarget(); ok {
+		c.afterView = append(c.afterView, func(ctx context.Context) {
+			s, err := c.fresh.Scan(ctx, t, healthFreshPaths)
+			if err != nil {
+				out["freshness"] = map[string]any{"root": t.Root, "error": err.Error()}
+				return
+			}
+			out["freshness"] = s
+		})
 	}
 	return out, envelope.ToolMeta{}, nil
 }

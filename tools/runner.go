@@ -35,12 +35,14 @@ type Runner struct {
 	version string
 	tools   map[string]*Tool
 	names   []string
+	// fresh checks the files graph answers name (read-your-edits).
+	fresh *indexing.Freshness
 }
 
 // New returns a Runner over st; ix runs cos_graph_index and approves the
 // paths tools read files under.
 func New(st *state.State, ix *indexing.Indexer, opts Options) *Runner {
-	r := &Runner{st: st, ix: ix, version: opts.Version, tools: map[string]*Tool{}}
+	r := &Runner{st: st, ix: ix, version: opts.Version, tools: map[string]*Tool{}, fresh: indexing.NewFreshness(st)}
 	for _, t := range catalogue() {
 		r.tools[t.Name] = t
 	}
@@ -68,6 +70,19 @@ type Call struct {
 	version string
 	// committed are the receipts of the call's appends that committed.
 	committed []eventlog.Receipt
+
+	runner *Runner
+	fresh  *indexing.Freshness
+	// inView is true while a ReadOnly handler runs inside its view.
+	inView bool
+	// index is meta.index of the answer (nil: omitted), warnings lines
+	// added to meta.warnings (Warn).
+	index    *envelope.Index
+	warnings []string
+	// afterView are run by a ReadOnly tool's handler for work that must
+	// not hold the view (file reads, git): after the view is released,
+	// before the answer is built.
+	afterView []func(context.Context)
 }
 
 // Call runs the tool name with raw JSON arguments and returns its envelope,
@@ -116,17 +131,27 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 	if aerr != nil {
 		return envelope.Fail(aerr), nil
 	}
-	c := &Call{Tool: t, Args: args, Budget: budget, st: r.st, ix: r.ix, version: r.version}
+	c := &Call{Tool: t, Args: args, Budget: budget, st: r.st, ix: r.ix, version: r.version, runner: r, fresh: r.fresh}
 	var (
 		data any
 		tm   envelope.ToolMeta
 	)
-	if t.ReadOnly {
+	if graphRead(t) {
+		var rerr error
+		if data, tm, err, rerr = r.readGraph(ctx, c); rerr != nil {
+			return envelope.Fail(ToEnvelopeError(rerr)), nil
+		}
+	} else if t.ReadOnly {
 		if rerr := r.st.Read(ctx, func(v state.View) {
 			c.V = v
 			data, tm, err = t.Handler(ctx, c)
 		}); rerr != nil {
 			return envelope.Fail(ToEnvelopeError(rerr)), nil
+		}
+		if err == nil {
+			for _, fn := range c.afterView {
+				fn(ctx)
+			}
 		}
 	} else {
 		if r.st.ReadOnly() {
@@ -163,7 +188,11 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		}
 		return envelope.Fail(ee), nil
 	}
-	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm, Integrity: integrityMeta(c.V.Integrity)}, budget), nil
+	if len(c.warnings) > 0 {
+		tm.Warnings = append(tm.Warnings, c.warnings...)
+	}
+	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm,
+		Integrity: integrityMeta(c.V.Integrity), Index: c.index}, budget), nil
 }
 
 // integrityMeta is meta.integrity for an answer read from a view: nil

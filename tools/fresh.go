@@ -1,0 +1,324 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/state"
+)
+
+// Read-your-edits: a graph read answers from files that are what the graph
+// holds. After the handler of a graph read tool answers, the files its
+// answer names (the path and file fields of its nodes and candidates) are
+// checked cheaply (indexing.Freshness); when some changed on disk and this
+// server can write, they are re-indexed, and the handler runs once more in
+// a view that includes the run. meta.index says how fresh the answer is.
+
+// staleListMax bounds the paths a warning names.
+const staleListMax = 10
+
+// graphRead reports whether t is a read tool of the graph module: its
+// answers name files, and get meta.index.
+func graphRead(t *Tool) bool { return t.Module == "graph" && t.ReadOnly }
+
+// readGraph runs the graph read tool of c (handler, freshness check, at
+// most one re-index and a second run of the handler). rerr is the error of
+// the first view (the call fails with it); err is the handler's.
+func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.ToolMeta, err, rerr error) {
+	var (
+		chk  indexing.Check
+		cerr error
+	)
+	run := func() error {
+		return r.st.Read(ctx, func(v state.View) {
+			c.V, c.inView = v, true
+			defer func() { c.inView = false }()
+			data, tm, err = c.Tool.Handler(ctx, c)
+			chk, cerr = indexing.Check{}, nil
+			if err == nil && r.fresh != nil {
+				chk, cerr = r.fresh.StaleHeld(v, answerPaths(data))
+				c.index = indexMeta(v, chk, cerr)
+			}
+		})
+	}
+	if rerr := run(); rerr != nil {
+		return nil, tm, nil, rerr
+	}
+	if err != nil || cerr != nil || len(chk.Stale) == 0 {
+		return data, tm, err, nil
+	}
+	stale := chk.Stale
+	if why := r.cannotReindex(chk.Root); why != "" {
+		tm.Warnings = append(tm.Warnings, staleWarning(stale, why))
+		return data, tm, nil, nil
+	}
+	seq, ierr := r.reindex(ctx, chk.Root, chk.Reindex)
+	if ierr != nil {
+		tm.Warnings = append(tm.Warnings, staleWarning(stale, "re-indexing them failed: "+ierr.Error()))
+		return data, tm, nil, nil
+	}
+	if werr := r.st.WaitFor(ctx, seq); werr != nil {
+		tm.Warnings = append(tm.Warnings, staleWarning(stale, "the re-index committed, but this answer could not wait for it: "+werr.Error()))
+		return data, tm, nil, nil
+	}
+	first, firstTM, firstIndex := data, tm, c.index
+	if rerr := run(); rerr != nil {
+		firstTM.Warnings = append(firstTM.Warnings, staleWarning(stale, "they were re-indexed, but the graph could not be read again: "+rerr.Error()))
+		c.index = firstIndex
+		return first, firstTM, nil, nil
+	}
+	if err == nil && len(chk.Stale) > 0 {
+		tm.Warnings = append(tm.Warnings, staleWarning(chk.Stale, "they still differ after re-indexing (changed again meanwhile, or indexing skips them)"))
+	}
+	return data, tm, err, nil
+}
+
+// reindex indexes paths of root (a targeted run) and returns the seq the
+// projections must reach for the answer to include it.
+func (r *Runner) reindex(ctx context.Context, root string, paths []string) (uint64, error) {
+	rep, err := r.ix.IndexWith(ctx, root, indexing.RunOptions{Paths: paths})
+	if err != nil {
+		return 0, err
+	}
+	r.st.Logger().Debug("re-indexed files an answer named", "files", len(paths), "seq", rep.LastSeq)
+	return rep.LastSeq, nil
+}
+
+// cannotReindex says why this server cannot re-index the graph's files
+// under root, or "" when it can.
+func (r *Runner) cannotReindex(root string) string {
+	switch {
+	case r.st.ReadOnly():
+		return fmt.Sprintf("this server is a read-only view of the log at seq %d and does not re-index", r.st.Position().Seq)
+	case !r.st.Writable():
+		return fmt.Sprintf("the state folder %s is read-only, so they cannot be re-indexed", r.st.Dir())
+	case r.ix == nil:
+		return "this server has no indexer"
+	case root == "":
+		return "the graph does not say which folder it was indexed from"
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return fmt.Sprintf("the indexed folder %s is not there", root)
+	}
+	return ""
+}
+
+// staleWarning is the meta.warnings line of an answer that names files
+// the graph is behind on.
+func staleWarning(stale []string, why string) string {
+	names := stale
+	more := ""
+	if len(names) > staleListMax {
+		names, more = names[:staleListMax], fmt.Sprintf(" and %d more", len(stale)-staleListMax)
+	}
+	noun := "files this answer names differ"
+	if len(stale) == 1 {
+		noun = "file this answer names differs"
+	}
+	return fmt.Sprintf("%d %s on disk from what the graph holds (%s%s), so its lines may be out of date; %s; run cos index to bring the graph up to date",
+		len(stale), noun, strings.Join(names, ", "), more, why)
+}
+
+// indexMeta is meta.index of an answer read in v with the check chk (nil
+// when the graph records no index run).
+func indexMeta(v state.View, chk indexing.Check, cerr error) *envelope.Index {
+	run, ok := v.Graph.LastIndex()
+	if !ok {
+		return nil
+	}
+	idx := &envelope.Index{Root: run.Root, Commit: run.Commit, IndexedSeq: chk.IndexedSeq, StaleFiles: len(chk.Stale)}
+	if cerr != nil || idx.IndexedSeq == 0 {
+		idx.IndexedSeq = run.Finished.Seq
+		if idx.IndexedSeq == 0 {
+			idx.IndexedSeq = run.Started.Seq
+		}
+	}
+	return idx
+}
+
+// errInView is returned by Refresh called from inside a view, where
+// waiting for a re-index would deadlock.
+var errInView = errors.New("Refresh was called inside a view; a tool that refreshes first must not be ReadOnly")
+
+// Refresh brings the graph up to date with the disk for paths —
+// repo-relative, slash-separated paths of the graph's indexed root, new
+// files included — before a handler computes its answer: it checks them
+// (indexing.Freshness.Stale), re-indexes the stale ones when this server
+// can write (a targeted run) and waits until the projections include the
+// run. It returns the paths still stale afterwards, sorted, and records
+// their count for meta.index.
+//
+// A non-nil error means the stale paths could not be re-indexed (a
+// read-only server, a read-only state folder, a failed run, ctx ended):
+// the answer should stand from the graph as it is, with the error as a
+// warning (Call.Warn), never fail because of it. It is an error too when
+// the graph records no index run (indexing.ErrNoIndexRun; stale is then
+// nil). Call it outside any view: a ReadOnly tool's handler runs inside
+// one, so a tool that refreshes first is not ReadOnly and reads with its
+// own views.
+func (c *Call) Refresh(ctx context.Context, paths []string) (stale []string, err error) {
+	if c.inView {
+		return nil, errInView
+	}
+	if c.fresh == nil {
+		return nil, errors.New("this server does not check files against the graph")
+	}
+	var (
+		chk  indexing.Check
+		cerr error
+	)
+	check := func() error {
+		return c.st.Read(ctx, func(v state.View) {
+			chk, cerr = c.fresh.Stale(v, paths)
+			c.index = indexMeta(v, chk, cerr)
+		})
+	}
+	if err := check(); err != nil {
+		return nil, err
+	}
+	if cerr != nil {
+		return nil, cerr
+	}
+	if len(chk.Stale) == 0 {
+		return nil, nil
+	}
+	if why := c.runner.cannotReindex(chk.Root); why != "" {
+		return chk.Stale, errors.New(why)
+	}
+	seq, err := c.runner.reindex(ctx, chk.Root, chk.Reindex)
+	if err != nil {
+		return chk.Stale, fmt.Errorf("re-index: %w", err)
+	}
+	if err := c.st.WaitFor(ctx, seq); err != nil {
+		return chk.Stale, err
+	}
+	before := chk.Stale
+	if err := check(); err != nil {
+		return before, err
+	}
+	return chk.Stale, cerr
+}
+
+// Warn adds a line to the answer's meta.warnings: something the caller
+// should know about an answer that stands (the graph could not be brought
+// up to date, …).
+func (c *Call) Warn(msg string) { c.warnings = append(c.warnings, msg) }
+
+// answerPaths returns the distinct strings held under a "path" or "file"
+// key anywhere in data (struct fields by their JSON name, map keys), in
+// the order met: the files an answer names.
+func answerPaths(data any) []string {
+	w := pathWalk{seen: map[string]bool{}}
+	w.walk(reflect.ValueOf(data), 0)
+	return w.out
+}
+
+type pathWalk struct {
+	seen map[string]bool
+	out  []string
+}
+
+// pathWalkDepth bounds the nesting answerPaths follows.
+const pathWalkDepth = 24
+
+func isPathKey(k string) bool { return k == "path" || k == "file" }
+
+func (w *pathWalk) add(v reflect.Value) {
+	for v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.String {
+		w.walk(v, 1)
+		return
+	}
+	if s := v.String(); s != "" && !w.seen[s] {
+		w.seen[s] = true
+		w.out = append(w.out, s)
+	}
+}
+
+func (w *pathWalk) walk(v reflect.Value, depth int) {
+	if depth > pathWalkDepth || !v.IsValid() {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if !v.IsNil() {
+			w.walk(v.Elem(), depth+1)
+		}
+	case reflect.Map:
+		if v.Type().Key().Kind() != reflect.String {
+			return
+		}
+		for it := v.MapRange(); it.Next(); {
+			if isPathKey(it.Key().String()) {
+				w.add(it.Value())
+				continue
+			}
+			w.walk(it.Value(), depth+1)
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return
+		}
+		for i := range v.Len() {
+			w.walk(v.Index(i), depth+1)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() && !f.Anonymous {
+				continue // an embedded struct's fields are encoded even when its type is not exported
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" && !f.Anonymous {
+				name = f.Name
+			}
+			if isPathKey(name) {
+				w.add(v.Field(i))
+				continue
+			}
+			w.walk(v.Field(i), depth+1)
+		}
+	}
+}
+
+// changedOnDisk returns the graph's files that changed on disk since they
+// were indexed (cos_graph_doctor's changed_on_disk) and sets meta.index
+// with their count. Call it inside the view c.V; nil when the graph
+// records no index run.
+func (c *Call) changedOnDisk(ctx context.Context) []string {
+	if c.fresh == nil {
+		return nil
+	}
+	t, ok := c.fresh.Target(c.V)
+	if !ok {
+		c.index = nil
+		return nil
+	}
+	changed, err := c.fresh.Changed(ctx, t)
+	c.index = &envelope.Index{Root: t.Root, Commit: t.Commit, IndexedSeq: t.IndexedSeq, StaleFiles: len(changed)}
+	if err != nil {
+		return nil
+	}
+	return changed
+}
+
+// freshTarget is what cos_health's freshness scan compares with; false
+// when the graph records no index run. Call it inside the view c.V.
+func (c *Call) freshTarget() (indexing.Target, bool) {
+	if c.fresh == nil {
+		return indexing.Target{}, false
+	}
+	return c.fresh.Target(c.V)
+}
