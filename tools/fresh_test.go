@@ -143,7 +143,7 @@ func TestHealth_FreshnessListsChangedFilesAndCommitsAhead(t *testing.T) {
 		return f
 	}
 	f := fresh()
-	if f["changed"] != 0.0 || f["new"] != 0.0 || f["commits_ahead"] != 0.0 || f["git"] != true {
+	if f["changed"] != 0.0 || f["new"] != 0.0 || f["commits_ahead"] != 0.0 || f["git"] != true || f["watched"] != false {
 		t.Errorf("just indexed: freshness = %v, want changed 0, new 0, commits_ahead 0", f)
 	}
 

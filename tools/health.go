@@ -2,9 +2,13 @@ package tools
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -17,7 +21,8 @@ func healthTools() []*Tool {
 			"failed, running or interrupted, when its process was killed and the graph holds part of the tree), and " +
 			"freshness: the graph's files that changed on disk and are not indexed yet (changed), the new files git keeps " +
 			"that the graph does not hold (new), up to 20 of their paths, and commits_ahead, how many commits HEAD is " +
-			"ahead of the indexed commit (or commits_ahead_unknown, why that is not known).",
+			"ahead of the indexed commit (or commits_ahead_unknown, why that is not known), and watched: whether a cos " +
+			"process watches the tree and keeps the graph current (watched_by: this process or another process).",
 		Layer: envelope.LayerHealth, ReadOnly: true, Idempotent: true,
 		Example: `{}`,
 		Handler: healthTool,
@@ -36,6 +41,35 @@ type healthProjections struct {
 	// from (at seq) is the log's event at seq; Problem says why not.
 	Verified bool   `json:"verified"`
 	Problem  string `json:"problem,omitempty"`
+}
+
+// healthFreshness is cos_health's freshness: the scan, and whether a
+// watcher keeps the graph current (watched_by: "this process" or "another
+// process"; absent when none does).
+type healthFreshness struct {
+	indexing.Scan
+	Watched   bool   `json:"watched"`
+	WatchedBy string `json:"watched_by,omitempty"`
+}
+
+// watcher reports whether some cos process watches the indexed tree (holds
+// the state folder's watch lock), and which.
+func (c *Call) watcher() (bool, string) {
+	if c.ix != nil {
+		if on, _ := c.ix.Watching(); on {
+			return true, "this process"
+		}
+	}
+	lock := flock.New(filepath.Join(c.st.Dir(), state.WatchLockFile))
+	got, err := lock.TryLock()
+	if err != nil {
+		return false, ""
+	}
+	if got {
+		_ = lock.Unlock() // nobody held it: nobody watches
+		return false, ""
+	}
+	return true, "another process"
 }
 
 // healthFreshPaths bounds freshness.paths in cos_health.
@@ -97,7 +131,8 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 				out["freshness"] = map[string]any{"root": t.Root, "error": err.Error()}
 				return
 			}
-			out["freshness"] = s
+			watched, by := c.watcher()
+			out["freshness"] = healthFreshness{Scan: s, Watched: watched, WatchedBy: by}
 		})
 	}
 	return out, envelope.ToolMeta{}, nil
