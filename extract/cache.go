@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // cacheVersion changes whenever the cache layout or what extractors emit
@@ -22,11 +23,29 @@ const (
 )
 
 // statEntry remembers a file's hash for its size and modification time.
+// Hashed is when the content was read (Unix ns, taken before the read): an
+// entry whose ModTime is within RacyWindow of it is not trusted, because a
+// write in the same timestamp tick can change the content and leave size
+// and time as they were ("racy git"). 0 (a cache written before the field)
+// is never trusted: the file is read once more.
 type statEntry struct {
 	Size    int64
 	ModTime int64
 	Hash    string
 	Binary  bool
+	Hashed  int64
+}
+
+// RacyWindow is how close to the moment a file was read its modification
+// time may be for a stat match to be trusted: within it, the file is read
+// and hashed again. It covers the coarsest timestamps of common file
+// systems (FAT's 2 s; ext4 and APFS tick in milliseconds or less).
+const RacyWindow = 2 * time.Second
+
+// trusted reports whether e proves, without a read, that a file whose stat
+// is size and mtime still has e.Hash.
+func (e statEntry) trusted(size, mtime int64) bool {
+	return e.Size == size && e.ModTime == mtime && e.Hashed != 0 && mtime+int64(RacyWindow) <= e.Hashed
 }
 
 // statCache is the content of statCacheFile.

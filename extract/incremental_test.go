@@ -2,6 +2,7 @@ package extract
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -204,6 +205,9 @@ func TestRun_IncrementalNewTarget(t *testing.T) {
 // be hashed and is not emitted.
 func TestRun_NoChangeReadsNothing(t *testing.T) {
 	root := copyTree(t, filepath.Join("testdata", "mixed"))
+	// Files written long before they were read: a stat match proves them
+	// unchanged (see TestRun_RacyEditIsSeen for files written just before).
+	ageTree(t, root, time.Hour)
 	opts := Options{CacheDir: t.TempDir()}
 	first := index(t, root, opts, nil)
 	prev := hashes(first.Payloads)
@@ -224,5 +228,55 @@ func TestRun_NoChangeReadsNothing(t *testing.T) {
 	}
 	if res := index(t, root, opts, prev); res.Calls != 0 || strings.Join(opened, ",") != "notes.txt" {
 		t.Errorf("after a touch: %d emit calls, opened %v; want none and [notes.txt]", res.Calls, opened)
+	}
+}
+
+// ageTree sets the modification time of every file under root to age ago.
+func ageTree(t testing.TB, root string, age time.Duration) {
+	t.Helper()
+	past := time.Now().Add(-age)
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(p, past, past)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An edit that keeps a file's size and modification time — a second write
+// in the same timestamp tick as the one the last index read — is seen: a
+// stat match within RacyWindow of the read is not trusted ("racy git").
+func TestRun_RacyEditIsSeen(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "a.py", []byte("def f():\n    return 1\n"))
+	opts := Options{CacheDir: t.TempDir()}
+	first := index(t, root, opts, nil)
+	fi, err := os.Stat(filepath.Join(root, "a.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same size, same mtime, other content.
+	writeFile(t, root, "a.py", []byte("def g():\n    return 1\n"))
+	if err := os.Chtimes(filepath.Join(root, "a.py"), fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	second := index(t, root, opts, hashes(first.Payloads))
+	p, ok := second.Payloads["a.py"]
+	if !ok {
+		t.Fatalf("the edit was not seen: %d files emitted", len(second.Payloads))
+	}
+	if !strings.Contains(render(map[string]graph.FileExtracted{"a.py": p}), "::g") {
+		t.Fatalf("a.py emitted without g:\n%s", render(second.Payloads))
+	}
+	// Once the file is older than the window, a stat match is trusted.
+	ageTree(t, root, time.Hour)
+	index(t, root, opts, hashes(second.Payloads)) // reads it once more, records the new time
+	var opened int
+	opts.open = func(name string) (io.ReadCloser, error) { opened++; return os.Open(name) }
+	if res := index(t, root, opts, hashes(second.Payloads)); res.Calls != 0 || opened != 0 {
+		t.Fatalf("an old file was read again: %d emit calls, %d opens", res.Calls, opened)
 	}
 }

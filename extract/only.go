@@ -60,7 +60,7 @@ func (r *runner) targeted(c *cache) (walkResult, error) {
 	files := make(map[string]entry, len(c.stat.Stat)+len(only))
 	abs := func(raw string) string { return filepath.Join(r.root, filepath.FromSlash(raw)) }
 	for p, se := range c.stat.Stat {
-		files[p] = entry{Rel: p, Abs: abs(p), Size: se.Size, ModTime: se.ModTime, raw: p}
+		files[p] = entry{Rel: p, Abs: abs(p), Size: se.Size, ModTime: se.ModTime, raw: p, fromCache: true}
 	}
 	for p := range r.previous {
 		if _, ok := files[p]; ok || seen[p] {

@@ -127,6 +127,8 @@ type hashed struct {
 	hash   string
 	binary bool
 	err    error
+	// at is when the content was read (statEntry.Hashed).
+	at int64
 }
 
 func (r *runner) run() error {
@@ -176,11 +178,13 @@ func (r *runner) run() error {
 	hs := make([]hashed, len(w.Files))
 	if err := r.parallel(len(w.Files), func(i int) {
 		f := w.Files[i]
-		if se, ok := c.stat.Stat[f.Rel]; ok && se.Size == f.Size && se.ModTime == f.ModTime {
-			hs[i] = hashed{hash: se.Hash, binary: se.Binary}
+		if se, ok := c.stat.Stat[f.Rel]; ok && (f.fromCache || se.trusted(f.Size, f.ModTime)) {
+			hs[i] = hashed{hash: se.Hash, binary: se.Binary, at: se.Hashed}
 			return
 		}
+		at := time.Now().UnixNano()
 		hs[i] = hashFile(r.o.open, f.Abs)
+		hs[i].at = at
 	}); err != nil {
 		return err
 	}
@@ -201,7 +205,7 @@ func (r *runner) run() error {
 		default:
 			present[f.Rel] = h.hash
 		}
-		newStat[f.Rel] = statEntry{Size: f.Size, ModTime: f.ModTime, Hash: h.hash, Binary: h.binary}
+		newStat[f.Rel] = statEntry{Size: f.Size, ModTime: f.ModTime, Hash: h.hash, Binary: h.binary, Hashed: h.at}
 		if !h.binary && r.previous[f.Rel] != h.hash {
 			changed = append(changed, f)
 		}

@@ -9,12 +9,15 @@ const StatCacheFile = statCacheFile
 // StatRecord is what the last run saw of one file: its size in bytes, its
 // modification time in Unix nanoseconds, and its SHA-256 (lowercase hex,
 // the graph's content hash) — or Binary, when the file was skipped as
-// binary and has no hash.
+// binary and has no hash; Hashed is when the content was read (Unix ns,
+// 0 when unknown). A record whose ModTime is within RacyWindow of Hashed
+// does not prove the content unchanged.
 type StatRecord struct {
 	Size    int64
 	ModTime int64
 	Hash    string
 	Binary  bool
+	Hashed  int64
 }
 
 // ReadStatCache reads the stat cache that Run keeps in dir for the folder

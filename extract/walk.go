@@ -43,6 +43,9 @@ type entry struct {
 	Size    int64
 	ModTime int64  // UnixNano
 	raw     string // repo-relative as on disk, to break key collisions
+	// fromCache marks an entry a targeted run took from the stat cache
+	// without a stat (Options.Only): its cached hash is taken as is.
+	fromCache bool
 }
 
 // walkResult is everything the walk found.

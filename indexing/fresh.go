@@ -21,13 +21,13 @@ import (
 	"github.com/cos-dev/cos/state"
 )
 
-// RacyWindow is how close to the moment a file's size and modification
-// time were recorded its modification time may be for the record to prove
-// nothing: a write within the file system's timestamp granularity of the
-// record (one or two seconds on some file systems, a clock tick on others)
-// can leave size and time unchanged ("racy git"). Such a file is read and
-// hashed instead.
-const RacyWindow = 2 * time.Second
+// RacyWindow is how close to the moment a file was read its modification
+// time may be for a size and time match to prove nothing: a write within
+// the file system's timestamp granularity of the read (one or two seconds
+// on some file systems, a clock tick on others) can leave size and time
+// unchanged ("racy git"). Such a file is read and hashed instead. It is the
+// extractor's own window.
+const RacyWindow = extract.RacyWindow
 
 // ErrNoIndexRun is returned by Freshness.Stale when the graph records no
 // index run: there is no folder to compare its files with.
@@ -53,10 +53,9 @@ type Freshness struct {
 	// cacheStamp is the stat cache file's size and modification time when
 	// records was read; zero when there was none.
 	cacheStamp fileStamp
-	// records is the extractor's stat cache of root, recordedAt the time
-	// it was written (the file's modification time, Unix ns).
-	records    map[string]extract.StatRecord
-	recordedAt int64
+	// records is the extractor's stat cache of root: each record says when
+	// its file was read (StatRecord.Hashed).
+	records map[string]extract.StatRecord
 	// memo holds files read and hashed since, by path.
 	memo map[string]verified
 	// hashes is hashesOf's FileHashes at hashesSeq (its LastChange), kept
@@ -227,13 +226,13 @@ func cacheDir(stateDir, root string) string {
 // wrong.
 func (f *Freshness) load(root string) {
 	if root != f.root {
-		f.root, f.records, f.cacheStamp, f.recordedAt = root, nil, fileStamp{}, 0
+		f.root, f.records, f.cacheStamp = root, nil, fileStamp{}
 		clear(f.memo)
 	}
 	dir := cacheDir(f.st.Dir(), root)
 	fi, err := os.Stat(filepath.Join(dir, extract.StatCacheFile))
 	if err != nil {
-		f.records, f.cacheStamp, f.recordedAt = nil, fileStamp{}, 0
+		f.records, f.cacheStamp = nil, fileStamp{}
 		return
 	}
 	stamp := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
@@ -247,7 +246,7 @@ func (f *Freshness) load(root string) {
 	if !ok {
 		recs = nil
 	}
-	f.records, f.cacheStamp, f.recordedAt = recs, stamp, stamp.mtime
+	f.records, f.cacheStamp = recs, stamp
 }
 
 // staleLocked reports whether the file p under root is not what the graph
@@ -258,7 +257,7 @@ func (f *Freshness) staleLocked(root, p, want string, held bool) bool {
 		return held // gone (or no longer a file): stale when the graph holds it
 	}
 	st := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if r, ok := f.records[p]; ok && r.Size == st.size && r.ModTime == st.mtime && !racy(st.mtime, f.recordedAt) {
+	if r, ok := f.records[p]; ok && r.Size == st.size && r.ModTime == st.mtime && !racy(st.mtime, r.Hashed) {
 		if !held {
 			return !r.Binary // a binary file is never held; any other is new
 		}
