@@ -17,7 +17,6 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/gitfiles"
-	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/state"
 )
@@ -160,7 +159,7 @@ func changesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		m["note"] = d.note
 	}
 	if warn != "" {
-		tm.Warnings = append(tm.Warnings, warn)
+		c.Warn(warn)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, tm, err
@@ -349,9 +348,10 @@ func gitError(err error, root, base string) error {
 }
 
 // refreshChanged indexes again the changed files whose content the graph
-// does not hold, so the answer's lines and uids are current. It never
-// fails the call: when this server cannot write, or the run fails, the
-// answer is computed on the graph as it is, with a warning.
+// does not hold (Call.Refresh), so the answer's lines and uids are
+// current, and returns the paths it brought up to date. It never fails
+// the call: when this server cannot write, or the run fails, the answer
+// is computed on the graph as it is, with a warning.
 func (c *Call) refreshChanged(ctx context.Context, root string, d *changeSet, hashes map[string]string) ([]string, string) {
 	var stale []string
 	for _, f := range d.files {
@@ -370,14 +370,18 @@ func (c *Call) refreshChanged(ctx context.Context, root string, d *changeSet, ha
 	if len(stale) == 0 {
 		return []string{}, ""
 	}
-	if c.ix == nil || c.st.ReadOnly() || !c.st.Writable() {
-		return []string{}, fmt.Sprintf("%d changed file(s) are not indexed as they are now and this server cannot index them; lines may be off: %s",
-			len(stale), strings.Join(firstPaths(stale, 5), ", "))
+	still, err := c.Refresh(ctx, stale)
+	if err != nil {
+		return []string{}, fmt.Sprintf("%d changed file(s) could not be indexed again (%v); lines may be off: %s",
+			len(stale), err, strings.Join(firstPaths(stale, 5), ", "))
 	}
-	if _, err := c.ix.IndexWith(ctx, root, indexing.RunOptions{Paths: stale, SnapshotMinBytes: -1}); err != nil {
-		return []string{}, fmt.Sprintf("indexing the %d changed file(s) again failed (%v); lines may be off", len(stale), err)
+	done := make([]string, 0, len(stale))
+	for _, p := range stale {
+		if !slices.Contains(still, p) {
+			done = append(done, p)
+		}
 	}
-	return stale, ""
+	return done, ""
 }
 
 // firstPaths is the first n of l and how many more there are.

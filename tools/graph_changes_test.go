@@ -73,6 +73,11 @@ type changesAnswerOf struct {
 	} `json:"risk"`
 	Refreshed []string `json:"refreshed"`
 	Note      string   `json:"note"`
+	Meta      struct {
+		Index *struct {
+			StaleFiles int `json:"stale_files"`
+		} `json:"index"`
+	} `json:"meta"`
 }
 
 // changesSetup makes a git repository of files, indexes it and returns
@@ -138,6 +143,9 @@ func TestGraphChanges_OneFunctionOfMany(t *testing.T) {
 	}
 	if len(a.Refreshed) != 1 || a.Refreshed[0] != "lib/lib.go" {
 		t.Errorf("refreshed = %v, want lib/lib.go indexed again first", a.Refreshed)
+	}
+	if a.Meta.Index == nil || a.Meta.Index.StaleFiles != 0 {
+		t.Errorf("meta.index = %+v, want stale_files 0 after the refresh", a.Meta.Index)
 	}
 	for uid, want := range map[string]int{
 		"code:function:app/app.go::Run":           1,
