@@ -281,3 +281,40 @@ func TestReadYourEdits_ConcurrentReads(t *testing.T) {
 		}
 	}
 }
+
+// cos_graph_changes writes only to bring the graph up to date: a server
+// that cannot write still answers it, from the graph as it is, and says
+// which changed files it could not index again.
+func TestGraphChanges_ReadOnlyServerAnswersWithAWarning(t *testing.T) {
+	repo := freshRepo(t)
+	dir := t.TempDir()
+	s := idxOpen(t, dir, repo.Root)
+	idxReport(t, s, `{}`)
+	head := idxHead(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	repo.Write("a.go", freshEdited)
+	at, err := openTestServer(context.Background(), testOptions{StateDir: dir, Roots: []string{repo.Root}, NATS: "off",
+		NoBackgroundSnapshots: true, At: &projections.Until{Seq: head}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer at.Close()
+	e := idxCall(t, at, "cos_graph_changes", `{}`)
+	if !e.OK {
+		t.Fatalf("cos_graph_changes on a read-only view: %s %s", e.Error.Code, e.Error.Message)
+	}
+	files, _ := e.Data["files"].([]any)
+	if len(files) != 1 || !strings.Contains(fmt.Sprint(files[0]), "a.go") {
+		t.Errorf("files = %v, want a.go", files)
+	}
+	meta, _ := e.Data["meta"].(map[string]any)
+	ws, _ := meta["warnings"].([]any)
+	if len(ws) == 0 || !strings.Contains(fmt.Sprint(ws), "a.go") {
+		t.Errorf("meta.warnings = %v, want one naming a.go, not indexed again", ws)
+	}
+	if before := head; at.st.Position().Seq != before {
+		t.Errorf("the read-only view moved from %d to %d", before, at.st.Position().Seq)
+	}
+}

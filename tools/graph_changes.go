@@ -42,7 +42,7 @@ func graphChangesTool() *Tool {
 			"low|medium|high, reasons[]}: the dependents by depth, exported symbols, whether dependents are in " +
 			"other folders (packages), whether tests reach the change. A removed symbol's dependents still point " +
 			"at its uid (they will break). Outside a git work tree only base \"index\" works.",
-		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: false, Idempotent: true,
+		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: false, Idempotent: true, WritesOnlyToRefresh: true,
 		Example: `{"base": "HEAD", "depth": 2}`,
 		Params: []Param{
 			{Name: "base", Type: TString, NonEmpty: true, MaxLen: 256, Default: "HEAD",

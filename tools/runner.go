@@ -153,6 +153,8 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 				fn(ctx)
 			}
 		}
+	} else if t.WritesOnlyToRefresh {
+		data, tm, err = t.Handler(ctx, c)
 	} else {
 		if r.st.ReadOnly() {
 			return envelope.Fail(envelope.Errorf(envelope.CodeReadOnly,

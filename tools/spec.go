@@ -94,7 +94,13 @@ type Tool struct {
 	ReadOnly    bool
 	Destructive bool
 	Idempotent  bool
-	Handler     Handler
+	// WritesOnlyToRefresh marks a tool that is not ReadOnly only because it
+	// indexes changed files again before it answers (Call.Refresh): on a
+	// server that cannot write (a point-in-time view, a read-only state
+	// folder) it still runs, answers from the graph as it is and says so in
+	// meta.warnings, instead of being refused as a write.
+	WritesOnlyToRefresh bool
+	Handler             Handler
 }
 
 func f64(v float64) *float64 { return &v }
