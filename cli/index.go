@@ -189,6 +189,14 @@ func summaryLine(r indexing.Report, projected float64) string {
 	if r.FilesWithParseErrors > 0 {
 		fmt.Fprintf(&b, ", %d with parse errors", r.FilesWithParseErrors)
 	}
+	if g := r.Git; g != nil {
+		switch {
+		case g.Kept == 0:
+			fmt.Fprintf(&b, " (git keeps no file here: the ignore rules of the work tree %s exclude this whole folder)", g.Top)
+		case g.Note != "":
+			fmt.Fprintf(&b, " (the files git keeps, read without git: %s)", g.Note)
+		}
+	}
 	if r.FilesSplit > 0 {
 		fmt.Fprintf(&b, ", %d appended in parts (over the event size limit)", r.FilesSplit)
 	}

@@ -54,3 +54,17 @@ func TestReplay_TellsTheIndexedCommit(t *testing.T) {
 		}
 	}
 }
+
+// A folder git ignores as a whole indexes no file, and the summary says
+// why instead of a bare "0 files seen".
+func TestIndex_IgnoredFolderSaysWhy(t *testing.T) {
+	g := testutil.GitRepo(t, map[string]string{".gitignore": "scratch/\n", "main.go": "package main\n"})
+	g.Write("scratch/a.go", "package scratch\n")
+	code, out, errs := run(t, t.TempDir(), "index", g.Root+"/scratch")
+	if code != 0 {
+		t.Fatalf("index: %d %s", code, errs)
+	}
+	if !strings.Contains(out, "0 files seen") || !strings.Contains(out, "git keeps no file here") || !strings.Contains(out, g.Root) {
+		t.Fatalf("summary %q, want 0 files seen and why", out)
+	}
+}

@@ -155,6 +155,9 @@ func (r *runner) run() error {
 	r.phase("walk")
 	r.total = len(w.Files)
 	r.st.FilesSeen = len(w.Files)
+	if w.Git != nil {
+		r.st.Git = &GitStats{Top: w.Git.Top, Source: w.Git.Source, Note: w.Git.Note, Kept: w.Git.Len()}
+	}
 	skipped, failed := w.Skipped, w.Failed
 
 	if cacheErr != nil {

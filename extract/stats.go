@@ -55,6 +55,21 @@ type Stats struct {
 	// Skipped and Failed list up to maxNotes files each, with the reason.
 	Skipped []FileNote `json:"skipped,omitempty"`
 	Failed  []FileNote `json:"failed,omitempty"`
+	// Git says which file set a full run walked when the root lies in a git
+	// work tree (nil outside one, and for a targeted run).
+	Git *GitStats `json:"git,omitempty"`
+}
+
+// GitStats is the git file set a run walked: the work tree's top folder,
+// which implementation listed it (gitfiles.SourceGit or SourceGoGit), why
+// go-git answered although git is on PATH (Note), and how many files git
+// keeps under the root before the excluded folders, the size limit and the
+// other skips.
+type GitStats struct {
+	Top    string `json:"top"`
+	Source string `json:"source"`
+	Note   string `json:"note,omitempty"`
+	Kept   int    `json:"kept"`
 }
 
 // Phase is the wall time of one step of Run, summed when it repeats.

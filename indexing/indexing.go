@@ -98,6 +98,9 @@ type Report struct {
 	// differed from it. Both are recorded in the run's graph.index_started.
 	Commit string `json:"commit,omitempty"`
 	Dirty  bool   `json:"dirty,omitempty"`
+	// Git is the git file set the run walked (root in a work tree, a run
+	// over the whole tree), nil otherwise.
+	Git *extract.GitStats `json:"git,omitempty"`
 	// Seconds is the wall time of the run, extraction and appends included.
 	Seconds float64 `json:"seconds"`
 	// Slowest are the slowest extractions of this run, slowest first.
@@ -274,6 +277,7 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	rep.FilesWithParseErrors = st.FilesWithParseErrors
 	rep.GoPackagesChecked, rep.GoFilesTyped, rep.GoFallback = st.GoPackagesChecked, st.GoFilesTyped, st.GoFallback
 	rep.Phases = st.Phases
+	rep.Git = st.Git
 	if st.Slowest != nil {
 		rep.Slowest = st.Slowest
 	}
