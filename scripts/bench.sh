@@ -125,3 +125,9 @@ if [ -n "$out" ]; then
   cp "$report" "$out"
   cat "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/reads.jsonl "$work"/propagation.jsonl $tools_jsonl "$work"/compare.jsonl >"$out.jsonl"
 fi
+# The watcher's benchmarks (real cos serve processes, a git copy of GOROOT/src
+# indexed three times on a first run): only with COS_BENCH_WATCH=1.
+if [ "${COS_BENCH_WATCH:-0}" = 1 ]; then
+  step "watcher: bash scripts/bench_watch.sh"
+  bash scripts/bench_watch.sh
+fi
