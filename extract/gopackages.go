@@ -102,7 +102,13 @@ func narrowListRoots(absRoot string, modDirs []string, enclosing string, dirs []
 		case found:
 			runDir = filepath.Join(absRoot, filepath.FromSlash(mod))
 			rel = strings.TrimPrefix(strings.TrimPrefix(d, mod), "/")
+			if !wildcardMatches(rel) {
+				continue // "./..." from the module leaves it out
+			}
 		case enclosing != "":
+			if !wildcardMatches(d) {
+				continue // "./<root>/..." leaves it out
+			}
 			r, err := filepath.Rel(enclosing, filepath.Join(absRoot, filepath.FromSlash(d)))
 			if err != nil || strings.HasPrefix(r, "..") {
 				continue
@@ -124,6 +130,24 @@ func narrowListRoots(absRoot string, modDirs []string, enclosing string, dirs []
 		roots = append(roots, goListRoot{Dir: d, Patterns: slices.Compact(ps)})
 	}
 	return roots
+}
+
+// wildcardMatches reports whether the go tool's "..." matches the folder
+// rel (slash-separated, relative to where the wildcard starts): it skips
+// every folder named testdata and every one whose name begins with "." or
+// "_", and all below them. A folder a full run's "./..." leaves out must
+// stay out of a narrow run too, or an incremental index would type-check
+// what a fresh one extracts by syntax.
+func wildcardMatches(rel string) bool {
+	if rel == "" || rel == "." {
+		return true
+	}
+	for part := range strings.SplitSeq(rel, "/") {
+		if part == "testdata" || strings.HasPrefix(part, ".") || strings.HasPrefix(part, "_") {
+			return false
+		}
+	}
+	return true
 }
 
 // enclosingModule returns the folder of the go.mod governing absRoot from
