@@ -186,10 +186,12 @@ func loadGit(ctx context.Context, dir string) (*Set, error) {
 
 // lsFilesArgs is the git command line listing kept files: --stage shows
 // the mode of tracked entries so that submodules (gitlinks) can be
-// dropped; untracked nested repositories are listed as "dir/" and dropped
-// by parseLsFiles.
+// dropped; -t tags each record ("? " untracked, "H " and the other
+// letters tracked), so an untracked name that reads like a staged record
+// is not taken for one; untracked nested repositories are listed as
+// "dir/" and dropped by parseLsFiles.
 func lsFilesArgs(pathspecs ...string) []string {
-	args := []string{"--literal-pathspecs", "-c", "core.quotePath=false", "ls-files", "-z", "--stage", "--cached", "--others", "--exclude-standard"}
+	args := []string{"--literal-pathspecs", "-c", "core.quotePath=false", "ls-files", "-z", "-t", "--stage", "--cached", "--others", "--exclude-standard"}
 	if len(pathspecs) > 0 {
 		args = append(args, "--")
 		args = append(args, pathspecs...)
@@ -198,9 +200,11 @@ func lsFilesArgs(pathspecs ...string) []string {
 }
 
 // parseLsFiles reads the NUL-separated output of lsFilesArgs: a tracked
-// entry is "<mode> <object> <stage>\t<path>", an untracked one its bare
-// path ("dir/" for a nested repository). Submodules and nested
-// repositories are dropped; paths are returned as git gave them.
+// entry is "<tag> <mode> <object> <stage>\t<path>", an untracked one
+// "? <path>" ("? dir/" for a nested repository). A record without a tag
+// (git ls-files without -t) is read by its shape: a staged entry, else a
+// bare path. Submodules and nested repositories are dropped; paths are
+// returned as git gave them.
 func parseLsFiles(out []byte) []string {
 	var files []string
 	for len(out) > 0 {
@@ -213,7 +217,14 @@ func parseLsFiles(out []byte) []string {
 		if rec == "" {
 			continue
 		}
-		if mode, p, ok := stagedEntry(rec); ok {
+		untracked := false
+		if tag, rest, ok := lsFilesTag(rec); ok {
+			rec, untracked = rest, tag == '?'
+			if rec == "" {
+				continue
+			}
+		}
+		if mode, p, ok := stagedEntry(rec); ok && !untracked {
 			if mode != "160000" && p != "" {
 				files = append(files, p)
 			}
@@ -225,6 +236,20 @@ func parseLsFiles(out []byte) []string {
 		files = append(files, rec)
 	}
 	return files
+}
+
+// lsFilesTag splits the status tag git ls-files -t puts before a record
+// ("? ", "H ", "S ", "M ", "R ", "C ", "K ", or a lower-case letter);
+// ok is false for a record without one.
+func lsFilesTag(rec string) (tag byte, rest string, ok bool) {
+	if len(rec) < 2 || rec[1] != ' ' {
+		return 0, rec, false
+	}
+	switch c := rec[0]; {
+	case c == '?', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		return c, rec[2:], true
+	}
+	return 0, rec, false
 }
 
 // stagedEntry splits an ls-files --stage record "<mode> <object>
