@@ -421,7 +421,9 @@ func (f *Freshness) Changed(ctx context.Context, t Target) ([]string, error) {
 
 // untracked lists, sorted, the files under t.Root that git keeps untracked
 // and does not ignore, that the graph does not hold and that indexing
-// would not skip (the built-in excluded folders, the state folder).
+// would not skip (the built-in excluded folders, the state folder, a
+// symbolic link or other file that is not regular, a file over
+// extract.DefaultMaxFileSize, a file the last index found binary).
 func (f *Freshness) untracked(ctx context.Context, t Target) []string {
 	out, err := gitfiles.Git(ctx, t.Root, "ls-files", "-z", "--others", "--exclude-standard", "--", ".")
 	if err != nil {
@@ -441,13 +443,28 @@ func (f *Freshness) untracked(ctx context.Context, t Target) []string {
 		if p == "" || !relPath(p) {
 			continue
 		}
-		if _, held := t.hashes[p]; held || excluded(p, skip) {
+		if _, held := t.hashes[p]; held || excluded(p, skip) || !f.indexable(t.Root, p) {
 			continue
 		}
 		added = append(added, p)
 	}
 	slices.Sort(added)
 	return added
+}
+
+// indexable reports whether an index would take the file p under root:
+// a regular file within extract.DefaultMaxFileSize that the last index
+// did not find binary as it is now (same size and modification time).
+func (f *Freshness) indexable(root, p string) bool {
+	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > extract.DefaultMaxFileSize {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.load(root)
+	r, ok := f.records[p]
+	return !ok || !r.Binary || r.Size != fi.Size() || r.ModTime != fi.ModTime().UnixNano()
 }
 
 // excluded reports whether a folder of p (or a leading run of its folders)
