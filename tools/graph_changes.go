@@ -223,6 +223,14 @@ func diffFor(ctx context.Context, root, base string, hashes map[string]string, l
 		return indexDiff(ctx, root, hashes, last, hasRun)
 	}
 	commit, err := gitfiles.ResolveCommit(ctx, root, base)
+	var re *gitfiles.RevisionError
+	if err != nil && base == "HEAD" && errors.As(err, &re) {
+		// A repository without a commit yet: HEAD is the empty tree and
+		// every file is added (gitfiles.Diff's reading of "HEAD").
+		if head, herr := gitfiles.Head(ctx, root); herr == nil && head == "" {
+			commit, err = "", nil
+		}
+	}
 	if err != nil {
 		return nil, gitError(err, root, base)
 	}
