@@ -58,6 +58,11 @@ const (
 	// may claim it, release it or change its status (an update may say
 	// force). Not retryable unchanged.
 	CodeClaimed Code = "E_CLAIMED"
+	// CodeCancelled: the caller cancelled the request before it finished
+	// (over MCP, notifications/cancelled: that request gets no answer at
+	// all). What it committed before stays committed; run it again to
+	// finish.
+	CodeCancelled Code = "E_CANCELLED"
 )
 
 // CodeSpec is one catalogue entry: a code and the category it belongs to.
@@ -91,6 +96,7 @@ var catalogue = []CodeSpec{
 	{CodeUnavailable, CategoryUnavailable},
 	{CodeModuleDisabled, CategoryModuleDisabled},
 	{CodeClaimed, CategoryConflict},
+	{CodeCancelled, CategoryTransient},
 }
 
 var categoryOf = func() map[Code]Category {

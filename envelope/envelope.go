@@ -214,7 +214,10 @@ const internalMessage = "internal error; the server log (.mcp.log) has the detai
 //
 //   - an *Error anywhere in err's chain, as is (its empty fields filled from
 //     the catalogue);
-//   - context.DeadlineExceeded or context.Canceled: E_TIMEOUT, transient;
+//   - context.DeadlineExceeded (a deadline of the server's): E_TIMEOUT,
+//     transient;
+//   - context.Canceled (the caller cancelled, or the server is shutting
+//     down): E_CANCELLED, transient — never E_TIMEOUT;
 //   - anything else: E_INTERNAL with a short message, err kept as Cause.
 func AsError(err error) *Error {
 	var e *Error
@@ -237,7 +240,7 @@ func AsError(err error) *Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return Wrap(err, CodeTimeout, "the request ran out of time")
 	case errors.Is(err, context.Canceled):
-		return Wrap(err, CodeTimeout, "the request was cancelled before it finished")
+		return Wrap(err, CodeCancelled, "the request was cancelled before it finished; what it committed before stays committed")
 	default:
 		return Wrap(err, CodeInternal, "%s", internalMessage)
 	}

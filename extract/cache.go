@@ -56,6 +56,10 @@ type statCache struct {
 	Modules map[string]string    // go.mod folder → module path
 	// Build is the goBuildKey the cache was written under.
 	Build string
+	// Pending are files an interrupted run had extracted again as
+	// dependents (their content unchanged) but not emitted: the next run
+	// extracts them again as dependents whatever changed.
+	Pending []string
 }
 
 // declRecord is a decl flattened to strings, cheap to encode and decode;

@@ -64,6 +64,10 @@ type Options struct {
 	// number of files whose processing finished and the total number of
 	// files seen by the walk (done ≤ total).
 	Progress func(done, total int)
+	// Extracted, when set, is called from one goroutine at a time as the
+	// extraction of each changed file ends, with how many of the run's
+	// changed files are extracted so far and how many there are.
+	Extracted func(done, total int)
 	// Logger receives warnings (unreadable cache, unreadable files); nil
 	// discards them.
 	Logger *slog.Logger

@@ -88,6 +88,12 @@ type runner struct {
 	build goBuild
 	// emitTime is the time spent in emit, for Stats.Phases.
 	emitTime time.Duration
+	// extracted counts the changed files extracted so far, of
+	// extractTotal (Options.Extracted); guarded by mu.
+	extracted, extractTotal int
+	// pending are the files an interrupted earlier run left to extract
+	// again as dependents (statCache.Pending).
+	pending map[string]bool
 }
 
 func (r *runner) progress(n int) {
@@ -228,12 +234,27 @@ func (r *runner) run() error {
 	r.st.Skipped, r.st.Failed = capNotes(skipped), capNotes(failed)
 	r.st.FilesChanged, r.st.FilesRemoved = len(changed), len(removed)
 
-	if len(changed) == 0 && len(removed) == 0 {
-		if maps.Equal(c.stat.Stat, newStat) {
+	r.pending = make(map[string]bool, len(c.stat.Pending))
+	for _, p := range c.stat.Pending {
+		if _, ok := present[p]; ok && !c.outdated {
+			r.pending[p] = true
+		}
+	}
+	if len(changed) == 0 && len(removed) == 0 && len(r.pending) == 0 {
+		if maps.Equal(c.stat.Stat, newStat) && len(c.stat.Pending) == 0 {
 			return nil
 		}
 		c.stat.Stat = newStat
+		c.stat.Pending = nil
 		return r.save(false)
+	}
+	// Until the run emits, an interruption keeps what this run learnt of
+	// the files' content (the stat cache) and nothing else.
+	oldModules := c.stat.Modules
+	interruptedEarly := func(err error) error {
+		c.stat.Stat, c.stat.Modules = newStat, oldModules
+		_ = r.save(false)
+		return err
 	}
 
 	// The environment every extractor sees.
@@ -265,8 +286,9 @@ func (r *runner) run() error {
 
 	// Phase 2: extract the changed files.
 	results := make(map[string]*fileResult, len(changed))
+	r.extractTotal = len(changed)
 	if err := r.extractAll(changed, e, results, true); err != nil {
-		return err
+		return interruptedEarly(err)
 	}
 	r.phase("extract changed")
 
@@ -294,7 +316,7 @@ func (r *runner) run() error {
 	sort.Slice(needParse, func(i, j int) bool { return needParse[i].Rel < needParse[j].Rel })
 	extra := make(map[string]*fileResult, len(needParse))
 	if err := r.extractAll(needParse, e, extra, false); err != nil {
-		return err
+		return interruptedEarly(err)
 	}
 	for p, fr := range extra {
 		if fr.Decl != nil {
@@ -339,6 +361,9 @@ func (r *runner) run() error {
 		}
 	}
 	isDependent := func(p, scope string, deps []string) bool {
+		if r.pending[p] {
+			return true
+		}
 		if modsChanged && extractorFor(p) == ExtractorGo || affected[scope] {
 			return true
 		}
@@ -371,7 +396,7 @@ func (r *runner) run() error {
 		}
 		sort.Slice(dependents, func(i, j int) bool { return dependents[i].Rel < dependents[j].Rel })
 		if err := r.extractAll(dependents, e, results, false); err != nil {
-			return err
+			return interruptedEarly(err)
 		}
 		grew := false
 		for _, f := range dependents {
@@ -399,8 +424,10 @@ func (r *runner) run() error {
 	r.phase("dependents")
 
 	// Phase 4b: Go packages touched, and their importers, type-checked.
+	goBefore := goRecords{shapes: maps.Clone(dc.Shapes), interfaces: dc.Interfaces, dirs: maps.Clone(dc.GoDirs)}
 	if err := r.typedGo(results, present, byPath, e, removed, modsChanged, dc); err != nil {
-		return err
+		dc.Shapes, dc.Interfaces, dc.GoDirs = goBefore.shapes, goBefore.interfaces, goBefore.dirs
+		return interruptedEarly(err)
 	}
 	reextracted := len(results) - len(changed)
 
@@ -408,11 +435,26 @@ func (r *runner) run() error {
 	// dependent whose payload is what the graph already holds is not
 	// emitted again.
 	paths := sortedPaths(results)
+	// What an interruption of the emits must put back: the declarations
+	// of the files not emitted yet, and which of them are dependents.
+	em := emitState{prior: make(map[string]declRecord, len(paths)), committed: make(map[string]bool, len(paths)), changed: make(map[string]bool, len(changed)), goBefore: goBefore}
+	for _, p := range paths {
+		if rec, ok := dc.Decls[p]; ok {
+			em.prior[p] = rec
+		}
+	}
+	for _, f := range changed {
+		em.changed[f.Rel] = true
+	}
+	interrupted := func(err error) error {
+		r.saveInterrupted(c, dc, &em, paths, results, newStat, mods.byDir)
+		return err
+	}
 	var batch []graph.FileExtracted
 	batchBytes := 0
 	for i, p := range paths {
 		if err := r.ctx.Err(); err != nil {
-			return err
+			return interrupted(err)
 		}
 		fr := results[p]
 		resolve(fr, t)
@@ -440,13 +482,16 @@ func (r *runner) run() error {
 		batchBytes += payloadSize(pl)
 		if i < len(paths)-1 && (len(batch) >= r.o.BatchFiles || batchBytes >= r.o.BatchBytes) {
 			if err := r.send(batch, nil); err != nil {
-				return err
+				return interrupted(err)
+			}
+			for _, pl := range batch {
+				em.committed[pl.Path] = true
 			}
 			batch, batchBytes = nil, 0
 		}
 	}
 	if err := r.send(batch, removed); err != nil {
-		return err
+		return interrupted(err)
 	}
 	r.st.FilesReextracted = reextracted
 	r.progress(len(changed))
@@ -470,6 +515,7 @@ func (r *runner) run() error {
 	}
 	c.stat.Stat = newStat
 	c.stat.Modules = mods.byDir
+	c.stat.Pending = nil
 	err = r.save(true)
 	r.phase("save cache")
 	return err
@@ -606,15 +652,21 @@ func (r *runner) extractAll(files []entry, e *env, out map[string]*fileResult, t
 		}
 		sum := sha256.Sum256(data)
 		fr := r.extractWithin(f.Rel, data, hex.EncodeToString(sum[:]), e)
+		if timed {
+			r.mu.Lock()
+			if fr != nil {
+				r.slow.add(fr.Path, fr.DurationMS)
+			}
+			r.extracted++
+			if r.o.Extracted != nil {
+				r.o.Extracted(r.extracted, r.extractTotal)
+			}
+			r.mu.Unlock()
+		}
 		if fr == nil {
 			return
 		}
 		res[i] = fr
-		if timed {
-			r.mu.Lock()
-			r.slow.add(fr.Path, fr.DurationMS)
-			r.mu.Unlock()
-		}
 	})
 	if err != nil {
 		return err
@@ -738,4 +790,64 @@ func removedEntries(removed []string) []entry {
 		out[i] = entry{Rel: p}
 	}
 	return out
+}
+
+// goRecords are the Go records of the declarations cache as a run found
+// them: an interrupted run puts them back, so the next run type-checks
+// again what this one did not emit.
+type goRecords struct {
+	shapes     map[string]string
+	interfaces string
+	dirs       map[string][]string
+}
+
+// emitState is what the emit phase has done so far, for saveInterrupted.
+type emitState struct {
+	// prior are the declarations cache's records of the files to emit as
+	// the run found them.
+	prior map[string]declRecord
+	// committed are the files whose batch emit accepted.
+	committed map[string]bool
+	// changed are the run's changed files (the rest of what it emits are
+	// dependents).
+	changed  map[string]bool
+	goBefore goRecords
+}
+
+// saveInterrupted saves the caches of a run whose emits stopped part way
+// (the context ended, or emit failed). The files emitted count as indexed:
+// their declarations are kept, so the next run neither reads nor extracts
+// them again. A changed file not emitted keeps the declarations this run
+// found (the files emitted were resolved against them): the next run finds
+// it changed in the graph and extracts it, and only a real change of its
+// declarations affects others. A dependent not emitted gets its earlier
+// declarations back and is recorded as pending: the next run extracts it
+// again and emits it. Like save, it only logs a failure.
+func (r *runner) saveInterrupted(c *cache, dc *declCache, em *emitState, paths []string, results map[string]*fileResult, stat map[string]statEntry, modules map[string]string) {
+	pending := make([]string, 0)
+	for _, p := range paths {
+		switch {
+		case em.committed[p]:
+		case em.changed[p]:
+			if fr := results[p]; fr != nil { // not reached by the emits
+				if fr.Decl == nil {
+					delete(dc.Decls, p)
+					continue
+				}
+				d := *fr.Decl
+				d.Hash = fr.Hash
+				dc.Decls[p] = d.record()
+			}
+		default:
+			if rec, ok := em.prior[p]; ok {
+				dc.Decls[p] = rec
+			} else {
+				delete(dc.Decls, p)
+			}
+			pending = append(pending, p)
+		}
+	}
+	dc.Shapes, dc.Interfaces, dc.GoDirs = em.goBefore.shapes, em.goBefore.interfaces, em.goBefore.dirs
+	c.stat.Stat, c.stat.Modules, c.stat.Pending = stat, modules, pending
+	_ = r.save(true)
 }

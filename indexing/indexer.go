@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/cos-dev/cos/state"
 )
@@ -42,18 +41,19 @@ func (o Options) Validate() error {
 }
 
 // Indexer indexes folders into one state folder's log. It is safe for
-// concurrent use: runs take turns, within the process (mu) and across
+// concurrent use: runs take turns, within the process (turn) and across
 // processes (state.IndexLockFile), because two runs at once would each
 // remove the other's files (the graph holds one indexed tree).
 type Indexer struct {
 	st     *state.State
 	opts   Options
 	logger *slog.Logger
-	// mu serialises runs within the process: two runs over the same cache
-	// folder and the same previous file hashes would append the same files
-	// twice. It is taken before the index lock file and never inside a
-	// view of the state.
-	mu sync.Mutex
+	// turn serialises runs within the process (a semaphore of one, so a
+	// run can give up waiting: RunOptions.LockWait): two runs over the same
+	// cache folder and the same previous file hashes would append the same
+	// files twice. It is taken before the index lock file and never inside
+	// a view of the state.
+	turn chan struct{}
 	// afterBatch, when set (by tests), is called after each batch is
 	// committed: a test kills its process there to leave a run half done.
 	afterBatch func()
@@ -68,7 +68,7 @@ func New(st *state.State, opts Options) (*Indexer, error) {
 	if opts.Logger == nil {
 		opts.Logger = st.Logger()
 	}
-	return &Indexer{st: st, opts: opts, logger: opts.Logger}, nil
+	return &Indexer{st: st, opts: opts, logger: opts.Logger, turn: make(chan struct{}, 1)}, nil
 }
 
 // SCIPTools is the folder the SCIP indexers are looked for in (Options).

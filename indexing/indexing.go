@@ -151,6 +151,15 @@ type RunOptions struct {
 	// --file-timeout); 0 means extract.DefaultFileTimeout (30 s). A file
 	// past it is reported in Report.Skipped with reason "timeout".
 	FileTimeout time.Duration
+	// Report, when set, receives the run's Progress each time it moves
+	// (per file extracted, per batch appended), from one goroutine at a
+	// time; it must return quickly.
+	Report func(Progress)
+	// LockWait bounds how long the run waits for another index run (of
+	// this process or another) to finish before it starts; 0 waits until
+	// ctx ends. Past it the run does nothing and returns E_UNAVAILABLE.
+	// Read-your-edits uses it so that a read is not held up by a long run.
+	LockWait time.Duration
 	// Paths, when non-nil, makes the run targeted (extract.Options.Only):
 	// only these paths, relative to the root and slash-separated, are
 	// looked at again, everything else is taken as the graph holds it.
@@ -166,6 +175,7 @@ type RunOptions struct {
 func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Report, error) {
 	progress := o.Progress
 	rep := Report{Slowest: []extract.Timing{}}
+	prog := newProgressState(o.Report)
 	if x.st.ReadOnly() {
 		return rep, envelope.Errorf(envelope.CodeReadOnly, "indexing writes, and this is a read-only view of the log")
 	}
@@ -190,17 +200,33 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 		abs = real
 	}
 	rep.Root = abs
-	x.mu.Lock()
-	defer x.mu.Unlock()
+	wait := ctx
+	if o.LockWait > 0 {
+		var cancel context.CancelFunc
+		wait, cancel = context.WithTimeout(ctx, o.LockWait)
+		defer cancel()
+	}
+	select {
+	case x.turn <- struct{}{}:
+		defer func() { <-x.turn }()
+	case <-wait.Done():
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+		return rep, envelope.Errorf(envelope.CodeUnavailable, "another index run of this process did not finish within %v", o.LockWait)
+	}
 	// Across processes too: two indexes at once would each remove the
 	// other's files (the graph holds one indexed tree).
 	lock := flock.New(filepath.Join(x.st.Dir(), state.IndexLockFile))
 	locked, err := lock.TryLock()
 	if err == nil && !locked {
 		x.logger.Info("waiting for another cos index on this state folder to finish")
-		locked, err = lock.TryLockContext(ctx, 200*time.Millisecond)
+		locked, err = lock.TryLockContext(wait, 200*time.Millisecond)
 	}
 	if err != nil || !locked {
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
 		return rep, envelope.Errorf(envelope.CodeUnavailable, "another index of this state folder is running and did not finish: %v", err)
 	}
 	defer func() { _ = lock.Unlock() }()
@@ -226,6 +252,15 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), x.opts.Exclude...),
 		FileTimeout: o.FileTimeout,
 		Only:        o.Paths,
+	}
+	if prog != nil {
+		opts.Progress = func(done, total int) {
+			prog.walked(done, total)
+			if progress != nil {
+				progress(done, total)
+			}
+		}
+		opts.Extracted = prog.extracted
 	}
 	// Never index our own state folder when it lives inside the tree.
 	if rel, err := filepath.Rel(abs, x.st.Dir()); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
@@ -253,7 +288,12 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 		run.last = &last
 	}
 	toLog := func(batch []graph.FileExtracted, removed []string) error {
-		return x.appendBatch(ctx, &rep, run, batch, removed)
+		files, events := len(batch), rep.Events
+		if err := x.appendBatch(ctx, &rep, run, batch, removed); err != nil {
+			return err
+		}
+		prog.appended(files, rep.Events-events)
+		return nil
 	}
 	known := previous
 	if o.Force {
@@ -390,7 +430,14 @@ func (x *Indexer) appendBatch(ctx context.Context, rep *Report, run *runLog, bat
 	if len(reqs) == 0 {
 		return nil
 	}
-	recs, err := x.st.Append(ctx, reqs...)
+	// A batch is committed whole or not begun: once ctx ends no batch
+	// starts, and the one under way is waited for, so the files a
+	// cancelled run committed are exactly the batches it reported (and
+	// the extractor's caches record them as indexed).
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	recs, err := x.st.Append(context.WithoutCancel(ctx), reqs...)
 	if err != nil {
 		return appendError{err}
 	}

@@ -146,6 +146,10 @@ func (s *Server) httpFilter(token string, allowed map[string]bool, next http.Han
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
+			cw := &cancelAwareWriter{ResponseWriter: w} // cancel.go
+			next.ServeHTTP(cw, r)
+			cw.flushStatus()
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

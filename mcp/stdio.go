@@ -48,7 +48,11 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}()
 	stdio := mcpserver.NewStdioServer(s.MCP())
 	stdio.SetErrorLogger(newStdLogger(s.logger))
-	err := stdio.Listen(ctx, pr, w)
+	session := ctx
+	stdio.SetContextFunc(func(ctx context.Context) context.Context { // progress.go, cancel.go
+		return context.WithValue(context.WithValue(ctx, stdioOutKey{}, io.Writer(w)), sessionCtxKey{}, session)
+	})
+	err := stdio.Listen(ctx, pr, dropCancelled{w})
 	_ = pr.Close() // unblocks a write the filter has pending
 	select {
 	case <-filtered:

@@ -82,7 +82,7 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 // reindex indexes paths of root (a targeted run) and returns the seq the
 // projections must reach for the answer to include it.
 func (r *Runner) reindex(ctx context.Context, root string, paths []string) (uint64, error) {
-	rep, err := r.ix.IndexWith(ctx, root, indexing.RunOptions{Paths: paths})
+	rep, err := r.ix.IndexWith(ctx, root, indexing.RunOptions{Paths: paths, Report: indexProgress(ctx)})
 	if err != nil {
 		return 0, err
 	}
