@@ -55,34 +55,17 @@ func (s *Server) call(ctx context.Context, name string, raw json.RawMessage) env
 func (s *Server) MCP() *mcpserver.MCPServer {
 	srv := mcpserver.NewMCPServer(ServerName, s.opts.Version,
 		mcpserver.WithToolCapabilities(false),
-		mcpserver.WithInstructions("cos answers about this repository's code/doc graph, its task board and agent evidence. "+
-			"Every answer is an envelope {ok, data{…, meta}} or {ok:false, error{category, retryable, message, code, details}}. "+
-			"Start with cos_graph_resolve to find a node's uid."),
+		mcpserver.WithInstructions(instructions),
 	)
 	for _, t := range s.r.Tools() {
-		tool := mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema())
-		for _, opt := range []mcp.ToolOption{
-			mcp.WithRawOutputSchema(tools.OutputSchema),
-			mcp.WithReadOnlyHintAnnotation(t.ReadOnly),
-			mcp.WithDestructiveHintAnnotation(t.Destructive),
-			mcp.WithIdempotentHintAnnotation(t.Idempotent || t.ReadOnly),
-			mcp.WithOpenWorldHintAnnotation(false),
-		} {
-			opt(&tool)
-		}
+		tool := toolOf(t)
 		name := t.Name
 		srv.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			raw, err := json.Marshal(req.GetRawArguments())
 			if err != nil {
 				raw = []byte("null")
 			}
-			ctx, stopProgress := startProgress(ctx, srv, req)
-			env := s.call(ctx, name, raw)
-			stopProgress()
-			if clientCancelled(ctx) {
-				return cancelledResult(), nil // dropped on its way out: no answer
-			}
-			return resultOf(env.JSON()), nil
+			return resultOf(s.call(ctx, name, raw).JSON()), nil
 		})
 	}
 	return srv

@@ -18,8 +18,7 @@ const requestIDExample = `{"request_id": "task-create-7f3a"}`
 // the tasks, evidence and metrics modules (docs/errors.md, request ids); the
 // graph write tools declare their own.
 var requestIDParam = Param{Name: "request_id", Type: TString,
-	Description: "1–128 characters; makes the write idempotent: a resend with the same request_id and the same " +
-		"arguments answers the original write and writes nothing; changed arguments under it are E_REQUEST_REUSE"}
+	Description: "makes a retry safe"}
 
 // requestIDOfCall returns the call's request_id ("" when none was sent). An
 // explicitly sent id that eventlog.ValidateRequestID refuses — empty, only

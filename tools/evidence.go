@@ -40,20 +40,18 @@ func evidenceTools() []*Tool {
 	session := Param{Name: "session_id", Type: TString, Required: true, Description: "1–128 characters of A–Z a–z 0–9 . _ -"}
 	return []*Tool{
 		{
-			Name: "cos_supervise_record_output",
-			Description: "Record what an agent role produced in a working session into the session's evidence bundle. " +
-				"kind output (default) needs a role and an output matching the role's " +
-				"output_class (planner→plan, researcher→findings, implementer→change, tester→test_report, " +
-				"reviewer→review); kinds backtrack {reason}, discovery {summary} and degraded_formula {formula, reason} " +
-				"go to the bundle's accumulators. The bundle is then exported to evidence_bundle_<session>.json in $COS_AGENT_DIR, or in the state folder's agent/ when that is unset; " +
-				"when that export fails the record still stands, export_path is empty and meta.warnings says why. " +
-				"Each call adds a record: send a request_id to make a retry safe (a resend with the same request_id answers the first record and adds nothing).",
+			Name:  "cos_supervise_record_output",
+			Title: "Record agent output",
+			Description: "Add what an agent role produced to a session's evidence bundle: kind output needs role and output " +
+				"(planner: plan, researcher: findings, implementer: change, tester: test_report, reviewer: review); " +
+				"backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}. The bundle is exported as JSON.",
+			Data:   FieldsOf(recordAnswer{}),
 			Module: "evidence", Layer: envelope.LayerAudit, Idempotent: false,
 			Example: recordExample,
 			Params: []Param{
 				session,
-				{Name: "role", Type: TString, MaxLen: 128, Description: "the role id (kind output only)"},
-				{Name: "output", Type: TJSON, Required: true, Description: "a JSON object (or a JSON string holding one) of the role's output_class"},
+				{Name: "role", Type: TString, MaxLen: 128, Description: "kind output only"},
+				{Name: "output", Type: TJSON, JSONTypes: []string{"object", "string"}, Required: true, Description: "the role's output object"},
 				{Name: "kind", Type: TString, Enum: evidence.Kinds, Default: evidence.KindOutput},
 				requestIDParam,
 			},
@@ -61,7 +59,9 @@ func evidenceTools() []*Tool {
 		},
 		{
 			Name:        "cos_evidence_bundle",
-			Description: "A session's evidence bundle: one slot per registered role with its outputs in log order, plus backtracks, discoveries and degraded_formulas.",
+			Title:       "Evidence bundle",
+			Description: "A session's evidence: each role's outputs in order, backtracks, discoveries and degraded formulas.",
+			Data:        Fields{"bundle": "object", "count": "integer", "export_path": "string"},
 			Module:      "evidence", Layer: envelope.LayerAudit, ReadOnly: true, Idempotent: true,
 			Example: `{"session_id": "sess-42"}`,
 			Params:  []Param{session},

@@ -308,12 +308,6 @@ func buildExcludedMeta(m map[string]any) bool {
 	return b
 }
 
-// buildExcludedDoc is what cos_graph_references and cos_graph_impact say
-// about build-excluded items.
-const buildExcludedDoc = "An item in a Go file the current build leaves out (its //go:build line or a file name " +
-	"such as x_windows.go) has build_excluded: true and is counted in build_excluded_count: it never runs in this " +
-	"build but another build configuration may compile it, so it stays listed and does not make completeness a lower_bound."
-
 // noneFoundNote is data.note of an answer that found nothing: what was
 // looked for, and whether that can be trusted.
 func noneFoundNote(what string, types []string, tm envelope.ToolMeta) string {
@@ -575,9 +569,9 @@ func pageOf[T any](c *Call, cursor string, query [8]byte, n, limit int, view fun
 // cos_graph_impact.
 func pageParams() []Param {
 	return []Param{
-		{Name: "include_tests", Type: TBool, Default: true, Description: "false leaves out everything in test files (_test.go, test_*.py, *_test.py, *.test.ts, *.spec.ts, tests/, __tests__/ …)"},
-		{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax), Default: graphPageDefault, Description: "most items on one page (fewer when they would not fit the answer budget)"},
-		{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen, Description: "next_cursor of the previous page, with the same other arguments"},
+		{Name: "include_tests", Type: TBool, Default: true, Description: "false: leave out test files"},
+		{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax), Default: graphPageDefault, Description: "page size"},
+		{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen},
 	}
 }
 

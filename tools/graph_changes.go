@@ -27,27 +27,20 @@ const BaseIndex = "index"
 
 func graphChangesTool() *Tool {
 	return &Tool{
-		Name: "cos_graph_changes",
-		Description: "What changed and what it may break: the symbols (functions, methods, classes, headings, " +
-			"config keys) whose lines a diff touches — not every symbol of a touched file — then their dependents " +
-			"and the tests among them. base is a git revision (default HEAD: the work tree and the index against " +
-			"the last commit; a branch, tag or commit id compares with it) or \"index\" (the files that changed on " +
-			"disk since the graph was last indexed; works outside git). The changed files are indexed again first " +
-			"when this server can write, so lines and uids are those of the files as they are now. Answers " +
-			"files[] {path, old_path, status: added|deleted|modified|renamed, binary}; changed[] {uid, name, kind, " +
-			"path, line, end_line, change: added|modified|removed, exported, renamed_from}; dependents by depth " +
-			"(\"1\": the nodes that call, reference, import, implement or link to a changed symbol, \"2\": theirs, …) " +
-			"each {uid, kind, label, path, line, via, through}, with counts_by_depth; tests[] (dependents in test " +
-			"files: _test.go, test_*.py, *_test.py, *.test.ts, *.spec.js, tests/ folders…); and risk {level: " +
-			"low|medium|high, reasons[]}: the dependents by depth, exported symbols, whether dependents are in " +
-			"other folders (packages), whether tests reach the change. A removed symbol's dependents still point " +
-			"at its uid (they will break). Outside a git work tree only base \"index\" works.",
+		Name:  "cos_graph_changes",
+		Title: "Changes and their risk",
+		Description: "The symbols a diff touches against base (a git revision, default HEAD, or \"index\": changed since the last index), " +
+			"their dependents by depth, the tests among them and a risk {level: low|medium|high, reasons}. " +
+			"Changed files are indexed again first. Outside git only base \"index\" works.",
+		Data: Fields{"base": "string", "commit": "string", "root": "string", "depth": "integer", "count": "integer",
+			"files": "[]object", "changed": "[]object", "dependents": "object", "counts_by_depth": "object",
+			"tests": "[]object", "risk": "object", "refreshed": "[]string", "note": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: false, Idempotent: true, WritesOnlyToRefresh: true,
 		Example: `{"base": "HEAD", "depth": 2}`,
 		Params: []Param{
 			{Name: "base", Type: TString, NonEmpty: true, MaxLen: 256, Default: "HEAD",
-				Description: "a git revision to compare the work tree with (HEAD, main, v1.2, a commit id), or \"index\": the files changed since the last index"},
-			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2, Description: "hops from the changed symbols to their dependents"},
+				Description: "HEAD, main, a commit id, or \"index\""},
+			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2, Description: "hops to dependents"},
 		},
 		Handler: changesTool,
 	}

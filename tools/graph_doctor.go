@@ -88,12 +88,12 @@ func (p *doctorPlan) empty() bool { return len(p.edges)+len(p.nodes)+len(p.files
 
 func graphDoctorTool() *Tool {
 	return &Tool{
-		Name: "cos_graph_doctor",
-		Description: "Check the graph's health: every category (dangling_source, dangling_target, duplicate_edges, " +
-			"self_loops, orphaned_inrepo, orphaned_phantom, orphaned_external_unresolved, malformed_uid_path, stale_paths, " +
-			"changed_on_disk (files edited since they were indexed: cos index brings them in), duplicate_contains, slowest_extractions, files_with_parse_errors) as issues[] {category, severity, count, sample, fixable}, " +
-			"healthy, stats.issue_count (real categories) and stats.issue_count_total. fix=true deletes the fixable findings " +
-			"by appending deletion events (the log is never edited) and answers with the graph re-checked and what was removed.",
+		Name:  "cos_graph_doctor",
+		Title: "Check the graph",
+		Description: "Check the graph: issues[] {category, severity, count, sample, fixable} for dangling edges, orphans, stale paths, " +
+			"files changed on disk, parse errors, …; healthy is true when no real issue is found. " +
+			"fix=true deletes the fixable findings and answers the graph re-checked.",
+		Data:   Fields{"healthy": "boolean", "issues": "[]object", "stats": "object", "fixed": "object"},
 		Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
 		Example: `{"fix": false}`,
 		Params: []Param{

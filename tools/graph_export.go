@@ -28,24 +28,21 @@ type exportNode struct {
 
 func graphExportTool() *Tool {
 	return &Tool{
-		Name: "cos_graph_export",
-		Description: "A subgraph as {nodes, edges}: with root, the nodes within max_hops of it (both directions, " +
-			"nearest first) up to max_nodes; without root, the max_nodes nodes of highest degree. edges are every edge " +
-			"between two exported nodes. The answer fits the agent budget (32,000 characters unless the client set " +
-			"another): an answer over it keeps the nodes of highest degree and exactly the edges among them " +
-			"(meta.truncated_subgraph, truncated_nodes_from/_to, truncated_edges_from/_to); to get more, ask with " +
-			"max_chars (up to 5,000,000). Edges show their metadata when they have some: implements edges method_set " +
-			"(value or pointer), accesses_field edges fields (the field names used). root accepts a uid, a " +
-			"repo-relative path or a name; " + resolvedMatchDoc,
+		Name:  "cos_graph_export",
+		Title: "Export a subgraph",
+		Description: "A subgraph {nodes, edges}: the nodes within max_hops of root, or without root the max_nodes of highest degree, " +
+			"and every edge among them. Over the answer budget it keeps the best-connected nodes (meta.truncated_subgraph); " +
+			"max_chars asks for a larger answer.",
+		Data:   Fields{"nodes": "[]object", "edges": "[]object", "counts": "object", "root": "object", "selection": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"root": "folder:server", "max_nodes": 200, "max_hops": 2}`,
 		Params: []Param{
-			{Name: "root", Type: TString, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name; leave it out to export the top nodes by degree"},
-			{Name: "max_nodes", Type: TInt, Min: f64(1), Max: f64(exportMaxNodes), Default: exportDefaultNodes, Description: "most nodes exported"},
-			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(5), Default: exportDefaultHops, Description: "hops from root (ignored without root)"},
-			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow and export only these edge types"},
+			{Name: "root", Type: TString, NonEmpty: true, MaxLen: 1024},
+			{Name: "max_nodes", Type: TInt, Min: f64(1), Max: f64(exportMaxNodes), Default: exportDefaultNodes},
+			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(5), Default: exportDefaultHops},
+			{Name: "edge_types", Type: TStringList, Enum: edgeTypes},
 			{Name: "max_chars", Type: TInt, Min: f64(exportMinChars), Max: f64(envelope.DefaultSubgraphBudgetChars),
-				Description: "the answer's size budget in characters (a non-ASCII character counts 4), replacing the agent budget; default: the agent budget"},
+				Description: "answer size in characters"},
 		},
 		Handler: exportTool,
 	}

@@ -46,26 +46,20 @@ type dependent struct {
 
 func graphImpactTool() *Tool {
 	return &Tool{
-		Name: "cos_graph_impact",
-		Description: "What may break if a node changes: every node that reaches it through incoming " +
-			"calls/references/imports/inherits_from/implements/constructs/has_param_type/accesses_field/" +
-			"links_to/cites_heading/requires edges, up to depth hops, as nodes[] {uid, kind, label, path, depth, via, " +
-			"through, build_excluded} ordered by depth then uid, with counts_by_depth. via is the type of the edge that " +
-			"reached the node and through the node that edge points at. Interfaces are followed: changing a method " +
-			"reaches the callers of the interface methods it implements (via calls or references, through the interface " +
-			"method), changing an interface method reaches its implementations, changing an interface reaches its " +
-			"implementers and the callers of its methods; via \"implements\" marks only such a hop between an " +
-			"implementation and its interface. meta.semantic_scope is transitive_depth_N; " +
-			"meta.completeness says whether the dependents are exact or a lower_bound (meta.completeness_reasons " +
-			"why). " + buildExcludedDoc + " Pages: count is the total, next_cursor (empty on the last page) goes back " +
-			"as cursor. include_tests=false leaves test files out of the walk. Accepts a uid, a repo-relative path or " +
-			"a name; " + resolvedMatchDoc,
+		Name:  "cos_graph_impact",
+		Title: "What a change breaks",
+		Description: "What may break if a node changes: the nodes that reach it through incoming dependence edges, up to depth hops, " +
+			"nodes[] {uid, kind, label, path, depth, via, through} by depth; interface methods and implementations are followed. " +
+			"build_excluded marks files the current build leaves out. meta.completeness: exact or lower_bound. Paged.",
+		Data: Fields{"node": "object", "nodes": "[]object", "count": "integer", "listed": "integer", "limit": "integer", "depth": "integer",
+			"counts_by_depth": "object", "edge_types": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
+			"build_excluded_count": "integer", "note": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "depth": 2, "include_tests": false}`,
 		Params: append([]Param{
-			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
-			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2, Description: "hops backwards from the node"},
-			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types (default: every dependence type)"},
+			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
+			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2},
+			{Name: "edge_types", Type: TStringList, Enum: edgeTypes},
 		}, pageParams()...),
 		Handler: impactTool,
 	}

@@ -10,24 +10,19 @@ import (
 
 func indexTools() []*Tool {
 	return []*Tool{{
-		Name: "cos_graph_index",
-		Description: "Index a folder of this repository into the code/doc graph: extract every changed file (by content hash) " +
-			"and append it to the log; vanished files are removed. path defaults to the first approved root and must lie " +
-			"inside an approved root (E_PATH otherwise). Returns files seen/changed/removed/failed, nodes, edges, events " +
-			"and bytes appended, seconds and the slowest extractions. With precise or scip, Python, TypeScript and JavaScript " +
-			"calls and references come from SCIP indexes for the files they cover, and report.precise says which files are precise. " +
-			"With force, every file is extracted again even when its content did not change.",
+		Name:  "cos_graph_index",
+		Title: "Index the repository",
+		Description: "Index a folder (default: the first approved root) into the graph: files whose content changed are extracted again, " +
+			"vanished ones removed. Answers the report (files seen, changed, failed; nodes, edges, seconds) and graph counts. " +
+			"A path outside the approved roots is E_PATH.",
+		Data:   Fields{"report": "object", "graph": "object"},
 		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
 		Example: `{"path": ".", "precise": true}`,
 		Params: []Param{
-			{Name: "path", Type: TString, MaxLen: 4096, Description: "folder to index, absolute or relative to the first approved root (default: that root)"},
-			{Name: "precise", Type: TBool, Default: false, Description: "run the SCIP indexers installed on the server (scip-python, scip-typescript; " +
-				"never installed by cos) and take Python, TypeScript and JavaScript calls and references from them for the files they " +
-				"index; report.precise says which files are precise, which indexer is missing or failed"},
-			{Name: "force", Type: TBool, Default: false, Description: "extract every file again, changed or not: brings back " +
-				"nodes deleted with cos_graph_delete from files that did not change"},
-			{Name: "scip", Type: TStringList, MaxLen: maxSCIPFiles, Description: "SCIP index files to merge (from any SCIP indexer), " +
-				"each inside an approved root"},
+			{Name: "path", Type: TString, MaxLen: 4096, Description: "folder inside an approved root"},
+			{Name: "precise", Type: TBool, Default: false, Description: "Python/TypeScript calls from installed SCIP indexers"},
+			{Name: "force", Type: TBool, Default: false, Description: "extract unchanged files too"},
+			{Name: "scip", Type: TStringList, MaxLen: maxSCIPFiles, Description: "SCIP index files to merge"},
 		},
 		Handler: indexTool,
 	}}
@@ -42,7 +37,7 @@ func indexTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		return nil, envelope.ToolMeta{}, err
 	}
 	o := indexing.RunOptions{Precise: indexing.PreciseOptions{Run: c.Args.Bool("precise", false), Tools: c.ix.SCIPTools()},
-		Force: c.Args.Bool("force", false), Report: indexProgress(ctx)}
+		Force: c.Args.Bool("force", false)}
 	for _, f := range c.Args.Strings("scip") {
 		p, err := c.ix.ApprovedFile(f)
 		if err != nil {

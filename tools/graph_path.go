@@ -36,26 +36,20 @@ var pathDirections = []string{pathForward, pathBackward, pathUndirected}
 
 func graphPathTool() *Tool {
 	return &Tool{
-		Name: "cos_graph_path",
-		Description: "A shortest path between two nodes, found breadth-first (from both ends), at most max_hops hops. " +
-			"direction \"forward\" follows edges from source towards target (how does source reach target: its calls, " +
-			"imports, …), \"backward\" follows them from target towards source, \"undirected\" (the default) either way. " +
-			"Returns steps[] from source to target, each {uid, kind, label, path, edge, direction}, direction saying " +
-			"whether the step's edge points forward or backward along the path. " +
-			"Each step's edge shows its metadata when it has some (implements: method_set; accesses_field: fields). " +
-			"source and target accept uids, repo-relative paths or names (meta.source_resolved_from, meta.target_resolved_from); " +
-			"meta.source_resolved_match and meta.target_resolved_match say how each name matched: uid, path, exact, " +
-			"bare_name, exact_case_insensitive, whole_label, words, typo, … — anything but uid, path, exact or bare_name " +
-			"is a guess to verify. " +
-			"No path within max_hops is E_NOT_FOUND.",
+		Name:  "cos_graph_path",
+		Title: "Path between nodes",
+		Description: "A shortest path from source to target within max_hops: steps[] {uid, kind, label, path, edge, direction}. " +
+			"direction forward follows edges from source (its calls, imports), backward towards it, undirected either way. " +
+			"No path is E_NOT_FOUND.",
+		Data:   Fields{"source": "object", "target": "object", "steps": "[]object", "hops": "integer", "direction": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"source": "cmd/main.go", "target": "code:function:server/serve.go::Serve", "max_hops": 4, "direction": "forward"}`,
 		Params: []Param{
-			{Name: "source", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
-			{Name: "target", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
-			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(10), Default: 6, Description: "longest path searched"},
+			{Name: "source", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
+			{Name: "target", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
+			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(10), Default: 6},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types"},
-			{Name: "direction", Type: TString, Enum: pathDirections, Default: pathUndirected, Description: "forward: edges from source towards target; backward: from target towards source; undirected: either way"},
+			{Name: "direction", Type: TString, Enum: pathDirections, Default: pathUndirected},
 		},
 		Handler: pathTool,
 	}

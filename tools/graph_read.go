@@ -57,12 +57,6 @@ func edgeOf(e graph.Edge) edgeView {
 	return edgeView{Source: e.Source, Target: e.Target, Type: e.Type, Extractor: e.Extractor, Line: e.Line, Metadata: e.Metadata}
 }
 
-// resolvedMatchDoc is what the tools that accept a name say about
-// meta.resolved_match.
-const resolvedMatchDoc = "meta.resolved_match says how it matched: uid, path, exact, bare_name, " +
-	"exact_case_insensitive, whole_label, words, typo, … — anything but uid, path, exact or bare_name is a guess " +
-	"to verify (meta.resolved_from is fuzzy for any name, exact or not)."
-
 // resolvedMeta is the meta of an answer about the node res resolved to:
 // resolved_from and resolved_match.
 func resolvedMeta(res search.Resolution) envelope.ToolMeta {
@@ -72,40 +66,34 @@ func resolvedMeta(res search.Resolution) envelope.ToolMeta {
 func graphReadTools() []*Tool {
 	return []*Tool{
 		{
-			Name: "cos_graph_resolve",
-			Description: "Find graph nodes by uid, repo-relative path or name (fuzzy, typo-tolerant). " +
-				"Returns candidates {uid, kind, label, path, match, score}, best first (highest score; ties by uid); " +
-				"use a candidate's uid with the other cos_graph_* tools. match says how it matched, strongest first: " +
-				"uid, path (a repo-relative path or <path>::<name>), exact (the label, same case), " +
-				"bare_name (the name after :: or its last dotted part, same case: send finds Client.send), " +
-				"exact_case_insensitive, path_case_insensitive, whole_label or whole_path (a prefix, or up to two typos), " +
-				"words (every word or a prefix of it), typo (every word within a typo or two); a name some node carries " +
-				"exactly lists its exact matches, then the names it prefixes or shares words with, never typo neighbours. " +
-				"Nodes of the repository rank above external stubs (kind external: targets of unresolved calls) " +
-				"and nodes of files the build leaves out (metadata.build_excluded) below included ones at the same match.",
+			Name:  "cos_graph_resolve",
+			Title: "Find nodes",
+			Description: "Find graph nodes by uid, repo-relative path or name (typo-tolerant), best first. " +
+				"results[] {uid, kind, label, path, match, score}: pass a uid to the other cos_graph_* tools. " +
+				"match: uid, path, exact, bare_name (send finds Client.send), case-insensitive, word or typo matches; " +
+				"repository nodes rank above external stubs.",
+			Data:   Fields{"query": "string", "results": "[]object"},
 			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"q": "ListenAndServe", "kinds": ["method"], "limit": 5}`,
 			Params: []Param{
-				{Name: "q", Type: TString, Required: true, NonEmpty: true, MaxLen: 512, Description: "uid, repo-relative path, or name"},
-				{Name: "kinds", Type: TStringList, Enum: nodeKinds, Description: "only nodes of these kinds"},
-				{Name: "limit", Type: TInt, Min: f64(1), Max: f64(100), Default: 10, Description: "how many candidates"},
+				{Name: "q", Type: TString, Required: true, NonEmpty: true, MaxLen: 512},
+				{Name: "kinds", Type: TStringList, Enum: nodeKinds},
+				{Name: "limit", Type: TInt, Min: f64(1), Max: f64(100), Default: 10},
 			},
 			Handler: resolveTool,
 		},
 		{
-			Name: "cos_graph_context",
-			Description: "A node and its surroundings: the node, its neighbours up to depth hops (both directions) " +
-				"and the edges among them grouped by type. meta.completeness says whether the node's incoming edges " +
-				"(its callers) are all there (exact) or a lower_bound, and meta.completeness_reasons why. " +
-				"Edges show their metadata when they have some: implements edges method_set (value or pointer), " +
-				"accesses_field edges fields (the field names used). " +
-				"Accepts a uid, a repo-relative path or a name; " + resolvedMatchDoc,
+			Name:  "cos_graph_context",
+			Title: "Node and neighbours",
+			Description: "A node, its neighbours up to depth hops (both directions) and the edges among them by type. " +
+				"meta.completeness: exact, or lower_bound when callers may be missing (meta.completeness_reasons).",
+			Data:   Fields{"node": "object", "neighbours": "[]object", "edges_by_type": "object", "degree": "object"},
 			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"uid_or_name": "net/http/server.go", "depth": 1}`,
 			Params: []Param{
-				{Name: "uid_or_name", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
-				{Name: "depth", Type: TInt, Min: f64(1), Max: f64(3), Default: 1, Description: "hops from the node"},
-				{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types"},
+				{Name: "uid_or_name", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
+				{Name: "depth", Type: TInt, Min: f64(1), Max: f64(3), Default: 1},
+				{Name: "edge_types", Type: TStringList, Enum: edgeTypes},
 			},
 			Handler: contextTool,
 		},

@@ -57,24 +57,19 @@ type reference struct {
 
 func graphReferencesTool() *Tool {
 	return &Tool{
-		Name: "cos_graph_references",
-		Description: "Direct references to a node: its incoming edges of the given kinds (edge types) as " +
-			"references[] {type, source, kind, label, file, line, via, through, metadata, build_excluded}, ordered by file " +
-			"and line; metadata is the edge's when it has some (implements: method_set value or pointer; accesses_field: " +
-			"fields, the field names used). " +
-			"With no kinds, the defaults for the node's kind (meta.default_kinds_picked, meta.node_kind): a class " +
-			"gets constructs, has_param_type, inherits_from, implements (its implementers), accesses_field, …; a " +
-			"function or method gets calls and references (used as a value). A method also gets the callers of the " +
-			"interface methods it implements, with via \"implements\" and through the interface method. " +
-			"meta.completeness says whether the graph holds every reference (exact) or a lower_bound, and " +
-			"meta.completeness_reasons why. " + buildExcludedDoc + " Pages: count is the total, next_cursor (empty on " +
-			"the last page) goes back as cursor. include_tests=false leaves out references from test files. Accepts a " +
-			"uid, a repo-relative path or a name; " + resolvedMatchDoc,
+		Name:  "cos_graph_references",
+		Title: "Direct references",
+		Description: "Incoming edges of a node: references[] {type, source, kind, label, file, line, via, through} by file and line. " +
+			"Without kinds, the node kind's defaults (a function: calls and references; a class: constructs, inherits_from, implements, …); " +
+			"a method also gets the callers of the interface methods it implements. meta.completeness: exact or lower_bound. Paged.",
+		Data: Fields{"node": "object", "references": "[]object", "count": "integer", "listed": "integer", "limit": "integer",
+			"count_by_type": "object", "kinds": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
+			"build_excluded_count": "integer", "note": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "kinds": ["calls"], "limit": 50}`,
 		Params: append([]Param{
-			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
-			{Name: "kinds", Type: TStringList, Enum: edgeTypes, Description: "edge types to report; empty picks the node kind's defaults"},
+			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
+			{Name: "kinds", Type: TStringList, Enum: edgeTypes, Description: "edge types"},
 		}, pageParams()...),
 		Handler: referencesTool,
 	}

@@ -53,17 +53,19 @@ const (
 
 func graphRenamePlanTool() *Tool {
 	return &Tool{
-		Name: "cos_graph_rename_plan",
-		Description: "Plan a rename: where the node's name occurs, read from the files (under the indexed roots only) of the " +
-			"node and of every node that references it, plus documentation and test files of the graph, matched on word " +
-			"boundaries. Returns call_sites, import_sites, doc_references, test_references, string_literals and definitions, " +
-			"each [{file, line, column, text}] (column in characters), and conflicts: nodes of the same file already named new_name. " +
-			"Changes nothing. Accepts a uid, a repo-relative path or a name; " + resolvedMatchDoc,
+		Name:  "cos_graph_rename_plan",
+		Title: "Plan a rename",
+		Description: "Where a node's name occurs, read from its file, the files referencing it and the docs and tests, on word boundaries: " +
+			"call_sites, import_sites, doc_references, test_references, string_literals, definitions, each [{file, line, column, text}]; " +
+			"conflicts: nodes already named new_name. Changes nothing.",
+		Data: Fields{"node": "object", "old_name": "string", "new_name": "string", "call_sites": "[]object", "import_sites": "[]object",
+			"doc_references": "[]object", "test_references": "[]object", "string_literals": "[]object", "definitions": "[]object",
+			"conflicts": "[]object", "counts": "object", "files_scanned": "integer", "files_skipped": "integer", "skipped": "[]object"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:server/serve.go::Serve", "new_name": "ServeHTTP"}`,
 		Params: []Param{
-			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
-			{Name: "new_name", Type: TString, Required: true, MaxLen: 256, Description: "the new identifier"},
+			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
+			{Name: "new_name", Type: TString, Required: true, MaxLen: 256},
 		},
 		Handler: renamePlanTool,
 	}

@@ -34,15 +34,16 @@ type similarNode struct {
 
 func graphSimilarTool() *Tool {
 	return &Tool{
-		Name: "cos_graph_similar",
-		Description: "Nodes similar to a node by name (search index on its label's words) and shape " +
-			"(same kind, similar degree), best first: results[] {uid, kind, label, path, score, name_score, shape_score, degree}. " +
-			"score is in [0, 1]. Accepts a uid, a repo-relative path or a name; " + resolvedMatchDoc,
+		Name:  "cos_graph_similar",
+		Title: "Similar nodes",
+		Description: "Nodes like a node by name and shape (same kind, similar degree), best first: " +
+			"results[] {uid, kind, label, path, score in [0, 1], name_score, shape_score, degree}.",
+		Data:   Fields{"node": "object", "results": "[]object", "count": "integer", "degree": "integer"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:server/serve.go::Serve", "limit": 10}`,
 		Params: []Param{
-			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024, Description: "uid, repo-relative path or name"},
-			{Name: "limit", Type: TInt, Min: f64(1), Max: f64(50), Default: 10, Description: "how many results"},
+			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
+			{Name: "limit", Type: TInt, Min: f64(1), Max: f64(50), Default: 10},
 		},
 		Handler: similarTool,
 	}

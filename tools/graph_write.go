@@ -39,39 +39,33 @@ func receiptOf(r eventlog.Receipt) writeReceipt {
 func graphWriteTools() []*Tool {
 	return []*Tool{
 		{
-			Name: "cos_graph_upsert",
-			Description: "Write nodes and edges into the graph (for agents and outside extractors). Every uid follows the " +
-				"uid scheme (code:function:<path>::<name>, doc:file:<path>, …); an edge's source and target must be nodes " +
-				"of the graph (a uid or a repo-relative path, never a fuzzy name) or nodes of the same call. A node's kind must " +
-				"agree with its uid's prefix (code:function: is a function or a method, code:external: and cos:* are external); " +
-				"an empty kind is taken from the prefix. An edge's type is one the read tools follow: " + strings.Join(edgeTypes, ", ") + ". " +
-				"One log request; " +
-				"a resend with the same request_id writes nothing new. Answers with the receipt, the counts written " +
-				"(written.nodes, written.edges), the uids of the nodes written and the graph's counts after the write.",
+			Name:  "cos_graph_upsert",
+			Title: "Write nodes and edges",
+			Description: "Add or replace graph nodes and edges. A uid follows the scheme (code:function:<path>::<name>, doc:file:<path>, …) and " +
+				"agrees with kind; an edge joins nodes of the graph or of this call with a type the read tools follow.",
+			Data:   Fields{"receipt": "object", "written": "object", "uids": "[]string", "graph": "object", "edges_gone": "integer"},
 			Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
 			Example: `{"nodes": [{"uid": "code:function:a.go::run", "kind": "function", "label": "run", "path": "a.go", "line": 3}], ` +
 				`"edges": [{"source": "code:file:a.go", "target": "code:function:a.go::run", "type": "contains"}], "request_id": "ext-42"}`,
 			Params: []Param{
-				{Name: "nodes", Type: TObjectList, MaxLen: writeMaxNodes, Description: "nodes {uid, kind, label, path, line, end_line, extractor, metadata}"},
-				{Name: "edges", Type: TObjectList, MaxLen: writeMaxEdges, Description: "edges {source, target, type, extractor, line, metadata}"},
-				{Name: "request_id", Type: TString, Description: "1–128 characters; makes the write idempotent: a resend replays the first answer's receipt"},
+				{Name: "nodes", Type: TObjectList, MaxLen: writeMaxNodes, Description: "{uid, kind, label, path, line, end_line, metadata}"},
+				{Name: "edges", Type: TObjectList, MaxLen: writeMaxEdges, Description: "{source, target, type, line, metadata}"},
+				requestIDParam,
 			},
 			Handler: upsertTool,
 		},
 		{
-			Name: "cos_graph_delete",
-			Description: "Delete nodes (with every edge touching them) and edges from the graph. uids accept a uid or a " +
-				"repo-relative path (never a fuzzy name); edges are {source, target, type, extractor} (extractor defaults to " +
-				"\"agent\"). Deleting a file node (code:file:, doc:file:) also deletes what indexing extracted from that file " +
-				"(its functions, classes, headings and their edges; listed in deleted.files), and the next index extracts it again; " +
-				"a node deleted on its own comes back with cos_graph_index force. " +
-				"A uid or edge that is not in the graph is E_NOT_FOUND and nothing is deleted.",
+			Name:  "cos_graph_delete",
+			Title: "Delete nodes and edges",
+			Description: "Delete nodes (with their edges) and edges, by uid or repo-relative path. Deleting a file node also deletes what was " +
+				"extracted from it. Anything not in the graph is E_NOT_FOUND and nothing is deleted.",
+			Data:   Fields{"receipt": "object", "deleted": "object", "graph": "object", "remaining": "[]string"},
 			Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
 			Example: `{"uids": ["code:function:a.go::run"], "edges": [{"source": "code:file:a.go", "target": "code:function:a.go::old", "type": "contains"}]}`,
 			Params: []Param{
-				{Name: "uids", Type: TStringList, NonEmpty: true, MaxLen: writeMaxNodes, Description: "nodes to delete: uids, repo-relative paths or names"},
-				{Name: "edges", Type: TObjectList, MaxLen: writeMaxEdges, Description: "edges to delete {source, target, type, extractor}"},
-				{Name: "request_id", Type: TString, Description: "1–128 characters; makes the delete idempotent"},
+				{Name: "uids", Type: TStringList, NonEmpty: true, MaxLen: writeMaxNodes, Description: "uids or paths"},
+				{Name: "edges", Type: TObjectList, MaxLen: writeMaxEdges, Description: "{source, target, type, extractor}"},
+				requestIDParam,
 			},
 			Handler: deleteTool,
 		},

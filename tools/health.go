@@ -14,15 +14,14 @@ import (
 
 func healthTools() []*Tool {
 	return []*Tool{{
-		Name: "cos_health",
-		Description: "The server's health: log head, projection position and lag, newest snapshot seq, bus state and the " +
-			"cos processes seen on it, whether the projections match the log at their seq (projections.verified), uptime, build version, graph counts, the search index slot and checkpoint, whether the log reads cleanly " +
-			"(integrity), whether the state folder is writable, and the last index run (last_index: root, and state finished, " +
-			"failed, running or interrupted, when its process was killed and the graph holds part of the tree), and " +
-			"freshness: the graph's files that changed on disk and are not indexed yet (changed), the new files git keeps " +
-			"that the graph does not hold (new), up to 20 of their paths, and commits_ahead, how many commits HEAD is " +
-			"ahead of the indexed commit (or commits_ahead_unknown, why that is not known), and watched: whether a cos " +
-			"process watches the tree and keeps the graph current (watched_by: this process or another process).",
+		Name:  "cos_health",
+		Title: "Server health",
+		Description: "The server's state: log head, projection lag, bus and cos processes, graph counts, index runs, " +
+			"log integrity, writable, and freshness: files changed on disk or new since the last index.",
+		Data: Fields{"version": "string", "started": "string", "uptime_seconds": "integer", "state_dir": "string", "read_only": "boolean",
+			"log": "object", "projections": "object", "graph": "object", "state_hash": "string", "bus": "object", "integrity": "object",
+			"writable": "boolean", "search": "object", "last_index": "object", "snapshot_failure": "object", "modules": "[]object",
+			"freshness": "object"},
 		Layer: envelope.LayerHealth, ReadOnly: true, Idempotent: true,
 		Example: `{}`,
 		Handler: healthTool,

@@ -23,26 +23,27 @@ type metricAnswer struct {
 func metricTools() []*Tool {
 	return []*Tool{
 		{
-			Name: "cos_metric_record",
-			Description: "Record one measurement: name (1–128 characters of a–z A–Z 0–9 . _ - : /), a finite value, an " +
-				"optional unit and string tags. Its time is the commit time. Each call records a new point: send a " +
-				"request_id to make a retry safe (a resend with the same request_id answers the first point and records nothing).",
-			Module: "metrics", Layer: envelope.LayerMetrics, Idempotent: false,
+			Name:        "cos_metric_record",
+			Title:       "Record a metric",
+			Description: "Record one measurement: name (a–z A–Z 0–9 . _ - : /), a finite value, optional unit and string tags, at commit time.",
+			Data:        FieldsOf(metricAnswer{}),
+			Module:      "metrics", Layer: envelope.LayerMetrics, Idempotent: false,
 			Example: metrics.RecordExample,
 			Params: []Param{
 				{Name: "name", Type: TString, Required: true},
 				{Name: "value", Type: TNumber, Required: true},
 				{Name: "unit", Type: TString},
-				{Name: "tags", Type: TObject, Description: `string values: {"tool": "cos_task_board"}`},
+				{Name: "tags", Type: TObject, Description: "string values"},
 				requestIDParam,
 			},
 			Handler: metricRecordTool,
 		},
 		{
-			Name: "cos_metric_query",
-			Description: "Aggregate a metric over the window [since, until): count, sum, avg (default), min, max, p50, " +
-				"p95, p99 (nearest rank) or last. since and until are RFC 3339 times or durations before now (\"24h\", " +
-				"\"15m\"); either may be left open.",
+			Name:  "cos_metric_query",
+			Title: "Query a metric",
+			Description: "Aggregate a metric over [since, until): count, sum, avg, min, max, p50, p95, p99 or last. " +
+				"Times are RFC 3339 or durations before now (\"24h\"); value is null for an empty window.",
+			Data:   FieldsOf(metrics.Result{}),
 			Module: "metrics", Layer: envelope.LayerMetrics, ReadOnly: true, Idempotent: true,
 			Example: metrics.QueryExample,
 			Params: []Param{

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/projections/tasks"
@@ -14,22 +15,34 @@ import (
 // raw, so that every wrong form gets the domain's message for it.
 var signalFields = []string{"dimensions", "domain", "complexity", "scope_size", "action", "urgency", "novelty"}
 
+// signalParams are the schema types and legal values of signalFields (the
+// values are not an enum: the domain's synonyms, "big" for large, pass).
+var signalParams = map[string]Param{
+	"dimensions": {JSONTypes: []string{"integer"}, Description: "independent concerns, ≥ 1"},
+	"domain":     {JSONTypes: []string{"array"}, Description: `areas touched: ["auth"]`},
+	"complexity": {JSONTypes: []string{"string"}, Description: strings.Join(tasks.Complexities, "|")},
+	"scope_size": {JSONTypes: []string{"string"}, Description: strings.Join(tasks.ScopeSizes, "|")},
+	"action":     {JSONTypes: []string{"string"}, Description: strings.Join(tasks.Actions, "|")},
+	"urgency":    {JSONTypes: []string{"string"}, Description: strings.Join(tasks.Urgencies, "|")},
+	"novelty":    {JSONTypes: []string{"number"}, Description: "0 (routine) to 1 (never done)"},
+}
+
 func signalTools() []*Tool {
 	params := []Param{
-		{Name: "task_title", Type: TString, Description: "the task's title (1–200 characters); may instead ride inside signals_json"},
-		{Name: "signals_json", Type: TJSON, Description: "TaskSignals as a JSON object or a JSON string holding one: " + tasks.SignalsExample},
+		{Name: "task_title", Type: TString, Description: "1–200 characters"},
+		{Name: "signals_json", Type: TJSON, JSONTypes: []string{"object", "string"}, Description: "all the signals as one object: " + tasks.SignalsExample},
 	}
 	for _, f := range signalFields {
-		params = append(params, Param{Name: f, Type: TJSON, Description: "TaskSignals." + f + " given at the top level (instead of signals_json)"})
+		p := signalParams[f]
+		p.Name, p.Type = f, TJSON
+		params = append(params, p)
 	}
 	return []*Tool{{
-		Name: "cos_analyze_task",
-		Description: "Validate and normalise TaskSignals (dimensions int ≥ 1, domain list of strings, complexity " +
-			"CLEAR|COMPLICATED|COMPLEX|CHAOTIC|CONFUSION, scope_size trivial|small|medium|large|recursive, action " +
-			"create|modify|debug|research|review|deploy|refactor|document|audit|unknown, urgency normal|elevated|incident, " +
-			"novelty 0.0–1.0) and answer them with the evidence roles they call for. Send the signals in signals_json or " +
-			"as top-level arguments, not both. Every wrong field is named with what arrived, the legal values and a " +
-			"corrected example.",
+		Name:  "cos_analyze_task",
+		Title: "Analyze task signals",
+		Description: "Check and normalise a task's signals and answer the evidence roles they call for. " +
+			"Send them in signals_json or as top-level arguments; every wrong field is named with its legal values.",
+		Data:   Fields{"task_title": "string", "signals": "object", "roles": "[]object"},
 		Module: "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 		Example: tasks.SignalsExample,
 		Params:  params,

@@ -69,6 +69,10 @@ type Param struct {
 	NonEmpty bool
 	// Default is reported in the schema; the handler applies it.
 	Default any
+	// JSONTypes are the JSON types a TJSON argument takes ("object",
+	// "string", "integer", …), for its schema: every property of a schema
+	// has a type. The handler still validates the value itself.
+	JSONTypes []string
 }
 
 // Handler is a tool body. It returns the data object of the success
@@ -78,8 +82,15 @@ type Handler func(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 
 // Tool is one cos_* tool.
 type Tool struct {
-	Name        string
+	Name string
+	// Title is the short human name clients show (MCP tools/list title):
+	// a few words, no trailing period.
+	Title       string
 	Description string
+	// Data lists the keys of the tool's success data and their JSON types
+	// (see Fields): the tool's outputSchema (OutputSchema). Every key an
+	// answer carries besides meta must be listed.
+	Data Fields
 	// Module is the subsystem the tool belongs to, for the module gate:
 	// graph, tasks, evidence, metrics, or "" (always on).
 	Module string
@@ -100,7 +111,11 @@ type Tool struct {
 	// folder) it still runs, answers from the graph as it is and says so in
 	// meta.warnings, instead of being refused as a write.
 	WritesOnlyToRefresh bool
-	Handler             Handler
+	// OwnViews marks a ReadOnly tool whose handler runs outside any view
+	// and opens its own (it waits for something a view must not wait for:
+	// cos_history waits for its index to reach the view's seq).
+	OwnViews bool
+	Handler  Handler
 }
 
 func f64(v float64) *float64 { return &v }
@@ -198,15 +213,8 @@ func paramSchema(p Param) map[string]any {
 		if p.MaxLen > 0 {
 			s["maxItems"] = p.MaxLen
 		}
+	case TJSON:
+		s["type"] = jsonTypes(p.JSONTypes)
 	}
 	return s
 }
-
-// OutputSchema is the schema of every tool's structured content: the
-// envelope (docs/envelope.md).
-var OutputSchema = json.RawMessage(`{"type":"object","required":["ok"],"properties":{` +
-	`"ok":{"type":"boolean"},` +
-	`"data":{"type":"object","properties":{"meta":{"type":"object"}}},` +
-	`"error":{"type":"object","required":["category","retryable","message","code"],"properties":{` +
-	`"category":{"type":"string","enum":["transient","validation","permission","not_found","unavailable","internal","module_disabled","conflict"]},` +
-	`"retryable":{"type":"boolean"},"message":{"type":"string"},"code":{"type":"string"},"details":{"type":"object"}}}}}`)

@@ -64,12 +64,11 @@ func taskTools() []*Tool {
 	taskID := Param{Name: "task_id", Type: TString, Required: true, MaxLen: 32, Description: `task id, "TASK-007"`}
 	return []*Tool{
 		{
-			Name: "cos_task_create",
-			Description: "Create a task on the board. The id (TASK-NNN) is allocated inside the write transaction, so " +
-				"concurrent creators never share or lose one. depends_on and parent must name existing tasks; a cycle is " +
-				"refused. signals are TaskSignals (see cos_analyze_task). Answers with the task read back: " +
-				"task_id, revision, hash and every field. Each call creates a new task: send a request_id to make a " +
-				"retry safe (a resend with the same request_id answers the first task and creates nothing).",
+			Name:  "cos_task_create",
+			Title: "Create a task",
+			Description: "Create a task (id TASK-NNN, allocated atomically). depends_on and parent name existing tasks; a cycle is refused. " +
+				"Answers the task as stored.",
+			Data:   FieldsOf(taskAnswer{}),
 			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: tasks.CreateExample,
 			Params: []Param{
@@ -78,48 +77,48 @@ func taskTools() []*Tool {
 				{Name: "priority", Type: TString, Enum: tasks.Priorities, Default: tasks.DefaultPriority},
 				{Name: "status", Type: TString, Enum: tasks.Statuses, Default: tasks.DefaultStatus},
 				{Name: "labels", Type: TStringList},
-				{Name: "signals", Type: TJSON, Description: `TaskSignals object (or a JSON string holding one): ` + tasks.SignalsExample},
-				{Name: "depends_on", Type: TStringList, Description: "ids of tasks this one waits for"},
-				{Name: "parent", Type: TString, Description: "id of the parent task"},
+				{Name: "signals", Type: TJSON, JSONTypes: []string{"object", "string"}, Description: "as cos_analyze_task takes them"},
+				{Name: "depends_on", Type: TStringList, Description: "task ids it waits for"},
+				{Name: "parent", Type: TString},
 				requestIDParam,
 			},
 			Handler: taskCreateTool,
 		},
 		{
 			Name:        "cos_task_get",
-			Description: "One task with every field, its revision and hash (the CAS base of cos_task_update).",
+			Title:       "Get a task",
+			Description: "One task with every field, its revision and hash (the base of a cos_task_update compare-and-set).",
+			Data:        Fields{"task": "object"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"task_id": "TASK-001"}`,
 			Params:  []Param{taskID},
 			Handler: taskGetTool,
 		},
 		{
-			Name: "cos_task_update",
-			Description: "Patch a task. With base_revision (and optionally expected_hash) the write is a compare-and-set: " +
-				"a task that moved on answers STALE_REVISION with its current revision and hash; reread, rebase, resend " +
-				"with a new request_id. The assignee changes through cos_task_claim only. While a task is claimed, " +
-				"only its holder (assignee) may change its status; anyone else gets E_CLAIMED naming the holder unless " +
-				"they send force: true. Of concurrent dependency changes that would together close a cycle exactly one " +
-				"commits; the other gets a conflict naming the cycle.",
+			Name:  "cos_task_update",
+			Title: "Update a task",
+			Description: "Patch a task. With base_revision (and expected_hash) it is a compare-and-set: STALE_REVISION if the task moved on. " +
+				"While claimed only the holder may change its status (E_CLAIMED) unless force. The assignee changes by claim.",
+			Data:   FieldsOf(taskAnswer{}),
 			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: `{"task_id": "TASK-001", "patch": ` + tasks.PatchExample + `, "base_revision": 3, "request_id": "upd-42"}`,
 			Params: []Param{
 				taskID,
-				{Name: "patch", Type: TObject, Required: true, Description: "fields to change: " + tasks.PatchExample},
-				{Name: "base_revision", Type: TInt, Min: f64(1), Description: "the revision you read; the write fails if the task moved on"},
+				{Name: "patch", Type: TObject, Required: true, Description: tasks.PatchExample},
+				{Name: "base_revision", Type: TInt, Min: f64(1), Description: "the revision you read"},
 				{Name: "expected_hash", Type: TString, MaxLen: 64, Description: "the hash you read"},
-				{Name: "assignee", Type: TString, MaxLen: tasks.MaxAssigneeLen, Description: "who is updating: the name you claimed the task with; " +
-					"while a task is claimed only its holder may change its status"},
-				{Name: "force", Type: TBool, Description: "change the status of a task someone else holds"},
+				{Name: "assignee", Type: TString, MaxLen: tasks.MaxAssigneeLen, Description: "your claim name"},
+				{Name: "force", Type: TBool, Description: "override a claim"},
 				requestIDParam,
 			},
 			Handler: withClaimedCode(taskUpdateTool),
 		},
 		{
-			Name: "cos_task_claim",
-			Description: "Claim a task for an assignee. Of concurrent claimers exactly one wins; the others get a conflict " +
-				"naming the holder. Claiming a task you already hold answers it unchanged.",
-			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: true,
+			Name:        "cos_task_claim",
+			Title:       "Claim a task",
+			Description: "Claim a task for an assignee: of concurrent claimers one wins, the others get a conflict naming the holder.",
+			Data:        FieldsOf(taskAnswer{}),
+			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
 				taskID,
@@ -129,10 +128,11 @@ func taskTools() []*Tool {
 			Handler: withClaimedCode(taskClaimTool),
 		},
 		{
-			Name: "cos_task_release",
-			Description: "Give a claimed task back. Only its holder can release it (anyone else gets a conflict naming " +
-				"the holder); releasing a task nobody holds answers it unchanged.",
-			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: true,
+			Name:        "cos_task_release",
+			Title:       "Release a task",
+			Description: "Give a claimed task back; only its holder can.",
+			Data:        FieldsOf(taskAnswer{}),
+			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
 				taskID,
@@ -142,17 +142,17 @@ func taskTools() []*Tool {
 			Handler: withClaimedCode(taskReleaseTool),
 		},
 		{
-			Name: "cos_task_board",
-			Description: "List the board in id order, filtered by status, assignee and label, one page at a time. Pass " +
-				"next_cursor back for the next page; E_CURSOR when a cursor is malformed, STALE_CURSOR when the board " +
-				"changed in a way that invalidates the walk (list again without cursor).",
-			Module: "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
+			Name:        "cos_task_board",
+			Title:       "Task board",
+			Description: "Tasks in id order, filtered by status, assignee and label, one page at a time.",
+			Data:        Fields{"rows": "[]object", "total": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
+			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"status": "todo", "limit": 50}`,
 			Params: []Param{
 				{Name: "status", Type: TString, Enum: tasks.Statuses},
 				{Name: "assignee", Type: TString},
 				{Name: "label", Type: TString},
-				{Name: "cursor", Type: TString, MaxLen: 1024, Description: "next_cursor of the previous page"},
+				{Name: "cursor", Type: TString, MaxLen: 1024},
 				{Name: "limit", Type: TInt, Min: f64(tasks.MinLimit), Max: f64(tasks.MaxLimit), Default: tasks.DefaultLimit},
 			},
 			Handler: taskBoardTool,

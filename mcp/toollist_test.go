@@ -1,0 +1,243 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/cos-dev/cos/internal/testutil"
+	"github.com/cos-dev/cos/tools"
+)
+
+// toolListMaxBytes bounds the whole tools/list result as cos serve sends
+// it over stdio. It was 48,088 bytes before the tools had titles, typed
+// per-tool output schemas and descriptions that say only what a caller
+// needs; the shared conventions (uids, cursors, request_id, the error
+// shape) are in the initialize instructions instead.
+const toolListMaxBytes = 30_000
+
+// listedTool is one tool of a tools/list result.
+type listedTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+}
+
+// listTools runs tools/list over c and returns the result's raw bytes and
+// its tools.
+func listTools(t *testing.T, c *wireClient) ([]byte, []listedTool) {
+	t.Helper()
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(c.request("tools/list", map[string]any{}), &resp); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Tools []listedTool `json:"tools"`
+	}
+	if err := json.Unmarshal(resp.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	return resp.Result, res.Tools
+}
+
+func TestToolList_SizeOverStdio(t *testing.T) {
+	root, state := wireRepo(t)
+	c := wireStart(t, state, root)
+	raw, list := listTools(t, c)
+	var desc, in, out int
+	for _, tl := range list {
+		desc += len(tl.Description)
+		in += len(tl.InputSchema)
+		out += len(tl.OutputSchema)
+	}
+	t.Logf("tools/list: %d tools, %d bytes (descriptions %d, input schemas %d, output schemas %d)", len(list), len(raw), desc, in, out)
+	if len(raw) > toolListMaxBytes {
+		t.Errorf("tools/list is %d bytes, want at most %d", len(raw), toolListMaxBytes)
+	}
+}
+
+// untyped returns the JSON paths under s of every schema in a properties
+// or items position that has no type.
+func untyped(path string, s any) []string {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var bad []string
+	if props, ok := m["properties"].(map[string]any); ok {
+		for k, p := range props {
+			pm, _ := p.(map[string]any)
+			if _, ok := pm["type"]; !ok && pm["$ref"] == nil {
+				bad = append(bad, path+"."+k)
+			}
+			bad = append(bad, untyped(path+"."+k, p)...)
+		}
+	}
+	if items, ok := m["items"]; ok {
+		if im, _ := items.(map[string]any); im["type"] == nil {
+			bad = append(bad, path+"[]")
+		}
+		bad = append(bad, untyped(path+"[]", items)...)
+	}
+	return bad
+}
+
+// userWords are what a description must not say: references to seeds,
+// design documents or issues belong in code comments.
+var userWords = regexp.MustCompile(`(?i)\bseed\b|design\.md|\bDESIGN\b|\bissue \d|docs/`)
+
+func TestToolList_TitlesTypesAndWords(t *testing.T) {
+	root, state := wireRepo(t)
+	c := wireStart(t, state, root)
+	_, list := listTools(t, c)
+	titles := map[string]string{}
+	for _, tl := range list {
+		if tl.Title == "" || len(tl.Title) > 40 || strings.HasSuffix(tl.Title, ".") {
+			t.Errorf("%s: title %q, want a few words without a period", tl.Name, tl.Title)
+		}
+		if other, dup := titles[tl.Title]; dup {
+			t.Errorf("%s and %s share the title %q", tl.Name, other, tl.Title)
+		}
+		titles[tl.Title] = tl.Name
+		if userWords.MatchString(tl.Description) {
+			t.Errorf("%s: description refers to design notes: %q", tl.Name, userWords.FindString(tl.Description))
+		}
+		for kind, raw := range map[string]json.RawMessage{"inputSchema": tl.InputSchema, "outputSchema": tl.OutputSchema} {
+			var s any
+			if err := json.Unmarshal(raw, &s); err != nil {
+				t.Fatalf("%s %s: %v", tl.Name, kind, err)
+			}
+			if bad := untyped(kind, s); len(bad) > 0 {
+				sort.Strings(bad)
+				t.Errorf("%s: properties without a type: %v", tl.Name, bad)
+			}
+		}
+		var out struct {
+			Properties struct {
+				Data struct {
+					Properties map[string]any `json:"properties"`
+				} `json:"data"`
+			} `json:"properties"`
+		}
+		_ = json.Unmarshal(tl.OutputSchema, &out)
+		if len(out.Properties.Data.Properties) == 0 {
+			t.Errorf("%s: outputSchema does not describe the tool's data", tl.Name)
+		}
+	}
+}
+
+// exampleRepo is a repository on which every tool's Example answers ok:
+// the files and names the examples mention.
+var exampleRepo = map[string]string{
+	"go.mod":      "module example.com/fx\n\ngo 1.22\n",
+	"cmd/main.go": "package main\n\nimport \"example.com/fx/server\"\n\nfunc main() { run() }\n\nfunc run() { server.Serve() }\n",
+	"server/serve.go": "package server\n\nimport \"example.com/fx/net/http\"\n\n// Serve serves.\n" +
+		"func Serve() { var s http.Server; s.ListenAndServe() }\n\nfunc serveAgain() { Serve() }\n",
+	"net/http/server.go": "package http\n\n// Server is a server.\ntype Server struct{}\n\n// ListenAndServe listens.\n" +
+		"func (s *Server) ListenAndServe() error { return nil }\n",
+	"a.go":      "package main\n\nfunc old() {}\n",
+	"README.md": "# FX\n\nSee [serve](server/serve.go).\n",
+}
+
+// exampleOrder is the order the examples run in, with the calls that set
+// up the next one's state.
+var exampleOrder = []struct{ tool, args string }{
+	{"cos_graph_index", ""},
+	{"cos_graph_upsert", ""},
+	{"cos_graph_resolve", ""}, {"cos_graph_context", ""}, {"cos_graph_impact", ""}, {"cos_graph_references", ""},
+	{"cos_graph_path", ""}, {"cos_graph_rename_plan", ""}, {"cos_graph_similar", ""}, {"cos_graph_export", ""},
+	{"cos_graph_doctor", ""}, {"cos_graph_changes", ""}, {"cos_health", ""},
+	{"cos_task_create", `{"title": "first"}`}, {"cos_task_create", ""}, {"cos_task_get", ""},
+	{"cos_task_claim", ""}, {"cos_task_release", ""}, {"cos_task_update", ""}, {"cos_task_board", ""},
+	{"cos_analyze_task", ""}, {"cos_supervise_record_output", ""}, {"cos_evidence_bundle", ""},
+	{"cos_metric_record", ""}, {"cos_metric_query", `{"name": "tool.latency_ms"}`}, {"cos_metric_query", ""},
+	{"cos_graph_upsert", `{"edges": [{"source": "code:file:a.go", "target": "code:function:a.go::old", "type": "contains"}]}`},
+	{"cos_graph_delete", ""},
+}
+
+func TestToolList_ExamplesMatchOutputSchemas(t *testing.T) {
+	root := testutil.WriteTree(t, exampleRepo)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	state := t.TempDir()
+	c := wireStart(t, state, root)
+	_, list := listTools(t, c)
+	schemas := map[string]*jsonschema.Schema{}
+	declared := map[string]map[string]any{}
+	for _, tl := range list {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tl.OutputSchema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		comp := jsonschema.NewCompiler()
+		url := "cos://tools/" + tl.Name + ".json"
+		if err := comp.AddResource(url, doc); err != nil {
+			t.Fatal(err)
+		}
+		if schemas[tl.Name], err = comp.Compile(url); err != nil {
+			t.Fatalf("%s: outputSchema does not compile: %v", tl.Name, err)
+		}
+		var s struct {
+			Properties struct {
+				Data struct {
+					Properties map[string]any `json:"properties"`
+				} `json:"data"`
+			} `json:"properties"`
+		}
+		_ = json.Unmarshal(tl.OutputSchema, &s)
+		declared[tl.Name] = s.Properties.Data.Properties
+	}
+	examples := map[string]string{}
+	for _, tool := range tools.Catalogue() {
+		examples[tool.Name] = tool.Example
+	}
+	called := map[string]bool{}
+	for _, step := range exampleOrder {
+		args := step.args
+		if args == "" {
+			args = examples[step.tool]
+		}
+		line := c.callTool(step.tool, json.RawMessage(args))
+		var r wireResult
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatal(err)
+		}
+		env := wireDecode(t, step.tool, line)
+		if !env.OK {
+			t.Errorf("%s %s: %s", step.tool, args, r.Result.StructuredContent)
+		}
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.Result.StructuredContent))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schemas[step.tool].Validate(inst); err != nil {
+			t.Errorf("%s: structuredContent does not match its outputSchema: %v", step.tool, err)
+		}
+		for k := range env.Data {
+			if _, ok := declared[step.tool][k]; !ok && k != "meta" {
+				t.Errorf("%s: data.%s is not in its outputSchema", step.tool, k)
+			}
+		}
+		called[step.tool] = true
+	}
+	for name := range examples {
+		if !called[name] {
+			t.Errorf("%s: its Example is not called here", name)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// Fields describes a tool's success data: each key of data (meta aside)
+// with its JSON type. A type is one of
+//
+//	string  integer  number  boolean  object  array
+//
+// an array may name its element type ("[]string", "[]object",
+// "[]integer"), and a trailing "?" allows null ("string?": a string or
+// null). Nested objects are described by their type only: the schema stays
+// small enough for an agent to read in every tools/list.
+type Fields map[string]string
+
+// fieldTypes are the types a Fields value may name, before "[]" and "?".
+var fieldTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "object": true, "array": true}
+
+// check reports the first malformed type in f.
+func (f Fields) check() error {
+	for k, v := range f {
+		base := strings.TrimPrefix(strings.TrimSuffix(v, "?"), "[]")
+		if k == "" || k == "meta" || !fieldTypes[base] {
+			return fmt.Errorf("data field %q: type %q", k, v)
+		}
+	}
+	return nil
+}
+
+// schema is the JSON Schema of one Fields type.
+func fieldSchema(v string) map[string]any {
+	nullable := strings.HasSuffix(v, "?")
+	v = strings.TrimSuffix(v, "?")
+	s := map[string]any{}
+	typ := v
+	if elem, ok := strings.CutPrefix(v, "[]"); ok {
+		typ = "array"
+		if elem != "object" { // an object's fields are not described: "array" says as much
+			s["items"] = map[string]any{"type": elem}
+		}
+	}
+	if nullable {
+		s["type"] = []string{typ, "null"}
+	} else {
+		s["type"] = typ
+	}
+	return s
+}
+
+// FieldsOf derives Fields from a Go answer type (a struct, or a pointer
+// to one): each exported field under its json name, typed by its Go kind;
+// embedded structs are flattened, `json:"-"` fields left out, and a slice,
+// map or pointer field is nullable unless its tag says omitempty.
+func FieldsOf(v any) Fields {
+	f := Fields{}
+	addFields(f, reflect.TypeOf(v))
+	return f
+}
+
+func addFields(f Fields, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if !sf.IsExported() || tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if sf.Anonymous && name == "" && indirect(sf.Type).Kind() == reflect.Struct {
+			addFields(f, sf.Type)
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		typ := goJSONType(sf.Type)
+		switch sf.Type.Kind() {
+		case reflect.Slice, reflect.Map, reflect.Pointer:
+			if !strings.Contains(opts, "omitempty") && typ != "string" {
+				typ += "?"
+			}
+		}
+		f[name] = typ
+	}
+}
+
+func indirect(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+var (
+	timeType    = reflect.TypeFor[time.Time]()
+	rawJSONType = reflect.TypeFor[json.RawMessage]()
+)
+
+// goJSONType is the Fields type encoding/json gives a value of type t.
+func goJSONType(t reflect.Type) string {
+	t = indirect(t)
+	switch {
+	case t == timeType:
+		return "string"
+	case t == rawJSONType:
+		return "object"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "string" // []byte encodes as base64
+		}
+		switch e := goJSONType(t.Elem()); e {
+		case "string", "integer", "number", "boolean", "object":
+			return "[]" + e
+		}
+		return "array"
+	}
+	return "object"
+}
+
+// envelopeProps are the parts of the envelope every tool's outputSchema
+// shares (docs/envelope.md): ok, and the failure's error, whose fields
+// (code, category, retryable, message, details) the server's instructions
+// describe once rather than in every tool of tools/list.
+var envelopeProps = map[string]any{
+	"ok":    map[string]any{"type": "boolean"},
+	"error": map[string]any{"type": "object"},
+}
+
+// OutputSchema returns the JSON Schema of the tool's structured content:
+// the envelope {ok, data, error}, data holding the tool's Data fields (and
+// meta, which every answer has and the instructions describe).
+func (t *Tool) OutputSchema() json.RawMessage {
+	props := map[string]any{}
+	for k, v := range t.Data {
+		props[k] = fieldSchema(v)
+	}
+	top := map[string]any{"data": map[string]any{"type": "object", "properties": props}}
+	for k, v := range envelopeProps {
+		top[k] = v
+	}
+	b, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"ok"}, "properties": top})
+	return b
+}
+
+// jsonTypes is the schema type of a TJSON argument: the types it names,
+// or every JSON type when it names none.
+func jsonTypes(ts []string) any {
+	switch len(ts) {
+	case 0:
+		return []string{"object", "array", "string", "number", "boolean"}
+	case 1:
+		return ts[0]
+	}
+	return ts
+}
