@@ -65,7 +65,13 @@ func (s *Server) MCP() *mcpserver.MCPServer {
 			if err != nil {
 				raw = []byte("null")
 			}
-			return resultOf(s.call(ctx, name, raw).JSON()), nil
+			ctx, stopProgress := startProgress(ctx, srv, req)
+			env := s.call(ctx, name, raw)
+			stopProgress()
+			if clientCancelled(ctx) {
+				return cancelledResult(), nil // dropped on its way out: no answer
+			}
+			return resultOf(env.JSON()), nil
 		})
 	}
 	return srv

@@ -37,7 +37,7 @@ func indexTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		return nil, envelope.ToolMeta{}, err
 	}
 	o := indexing.RunOptions{Precise: indexing.PreciseOptions{Run: c.Args.Bool("precise", false), Tools: c.ix.SCIPTools()},
-		Force: c.Args.Bool("force", false)}
+		Force: c.Args.Bool("force", false), Report: indexProgress(ctx)}
 	for _, f := range c.Args.Strings("scip") {
 		p, err := c.ix.ApprovedFile(f)
 		if err != nil {
