@@ -398,6 +398,24 @@ func (f *Freshness) Scan(ctx context.Context, t Target, limit int) (Scan, error)
 	return s, ctx.Err()
 }
 
+// Pending returns, sorted, every file an index of t's root would look at
+// again: the graph's files that changed on disk or are gone (Changed) and,
+// in a git work tree, the untracked files git keeps that the graph does
+// not hold. Outside git a new file is not found (that takes a walk). Run
+// it outside any view; the error is ctx's.
+func (f *Freshness) Pending(ctx context.Context, t Target) ([]string, error) {
+	changed, err := f.Changed(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := gitfiles.TopLevel(ctx, t.Root); err == nil {
+		changed = append(changed, f.untracked(ctx, t)...)
+		slices.Sort(changed)
+		changed = slices.Compact(changed)
+	}
+	return changed, ctx.Err()
+}
+
 // Changed returns, sorted, the files of t that changed on disk or are
 // gone since they were indexed: the cheap check of Stale over every file
 // the graph holds. The error is ctx's.

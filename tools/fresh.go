@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/indexing"
@@ -50,6 +51,18 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 	if rerr := run(); rerr != nil {
 		return nil, tm, nil, rerr
 	}
+	if err != nil && r.fresh != nil && ToEnvelopeError(err).Code == envelope.CodeNotFound {
+		// A not-found names no file to check, but what was asked for may
+		// be in a file written since the last index (a function just
+		// added): bring every changed file in, then ask once more.
+		if paths, root := r.pendingFiles(ctx); len(paths) > 0 {
+			if seq, ierr := r.reindex(ctx, root, paths); ierr == nil && r.st.WaitFor(ctx, seq) == nil {
+				if rerr := run(); rerr != nil {
+					return nil, tm, nil, rerr
+				}
+			}
+		}
+	}
 	if err != nil || cerr != nil || len(chk.Stale) == 0 {
 		return data, tm, err, nil
 	}
@@ -79,10 +92,37 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 	return data, tm, err, nil
 }
 
+// refreshLockWait bounds how long a read waits for another index run (the
+// watcher's, another client's) before it answers from the graph as it is,
+// with a warning: a read is not held up by a long run.
+const refreshLockWait = 2 * time.Second
+
+// pendingFiles returns every file an index of the graph's root would look
+// at again (changed, gone, or new and kept by git) and the root; none when
+// the graph records no index run.
+func (r *Runner) pendingFiles(ctx context.Context) ([]string, string) {
+	var (
+		t  indexing.Target
+		ok bool
+	)
+	if err := r.st.Read(ctx, func(v state.View) { t, ok = r.fresh.Target(v) }); err != nil || !ok {
+		return nil, ""
+	}
+	if r.cannotReindex(t.Root) != "" {
+		return nil, "" // nothing could come of the scan
+	}
+	paths, err := r.fresh.Pending(ctx, t)
+	if err != nil {
+		return nil, ""
+	}
+	return paths, t.Root
+}
+
 // reindex indexes paths of root (a targeted run) and returns the seq the
-// projections must reach for the answer to include it.
+// projections must reach for the answer to include it. It waits at most
+// refreshLockWait for another index run to finish.
 func (r *Runner) reindex(ctx context.Context, root string, paths []string) (uint64, error) {
-	rep, err := r.ix.IndexWith(ctx, root, indexing.RunOptions{Paths: paths, Report: indexProgress(ctx)})
+	rep, err := r.ix.IndexWith(ctx, root, indexing.RunOptions{Paths: paths, Report: indexProgress(ctx), LockWait: refreshLockWait})
 	if err != nil {
 		return 0, err
 	}
