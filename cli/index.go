@@ -116,7 +116,11 @@ func (a *app) watchIndex(ctx context.Context, ix *indexing.Indexer) error {
 		if r.Full {
 			what = "whole tree"
 		}
-		if r.Err != nil {
+		switch {
+		case r.Err != nil && ctx.Err() != nil:
+			_, _ = fmt.Fprintf(a.io.Err, "watch: %s: interrupted; what it committed stays, the next cos index picks up the rest\n", what)
+			return
+		case r.Err != nil:
 			_, _ = fmt.Fprintf(a.io.Err, "watch: %s: failed, tried again on the next change: %v\n", what, r.Err)
 			return
 		}
