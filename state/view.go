@@ -98,9 +98,10 @@ func (s *State) WaitFor(ctx context.Context, seq uint64) error {
 	return nil
 }
 
-// Append appends requests to the log, recording this state's client on
-// each that names none, and returns the receipts or the first error (a
-// request's own error — stale revision, request reuse — or the log's).
+// Append appends requests to the log, recording on each that names no
+// client the Caller ctx carries (WithCaller), else this state's client,
+// and returns the receipts or the first error (a request's own error —
+// stale revision, request reuse — or the log's).
 // A point-in-time state returns ErrReadOnly. While the hash chain has not
 // been verified since Open (verifyChain), Append waits for it; a log whose
 // chain is broken anywhere — even below the newest snapshot, which the
@@ -115,7 +116,7 @@ func (s *State) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]e
 	}
 	for i := range reqs {
 		if reqs[i].Client == "" {
-			reqs[i].Client = s.opts.Client
+			reqs[i].Client = clientOf(ctx, s.opts.Client)
 		}
 	}
 	res, err := s.log.Append(ctx, reqs...)

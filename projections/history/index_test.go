@@ -1,0 +1,57 @@
+package history
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
+)
+
+func extraction(t testing.TB, seq uint64, part int, uids ...string) eventlog.Event {
+	t.Helper()
+	p := graph.FileExtracted{Path: "big.go", Extractor: "go", Part: part}
+	for _, u := range uids {
+		p.Nodes = append(p.Nodes, graph.Node{UID: u, Kind: graph.KindFunction, Label: labelOf(u), Path: "big.go"})
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eventlog.Event{Seq: seq, Time: time.Unix(int64(seq), 0), Stream: graph.Stream, Type: graph.TypeFileExtracted, Data: b}
+}
+
+// TestIndex_ExtractionInParts: an extraction split into parts is diffed
+// as a whole against the previous one, also when a batch boundary falls
+// between its parts.
+func TestIndex_ExtractionInParts(t *testing.T) {
+	x := New()
+	x.Apply([]eventlog.Event{extraction(t, 1, 0, "code:function:big.go::a", "code:function:big.go::b"), extraction(t, 2, 1, "code:function:big.go::c")})
+	x.Apply([]eventlog.Event{extraction(t, 3, 0, "code:function:big.go::a")})
+	x.Apply([]eventlog.Event{extraction(t, 4, 1, "code:function:big.go::b", "code:function:big.go::d")})
+	page := x.Query(Query{Kind: ByPath, Key: "big.go", Limit: 10})
+	if len(page.Items) != 4 {
+		t.Fatalf("%d items", len(page.Items))
+	}
+	if s := page.Items[3].Summary; !strings.Contains(s, "first extraction: 3 nodes (a, b, c)") {
+		t.Errorf("first, in two parts: %q", s)
+	}
+	if s := page.Items[1].Summary; !strings.Contains(s, "-2 nodes (b, c)") {
+		t.Errorf("second, part 0 settled at the batch end: %q", s)
+	}
+	if s := page.Items[0].Summary; !strings.Contains(s, "part 1") || !strings.Contains(s, "+2 nodes") {
+		t.Errorf("its late part: %q", s)
+	}
+	if got := x.Query(Query{Kind: ByUID, Key: "code:function:big.go::c", Limit: 10}); len(got.Items) != 2 || got.Items[0].Seq != 3 || got.Items[1].Seq != 1 {
+		t.Errorf("uid c: %+v", got.Items)
+	}
+	if got := x.Query(Query{Kind: ByUID, Key: "code:function:big.go::a", Limit: 10}); len(got.Items) != 1 {
+		t.Errorf("uid a (unchanged after its first extraction): %+v", got.Items)
+	}
+	x.Apply([]eventlog.Event{extraction(t, 4, 0, "code:function:big.go::z")}) // delivered twice: ignored
+	if x.Len() != 4 || x.Seq() != 4 {
+		t.Errorf("len %d seq %d after a repeated batch", x.Len(), x.Seq())
+	}
+}
