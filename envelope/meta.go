@@ -29,6 +29,7 @@ const (
 	KeyIntegrity               = "integrity"
 	KeyWarnings                = "warnings"
 	KeyIndex                   = "index"
+	KeyAtSeq                   = "at_seq"
 
 	// keyMeta is the key of the meta block inside data.
 	keyMeta = "meta"
@@ -125,6 +126,10 @@ type Meta struct {
 	// "stale_files"}. Nil (the graph records no index run, or the answer
 	// is not about the graph) omits the key.
 	Index *Index
+	// AtSeq, when set, says the answer is from the state at a past log
+	// position (a read tool's `at` argument): meta.at_seq is the seq it
+	// reflects. Nil (an answer from the live state) omits the key.
+	AtSeq *uint64
 }
 
 // Index describes the index a graph answer was read from, for meta.index.
@@ -229,6 +234,9 @@ func (m Meta) generic() map[string]any {
 			idx["commit"] = m.Index.Commit
 		}
 		out[KeyIndex] = idx
+	}
+	if m.AtSeq != nil {
+		out[KeyAtSeq] = *m.AtSeq
 	}
 	t := m.Tool
 	for k, v := range map[string]string{

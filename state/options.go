@@ -48,6 +48,10 @@ type Options struct {
 	SnapshotInterval time.Duration
 	// Logger receives diagnostics (never stdout); nil discards them.
 	Logger *slog.Logger
+	// PastViews bounds the point-in-time views (a tool's `at` argument)
+	// kept cached, least recently used out first; zero means
+	// DefaultPastViews (4). Negative is invalid.
+	PastViews int
 }
 
 // ErrOptions is returned (wrapped) by Open and Validate for an invalid
@@ -58,6 +62,9 @@ var ErrOptions = errors.New("invalid options")
 func (o Options) Validate() error {
 	if o.Dir == "" {
 		return fmt.Errorf("%w: the state folder (Dir) is required", ErrOptions)
+	}
+	if o.PastViews < 0 {
+		return fmt.Errorf("%w: PastViews %d is negative", ErrOptions, o.PastViews)
 	}
 	if o.SnapshotInterval < 0 {
 		return fmt.Errorf("%w: SnapshotInterval %s is negative", ErrOptions, o.SnapshotInterval)

@@ -84,6 +84,9 @@ type State struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// past caches point-in-time views by seq (at.go); Close closes them.
+	past pastCache
 }
 
 // ErrReadOnly is returned by Append on a point-in-time State (Options.At).
@@ -250,6 +253,7 @@ func (s *State) openTempIndex(ctx context.Context) error {
 // backend that must drain.
 func (s *State) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
+		s.past.closeAll()
 		var errs []error
 		if s.bus != nil {
 			errs = append(errs, s.bus.Close())

@@ -17,7 +17,7 @@ func catalogue() []*Tool {
 	all = append(all, signalTools()...)
 	all = append(all, evidenceTools()...)
 	all = append(all, metricTools()...)
-	return all
+	return withAt(all)
 }
 
 // Catalogue returns every tool's spec, sorted by name: what a transport

@@ -83,6 +83,9 @@ type Call struct {
 	// not hold the view (file reads, git): after the view is released,
 	// before the answer is built.
 	afterView []func(context.Context)
+	// atSeq is meta.at_seq: the past seq the answer reflects (an `at`
+	// argument, at.go); nil for an answer from the live state.
+	atSeq *uint64
 }
 
 // Call runs the tool name with raw JSON arguments and returns its envelope,
@@ -127,6 +130,9 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 			"module %q is disabled in this project; enable it with `cos module enable %s`", t.Module, t.Module).
 			WithDetails(map[string]any{"module": t.Module})), nil
 	}
+	if aerr := refuseAt(t, raw); aerr != nil {
+		return envelope.Fail(aerr), nil
+	}
 	args, aerr := parseArgs(t, raw)
 	if aerr != nil {
 		return envelope.Fail(aerr), nil
@@ -136,7 +142,12 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		data any
 		tm   envelope.ToolMeta
 	)
-	if graphRead(t) {
+	if args.Has(atParamName) && acceptsAt(t) {
+		var rerr error
+		if data, tm, err, rerr = r.readAt(ctx, c); rerr != nil {
+			return envelope.Fail(ToEnvelopeError(rerr)), nil
+		}
+	} else if graphRead(t) {
 		var rerr error
 		if data, tm, err, rerr = r.readGraph(ctx, c); rerr != nil {
 			return envelope.Fail(ToEnvelopeError(rerr)), nil
@@ -194,7 +205,7 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		tm.Warnings = append(tm.Warnings, c.warnings...)
 	}
 	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm,
-		Integrity: integrityMeta(c.V.Integrity), Index: c.index}, budget), nil
+		Integrity: integrityMeta(c.V.Integrity), Index: c.index, AtSeq: c.atSeq}, budget), nil
 }
 
 // integrityMeta is meta.integrity for an answer read from a view: nil
