@@ -66,7 +66,7 @@ func (s *Server) MCP() *mcpserver.MCPServer {
 				raw = []byte("null")
 			}
 			ctx, stopProgress := startProgress(ctx, srv, req)
-			env := s.call(ctx, name, raw)
+			env := s.call(callerContext(ctx), name, raw)
 			stopProgress()
 			if clientCancelled(ctx) {
 				return cancelledResult(), nil // dropped on its way out: no answer

@@ -53,6 +53,7 @@ func TestAnnotations_IdempotentHintMatchesBehaviour(t *testing.T) {
 		"cos_graph_similar":           `{"uid": "code:function:a.go::run"}`,
 		"cos_graph_upsert":            `{"nodes": [{"uid": "code:function:b.go::extra", "kind": "function", "label": "extra", "path": "b.go", "line": 1}]}`,
 		"cos_health":                  `{}`,
+		"cos_history":                 `{"task_id": "TASK-001"}`,
 		"cos_metric_query":            `{"name": "latency"}`,
 		"cos_metric_record":           `{"name": "latency", "value": 5}`,
 		"cos_supervise_record_output": `{"session_id": "s1", "role": "planner", "output": {"summary": "y", "steps": ["b"]}}`,

@@ -17,6 +17,7 @@ func catalogue() []*Tool {
 	all = append(all, signalTools()...)
 	all = append(all, evidenceTools()...)
 	all = append(all, metricTools()...)
+	all = append(all, historyTool())
 	return withAt(all)
 }
 

@@ -37,12 +37,15 @@ type Runner struct {
 	names   []string
 	// fresh checks the files graph answers name (read-your-edits).
 	fresh *indexing.Freshness
+	// history is the index cos_history reads, built on its first call.
+	history *state.History
 }
 
 // New returns a Runner over st; ix runs cos_graph_index and approves the
 // paths tools read files under.
 func New(st *state.State, ix *indexing.Indexer, opts Options) *Runner {
-	r := &Runner{st: st, ix: ix, version: opts.Version, tools: map[string]*Tool{}, fresh: indexing.NewFreshness(st)}
+	r := &Runner{st: st, ix: ix, version: opts.Version, tools: map[string]*Tool{}, fresh: indexing.NewFreshness(st),
+		history: state.NewHistory(st)}
 	for _, t := range catalogue() {
 		r.tools[t.Name] = t
 	}
@@ -152,6 +155,8 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		if data, tm, err, rerr = r.readGraph(ctx, c); rerr != nil {
 			return envelope.Fail(ToEnvelopeError(rerr)), nil
 		}
+	} else if t.ReadOnly && t.OwnViews {
+		data, tm, err = t.Handler(ctx, c)
 	} else if t.ReadOnly {
 		if rerr := r.st.Read(ctx, func(v state.View) {
 			c.V = v
