@@ -159,6 +159,7 @@ var exampleOrder = []struct{ tool, args string }{
 	{"cos_graph_doctor", ""}, {"cos_graph_changes", ""}, {"cos_health", ""},
 	{"cos_task_create", `{"title": "first"}`}, {"cos_task_create", ""}, {"cos_task_get", ""},
 	{"cos_task_claim", ""}, {"cos_task_release", ""}, {"cos_task_update", ""}, {"cos_task_board", ""},
+	{"cos_history", ""},
 	{"cos_analyze_task", ""}, {"cos_supervise_record_output", ""}, {"cos_evidence_bundle", ""},
 	{"cos_metric_record", ""}, {"cos_metric_query", `{"name": "tool.latency_ms"}`}, {"cos_metric_query", ""},
 	{"cos_graph_upsert", `{"edges": [{"source": "code:file:a.go", "target": "code:function:a.go::old", "type": "contains"}]}`},
