@@ -11,6 +11,20 @@
 // is answered here with E_UNKNOWN_TOOL and the nearest names, before mcp-go
 // would turn it into one. Nothing but MCP messages is written to stdout.
 //
+// # Resources and module switches
+//
+// Five resources answer resources/read with the envelope of a tool (the
+// first page of cos_task_board for cos://board, cos_task_get for
+// cos://task/{task_id}, cos_graph_context for cos://node/{uid},
+// cos_evidence_bundle for cos://evidence/{session_id}, cos_health for
+// cos://health). A session that subscribes (resources/subscribe, or a
+// subscriptions/listen stream) gets notifications/resources/updated {uri}
+// after a committed event of any process changes the resource, at most one
+// per resource per 100 ms (health: per second). A URI that names no
+// resource is a JSON-RPC error -32602 naming it. A module switched off in
+// any process takes its tools off the list (notifications/tools/list_changed);
+// they still answer E_MODULE_DISABLED when called. See resources.go.
+//
 // # Limits and checks
 //
 // One message is at most MaxMessageBytes (64 MiB). On stdio a longer line

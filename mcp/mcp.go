@@ -33,6 +33,9 @@ type Server struct {
 	r      *tools.Runner
 	opts   Options
 	logger *slog.Logger
+	// live holds the resource subscriptions and module switches shared by
+	// the servers MCP builds (resources.go).
+	live liveState
 }
 
 // New returns an MCP server over r.
@@ -74,6 +77,7 @@ func (s *Server) MCP() *mcpserver.MCPServer {
 			return resultOf(env.JSON()), nil
 		})
 	}
+	s.setupLive(srv)
 	return srv
 }
 
@@ -104,6 +108,9 @@ type toolCall struct {
 // tool result (isError, E_UNKNOWN_TOOL listing the nearest names) instead of
 // mcp-go's JSON-RPC error; it returns nil for any other message.
 func (s *Server) unknownToolResponse(line []byte) []byte {
+	if resp := s.liveResponse(line); resp != nil {
+		return resp
+	}
 	if !bytes.Contains(line, []byte(`"tools/call"`)) {
 		return nil
 	}

@@ -86,5 +86,8 @@
 //     transaction inside eventlog/boltlog, never held across a call.
 //
 // The tailer calls its followers after releasing mu (4), still holding
-// applyMu (2), so a follower may take a view but must not catch up.
+// applyMu (2), so a follower may take a view but must not catch up. The
+// change-notification follower (Subscribe, notify.go) takes only its own
+// mutex, a leaf, and each subscription's function runs on its own goroutine
+// outside every lock here.
 package state

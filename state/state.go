@@ -87,6 +87,11 @@ type State struct {
 
 	// past caches point-in-time views by seq (at.go); Close closes them.
 	past pastCache
+
+	// notify delivers applied events and module switches to subscribers
+	// (notify.go); created on first use, closed first by Close.
+	notifyOnce sync.Once
+	notify     *notifier
 }
 
 // ErrReadOnly is returned by Append on a point-in-time State (Options.At).
@@ -253,6 +258,7 @@ func (s *State) openTempIndex(ctx context.Context) error {
 // backend that must drain.
 func (s *State) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
+		s.notifierOf().close()
 		s.past.closeAll()
 		var errs []error
 		if s.bus != nil {

@@ -1,0 +1,377 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/cos-dev/cos/tools"
+)
+
+// Live resources and module switches.
+//
+// Every MCP server a Server builds (MCP: one for stdio, one for HTTP)
+// serves the resources of tools.ResourceSpecs, read through the runner, and
+// keeps per session the URIs it subscribed to. A subscription opens a
+// tools.ResourceWatch (fed by the state's tailer, so commits of any process
+// on the state folder reach it, with or without a bus); each batch of
+// changes that touches a subscribed resource sends that session
+// notifications/resources/updated {uri}, at most one per resource per
+// ResourceRef.MinInterval: the first at once, later ones held to the end of
+// the interval, so a burst costs at most one notification per interval.
+//
+// A module switched off (cos module disable, in any process) removes its
+// tools from every server's list, which sends notifications/tools/list_changed;
+// switched on, they come back. A call to a removed tool is still answered
+// (E_MODULE_DISABLED), by the filter (liveResponse).
+
+// liveState is the module state shared by every MCP server of a Server.
+type liveState struct {
+	// mu guards everything below; it is taken before a liveServer's mu.
+	mu      sync.Mutex
+	servers []*liveServer
+	// unlisted are the tools whose module is off: removed from the lists.
+	unlisted map[string]bool
+	modules  *tools.ModuleWatch
+}
+
+// liveServer is the live part of one mcp-go server.
+type liveServer struct {
+	s   *Server
+	srv *mcpserver.MCPServer
+	// removed holds the tools taken off the list, to add them back.
+	removed map[string]mcpserver.ServerTool
+
+	// mu guards sessions and watch (and every subscription's fields).
+	mu       sync.Mutex
+	sessions map[string]map[string]*subscription // session id → uri → subscription
+	watch    *tools.ResourceWatch
+}
+
+// subscription is one session's subscription to one URI.
+type subscription struct {
+	ref tools.ResourceRef
+	// last is when the last notification was sent; timer, when set, sends
+	// the next one at last+interval.
+	last  time.Time
+	timer *time.Timer
+}
+
+// setupLive adds the resources, the subscription hooks and the module
+// switch to srv; MCP calls it once per server it builds.
+func (s *Server) setupLive(srv *mcpserver.MCPServer) {
+	mcpserver.WithToolCapabilities(true)(srv)
+	mcpserver.WithResourceCapabilities(true, false)(srv)
+	ls := &liveServer{s: s, srv: srv, removed: map[string]mcpserver.ServerTool{}, sessions: map[string]map[string]*subscription{}}
+	for _, spec := range tools.ResourceSpecs() {
+		if spec.URI != "" {
+			srv.AddResource(mcp.NewResource(spec.URI, spec.Name, mcp.WithResourceTitle(spec.Title),
+				mcp.WithResourceDescription(spec.Description), mcp.WithMIMEType(tools.ResourceMIMEType)), ls.read)
+			continue
+		}
+		srv.AddResourceTemplate(mcp.NewResourceTemplate(spec.URITemplate, spec.Name, mcp.WithTemplateTitle(spec.Title),
+			mcp.WithTemplateDescription(spec.Description), mcp.WithTemplateMIMEType(tools.ResourceMIMEType)), ls.read)
+	}
+	hooks := srv.GetHooks()
+	if hooks == nil {
+		hooks = &mcpserver.Hooks{}
+		mcpserver.WithHooks(hooks)(srv)
+	}
+	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		if session := mcpserver.ClientSessionFromContext(ctx); session != nil {
+			ls.subscribe(session.SessionID(), req.Params.URI)
+		}
+	})
+	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
+		if session := mcpserver.ClientSessionFromContext(ctx); session != nil {
+			ls.unsubscribe(session.SessionID(), req.Params.URI)
+		}
+	})
+	// Protocol 2026-07-28 subscribes through a subscriptions/listen stream
+	// instead: its URIs are subscribed while the stream is open.
+	hooks.AddBeforeSubscriptionsListen(func(ctx context.Context, _ any, req *mcp.SubscriptionsListenRequest) {
+		if session := mcpserver.ClientSessionFromContext(ctx); session != nil {
+			for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+				ls.subscribe(session.SessionID(), uri)
+			}
+		}
+	})
+	listenEnded := func(ctx context.Context, req *mcp.SubscriptionsListenRequest) {
+		if session := mcpserver.ClientSessionFromContext(ctx); session != nil {
+			for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+				ls.unsubscribe(session.SessionID(), uri)
+			}
+		}
+	}
+	hooks.AddAfterSubscriptionsListen(func(ctx context.Context, _ any, req *mcp.SubscriptionsListenRequest, _ *mcp.SubscriptionsListenResult) {
+		listenEnded(ctx, req)
+	})
+	hooks.AddOnError(func(ctx context.Context, _ any, method mcp.MCPMethod, message any, _ error) {
+		if req, ok := message.(*mcp.SubscriptionsListenRequest); ok && method == mcp.MethodSubscriptionsListen {
+			listenEnded(ctx, req)
+		}
+	})
+	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpserver.ClientSession) {
+		ls.dropSession(session.SessionID())
+	})
+
+	l := &s.live
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.servers = append(l.servers, ls)
+	if l.modules == nil {
+		w, err := s.r.WatchModules(s.modulesSwitched)
+		if err != nil {
+			s.logger.Warn("module switches are not watched; a session's tool list stays as it is", "err", err)
+		} else {
+			l.modules = w
+		}
+		l.unlisted = unlistedOf(s.r.Tools(), s.r.ToolsEnabled())
+	}
+	ls.relist(l.unlisted)
+}
+
+// unlistedOf returns the names of all that are not in enabled.
+func unlistedOf(all, enabled []*tools.Tool) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range all {
+		out[t.Name] = true
+	}
+	for _, t := range enabled {
+		delete(out, t.Name)
+	}
+	return out
+}
+
+// modulesSwitched is the module watch: it brings every server's tool list
+// in line with enabled.
+func (s *Server) modulesSwitched(enabled []*tools.Tool) {
+	l := &s.live
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.unlisted = unlistedOf(s.r.Tools(), enabled)
+	for _, ls := range l.servers {
+		ls.relist(l.unlisted)
+	}
+	s.logger.Info("module switch: tool list changed", "unlisted", len(l.unlisted))
+}
+
+// relist removes the tools of unlisted from the server and adds back the
+// others it removed before. mcp-go sends notifications/tools/list_changed
+// to every session when the list changes. Called with live.mu held.
+func (ls *liveServer) relist(unlisted map[string]bool) {
+	var gone []string
+	for name := range unlisted {
+		if _, done := ls.removed[name]; done {
+			continue
+		}
+		if t := ls.srv.GetTool(name); t != nil {
+			ls.removed[name] = *t
+			gone = append(gone, name)
+		}
+	}
+	var back []mcpserver.ServerTool
+	for name, t := range ls.removed {
+		if !unlisted[name] {
+			back = append(back, t)
+			delete(ls.removed, name)
+		}
+	}
+	if len(gone) > 0 {
+		ls.srv.DeleteTools(gone...)
+	}
+	if len(back) > 0 {
+		ls.srv.AddTools(back...)
+	}
+}
+
+// read answers resources/read with the envelope of the resource's tool.
+func (ls *liveServer) read(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	ref, err := tools.ParseResourceURI(req.Params.URI)
+	if err != nil {
+		return nil, err // the filter answers bad URIs first (liveResponse)
+	}
+	env := ls.s.r.ReadResource(ctx, ref, ls.s.opts.Budget)
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: tools.ResourceMIMEType, Text: string(env.JSON())}}, nil
+}
+
+// subscribe records a session's subscription and makes sure committed
+// events are watched.
+func (ls *liveServer) subscribe(session, uri string) {
+	ref, err := tools.ParseResourceURI(uri)
+	if err != nil {
+		return // refused by the filter before mcp-go saw it
+	}
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	subs := ls.sessions[session]
+	if subs == nil {
+		subs = map[string]*subscription{}
+		ls.sessions[session] = subs
+	}
+	if subs[uri] == nil {
+		subs[uri] = &subscription{ref: ref}
+	}
+	if ls.watch == nil {
+		w, err := ls.s.r.WatchResources(ls.changed)
+		if err != nil {
+			ls.s.logger.Warn("resource updates are not watched", "err", err)
+			return
+		}
+		ls.watch = w
+	}
+}
+
+// unsubscribe removes a session's subscription to uri (none: nothing).
+func (ls *liveServer) unsubscribe(session, uri string) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if sub := ls.sessions[session][uri]; sub != nil {
+		if sub.timer != nil {
+			sub.timer.Stop()
+		}
+		delete(ls.sessions[session], uri)
+		if len(ls.sessions[session]) == 0 {
+			delete(ls.sessions, session)
+		}
+	}
+	ls.unwatchLocked()
+}
+
+// dropSession removes every subscription of a session that ended.
+func (ls *liveServer) dropSession(session string) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for _, sub := range ls.sessions[session] {
+		if sub.timer != nil {
+			sub.timer.Stop()
+		}
+	}
+	delete(ls.sessions, session)
+	ls.unwatchLocked()
+}
+
+// unwatchLocked stops watching events once no subscription is left.
+func (ls *liveServer) unwatchLocked() {
+	if len(ls.sessions) == 0 && ls.watch != nil {
+		ls.watch.Close()
+		ls.watch = nil
+	}
+}
+
+// changed is the resource watch: it notifies every subscription the
+// changes touch, coalesced per MinInterval.
+func (ls *liveServer) changed(ch *tools.ResourceChanges) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	now := time.Now()
+	for session, subs := range ls.sessions {
+		for uri, sub := range subs {
+			if sub.timer != nil || !ch.Touches(sub.ref) {
+				continue // a notification is already due
+			}
+			if wait := sub.last.Add(sub.ref.MinInterval()).Sub(now); wait > 0 {
+				sub.timer = time.AfterFunc(wait, func() { ls.due(session, uri, sub) })
+				continue
+			}
+			ls.notifyLocked(session, uri, sub, now)
+		}
+	}
+}
+
+// due sends a held notification, unless the subscription ended meanwhile.
+func (ls *liveServer) due(session, uri string, sub *subscription) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.sessions[session][uri] != sub {
+		return
+	}
+	sub.timer = nil
+	ls.notifyLocked(session, uri, sub, time.Now())
+}
+
+// notifyLocked sends notifications/resources/updated to one session. It
+// never blocks: a session whose queue is full misses it (and is logged).
+func (ls *liveServer) notifyLocked(session, uri string, sub *subscription, now time.Time) {
+	sub.last = now
+	if err := ls.srv.SendNotificationToSpecificClient(session, string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": uri}); err != nil {
+		ls.s.logger.Debug("resource update not sent", "session", session, "uri", uri, "err", err)
+	}
+}
+
+// liveRequest is the part of a JSON-RPC request liveResponse reads.
+type liveRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		URI           *string         `json:"uri"`
+		Name          string          `json:"name"`
+		Arguments     json.RawMessage `json:"arguments"`
+		Notifications struct {
+			ResourceSubscriptions []string `json:"resourceSubscriptions"`
+		} `json:"notifications"`
+	} `json:"params"`
+}
+
+// liveResponse answers, before mcp-go sees them, a resources/read,
+// resources/subscribe, resources/unsubscribe or subscriptions/listen whose
+// uri (or one of whose resourceSubscriptions) names no cos resource (JSON-RPC error -32602 naming the URI and why, data {uri}), and
+// a tools/call of a tool its module's switch took off the list (the tool's
+// envelope, E_MODULE_DISABLED, as a tool result). It returns nil for every
+// other message.
+func (s *Server) liveResponse(line []byte) []byte {
+	if !bytes.Contains(line, []byte(`"resources/`)) && !bytes.Contains(line, []byte(`"tools/call"`)) &&
+		!bytes.Contains(line, []byte(`"subscriptions/listen"`)) {
+		return nil
+	}
+	var m liveRequest
+	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	badURI := func(uri string, err error) []byte {
+		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{
+			"code": mcp.INVALID_PARAMS, "message": m.Method + ": " + err.Error(), "data": map[string]any{"uri": uri}}})
+		return out
+	}
+	switch m.Method {
+	case string(mcp.MethodResourcesRead), string(mcp.MethodResourcesSubscribe), string(mcp.MethodResourcesUnsubscribe):
+		uri := ""
+		if m.Params.URI != nil {
+			uri = *m.Params.URI
+		}
+		if _, err := tools.ParseResourceURI(uri); err != nil {
+			return badURI(uri, err)
+		}
+		return nil
+	case string(mcp.MethodSubscriptionsListen):
+		for _, uri := range m.Params.Notifications.ResourceSubscriptions {
+			if _, err := tools.ParseResourceURI(uri); err != nil {
+				return badURI(uri, err)
+			}
+		}
+		return nil
+	case "tools/call":
+		s.live.mu.Lock()
+		off := s.live.unlisted[m.Params.Name]
+		s.live.mu.Unlock()
+		if !off {
+			return nil
+		}
+		args := m.Params.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage("null")
+		}
+		res := resultOf(s.call(context.Background(), m.Params.Name, args).JSON())
+		out, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": res})
+		if err != nil {
+			return nil
+		}
+		return out
+	}
+	return nil
+}

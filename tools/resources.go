@@ -1,0 +1,405 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections/tasks"
+	"github.com/cos-dev/cos/state"
+)
+
+// Resource kinds: the part of a cos:// URI after the scheme, before any
+// "/".
+const (
+	ResourceBoard    = "board"
+	ResourceTask     = "task"
+	ResourceNode     = "node"
+	ResourceEvidence = "evidence"
+	ResourceHealth   = "health"
+)
+
+// ResourceScheme begins every resource URI.
+const ResourceScheme = "cos://"
+
+// ResourceMIMEType is the MIME type of every resource's contents: the
+// envelope of the tool that answers it, as JSON.
+const ResourceMIMEType = "application/json"
+
+// MaxResourceURILen bounds a resource URI, in bytes.
+const MaxResourceURILen = 2048
+
+// Minimum time between two update notifications for one resource of one
+// session (ResourceRef.MinInterval).
+const (
+	ResourceUpdateInterval = 100 * time.Millisecond
+	HealthUpdateInterval   = time.Second
+)
+
+// ResourceSpec describes one resource (URI set) or resource template
+// (URITemplate set, RFC 6570) for resources/list and
+// resources/templates/list.
+type ResourceSpec struct {
+	Kind        string
+	URI         string
+	URITemplate string
+	Name        string
+	Title       string
+	Description string
+	// Tool answers a read of the resource (its envelope is the content).
+	Tool string
+}
+
+// ResourceSpecs returns every resource and template, fixed ones first.
+func ResourceSpecs() []ResourceSpec {
+	return []ResourceSpec{
+		{Kind: ResourceBoard, URI: "cos://board", Name: "board", Title: "Task board", Tool: "cos_task_board",
+			Description: "The task board (the first page of cos_task_board). Subscribe to be told when any task changes."},
+		{Kind: ResourceHealth, URI: "cos://health", Name: "health", Title: "Server health", Tool: "cos_health",
+			Description: "The server's health (cos_health). Subscribe to be told, at most once a second, when anything is committed."},
+		{Kind: ResourceTask, URITemplate: "cos://task/{task_id}", Name: "task", Title: "One task", Tool: "cos_task_get",
+			Description: `One task with every field, its revision and hash (cos_task_get), e.g. cos://task/TASK-007. Subscribe to be told when it changes.`},
+		{Kind: ResourceNode, URITemplate: "cos://node/{+uid}", Name: "node", Title: "One graph node", Tool: "cos_graph_context",
+			Description: "A graph node and its neighbours (cos_graph_context), by uid, e.g. cos://node/code:function:main.go::run " +
+				"(write # as %23). Subscribe to be told when its file is indexed again or an event names it."},
+		{Kind: ResourceEvidence, URITemplate: "cos://evidence/{session_id}", Name: "evidence", Title: "A session's evidence bundle", Tool: "cos_evidence_bundle",
+			Description: "A working session's evidence bundle (cos_evidence_bundle), e.g. cos://evidence/sess-42. Subscribe to be told when a record is added."},
+	}
+}
+
+// ResourceRef is a parsed resource URI.
+type ResourceRef struct {
+	// URI is the URI as the client wrote it (notifications name it so).
+	URI string
+	// Kind is one of the Resource* kinds.
+	Kind string
+	// ID is the task id, node uid or session id (percent-decoded); empty
+	// for the board and health.
+	ID string
+}
+
+// ErrResourceURI is returned (wrapped in a *ResourceURIError) by
+// ParseResourceURI for a URI that names no cos resource.
+var ErrResourceURI = errors.New("not a cos resource URI")
+
+// ResourceURIError says why a URI names no resource.
+type ResourceURIError struct {
+	URI    string
+	Reason string
+}
+
+func (e *ResourceURIError) Error() string {
+	return fmt.Sprintf("%s: %s; the resources are cos://board, cos://health, cos://task/{task_id}, cos://node/{uid}, cos://evidence/{session_id}",
+		quoteURI(e.URI), e.Reason)
+}
+func (e *ResourceURIError) Unwrap() error { return ErrResourceURI }
+
+// quoteURI quotes a URI for a message, cut to 120 bytes.
+func quoteURI(uri string) string {
+	if len(uri) > 120 {
+		cut := 120
+		for cut > 0 && !utf8.RuneStart(uri[cut]) {
+			cut--
+		}
+		return fmt.Sprintf("%q… (%d bytes)", uri[:cut], len(uri))
+	}
+	return fmt.Sprintf("%q", uri)
+}
+
+// ParseResourceURI parses a cos:// resource URI. The id part is
+// percent-decoded; a raw "?" or "#" (a query or fragment) is refused, as
+// are an unknown kind, a missing or extra part, and an id its tool would
+// refuse (a task id not TASK-NNN, a malformed uid, a bad session id).
+// Errors are *ResourceURIError.
+func ParseResourceURI(uri string) (ResourceRef, error) {
+	bad := func(format string, a ...any) (ResourceRef, error) {
+		return ResourceRef{}, &ResourceURIError{URI: uri, Reason: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case uri == "":
+		return bad("the uri is empty")
+	case len(uri) > MaxResourceURILen:
+		return bad("longer than %d bytes", MaxResourceURILen)
+	case !utf8.ValidString(uri):
+		return bad("not valid UTF-8")
+	}
+	rest, ok := strings.CutPrefix(uri, ResourceScheme)
+	if !ok {
+		return bad("it does not start with %s", ResourceScheme)
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		return bad("it has a %q: cos resources take no query or fragment (write # in a uid as %%23)", rest[i])
+	}
+	for i := 0; i < len(uri); i++ {
+		if !uriByte(uri[i]) {
+			r, _ := utf8.DecodeRuneInString(uri[i:])
+			return bad("%q at byte %d must be percent-encoded (RFC 3986), e.g. %s", r, i, url.PathEscape(string(r)))
+		}
+	}
+	kind, raw, hasID := strings.Cut(rest, "/")
+	ref := ResourceRef{URI: uri, Kind: kind}
+	switch kind {
+	case ResourceBoard, ResourceHealth:
+		if hasID {
+			return bad("cos://%s takes nothing after it", kind)
+		}
+		return ref, nil
+	case ResourceTask, ResourceNode, ResourceEvidence:
+	default:
+		return bad("no resource kind is named %q", kind)
+	}
+	id, err := url.PathUnescape(raw)
+	if err != nil {
+		return bad("its %s part is not valid percent-encoding", kind)
+	}
+	if id == "" {
+		return bad("cos://%s/ needs an id after the slash", kind)
+	}
+	switch kind {
+	case ResourceTask:
+		if !tasks.ValidID(id) {
+			return bad("%q is not a task id (TASK- and at least three digits, e.g. cos://task/TASK-007)", clip(id, 60))
+		}
+	case ResourceNode:
+		if err := graph.ValidateUID(id); err != nil {
+			var ue *graph.UIDError
+			reason := err.Error()
+			if errors.As(err, &ue) {
+				reason = ue.Reason
+			}
+			return bad("%q is not a node uid (%s); find a node's uid with cos_graph_resolve", clip(id, 60), reason)
+		}
+	case ResourceEvidence:
+		if err := evidence.ValidateSession(id); err != nil {
+			return bad("bad session id: %v", err)
+		}
+	}
+	ref.ID = id
+	return ref, nil
+}
+
+// uriByte reports whether c may appear unencoded in a URI (RFC 3986:
+// unreserved, reserved or the % of an escape).
+func uriByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~:/?#[]@!$&'()*+,;=%", c) >= 0
+}
+
+// MinInterval is the least time between two update notifications of the
+// resource to one session.
+func (ref ResourceRef) MinInterval() time.Duration {
+	if ref.Kind == ResourceHealth {
+		return HealthUpdateInterval
+	}
+	return ResourceUpdateInterval
+}
+
+// Tool returns the tool that answers a read of the resource.
+func (ref ResourceRef) Tool() string {
+	for _, s := range ResourceSpecs() {
+		if s.Kind == ref.Kind {
+			return s.Tool
+		}
+	}
+	return ""
+}
+
+// args returns the tool arguments that read the resource.
+func (ref ResourceRef) args() json.RawMessage {
+	var m map[string]string
+	switch ref.Kind {
+	case ResourceTask:
+		m = map[string]string{"task_id": ref.ID}
+	case ResourceNode:
+		m = map[string]string{"uid_or_name": ref.ID}
+	case ResourceEvidence:
+		m = map[string]string{"session_id": ref.ID}
+	default:
+		return json.RawMessage(`{}`)
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// ReadResource answers a read of ref with the envelope of its tool, run
+// through Call with budget: the same answer, byte for byte, as calling the
+// tool with the resource's id. Like Call it never fails: a task that does
+// not exist is an E_NOT_FOUND envelope, a disabled module
+// E_MODULE_DISABLED.
+func (r *Runner) ReadResource(ctx context.Context, ref ResourceRef, budget envelope.Options) envelope.Envelope {
+	return r.Call(ctx, ref.Tool(), ref.args(), budget)
+}
+
+// ResourceChanges is what one batch of committed events changed, as far as
+// resources are concerned (Touches).
+type ResourceChanges struct {
+	// all: events were dropped (the subscriber fell behind), so every
+	// resource counts as changed.
+	all      bool
+	any      bool
+	board    bool
+	tasks    map[string]bool
+	sessions map[string]bool
+	// paths are the files graph events extracted or removed; graph the
+	// graph events, searched for a node's uid.
+	paths map[string]bool
+	graph []eventlog.Event
+}
+
+// changesOf sums up a delivery of committed events.
+func changesOf(ch state.Changes) *ResourceChanges {
+	c := &ResourceChanges{all: ch.Lost, any: ch.Lost || len(ch.Events) > 0,
+		tasks: map[string]bool{}, sessions: map[string]bool{}, paths: map[string]bool{}}
+	for _, ev := range ch.Events {
+		switch {
+		case strings.HasPrefix(ev.Stream, "task:"):
+			c.board = true
+			if id, ok := tasks.IDOfStream(ev.Stream); ok {
+				c.tasks[id] = true
+			}
+		case strings.HasPrefix(ev.Stream, evidence.StreamPrefix):
+			if s, ok := evidence.SessionOfStream(ev.Stream); ok {
+				c.sessions[s] = true
+			}
+		case ev.Stream == graph.Stream:
+			switch ev.Type {
+			case graph.TypeFileExtracted, graph.TypeFileRemoved:
+				var p struct {
+					Path string `json:"path"`
+				}
+				if json.Unmarshal(ev.Data, &p) == nil && p.Path != "" {
+					c.paths[p.Path] = true
+				}
+				c.graph = append(c.graph, ev)
+			case graph.TypeIndexStarted, graph.TypeIndexFinished:
+			default:
+				c.graph = append(c.graph, ev)
+			}
+		}
+	}
+	return c
+}
+
+// Touches reports whether the events may have changed what a read of ref
+// answers. The board: any task event; a task: an event of its stream; an
+// evidence bundle: an event of its session; health: any event; a node: a
+// graph event that extracts or removes the node's file, or whose payload
+// names the uid (an edge to it, an upsert or delete). The test for a node
+// is cheap rather than exact: a change to a neighbour in another file that
+// names no edge to the node is not seen.
+func (c *ResourceChanges) Touches(ref ResourceRef) bool {
+	if c.all {
+		return true
+	}
+	switch ref.Kind {
+	case ResourceHealth:
+		return c.any
+	case ResourceBoard:
+		return c.board
+	case ResourceTask:
+		return c.tasks[ref.ID]
+	case ResourceEvidence:
+		return c.sessions[ref.ID]
+	case ResourceNode:
+		if p := uidPath(ref.ID); p != "" && c.paths[p] {
+			return true
+		}
+		if len(c.graph) == 0 {
+			return false
+		}
+		quoted, _ := json.Marshal(ref.ID)
+		for _, ev := range c.graph {
+			if bytes.Contains(ev.Data, quoted) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// uidPath returns the repo-relative file a uid lives in, or "" when its
+// scheme names none (modules, packages, externals, folders).
+func uidPath(uid string) string {
+	for _, p := range []string{"code:file:", "doc:file:"} {
+		if rest, ok := strings.CutPrefix(uid, p); ok {
+			return rest
+		}
+	}
+	for _, p := range []string{"code:function:", "code:class:"} {
+		if rest, ok := strings.CutPrefix(uid, p); ok {
+			path, _, _ := strings.Cut(rest, "::")
+			return path
+		}
+	}
+	for _, p := range []string{"doc:heading:", "config:json:", "config:yaml:", "config:toml:"} {
+		if rest, ok := strings.CutPrefix(uid, p); ok {
+			path, _, _ := strings.Cut(rest, "#")
+			return path
+		}
+	}
+	return ""
+}
+
+// ResourceWatch is an open WatchResources; Close ends it.
+type ResourceWatch struct{ sub *state.Subscription }
+
+// Close ends the watch; fn is not called again once a call in progress
+// returns. It is idempotent and does not wait.
+func (w *ResourceWatch) Close() { w.sub.Close() }
+
+// WatchResources calls fn with what each batch of events committed from now
+// on — by this process or any other on the state folder — changed. fn runs
+// on a goroutine of its own, never concurrently with itself. Errors:
+// state.ErrClosed after the state closed.
+func (r *Runner) WatchResources(fn func(*ResourceChanges)) (*ResourceWatch, error) {
+	sub, err := r.st.Subscribe(func(ch state.Changes) { fn(changesOf(ch)) })
+	if err != nil {
+		return nil, err
+	}
+	return &ResourceWatch{sub: sub}, nil
+}
+
+// ModuleWatch is an open WatchModules; Close ends it.
+type ModuleWatch struct{ w *state.ModuleWatch }
+
+// Close ends the watch. It is idempotent and does not wait.
+func (w *ModuleWatch) Close() { w.w.Close() }
+
+// WatchModules calls fn with the tools that are listed (ToolsEnabled) each
+// time a module is switched on or off, in this process or any other.
+// Errors: state.ErrClosed after the state closed.
+func (r *Runner) WatchModules(fn func(enabled []*Tool)) (*ModuleWatch, error) {
+	w, err := r.st.WatchModules(func(on map[string]bool) { fn(r.toolsOn(on)) })
+	if err != nil {
+		return nil, err
+	}
+	return &ModuleWatch{w: w}, nil
+}
+
+// ToolsEnabled returns the tools whose module is on, sorted by name: what
+// a session should list. A tool called while its module is off still
+// answers (E_MODULE_DISABLED).
+func (r *Runner) ToolsEnabled() []*Tool { return r.toolsOn(r.st.ModuleStates()) }
+
+func (r *Runner) toolsOn(on map[string]bool) []*Tool {
+	var out []*Tool
+	for _, t := range r.Tools() {
+		if enabled, known := on[t.Module]; t.Module == "" || !known || enabled {
+			out = append(out, t)
+		}
+	}
+	return out
+}
