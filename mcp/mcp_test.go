@@ -282,6 +282,7 @@ func TestWire_ToolsListSchemasAndAnnotations(t *testing.T) {
 					ReadOnly    *bool `json:"readOnlyHint"`
 					Destructive *bool `json:"destructiveHint"`
 					Idempotent  *bool `json:"idempotentHint"`
+					OpenWorld   *bool `json:"openWorldHint"`
 				} `json:"annotations"`
 			} `json:"tools"`
 		} `json:"result"`
@@ -304,20 +305,41 @@ func TestWire_ToolsListSchemasAndAnnotations(t *testing.T) {
 			continue
 		case got.InputSchema["type"] != "object" || got.InputSchema["additionalProperties"] != false:
 			t.Errorf("%s: input schema %v lacks additionalProperties false", got.Name, got.InputSchema)
-		case got.OutputSchema["type"] != "object" || got.OutputSchema["required"] == nil:
+		case got.OutputSchema["type"] != "object" || !hasKeys(got.OutputSchema["properties"], "ok", "data"):
 			t.Errorf("%s: no envelope output schema: %v", got.Name, got.OutputSchema)
 		case got.Description == "":
 			t.Errorf("%s: no description", got.Name)
 		}
+		// A hint is sent only where it differs from MCP's default
+		// (readOnly false, destructive true, idempotent false, openWorld
+		// true); destructive and idempotent mean nothing on a read tool.
 		a := got.Annotations
-		if a.ReadOnly == nil || *a.ReadOnly != tool.ReadOnly {
-			t.Errorf("%s: readOnlyHint %v, the tool's ReadOnly is %v", got.Name, a.ReadOnly, tool.ReadOnly)
+		hint := func(name string, p *bool, def bool) bool {
+			if p != nil && *p == def {
+				t.Errorf("%s: %s %v is MCP's default: leave it out", got.Name, name, *p)
+			}
+			if p == nil {
+				return def
+			}
+			return *p
 		}
-		if a.Destructive == nil || *a.Destructive != tool.Destructive || (*a.Destructive && tool.ReadOnly) {
-			t.Errorf("%s: destructiveHint %v, Destructive %v", got.Name, a.Destructive, tool.Destructive)
+		if ro := hint("readOnlyHint", a.ReadOnly, false); ro != tool.ReadOnly {
+			t.Errorf("%s: readOnlyHint %v, the tool's ReadOnly is %v", got.Name, ro, tool.ReadOnly)
 		}
-		if a.Idempotent == nil || (tool.ReadOnly && !*a.Idempotent) {
-			t.Errorf("%s: idempotentHint %v on a read-only tool", got.Name, a.Idempotent)
+		if ow := hint("openWorldHint", a.OpenWorld, true); ow {
+			t.Errorf("%s: openWorldHint true: cos tools touch only their repository and state folder", got.Name)
+		}
+		if tool.ReadOnly {
+			if a.Destructive != nil || a.Idempotent != nil {
+				t.Errorf("%s: a read tool sends destructiveHint or idempotentHint, which MCP reads only on a tool that writes", got.Name)
+			}
+			continue
+		}
+		if d := hint("destructiveHint", a.Destructive, true); d != tool.Destructive {
+			t.Errorf("%s: destructiveHint %v, Destructive %v", got.Name, d, tool.Destructive)
+		}
+		if i := hint("idempotentHint", a.Idempotent, false); i != tool.Idempotent {
+			t.Errorf("%s: idempotentHint %v, Idempotent %v", got.Name, i, tool.Idempotent)
 		}
 	}
 	for _, name := range []string{"cos_graph_resolve", "cos_graph_context", "cos_graph_index", "cos_health"} {

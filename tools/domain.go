@@ -17,8 +17,8 @@ const requestIDExample = `{"request_id": "task-create-7f3a"}`
 // requestIDParam is the optional request_id argument of every write tool of
 // the tasks, evidence and metrics modules (docs/errors.md, request ids); the
 // graph write tools declare their own.
-var requestIDParam = Param{Name: "request_id", Type: TString,
-	Description: "makes a retry safe"}
+// Its meaning is in the server's instructions, said once for every write.
+var requestIDParam = Param{Name: "request_id", Type: TString}
 
 // requestIDOfCall returns the call's request_id ("" when none was sent). An
 // explicitly sent id that eventlog.ValidateRequestID refuses — empty, only

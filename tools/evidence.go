@@ -40,18 +40,16 @@ func evidenceTools() []*Tool {
 	session := Param{Name: "session_id", Type: TString, Required: true, Description: "1–128 characters of A–Z a–z 0–9 . _ -"}
 	return []*Tool{
 		{
-			Name:  "cos_supervise_record_output",
-			Title: "Record agent output",
-			Description: "Add what an agent role produced to a session's evidence bundle: kind output needs role and output " +
-				"(planner: plan, researcher: findings, implementer: change, tester: test_report, reviewer: review); " +
-				"backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}. The bundle is exported as JSON.",
-			Data:   FieldsOf(recordAnswer{}),
-			Module: "evidence", Layer: envelope.LayerAudit, Idempotent: false,
+			Name:        "cos_supervise_record_output",
+			Title:       "Record agent output",
+			Description: "Add to a session's evidence. kind output: role and its output (planner: plan, researcher: findings, implementer: change, tester: test_report, reviewer: review); backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}.",
+			Data:        FieldsOf(recordAnswer{}),
+			Module:      "evidence", Layer: envelope.LayerAudit, Idempotent: false,
 			Example: recordExample,
 			Params: []Param{
 				session,
-				{Name: "role", Type: TString, MaxLen: 128, Description: "kind output only"},
-				{Name: "output", Type: TJSON, JSONTypes: []string{"object", "string"}, Required: true, Description: "the role's output object"},
+				{Name: "role", Type: TString, MaxLen: 128},
+				{Name: "output", Type: TJSON, JSONTypes: []string{"object", "string"}, Required: true},
 				{Name: "kind", Type: TString, Enum: evidence.Kinds, Default: evidence.KindOutput},
 				requestIDParam,
 			},
@@ -60,7 +58,7 @@ func evidenceTools() []*Tool {
 		{
 			Name:        "cos_evidence_bundle",
 			Title:       "Evidence bundle",
-			Description: "A session's evidence: each role's outputs in order, backtracks, discoveries and degraded formulas.",
+			Description: "A session's evidence: role outputs, backtracks, discoveries, degraded formulas.",
 			Data:        Fields{"bundle": "object", "count": "integer", "export_path": "string"},
 			Module:      "evidence", Layer: envelope.LayerAudit, ReadOnly: true, Idempotent: true,
 			Example: `{"session_id": "sess-42"}`,

@@ -569,8 +569,8 @@ func pageOf[T any](c *Call, cursor string, query [8]byte, n, limit int, view fun
 // cos_graph_impact.
 func pageParams() []Param {
 	return []Param{
-		{Name: "include_tests", Type: TBool, Default: true, Description: "false: leave out test files"},
-		{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax), Default: graphPageDefault, Description: "page size"},
+		{Name: "include_tests", Type: TBool, Default: true},
+		{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax), Default: graphPageDefault},
 		{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen},
 	}
 }

@@ -27,20 +27,17 @@ const BaseIndex = "index"
 
 func graphChangesTool() *Tool {
 	return &Tool{
-		Name:  "cos_graph_changes",
-		Title: "Changes and their risk",
-		Description: "The symbols a diff touches against base (a git revision, default HEAD, or \"index\": changed since the last index), " +
-			"their dependents by depth, the tests among them and a risk {level: low|medium|high, reasons}. " +
-			"Changed files are indexed again first. Outside git only base \"index\" works.",
+		Name:        "cos_graph_changes",
+		Title:       "Changes and their risk",
+		Description: "Symbols changed since base (a git revision, or \"index\": the last index), their dependents, tests and risk.",
 		Data: Fields{"base": "string", "commit": "string", "root": "string", "depth": "integer", "count": "integer",
 			"files": "[]object", "changed": "[]object", "dependents": "object", "counts_by_depth": "object",
 			"tests": "[]object", "risk": "object", "refreshed": "[]string", "note": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: false, Idempotent: true, WritesOnlyToRefresh: true,
 		Example: `{"base": "HEAD", "depth": 2}`,
 		Params: []Param{
-			{Name: "base", Type: TString, NonEmpty: true, MaxLen: 256, Default: "HEAD",
-				Description: "HEAD, main, a commit id, or \"index\""},
-			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2, Description: "hops to dependents"},
+			{Name: "base", Type: TString, NonEmpty: true, MaxLen: 256, Default: "HEAD"},
+			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2},
 		},
 		Handler: changesTool,
 	}

@@ -88,16 +88,14 @@ func (p *doctorPlan) empty() bool { return len(p.edges)+len(p.nodes)+len(p.files
 
 func graphDoctorTool() *Tool {
 	return &Tool{
-		Name:  "cos_graph_doctor",
-		Title: "Check the graph",
-		Description: "Check the graph: issues[] {category, severity, count, sample, fixable} for dangling edges, orphans, stale paths, " +
-			"files changed on disk, parse errors, …; healthy is true when no real issue is found. " +
-			"fix=true deletes the fixable findings and answers the graph re-checked.",
-		Data:   Fields{"healthy": "boolean", "issues": "[]object", "stats": "object", "fixed": "object"},
-		Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
+		Name:        "cos_graph_doctor",
+		Title:       "Check the graph",
+		Description: "Graph problems (dangling edges, orphans, stale files, …); fix deletes the fixable ones.",
+		Data:        Fields{"healthy": "boolean", "issues": "[]object", "stats": "object", "fixed": "object"},
+		Module:      "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
 		Example: `{"fix": false}`,
 		Params: []Param{
-			{Name: "fix", Type: TBool, Default: false, Description: "delete the fixable findings"},
+			{Name: "fix", Type: TBool, Default: false},
 		},
 		Handler: doctorTool,
 	}

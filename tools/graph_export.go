@@ -28,21 +28,18 @@ type exportNode struct {
 
 func graphExportTool() *Tool {
 	return &Tool{
-		Name:  "cos_graph_export",
-		Title: "Export a subgraph",
-		Description: "A subgraph {nodes, edges}: the nodes within max_hops of root, or without root the max_nodes of highest degree, " +
-			"and every edge among them. Over the answer budget it keeps the best-connected nodes (meta.truncated_subgraph); " +
-			"max_chars asks for a larger answer.",
-		Data:   Fields{"nodes": "[]object", "edges": "[]object", "counts": "object", "root": "object", "selection": "string"},
-		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+		Name:        "cos_graph_export",
+		Title:       "Export a subgraph",
+		Description: "Nodes within max_hops of root and the edges among them; an answer over max_chars keeps the best connected.",
+		Data:        Fields{"nodes": "[]object", "edges": "[]object", "counts": "object", "root": "object", "selection": "string"},
+		Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"root": "folder:server", "max_nodes": 200, "max_hops": 2}`,
 		Params: []Param{
-			{Name: "root", Type: TString, NonEmpty: true, MaxLen: 1024},
+			{Name: "root", Type: TString, NonEmpty: true, MaxLen: 1024, Description: "leave it out for the max_nodes best connected"},
 			{Name: "max_nodes", Type: TInt, Min: f64(1), Max: f64(exportMaxNodes), Default: exportDefaultNodes},
 			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(5), Default: exportDefaultHops},
-			{Name: "edge_types", Type: TStringList, Enum: edgeTypes},
-			{Name: "max_chars", Type: TInt, Min: f64(exportMinChars), Max: f64(envelope.DefaultSubgraphBudgetChars),
-				Description: "answer size in characters"},
+			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
+			{Name: "max_chars", Type: TInt, Min: f64(exportMinChars), Max: f64(envelope.DefaultSubgraphBudgetChars)},
 		},
 		Handler: exportTool,
 	}

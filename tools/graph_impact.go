@@ -46,11 +46,9 @@ type dependent struct {
 
 func graphImpactTool() *Tool {
 	return &Tool{
-		Name:  "cos_graph_impact",
-		Title: "What a change breaks",
-		Description: "What may break if a node changes: the nodes that reach it through incoming dependence edges, up to depth hops, " +
-			"nodes[] {uid, kind, label, path, depth, via, through} by depth; interface methods and implementations are followed. " +
-			"build_excluded marks files the current build leaves out. meta.completeness: exact or lower_bound. Paged.",
+		Name:        "cos_graph_impact",
+		Title:       "What a change breaks",
+		Description: "Nodes that depend on this one within depth hops, interfaces included. Paged.",
 		Data: Fields{"node": "object", "nodes": "[]object", "count": "integer", "listed": "integer", "limit": "integer", "depth": "integer",
 			"counts_by_depth": "object", "edge_types": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
 			"build_excluded_count": "integer", "note": "string"},
@@ -59,7 +57,7 @@ func graphImpactTool() *Tool {
 		Params: append([]Param{
 			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2},
-			{Name: "edge_types", Type: TStringList, Enum: edgeTypes},
+			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
 		}, pageParams()...),
 		Handler: impactTool,
 	}

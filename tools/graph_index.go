@@ -10,16 +10,14 @@ import (
 
 func indexTools() []*Tool {
 	return []*Tool{{
-		Name:  "cos_graph_index",
-		Title: "Index the repository",
-		Description: "Index a folder (default: the first approved root) into the graph: files whose content changed are extracted again, " +
-			"vanished ones removed. Answers the report (files seen, changed, failed; nodes, edges, seconds) and graph counts. " +
-			"A path outside the approved roots is E_PATH.",
-		Data:   Fields{"report": "object", "graph": "object"},
-		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
+		Name:        "cos_graph_index",
+		Title:       "Index the repository",
+		Description: "Index a folder (default: the repository); only changed files are extracted again.",
+		Data:        Fields{"report": "object", "graph": "object"},
+		Module:      "graph", Layer: envelope.LayerGraph, Idempotent: true,
 		Example: `{"path": ".", "precise": true}`,
 		Params: []Param{
-			{Name: "path", Type: TString, MaxLen: 4096, Description: "folder inside an approved root"},
+			{Name: "path", Type: TString, MaxLen: 4096},
 			{Name: "precise", Type: TBool, Default: false, Description: "Python/TypeScript calls from installed SCIP indexers"},
 			{Name: "force", Type: TBool, Default: false, Description: "extract unchanged files too"},
 			{Name: "scip", Type: TStringList, MaxLen: maxSCIPFiles, Description: "SCIP index files to merge"},

@@ -36,19 +36,17 @@ var pathDirections = []string{pathForward, pathBackward, pathUndirected}
 
 func graphPathTool() *Tool {
 	return &Tool{
-		Name:  "cos_graph_path",
-		Title: "Path between nodes",
-		Description: "A shortest path from source to target within max_hops: steps[] {uid, kind, label, path, edge, direction}. " +
-			"direction forward follows edges from source (its calls, imports), backward towards it, undirected either way. " +
-			"No path is E_NOT_FOUND.",
-		Data:   Fields{"source": "object", "target": "object", "steps": "[]object", "hops": "integer", "direction": "string"},
-		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+		Name:        "cos_graph_path",
+		Title:       "Path between nodes",
+		Description: "A shortest path from source to target; none is E_NOT_FOUND.",
+		Data:        Fields{"source": "object", "target": "object", "steps": "[]object", "hops": "integer", "direction": "string"},
+		Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"source": "cmd/main.go", "target": "code:function:server/serve.go::Serve", "max_hops": 4, "direction": "forward"}`,
 		Params: []Param{
 			{Name: "source", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "target", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(10), Default: 6},
-			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, Description: "follow only these edge types"},
+			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
 			{Name: "direction", Type: TString, Enum: pathDirections, Default: pathUndirected},
 		},
 		Handler: pathTool,

@@ -66,34 +66,30 @@ func resolvedMeta(res search.Resolution) envelope.ToolMeta {
 func graphReadTools() []*Tool {
 	return []*Tool{
 		{
-			Name:  "cos_graph_resolve",
-			Title: "Find nodes",
-			Description: "Find graph nodes by uid, repo-relative path or name (typo-tolerant), best first. " +
-				"results[] {uid, kind, label, path, match, score}: pass a uid to the other cos_graph_* tools. " +
-				"match: uid, path, exact, bare_name (send finds Client.send), case-insensitive, word or typo matches; " +
-				"repository nodes rank above external stubs.",
-			Data:   Fields{"query": "string", "results": "[]object"},
-			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+			Name:        "cos_graph_resolve",
+			Title:       "Find nodes",
+			Description: "Find nodes by uid, path or name (typo-tolerant), best first.",
+			Data:        Fields{"query": "string", "results": "[]object"},
+			Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"q": "ListenAndServe", "kinds": ["method"], "limit": 5}`,
 			Params: []Param{
 				{Name: "q", Type: TString, Required: true, NonEmpty: true, MaxLen: 512},
-				{Name: "kinds", Type: TStringList, Enum: nodeKinds},
+				{Name: "kinds", Type: TStringList, Enum: nodeKinds, SharedEnum: true},
 				{Name: "limit", Type: TInt, Min: f64(1), Max: f64(100), Default: 10},
 			},
 			Handler: resolveTool,
 		},
 		{
-			Name:  "cos_graph_context",
-			Title: "Node and neighbours",
-			Description: "A node, its neighbours up to depth hops (both directions) and the edges among them by type. " +
-				"meta.completeness: exact, or lower_bound when callers may be missing (meta.completeness_reasons).",
-			Data:   Fields{"node": "object", "neighbours": "[]object", "edges_by_type": "object", "degree": "object"},
-			Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+			Name:        "cos_graph_context",
+			Title:       "Node and neighbours",
+			Description: "A node, its neighbours within depth hops and the edges among them.",
+			Data:        Fields{"node": "object", "neighbours": "[]object", "edges_by_type": "object", "degree": "object"},
+			Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"uid_or_name": "net/http/server.go", "depth": 1}`,
 			Params: []Param{
 				{Name: "uid_or_name", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 				{Name: "depth", Type: TInt, Min: f64(1), Max: f64(3), Default: 1},
-				{Name: "edge_types", Type: TStringList, Enum: edgeTypes},
+				{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
 			},
 			Handler: contextTool,
 		},

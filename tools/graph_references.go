@@ -57,11 +57,9 @@ type reference struct {
 
 func graphReferencesTool() *Tool {
 	return &Tool{
-		Name:  "cos_graph_references",
-		Title: "Direct references",
-		Description: "Incoming edges of a node: references[] {type, source, kind, label, file, line, via, through} by file and line. " +
-			"Without kinds, the node kind's defaults (a function: calls and references; a class: constructs, inherits_from, implements, …); " +
-			"a method also gets the callers of the interface methods it implements. meta.completeness: exact or lower_bound. Paged.",
+		Name:        "cos_graph_references",
+		Title:       "Direct references",
+		Description: "A node's incoming edges by file and line; kinds defaults to the node's usual ones. Paged.",
 		Data: Fields{"node": "object", "references": "[]object", "count": "integer", "listed": "integer", "limit": "integer",
 			"count_by_type": "object", "kinds": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
 			"build_excluded_count": "integer", "note": "string"},
@@ -69,7 +67,7 @@ func graphReferencesTool() *Tool {
 		Example: `{"uid": "code:function:cmd/main.go::run", "kinds": ["calls"], "limit": 50}`,
 		Params: append([]Param{
 			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
-			{Name: "kinds", Type: TStringList, Enum: edgeTypes, Description: "edge types"},
+			{Name: "kinds", Type: TStringList, Enum: edgeTypes, SharedEnum: true, Description: "edge types"},
 		}, pageParams()...),
 		Handler: referencesTool,
 	}

@@ -53,11 +53,9 @@ const (
 
 func graphRenamePlanTool() *Tool {
 	return &Tool{
-		Name:  "cos_graph_rename_plan",
-		Title: "Plan a rename",
-		Description: "Where a node's name occurs, read from its file, the files referencing it and the docs and tests, on word boundaries: " +
-			"call_sites, import_sites, doc_references, test_references, string_literals, definitions, each [{file, line, column, text}]; " +
-			"conflicts: nodes already named new_name. Changes nothing.",
+		Name:        "cos_graph_rename_plan",
+		Title:       "Plan a rename",
+		Description: "Where the name occurs as a word (code, imports, docs, tests, strings); nodes already named new_name.",
 		Data: Fields{"node": "object", "old_name": "string", "new_name": "string", "call_sites": "[]object", "import_sites": "[]object",
 			"doc_references": "[]object", "test_references": "[]object", "string_literals": "[]object", "definitions": "[]object",
 			"conflicts": "[]object", "counts": "object", "files_scanned": "integer", "files_skipped": "integer", "skipped": "[]object"},

@@ -34,12 +34,11 @@ type similarNode struct {
 
 func graphSimilarTool() *Tool {
 	return &Tool{
-		Name:  "cos_graph_similar",
-		Title: "Similar nodes",
-		Description: "Nodes like a node by name and shape (same kind, similar degree), best first: " +
-			"results[] {uid, kind, label, path, score in [0, 1], name_score, shape_score, degree}.",
-		Data:   Fields{"node": "object", "results": "[]object", "count": "integer", "degree": "integer"},
-		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+		Name:        "cos_graph_similar",
+		Title:       "Similar nodes",
+		Description: "Nodes of the same kind with a similar name and degree, scored 0 to 1.",
+		Data:        Fields{"node": "object", "results": "[]object", "count": "integer", "degree": "integer"},
+		Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:server/serve.go::Serve", "limit": 10}`,
 		Params: []Param{
 			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},

@@ -39,12 +39,11 @@ func receiptOf(r eventlog.Receipt) writeReceipt {
 func graphWriteTools() []*Tool {
 	return []*Tool{
 		{
-			Name:  "cos_graph_upsert",
-			Title: "Write nodes and edges",
-			Description: "Add or replace graph nodes and edges. A uid follows the scheme (code:function:<path>::<name>, doc:file:<path>, …) and " +
-				"agrees with kind; an edge joins nodes of the graph or of this call with a type the read tools follow.",
-			Data:   Fields{"receipt": "object", "written": "object", "uids": "[]string", "graph": "object", "edges_gone": "integer"},
-			Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
+			Name:        "cos_graph_upsert",
+			Title:       "Write nodes and edges",
+			Description: "Add or replace nodes and edges; a uid looks like code:function:a.go::run.",
+			Data:        Fields{"receipt": "object", "written": "object", "uids": "[]string", "graph": "object", "edges_gone": "integer"},
+			Module:      "graph", Layer: envelope.LayerGraph, Idempotent: true,
 			Example: `{"nodes": [{"uid": "code:function:a.go::run", "kind": "function", "label": "run", "path": "a.go", "line": 3}], ` +
 				`"edges": [{"source": "code:file:a.go", "target": "code:function:a.go::run", "type": "contains"}], "request_id": "ext-42"}`,
 			Params: []Param{
@@ -55,12 +54,11 @@ func graphWriteTools() []*Tool {
 			Handler: upsertTool,
 		},
 		{
-			Name:  "cos_graph_delete",
-			Title: "Delete nodes and edges",
-			Description: "Delete nodes (with their edges) and edges, by uid or repo-relative path. Deleting a file node also deletes what was " +
-				"extracted from it. Anything not in the graph is E_NOT_FOUND and nothing is deleted.",
-			Data:   Fields{"receipt": "object", "deleted": "object", "graph": "object", "remaining": "[]string"},
-			Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
+			Name:        "cos_graph_delete",
+			Title:       "Delete nodes and edges",
+			Description: "Delete nodes (with their edges) and edges; if one is missing, E_NOT_FOUND and none is.",
+			Data:        Fields{"receipt": "object", "deleted": "object", "graph": "object", "remaining": "[]string"},
+			Module:      "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
 			Example: `{"uids": ["code:function:a.go::run"], "edges": [{"source": "code:file:a.go", "target": "code:function:a.go::old", "type": "contains"}]}`,
 			Params: []Param{
 				{Name: "uids", Type: TStringList, NonEmpty: true, MaxLen: writeMaxNodes, Description: "uids or paths"},

@@ -14,10 +14,9 @@ import (
 
 func healthTools() []*Tool {
 	return []*Tool{{
-		Name:  "cos_health",
-		Title: "Server health",
-		Description: "The server's state: log head, projection lag, bus and cos processes, graph counts, index runs, " +
-			"log integrity, writable, and freshness: files changed on disk or new since the last index.",
+		Name:        "cos_health",
+		Title:       "Server health",
+		Description: "Server state; freshness: files changed since the last index.",
 		Data: Fields{"version": "string", "started": "string", "uptime_seconds": "integer", "state_dir": "string", "read_only": "boolean",
 			"log": "object", "projections": "object", "graph": "object", "state_hash": "string", "bus": "object", "integrity": "object",
 			"writable": "boolean", "search": "object", "last_index": "object", "snapshot_failure": "object", "modules": "[]object",

@@ -25,7 +25,7 @@ func metricTools() []*Tool {
 		{
 			Name:        "cos_metric_record",
 			Title:       "Record a metric",
-			Description: "Record one measurement: name (a–z A–Z 0–9 . _ - : /), a finite value, optional unit and string tags, at commit time.",
+			Description: "Record one measurement of a metric.",
 			Data:        FieldsOf(metricAnswer{}),
 			Module:      "metrics", Layer: envelope.LayerMetrics, Idempotent: false,
 			Example: metrics.RecordExample,
@@ -39,17 +39,16 @@ func metricTools() []*Tool {
 			Handler: metricRecordTool,
 		},
 		{
-			Name:  "cos_metric_query",
-			Title: "Query a metric",
-			Description: "Aggregate a metric over [since, until): count, sum, avg, min, max, p50, p95, p99 or last. " +
-				"Times are RFC 3339 or durations before now (\"24h\"); value is null for an empty window.",
-			Data:   FieldsOf(metrics.Result{}),
-			Module: "metrics", Layer: envelope.LayerMetrics, ReadOnly: true, Idempotent: true,
+			Name:        "cos_metric_query",
+			Title:       "Query a metric",
+			Description: "Aggregate a metric over [since, until): RFC 3339 times or durations ago (\"24h\").",
+			Data:        FieldsOf(metrics.Result{}),
+			Module:      "metrics", Layer: envelope.LayerMetrics, ReadOnly: true, Idempotent: true,
 			Example: metrics.QueryExample,
 			Params: []Param{
 				{Name: "name", Type: TString, Required: true},
-				{Name: "since", Type: TString, Description: `RFC 3339 time, or a duration before now ("24h")`},
-				{Name: "until", Type: TString, Description: `RFC 3339 time, or a duration before now ("1h")`},
+				{Name: "since", Type: TString},
+				{Name: "until", Type: TString},
 				{Name: "agg", Type: TString, Enum: metrics.Aggs, Default: metrics.DefaultAgg},
 			},
 			Handler: metricQueryTool,

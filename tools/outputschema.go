@@ -136,28 +136,23 @@ func goJSONType(t reflect.Type) string {
 	return "object"
 }
 
-// envelopeProps are the parts of the envelope every tool's outputSchema
-// shares (docs/envelope.md): ok, and the failure's error, whose fields
-// (code, category, retryable, message, details) the server's instructions
-// describe once rather than in every tool of tools/list.
-var envelopeProps = map[string]any{
-	"ok":    map[string]any{"type": "boolean"},
-	"error": map[string]any{"type": "object"},
-}
-
 // OutputSchema returns the JSON Schema of the tool's structured content:
-// the envelope {ok, data, error}, data holding the tool's Data fields (and
-// meta, which every answer has and the instructions describe).
+// the envelope {ok, data}, data holding the tool's Data fields (and meta,
+// which every answer has). It leaves out what a client gains nothing from
+// in every tool of tools/list: a failure's error object (code, category,
+// retryable, message, details) is described once in the server's
+// instructions, and "required" would only repeat that every answer has ok.
+// The schema does not forbid other properties, so a failure's
+// {ok: false, error} still validates against it.
 func (t *Tool) OutputSchema() json.RawMessage {
 	props := map[string]any{}
 	for k, v := range t.Data {
 		props[k] = fieldSchema(v)
 	}
-	top := map[string]any{"data": map[string]any{"type": "object", "properties": props}}
-	for k, v := range envelopeProps {
-		top[k] = v
-	}
-	b, _ := json.Marshal(map[string]any{"type": "object", "required": []string{"ok"}, "properties": top})
+	b, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
+		"ok":   map[string]any{"type": "boolean"},
+		"data": map[string]any{"type": "object", "properties": props},
+	}})
 	return b
 }
 

@@ -29,8 +29,8 @@ var signalParams = map[string]Param{
 
 func signalTools() []*Tool {
 	params := []Param{
-		{Name: "task_title", Type: TString, Description: "1–200 characters"},
-		{Name: "signals_json", Type: TJSON, JSONTypes: []string{"object", "string"}, Description: "all the signals as one object: " + tasks.SignalsExample},
+		{Name: "task_title", Type: TString},
+		{Name: "signals_json", Type: TJSON, JSONTypes: []string{"object", "string"}, Description: "the other arguments as one object"},
 	}
 	for _, f := range signalFields {
 		p := signalParams[f]
@@ -38,12 +38,11 @@ func signalTools() []*Tool {
 		params = append(params, p)
 	}
 	return []*Tool{{
-		Name:  "cos_analyze_task",
-		Title: "Analyze task signals",
-		Description: "Check and normalise a task's signals and answer the evidence roles they call for. " +
-			"Send them in signals_json or as top-level arguments; every wrong field is named with its legal values.",
-		Data:   Fields{"task_title": "string", "signals": "object", "roles": "[]object"},
-		Module: "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
+		Name:        "cos_analyze_task",
+		Title:       "Analyze task signals",
+		Description: "Normalise a task's signals and name the evidence roles they call for.",
+		Data:        Fields{"task_title": "string", "signals": "object", "roles": "[]object"},
+		Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 		Example: tasks.SignalsExample,
 		Params:  params,
 		Handler: analyzeTaskTool,

@@ -59,13 +59,21 @@ type Param struct {
 	// Enum lists the legal values of a TString (or of each element of a
 	// TStringList).
 	Enum []string
+	// SharedEnum leaves Enum out of the schema: it is a vocabulary several
+	// tools share (SharedVocabularies), which the server states once
+	// instead of in each of them. Validation and its error still list the
+	// values.
+	SharedEnum bool
 	// MaxLen bounds a TString in characters or a list in elements (0: no
-	// bound).
+	// bound). The schema states a string's bound only below
+	// schemaMaxLength: above it the bound guards against garbage, no real
+	// value meets it, and the error names it.
 	MaxLen int
 	// NonEmpty refuses a TString that is empty or only whitespace, or a
 	// TStringList holding such a string, as E_ARGUMENT. Set it on every
 	// argument that names something (a uid, a path, a name): "" can only
 	// be a mistake there. Leaving an optional argument out stays legal.
+	// The schema does not say it (a name is never empty; the error does).
 	NonEmpty bool
 	// Default is reported in the schema; the handler applies it.
 	Default any
@@ -159,6 +167,10 @@ func (t *Tool) InputSchema() json.RawMessage {
 	return b
 }
 
+// schemaMaxLength is the string length from which a schema leaves
+// maxLength out (Param.MaxLen).
+const schemaMaxLength = 256
+
 func paramSchema(p Param) map[string]any {
 	s := map[string]any{}
 	if p.Description != "" {
@@ -170,14 +182,11 @@ func paramSchema(p Param) map[string]any {
 	switch p.Type {
 	case TString:
 		s["type"] = "string"
-		if len(p.Enum) > 0 {
+		if len(p.Enum) > 0 && !p.SharedEnum {
 			s["enum"] = p.Enum
 		}
-		if p.MaxLen > 0 {
+		if p.MaxLen > 0 && p.MaxLen < schemaMaxLength {
 			s["maxLength"] = p.MaxLen
-		}
-		if p.NonEmpty {
-			s["minLength"] = 1 // whitespace-only is refused too; a schema cannot say so
 		}
 	case TInt, TNumber:
 		s["type"] = "integer"
@@ -195,11 +204,8 @@ func paramSchema(p Param) map[string]any {
 	case TStringList:
 		s["type"] = "array"
 		item := map[string]any{"type": "string"}
-		if len(p.Enum) > 0 {
+		if len(p.Enum) > 0 && !p.SharedEnum {
 			item["enum"] = p.Enum
-		}
-		if p.NonEmpty {
-			item["minLength"] = 1
 		}
 		s["items"] = item
 		if p.MaxLen > 0 {

@@ -61,15 +61,14 @@ func rowOf(t tasks.Task) boardRow {
 }
 
 func taskTools() []*Tool {
-	taskID := Param{Name: "task_id", Type: TString, Required: true, MaxLen: 32, Description: `task id, "TASK-007"`}
+	taskID := Param{Name: "task_id", Type: TString, Required: true, MaxLen: 32}
 	return []*Tool{
 		{
-			Name:  "cos_task_create",
-			Title: "Create a task",
-			Description: "Create a task (id TASK-NNN, allocated atomically). depends_on and parent name existing tasks; a cycle is refused. " +
-				"Answers the task as stored.",
-			Data:   FieldsOf(taskAnswer{}),
-			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: false,
+			Name:        "cos_task_create",
+			Title:       "Create a task",
+			Description: "Create a task (TASK-NNN); depends_on and parent must exist, no cycles.",
+			Data:        FieldsOf(taskAnswer{}),
+			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: tasks.CreateExample,
 			Params: []Param{
 				{Name: "title", Type: TString, Required: true, Description: "1–200 characters"},
@@ -78,7 +77,7 @@ func taskTools() []*Tool {
 				{Name: "status", Type: TString, Enum: tasks.Statuses, Default: tasks.DefaultStatus},
 				{Name: "labels", Type: TStringList},
 				{Name: "signals", Type: TJSON, JSONTypes: []string{"object", "string"}, Description: "as cos_analyze_task takes them"},
-				{Name: "depends_on", Type: TStringList, Description: "task ids it waits for"},
+				{Name: "depends_on", Type: TStringList},
 				{Name: "parent", Type: TString},
 				requestIDParam,
 			},
@@ -87,7 +86,7 @@ func taskTools() []*Tool {
 		{
 			Name:        "cos_task_get",
 			Title:       "Get a task",
-			Description: "One task with every field, its revision and hash (the base of a cos_task_update compare-and-set).",
+			Description: "A task with its revision and hash.",
 			Data:        Fields{"task": "object"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"task_id": "TASK-001"}`,
@@ -95,18 +94,17 @@ func taskTools() []*Tool {
 			Handler: taskGetTool,
 		},
 		{
-			Name:  "cos_task_update",
-			Title: "Update a task",
-			Description: "Patch a task. With base_revision (and expected_hash) it is a compare-and-set: STALE_REVISION if the task moved on. " +
-				"While claimed only the holder may change its status (E_CLAIMED) unless force. The assignee changes by claim.",
-			Data:   FieldsOf(taskAnswer{}),
-			Module: "tasks", Layer: envelope.LayerTasks, Idempotent: false,
+			Name:        "cos_task_update",
+			Title:       "Update a task",
+			Description: "Patch a task; base_revision makes it a compare-and-set (STALE_REVISION).",
+			Data:        FieldsOf(taskAnswer{}),
+			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: `{"task_id": "TASK-001", "patch": ` + tasks.PatchExample + `, "base_revision": 3, "request_id": "upd-42"}`,
 			Params: []Param{
 				taskID,
 				{Name: "patch", Type: TObject, Required: true, Description: tasks.PatchExample},
-				{Name: "base_revision", Type: TInt, Min: f64(1), Description: "the revision you read"},
-				{Name: "expected_hash", Type: TString, MaxLen: 64, Description: "the hash you read"},
+				{Name: "base_revision", Type: TInt, Min: f64(1)},
+				{Name: "expected_hash", Type: TString, MaxLen: 64},
 				{Name: "assignee", Type: TString, MaxLen: tasks.MaxAssigneeLen, Description: "your claim name"},
 				{Name: "force", Type: TBool, Description: "override a claim"},
 				requestIDParam,
@@ -116,7 +114,7 @@ func taskTools() []*Tool {
 		{
 			Name:        "cos_task_claim",
 			Title:       "Claim a task",
-			Description: "Claim a task for an assignee: of concurrent claimers one wins, the others get a conflict naming the holder.",
+			Description: "Claim a task; of concurrent claims one wins, the rest get a conflict.",
 			Data:        FieldsOf(taskAnswer{}),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
@@ -136,7 +134,7 @@ func taskTools() []*Tool {
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
 				taskID,
-				{Name: "assignee", Type: TString, Required: true, Description: "the holder"},
+				{Name: "assignee", Type: TString, Required: true},
 				requestIDParam,
 			},
 			Handler: withClaimedCode(taskReleaseTool),
@@ -144,7 +142,7 @@ func taskTools() []*Tool {
 		{
 			Name:        "cos_task_board",
 			Title:       "Task board",
-			Description: "Tasks in id order, filtered by status, assignee and label, one page at a time.",
+			Description: "Tasks in id order, filtered. Paged.",
 			Data:        Fields{"rows": "[]object", "total": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"status": "todo", "limit": 50}`,
