@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -318,9 +319,27 @@ type liveRequest struct {
 	} `json:"params"`
 }
 
+// uriData is the data of the error refusing uri: {uri}, or for a uri over
+// tools.MaxResourceURILen its first uriEchoBytes bytes (cut at a character,
+// with "…") and {uri_bytes}, its length: an answer never echoes a long
+// request back whole.
+func uriData(uri string) map[string]any {
+	if len(uri) <= tools.MaxResourceURILen {
+		return map[string]any{"uri": uri}
+	}
+	cut := uriEchoBytes
+	for cut > 0 && !utf8.RuneStart(uri[cut]) {
+		cut--
+	}
+	return map[string]any{"uri": uri[:cut] + "…", "uri_bytes": len(uri)}
+}
+
+// uriEchoBytes is how much of a too-long uri an error quotes.
+const uriEchoBytes = 120
+
 // liveResponse answers, before mcp-go sees them, a resources/read,
 // resources/subscribe, resources/unsubscribe or subscriptions/listen whose
-// uri (or one of whose resourceSubscriptions) names no cos resource (JSON-RPC error -32602 naming the URI and why, data {uri}), and
+// uri (or one of whose resourceSubscriptions) names no cos resource (JSON-RPC error -32602 naming the URI and why, data uriData), and
 // a tools/call of a tool its module's switch took off the list (the tool's
 // envelope, E_MODULE_DISABLED, as a tool result). It returns nil for every
 // other message.
@@ -335,7 +354,7 @@ func (s *Server) liveResponse(line []byte) []byte {
 	}
 	badURI := func(uri string, err error) []byte {
 		out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{
-			"code": mcp.INVALID_PARAMS, "message": m.Method + ": " + err.Error(), "data": map[string]any{"uri": uri}}})
+			"code": mcp.INVALID_PARAMS, "message": m.Method + ": " + err.Error(), "data": uriData(uri)}})
 		return out
 	}
 	switch m.Method {
