@@ -17,6 +17,7 @@ var instructions = instructionsText + vocabularyText(tools.SharedVocabularies())
 const instructionsText = "cos answers about this repository's code/doc graph, its task board and agent evidence. " +
 	"Every answer is an envelope: {ok: true, data: {…, meta}} or {ok: false, error: {code, category, retryable, message, details}}; " +
 	"retry only when retryable is true. meta.log_seq is the log position the answer reflects.\n" +
+	"Every tool refuses an argument its inputSchema does not list: E_ARGUMENT names the accepted ones.\n" +
 	"Start with cos_graph_resolve to find a node's uid. Arguments named uid, uid_or_name, root, source or target accept a uid, " +
 	"a repo-relative path or a name; meta.resolved_match says how it matched (uid, path, exact, bare_name, " +
 	"exact_case_insensitive, whole_label, words, typo, …): anything but uid, path, exact or bare_name is a guess to verify. " +

@@ -22,9 +22,12 @@ import (
 // where they differ from MCP's defaults, an outputSchema of {ok, data},
 // the node kinds and edge types and the shared rules said once in the
 // initialize instructions and shorter descriptions brought it to 23,130.
-// The target is 20,000: what is left is mostly structure (typed output
-// fields, input types, titles, hints), not prose.
-const toolListMaxBytes = 23_500
+// `at` typed only, a shorter cos_history, no additionalProperties, an
+// outputSchema of data's typed fields alone (ok, data's type and array
+// element types left out), no minimum 1 on a count with a default, no
+// default false, no maxItems from 256 up and no maxLength on values the
+// server hands out brought it to 19,615.
+const toolListMaxBytes = 20_000
 
 // listedTool is one tool of a tools/list result.
 type listedTool struct {
@@ -85,7 +88,8 @@ func untyped(path string, s any) []string {
 	if props, ok := m["properties"].(map[string]any); ok {
 		for k, p := range props {
 			pm, _ := p.(map[string]any)
-			if _, ok := pm["type"]; !ok && pm["$ref"] == nil {
+			// A schema with properties is an object's (the envelope's data).
+			if _, ok := pm["type"]; !ok && pm["$ref"] == nil && pm["properties"] == nil {
 				bad = append(bad, path+"."+k)
 			}
 			bad = append(bad, untyped(path+"."+k, p)...)
@@ -281,5 +285,111 @@ func TestToolList_SharedVocabulariesOnce(t *testing.T) {
 	r := wireDecode(t, "cos_graph_context", c.callTool("cos_graph_context", json.RawMessage(`{"uid_or_name": "x", "edge_types": ["callz"]}`)))
 	if r.OK || r.Error.Code != "E_ARGUMENT" || !strings.Contains(r.Error.Message, "accesses_field") {
 		t.Errorf("an unknown edge type: %+v, want E_ARGUMENT naming the legal ones", r.Error)
+	}
+}
+
+// The input schemas do not say additionalProperties false: the server
+// refuses an argument a tool does not list, every tool, naming the
+// accepted ones (its inputSchema's properties), writes nothing, and the
+// instructions say so once.
+func TestToolList_UnknownArgumentRefused(t *testing.T) {
+	if !strings.Contains(instructions, "refuses an argument its inputSchema does not list") {
+		t.Errorf("the instructions do not say that unknown arguments are refused:\n%s", instructions)
+	}
+	root, state := wireRepo(t)
+	c := wireStart(t, state, root)
+	_, list := listTools(t, c)
+	examples := map[string]string{}
+	for _, tool := range tools.Catalogue() {
+		examples[tool.Name] = tool.Example
+	}
+	head := func() any {
+		return wireDecode(t, "cos_health", c.callTool("cos_health", json.RawMessage(`{}`))).Data["meta"].(map[string]any)["log_seq"]
+	}
+	before := head()
+	for _, tl := range list {
+		var in struct {
+			Properties map[string]any `json:"properties"`
+		}
+		if err := json.Unmarshal(tl.InputSchema, &in); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(tl.InputSchema, []byte(`"additionalProperties"`)) {
+			t.Errorf("%s: inputSchema says additionalProperties", tl.Name)
+		}
+		args := map[string]any{}
+		if ex := examples[tl.Name]; ex != "" {
+			if err := json.Unmarshal([]byte(ex), &args); err != nil {
+				t.Fatalf("%s: example %s: %v", tl.Name, ex, err)
+			}
+		}
+		args["colour"] = "blue"
+		raw, _ := json.Marshal(args)
+		r := wireDecode(t, tl.Name, c.callTool(tl.Name, raw))
+		if r.OK || r.Error.Code != "E_ARGUMENT" {
+			t.Errorf("%s %s: ok=%v %s, want E_ARGUMENT", tl.Name, raw, r.OK, r.Error.Code)
+			continue
+		}
+		var want []string
+		for k := range in.Properties {
+			want = append(want, k)
+		}
+		sort.Strings(want)
+		got, _ := json.Marshal(r.Error.Details["accepted_arguments"])
+		if w, _ := json.Marshal(want); !bytes.Equal(got, w) {
+			t.Errorf("%s: accepted_arguments %s, the inputSchema lists %s", tl.Name, got, w)
+		}
+		if !strings.Contains(r.Error.Message, "colour") {
+			t.Errorf("%s: message %q does not name the unknown argument", tl.Name, r.Error.Message)
+		}
+	}
+	if after := head(); after != before {
+		t.Errorf("refused calls moved the log from %v to %v", before, after)
+	}
+}
+
+// A count with a default (limit, depth, max_hops, max_nodes) does not
+// state its minimum of 1 in the schema; the server still refuses 0, naming
+// the range.
+func TestToolList_CountsBelowOneRefused(t *testing.T) {
+	root, state := wireRepo(t)
+	c := wireStart(t, state, root)
+	_, list := listTools(t, c)
+	examples := map[string]string{}
+	for _, tool := range tools.Catalogue() {
+		examples[tool.Name] = tool.Example
+	}
+	counts := 0
+	for _, tl := range list {
+		var in struct {
+			Properties map[string]map[string]any `json:"properties"`
+		}
+		if err := json.Unmarshal(tl.InputSchema, &in); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range in.Properties {
+			if p["type"] != "integer" || p["default"] == nil {
+				continue
+			}
+			counts++
+			if _, ok := p["minimum"]; ok {
+				t.Errorf("%s.%s: schema states minimum %v beside default %v", tl.Name, name, p["minimum"], p["default"])
+			}
+			args := map[string]any{}
+			if ex := examples[tl.Name]; ex != "" {
+				if err := json.Unmarshal([]byte(ex), &args); err != nil {
+					t.Fatalf("%s: example %s: %v", tl.Name, ex, err)
+				}
+			}
+			args[name] = 0
+			raw, _ := json.Marshal(args)
+			r := wireDecode(t, tl.Name, c.callTool(tl.Name, raw))
+			if r.OK || r.Error.Code != "E_ARGUMENT" || !strings.Contains(r.Error.Message, name+": got a number 0, expected an integer in [1, ") {
+				t.Errorf("%s %s: ok=%v %s %q, want E_ARGUMENT naming the range from 1", tl.Name, raw, r.OK, r.Error.Code, r.Error.Message)
+			}
+		}
+	}
+	if counts < 10 {
+		t.Errorf("only %d counts with a default", counts)
 	}
 }

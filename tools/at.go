@@ -27,9 +27,10 @@ const atParamName = "at"
 // atExpected is what a legal `at` is, for its errors.
 const atExpected = "a log seq (an integer ≥ 0) or an RFC 3339 time such as 2026-11-30T12:00:00Z"
 
-// atParam is the one definition of `at`, added to every read tool.
-var atParam = Param{Name: atParamName, Type: TJSON, JSONTypes: []string{"integer", "string"},
-	Description: "as of this log seq or RFC 3339 time"}
+// atParam is the one definition of `at`, added to every read tool. Its
+// schema is its types only: the server's instructions say once what it
+// means for every read tool.
+var atParam = Param{Name: atParamName, Type: TJSON, JSONTypes: []string{"integer", "string"}}
 
 // acceptsAt reports whether t answers from a past state: a read tool that
 // runs in one view.

@@ -571,7 +571,7 @@ func pageParams() []Param {
 	return []Param{
 		{Name: "include_tests", Type: TBool, Default: true},
 		{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax), Default: graphPageDefault},
-		{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen},
+		{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen, Minted: true},
 	}
 }
 

@@ -58,25 +58,22 @@ func historyTool() *Tool {
 	return &Tool{
 		Name:  "cos_history",
 		Title: "History of a task, node, file or stream",
-		Description: "Who changed what, newest first: the events that touched one task_id, uid, path or stream (give at " +
-			"most one; none is the whole log), each with seq, time, type, actor (pid, host, MCP client, session), " +
-			"request_id and a summary (task fields from → to; nodes and edges a file gained or lost). since/until: a " +
-			"seq or RFC 3339 time, inclusive. Pages: next_cursor goes back as cursor; STALE_CURSOR once newer events " +
-			"touched it.",
+		Description: "Who changed what, newest first: the events touching one task_id, uid, path or stream (none: " +
+			"the whole log); since/until a seq or RFC 3339 time. Paged.",
 		Module: "", Layer: envelope.LayerAudit, ReadOnly: true, Idempotent: true, OwnViews: true,
 		Example: `{"task_id": "TASK-001", "limit": 20}`,
 		Data:    Fields{"events": "[]object", "next_cursor": "string", "limit": "integer"},
 		Params: []Param{
-			{Name: "task_id", Type: TString, NonEmpty: true, MaxLen: 64, Description: `"TASK-007"`},
+			{Name: "task_id", Type: TString, NonEmpty: true, MaxLen: 64, Minted: true, Description: `"TASK-007"`},
 			{Name: "uid", Type: TString, NonEmpty: true, MaxLen: 2048},
 			{Name: "path", Type: TString, NonEmpty: true, MaxLen: 4096},
-			{Name: "stream", Type: TString, NonEmpty: true, MaxLen: eventlog.MaxStreamLen, Description: `"graph", "task:TASK-007", "metrics"…`},
+			{Name: "stream", Type: TString, NonEmpty: true, MaxLen: eventlog.MaxStreamLen},
 			{Name: "since", Type: TJSON, JSONTypes: []string{"integer", "string"}},
 			{Name: "until", Type: TJSON, JSONTypes: []string{"integer", "string"}},
-			{Name: "types", Type: TStringList, NonEmpty: true, MaxLen: 32, Description: `["task.updated"]`},
-			{Name: "actor", Type: TString, NonEmpty: true, MaxLen: 256, Description: "client name, session, host or pid"},
+			{Name: "types", Type: TStringList, NonEmpty: true, MaxLen: 32},
+			{Name: "actor", Type: TString, NonEmpty: true, MaxLen: 256},
 			{Name: "limit", Type: TInt, Min: f64(1), Max: f64(historyLimitMax), Default: historyLimitDefault},
-			{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen},
+			{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen, Minted: true},
 		},
 		Handler: historyHandler,
 	}

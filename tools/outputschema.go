@@ -15,8 +15,9 @@ import (
 //
 // an array may name its element type ("[]string", "[]object",
 // "[]integer"), and a trailing "?" allows null ("string?": a string or
-// null). Nested objects are described by their type only: the schema stays
-// small enough for an agent to read in every tools/list.
+// null). Nested objects and arrays are described by their type only (an
+// array's element type stays in the Go spec): the schema stays small
+// enough for an agent to read in every tools/list.
 type Fields map[string]string
 
 // fieldTypes are the types a Fields value may name, before "[]" and "?".
@@ -33,17 +34,17 @@ func (f Fields) check() error {
 	return nil
 }
 
-// schema is the JSON Schema of one Fields type.
+// fieldSchema is the JSON Schema of one Fields type: its JSON type, with
+// "null" beside it when it is nullable. An array's element type is checked
+// (Fields.check) but not sent: in every tools/list it would cost more than
+// the few string lists it describes tell a caller.
 func fieldSchema(v string) map[string]any {
 	nullable := strings.HasSuffix(v, "?")
 	v = strings.TrimSuffix(v, "?")
 	s := map[string]any{}
 	typ := v
-	if elem, ok := strings.CutPrefix(v, "[]"); ok {
-		typ = "array"
-		if elem != "object" { // an object's fields are not described: "array" says as much
-			s["items"] = map[string]any{"type": elem}
-		}
+	if strings.HasPrefix(v, "[]") {
+		typ = "array" // its elements are not described, as a nested object's fields are not
 	}
 	if nullable {
 		s["type"] = []string{typ, "null"}
@@ -137,21 +138,21 @@ func goJSONType(t reflect.Type) string {
 }
 
 // OutputSchema returns the JSON Schema of the tool's structured content:
-// the envelope {ok, data}, data holding the tool's Data fields (and meta,
-// which every answer has). It leaves out what a client gains nothing from
-// in every tool of tools/list: a failure's error object (code, category,
-// retryable, message, details) is described once in the server's
-// instructions, and "required" would only repeat that every answer has ok.
-// The schema does not forbid other properties, so a failure's
-// {ok: false, error} still validates against it.
+// the envelope, an object whose data holds the tool's Data fields (and
+// meta, which every answer has). It leaves out what a client gains nothing
+// from in every tool of tools/list, all of which the server's instructions
+// say once: ok (a boolean in every answer), a failure's error object (code,
+// category, retryable, message, details), "required", and data's own
+// "type": its properties say it is an object, and an answer without data
+// is a failure. The schema does not forbid other properties, so a
+// failure's {ok: false, error} still validates against it.
 func (t *Tool) OutputSchema() json.RawMessage {
 	props := map[string]any{}
 	for k, v := range t.Data {
 		props[k] = fieldSchema(v)
 	}
 	b, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
-		"ok":   map[string]any{"type": "boolean"},
-		"data": map[string]any{"type": "object", "properties": props},
+		"data": map[string]any{"properties": props},
 	}})
 	return b
 }

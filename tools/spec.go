@@ -54,7 +54,9 @@ type Param struct {
 	Description string
 	// Min and Max bound TInt and TNumber values, inclusive; nil is
 	// unbounded. A value out of range fails naming the range; it is never
-	// clamped (docs/envelope.md, validation messages).
+	// clamped (docs/envelope.md, validation messages). The schema leaves
+	// out a Min of 1 on an argument with a Default (a limit, a depth): a
+	// count below 1 is never meant, and the error names the range.
 	Min, Max *float64
 	// Enum lists the legal values of a TString (or of each element of a
 	// TStringList).
@@ -65,17 +67,23 @@ type Param struct {
 	// values.
 	SharedEnum bool
 	// MaxLen bounds a TString in characters or a list in elements (0: no
-	// bound). The schema states a string's bound only below
-	// schemaMaxLength: above it the bound guards against garbage, no real
-	// value meets it, and the error names it.
+	// bound). The schema states the bound only below schemaMaxLength
+	// (above it the bound guards against garbage, no real value meets it,
+	// and the error names it) and not on a Minted string.
 	MaxLen int
+	// Minted marks a TString whose values the server hands out (a cursor,
+	// a task id, a hash) for the caller to send back: its MaxLen stays out
+	// of the schema, since no value the server made reaches it; the error
+	// still names it.
+	Minted bool
 	// NonEmpty refuses a TString that is empty or only whitespace, or a
 	// TStringList holding such a string, as E_ARGUMENT. Set it on every
 	// argument that names something (a uid, a path, a name): "" can only
 	// be a mistake there. Leaving an optional argument out stays legal.
 	// The schema does not say it (a name is never empty; the error does).
 	NonEmpty bool
-	// Default is reported in the schema; the handler applies it.
+	// Default is reported in the schema (but false, which leaving a
+	// boolean out says already); the handler applies it.
 	Default any
 	// JSONTypes are the JSON types a TJSON argument takes ("object",
 	// "string", "integer", …), for its schema: every property of a schema
@@ -148,8 +156,11 @@ func (t *Tool) paramNames() []string {
 	return names
 }
 
-// InputSchema returns the tool's JSON Schema: an object with
-// additionalProperties false.
+// InputSchema returns the tool's JSON Schema: an object with a typed
+// property per argument and the required ones. It does not say
+// additionalProperties false: the server refuses an unknown argument
+// itself (E_ARGUMENT naming the accepted ones), which the server's
+// instructions say once for every tool.
 func (t *Tool) InputSchema() json.RawMessage {
 	props := map[string]any{}
 	var required []string
@@ -159,7 +170,7 @@ func (t *Tool) InputSchema() json.RawMessage {
 			required = append(required, p.Name)
 		}
 	}
-	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	s := map[string]any{"type": "object", "properties": props}
 	if len(required) > 0 {
 		s["required"] = required
 	}
@@ -167,8 +178,8 @@ func (t *Tool) InputSchema() json.RawMessage {
 	return b
 }
 
-// schemaMaxLength is the string length from which a schema leaves
-// maxLength out (Param.MaxLen).
+// schemaMaxLength is the string length, or list length, from which a
+// schema leaves maxLength or maxItems out (Param.MaxLen).
 const schemaMaxLength = 256
 
 func paramSchema(p Param) map[string]any {
@@ -176,7 +187,7 @@ func paramSchema(p Param) map[string]any {
 	if p.Description != "" {
 		s["description"] = p.Description
 	}
-	if p.Default != nil {
+	if p.Default != nil && p.Default != false { // a boolean left out is false
 		s["default"] = p.Default
 	}
 	switch p.Type {
@@ -185,7 +196,7 @@ func paramSchema(p Param) map[string]any {
 		if len(p.Enum) > 0 && !p.SharedEnum {
 			s["enum"] = p.Enum
 		}
-		if p.MaxLen > 0 && p.MaxLen < schemaMaxLength {
+		if p.MaxLen > 0 && p.MaxLen < schemaMaxLength && !p.Minted {
 			s["maxLength"] = p.MaxLen
 		}
 	case TInt, TNumber:
@@ -193,7 +204,7 @@ func paramSchema(p Param) map[string]any {
 		if p.Type == TNumber {
 			s["type"] = "number"
 		}
-		if p.Min != nil {
+		if p.Min != nil && !(*p.Min == 1 && p.Default != nil) { // a count with a default: ≥ 1 goes without saying
 			s["minimum"] = *p.Min
 		}
 		if p.Max != nil {
@@ -208,7 +219,7 @@ func paramSchema(p Param) map[string]any {
 			item["enum"] = p.Enum
 		}
 		s["items"] = item
-		if p.MaxLen > 0 {
+		if p.MaxLen > 0 && p.MaxLen < schemaMaxLength {
 			s["maxItems"] = p.MaxLen
 		}
 	case TObject:
@@ -216,7 +227,7 @@ func paramSchema(p Param) map[string]any {
 	case TObjectList:
 		s["type"] = "array"
 		s["items"] = map[string]any{"type": "object"}
-		if p.MaxLen > 0 {
+		if p.MaxLen > 0 && p.MaxLen < schemaMaxLength {
 			s["maxItems"] = p.MaxLen
 		}
 	case TJSON:

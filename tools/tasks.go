@@ -61,7 +61,7 @@ func rowOf(t tasks.Task) boardRow {
 }
 
 func taskTools() []*Tool {
-	taskID := Param{Name: "task_id", Type: TString, Required: true, MaxLen: 32}
+	taskID := Param{Name: "task_id", Type: TString, Required: true, MaxLen: 32, Minted: true}
 	return []*Tool{
 		{
 			Name:        "cos_task_create",
@@ -104,7 +104,7 @@ func taskTools() []*Tool {
 				taskID,
 				{Name: "patch", Type: TObject, Required: true, Description: tasks.PatchExample},
 				{Name: "base_revision", Type: TInt, Min: f64(1)},
-				{Name: "expected_hash", Type: TString, MaxLen: 64},
+				{Name: "expected_hash", Type: TString, MaxLen: 64, Minted: true},
 				{Name: "assignee", Type: TString, MaxLen: tasks.MaxAssigneeLen, Description: "your claim name"},
 				{Name: "force", Type: TBool, Description: "override a claim"},
 				requestIDParam,
@@ -150,7 +150,7 @@ func taskTools() []*Tool {
 				{Name: "status", Type: TString, Enum: tasks.Statuses},
 				{Name: "assignee", Type: TString},
 				{Name: "label", Type: TString},
-				{Name: "cursor", Type: TString, MaxLen: 1024},
+				{Name: "cursor", Type: TString, MaxLen: 1024, Minted: true},
 				{Name: "limit", Type: TInt, Min: f64(tasks.MinLimit), Max: f64(tasks.MaxLimit), Default: tasks.DefaultLimit},
 			},
 			Handler: taskBoardTool,
