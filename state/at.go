@@ -28,8 +28,10 @@ import (
 // The cache holds at most Options.PastViews views (DefaultPastViews when
 // zero), least recently used first out. A view in use is never closed: it
 // is evicted from the cache at once but closed when its last user releases
-// it, so the bound may be exceeded by the views calls are reading right
-// now. Close closes every idle view and each busy one at its release.
+// it, so the views calls are reading right now may exceed the cache bound,
+// up to twice it counting those being built; past that a call at a new
+// point in time waits until one is released (or its ctx ends: ErrPastBusy).
+// Close closes every idle view and each busy one at its release.
 
 // DefaultPastViews is how many point-in-time views a State keeps cached
 // when Options.PastViews is zero. Each holds a copy of the projections (a
@@ -39,6 +41,13 @@ const DefaultPastViews = 4
 // ErrPastClosed is returned by Past when the State is closed (or closes
 // while the view is being built).
 var ErrPastClosed = errors.New("the state is closed; no past view can be opened")
+
+// ErrPastBusy is returned by Past when as many views as a State may hold
+// at once (twice its cache bound: cached, being read or being built) are
+// all in use and ctx ended before one was released: another one cannot be
+// built without going past the memory they are allowed. Past waits for
+// room first; the error is transient.
+var ErrPastBusy = errors.New("too many point-in-time views are in use at once")
 
 // SeqAt returns the seq of the last event within until (seq ≤ until.Seq
 // and commit time ≤ until.Time; a zero field is no bound), and the log's
@@ -126,9 +135,27 @@ func (p *Past) Release() {
 // seq), ctx's.
 func (s *State) Past(ctx context.Context, seq uint64) (*Past, error) {
 	c := &s.past
-	e, err := c.acquire(s, seq)
-	if err != nil {
-		return nil, err
+	var e *pastEntry
+	for {
+		var (
+			idle []*pastEntry
+			room <-chan struct{}
+			err  error
+		)
+		e, idle, room, err = c.acquire(s, seq)
+		c.closeEntries(idle)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrPastBusy) {
+			return nil, err
+		}
+		// Every view alive is in use: wait until one is released or built.
+		select {
+		case <-room:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (waited for one to be released: %v)", ErrPastBusy, ctx.Err())
+		}
 	}
 	select {
 	case <-e.ready:
@@ -165,9 +192,14 @@ type pastCache struct {
 	entries map[uint64]*pastEntry
 	// tick orders uses, for least-recently-used eviction.
 	tick uint64
-	// open counts built views not yet closed (cached or still in use).
-	open   int
-	closed bool
+	// open counts built views not yet closed (cached or still in use),
+	// building the views being built; together at most pastAlive.
+	open     int
+	building int
+	closed   bool
+	// room is closed (and replaced) whenever a view may have become free
+	// to evict: a release, a build done, a view closed.
+	room chan struct{}
 	// stop cancels the builds in flight (Close); builds waits for them.
 	stop   context.CancelFunc
 	ctx    context.Context
@@ -190,12 +222,18 @@ type pastEntry struct {
 }
 
 // acquire returns the entry for seq with a reference taken, starting its
-// build when there is none.
-func (c *pastCache) acquire(s *State, seq uint64) (*pastEntry, error) {
+// build when there is none. Before a build would take the views alive past
+// pastAlive it evicts the cached views nobody reads (returned for the caller
+// to close outside the lock); when the views in use still fill the bound it
+// refuses with ErrPastBusy.
+func (c *pastCache) acquire(s *State, seq uint64) (*pastEntry, []*pastEntry, <-chan struct{}, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, ErrPastClosed
+		return nil, nil, nil, ErrPastClosed
+	}
+	if c.room == nil {
+		c.room = make(chan struct{})
 	}
 	if c.entries == nil {
 		c.entries = map[uint64]*pastEntry{}
@@ -205,14 +243,38 @@ func (c *pastCache) acquire(s *State, seq uint64) (*pastEntry, error) {
 	if e, ok := c.entries[seq]; ok {
 		e.refs++
 		e.used = c.tick
-		return e, nil
+		return e, nil, nil, nil
+	}
+	var idle []*pastEntry
+	if c.open+c.building >= s.pastAlive() {
+		// Make room from the cached views nobody reads; the ones in use
+		// stay cached for the calls that share them.
+		for k, e := range c.entries {
+			if e.st != nil && e.refs == 0 {
+				delete(c.entries, k)
+				e.evicted = true
+				idle = append(idle, e)
+			}
+		}
+		if c.open-len(idle)+c.building >= s.pastAlive() {
+			return nil, idle, c.room, ErrPastBusy
+		}
 	}
 	e := &pastEntry{seq: seq, ready: make(chan struct{}), refs: 1, used: c.tick}
 	c.entries[seq] = e
+	c.building++
 	c.builds.Add(1)
 	c.wg.Add(1)
 	go c.build(s, e)
-	return e, nil
+	return e, idle, nil, nil
+}
+
+// freedLocked wakes the callers waiting for room. Called with mu held.
+func (c *pastCache) freedLocked() {
+	if c.room != nil {
+		close(c.room)
+		c.room = make(chan struct{})
+	}
 }
 
 // build opens the view of e (on the cache's own context: a caller that
@@ -221,6 +283,8 @@ func (c *pastCache) build(s *State, e *pastEntry) {
 	defer c.wg.Done()
 	st, err := s.openPast(c.ctx, e.seq)
 	c.mu.Lock()
+	c.building--
+	c.freedLocked()
 	e.st, e.err = st, err
 	if err != nil {
 		// A failure is not cached: the next call tries again.
@@ -247,6 +311,9 @@ func (c *pastCache) build(s *State, e *pastEntry) {
 func (c *pastCache) release(e *pastEntry) {
 	c.mu.Lock()
 	e.refs--
+	if e.refs == 0 {
+		c.freedLocked()
+	}
 	var done []*pastEntry
 	if e.refs == 0 && e.evicted && e.st != nil {
 		done = append(done, e)
@@ -291,6 +358,7 @@ func (c *pastCache) closeEntries(es []*pastEntry) {
 	closePast(es)
 	c.mu.Lock()
 	c.open -= len(es)
+	c.freedLocked()
 	c.mu.Unlock()
 }
 
@@ -317,6 +385,7 @@ func (s *State) closeShared() {
 func (c *pastCache) closeAll() {
 	c.mu.Lock()
 	c.closed = true
+	c.freedLocked() // waiters for room learn the state is closed
 	stop := c.stop
 	c.mu.Unlock()
 	if stop != nil {
@@ -335,6 +404,11 @@ func (c *pastCache) closeAll() {
 	c.mu.Unlock()
 	c.closeEntries(idle)
 }
+
+// pastAlive bounds the views open or being built at once, cached or in
+// use: twice the cache bound, so that a burst of calls at many points in
+// time cannot hold more memory than that many copies of the projections.
+func (s *State) pastAlive() int { return 2 * s.pastLimit() }
 
 // pastLimit is the cache bound in views.
 func (s *State) pastLimit() int {

@@ -196,6 +196,11 @@ func ToEnvelopeError(err error) *envelope.Error {
 		nf  *search.NotFoundError
 	)
 	switch {
+	case errors.Is(err, state.ErrPastBusy):
+		return envelope.Wrap(err, envelope.CodeUnavailable,
+			"too many calls are reading the state at different points in time (at) right now; retry when some finish, or use a point in time other calls use")
+	case errors.Is(err, state.ErrPastClosed):
+		return envelope.Wrap(err, envelope.CodeUnavailable, "the server is shutting down; no point-in-time view can be opened")
 	case errors.As(err, &amb):
 		return envelope.Wrap(err, envelope.CodeAmbiguous,
 			"%q matches %d nodes and none clearly wins; pass one of the candidate uids", amb.Query, len(amb.Candidates)).
