@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/indexing"
@@ -111,6 +112,7 @@ func (a *app) serveCommand() *cobra.Command {
 		stdio   bool
 		debug   bool
 		watch   bool
+		idle    time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -130,7 +132,10 @@ func (a *app) serveCommand() *cobra.Command {
 			if cmd.Flags().Changed("stdio") {
 				asked = &stdio
 			}
-			httpOpts := mcp.HTTPOptions{Token: token, AllowedOrigins: origins}
+			httpOpts := mcp.HTTPOptions{Token: token, AllowedOrigins: origins, SessionIdleTTL: idle}
+			if idle <= 0 && cmd.Flags().Changed("session-idle") {
+				return usageError("--session-idle %v: want a positive duration such as 10m", idle)
+			}
 			if err := checkServeFlags(addr, httpOpts, asked); err != nil {
 				return usageError("%v", err)
 			}
@@ -169,6 +174,7 @@ func (a *app) serveCommand() *cobra.Command {
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP (default $COS_HTTP_TOKEN)")
 	cmd.Flags().StringArrayVar(&origins, "allow-origin", nil, "browser origin (scheme://host[:port]) allowed to call the HTTP endpoint besides the server's own (repeatable)")
 	cmd.Flags().BoolVar(&stdio, "stdio", false, "with --http: --stdio serves stdio too and ends the server when stdin closes; --stdio=false never reads stdin (default: stdio only when stdin is a pipe or socket)")
+	cmd.Flags().DurationVar(&idle, "session-idle", mcp.DefaultSessionIdleTTL, "with --http: end an HTTP session silent this long (no request; a listening GET stream is pinged) and drop its subscriptions")
 	cmd.Flags().BoolVar(&debug, "debug", false, "debug logs on stderr")
 	cmd.Flags().BoolVar(&watch, "watch", true, "keep the graph current with the indexed folder: re-index changed files within a second "+
 		"of the last write (one server per state folder watches; another takes over if it stops); --watch=false never watches")

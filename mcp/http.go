@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
@@ -32,10 +33,27 @@ type HTTPOptions struct {
 	// Origin is answered 403. Requests without Origin (non-browser clients)
 	// are not affected.
 	AllowedOrigins []string
+	// SessionIdleTTL is how long an HTTP session may stay silent (no
+	// request, nothing written to its GET stream) before it is ended and
+	// its subscriptions dropped: a client that vanishes without a DELETE
+	// must not hold them forever. 0 means DefaultSessionIdleTTL. A GET
+	// stream is kept alive by a ping every ListenHeartbeat.
+	SessionIdleTTL time.Duration
 }
+
+// DefaultSessionIdleTTL is HTTPOptions.SessionIdleTTL's default: 10
+// minutes.
+const DefaultSessionIdleTTL = 10 * time.Minute
+
+// ListenHeartbeat is how often a session's GET stream gets a ping, which
+// keeps a listening client's session alive (well inside the idle TTL).
+const ListenHeartbeat = 30 * time.Second
 
 // Validate checks every allowed origin; the error names the first bad one.
 func (o HTTPOptions) Validate() error {
+	if o.SessionIdleTTL < 0 {
+		return fmt.Errorf("session idle TTL %v is negative", o.SessionIdleTTL)
+	}
 	for _, s := range o.AllowedOrigins {
 		if _, err := ParseOrigin(s); err != nil {
 			return err
@@ -95,7 +113,15 @@ func (s *Server) Mount(mux *http.ServeMux, opts HTTPOptions) error {
 			list = append(list, norm)
 		}
 	}
-	httpOpts := []mcpserver.StreamableHTTPOption{mcpserver.WithEndpointPath(Path)}
+	ttl := opts.SessionIdleTTL
+	if ttl == 0 {
+		ttl = DefaultSessionIdleTTL
+	}
+	// Stateful sessions: a session id is valid only once this server issued
+	// it and until it ends (DELETE, or idle past ttl): a forged or ended id
+	// is answered 404, and the client initializes again.
+	httpOpts := []mcpserver.StreamableHTTPOption{mcpserver.WithEndpointPath(Path), mcpserver.WithStateful(true),
+		mcpserver.WithSessionIdleTTL(ttl), mcpserver.WithHeartbeatInterval(min(ListenHeartbeat, ttl/2))}
 	if len(list) > 0 {
 		httpOpts = append(httpOpts, mcpserver.WithStreamableHTTPCORS(mcpserver.WithCORSAllowedOrigins(list...)))
 	}
