@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -49,12 +50,32 @@ type progressSender struct {
 	done chan struct{}
 }
 
+// maxProgressToken bounds a string progress token, in bytes: each
+// notification echoes it.
+const maxProgressToken = 256
+
+// validProgressToken reports whether tok is a progress token MCP allows (a
+// string or an integer) of a size worth echoing. Any other token (an
+// object, an array, a fraction, a huge string) gets no notifications: the
+// call itself runs as usual.
+func validProgressToken(tok any) bool {
+	switch t := tok.(type) {
+	case string:
+		return t != "" && len(t) <= maxProgressToken
+	case float64:
+		return t == math.Trunc(t) && math.Abs(t) <= 1<<53
+	case int, int64, int32, uint64, json.Number:
+		return true
+	}
+	return false
+}
+
 // startProgress returns ctx carrying a tools.ProgressFunc when the request
 // asked for progress, and the function that stops the notifications (it
 // returns once the last one is written). Without a token it returns ctx
 // unchanged and a no-op.
 func startProgress(ctx context.Context, srv *mcpserver.MCPServer, req mcp.CallToolRequest) (context.Context, func()) {
-	if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+	if req.Params.Meta == nil || !validProgressToken(req.Params.Meta.ProgressToken) {
 		return ctx, func() {}
 	}
 	p := &progressSender{token: req.Params.Meta.ProgressToken, stop: make(chan struct{}), done: make(chan struct{})}
