@@ -166,7 +166,7 @@ func (s *Server) httpFilter(token string, allowed map[string]bool, next http.Han
 				http.Error(w, "reading the request body failed: "+err.Error(), http.StatusBadRequest)
 				return
 			}
-			if resp := s.unknownToolResponse(body); resp != nil {
+			if resp := s.unknownToolResponse(r.Header.Get(mcpserver.HeaderKeySessionID), body); resp != nil {
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = w.Write(resp)
 				return

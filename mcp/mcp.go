@@ -107,8 +107,11 @@ type toolCall struct {
 // unknownToolResponse answers a tools/call for a name no tool has with a
 // tool result (isError, E_UNKNOWN_TOOL listing the nearest names) instead of
 // mcp-go's JSON-RPC error; it returns nil for any other message.
-func (s *Server) unknownToolResponse(line []byte) []byte {
-	if resp := s.liveResponse(line); resp != nil {
+//
+// session is the MCP session the line belongs to ("stdio" on stdio, the
+// Mcp-Session-Id header on HTTP, "" before initialize).
+func (s *Server) unknownToolResponse(session string, line []byte) []byte {
+	if resp := s.liveResponse(session, line); resp != nil {
 		return resp
 	}
 	if !bytes.Contains(line, []byte(`"tools/call"`)) {

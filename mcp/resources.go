@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -201,6 +203,30 @@ func (ls *liveServer) read(ctx context.Context, req mcp.ReadResourceRequest) ([]
 	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: tools.ResourceMIMEType, Text: string(env.JSON())}}, nil
 }
 
+// MaxSubscriptions is the most resources one session may subscribe to at
+// once: each costs memory and a check of every committed event.
+const MaxSubscriptions = 1000
+
+var errTooManySubscriptions = errors.New("this session already holds the most subscriptions a session may (" + strconv.Itoa(MaxSubscriptions) + "); unsubscribe from some first")
+
+// full reports whether n more subscriptions (uri the first) would take
+// session past MaxSubscriptions; a uri it already holds adds nothing.
+func (l *liveState) full(session, uri string, n int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	held := 0
+	for _, ls := range l.servers {
+		ls.mu.Lock()
+		subs := ls.sessions[session]
+		if n == 1 && subs[uri] != nil {
+			n = 0
+		}
+		held += len(subs)
+		ls.mu.Unlock()
+	}
+	return held+n > MaxSubscriptions
+}
+
 // subscribe records a session's subscription and makes sure committed
 // events are watched.
 func (ls *liveServer) subscribe(session, uri string) {
@@ -343,7 +369,7 @@ const uriEchoBytes = 120
 // a tools/call of a tool its module's switch took off the list (the tool's
 // envelope, E_MODULE_DISABLED, as a tool result). It returns nil for every
 // other message.
-func (s *Server) liveResponse(line []byte) []byte {
+func (s *Server) liveResponse(session string, line []byte) []byte {
 	if !bytes.Contains(line, []byte(`"resources/`)) && !bytes.Contains(line, []byte(`"tools/call"`)) &&
 		!bytes.Contains(line, []byte(`"subscriptions/listen"`)) {
 		return nil
@@ -366,12 +392,19 @@ func (s *Server) liveResponse(line []byte) []byte {
 		if _, err := tools.ParseResourceURI(uri); err != nil {
 			return badURI(uri, err)
 		}
+		if m.Method == string(mcp.MethodResourcesSubscribe) && s.live.full(session, uri, 1) {
+			return badURI(uri, errTooManySubscriptions)
+		}
 		return nil
 	case string(mcp.MethodSubscriptionsListen):
-		for _, uri := range m.Params.Notifications.ResourceSubscriptions {
+		subs := m.Params.Notifications.ResourceSubscriptions
+		for _, uri := range subs {
 			if _, err := tools.ParseResourceURI(uri); err != nil {
 				return badURI(uri, err)
 			}
+		}
+		if len(subs) > 0 && s.live.full(session, subs[0], len(subs)) {
+			return badURI(subs[0], errTooManySubscriptions)
 		}
 		return nil
 	case "tools/call":

@@ -90,7 +90,7 @@ func (s *Server) filter(in io.Reader, pw *io.PipeWriter, w io.Writer) error {
 			}
 			continue
 		}
-		if resp := s.unknownToolResponse(line); resp != nil {
+		if resp := s.unknownToolResponse(stdioSessionID, line); resp != nil {
 			_, _ = w.Write(append(resp, '\n'))
 			continue
 		}
@@ -104,3 +104,6 @@ func (s *Server) filter(in io.Reader, pw *io.PipeWriter, w io.Writer) error {
 		}
 	}
 }
+
+// stdioSessionID is the session id mcp-go gives the one stdio session.
+const stdioSessionID = "stdio"
