@@ -162,6 +162,11 @@ type IndexStarted struct {
 	Targeted int    `json:"targeted,omitempty"`
 }
 
+// IndexCancelled is IndexFinished.Error of a run cancelled by its caller
+// (an interrupt, an MCP client's cancel): not a failure, what it committed
+// stays and the next index resumes after it.
+const IndexCancelled = "cancelled"
+
 // IndexFinished is the payload of graph.index_finished: the run of Root
 // whose graph.index_started is at StartedSeq ended. Error is empty when it
 // indexed the whole tree, else why it stopped early (what it appended

@@ -105,7 +105,10 @@ func (x *Indexer) finishRun(ctx context.Context, rep *Report, run *runLog, runEr
 	}
 	p := graph.IndexFinished{Root: run.root, StartedSeq: run.startedSeq, FilesSeen: rep.FilesSeen,
 		FilesChanged: rep.FilesChanged + rep.FilesReextracted, FilesRemoved: rep.FilesRemoved, Events: rep.Events}
-	if runErr != nil {
+	switch {
+	case runErr != nil && errors.Is(runErr, context.Canceled):
+		p.Error = graph.IndexCancelled
+	case runErr != nil:
 		p.Error = runErr.Error()
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)

@@ -11,6 +11,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/cos-dev/cos/bus"
+	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 )
 
@@ -115,6 +116,10 @@ const (
 	// IndexFailed: the run stopped on an error (IndexRun.Error); what it
 	// appended before stays.
 	IndexFailed = "failed"
+	// IndexCancelled: the run was cancelled by its caller (an interrupt, an
+	// MCP client's cancel); what it appended stays and the next index
+	// resumes after it.
+	IndexCancelled = "cancelled"
 	// IndexRunning: the run recorded no end and an index holds the
 	// state folder's index lock now.
 	IndexRunning = "running"
@@ -127,7 +132,7 @@ const (
 // IndexHealth is the last index run and what became of it.
 type IndexHealth struct {
 	projections.IndexRun
-	// State is IndexFinished, IndexFailed, IndexRunning or
+	// State is IndexFinished, IndexFailed, IndexCancelled, IndexRunning or
 	// IndexInterrupted.
 	State string `json:"state"`
 }
@@ -139,6 +144,8 @@ func indexRunState(run projections.IndexRun, lockPath string) string {
 	switch {
 	case run.Finished.Seq != 0 && run.Error == "":
 		return IndexFinished
+	case run.Finished.Seq != 0 && run.Error == graph.IndexCancelled:
+		return IndexCancelled
 	case run.Finished.Seq != 0:
 		return IndexFailed
 	}
