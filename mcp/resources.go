@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -28,17 +30,18 @@ import (
 // ResourceRef.MinInterval: the first at once, later ones held to the end of
 // the interval, so a burst costs at most one notification per interval.
 //
-// A module switched off (cos module disable, in any process) removes its
-// tools from every server's list, which sends notifications/tools/list_changed;
-// switched on, they come back. A call to a removed tool is still answered
-// (E_MODULE_DISABLED), by the filter (liveResponse).
+// A module switched off (cos module disable, in any process) takes its
+// tools off every server's list (a tool filter) and sends every session
+// notifications/tools/list_changed; switched on, they come back. The tools
+// stay registered: a call to one is answered E_MODULE_DISABLED by the
+// runner's module gate.
 
 // liveState is the module state shared by every MCP server of a Server.
 type liveState struct {
 	// mu guards everything below; it is taken before a liveServer's mu.
 	mu      sync.Mutex
 	servers []*liveServer
-	// unlisted are the tools whose module is off: removed from the lists.
+	// unlisted are the tools whose module is off: left out of the lists.
 	unlisted map[string]bool
 	modules  *tools.ModuleWatch
 }
@@ -47,8 +50,6 @@ type liveState struct {
 type liveServer struct {
 	s   *Server
 	srv *mcpserver.MCPServer
-	// removed holds the tools taken off the list, to add them back.
-	removed map[string]mcpserver.ServerTool
 
 	// mu guards sessions and watch (and every subscription's fields).
 	mu       sync.Mutex
@@ -70,7 +71,8 @@ type subscription struct {
 func (s *Server) setupLive(srv *mcpserver.MCPServer) {
 	mcpserver.WithToolCapabilities(true)(srv)
 	mcpserver.WithResourceCapabilities(true, false)(srv)
-	ls := &liveServer{s: s, srv: srv, removed: map[string]mcpserver.ServerTool{}, sessions: map[string]map[string]*subscription{}}
+	mcpserver.WithToolFilter(s.live.listFilter)(srv)
+	ls := &liveServer{s: s, srv: srv, sessions: map[string]map[string]*subscription{}}
 	for _, spec := range tools.ResourceSpecs() {
 		if spec.URI != "" {
 			srv.AddResource(mcp.NewResource(spec.URI, spec.Name, mcp.WithResourceTitle(spec.Title),
@@ -136,7 +138,33 @@ func (s *Server) setupLive(srv *mcpserver.MCPServer) {
 		}
 		l.unlisted = unlistedOf(s.r.Tools(), s.r.ToolsEnabled())
 	}
-	ls.relist(l.unlisted)
+}
+
+// listFilter is every server's tool filter: tools/list leaves out the
+// tools whose module is switched off. They stay registered, so a call that
+// raced a switch is answered by the tool (E_MODULE_DISABLED), never by a
+// protocol error for an unknown tool.
+func (l *liveState) listFilter(_ context.Context, in []mcp.Tool) []mcp.Tool {
+	if len(in) == 1 {
+		// mcp-go asks the filters about the one tool a tools/call names
+		// too: let it through, so that the tool answers (its module gate:
+		// E_MODULE_DISABLED). A list is never one tool: every module has
+		// two or more, and the tools of no module (cos_health, cos_history)
+		// are never switched off.
+		return in
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.unlisted) == 0 {
+		return in
+	}
+	out := make([]mcp.Tool, 0, len(in))
+	for _, t := range in {
+		if !l.unlisted[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // unlistedOf returns the names of all that are not in enabled.
@@ -156,41 +184,18 @@ func unlistedOf(all, enabled []*tools.Tool) map[string]bool {
 func (s *Server) modulesSwitched(enabled []*tools.Tool) {
 	l := &s.live
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	before := l.unlisted
 	l.unlisted = unlistedOf(s.r.Tools(), enabled)
-	for _, ls := range l.servers {
-		ls.relist(l.unlisted)
+	same := maps.Equal(before, l.unlisted)
+	servers := slices.Clone(l.servers)
+	l.mu.Unlock()
+	if same {
+		return
+	}
+	for _, ls := range servers {
+		ls.srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
 	}
 	s.logger.Info("module switch: tool list changed", "unlisted", len(l.unlisted))
-}
-
-// relist removes the tools of unlisted from the server and adds back the
-// others it removed before. mcp-go sends notifications/tools/list_changed
-// to every session when the list changes. Called with live.mu held.
-func (ls *liveServer) relist(unlisted map[string]bool) {
-	var gone []string
-	for name := range unlisted {
-		if _, done := ls.removed[name]; done {
-			continue
-		}
-		if t := ls.srv.GetTool(name); t != nil {
-			ls.removed[name] = *t
-			gone = append(gone, name)
-		}
-	}
-	var back []mcpserver.ServerTool
-	for name, t := range ls.removed {
-		if !unlisted[name] {
-			back = append(back, t)
-			delete(ls.removed, name)
-		}
-	}
-	if len(gone) > 0 {
-		ls.srv.DeleteTools(gone...)
-	}
-	if len(back) > 0 {
-		ls.srv.AddTools(back...)
-	}
 }
 
 // read answers resources/read with the envelope of the resource's tool.
@@ -336,9 +341,7 @@ type liveRequest struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		URI           *string         `json:"uri"`
-		Name          string          `json:"name"`
-		Arguments     json.RawMessage `json:"arguments"`
+		URI           *string `json:"uri"`
 		Notifications struct {
 			ResourceSubscriptions []string `json:"resourceSubscriptions"`
 		} `json:"notifications"`
@@ -365,13 +368,12 @@ const uriEchoBytes = 120
 
 // liveResponse answers, before mcp-go sees them, a resources/read,
 // resources/subscribe, resources/unsubscribe or subscriptions/listen whose
-// uri (or one of whose resourceSubscriptions) names no cos resource (JSON-RPC error -32602 naming the URI and why, data uriData), and
-// a tools/call of a tool its module's switch took off the list (the tool's
-// envelope, E_MODULE_DISABLED, as a tool result). It returns nil for every
+// uri (or one of whose resourceSubscriptions) names no cos resource, and a
+// subscription past MaxSubscriptions for its session: JSON-RPC error
+// -32602 naming the URI and why, data uriData. It returns nil for every
 // other message.
 func (s *Server) liveResponse(session string, line []byte) []byte {
-	if !bytes.Contains(line, []byte(`"resources/`)) && !bytes.Contains(line, []byte(`"tools/call"`)) &&
-		!bytes.Contains(line, []byte(`"subscriptions/listen"`)) {
+	if !bytes.Contains(line, []byte(`"resources/`)) && !bytes.Contains(line, []byte(`"subscriptions/listen"`)) {
 		return nil
 	}
 	var m liveRequest
@@ -407,23 +409,6 @@ func (s *Server) liveResponse(session string, line []byte) []byte {
 			return badURI(subs[0], errTooManySubscriptions)
 		}
 		return nil
-	case "tools/call":
-		s.live.mu.Lock()
-		off := s.live.unlisted[m.Params.Name]
-		s.live.mu.Unlock()
-		if !off {
-			return nil
-		}
-		args := m.Params.Arguments
-		if len(args) == 0 {
-			args = json.RawMessage("null")
-		}
-		res := resultOf(s.call(context.Background(), m.Params.Name, args).JSON())
-		out, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": res})
-		if err != nil {
-			return nil
-		}
-		return out
 	}
 	return nil
 }
