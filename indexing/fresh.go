@@ -137,7 +137,7 @@ func (f *Freshness) stale(v state.View, paths []string, heldOnly bool) (Check, e
 			continue
 		}
 		c.Checked++
-		if disk := onDisk(run.Root, p); f.staleLocked(run.Root, disk, want, held) {
+		if disk := OnDisk(run.Root, p); f.staleLocked(run.Root, disk, want, held) {
 			c.Stale = append(c.Stale, p)
 			c.Reindex = append(c.Reindex, disk)
 		}
@@ -163,11 +163,11 @@ func relPath(p string) bool {
 	return p != "." && p != ".." && !strings.HasPrefix(p, "../")
 }
 
-// onDisk returns the name on disk of the graph's path p under root: p, or
+// OnDisk returns the name on disk of the graph's path p under root: p, or
 // the bytes of its Latin-1 reading when the graph holds a name that is not
-// valid UTF-8 that way (extract stores such names so) and only those
-// bytes name a file.
-func onDisk(root, p string) string {
+// valid UTF-8 that way (extract stores such names so: "bad\xff.go" is
+// "badÿ.go" in the graph) and only those bytes name a file.
+func OnDisk(root, p string) string {
 	raw, ok := latin1Bytes(p)
 	if !ok {
 		return p
@@ -426,7 +426,7 @@ func (f *Freshness) Changed(ctx context.Context, t Target) ([]string, error) {
 	f.load(t.Root)
 	n := 0
 	for p, want := range t.hashes {
-		if f.staleLocked(t.Root, onDisk(t.Root, p), want, true) {
+		if f.staleLocked(t.Root, OnDisk(t.Root, p), want, true) {
 			changed = append(changed, p)
 		}
 		if n++; n%1024 == 0 && ctx.Err() != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/gitfiles"
+	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/state"
 )
@@ -315,7 +316,7 @@ func indexDiff(ctx context.Context, root string, hashes map[string]string, last 
 // want (the graph's); a binary file (the graph records no hash) matches
 // when it exists.
 func fileMatches(root, p, want string) bool {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(indexing.OnDisk(root, p))))
 	if err != nil {
 		return false
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/projections"
 )
 
@@ -190,37 +191,14 @@ func isPhantom(n graph.Node) bool {
 // existsUnder reports whether the repo-relative p is a file under one of
 // roots. A path the indexer stored under its Latin-1 reading (a file name
 // that is not valid UTF-8: "bad\xff.go" is stored as "badÿ.go") is also
-// looked for under its bytes on disk.
+// looked for under its bytes on disk (indexing.OnDisk).
 func existsUnder(roots []string, p string) bool {
-	raw, isLatin1 := latin1Bytes(p)
 	for _, r := range roots {
-		if _, err := os.Stat(filepath.Join(r, filepath.FromSlash(p))); err == nil {
+		if _, err := os.Stat(filepath.Join(r, filepath.FromSlash(indexing.OnDisk(r, p)))); err == nil {
 			return true
-		}
-		if isLatin1 {
-			if _, err := os.Stat(filepath.Join(r, filepath.FromSlash(raw))); err == nil {
-				return true
-			}
 		}
 	}
 	return false
-}
-
-// latin1Bytes turns a string whose runes are all below U+0100 and not all
-// ASCII back into those bytes; false otherwise.
-func latin1Bytes(s string) (string, bool) {
-	b := make([]byte, 0, len(s))
-	wide := false
-	for _, r := range s {
-		if r >= 0x100 {
-			return "", false
-		}
-		if r >= 0x80 {
-			wide = true
-		}
-		b = append(b, byte(r))
-	}
-	return string(b), wide
 }
 
 // diagnose runs every check over g (inside a view) and returns the answer
