@@ -193,15 +193,24 @@ func implementsEdges(uid string, tn *types.TypeName, line int, sets ...*implCand
 	return edges, nodes
 }
 
-// plainTypeName returns the type of the same name in the plain variant of
-// a test package, so that a type declared in a non-test file is compared
-// with interfaces through the same types the rest of the tree sees.
+// plainTypeName returns the type of the same name as x checked it in the
+// plain package, so that a type declared in a non-test file is compared
+// with interfaces through the same types the rest of the tree sees: the
+// plain variant of a test package, or, for a file checked again by another
+// checker (its test variant did not type-check), its own package as x
+// checked it. A method mentioning another package's type (io.Writer) names
+// that package as its own checker loaded it, and types.Implements against
+// an interface of x's check would say no.
 func (x *typedExtractor) plainTypeName(j implJob, plainOf map[string]string) *types.TypeName {
-	if j.pkg.ForTest == "" || strings.HasSuffix(j.path, "_test.go") {
-		return j.tn
+	id := j.pkg.ID
+	if j.pkg.ForTest != "" {
+		if strings.HasSuffix(j.path, "_test.go") {
+			return j.tn
+		}
+		id = plainOf[id]
 	}
-	tp := x.typesOf(plainOf[j.pkg.ID])
-	if tp == nil {
+	tp := x.typesOf(id)
+	if tp == nil || tp == j.tn.Pkg() {
 		return j.tn
 	}
 	if tn, ok := tp.Scope().Lookup(j.tn.Name()).(*types.TypeName); ok {
