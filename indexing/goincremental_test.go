@@ -90,7 +90,6 @@ func TestWatch_IncrementalEqualsFresh_MarkdownLinkTarget(t *testing.T) {
 // whose extractor is go after the switch back to main and jsts or python
 // in a fresh index of main.
 func TestWatch_IncrementalEqualsFresh_StubOfSeveralExtractors(t *testing.T) {
-	t.Skip("known: a node emitted by several extractors keeps the fields of the one applied last")
 	files := map[string]string{
 		"a.go": "package m\n\nfunc F(x T) { x.call() }\n",
 		"b.js": "export function g(x) { x.call(); }\n",

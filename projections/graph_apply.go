@@ -365,6 +365,18 @@ func (g *Graph) dropVertexIfEmpty(v *vertex) {
 
 func (g *Graph) upsertNode(n *normNode, o *owner) *vertex {
 	v := g.vertex(n.UID, true)
+	if v.present && n.Kind == graph.KindExternal && !v.shows(o) {
+		// Another file emits this stub too (code:external:*.call, called
+		// from several languages) and its version is the one shown: only
+		// the ownership is recorded.
+		if !v.owners.has(o) {
+			v.owners.add(o)
+			if !o.isAgent {
+				o.nodes = append(o.nodes, v)
+			}
+		}
+		return v
+	}
 	if !v.present {
 		v.present = true
 		g.nodes++
@@ -389,6 +401,42 @@ func (g *Graph) upsertNode(n *normNode, o *owner) *vertex {
 		}
 	}
 	return v
+}
+
+// shows reports whether o's version of the stub v replaces the one v
+// shows. Of the files that emit one stub (an external node: a name the
+// extractors could not resolve, emitted by every file that calls it), the
+// version of the greatest (path, extractor) owner is shown, so that the
+// stub reads the same whatever order the files were applied in: a fresh
+// index applies them in path order, an incremental one only the files it
+// extracted again. Any other node keeps "the last extraction applied
+// wins": its owners describe the same file, and the newest content is
+// right. An agent's write always replaces the fields. When the shown
+// owner drops the stub, its fields stay until another owner emits it.
+func (v *vertex) shows(o *owner) bool {
+	if o.isAgent {
+		return true
+	}
+	beats := func(x *owner) bool {
+		return x == nil || x == o || x.isAgent || !ownerLess(o.key, x.key)
+	}
+	if !beats(v.owners.first) {
+		return false
+	}
+	for _, x := range v.owners.rest {
+		if !beats(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// ownerLess orders owner keys by path, then extractor.
+func ownerLess(a, b ownerKey) bool {
+	if a.path != b.path {
+		return a.path < b.path
+	}
+	return a.extractor < b.extractor
 }
 
 func (g *Graph) unindexLabel(v *vertex) {
