@@ -173,8 +173,14 @@ func mdLink(fr *fileResult, e *env, docUID, dest string, line int) {
 		} else {
 			targetPath = path.Join(path.Dir(fr.Path), target)
 		}
-		if targetPath == ".." || strings.HasPrefix(targetPath, "../") || !e.files[targetPath] {
-			return // outside the repository, a folder, or a broken link
+		if targetPath == ".." || strings.HasPrefix(targetPath, "../") {
+			return // outside the repository
+		}
+		// Whether the link holds depends on that file being there: adding
+		// or removing it extracts this document again (watchKeys).
+		fr.Refs = append(fr.Refs, ref{Type: refWatch, Scope: fileWatchScope(targetPath)})
+		if !e.files[targetPath] {
+			return // a folder, or a broken link
 		}
 		fr.edge(docUID, fileUID(targetPath), graph.EdgeLinksTo, line)
 	}

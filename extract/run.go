@@ -352,6 +352,7 @@ func (r *runner) run() error {
 		if old, ok := dc.Decls[p]; ok {
 			affected[old.Scope] = true
 		}
+		affected[fileWatchScope(p)] = true // the documents linking to it
 	}
 	for _, f := range changed {
 		if _, existed := r.previous[f.Rel]; !existed {
@@ -521,10 +522,22 @@ func (r *runner) run() error {
 	return err
 }
 
-// watchKeys are the "missing:" scopes a new file satisfies: the module
-// names of a Python file, the import specifiers (without extension, or
-// with .js for a TypeScript file) that resolve to a JS/TS file.
+// fileWatchScope is the scope a document's link to the repo-relative
+// path p watches: the file appearing or vanishing changes whether the link
+// holds (a links_to edge or none).
+func fileWatchScope(p string) string { return "file:" + p }
+
+// watchKeys are the scopes a new file satisfies: its fileWatchScope (the
+// documents linking to it), and the "missing:" scopes of imports looking
+// for it — the module names of a Python file, the import specifiers
+// (without extension, or with .js for a TypeScript file) that resolve to a
+// JS/TS file.
 func watchKeys(p string) []string {
+	return append(importWatchKeys(p), fileWatchScope(p))
+}
+
+// importWatchKeys are the "missing:" scopes of watchKeys.
+func importWatchKeys(p string) []string {
 	switch extractorFor(p) {
 	case ExtractorPython:
 		return []string{"missing:py:" + pyDotted(p), "missing:py:" + pyModuleName(p)}
