@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -509,22 +508,11 @@ func pageStart(c *Call, cursor string, query [8]byte, n int) (from int, walkSeq 
 	if cursor == "" {
 		return 0, c.V.Pos.Seq, nil
 	}
-	cur, err := pagecursor.Decode(cursor)
+	cur, err := decodeCursor(cursor)
 	if err != nil {
-		reason := err.Error()
-		var me *pagecursor.MalformedError
-		if errors.As(err, &me) {
-			reason = me.Reason
-		}
-		return 0, 0, envelope.Wrap(err, envelope.CodeCursor,
-			"Invalid cursor (%s); ask again without cursor to get a fresh one", reason).
-			WithDetails(map[string]any{"field": "cursor", "reason": reason})
+		return 0, 0, err
 	}
-	stale := func(reason string) error {
-		return envelope.Errorf(envelope.CodeStaleCursor,
-			"This cursor no longer describes the answer (%s); ask again without cursor", reason).
-			WithDetails(map[string]any{"field": "cursor", "reason": reason})
-	}
+	stale := staleCursor
 	switch last := c.V.Graph.LastChange(c.V.Pos.Seq); {
 	case cur.Query != query:
 		return 0, 0, stale("it belongs to another question: other node, edge types, depth or include_tests")

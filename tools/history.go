@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -202,22 +201,11 @@ func historyHandler(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	q := hq.q
 	q.Upto = pos
 	if cursor := c.Args.Str("cursor"); cursor != "" {
-		cur, err := pagecursor.Decode(cursor)
+		cur, err := decodeCursor(cursor)
 		if err != nil {
-			reason := err.Error()
-			var me *pagecursor.MalformedError
-			if errors.As(err, &me) {
-				reason = me.Reason
-			}
-			return nil, tm, envelope.Wrap(err, envelope.CodeCursor,
-				"Invalid cursor (%s); ask again without cursor to get a fresh one", reason).
-				WithDetails(map[string]any{"field": "cursor", "reason": reason})
+			return nil, tm, err
 		}
-		stale := func(reason string) error {
-			return envelope.Errorf(envelope.CodeStaleCursor,
-				"This cursor no longer describes the answer (%s); ask again without cursor", reason).
-				WithDetails(map[string]any{"field": "cursor", "reason": reason})
-		}
+		stale := staleCursor
 		if cur.Query != hq.digest {
 			return nil, tm, stale("it belongs to another question: another task_id, uid, path, stream, since, until, types or actor")
 		}
