@@ -109,3 +109,33 @@ func TestWatch_IncrementalEqualsFresh_StubOfSeveralExtractors(t *testing.T) {
 		}
 	}
 }
+
+// A stub several files emit shows the version of its greatest (path,
+// extractor) owner. When that owner stops emitting it (the file was
+// removed, or edited not to call the name), the stub must show the next
+// greatest owner's version, as a fresh index would: it kept the fields of
+// the owner that left. A watched branch switch of a git copy of GOROOT/src
+// hit this: back on main, 8 stubs (*.call, *.pointer, …) kept extractor go
+// from files only the branch had, where a fresh index of main shows jsts
+// or python.
+func TestWatch_IncrementalEqualsFresh_StubOwnerLeaves(t *testing.T) {
+	g := testutil.GitRepo(t, map[string]string{
+		"b.js": "export function g(x) { x.call(); }\n",
+		"m.go": "package m\n",
+	})
+	g.Run("checkout", "-q", "-b", "other")
+	g.Write("z.go", "package m\n\nfunc F(x T) { x.call() }\n")
+	g.Run("add", "z.go")
+	g.Run("commit", "-q", "-m", "z")
+	g.Run("checkout", "-q", "main")
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{g.Root}})
+	for _, branch := range []string{"main", "other", "main"} {
+		g.Run("checkout", "-q", branch)
+		if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+			t.Fatal(err)
+		}
+		if d := diffLines(graphLines(t, st), freshLines(t, g.Root)); d != "" {
+			t.Errorf("incremental run at %s: the graph differs from a fresh index (+ graph, - fresh):\n%s", branch, d)
+		}
+	}
+}

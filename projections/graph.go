@@ -34,7 +34,10 @@ const AgentOwner = "agent"
 //
 // When several owners emit a node (or edge) with different fields, the last
 // one applied wins and stays until the node is gone: values are a function of
-// the event order, so every replay agrees.
+// the event order, so every replay agrees. An external stub is the
+// exception: it shows the version of its greatest (path, extractor) owner,
+// and that of the greatest one left when that owner drops it, so that an
+// incremental index and a fresh one agree.
 //
 // Edges may dangle: an edge whose source or target is not a node is kept
 // (doctor reports it as dangling_source / dangling_target).

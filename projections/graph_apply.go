@@ -412,7 +412,8 @@ func (g *Graph) upsertNode(n *normNode, o *owner) *vertex {
 // extracted again. Any other node keeps "the last extraction applied
 // wins": its owners describe the same file, and the newest content is
 // right. An agent's write always replaces the fields. When the shown
-// owner drops the stub, its fields stay until another owner emits it.
+// owner drops the stub, the greatest remaining owner's version is shown
+// (reshowStub).
 func (v *vertex) shows(o *owner) bool {
 	if o.isAgent {
 		return true
@@ -481,7 +482,35 @@ func (g *Graph) releaseNode(v *vertex, o *owner) {
 	if v.owners.len() == 0 && v.present {
 		g.clearNode(v)
 		g.dropVertexIfEmpty(v)
+		return
 	}
+	if v.present && v.kind == graph.KindExternal && !o.isAgent {
+		v.reshowStub(o)
+	}
+}
+
+// reshowStub is called when o stops owning the stub v while other owners
+// keep it. If o's version was the one shown (o was v's greatest owner, see
+// shows), v now shows its greatest remaining owner's version, as a fresh
+// index of the remaining files would. Only the extractor differs between
+// two files' versions of a stub (kind external, the label the uid spells,
+// metadata {stub: true}, no path or line), and a file's version carries
+// its own extractor, so that owner's extractor is the whole of its
+// version. An agent's write stays shown while the agent owns the node.
+func (v *vertex) reshowStub(o *owner) {
+	best := v.owners.first
+	for _, x := range v.owners.rest {
+		if x.isAgent || best.isAgent {
+			return
+		}
+		if ownerLess(best.key, x.key) {
+			best = x
+		}
+	}
+	if best.isAgent || !ownerLess(best.key, o.key) {
+		return
+	}
+	v.extractor = best.key.extractor
 }
 
 func (g *Graph) clearNode(v *vertex) {
