@@ -67,23 +67,17 @@ func (x *Index) summarize(ev *eventlog.Event, pos uint32, t *touches) string {
 		if json.Unmarshal(ev.Data, &p) != nil {
 			return ev.Type
 		}
-		types := map[string]int{}
-		for _, e := range p.Edges {
-			t.uids = append(t.uids, e.Source, e.Target)
-			types[e.Type]++
+		keys := make([]graph.EdgeKey, len(p.Edges))
+		for i, e := range p.Edges {
+			keys[i] = e.Key()
 		}
-		return count(len(p.Edges), "edge") + " upserted" + byType(types)
+		return edgesLine(t, keys, "upserted")
 	case graph.TypeEdgesDeleted:
 		var p graph.EdgesDeleted
 		if json.Unmarshal(ev.Data, &p) != nil {
 			return ev.Type
 		}
-		types := map[string]int{}
-		for _, e := range p.Edges {
-			t.uids = append(t.uids, e.Source, e.Target)
-			types[e.Type]++
-		}
-		return count(len(p.Edges), "edge") + " deleted" + byType(types)
+		return edgesLine(t, p.Edges, "deleted")
 	case graph.TypeIndexStarted:
 		var p graph.IndexStarted
 		if json.Unmarshal(ev.Data, &p) != nil {
@@ -271,6 +265,17 @@ func listed(names []string) string {
 }
 
 // byType renders edge counts per type: " (calls 3, imports 1)".
+// edgesLine is the summary of edges written by an agent (verb: upserted or
+// deleted) — how many, by type — and notes their ends as touched.
+func edgesLine(t *touches, edges []graph.EdgeKey, verb string) string {
+	types := map[string]int{}
+	for _, e := range edges {
+		t.uids = append(t.uids, e.Source, e.Target)
+		types[e.Type]++
+	}
+	return count(len(edges), "edge") + " " + verb + byType(types)
+}
+
 func byType(m map[string]int) string {
 	if len(m) == 0 {
 		return ""
