@@ -225,6 +225,11 @@ func historyHandler(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		walkSeq = cur.Seq
 		q.Upto, q.Before = cur.Seq, cur.After
 	}
+	if pos == 0 {
+		// The empty log (at: 0, or a time before the first event): Upto
+		// 0 would mean everything applied, so bound the walk below seq 1.
+		q.Before = 1
+	}
 	page := idx.Query(q)
 	rows := make([]historyEvent, len(page.Items))
 	for i, it := range page.Items {
