@@ -41,6 +41,9 @@ type liveState struct {
 	// mu guards everything below; it is taken before a liveServer's mu.
 	mu      sync.Mutex
 	servers []*liveServer
+	// pending are the subscriptions requests in flight reserved, by
+	// session (reserve).
+	pending map[string]map[string]bool
 	// unlisted are the tools whose module is off: left out of the lists.
 	unlisted map[string]bool
 	modules  *tools.ModuleWatch
@@ -90,6 +93,7 @@ func (s *Server) setupLive(srv *mcpserver.MCPServer) {
 	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
 		if session := mcpserver.ClientSessionFromContext(ctx); session != nil {
 			ls.subscribe(session.SessionID(), req.Params.URI)
+			s.live.settle(session.SessionID(), req.Params.URI)
 		}
 	})
 	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
@@ -104,6 +108,7 @@ func (s *Server) setupLive(srv *mcpserver.MCPServer) {
 			for _, uri := range req.Params.Notifications.ResourceSubscriptions {
 				ls.subscribe(session.SessionID(), uri)
 			}
+			s.live.settle(session.SessionID(), req.Params.Notifications.ResourceSubscriptions...)
 		}
 	})
 	listenEnded := func(ctx context.Context, req *mcp.SubscriptionsListenRequest) {
@@ -123,6 +128,7 @@ func (s *Server) setupLive(srv *mcpserver.MCPServer) {
 	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpserver.ClientSession) {
 		ls.dropSession(session.SessionID())
+		s.live.dropPending(session.SessionID())
 	})
 
 	l := &s.live
@@ -214,22 +220,67 @@ const MaxSubscriptions = 1000
 
 var errTooManySubscriptions = errors.New("this session already holds the most subscriptions a session may (" + strconv.Itoa(MaxSubscriptions) + "); unsubscribe from some first")
 
-// full reports whether n more subscriptions (uri the first) would take
-// session past MaxSubscriptions; a uri it already holds adds nothing.
-func (l *liveState) full(session, uri string, n int) bool {
+// reserve counts uris against session's MaxSubscriptions when the
+// request is read, before mcp-go applies it: the subscriptions the session
+// holds plus the ones its requests in flight reserved (so a burst of
+// pipelined subscribes cannot slip past the limit). It reports false, and
+// reserves nothing, when the new ones would take the session past the
+// limit; a uri held or reserved already counts once. settle drops the
+// reservation once the subscription is recorded; dropPending when the
+// session ends.
+func (l *liveState) reserve(session string, uris []string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	held := 0
+	held := map[string]bool{}
 	for _, ls := range l.servers {
 		ls.mu.Lock()
-		subs := ls.sessions[session]
-		if n == 1 && subs[uri] != nil {
-			n = 0
+		for u := range ls.sessions[session] {
+			held[u] = true
 		}
-		held += len(subs)
 		ls.mu.Unlock()
 	}
-	return held+n > MaxSubscriptions
+	for u := range l.pending[session] {
+		held[u] = true
+	}
+	n := len(held)
+	for _, u := range uris {
+		if !held[u] {
+			held[u] = true
+			n++
+		}
+	}
+	if n > MaxSubscriptions {
+		return false
+	}
+	if l.pending == nil {
+		l.pending = map[string]map[string]bool{}
+	}
+	if l.pending[session] == nil {
+		l.pending[session] = map[string]bool{}
+	}
+	for _, u := range uris {
+		l.pending[session][u] = true
+	}
+	return true
+}
+
+// settle drops session's reservations of uris (now recorded, or gone).
+func (l *liveState) settle(session string, uris ...string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, u := range uris {
+		delete(l.pending[session], u)
+	}
+	if len(l.pending[session]) == 0 {
+		delete(l.pending, session)
+	}
+}
+
+// dropPending drops every reservation of session (it ended).
+func (l *liveState) dropPending(session string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.pending, session)
 }
 
 // subscribe records a session's subscription and makes sure committed
@@ -394,7 +445,7 @@ func (s *Server) liveResponse(session string, line []byte) []byte {
 		if _, err := tools.ParseResourceURI(uri); err != nil {
 			return badURI(uri, err)
 		}
-		if m.Method == string(mcp.MethodResourcesSubscribe) && s.live.full(session, uri, 1) {
+		if m.Method == string(mcp.MethodResourcesSubscribe) && !s.live.reserve(session, []string{uri}) {
 			return badURI(uri, errTooManySubscriptions)
 		}
 		return nil
@@ -405,7 +456,7 @@ func (s *Server) liveResponse(session string, line []byte) []byte {
 				return badURI(uri, err)
 			}
 		}
-		if len(subs) > 0 && s.live.full(session, subs[0], len(subs)) {
+		if len(subs) > 0 && !s.live.reserve(session, subs) {
 			return badURI(subs[0], errTooManySubscriptions)
 		}
 		return nil

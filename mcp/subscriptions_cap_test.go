@@ -3,6 +3,7 @@ package mcp
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -37,5 +38,35 @@ func TestResources_SubscriptionsPerSessionAreBounded(t *testing.T) {
 	}
 	if out := sub("cos://evidence/sess-42"); !strings.Contains(out, `"result"`) {
 		t.Fatalf("after an unsubscribe: %s", out)
+	}
+}
+
+// Subscribes sent in one burst, without waiting for the answers, count
+// against the limit as they are read: exactly MaxSubscriptions succeed.
+func TestResources_SubscriptionBurstIsBounded(t *testing.T) {
+	root, state := liveFixture(t)
+	c := liveStart(t, state, root, "--nats", "off")
+	const n = MaxSubscriptions + 20
+	outs := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			outs[i] = string(c.request("resources/subscribe", map[string]any{"uri": fmt.Sprintf("cos://task/TASK-%04d", i+1)}))
+		})
+	}
+	wg.Wait()
+	ok, refused := 0, 0
+	for _, out := range outs {
+		switch {
+		case strings.Contains(out, `"result"`):
+			ok++
+		case strings.Contains(out, "most subscriptions"):
+			refused++
+		default:
+			t.Fatalf("unexpected answer: %s", out)
+		}
+	}
+	if ok != MaxSubscriptions || refused != n-MaxSubscriptions {
+		t.Fatalf("%d subscribed and %d refused of a burst of %d, want %d and %d", ok, refused, n, MaxSubscriptions, n-MaxSubscriptions)
 	}
 }
