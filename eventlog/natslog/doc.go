@@ -1,0 +1,3 @@
+// Package natslog is the event log in a NATS JetStream stream: the
+// state.Log of several machines sharing one log.
+package natslog
