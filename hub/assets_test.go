@@ -1,0 +1,140 @@
+package hub
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+)
+
+func get(t testing.TB, h http.Handler, method, path string, header map[string]string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(method, path, nil)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+func TestAssets_ContentTypesAndCaching(t *testing.T) {
+	h := Assets()
+	for _, tc := range []struct {
+		path, contentType, cache, bodyHas string
+	}{
+		{"/", "text/html; charset=utf-8", "no-cache", `id="token-dialog"`},
+		{"/index.html", "text/html; charset=utf-8", "no-cache", `type="module"`},
+		{"/app.js", "text/javascript; charset=utf-8", "public, max-age=300", "location.hash"},
+		{"/style.css", "text/css; charset=utf-8", "public, max-age=300", "{"},
+		{"/vendor/cytoscape/cytoscape.min.js", "text/javascript; charset=utf-8", "public, max-age=300", "cytoscape"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			res := get(t, h, http.MethodGet, tc.path, nil)
+			body, _ := io.ReadAll(res.Body)
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("status = %d, want 200", res.StatusCode)
+			}
+			if got := res.Header.Get("Content-Type"); got != tc.contentType {
+				t.Errorf("Content-Type = %q, want %q", got, tc.contentType)
+			}
+			if got := res.Header.Get("Cache-Control"); got != tc.cache {
+				t.Errorf("Cache-Control = %q, want %q", got, tc.cache)
+			}
+			if got := res.Header.Get("Content-Security-Policy"); got != ContentSecurityPolicy {
+				t.Errorf("Content-Security-Policy = %q, want %q", got, ContentSecurityPolicy)
+			}
+			if got := res.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+				t.Errorf("X-Content-Type-Options = %q, want nosniff", got)
+			}
+			if !strings.Contains(string(body), tc.bodyHas) {
+				t.Errorf("body does not contain %q", tc.bodyHas)
+			}
+			etag := res.Header.Get("ETag")
+			if etag == "" {
+				t.Fatal("no ETag")
+			}
+			again := get(t, h, http.MethodGet, tc.path, map[string]string{"If-None-Match": etag})
+			if again.StatusCode != http.StatusNotModified {
+				t.Errorf("revalidation with the ETag: status = %d, want 304", again.StatusCode)
+			}
+		})
+	}
+}
+
+func TestAssets_CSPAllowsOnlySelf(t *testing.T) {
+	for _, directive := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(ContentSecurityPolicy, directive) {
+			t.Errorf("CSP %q lacks %q", ContentSecurityPolicy, directive)
+		}
+	}
+	if strings.Contains(ContentSecurityPolicy, "unsafe") || strings.Contains(ContentSecurityPolicy, "http") {
+		t.Errorf("CSP %q allows inline code or another origin", ContentSecurityPolicy)
+	}
+}
+
+func TestAssets_MissingFilesAndDirectoriesAre404(t *testing.T) {
+	h := Assets()
+	for _, p := range []string{"/nope.js", "/vendor/", "/vendor", "/vendor/cytoscape/", "/ui/index.html", "/../assets.go", "/index.html/"} {
+		res := get(t, h, http.MethodGet, p, nil)
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: status = %d, want 404", p, res.StatusCode)
+		}
+		if strings.Contains(string(body), "<a href") {
+			t.Errorf("GET %s: answered a directory listing", p)
+		}
+	}
+}
+
+func TestAssets_WritesAre405(t *testing.T) {
+	res := get(t, Assets(), http.MethodPost, "/index.html", nil)
+	if res.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("POST: status = %d, want 405", res.StatusCode)
+	}
+	if got := res.Header.Get("Allow"); got != "GET, HEAD" {
+		t.Errorf("Allow = %q, want %q", got, "GET, HEAD")
+	}
+	head := get(t, Assets(), http.MethodHead, "/app.js", nil)
+	if head.StatusCode != http.StatusOK {
+		t.Errorf("HEAD: status = %d, want 200", head.StatusCode)
+	}
+}
+
+// TestAssets_VendoredCytoscapeMatchesVersionFile checks the embedded
+// library against the sha256 its VERSION file records, and that its
+// licence travels with it.
+func TestAssets_VendoredCytoscapeMatchesVersionFile(t *testing.T) {
+	f, err := os.Open("ui/vendor/cytoscape/VERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fields := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok {
+			fields[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	if fields["name"] != "cytoscape" || fields["version"] != "3.34.4" || !strings.HasPrefix(fields["licence"], "MIT") {
+		t.Errorf("VERSION = %v, want cytoscape 3.34.4, MIT", fields)
+	}
+	res := get(t, Assets(), http.MethodGet, "/vendor/cytoscape/cytoscape.min.js", nil)
+	body, _ := io.ReadAll(res.Body)
+	sum := sha256.Sum256(body)
+	if got := hex.EncodeToString(sum[:]); got != fields["sha256"] {
+		t.Errorf("served cytoscape.min.js sha256 = %s, VERSION says %s", got, fields["sha256"])
+	}
+	lic := get(t, Assets(), http.MethodGet, "/vendor/cytoscape/LICENSE", nil)
+	lb, _ := io.ReadAll(lic.Body)
+	if lic.StatusCode != http.StatusOK || !strings.Contains(string(lb), "Cytoscape Consortium") {
+		t.Errorf("LICENSE: status %d, body %.60q", lic.StatusCode, lb)
+	}
+}
