@@ -1,7 +1,9 @@
 // Package testutil holds what the tests of several packages share: the
 // -update flag of golden files, a FakeLog that stamps events without I/O,
-// and OpenLog, a real event log (the bbolt backend) checked at cleanup. It
-// is imported by tests only.
+// OpenLog, a real event log (the bbolt backend) checked at cleanup, and
+// StartJetStream, an in-process nats-server cluster with JetStream on
+// loopback whose nodes can be stopped, restarted and have their stream
+// leader killed. It is imported by tests only.
 //
 // # Caveats
 //
