@@ -2,19 +2,16 @@ package mcp
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/cos-dev/cos/internal/httpauth"
 )
 
 // Path is where Mount serves MCP over streamable HTTP.
@@ -64,35 +61,12 @@ func (o HTTPOptions) Validate() error {
 
 // ErrBadOrigin is returned by ParseOrigin (wrapped, with the value) for a
 // string that is not an origin.
-var ErrBadOrigin = errors.New("not an origin: want scheme://host[:port] with scheme http or https and no path, query or user")
+var ErrBadOrigin = httpauth.ErrBadOrigin
 
 // ParseOrigin returns s as a browser serialises an origin: scheme and host
 // in lower case, the default port (80 for http, 443 for https) left out, no
 // trailing slash.
-func ParseOrigin(s string) (string, error) {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
-		return "", fmt.Errorf("%q: %w", s, ErrBadOrigin)
-	}
-	scheme := u.Scheme // url.Parse lower-cases it
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if port != "" {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("%q: port %q: %w", s, port, ErrBadOrigin)
-		}
-	}
-	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		return scheme + "://" + host + ":" + port, nil
-	}
-	return scheme + "://" + host, nil
-}
+func ParseOrigin(s string) (string, error) { return httpauth.ParseOrigin(s) }
 
 // Mount serves MCP over streamable HTTP at Path on mux. Every request is
 // checked in this order: a present Origin must be the server's own (http on
@@ -104,15 +78,11 @@ func (s *Server) Mount(mux *http.ServeMux, opts HTTPOptions) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	allowed := make(map[string]bool, len(opts.AllowedOrigins))
-	var list []string
-	for _, o := range opts.AllowedOrigins {
-		norm, _ := ParseOrigin(o)
-		if !allowed[norm] {
-			allowed[norm] = true
-			list = append(list, norm)
-		}
+	allowed, err := httpauth.NewOrigins(opts.AllowedOrigins)
+	if err != nil {
+		return err
 	}
+	list := allowed.List()
 	ttl := opts.SessionIdleTTL
 	if ttl == 0 {
 		ttl = DefaultSessionIdleTTL
@@ -132,11 +102,11 @@ func (s *Server) Mount(mux *http.ServeMux, opts HTTPOptions) error {
 
 // httpFilter checks the origin, the bearer token and the body size, and
 // answers unknown tools like the stdio filter does.
-func (s *Server) httpFilter(token string, allowed map[string]bool, next http.Handler) http.Handler {
-	want := sha256.Sum256([]byte(token))
+func (s *Server) httpFilter(secret string, allowed httpauth.Origins, next http.Handler) http.Handler {
+	token := httpauth.NewToken(secret)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Values("Origin"); len(origin) > 0 {
-			if !originAllowed(r, origin, allowed) {
+			if !allowed.Allowed(r, origin) {
 				s.logger.Warn("http: request from a foreign origin refused", "origin", strings.Join(origin, ", "))
 				http.Error(w, fmt.Sprintf("requests from origin %q are refused: it is not this server's own origin nor one it allows "+
 					"(whoever runs the server can allow it with --allow-origin)", strings.Join(origin, ", ")), http.StatusForbidden)
@@ -147,8 +117,8 @@ func (s *Server) httpFilter(token string, allowed map[string]bool, next http.Han
 				return
 			}
 		}
-		if token != "" {
-			if msg, ok := checkBearer(r.Header.Values("Authorization"), want); !ok {
+		if token.Set() {
+			if msg, ok := token.CheckBearer(r.Header.Values("Authorization")); !ok {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="cos"`)
 				http.Error(w, msg, http.StatusUnauthorized)
 				return
@@ -179,70 +149,4 @@ func (s *Server) httpFilter(token string, allowed map[string]bool, next http.Han
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// checkBearer checks Authorization header values against the SHA-256 of
-// the token (RFC 9110 credentials: the scheme is case-insensitive and
-// followed by one or more spaces; RFC 6750 Bearer). It compares digests in
-// constant time, so neither the token's bytes nor its length leak through
-// timing. It returns a message for the 401 when the check fails.
-func checkBearer(values []string, want [32]byte) (string, bool) {
-	const ask = "this server requires the header Authorization: Bearer <token>"
-	switch {
-	case len(values) == 0:
-		return ask, false
-	case len(values) > 1:
-		return "more than one Authorization header; send exactly one: Authorization: Bearer <token>", false
-	}
-	scheme, rest, _ := strings.Cut(values[0], " ")
-	if !strings.EqualFold(scheme, "Bearer") {
-		return fmt.Sprintf("the Authorization scheme must be Bearer, not %q; %s", scheme, ask), false
-	}
-	got := sha256.Sum256([]byte(strings.TrimLeft(rest, " ")))
-	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		return "the bearer token is wrong", false
-	}
-	return "", true
-}
-
-// originAllowed reports whether the Origin header values (a browser sends
-// exactly one) name the server's own origin or an allowed one.
-func originAllowed(r *http.Request, values []string, allowed map[string]bool) bool {
-	if len(values) != 1 {
-		return false
-	}
-	origin, err := ParseOrigin(values[0])
-	if err != nil {
-		return false // "null" (an opaque origin) and anything malformed
-	}
-	if allowed[origin] {
-		return true
-	}
-	return ownOrigin(r, origin)
-}
-
-// ownOrigin reports whether origin (as ParseOrigin returns it) is http at
-// the local address and port of r's connection, or, on a loopback
-// connection, at localhost or a loopback address and that port.
-func ownOrigin(r *http.Request, origin string) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
-	if !ok {
-		return false
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Scheme != "http" {
-		return false
-	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-	}
-	if port != strconv.Itoa(local.Port) {
-		return false
-	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); ip != nil {
-		return ip.Equal(local.IP) || (ip.IsLoopback() && local.IP.IsLoopback())
-	}
-	return host == "localhost" && local.IP.IsLoopback()
 }
