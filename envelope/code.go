@@ -63,6 +63,14 @@ const (
 	// all). What it committed before stays committed; run it again to
 	// finish.
 	CodeCancelled Code = "E_CANCELLED"
+	// CodeUnauthorized: an HTTP request (the Hub's /api) carries no token
+	// — neither "Authorization: Bearer" nor the login cookie — or a wrong
+	// one, on a server that requires one. Send the token, or log in.
+	CodeUnauthorized Code = "E_UNAUTHORIZED"
+	// CodeOrigin: a browser request comes from an origin the server does
+	// not allow (not its own, not one given with --allow-origin), or is a
+	// cross-site write. Nothing was done.
+	CodeOrigin Code = "E_ORIGIN"
 )
 
 // CodeSpec is one catalogue entry: a code and the category it belongs to.
@@ -97,6 +105,8 @@ var catalogue = []CodeSpec{
 	{CodeModuleDisabled, CategoryModuleDisabled},
 	{CodeClaimed, CategoryConflict},
 	{CodeCancelled, CategoryTransient},
+	{CodeUnauthorized, CategoryPermission},
+	{CodeOrigin, CategoryPermission},
 }
 
 var categoryOf = func() map[Code]Category {
