@@ -1,3 +1,76 @@
-// The Hub page: a router on location.hash over view modules (first cut;
-// the views import here as they land).
-document.body.dataset.ready = '1';
+// The Hub page: a router on location.hash over the view modules.
+// Routes: #/board[?task=ID], #/graph[?uid=…|?path=…|?q=…], #/feed,
+// #/evidence[/<session>], #/health. body[data-ready="1"] is set once a
+// view has rendered; body[data-live="1"] while the event stream is open.
+
+import { showError } from './api.js';
+import { initTimeTravel, onChange as onAtChange } from './timetravel.js';
+import { startLive, logHead } from './live.js';
+import { initBoard, showBoard } from './board.js';
+import { initGraph, showGraph } from './graph.js';
+import { initFeed, showFeed } from './feed.js';
+import { initEvidence, showEvidence } from './evidence.js';
+import { initHealth, showHealth } from './health.js';
+
+const VIEWS = ['board', 'graph', 'feed', 'evidence', 'health'];
+// BACKLOG is how many past events the feed shows when the page opens.
+const BACKLOG = 100;
+
+function parseHash() {
+  const h = location.hash.replace(/^#\/?/, '');
+  const [pathPart, query = ''] = h.split('?');
+  const parts = pathPart.split('/').filter(Boolean).map(decodeURIComponent);
+  const view = VIEWS.includes(parts[0]) ? parts[0] : 'board';
+  return { view, rest: parts.slice(1), params: new URLSearchParams(query) };
+}
+
+let routeSeq = 0;
+
+async function route() {
+  const mine = ++routeSeq;
+  const { view, rest, params } = parseHash();
+  document.body.dataset.ready = '0';
+  document.body.dataset.view = view;
+  for (const v of VIEWS) {
+    document.getElementById(`view-${v}`).hidden = v !== view;
+    const link = document.querySelector(`a[data-view="${v}"]`);
+    if (v === view) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  try {
+    switch (view) {
+      case 'board': await showBoard(params); break;
+      case 'graph': await showGraph(params); break;
+      case 'feed': showFeed(); break;
+      case 'evidence': await showEvidence(rest[0] || ''); break;
+      case 'health': await showHealth(); break;
+    }
+  } catch (err) {
+    showError(err);
+  }
+  if (mine === routeSeq) document.body.dataset.ready = '1';
+}
+
+async function main() {
+  document.body.dataset.live = '0';
+  initTimeTravel(showError);
+  initBoard();
+  initGraph();
+  initFeed();
+  initEvidence();
+  initHealth();
+  onAtChange(() => route());
+  window.addEventListener('hashchange', route);
+  window.addEventListener('cos:login', () => route());
+  if (!location.hash) history.replaceState(null, '', '#/board');
+  await route();
+  let head = 0;
+  try {
+    head = await logHead();
+  } catch {
+    /* the stream starts at the server's head */
+  }
+  startLive(Math.max(0, head - BACKLOG));
+}
+
+main();
