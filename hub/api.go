@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/state"
@@ -33,6 +34,9 @@ type APIOptions struct {
 	// Logger receives the lines of answers that could not be written
 	// (nil: discarded).
 	Logger *slog.Logger
+	// Version is info.version of /api/openapi.json: the build's version
+	// ("" reads "dev").
+	Version string
 }
 
 // route is one /api route: its method and path, the tool it runs and how
@@ -82,7 +86,9 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/graph/changes", tool: "cos_graph_changes", summary: "Nodes changed since a git revision and their impact"},
 	{method: http.MethodGet, pattern: "/api/graph/export", tool: "cos_graph_export", summary: "A neighbourhood (root and hops) or the best connected nodes, as nodes and edges",
 		aliases: map[string]string{"hops": "max_hops"}},
+	{method: http.MethodGet, pattern: "/api/graph/source", tool: "cos_graph_source", summary: "A node's source lines (at most 400) from its file"},
 	{method: http.MethodGet, pattern: "/api/history", tool: "cos_history", summary: "Events that changed a task, node, file or stream"},
+	{method: http.MethodGet, pattern: "/api/evidence/sessions", tool: "cos_evidence_sessions", summary: "Sessions that recorded evidence, newest first, paged"},
 	{method: http.MethodGet, pattern: "/api/evidence/sessions/{session_id}", tool: "cos_evidence_bundle", summary: "A session's evidence bundle",
 		pathArgs: map[string]string{"session_id": "session_id"}},
 	{method: http.MethodGet, pattern: "/api/health", tool: "cos_health", summary: "Log head, lag, presence, integrity and index freshness"},
@@ -90,10 +96,19 @@ var routes = []route{
 
 // API serves the tool routes of the route table under /api/.
 type API struct {
-	r      *tools.Runner
-	logger *slog.Logger
-	mux    *http.ServeMux
-	specs  map[string]*tools.Tool
+	r       *tools.Runner
+	logger  *slog.Logger
+	version string
+	mux     *http.ServeMux
+	// specs are the tools of the routes, by name (a Tool.HubOnly one
+	// included); read-only after NewAPI.
+	specs map[string]*tools.Tool
+	// doc is /api/openapi.json, built on its first request.
+	doc struct {
+		once sync.Once
+		b    []byte
+		err  error
+	}
 }
 
 // NewAPI returns the handler of every /api route that runs a tool, and of
@@ -102,12 +117,17 @@ type API struct {
 // mounts it under /api/ beside its own /api/events, /api/login and
 // /api/session, which it registers on a more specific pattern.
 func NewAPI(r *tools.Runner, o APIOptions) *API {
-	a := &API{r: r, logger: o.Logger, mux: http.NewServeMux(), specs: map[string]*tools.Tool{}}
+	a := &API{r: r, logger: o.Logger, version: o.Version, mux: http.NewServeMux(), specs: map[string]*tools.Tool{}}
 	if a.logger == nil {
 		a.logger = slog.New(slog.DiscardHandler)
 	}
-	for _, t := range r.Tools() {
-		a.specs[t.Name] = t
+	if a.version == "" {
+		a.version = "dev"
+	}
+	for _, rt := range routes {
+		if t, ok := r.Spec(rt.tool); ok {
+			a.specs[t.Name] = t
+		}
 	}
 	byPattern := map[string][]route{}
 	var patterns []string
@@ -120,6 +140,7 @@ func NewAPI(r *tools.Runner, o APIOptions) *API {
 	for _, p := range patterns {
 		a.mux.Handle(p, a.methods(byPattern[p]))
 	}
+	a.mux.HandleFunc(OpenAPIPath, a.serveOpenAPI)
 	a.mux.HandleFunc("/api/", func(w http.ResponseWriter, req *http.Request) {
 		writeEnvelope(w, a.logger, http.StatusNotFound, envelope.Fail(envelope.Errorf(envelope.CodeNotFound,
 			"no API route is %s; /api/openapi.json lists them", clip(req.URL.Path, 200)).
@@ -130,6 +151,34 @@ func NewAPI(r *tools.Runner, o APIOptions) *API {
 
 // ServeHTTP serves the /api routes.
 func (a *API) ServeHTTP(w http.ResponseWriter, req *http.Request) { a.mux.ServeHTTP(w, req) }
+
+// serveOpenAPI answers GET /api/openapi.json with the document, built
+// once.
+func (a *API) serveOpenAPI(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		w.Header().Set("Allow", http.MethodGet)
+		writeEnvelope(w, a.logger, http.StatusMethodNotAllowed, envelope.Fail(envelope.Errorf(envelope.CodeArgument,
+			"%s does not take %s; it takes GET", OpenAPIPath, clip(req.Method, 20)).
+			WithDetails(map[string]any{"method": clip(req.Method, 20), "allow": []string{http.MethodGet}})))
+		return
+	}
+	a.doc.once.Do(func() { a.doc.b, a.doc.err = a.openAPI() })
+	if a.doc.err != nil {
+		writeEnvelope(w, a.logger, http.StatusInternalServerError, envelope.Fail(envelope.Wrap(a.doc.err, envelope.CodeInternal,
+			"the OpenAPI document could not be built")))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if req.Method == http.MethodHead {
+		return
+	}
+	if _, err := w.Write(a.doc.b); err != nil {
+		a.logger.Debug("hub: openapi.json not written", "err", err)
+	}
+}
 
 // methods dispatches one path's routes by method: any other method is 405
 // with Allow naming the ones served.

@@ -52,6 +52,9 @@ func New(st *state.State, ix *indexing.Indexer, opts Options) *Runner {
 	for n := range r.tools {
 		r.names = append(r.names, n)
 	}
+	for _, t := range withAt(hubCatalogue()) {
+		r.tools[t.Name] = t // runnable, not listed (Tool.HubOnly)
+	}
 	sort.Strings(r.names)
 	return r
 }
@@ -109,7 +112,7 @@ func (r *Runner) Call(ctx context.Context, name string, raw json.RawMessage, bud
 		})
 	}
 	t, ok := r.tools[name]
-	if !ok {
+	if !ok || (t.HubOnly && !budget.NoBudget) {
 		return envelope.Fail(r.unknownTool(name))
 	}
 	return envelope.Safe(ctx, info, r.st.Forensic(), func(ctx context.Context) (envelope.Envelope, error) {
@@ -117,10 +120,18 @@ func (r *Runner) Call(ctx context.Context, name string, raw json.RawMessage, bud
 	})
 }
 
-// Has reports whether a tool is named name.
+// Has reports whether a tool is named name (a Tool.HubOnly tool is not).
 func (r *Runner) Has(name string) bool {
-	_, ok := r.tools[name]
-	return ok
+	t, ok := r.tools[name]
+	return ok && !t.HubOnly
+}
+
+// Spec returns the tool named name, a Tool.HubOnly one included, and
+// false when there is none: the Hub builds its routes and its OpenAPI
+// document from it.
+func (r *Runner) Spec(name string) (*Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
 }
 
 func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget envelope.Options) (envelope.Envelope, error) {

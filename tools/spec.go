@@ -131,7 +131,12 @@ type Tool struct {
 	// and opens its own (it waits for something a view must not wait for:
 	// cos_history waits for its index to reach the view's seq).
 	OwnViews bool
-	Handler  Handler
+	// HubOnly marks a tool served to the Hub's web page only (the
+	// browser routes, which call with envelope.Options.NoBudget): the
+	// Runner leaves it out of Tools and Has, so no MCP session lists or
+	// calls it, and a call with an agent budget is E_UNKNOWN_TOOL.
+	HubOnly bool
+	Handler Handler
 }
 
 func f64(v float64) *float64 { return &v }

@@ -1,0 +1,355 @@
+package hub
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/tools"
+)
+
+// OpenAPIPath is where the API describes itself.
+const OpenAPIPath = "/api/openapi.json"
+
+// errorStatuses are the failure statuses every route declares, each
+// answered with an ErrorEnvelope: 401 is the Hub's token check, 405 a
+// method the path does not take, 415 a write whose body is not JSON, the
+// rest StatusOf.
+var errorStatuses = []int{
+	http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
+	http.StatusMethodNotAllowed, http.StatusConflict, http.StatusPreconditionFailed,
+	http.StatusInternalServerError, http.StatusServiceUnavailable, http.StatusGatewayTimeout,
+}
+
+// wildcard matches a path wildcard of a route pattern.
+var wildcard = regexp.MustCompile(`\{([a-z_]+)\}`)
+
+// openAPI builds the OpenAPI 3.1 document of the route table: each route's
+// parameters typed by its tool's Param specs, its request body, its
+// success envelope with the tool's Data fields, and the typed failures.
+func (a *API) openAPI() ([]byte, error) {
+	paths := map[string]any{}
+	for _, rt := range routes {
+		item, _ := paths[rt.pattern].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[rt.pattern] = item
+		}
+		item[strings.ToLower(rt.method)] = a.operation(rt)
+	}
+	paths[OpenAPIPath] = map[string]any{"get": map[string]any{
+		"operationId": "openapi", "summary": "This document",
+		"responses": withErrors(map[string]any{"200": map[string]any{
+			"description": "The OpenAPI 3.1 document of the API",
+			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}},
+		}}),
+	}}
+	codes := make([]string, 0, len(envelope.Catalogue()))
+	for _, c := range envelope.Catalogue() {
+		codes = append(codes, string(c.Code))
+	}
+	cats := make([]string, 0, len(envelope.Categories))
+	for _, c := range envelope.Categories {
+		cats = append(cats, string(c))
+	}
+	errResponses := map[string]any{}
+	for _, s := range errorStatuses {
+		errResponses[errorResponseName(s)] = map[string]any{
+			"description": http.StatusText(s) + ": " + statusMeaning[s],
+			"content": map[string]any{"application/json": map[string]any{
+				"schema": map[string]any{"$ref": "#/components/schemas/ErrorEnvelope"}}},
+		}
+	}
+	doc := map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title":   "cos Hub API",
+			"version": a.version,
+			"description": "The Hub's JSON API: every route runs one cos tool and answers its envelope, " +
+				"{ok: true, data: {…, meta}} or {ok: false, error: {category, code, message, retryable, details}}, " +
+				"with the HTTP status of the failure's category. Read routes take their arguments as query parameters " +
+				"(lists repeated or comma-separated) and `at`, a log seq or an RFC 3339 time, to read the state at that point.",
+		},
+		"paths": paths,
+		"components": map[string]any{
+			"schemas": map[string]any{
+				"ErrorEnvelope": map[string]any{
+					"type": "object", "required": []string{"ok", "error"},
+					"properties": map[string]any{
+						"ok":    map[string]any{"const": false},
+						"error": map[string]any{"$ref": "#/components/schemas/Error"},
+					},
+				},
+				"Error": map[string]any{
+					"type":     "object",
+					"required": []string{"category", "code", "message", "retryable", "details"},
+					"properties": map[string]any{
+						"category":  map[string]any{"type": "string", "enum": cats},
+						"code":      map[string]any{"type": "string", "enum": codes},
+						"message":   map[string]any{"type": "string"},
+						"retryable": map[string]any{"type": "boolean"},
+						"details":   map[string]any{"type": "object"},
+					},
+				},
+				"Meta": map[string]any{
+					"type":     "object",
+					"required": []string{envelope.KeyLayer, envelope.KeyLogSeq},
+					"properties": map[string]any{
+						envelope.KeyLayer:  map[string]any{"type": "string"},
+						envelope.KeyLogSeq: map[string]any{"type": "integer", "minimum": 0},
+						envelope.KeyAtSeq:  map[string]any{"type": "integer", "minimum": 0},
+						envelope.KeyWarnings: map[string]any{"type": "array",
+							"items": map[string]any{"type": "string"}},
+					},
+				},
+			},
+			"responses": errResponses,
+		},
+	}
+	return json.Marshal(doc)
+}
+
+// statusMeaning says which failures a status carries.
+var statusMeaning = map[int]string{
+	http.StatusBadRequest:          "a validation failure (bad or unknown argument, malformed cursor, body not JSON)",
+	http.StatusUnauthorized:        "the token is missing or wrong",
+	http.StatusForbidden:           "permission (a read-only state, a foreign origin) or a disabled module",
+	http.StatusNotFound:            "the task, node, session or route does not exist",
+	http.StatusMethodNotAllowed:    "the path does not take this method (Allow lists those it takes)",
+	http.StatusConflict:            "a conflict: a stale revision, a claimed task, a reused request id",
+	http.StatusPreconditionFailed:  "If-Match is no longer the task's revision; details carry current_revision and current_hash",
+	http.StatusInternalServerError: "an internal failure (storage, integrity); the server log has the details",
+	http.StatusServiceUnavailable:  "unavailable or transient: retry after Retry-After seconds",
+	http.StatusGatewayTimeout:      "the request ran out of time",
+}
+
+func errorResponseName(status int) string { return "Error" + strconv.Itoa(status) }
+
+// withErrors adds the typed failures to an operation's responses.
+func withErrors(resp map[string]any) map[string]any {
+	for _, s := range errorStatuses {
+		resp[strconv.Itoa(s)] = map[string]any{"$ref": "#/components/responses/" + errorResponseName(s)}
+	}
+	return resp
+}
+
+// operation is the OpenAPI operation of rt.
+func (a *API) operation(rt route) map[string]any {
+	op := map[string]any{"operationId": operationID(rt), "summary": rt.summary, "tags": []string{tagOf(rt.pattern)}}
+	t, ok := a.specs[rt.tool]
+	if !ok {
+		op["description"] = "Runs " + rt.tool + ", which this server does not have."
+		op["responses"] = withErrors(map[string]any{"200": map[string]any{"description": "never"}})
+		return op
+	}
+	op["description"] = t.Description
+	var params []any
+	pathArg := map[string]bool{}
+	for _, m := range wildcard.FindAllStringSubmatch(rt.pattern, -1) {
+		arg := rt.pathArgs[m[1]]
+		pathArg[arg] = true
+		p, _ := param(t, arg)
+		s := paramSchema(p)
+		params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": s})
+	}
+	alias := map[string]string{}
+	for q, arg := range rt.aliases {
+		alias[arg] = q
+	}
+	if !rt.body {
+		for _, p := range t.Params {
+			if pathArg[p.Name] {
+				continue
+			}
+			name := p.Name
+			if q, ok := alias[p.Name]; ok {
+				name = q
+			}
+			qp := map[string]any{"name": name, "in": "query", "schema": paramSchema(p)}
+			if p.Required {
+				qp["required"] = true
+			}
+			if d := queryDescription(p); d != "" {
+				qp["description"] = d
+			}
+			if p.Type == tools.TStringList {
+				qp["style"], qp["explode"] = "form", true
+			}
+			params = append(params, qp)
+		}
+	} else {
+		props := map[string]any{}
+		var required []string
+		for _, p := range t.Params {
+			if pathArg[p.Name] || (rt.bodyKeys != nil && !contains(rt.bodyKeys, p.Name)) {
+				continue
+			}
+			props[p.Name] = paramSchema(p)
+			if p.Required {
+				required = append(required, p.Name)
+			}
+		}
+		body := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+		if len(required) > 0 {
+			body["required"] = required
+		}
+		op["requestBody"] = map[string]any{"required": len(required) > 0,
+			"content": map[string]any{"application/json": map[string]any{"schema": body}}}
+	}
+	if rt.ifMatch {
+		params = append(params, map[string]any{"name": "If-Match", "in": "header",
+			"description": `the task's revision, "7" (the ETag of GET /api/tasks/{id}) or 7: the update is a compare-and-set, 412 when stale`,
+			"schema":      map[string]any{"type": "string"}})
+	}
+	if len(params) > 0 {
+		op["parameters"] = params
+	}
+	ok200 := map[string]any{
+		"description": "The tool's success envelope",
+		"content":     map[string]any{"application/json": map[string]any{"schema": successSchema(t)}},
+	}
+	status := "200"
+	if rt.created {
+		status = "201"
+		ok200["headers"] = map[string]any{"Location": map[string]any{
+			"description": "/api/tasks/{id} of the new task", "schema": map[string]any{"type": "string"}}}
+		ok200["description"] = "The task is created: the tool's success envelope"
+	}
+	if rt.etag {
+		ok200["headers"] = map[string]any{"ETag": map[string]any{
+			"description": `the task's revision, "7": send it as If-Match with PATCH`, "schema": map[string]any{"type": "string"}}}
+	}
+	op["responses"] = withErrors(map[string]any{status: ok200})
+	return op
+}
+
+// operationID names rt's operation after its tool ("cos_task_get" →
+// "task_get").
+func operationID(rt route) string { return strings.TrimPrefix(rt.tool, "cos_") }
+
+// tagOf groups routes by the path segment after /api/.
+func tagOf(pattern string) string {
+	s := strings.TrimPrefix(pattern, "/api/")
+	s, _, _ = strings.Cut(s, "/")
+	return s
+}
+
+// queryDescription is a query parameter's description: the tool's, and
+// how a list or `at` is written in a query.
+func queryDescription(p tools.Param) string {
+	d := p.Description
+	add := func(s string) {
+		if d != "" {
+			d += "; "
+		}
+		d += s
+	}
+	switch {
+	case p.Type == tools.TStringList:
+		add("repeat the parameter or separate values with commas")
+	case p.Name == "at":
+		add("a log seq (an integer ≥ 0) or an RFC 3339 time: the state at that point")
+	}
+	return d
+}
+
+// successSchema is the success envelope of t: ok true and data holding
+// t's Data fields and meta.
+func successSchema(t *tools.Tool) map[string]any {
+	props := map[string]any{"meta": map[string]any{"$ref": "#/components/schemas/Meta"}}
+	keys := make([]string, 0, len(t.Data))
+	for k := range t.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		props[k] = fieldSchema(t.Data[k])
+	}
+	return map[string]any{
+		"type": "object", "required": []string{"ok", "data"},
+		"properties": map[string]any{
+			"ok":   map[string]any{"const": true},
+			"data": map[string]any{"type": "object", "required": []string{"meta"}, "properties": props},
+		},
+	}
+}
+
+// fieldSchema is the schema of one tools.Fields type: "string",
+// "[]object", "integer?" (nullable).
+func fieldSchema(v string) map[string]any {
+	nullable := strings.HasSuffix(v, "?")
+	v = strings.TrimSuffix(v, "?")
+	s := map[string]any{}
+	typ := v
+	if elem, ok := strings.CutPrefix(v, "[]"); ok {
+		typ = "array"
+		s["items"] = map[string]any{"type": elem}
+	}
+	if nullable {
+		s["type"] = []string{typ, "null"}
+	} else {
+		s["type"] = typ
+	}
+	return s
+}
+
+// paramSchema is the JSON Schema of one tool argument: its type, enum
+// (shared vocabularies included), range, length and default.
+func paramSchema(p tools.Param) map[string]any {
+	s := map[string]any{}
+	if p.Default != nil {
+		s["default"] = p.Default
+	}
+	bound := func(k string, f *float64) {
+		if f != nil {
+			s[k] = *f
+		}
+	}
+	switch p.Type {
+	case tools.TString:
+		s["type"] = "string"
+		if len(p.Enum) > 0 {
+			s["enum"] = p.Enum
+		}
+		if p.MaxLen > 0 {
+			s["maxLength"] = p.MaxLen
+		}
+	case tools.TInt:
+		s["type"] = "integer"
+		bound("minimum", p.Min)
+		bound("maximum", p.Max)
+	case tools.TNumber:
+		s["type"] = "number"
+		bound("minimum", p.Min)
+		bound("maximum", p.Max)
+	case tools.TBool:
+		s["type"] = "boolean"
+	case tools.TStringList:
+		item := map[string]any{"type": "string"}
+		if len(p.Enum) > 0 {
+			item["enum"] = p.Enum
+		}
+		s["type"], s["items"] = "array", item
+		if p.MaxLen > 0 {
+			s["maxItems"] = p.MaxLen
+		}
+	case tools.TObject:
+		s["type"] = "object"
+	case tools.TObjectList:
+		s["type"], s["items"] = "array", map[string]any{"type": "object"}
+	default:
+		types := p.JSONTypes
+		if len(types) == 0 {
+			types = []string{"object", "array", "string", "number", "boolean"}
+		}
+		s["type"] = types
+	}
+	if p.Description != "" && p.Type != tools.TStringList && p.Name != "at" {
+		s["description"] = p.Description
+	}
+	return s
+}
