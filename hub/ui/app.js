@@ -3,7 +3,7 @@
 // #/evidence[/<session>], #/health. body[data-ready="1"] is set once a
 // view has rendered; body[data-live="1"] while the event stream is open.
 
-import { showError } from './api.js';
+import { api, askToken, showError } from './api.js';
 import { initTimeTravel, onChange as onAtChange } from './timetravel.js';
 import { startLive, logHead } from './live.js';
 import { initBoard, showBoard } from './board.js';
@@ -53,6 +53,7 @@ async function route() {
 
 async function main() {
   document.body.dataset.live = '0';
+  document.body.dataset.ready = '0';
   initTimeTravel(showError);
   initBoard();
   initGraph();
@@ -63,6 +64,13 @@ async function main() {
   window.addEventListener('hashchange', route);
   window.addEventListener('cos:login', () => route());
   if (!location.hash) history.replaceState(null, '', '#/board');
+  // Ask for the token before the first read rather than after its 401.
+  try {
+    const { data } = await api('session');
+    if (data.auth_required && !data.authenticated) await askToken();
+  } catch (err) {
+    showError(err);
+  }
   await route();
   let head = 0;
   try {

@@ -371,7 +371,7 @@ async function onEditSubmit(ev) {
 // It reports whether the write committed.
 async function sendPatch(id, patch, revision, onFail) {
   try {
-    const { data } = await api(`tasks/${encodeURIComponent(id)}`, { method: 'PATCH', headers: { 'If-Match': `"${revision}"` }, body: { patch, request_id: requestID('edit') } });
+    const { data } = await api(`tasks/${encodeURIComponent(id)}`, { method: 'PATCH', headers: { 'If-Match': `"${revision}"` }, body: editBody(patch) });
     showError(null);
     applyTask(data.task);
     return true;
@@ -384,6 +384,13 @@ async function sendPatch(id, patch, revision, onFail) {
     onFail(`${err.code}: ${err.message}`);
     return false;
   }
+}
+
+// editBody is the PATCH body: the patch, and the name typed in "Your
+// name" (a holder changing their own task's status must say who they are).
+function editBody(patch) {
+  const who = $('assignee-input').value.trim();
+  return who ? { patch, assignee: who, request_id: requestID('edit') } : { patch, request_id: requestID('edit') };
 }
 
 async function showConflict(id, patch, err) {

@@ -60,7 +60,6 @@ function ensureCy() {
   if (typeof window.cytoscape !== 'function') throw new Error('the graph library did not load');
   cy = window.cytoscape({
     container: $('graph-canvas'),
-    wheelSensitivity: 0.3,
     minZoom: 0.1,
     maxZoom: 4,
     style: [
@@ -268,7 +267,7 @@ async function select(uid, left = 0) {
   const n = ctx.node || {};
   const neighbours = (ctx.neighbours || []).slice(0, 60);
   const counts = Object.entries(ctx.edges_by_type || {}).map(([t, list]) => `${t} ${list.length}`).join(', ');
-  panel.replaceChildren(
+  panel.replaceChildren(...[
     el('h2', {}, n.label || uid),
     el('p', { class: 'uid' }, el('code', {}, uid)),
     el('p', {}, el('span', { class: `kind kind-${n.kind}` }, n.kind || ''), ' ', n.path ? `${n.path}${n.line ? `:${n.line}${n.end_line ? `–${n.end_line}` : ''}` : ''}` : ''),
@@ -280,7 +279,7 @@ async function select(uid, left = 0) {
     el('h3', {}, `Neighbours (${(ctx.neighbours || []).length})`),
     el('ul', { class: 'neighbours' }, ...neighbours.map((x) =>
       el('li', {}, el('button', { type: 'button', 'data-expand': x.uid, title: x.uid }, `${x.label || x.uid}`), ' ', el('span', { class: 'muted' }, x.kind || '')))),
-  );
+  ].filter(Boolean));
   if (n.path) loadSource(uid, mine);
 }
 
