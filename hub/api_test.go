@@ -26,9 +26,12 @@ type apiEnv struct {
 	tb   testing.TB
 	st   *state.State
 	r    *tools.Runner
+	api  *API
 	git  *testutil.Git
 	srv  *httptest.Server
 	http *http.Client
+	// spec validates every answer against /api/openapi.json.
+	spec *specCheck
 }
 
 // answer is one HTTP answer of the API.
@@ -59,9 +62,10 @@ func newAPIEnv(tb testing.TB, index bool) *apiEnv {
 			tb.Fatalf("index: %s", env.JSON())
 		}
 	}
-	srv := httptest.NewServer(NewAPI(r, APIOptions{Version: "test"}))
+	api := NewAPI(r, APIOptions{Version: "test"})
+	srv := httptest.NewServer(api)
 	tb.Cleanup(srv.Close)
-	return &apiEnv{tb: tb, st: st, r: r, git: g, srv: srv, http: srv.Client()}
+	return &apiEnv{tb: tb, st: st, r: r, api: api, git: g, srv: srv, http: srv.Client(), spec: loadSpec(tb, srv.Client(), srv.URL)}
 }
 
 func mustJSON(tb testing.TB, v any) json.RawMessage {
@@ -100,6 +104,7 @@ func (e *apiEnv) do(method, path, body string, header ...string) answer {
 		e.tb.Fatal(err)
 	}
 	a := answer{status: resp.StatusCode, header: resp.Header, raw: raw}
+	e.spec.check(e.tb, req, a.status, a.header, raw)
 	if method != http.MethodHead && len(raw) > 0 {
 		if err := json.Unmarshal(raw, &a.env); err != nil {
 			e.tb.Fatalf("%s %s: body is not JSON (%v): %s", method, path, err, raw)
@@ -195,8 +200,11 @@ func TestStatusOf_EveryCodeByCategory(t *testing.T) {
 	}
 }
 
-func TestAPI_TaskRoutes(t *testing.T) {
-	e := newAPIEnv(t, false)
+func TestAPI_TaskRoutes(t *testing.T) { exerciseTasks(newAPIEnv(t, false)) }
+
+// exerciseTasks drives every task route to a success and its failures.
+func exerciseTasks(e *apiEnv) {
+	t := e.tb
 	id := e.createTask("write the hub")
 	other := e.createTask("second")
 
@@ -249,6 +257,7 @@ func TestAPI_TaskRoutes(t *testing.T) {
 	e.do(http.MethodPost, "/api/tasks/"+id+"/claim", `{"assignee": "ana", "task_id": "TASK-002"}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
 	e.do(http.MethodPost, "/api/tasks/"+id+"/claim", `{}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
 	e.do(http.MethodPost, "/api/tasks/TASK-999/claim", `{"assignee": "ana"}`).want(t, http.StatusNotFound, "E_NOT_FOUND")
+	exercisePatch(e)
 }
 
 func num(v any) string {
@@ -264,8 +273,10 @@ func num(v any) string {
 // A PATCH under If-Match is a compare-and-set: the current revision
 // passes, a stale one is 412 with the task's current revision and hash in
 // the details.
-func TestAPI_PatchIfMatch_Stale412(t *testing.T) {
-	e := newAPIEnv(t, false)
+func TestAPI_PatchIfMatch_Stale412(t *testing.T) { exercisePatch(newAPIEnv(t, false)) }
+
+func exercisePatch(e *apiEnv) {
+	t := e.tb
 	id := e.createTask("cas me")
 	get := e.do(http.MethodGet, "/api/tasks/"+id, "").want(t, http.StatusOK, "")
 	etag := get.header.Get("ETag")
@@ -318,8 +329,10 @@ func TestAPI_WritesRecordTheHubAsClient(t *testing.T) {
 	}
 }
 
-func TestAPI_GraphRoutes(t *testing.T) {
-	e := newAPIEnv(t, true)
+func TestAPI_GraphRoutes(t *testing.T) { exerciseGraph(newAPIEnv(t, true)) }
+
+func exerciseGraph(e *apiEnv) {
+	t := e.tb
 	uid := e.greetUID()
 	q := url.QueryEscape(uid)
 
@@ -368,8 +381,10 @@ func toStrings(l []any) []string {
 	return out
 }
 
-func TestAPI_HistoryEvidenceHealth(t *testing.T) {
-	e := newAPIEnv(t, false)
+func TestAPI_HistoryEvidenceHealth(t *testing.T) { exerciseHistoryEvidenceHealth(newAPIEnv(t, false)) }
+
+func exerciseHistoryEvidenceHealth(e *apiEnv) {
+	t := e.tb
 	id := e.createTask("traced")
 	a := e.do(http.MethodGet, "/api/history?task_id="+id+"&limit=10", "").want(t, http.StatusOK, "")
 	if evs := a.data("events").([]any); len(evs) != 1 {
@@ -419,8 +434,10 @@ func TestAPI_HistoryEvidenceHealth(t *testing.T) {
 	e.do(http.MethodGet, "/api/evidence/sessions", "").want(t, http.StatusForbidden, "E_MODULE_DISABLED")
 }
 
-func TestAPI_UnknownPathAndMethod(t *testing.T) {
-	e := newAPIEnv(t, false)
+func TestAPI_UnknownPathAndMethod(t *testing.T) { exerciseUnknown(newAPIEnv(t, false)) }
+
+func exerciseUnknown(e *apiEnv) {
+	t := e.tb
 	e.do(http.MethodGet, "/api/nothing/here", "").want(t, http.StatusNotFound, "E_NOT_FOUND")
 	e.do(http.MethodGet, "/api/tasks", "").want(t, http.StatusMethodNotAllowed, "E_ARGUMENT")
 	a := e.do(http.MethodDelete, "/api/tasks/TASK-001", "").want(t, http.StatusMethodNotAllowed, "E_ARGUMENT")
