@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -136,5 +138,56 @@ func TestAssets_VendoredCytoscapeMatchesVersionFile(t *testing.T) {
 	lb, _ := io.ReadAll(lic.Body)
 	if lic.StatusCode != http.StatusOK || !strings.Contains(string(lb), "Cytoscape Consortium") {
 		t.Errorf("LICENSE: status %d, body %.60q", lic.StatusCode, lb)
+	}
+}
+
+// TestAssets_EveryReferenceResolves follows every script and stylesheet of
+// index.html and every ES module import: each must be an embedded file
+// served as JavaScript or CSS, none from another origin (no CDN).
+func TestAssets_EveryReferenceResolves(t *testing.T) {
+	h := Assets()
+	res := get(t, h, http.MethodGet, "/", nil)
+	page, _ := io.ReadAll(res.Body)
+	refs := regexp.MustCompile(`(?:src|href)="([^"#]+)"`).FindAllStringSubmatch(string(page), -1)
+	imports := regexp.MustCompile(`(?m)^import\s[^'"]*['"]([^'"]+)['"]`)
+	seen := map[string]bool{}
+	queue := []string{}
+	for _, m := range refs {
+		if strings.HasPrefix(m[1], "data:") {
+			continue
+		}
+		queue = append(queue, "/"+strings.TrimPrefix(m[1], "/"))
+	}
+	if len(queue) < 3 {
+		t.Fatalf("index.html references %v; want the stylesheet, the graph library and app.js", queue)
+	}
+	for len(queue) > 0 {
+		p := path.Clean(queue[0])
+		queue = queue[1:]
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if strings.Contains(p, ":") {
+			t.Errorf("%s is not served by the Hub", p)
+			continue
+		}
+		res := get(t, h, http.MethodGet, p, nil)
+		body, _ := io.ReadAll(res.Body)
+		ct := res.Header.Get("Content-Type")
+		if res.StatusCode != http.StatusOK || !(strings.HasPrefix(ct, "text/javascript") || strings.HasPrefix(ct, "text/css")) {
+			t.Errorf("%s: status %d, Content-Type %q", p, res.StatusCode, ct)
+			continue
+		}
+		if strings.HasSuffix(p, ".js") && !strings.Contains(p, "/vendor/") {
+			for _, m := range imports.FindAllStringSubmatch(string(body), -1) {
+				queue = append(queue, path.Join(path.Dir(p), m[1]))
+			}
+		}
+	}
+	for _, want := range []string{"/app.js", "/board.js", "/graph.js", "/feed.js", "/evidence.js", "/health.js", "/live.js", "/timetravel.js", "/api.js"} {
+		if !seen[want] {
+			t.Errorf("%s is not reachable from index.html", want)
+		}
 	}
 }
