@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -472,6 +473,33 @@ func TestRunner_HubOnlyToolsStayOffMCP(t *testing.T) {
 		}
 		if _, ok := e.r.Spec(name); !ok {
 			t.Errorf("Spec(%s) missing", name)
+		}
+	}
+}
+
+// A node's source is read only inside the indexed folder: a symbolic
+// link that leads out is E_PATH and nothing of the outside file is shown
+// (a path with .. never reaches the graph: cos_graph_upsert refuses it).
+func TestAPI_GraphSourceStaysInsideTheIndexedFolder(t *testing.T) {
+	e := newAPIEnv(t, true)
+	outside := t.TempDir() + "/secret.txt"
+	if err := os.WriteFile(outside, []byte("the secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, e.git.Root+"/link.go"); err != nil {
+		t.Fatal(err)
+	}
+	nodes := []map[string]any{
+		{"uid": "code:function:link.go::via", "kind": "function", "label": "via", "path": "link.go", "line": 1},
+	}
+	env := e.r.Call(context.Background(), "cos_graph_upsert", mustJSON(t, map[string]any{"nodes": nodes}), envelope.Options{NoBudget: true})
+	if !env.OK() {
+		t.Fatalf("upsert: %s", env.JSON())
+	}
+	for _, uid := range []string{"code:function:link.go::via"} {
+		a := e.do(http.MethodGet, "/api/graph/source?uid="+url.QueryEscape(uid), "").want(t, http.StatusBadRequest, "E_PATH")
+		if strings.Contains(string(a.raw), "the secret") {
+			t.Fatalf("%s: the outside file leaked: %s", uid, a.raw)
 		}
 	}
 }
