@@ -70,7 +70,9 @@ function actorText(ev) {
   const a = ev.actor;
   if (!a) return '';
   if (typeof a === 'string') return a;
-  return a.name || a.agent || (a.host ? `${a.host}${a.pid ? `:${a.pid}` : ''}` : '');
+  const where = a.host ? `${a.host}${a.pid ? `:${a.pid}` : ''}` : '';
+  const who = a.client || a.name || a.agent || '';
+  return who && where ? `${who} on ${where}` : who || where;
 }
 
 // target is the link to what ev changed: a task on the board, a file in

@@ -117,11 +117,13 @@ async function search(q, takeFirst = false) {
     showError(Object.assign(new Error('Type a name, a path or a uid to search for.'), { code: 'E_ARGUMENT' }));
     return '';
   }
+  list.replaceChildren(el('li', { class: 'muted', 'aria-busy': 'true' }, `Searching for “${q}”…`));
   try {
     const { data } = await api('graph/resolve', { query: { q, limit: 20, at: tt.at() } });
     tt.noteSeq(data.meta && data.meta.log_seq);
     const results = data.results || [];
-    list.replaceChildren(...results.map((r) =>
+    if (results.length === 0) list.replaceChildren(el('li', { class: 'muted' }, `Nothing found for “${q}”.`));
+    else list.replaceChildren(...results.map((r) =>
       el('li', { 'data-uid': r.uid, tabindex: '0', role: 'button', title: r.uid },
         el('span', { class: `kind kind-${r.kind}` }, r.kind), ' ', el('strong', {}, r.label || r.uid), ' ',
         el('span', { class: 'muted' }, r.path || ''), r.match ? el('span', { class: 'match' }, r.match) : null)));
