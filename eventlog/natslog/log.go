@@ -2,30 +2,87 @@ package natslog
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/oklog/ulid/v2"
 )
 
-// errNotYet marks the skeleton.
-var errNotYet = errors.New("natslog: not implemented yet")
+// FormatVersion is the message format this package writes (doc.go). A
+// stream cos creates carries it in its metadata under MetadataFormat.
+const FormatVersion = "1"
+
+// MetadataFormat is the stream metadata key that marks a JetStream stream
+// as a cos event log, with FormatVersion as its value.
+const MetadataFormat = "cos_log_format"
+
+// duplicateWindow is the Nats-Msg-Id window of a stream cos creates. Cos
+// does not rely on it: receipts live in the log itself.
+const duplicateWindow = 2 * time.Minute
 
 // Log is the event log in one JetStream stream, shared by any number of
 // handles in any number of processes and machines. It is safe for
 // concurrent use.
+//
+// Lock order: qmu is never held while taking smu (the committer takes a
+// batch under qmu, releases it, then decides under smu).
 type Log struct {
-	opts Options
+	opts   Options
+	limits eventlog.Limits
+	actor  eventlog.Actor
+	where  string // the store address, for errors
+	nc     *nats.Conn
+	ownNC  bool
+	js     jetstream.JetStream
+
+	// smu guards m, stream, entropy and lastMS. stream is nil while the
+	// stream of a read-only log does not exist.
+	smu     sync.Mutex
+	m       *model
+	stream  jetstream.Stream
+	entropy *ulid.MonotonicEntropy
+	lastMS  uint64
+
+	// qmu guards queue and closed.
+	qmu    sync.Mutex
+	queue  []*pending
+	closed bool
+
+	// closing is set once Close has begun; readers then return
+	// eventlog.ErrClosed.
+	closing  atomic.Bool
+	// known is the model's head, for Head without taking smu.
+	known    atomic.Pointer[eventlog.Head]
+	connOnce sync.Once
+
+	stats struct {
+		batches, events, requests, retries atomic.Uint64
+	}
+
+	wake chan struct{} // capacity 1: the committer has work
+	done chan struct{} // closed when the committer has exited
 }
 
 // Open connects to the NATS servers at url ("nats://host:port", or a
 // comma-separated list; ignored when o.Conn is set), and opens the log in
 // the JetStream stream o.Stream, creating it when missing (unless
-// o.ReadOnly) with file storage, DenyDelete, DenyPurge and atomic batch
-// publish allowed. It refuses a stream whose configuration is not one cos
-// created (eventlog.ErrFormat), and a server without JetStream or atomic
-// batches (*eventlog.StorageError). It then reads the stream to the end
-// (to know every cos stream's revision and the receipts of the window).
-// ctx bounds all of that. Errors: an options error, eventlog.ErrFormat,
+// o.ReadOnly) with StreamConfig: file storage, DenyDelete, DenyPurge,
+// atomic batch publish allowed. It refuses a stream that is not a cos log
+// (eventlog.ErrFormat: no MetadataFormat, or a configuration that could
+// drop, rewrite or reorder events), and a server without JetStream or
+// without atomic batch publish (*eventlog.StorageError). It then reads the
+// stream to its end, verifying the hash chain as it goes, to learn every
+// cos stream's revision and the receipts of the window. ctx bounds all of
+// that. Errors: an options error, eventlog.ErrFormat,
 // *eventlog.StorageError, ctx's error.
 func Open(ctx context.Context, url string, o Options) (*Log, error) {
 	if err := o.Validate(); err != nil {
@@ -34,43 +91,221 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return nil, errNotYet
+	o = o.withDefaults()
+	l := &Log{
+		opts:    o,
+		limits:  eventlog.Limits{MaxEventBytes: o.MaxEventBytes},
+		actor:   o.Actor,
+		nc:      o.Conn,
+		entropy: ulid.Monotonic(rand.Reader, 0),
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+	}
+	if l.actor.PID == 0 {
+		l.actor.PID = os.Getpid()
+	}
+	if l.actor.Host == "" {
+		l.actor.Host, _ = os.Hostname()
+	}
+	l.m = newModel(o)
+	l.where = url + "/" + o.Stream
+	if l.nc == nil {
+		timeout := 5 * time.Second
+		if d, ok := ctx.Deadline(); ok {
+			timeout = min(timeout, max(time.Until(d), time.Millisecond))
+		}
+		nc, err := nats.Connect(url, nats.Name("cos event log"), nats.Timeout(timeout), nats.MaxReconnects(-1))
+		if err != nil {
+			return nil, &eventlog.StorageError{Op: "connect", Path: l.where, Err: err}
+		}
+		l.nc, l.ownNC = nc, true
+	} else {
+		l.where = l.nc.ConnectedUrlRedacted() + "/" + o.Stream
+	}
+	fail := func(err error) (*Log, error) {
+		l.closeConn()
+		return nil, err
+	}
+	js, err := jetstream.New(l.nc)
+	if err != nil {
+		return fail(&eventlog.StorageError{Op: "open", Path: l.where, Err: err})
+	}
+	l.js = js
+	if err := l.openStream(ctx); err != nil {
+		return fail(err)
+	}
+	l.smu.Lock()
+	err = l.catchUpLocked(ctx)
+	l.smu.Unlock()
+	if err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+		return fail(err)
+	}
+	if o.ReadOnly {
+		close(l.done)
+		return l, nil
+	}
+	go l.run()
+	return l, nil
 }
 
-// Append: see state.Log.
-func (l *Log) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eventlog.Result, error) {
-	return nil, errNotYet
+// StreamConfig is the configuration Open gives a stream it creates: the
+// subjects cos.<ns>.log.> (ns: name in lower case), file storage, replicas
+// copies, no limits (nothing is ever dropped), DenyDelete and DenyPurge,
+// atomic batch publish, a two-minute Nats-Msg-Id window, and
+// MetadataFormat. Operators who create the stream themselves (to place it,
+// or to change the Nats-Msg-Id window) start from it.
+func StreamConfig(name string, replicas int) jetstream.StreamConfig {
+	if replicas <= 0 {
+		replicas = DefaultReplicas
+	}
+	return jetstream.StreamConfig{
+		Name:               name,
+		Description:        "cos event log",
+		Subjects:           []string{subjectFilter(name)},
+		Retention:          jetstream.LimitsPolicy,
+		MaxConsumers:       -1,
+		MaxMsgs:            -1,
+		MaxBytes:           -1,
+		MaxMsgsPerSubject:  -1,
+		Discard:            jetstream.DiscardNew,
+		Storage:            jetstream.FileStorage,
+		Replicas:           replicas,
+		Duplicates:         duplicateWindow,
+		DenyDelete:         true,
+		DenyPurge:          true,
+		AllowAtomicPublish: true,
+		Metadata:           map[string]string{MetadataFormat: FormatVersion},
+	}
 }
 
-// Read: see state.Log.
-func (l *Log) Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
-	return errNotYet
+// checkConfig returns an eventlog.ErrFormat naming the first setting of
+// cfg that makes it not a cos log.
+func checkConfig(cfg jetstream.StreamConfig, name string) error {
+	bad := func(what string) error {
+		return fmt.Errorf("%w: JetStream stream %q is not a cos event log: %s", eventlog.ErrFormat, name, what)
+	}
+	switch v, ok := cfg.Metadata[MetadataFormat]; {
+	case !ok:
+		return bad("it lacks the " + MetadataFormat + " metadata cos sets on the streams it creates")
+	case v != FormatVersion:
+		return fmt.Errorf("%w: JetStream stream %q has cos log format %q, this build reads format %s", eventlog.ErrFormat, name, v, FormatVersion)
+	case !slices.Equal(cfg.Subjects, []string{subjectFilter(name)}):
+		return bad(fmt.Sprintf("its subjects are %q, want [%q]", cfg.Subjects, subjectFilter(name)))
+	case cfg.Storage != jetstream.FileStorage:
+		return bad("it is not stored in files")
+	case cfg.Retention != jetstream.LimitsPolicy:
+		return bad("its retention is not limits (events would be removed once consumed)")
+	case !cfg.DenyDelete || !cfg.DenyPurge:
+		return bad("it allows deleting or purging messages")
+	case cfg.MaxMsgs > 0 || cfg.MaxBytes > 0 || cfg.MaxAge > 0 || cfg.MaxMsgsPerSubject > 0:
+		return bad("it has a message, byte, age or per-subject limit (old events would be dropped)")
+	case cfg.AllowRollup || cfg.AllowMsgTTL || cfg.AllowMsgCounter || cfg.AllowMsgSchedules:
+		return bad("it allows rollups, message TTLs, counters or schedules")
+	case cfg.Mirror != nil || len(cfg.Sources) > 0 || cfg.SubjectTransform != nil || cfg.RePublish != nil:
+		return bad("it mirrors, sources, transforms or republishes messages")
+	case cfg.Sealed:
+		return bad("it is sealed")
+	case !cfg.AllowAtomicPublish:
+		return bad("it does not allow atomic batch publish")
+	}
+	return nil
 }
 
-// Head: see state.Log.
-func (l *Log) Head(ctx context.Context) (eventlog.Head, error) {
-	return eventlog.Head{}, errNotYet
+// openStream looks up the stream, creating it when missing.
+func (l *Log) openStream(ctx context.Context) error {
+	name := l.opts.Stream
+	s, err := l.js.Stream(ctx, name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		if l.opts.ReadOnly {
+			return nil // reads as an empty log until someone creates it
+		}
+		cfg := StreamConfig(name, l.opts.Replicas)
+		s, err = l.js.CreateStream(ctx, cfg)
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // another process created it first
+			s, err = l.js.Stream(ctx, name)
+		} else if err == nil && !s.CachedInfo().Config.AllowAtomicPublish {
+			return &eventlog.StorageError{Op: "create stream", Path: l.where, Err: errors.New("the NATS server does not support atomic batch publish (nats-server 2.12 or newer is needed)")}
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &eventlog.StorageError{Op: "open stream", Path: l.where, Err: err}
+	}
+	if err := checkConfig(s.CachedInfo().Config, name); err != nil {
+		return err
+	}
+	l.stream = s
+	return nil
 }
 
-// LookupReceipt: see state.Log.
-func (l *Log) LookupReceipt(ctx context.Context, requestID string) (eventlog.Receipt, bool, error) {
-	return eventlog.Receipt{}, false, errNotYet
+// Stats counts what this Log has committed since Open.
+type Stats struct {
+	// Batches is the number of publishes (atomic batches or single
+	// messages) that committed; Requests and Events what they held.
+	// Requests/Batches is the mean group commit size. Retries counts the
+	// rounds decided again because another handle had written first.
+	Batches, Requests, Events, Retries uint64
 }
 
-// Verify: see state.Log.
-func (l *Log) Verify(ctx context.Context) (uint64, error) {
-	return 0, errNotYet
+// Stats returns the commit counters of this Log.
+func (l *Log) Stats() Stats {
+	return Stats{
+		Batches:  l.stats.batches.Load(),
+		Requests: l.stats.requests.Load(),
+		Events:   l.stats.events.Load(),
+		Retries:  l.stats.retries.Load(),
+	}
 }
 
-// Follow calls fn for every event from fromSeq (0 and 1 both mean the
-// first), in seq order, never concurrently, and then for each new event as
-// it commits, until ctx ends (Follow returns ctx's error) or fn returns an
-// error (Follow returns it; eventlog.ErrStop ends Follow with nil).
-func (l *Log) Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
-	return errNotYet
-}
-
-// Close: see state.Log.
+// Close stops accepting appends (Append then returns eventlog.ErrClosed),
+// waits for the appends already accepted to commit, and closes the
+// connection when Open dialled it. It is idempotent and safe to call from
+// several goroutines. When ctx ends first it returns ctx's error; the
+// accepted appends still commit, and a later Close waits for them again.
+// Read, Head, Follow, LookupReceipt and Verify return eventlog.ErrClosed
+// once Close has returned nil.
 func (l *Log) Close(ctx context.Context) error {
+	l.qmu.Lock()
+	already := l.closed
+	l.closed = true
+	l.qmu.Unlock()
+	if !already {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+	select {
+	case <-l.done:
+	default:
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	l.closing.Store(true)
+	l.closeConn()
+	return nil
+}
+
+func (l *Log) closeConn() {
+	l.connOnce.Do(func() {
+		if l.ownNC && l.nc != nil {
+			l.nc.Close()
+		}
+	})
+}
+
+// usable returns the error a read call answers before doing anything.
+func (l *Log) usable(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if l.closing.Load() {
+		return eventlog.ErrClosed
+	}
 	return nil
 }

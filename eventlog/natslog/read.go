@@ -1,0 +1,343 @@
+package natslog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// getMsgRange is the longest gap catch-up and Read fill with one request
+// per message; a longer one is read through an ordered consumer.
+const getMsgRange = 16
+
+// rawMsg is one stored message.
+type rawMsg struct {
+	subject string
+	seq     uint64
+	header  nats.Header
+	data    []byte
+}
+
+// currentStream returns the stream, looking it up again while a read-only
+// log's stream does not exist (nil, nil then).
+func (l *Log) currentStream(ctx context.Context) (jetstream.Stream, error) {
+	l.smu.Lock()
+	s := l.stream
+	l.smu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	s, err := l.js.Stream(ctx, l.opts.Stream)
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, l.storageErr(ctx, "open stream", err)
+	}
+	if err := checkConfig(s.CachedInfo().Config, l.opts.Stream); err != nil {
+		return nil, err
+	}
+	l.smu.Lock()
+	l.stream = s
+	l.smu.Unlock()
+	return s, nil
+}
+
+// storageErr wraps a NATS failure, or returns ctx's error when ctx ended
+// or eventlog.ErrClosed when the log was closed meanwhile.
+func (l *Log) storageErr(ctx context.Context, op string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if l.closing.Load() {
+		return eventlog.ErrClosed
+	}
+	return &eventlog.StorageError{Op: op, Path: l.where, Err: err}
+}
+
+// lastSeq returns the stream's last sequence as the stream leader knows it
+// (0 while a read-only log's stream does not exist).
+func (l *Log) lastSeq(ctx context.Context) (jetstream.Stream, uint64, error) {
+	s, err := l.currentStream(ctx)
+	if err != nil || s == nil {
+		return nil, 0, err
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return nil, 0, l.storageErr(ctx, "stream info", err)
+	}
+	return s, info.State.LastSeq, nil
+}
+
+// fetch calls fn for every message from..to (inclusive), in order. A
+// missing message is an *eventlog.IntegrityError.
+// s nil reads as an empty stream.
+func (l *Log) fetch(ctx context.Context, s jetstream.Stream, from, to uint64, fn func(rawMsg) error) error {
+	if from > to || s == nil {
+		return nil
+	}
+	if to-from < getMsgRange {
+		for seq := from; seq <= to; seq++ {
+			m, err := s.GetMsg(ctx, seq)
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				return &eventlog.IntegrityError{Seq: seq, Reason: "message missing from the stream"}
+			}
+			if err != nil {
+				return l.storageErr(ctx, "read", err)
+			}
+			if err := fn(rawMsg{m.Subject, m.Sequence, m.Header, m.Data}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return l.consume(ctx, s, from, func(m rawMsg) (bool, error) {
+		if err := fn(m); err != nil {
+			return false, err
+		}
+		return m.seq < to, nil
+	})
+}
+
+// consume reads the stream from seq from through an ordered consumer and
+// calls fn for each message until fn returns false or an error, or ctx
+// ends.
+func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, fn func(rawMsg) (bool, error)) error {
+	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy, InactiveThreshold: 30 * time.Second}
+	if from > 1 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+	}
+	cons, err := s.OrderedConsumer(ctx, cfg)
+	if err != nil {
+		return l.storageErr(ctx, "read", err)
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(512))
+	if err != nil {
+		return l.storageErr(ctx, "read", err)
+	}
+	defer it.Stop()
+	want := from
+	if want == 0 {
+		want = 1
+	}
+	for {
+		msg, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			return l.storageErr(ctx, "read", err)
+		}
+		md, err := msg.Metadata()
+		if err != nil {
+			return l.storageErr(ctx, "read", err)
+		}
+		if md.Sequence.Stream != want {
+			return &eventlog.IntegrityError{Seq: want, Reason: fmt.Sprintf("message missing: the next stored message is seq %d", md.Sequence.Stream)}
+		}
+		want++
+		more, err := fn(rawMsg{msg.Subject(), md.Sequence.Stream, msg.Headers(), msg.Data()})
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// catchUp reads what other handles committed since the model's head,
+// checking every link of the chain. Called under smu. A message that does
+// not verify stops the model there: the *eventlog.IntegrityError is
+// returned and kept (writes are refused from then on).
+func (l *Log) catchUp() error {
+	ctx, cancel := context.WithTimeout(context.Background(), l.opts.PublishTimeout)
+	defer cancel()
+	return l.catchUpLocked(ctx)
+}
+
+func (l *Log) catchUpLocked(ctx context.Context) error {
+	if l.m.broken != nil {
+		return l.m.broken
+	}
+	s := l.stream
+	if s == nil {
+		return nil // read-only, no stream yet: Read and Head look it up themselves
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return l.storageErr(ctx, "stream info", err)
+	}
+	last := info.State.LastSeq
+	if last < l.m.head.Seq {
+		l.m.broken = &eventlog.IntegrityError{Seq: last + 1, Reason: fmt.Sprintf("the stream ends at seq %d, this handle has read up to %d (was it deleted and created again?)", last, l.m.head.Seq)}
+		return l.m.broken
+	}
+	defer l.publishHead()
+	err = l.fetch(ctx, s, l.m.head.Seq+1, last, func(m rawMsg) error {
+		ev, meta, err := decodeMessage(l.opts.Stream, m.subject, m.seq, m.header, m.data)
+		if err != nil {
+			l.m.broken = err
+			return err
+		}
+		return l.m.apply(&ev, meta)
+	})
+	l.m.receipts.prune(l.opts.Now())
+	return err
+}
+
+// publishHead makes the model's head visible to Head. Called under smu.
+func (l *Log) publishHead() {
+	h := l.m.head
+	l.known.Store(&h)
+}
+
+// Read calls fn for every event from fromSeq (0 and 1 both mean the
+// first) to the last event committed when Read starts, in seq order, never
+// concurrently (the contract is state.Log's). A message that is not a cos
+// event, or holds another seq or stream than where it is stored, is an
+// *eventlog.IntegrityError; Read does not check the hash chain.
+func (l *Log) Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
+	if err := l.usable(ctx); err != nil {
+		return err
+	}
+	s, last, err := l.lastSeq(ctx)
+	if err != nil {
+		return err
+	}
+	fromSeq = max(fromSeq, 1)
+	err = l.fetch(ctx, s, fromSeq, last, func(m rawMsg) error {
+		ev, _, err := decodeMessage(l.opts.Stream, m.subject, m.seq, m.header, m.data)
+		if err != nil {
+			return err
+		}
+		return fn(ev)
+	})
+	if errors.Is(err, eventlog.ErrStop) {
+		return nil
+	}
+	return err
+}
+
+// Head returns the seq and hash of the last committed event as the stream
+// leader knows it: one stream-info request, and one message read when
+// another handle wrote it. Seq 0 and eventlog.ZeroHash for an empty log.
+func (l *Log) Head(ctx context.Context) (eventlog.Head, error) {
+	if err := l.usable(ctx); err != nil {
+		return eventlog.Head{}, err
+	}
+	s, last, err := l.lastSeq(ctx)
+	if err != nil {
+		return eventlog.Head{}, err
+	}
+	if last == 0 {
+		return eventlog.Head{Hash: eventlog.ZeroHash}, nil
+	}
+	if h := l.known.Load(); h != nil && h.Seq == last {
+		return *h, nil
+	}
+	var head eventlog.Head
+	err = l.fetch(ctx, s, last, last, func(m rawMsg) error {
+		ev, _, err := decodeMessage(l.opts.Stream, m.subject, m.seq, m.header, m.data)
+		head = eventlog.Head{Seq: ev.Seq, Hash: ev.Hash}
+		return err
+	})
+	return head, err
+}
+
+// LookupReceipt returns the receipt bound to requestID while it is within
+// the receipt window, after reading what other handles committed.
+func (l *Log) LookupReceipt(ctx context.Context, requestID string) (eventlog.Receipt, bool, error) {
+	if err := l.usable(ctx); err != nil {
+		return eventlog.Receipt{}, false, err
+	}
+	if _, err := l.currentStream(ctx); err != nil {
+		return eventlog.Receipt{}, false, err
+	}
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	if err := l.catchUpLocked(ctx); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+		return eventlog.Receipt{}, false, err
+	}
+	e, ok := l.m.receipts.lookup(requestID)
+	if !ok {
+		return eventlog.Receipt{}, false, nil
+	}
+	rec := e.receipt
+	rec.IDs = append([]string(nil), rec.IDs...)
+	rec.Hashes = append([]string(nil), rec.Hashes...)
+	return rec, true, nil
+}
+
+// Verify walks the hash chain from the first event to the last one
+// committed when it starts and returns the number of events verified, or
+// an *eventlog.IntegrityError naming the first message that is not the
+// next link — a message published on a cos subject by anything but cos
+// is one — with the number of good events before it.
+func (l *Log) Verify(ctx context.Context) (uint64, error) {
+	if err := l.usable(ctx); err != nil {
+		return 0, err
+	}
+	s, last, err := l.lastSeq(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	prev := eventlog.ZeroHash
+	revs := map[string]uint64{}
+	err = l.fetch(ctx, s, 1, last, func(m rawMsg) error {
+		ev, _, err := decodeMessage(l.opts.Stream, m.subject, m.seq, m.header, m.data)
+		if err != nil {
+			return err
+		}
+		if err := eventlog.VerifyEvent(&ev, n+1, prev); err != nil {
+			return err
+		}
+		if ev.Revision != revs[ev.Stream]+1 {
+			return &eventlog.IntegrityError{Seq: ev.Seq, Reason: fmt.Sprintf("revision %d of stream %q follows revision %d", ev.Revision, ev.Stream, revs[ev.Stream])}
+		}
+		revs[ev.Stream] = ev.Revision
+		prev = ev.Hash
+		n++
+		return nil
+	})
+	return n, err
+}
+
+// Follow calls fn for every event from fromSeq (0 and 1 both mean the
+// first), in seq order, never concurrently, and then for each new event as
+// it commits, until ctx ends (Follow returns ctx's error) or fn returns an
+// error (Follow returns it; eventlog.ErrStop ends Follow with nil). It
+// reads through an ordered consumer, so a reconnect resumes where it left
+// off. A message that is not a cos event is an *eventlog.IntegrityError.
+// While a read-only log's stream does not exist, Follow waits for it.
+func (l *Log) Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
+	if err := l.usable(ctx); err != nil {
+		return err
+	}
+	var s jetstream.Stream
+	for {
+		var err error
+		if s, err = l.currentStream(ctx); err != nil {
+			return err
+		}
+		if s != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	err := l.consume(ctx, s, max(fromSeq, 1), func(m rawMsg) (bool, error) {
+		ev, _, err := decodeMessage(l.opts.Stream, m.subject, m.seq, m.header, m.data)
+		if err != nil {
+			return false, err
+		}
+		return true, fn(ev)
+	})
+	if errors.Is(err, eventlog.ErrStop) {
+		return nil
+	}
+	return err
+}
