@@ -48,6 +48,9 @@ func (a *API) openAPI() ([]byte, error) {
 			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}},
 		}}),
 	}}
+	for p, item := range hubOwnPaths() {
+		paths[p] = item
+	}
 	codes := make([]string, 0, len(envelope.Catalogue()))
 	for _, c := range envelope.Catalogue() {
 		codes = append(codes, string(c.Code))
@@ -111,6 +114,61 @@ func (a *API) openAPI() ([]byte, error) {
 		},
 	}
 	return json.Marshal(doc)
+}
+
+// hubOwnPaths describes the Hub's routes that run no tool (hub.go,
+// auth.go, events.go): the event stream, the login and the session.
+func hubOwnPaths() map[string]any {
+	authData := map[string]any{
+		"type": "object", "required": []string{"ok", "data"},
+		"properties": map[string]any{
+			"ok": map[string]any{"const": true},
+			"data": map[string]any{"type": "object", "required": []string{"auth_required", "authenticated"},
+				"properties": map[string]any{
+					"auth_required": map[string]any{"type": "boolean"},
+					"authenticated": map[string]any{"type": "boolean"},
+					"meta":          map[string]any{"type": "object"},
+				}},
+		},
+	}
+	authOK := func(desc string) map[string]any {
+		return map[string]any{"description": desc,
+			"content": map[string]any{"application/json": map[string]any{"schema": authData}}}
+	}
+	str := map[string]any{"type": "string"}
+	return map[string]any{
+		"/api/events": map[string]any{"get": map[string]any{
+			"operationId": "events", "tags": []string{"events"},
+			"summary": "Committed events as server-sent events",
+			"description": "A text/event-stream of the events committed to the log, by any process: `event: cos`, `id:` the seq, " +
+				"`data:` {seq, id, time, stream, revision, type, actor, request_id, data} (data left out above 16 KB, then data_bytes). " +
+				"Last-Event-ID (or since) resumes after that seq with no gap and no duplicate; a comment every 15 s keeps the stream open.",
+			"parameters": []any{
+				map[string]any{"name": "types", "in": "query", "description": "event types; repeat the parameter or separate values with commas",
+					"schema": map[string]any{"type": "array", "items": str}, "style": "form", "explode": true},
+				map[string]any{"name": "stream", "in": "query", "schema": str},
+				map[string]any{"name": "actor", "in": "query", "schema": str},
+				map[string]any{"name": "since", "in": "query", "description": "resume after this seq (as Last-Event-ID)",
+					"schema": map[string]any{"type": "integer", "minimum": 0}},
+				map[string]any{"name": "Last-Event-ID", "in": "header", "schema": str},
+			},
+			"responses": withErrors(map[string]any{"200": map[string]any{"description": "The event stream",
+				"content": map[string]any{"text/event-stream": map[string]any{"schema": str}}}}),
+		}},
+		"/api/login": map[string]any{"post": map[string]any{
+			"operationId": "login", "tags": []string{"session"},
+			"summary": "Trade the server's token for an HttpOnly session cookie",
+			"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{
+				"type": "object", "required": []string{"token"}, "additionalProperties": false,
+				"properties": map[string]any{"token": str}}}}},
+			"responses": withErrors(map[string]any{"200": authOK("The token matches; the cookie is set")}),
+		}},
+		"/api/session": map[string]any{"get": map[string]any{
+			"operationId": "session", "tags": []string{"session"},
+			"summary":   "Whether the API needs a token and whether this request carries a good one",
+			"responses": withErrors(map[string]any{"200": authOK("The session")}),
+		}},
+	}
 }
 
 // statusMeaning says which failures a status carries.

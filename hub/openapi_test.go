@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -263,8 +264,8 @@ func TestOpenAPI_ServedCached(t *testing.T) {
 		OpenAPI string         `json:"openapi"`
 		Paths   map[string]any `json:"paths"`
 	}
-	if err := json.Unmarshal(a.raw, &doc); err != nil || doc.OpenAPI != "3.1.0" || len(doc.Paths) != len(patterns())+1 {
-		t.Fatalf("openapi %q, %d paths (want %d): %v", doc.OpenAPI, len(doc.Paths), len(patterns())+1, err)
+	if err := json.Unmarshal(a.raw, &doc); err != nil || doc.OpenAPI != "3.1.0" || len(doc.Paths) != len(patterns())+1+len(hubOwnPaths()) {
+		t.Fatalf("openapi %q, %d paths (want %d): %v", doc.OpenAPI, len(doc.Paths), len(patterns())+1+len(hubOwnPaths()), err)
 	}
 	t.Logf("openapi.json: %d bytes, %s paths", len(a.raw), strconv.Itoa(len(doc.Paths)))
 }
@@ -309,4 +310,29 @@ func TestOpenAPI_CheckCatchesMismatches(t *testing.T) {
 			t.Errorf("%s: validate = %v, want ok %v", c.name, err, c.ok)
 		}
 	}
+}
+
+// The Hub's own routes (session, login, the event stream's refusals)
+// answer as the document says, through the whole Hub handler with a
+// token.
+func TestOpenAPI_HubOwnRoutesValidate(t *testing.T) {
+	e := newAPIEnv(t, false)
+	h, err := New(e.r, e.st, Options{Token: "s3cret-token-for-tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	srv := httptest.NewServer(h.Handler())
+	t.Cleanup(srv.Close)
+	full := *e
+	full.srv = srv
+	full.http = srv.Client()
+	full.do(http.MethodGet, "/api/session", "").want(t, http.StatusOK, "")
+	full.do(http.MethodPost, "/api/login", `{"token": "wrong"}`, "Origin", srv.URL).want(t, http.StatusUnauthorized, "E_UNAUTHORIZED")
+	full.do(http.MethodPost, "/api/login", `{"token": "s3cret-token-for-tests"}`, "Origin", srv.URL).want(t, http.StatusOK, "")
+	full.do(http.MethodGet, "/api/board", "").want(t, http.StatusUnauthorized, "E_UNAUTHORIZED")
+	auth := []string{"Authorization", "Bearer s3cret-token-for-tests"}
+	full.do(http.MethodGet, "/api/board", "", auth...).want(t, http.StatusOK, "")
+	full.do(http.MethodGet, "/api/events?since=abc", "", auth...).want(t, http.StatusBadRequest, "")
+	full.do(http.MethodPost, "/api/tasks", `{"title": "x"}`, append(auth, "Origin", "https://evil.example")...).want(t, http.StatusForbidden, "")
 }
