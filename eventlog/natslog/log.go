@@ -59,7 +59,7 @@ type Log struct {
 
 	// closing is set once Close has begun; readers then return
 	// eventlog.ErrClosed.
-	closing  atomic.Bool
+	closing atomic.Bool
 	// known is the model's head, for Head without taking smu.
 	known    atomic.Pointer[eventlog.Head]
 	connOnce sync.Once
