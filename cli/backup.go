@@ -21,7 +21,11 @@ func (a *app) backupCommand() *cobra.Command {
 		Example: "  cos backup /backups/cos-events.db",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dest, h, err := state.BackupLog(cmd.Context(), a.stateDir, args[0])
+			path, err := a.logFile("backup")
+			if err != nil {
+				return err
+			}
+			dest, h, err := state.BackupLogFile(cmd.Context(), path, args[0])
 			if err != nil {
 				if errors.Is(err, state.ErrDestExists) {
 					return &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: %s already exists; cos backup never overwrites a file, name a new one", dest)}

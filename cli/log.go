@@ -230,7 +230,11 @@ func (a *app) verifyCommand() *cobra.Command {
 // salvage runs cos verify --salvage dest: it writes the new log and prints
 // what was kept and exactly which seqs were lost.
 func (a *app) salvage(ctx context.Context, dest string, asJSON bool) error {
-	rep, err := state.SalvageLog(ctx, a.stateDir, dest)
+	path, err := a.logFile("verify --salvage")
+	if err != nil {
+		return err
+	}
+	rep, err := state.SalvageLogFile(ctx, path, dest)
 	if errors.Is(err, state.ErrDestExists) {
 		return &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: %s already exists; --salvage never overwrites a file, name a new one", dest)}
 	}

@@ -14,7 +14,7 @@ import (
 
 // stateOptions are the state.Options the flags f describe.
 func (a *app) stateOptions(f serverFlags, logger *slog.Logger, at *projections.Until) state.Options {
-	return state.Options{Dir: a.stateDir, NATS: f.nats, Namespace: f.namespace, At: at, Logger: logger}
+	return state.Options{Dir: a.stateDir, Store: a.store, NATS: f.nats, Namespace: f.namespace, At: at, Logger: logger}
 }
 
 // indexingOptions are the indexing.Options the flags f describe.

@@ -21,6 +21,9 @@ func (a *app) restoreCommand() *cobra.Command {
 		Example: "  cos verify --salvage /tmp/salvaged.db && cos restore /tmp/salvaged.db",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.restorable(); err != nil {
+				return err
+			}
 			rep, err := state.RestoreLog(cmd.Context(), a.stateDir, args[0])
 			var busy *state.BusyError
 			switch {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cos-dev/cos/state"
 	"github.com/spf13/cobra"
 )
 
@@ -54,6 +55,9 @@ func usageError(format string, args ...any) error {
 type app struct {
 	io       IO
 	stateDir string
+	// store is --store, else $COS_STORE: where the event log lives
+	// (state.ParseStore); "" is the file in the state folder.
+	store string
 }
 
 // Run runs the cos command line with args (without the program name) and
@@ -89,12 +93,17 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.resolveStateDir()
+			if err := a.resolveStateDir(); err != nil {
+				return err
+			}
+			return a.resolveStore()
 		},
 	}
 	root.PersistentFlags().StringVar(&a.stateDir, "state-dir", "", "state folder (default $COS_STATE_DIR, else ./.cos)")
+	root.PersistentFlags().StringVar(&a.store, "store", "", "where the event log lives: nats://HOST:PORT[,nats://HOST:PORT…][/STREAM] for a JetStream stream several machines share, or a bbolt file (default $COS_STORE, else events.db in the state folder)")
 	root.AddCommand(a.logCommand(), a.verifyCommand(), a.serveCommand(), a.callCommand(), a.changesCommand(), a.moduleCommand(), a.replayCommand(), a.indexCommand(), a.watchCommand())
-	root.AddCommand(a.backupCommand(), a.restoreCommand())
+	root.AddCommand(a.backupCommand(), a.restoreCommand(), a.migrateCommand())
+	root.AddCommand(a.hubCommand())
 	return root
 }
 
@@ -115,3 +124,18 @@ func (a *app) resolveStateDir() error {
 	a.stateDir = abs
 	return nil
 }
+
+// resolveStore applies --store, else $COS_STORE, and checks the address
+// (a usage error naming the accepted forms).
+func (a *app) resolveStore() error {
+	if a.store == "" {
+		a.store = os.Getenv(StoreEnv)
+	}
+	if _, err := state.ParseStore(a.stateDir, a.store); err != nil {
+		return usageError("--store %q: %v", a.store, err)
+	}
+	return nil
+}
+
+// StoreEnv is the environment variable read when --store is not given.
+const StoreEnv = "COS_STORE"

@@ -16,7 +16,7 @@ func (a *app) openLog(ctx context.Context, readOnly bool) (state.Log, error) {
 			return nil, &exitError{code: ExitError, err: fmt.Errorf("E_STORAGE: create state folder: %w", err)}
 		}
 	}
-	l, err := state.OpenLog(ctx, a.stateDir, state.LogOptions{ReadOnly: readOnly})
+	l, err := state.OpenLog(ctx, a.stateDir, state.LogOptions{ReadOnly: readOnly, Store: a.store})
 	if err != nil {
 		return nil, failure(err)
 	}

@@ -35,16 +35,7 @@ type SalvageReport = boltlog.SalvageReport
 // events-<UTC time>.db. Errors: ErrDestExists, no log in dir, the log's
 // storage errors, ctx's error.
 func BackupLog(ctx context.Context, dir, dest string) (string, eventlog.Head, error) {
-	if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
-		dest = filepath.Join(dest, "events-"+time.Now().UTC().Format("20060102T150405.000Z")+".db")
-	}
-	l, err := openBoltReadOnly(ctx, filepath.Join(dir, LogFile))
-	if err != nil {
-		return dest, eventlog.Head{}, err
-	}
-	defer func() { _ = l.Close(context.Background()) }()
-	h, err := l.Backup(ctx, dest)
-	return dest, h, err
+	return BackupLogFile(ctx, filepath.Join(dir, LogFile), dest)
 }
 
 // SalvageLog writes to dest (a new file) a log of every event of the state
@@ -53,12 +44,7 @@ func BackupLog(ctx context.Context, dir, dest string) (string, eventlog.Head, er
 // state folder is only read. Errors: ErrDestExists, the log's storage
 // errors, ctx's error.
 func SalvageLog(ctx context.Context, dir, dest string) (SalvageReport, error) {
-	l, err := openBoltReadOnly(ctx, filepath.Join(dir, LogFile))
-	if err != nil {
-		return SalvageReport{}, err
-	}
-	defer func() { _ = l.Close(context.Background()) }()
-	return l.Salvage(ctx, dest)
+	return SalvageLogFile(ctx, filepath.Join(dir, LogFile), dest)
 }
 
 // VerifyFile walks the hash chain of the log file at path (a backup, a

@@ -2,18 +2,22 @@ package state
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/eventlog/boltlog"
+	"github.com/cos-dev/cos/eventlog/natslog"
 	"github.com/cos-dev/cos/projections"
 )
 
 // Log is the event log as the state folder uses it: an append-only sequence
 // of events, each with a gapless seq from 1, a per-stream revision and a
 // place in a SHA-256 hash chain. Its types, errors and rules are package
-// eventlog's; *boltlog.Log (one bbolt file) implements it, and
+// eventlog's; *boltlog.Log (one bbolt file) and *natslog.Log (a NATS
+// JetStream stream shared by several machines) implement it, and
 // eventlog/eventlogtest holds the suite every implementation passes.
 //
 // # Concurrency
@@ -83,7 +87,10 @@ type Log interface {
 	Close(ctx context.Context) error
 }
 
-var _ Log = (*boltlog.Log)(nil)
+var (
+	_ Log = (*boltlog.Log)(nil)
+	_ Log = (*natslog.Log)(nil)
+)
 
 // Every Log is what a projections.Tailer reads from.
 var _ projections.Source = Log(nil)
@@ -100,20 +107,53 @@ type LogOptions struct {
 	// OnCommit, when set, receives every batch this process commits, in
 	// seq order.
 	OnCommit func([]eventlog.Event)
+	// Store is where the log lives (ParseStore): "" for the file LogFile
+	// in the state folder, a bbolt file path, or
+	// nats://HOST:PORT[,nats://HOST:PORT…][/STREAM] for a JetStream
+	// stream several machines share.
+	Store string
 }
 
-// OpenLog opens the event log of the state folder dir: the bbolt file
-// LogFile in dir (package eventlog/boltlog), the one backend today. It is
-// the one place a backend is chosen. Unless o.ReadOnly, dir is created
-// first when missing (with its .gitignore: EnsureDir). Errors: the log's (eventlog.ErrFormat
-// for a file that is not a cos log, *eventlog.StorageError, ctx.Err()).
+// OpenLog opens the event log of the state folder dir where o.Store says:
+// the bbolt file LogFile in dir by default (package eventlog/boltlog),
+// another bbolt file, or a JetStream stream (package eventlog/natslog,
+// created when missing unless o.ReadOnly). It is the one place a backend is
+// chosen. Unless o.ReadOnly, dir is created first when missing (with its
+// .gitignore: EnsureDir): with a NATS store it still holds this machine's
+// projections, snapshots, search index and locks. Errors: ErrStore for a
+// bad o.Store, the log's (eventlog.ErrFormat for a file or stream that is
+// not a cos log, *eventlog.StorageError — NATS unreachable included —,
+// ctx.Err()).
 func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
+	st, err := ParseStore(dir, o.Store)
+	if err != nil {
+		return nil, err
+	}
 	if !o.ReadOnly {
 		if err := EnsureDir(dir); err != nil {
 			return nil, err
 		}
 	}
-	l, err := boltlog.Open(ctx, filepath.Join(dir, LogFile), boltlog.Options{
+	if st.IsNATS() {
+		l, err := natslog.Open(ctx, st.URLs, natslog.Options{
+			Stream:   st.Stream,
+			Replicas: st.Replicas(),
+			ReadOnly: o.ReadOnly,
+			Actor:    eventlog.Actor{Client: o.Client},
+			Logger:   o.Logger,
+			OnCommit: o.OnCommit,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("open the log in %s: %w", st, err)
+		}
+		return l, nil
+	}
+	if !o.ReadOnly {
+		if err := os.MkdirAll(filepath.Dir(st.Path), 0o755); err != nil {
+			return nil, &eventlog.StorageError{Op: "create folder", Path: filepath.Dir(st.Path), Err: err}
+		}
+	}
+	l, err := boltlog.Open(ctx, st.Path, boltlog.Options{
 		ReadOnly: o.ReadOnly,
 		Actor:    eventlog.Actor{Client: o.Client},
 		Logger:   o.Logger,

@@ -23,6 +23,12 @@ type Options struct {
 	NATS string
 	// Namespace separates projects on one NATS; empty derives it from Dir.
 	Namespace string
+	// Store is where the event log lives (ParseStore): "" for the file
+	// events.db in Dir, a bbolt file path, or
+	// nats://HOST:PORT[,nats://HOST:PORT…][/STREAM] for a JetStream stream
+	// that several machines share. Dir keeps this machine's projections,
+	// snapshots, search index and locks whatever the store.
+	Store string
 	// At, when set, opens a read-only view of the state as it was at that
 	// log position (`cos call --at`): no bus, no search slot (a temporary
 	// index instead), Append fails with ErrReadOnly.
@@ -65,6 +71,9 @@ func (o Options) Validate() error {
 	}
 	if o.PastViews < 0 {
 		return fmt.Errorf("%w: PastViews %d is negative", ErrOptions, o.PastViews)
+	}
+	if _, err := ParseStore(o.Dir, o.Store); err != nil {
+		return fmt.Errorf("%w: %w", ErrOptions, err)
 	}
 	if o.SnapshotInterval < 0 {
 		return fmt.Errorf("%w: SnapshotInterval %s is negative", ErrOptions, o.SnapshotInterval)

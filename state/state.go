@@ -35,7 +35,8 @@ import (
 type State struct {
 	opts Options
 	log  Log
-	// logLocation names the log for health and errors (a file path today).
+	// logLocation names the log for health and errors: the file's path,
+	// or the NATS servers and stream.
 	logLocation string
 	tailer      *projections.Tailer
 	graph       *projections.Graph
@@ -69,6 +70,10 @@ type State struct {
 	chainDone   chan struct{}
 	chainStop   context.CancelFunc
 	chainWG     sync.WaitGroup
+	// followStop and followWG stop and wait for the follow of a log that
+	// pushes new events (startStoreFollow).
+	followStop context.CancelFunc
+	followWG   sync.WaitGroup
 	// writable is false when the state folder cannot be written (a
 	// read-only mount or permissions): the log is then opened read-only,
 	// and there is no forensic log, snapshot, search slot or bus.
@@ -169,8 +174,12 @@ func open(ctx context.Context, opts Options) (*State, error) {
 	if s.roles, err = evidence.LoadRegistry(abs); err != nil {
 		return nil, fmt.Errorf("load evidence roles: %w", err)
 	}
-	s.logLocation = filepath.Join(abs, LogFile)
-	if s.log, err = OpenLog(ctx, abs, LogOptions{ReadOnly: !s.writable, Client: opts.Client, Logger: opts.Logger, OnCommit: s.publish}); err != nil {
+	store, err := ParseStore(abs, opts.Store)
+	if err != nil {
+		return nil, err
+	}
+	s.logLocation = store.String()
+	if s.log, err = OpenLog(ctx, abs, LogOptions{ReadOnly: !s.writable, Client: opts.Client, Logger: opts.Logger, OnCommit: s.publish, Store: opts.Store}); err != nil {
 		return nil, err
 	}
 	set := NewProjectionSet()
@@ -218,6 +227,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		if s.writable && !opts.NoBackgroundSnapshots {
 			s.startSnapshots()
 		}
+		s.startStoreFollow()
 	}
 	if s.resolver, err = search.NewResolver(s.graph, s.index, search.ResolverOptions{}); err != nil {
 		return nil, err
@@ -271,6 +281,10 @@ func (s *State) Close(ctx context.Context) error {
 		if s.chainStop != nil {
 			s.chainStop()
 			s.chainWG.Wait()
+		}
+		if s.followStop != nil {
+			s.followStop()
+			s.followWG.Wait()
 		}
 		if s.tailer != nil {
 			errs = append(errs, s.tailer.Close())

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/state"
+	"github.com/cos-dev/cos/tools"
+	"github.com/spf13/cobra"
+)
+
+// migrateReport is what `cos migrate` prints.
+type migrateReport struct {
+	From   string        `json:"from"`
+	To     string        `json:"to"`
+	Events uint64        `json:"events"`
+	Head   eventlog.Head `json:"head"`
+	// Verified is the number of events whose chain the target verified.
+	Verified uint64 `json:"verified"`
+}
+
+func (a *app) migrateCommand() *cobra.Command {
+	var to string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "migrate --to nats://HOST:PORT[/STREAM] | --to FILE",
+		Short: "Copy the event log into an empty NATS JetStream stream or a new log file, verbatim, and verify the copy",
+		Long: "Copy every event of the log (the state folder's file, or --store) into --to: an empty JetStream stream " +
+			"(nats://HOST:PORT[,nats://HOST:PORT…][/STREAM], created when missing) or a new bbolt file. The copy keeps every " +
+			"seq, id, time, actor, request id and hash, so its hash chain is the same chain: at the end the target is " +
+			"verified and its head hash compared with the source's. Receipts of request ids are not copied (a retry of a request " +
+			"made before the migration writes again). Stop the servers writing to the source first: events committed during " +
+			"the copy are not in the target (a warning says how many). A target that is not empty, or a file that exists, is " +
+			"refused and left as it is. Progress goes to stderr. Then run the servers with --store pointing at the target.",
+		Example: "  cos migrate --to nats://127.0.0.1:4222,nats://127.0.0.1:4223,nats://127.0.0.1:4224/COS\n" +
+			"  cos --store nats://127.0.0.1:4222/COS migrate --to /backups/events.db",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if to == "" {
+				return usageError("--to is required: nats://HOST:PORT[/STREAM] or the path of a new log file")
+			}
+			from, err := state.ParseStore(a.stateDir, a.store)
+			if err != nil {
+				return usageError("--store %q: %v", a.store, err)
+			}
+			target, err := state.ParseStore(a.stateDir, to)
+			if err != nil {
+				return usageError("--to %q: %v", to, err)
+			}
+			if target.String() == from.String() {
+				return usageError("--to %s is the log being copied; name another stream or a new file", target)
+			}
+			rep, err := a.migrate(cmd.Context(), from, target)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(a.io.Out)
+				enc.SetEscapeHTML(false)
+				return enc.Encode(rep)
+			}
+			_, err = fmt.Fprintf(a.io.Out, "migrated %d events from %s to %s; verified, head %d %s\n", rep.Events, rep.From, rep.To, rep.Head.Seq, rep.Head.Hash)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&to, "to", "", "the target: nats://HOST:PORT[,nats://HOST:PORT…][/STREAM] (an empty stream) or a new log file")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// upTo reads a log only up to seq last: the head when the copy began.
+type upTo struct {
+	l    state.Log
+	last uint64
+}
+
+func (u upTo) Read(ctx context.Context, from uint64, fn func(eventlog.Event) error) error {
+	return u.l.Read(ctx, from, func(ev eventlog.Event) error {
+		if ev.Seq > u.last {
+			return eventlog.ErrStop
+		}
+		return fn(ev)
+	})
+}
+
+// migrate copies from into target and verifies the copy.
+func (a *app) migrate(ctx context.Context, from, target state.Store) (migrateReport, error) {
+	rep := migrateReport{From: from.String(), To: target.String()}
+	src, err := state.OpenLog(ctx, a.stateDir, state.LogOptions{ReadOnly: true, Store: a.store})
+	if err != nil {
+		return rep, failure(err)
+	}
+	defer func() { _ = src.Close(context.Background()) }()
+	srcHead, err := src.Head(ctx)
+	if err != nil {
+		return rep, failure(err)
+	}
+	progress := a.migrateProgress(a.io.Err, srcHead.Seq)
+	head, err := state.ImportLog(ctx, target, upTo{src, srcHead.Seq}, progress)
+	switch {
+	case errors.Is(err, state.ErrNotEmpty):
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: nothing copied: %v; cos migrate fills an empty stream only (name another with nats://HOST:PORT/STREAM)", err)}
+	case errors.Is(err, state.ErrDestExists):
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: nothing copied: %s already exists; cos migrate writes a new file only, name another", target.Path)}
+	case err != nil:
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("migrate to %s: %d of %d events copied, then: %v", target, head.Seq, srcHead.Seq, tools.ToEnvelopeError(err).WithCause(nil))}
+	}
+	rep.Events, rep.Head = head.Seq, head
+	// Verify the target as the servers will open it.
+	dst, err := state.OpenLog(ctx, a.stateDir, state.LogOptions{ReadOnly: true, Store: target.String()})
+	if err != nil {
+		return rep, failure(err)
+	}
+	defer func() { _ = dst.Close(context.Background()) }()
+	if rep.Verified, err = dst.Verify(ctx); err != nil {
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: the copy in %s does not verify after %d events: %v", target, rep.Verified, err)}
+	}
+	dstHead, err := dst.Head(ctx)
+	if err != nil {
+		return rep, failure(err)
+	}
+	if dstHead != srcHead || rep.Verified != srcHead.Seq {
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: the copy in %s ends at seq %d hash %s (%d verified), the source at seq %d hash %s", target, dstHead.Seq, dstHead.Hash, rep.Verified, srcHead.Seq, srcHead.Hash)}
+	}
+	if now, err := src.Head(ctx); err == nil && now.Seq > srcHead.Seq {
+		fmt.Fprintf(a.io.Err, "cos: warning: %d events were committed to %s during the copy and are not in %s; stop the servers and migrate again to a new target to include them\n", now.Seq-srcHead.Seq, from, target)
+	}
+	return rep, nil
+}
+
+// migrateProgress returns a progress function printing "copied N of M
+// events" to w at most twice a second, and the last count.
+func (a *app) migrateProgress(w io.Writer, total uint64) func(uint64) {
+	var last time.Time
+	return func(n uint64) {
+		if n != total && time.Since(last) < 500*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(w, "cos migrate: copied %d of %d events\n", n, total)
+	}
+}
