@@ -1,0 +1,268 @@
+package hub_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowser drives the real Hub page in headless Chromium against a real
+// `cos serve --http` over an indexed copy of net/http/httptest, with writes
+// from other cos processes, and asserts through the page's DOM: ids and
+// data attributes the page documents for tests. One server and one browser
+// serve every subtest (each in its own tab, on tasks of its own); any
+// console error, uncaught exception or failed load fails the subtest.
+func TestBrowser(t *testing.T) {
+	f := newBrowserFixture(t)
+	browser := newBrowser(t)
+
+	t.Run("BoardRendersAndClaims", func(t *testing.T) { browserBoardClaim(t, f, browser) })
+	t.Run("LiveWriteFromAnotherProcess", func(t *testing.T) { browserLiveWrite(t, f, browser) })
+	t.Run("GraphSearchContextExpand", func(t *testing.T) { browserGraph(t, f, browser) })
+	t.Run("TimeTravelShowsEarlierBoard", func(t *testing.T) { browserTimeTravel(t, f, browser) })
+	t.Run("FeedLive", func(t *testing.T) { browserFeed(t, f, browser) })
+	t.Run("EvidenceAndHealth", func(t *testing.T) { browserEvidenceHealth(t, f, browser) })
+	t.Run("StaleEditShowsConflict", func(t *testing.T) { browserStaleEdit(t, f, browser) })
+	t.Run("Board390x844", func(t *testing.T) { browserMobileBoard(t, f, browser) })
+	t.Run("TokenAskedOnce", func(t *testing.T) { browserToken(t, f, browser) })
+}
+
+// inColumnJS is true when task id's card sits in the column of status.
+func inColumnJS(id, status string) string {
+	return fmt.Sprintf(`document.querySelector('[data-status=%q] [data-task-id=%q]')`, status, id)
+}
+
+// cardTextJS is true when the text of sel inside task id's card contains
+// want.
+func cardTextJS(id, sel, want string) string {
+	return fmt.Sprintf(`(() => { const e = document.querySelector('[data-task-id=%q] %s'); return !!e && e.textContent.includes(%q); })()`, id, sel, want)
+}
+
+func browserBoardClaim(t *testing.T, f *browserFixture, browser context.Context) {
+	parser := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Write the parser", "labels": []string{"hub"}})
+	review := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Review the lexer", "status": "in_progress"})
+	ship := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Ship it", "depends_on": []string{parser}})
+
+	p := openTab(t, browser)
+	p.open(f.Hub.URL + "/#/board")
+	p.wait(inColumnJS(parser, "todo"), parser+" in the todo column")
+	p.wait(inColumnJS(review, "in_progress"), review+" in the in_progress column")
+	p.wait(inColumnJS(ship, "todo"), ship+" in the todo column")
+	p.wait(cardTextJS(ship, ".deps", parser), ship+"'s .deps naming "+parser)
+	p.screenshot("board")
+
+	p.setValue("#assignee-input", "alice")
+	p.click(fmt.Sprintf(`[data-task-id=%q] button[data-action=claim]`, parser))
+	p.wait(cardTextJS(parser, ".holder", "alice"), parser+"'s .holder showing alice")
+
+	// The claim is in the log, as another process reads it.
+	got := f.call(t, "cos_task_get", map[string]any{"task_id": parser})
+	if task, _ := got["task"].(map[string]any); task["assignee"] != "alice" {
+		t.Fatalf("cos_task_get %s after the page's claim: assignee %v, want alice (%v)", parser, task["assignee"], got)
+	}
+	hist := f.call(t, "cos_history", map[string]any{"task_id": parser})
+	if b, _ := json.Marshal(hist); !strings.Contains(string(b), "task.claimed") {
+		t.Fatalf("cos_history %s has no task.claimed event: %s", parser, b)
+	}
+	// The claim name is remembered for the next visit.
+	if s := evalJS[string](p, `JSON.stringify(Object.assign({}, localStorage))`); !strings.Contains(s, "alice") {
+		t.Errorf("the claim name is not kept in localStorage: %s", s)
+	}
+}
+
+func browserLiveWrite(t *testing.T, f *browserFixture, browser context.Context) {
+	id := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Watched from afar"})
+	p := openTab(t, browser)
+	p.open(f.Hub.URL + "/#/board")
+	p.wait(inColumnJS(id, "todo"), id+" on the board")
+	p.wait(`document.body.dataset.live === "1"`, "the event stream open (body[data-live=1])")
+	_ = evalJS[int](p, `window.__cosNoReload = 1`)
+
+	f.call(t, "cos_task_claim", map[string]any{"task_id": id, "assignee": "bob"})
+	p.wait(cardTextJS(id, ".holder", "bob"), id+"'s .holder showing bob, claimed by another process")
+	f.call(t, "cos_task_update", map[string]any{"task_id": id, "assignee": "bob", "patch": map[string]any{"status": "review"}})
+	p.wait(inColumnJS(id, "review"), id+" moved to review by another process")
+	added := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Born elsewhere"})
+	p.wait(inColumnJS(added, "todo"), added+", created by another process, on the board")
+	if got := evalJS[bool](p, `window.__cosNoReload === 1`); !got {
+		t.Fatal("the page reloaded to show the writes; want them applied live")
+	}
+}
+
+func browserGraph(t *testing.T, f *browserFixture, browser context.Context) {
+	p := openTab(t, browser)
+	p.open(f.Hub.URL + "/#/graph")
+	p.setValue("#graph-q", "Recorder")
+	p.click("#graph-go")
+	p.wait(`document.querySelector('#candidates li[data-uid]')`, "candidates listed for an ambiguous search")
+	uid := evalJS[string](p, `(() => {
+		const li = [...document.querySelectorAll('#candidates li[data-uid]')];
+		const pick = li.find(e => /NewRecorder$/.test(e.dataset.uid)) || li[0];
+		return pick.dataset.uid;
+	})()`)
+	p.click(fmt.Sprintf(`#candidates li[data-uid=%q]`, uid))
+	p.wait(`window.cosGraph && window.cosGraph.nodes().length > 1`, "the neighbourhood of "+uid+" drawn")
+	p.wait(`document.querySelector('#node-detail') && document.querySelector('#node-detail').textContent.trim() !== ""`, "the node detail panel filled")
+	p.wait(`document.querySelector('#node-source') && document.querySelector('#node-source').textContent.includes("func")`, "the node's source lines shown")
+	p.wait(`document.querySelector('input[data-edge-type]')`, "edge-type filters")
+	// Wait for the layout to settle before clicking at rendered positions.
+	time.Sleep(300 * time.Millisecond)
+	p.screenshot("graph")
+
+	before := evalJS[int](p, `window.cosGraph.nodes().length`)
+	ids := evalJS[[]string](p, fmt.Sprintf(`window.cosGraph.nodes().map(n => n.id()).filter(id => id !== %q)
+		.sort((a, b) => (/ResponseRecorder$/.test(b) ? 1 : 0) - (/ResponseRecorder$/.test(a) ? 1 : 0))`, uid))
+	grew := false
+	for i, id := range ids {
+		if i == 6 {
+			break
+		}
+		p.clickNode(id)
+		if p.poll(fmt.Sprintf(`window.cosGraph.nodes().length > %d`, before), 3*time.Second) == nil {
+			grew = true
+			break
+		}
+	}
+	if !grew {
+		t.Fatalf("clicking nodes of %s did not expand the graph (still %d nodes)\n%s", uid, before, p.dump())
+	}
+	p.screenshot("graph-expanded")
+
+	// An edge type unticked hides its edges and only those.
+	typ := evalJS[string](p, `document.querySelector('input[data-edge-type]').dataset.edgeType`)
+	p.click(fmt.Sprintf(`input[data-edge-type=%q]`, typ))
+	p.wait(fmt.Sprintf(`(() => { const e = window.cosGraph.edges(); const of = e.filter(x => x.data('type') === %q);
+		return of.length > 0 && of.every(x => !x.visible()) && e.filter(x => x.data('type') !== %q).every(x => x.visible()); })()`, typ, typ),
+		"the "+typ+" edges hidden by their filter, the others shown")
+}
+
+func browserTimeTravel(t *testing.T, f *browserFixture, browser context.Context) {
+	created := f.call(t, "cos_task_create", map[string]any{"title": "Travel back"})
+	id := created["task"].(map[string]any)["task_id"].(string)
+	seq := answerSeq(t, created)
+	f.call(t, "cos_task_update", map[string]any{"task_id": id, "patch": map[string]any{"status": "done"}})
+
+	p := openTab(t, browser)
+	p.open(f.Hub.URL + "/#/board")
+	p.wait(inColumnJS(id, "done"), id+" done now")
+	p.setValue("#at-input", strconv.Itoa(seq))
+	p.click("#at-apply")
+	p.wait(fmt.Sprintf(`(() => { const b = document.querySelector('#readonly-banner');
+		return b && !b.hidden && b.offsetParent !== null && b.textContent.includes("read-only") && b.textContent.includes(%q); })()`, strconv.Itoa(seq)),
+		"the read-only banner naming seq "+strconv.Itoa(seq))
+	p.wait(inColumnJS(id, "todo"), id+" back in todo at seq "+strconv.Itoa(seq))
+	p.wait(`(() => { const b = [...document.querySelectorAll('button[data-action=claim]')]; return b.length > 0 && b.every(x => x.disabled); })()`,
+		"every claim button disabled in the past")
+	p.screenshot("board-time-travel")
+
+	p.click("#at-clear")
+	p.wait(`(() => { const b = document.querySelector('#readonly-banner'); return !b || b.hidden || b.offsetParent === null; })()`, "the banner gone")
+	p.wait(inColumnJS(id, "done"), id+" done again at the head")
+}
+
+func browserFeed(t *testing.T, f *browserFixture, browser context.Context) {
+	p := openTab(t, browser)
+	p.open(f.Hub.URL + "/#/feed")
+	p.wait(`document.body.dataset.live === "1"`, "the event stream open")
+	created := f.call(t, "cos_task_create", map[string]any{"title": "Fed live"})
+	seq := strconv.Itoa(answerSeq(t, created))
+	p.wait(fmt.Sprintf(`document.querySelector('#feed li[data-seq=%q]')`, seq), "event "+seq+" in the feed")
+	p.screenshot("feed")
+
+	p.click("#feed-pause")
+	paused := f.call(t, "cos_task_create", map[string]any{"title": "Fed while paused"})
+	pseq := strconv.Itoa(answerSeq(t, paused))
+	if p.poll(fmt.Sprintf(`document.querySelector('#feed li[data-seq=%q]')`, pseq), time.Second) == nil {
+		t.Errorf("event %s reached the feed while it was paused", pseq)
+	}
+	p.click("#feed-pause")
+}
+
+func browserEvidenceHealth(t *testing.T, f *browserFixture, browser context.Context) {
+	const session = "browser-sess-1"
+	f.call(t, "cos_supervise_record_output", map[string]any{"session_id": session, "role": "planner",
+		"output": map[string]any{"summary": "split the parser", "steps": []string{"lexer", "tests"}}})
+	f.call(t, "cos_supervise_record_output", map[string]any{"session_id": session, "kind": "backtrack",
+		"output": map[string]any{"reason": "the lexer was wrong"}})
+
+	p := openTab(t, browser)
+	p.open(f.Hub.URL + "/#/evidence")
+	p.wait(fmt.Sprintf(`document.querySelector('#sessions li[data-session=%q]')`, session), "session "+session+" listed")
+	p.click(fmt.Sprintf(`#sessions li[data-session=%q] a`, session))
+	p.wait(`(() => { const b = document.querySelector('#bundle'); return b && b.textContent.includes("planner") && b.textContent.includes("the lexer was wrong"); })()`,
+		"the bundle with its planner slot and backtrack")
+	p.wait(`(() => { const a = document.querySelector('a#bundle-download'); return a && a.getAttribute('href'); })()`, "the bundle's download link")
+	p.screenshot("evidence")
+
+	p.open(f.Hub.URL + "/#/health")
+	for _, field := range []string{"head", "lag", "presence", "integrity", "freshness"} {
+		p.wait(fmt.Sprintf(`document.querySelector('#health [data-field=%q]')`, field), "health field "+field)
+	}
+	p.wait(`/[0-9]/.test(document.querySelector('#health [data-field=head]').textContent)`, "the log head shown")
+	p.screenshot("health")
+}
+
+func browserStaleEdit(t *testing.T, f *browserFixture, browser context.Context) {
+	id := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Edited twice"})
+	p := openTab(t, browser)
+	// The page's PATCH answered 412 is the point of the test.
+	p.allow("status of 412")
+	p.open(f.Hub.URL + "/#/board")
+	p.wait(inColumnJS(id, "todo"), id+" on the board")
+	p.click(fmt.Sprintf(`[data-task-id=%q] button[data-action=edit]`, id))
+	p.wait(`document.querySelector('#edit-dialog') && document.querySelector('#edit-dialog').open`, "the edit dialog open")
+
+	f.call(t, "cos_task_update", map[string]any{"task_id": id, "patch": map[string]any{"title": "Theirs first"}})
+	p.setValue("#edit-title-input", "Mine second")
+	p.click("#edit-save")
+	p.wait(`(() => { const d = document.querySelector('#conflict'); return d && d.open && d.textContent.includes("Theirs first"); })()`,
+		"the conflict dialog showing the current title")
+	p.screenshot("conflict")
+
+	got := f.call(t, "cos_task_get", map[string]any{"task_id": id})
+	if task, _ := got["task"].(map[string]any); task["title"] != "Theirs first" {
+		t.Fatalf("a stale edit changed the task: title %v, want the other process's", task["title"])
+	}
+}
+
+func browserMobileBoard(t *testing.T, f *browserFixture, browser context.Context) {
+	id := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Seen on a phone"})
+	p := openTab(t, browser)
+	p.do(chromedp.EmulateViewport(390, 844))
+	p.open(f.Hub.URL + "/#/board")
+	p.wait(inColumnJS(id, "todo"), id+" on the board")
+	p.screenshot("board-390x844")
+	if w := evalJS[int](p, `document.documentElement.scrollWidth - window.innerWidth`); w > 1 {
+		t.Errorf("at 390×844 the page is %d px wider than the screen (it scrolls sideways)", w)
+	}
+}
+
+// browserToken runs a second server, on a state folder of its own, that wants
+// a token: the page asks for it once, and a reload needs no second asking.
+func browserToken(t *testing.T, f *browserFixture, browser context.Context) {
+	const token = "browser-s3cret"
+	dir := t.TempDir()
+	id := binCreateTask(t, f.Bin, dir, map[string]any{"title": "Behind a token"})
+	h := startHubProc(t, f.Bin, dir, f.Root, "--token", token)
+	p := openTab(t, browser, chromedp.WithNewBrowserContext()) // no cookie of another test
+	p.allow("status of 401")                                   // the reads before the token is given
+	p.do(chromedp.Navigate(h.URL + "/#/board"))
+	p.wait(`document.querySelector('#token-dialog').open`, "the token dialog")
+	p.setValue("#token-input", token)
+	p.click("#token-submit")
+	p.waitReady()
+	p.wait(inColumnJS(id, "todo"), id+" on the board once the token is given")
+	p.screenshot("token-board")
+	p.do(chromedp.Reload())
+	p.waitReady()
+	p.wait(inColumnJS(id, "todo"), id+" on the board after a reload")
+	if open := evalJS[bool](p, `document.querySelector('#token-dialog').open`); open {
+		t.Fatal("the page asked for the token again after a reload")
+	}
+}
