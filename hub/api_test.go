@@ -503,3 +503,55 @@ func TestAPI_GraphSourceStaysInsideTheIndexedFolder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzQueryArgs: whatever the query, the conversion answers a JSON
+// object of arguments or an E_ARGUMENT naming a field, and never panics.
+func FuzzQueryArgs(f *testing.F) {
+	for _, s := range []string{"limit=5", "kinds=a,b&kinds=c", "at=12", "at=2026-01-01T00:00:00Z", "limit=1&limit=2",
+		"depth=x", "%zz", "force=maybe", "uid=a&uid_or_name=b", "since={\"a\":1}"} {
+		f.Add(s)
+	}
+	var specs []*tools.Tool
+	for _, name := range []string{"cos_task_board", "cos_graph_context", "cos_graph_references", "cos_history", "cos_graph_export"} {
+		for _, t := range tools.Catalogue() {
+			if t.Name == name {
+				specs = append(specs, t)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		for _, spec := range specs {
+			args, aerr := queryArgs(spec, map[string]string{"uid": "uid_or_name"}, q, nil)
+			if aerr != nil {
+				if aerr.Code != envelope.CodeArgument || aerr.Details["field"] == nil {
+					t.Fatalf("%s %q: %v", spec.Name, raw, aerr)
+				}
+				continue
+			}
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(args, &obj); err != nil {
+				t.Fatalf("%s %q: %s is not a JSON object: %v", spec.Name, raw, args, err)
+			}
+		}
+	})
+}
+
+// FuzzIfMatch: a revision or a clear E_ARGUMENT, never a panic.
+func FuzzIfMatch(f *testing.F) {
+	for _, s := range []string{`"7"`, `7`, `W/"7"`, `*`, `""`, `"-1"`, `"18446744073709551616"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		n, err := parseIfMatch(h)
+		if err != nil && (err.Code != envelope.CodeArgument || err.Details["field"] != "If-Match") {
+			t.Fatalf("%q: %v", h, err)
+		}
+		if err == nil && n == 0 && strings.TrimSpace(h) != "*" {
+			t.Fatalf("%q: revision 0 without *", h)
+		}
+	})
+}
