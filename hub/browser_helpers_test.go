@@ -582,14 +582,28 @@ func (p *browserPage) setValue(sel, value string) {
 }
 
 // clickNode clicks a node of the Cytoscape graph (window.cosGraph) with the
-// mouse at its rendered position.
-func (p *browserPage) clickNode(id string) {
+// mouse at its rendered position, the canvas scrolled into view first. It
+// reports false, clicking nothing, when the node lies outside the window
+// or under another node.
+func (p *browserPage) clickNode(id string) bool {
 	p.tb.Helper()
-	pos := evalJS[struct{ X, Y float64 }](p, fmt.Sprintf(`(() => {
-		const n = window.cosGraph.getElementById(%q);
-		const r = window.cosGraph.container().getBoundingClientRect();
+	pos := evalJS[struct {
+		X, Y float64
+		OK   bool
+	}](p, fmt.Sprintf(`(() => {
+		const cy = window.cosGraph;
+		cy.container().scrollIntoView({block: "center"});
+		const n = cy.getElementById(%q);
+		const r = cy.container().getBoundingClientRect();
 		const q = n.renderedPosition();
-		return {X: r.left + q.x, Y: r.top + q.y};
+		const x = r.left + q.x, y = r.top + q.y;
+		const inside = x > r.left && x < r.right && y > r.top && y < r.bottom && x < innerWidth && y < innerHeight;
+		const alone = cy.nodes().every(m => m === n || Math.hypot(m.renderedPosition().x - q.x, m.renderedPosition().y - q.y) > 12);
+		return {X: x, Y: y, OK: inside && alone};
 	})()`, id))
+	if !pos.OK {
+		return false
+	}
 	p.do(chromedp.MouseClickXY(pos.X, pos.Y))
+	return true
 }
