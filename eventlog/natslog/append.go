@@ -169,6 +169,9 @@ type outcome struct {
 	receipt eventlog.Receipt
 	err     error
 	writes  bool
+	// msg is the index in draft.msgs of the item's first message and
+	// msgs their number (when writes).
+	msg, msgs int
 }
 
 // draft is one round's decisions layered over the model: what the log
@@ -255,6 +258,24 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 			}
 			deliver(func(outcome) error { return nil })
 			return n, nil
+		}
+		if pipelined(outs) {
+			consumed, committed, retry := l.commitPipelined(items[:n], outs, d, now, confirmed)
+			if !retry {
+				return consumed, committed
+			}
+			l.stats.retries.Add(1)
+			if round >= maxRounds {
+				serr := &eventlog.StorageError{Op: "append", Path: l.where, Err: fmt.Errorf("other writers won %d rounds in a row; nothing was written", round)}
+				deliver(func(outcome) error { return serr })
+				return n, nil
+			}
+			if cerr := l.catchUp(); cerr != nil && !errors.Is(cerr, eventlog.ErrIntegrity) {
+				deliver(func(outcome) error { return cerr })
+				return n, nil
+			}
+			confirmed = true
+			continue
 		}
 		err := l.publish(d.msgs, l.m.head.Seq)
 		switch {
@@ -390,11 +411,12 @@ func (l *Log) decide(d *draft, p eventlog.Prepared, now time.Time) outcome {
 	if req.RequestID != "" {
 		d.receipts[req.RequestID] = &receiptEntry{intent: p.Intent, receipt: rec}
 	}
+	first := len(d.msgs)
 	d.msgs = append(d.msgs, msgs...)
 	d.events = append(d.events, events...)
 	d.metas = append(d.metas, metas...)
 	d.bytes += bytes
-	return outcome{receipt: rec, writes: true}
+	return outcome{receipt: rec, writes: true, msg: first, msgs: len(msgs)}
 }
 
 func msgSize(m *nats.Msg) int {
@@ -427,6 +449,17 @@ func (l *Log) newID(now time.Time) string {
 // failed (JetStream error 10071 or 10164): another handle wrote first and
 // nothing of the batch was stored.
 var errStale = errors.New("another writer committed first")
+
+// staleError is errStale with the server's error code and description.
+type staleError struct {
+	code int
+	desc string
+}
+
+func (e *staleError) Error() string {
+	return fmt.Sprintf("%v: %s (JetStream error %d)", errStale, e.desc, e.code)
+}
+func (e *staleError) Unwrap() error { return errStale }
 
 // pubAck is the server's answer to a publish.
 type pubAck struct {
@@ -490,7 +523,7 @@ func (l *Log) publish(msgs []*nats.Msg, expected uint64) error {
 	if ack.Error != nil {
 		switch ack.Error.ErrCode {
 		case jsWrongLastSeq, jsWrongLastSeqConst:
-			return errStale
+			return &staleError{code: ack.Error.ErrCode, desc: ack.Error.Description}
 		case jsAtomicDisabled:
 			return &eventlog.StorageError{Op: "append", Path: l.where, Err: errors.New("the stream does not allow atomic batch publish")}
 		}

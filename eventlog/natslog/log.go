@@ -126,7 +126,7 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 		l.closeConn()
 		return nil, err
 	}
-	js, err := jetstream.New(l.nc)
+	js, err := jetstream.New(l.nc, jetstream.WithPublishAsyncTimeout(o.PublishTimeout))
 	if err != nil {
 		return fail(&eventlog.StorageError{Op: "open", Path: l.where, Err: err})
 	}
