@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/hub"
 	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/mcp"
 	"github.com/spf13/cobra"
@@ -83,7 +84,8 @@ const serveLong = `Serve the cos_* tools over MCP. stdout carries only MCP messa
 Transports and when the server ends:
   cos serve                  MCP on stdin/stdout. The server ends when stdin closes,
                              or on SIGINT/SIGTERM.
-  cos serve --http ADDR      MCP over streamable HTTP at http://ADDR/mcp until SIGINT/SIGTERM.
+  cos serve --http ADDR      MCP over streamable HTTP at http://ADDR/mcp, and the Hub (the web
+                             page, its API under /api/) at http://ADDR/, until SIGINT/SIGTERM.
                              When stdin is a pipe or a socket (an MCP client started the
                              server) MCP is spoken on stdio too, and the end of stdin ends
                              only that stdio session. When stdin is a terminal, /dev/null or
@@ -99,8 +101,9 @@ before the process exits (0).
 A second signal ends the process at once.
 
 HTTP: a non-loopback ADDR needs --token (or $COS_HTTP_TOKEN); clients then send
-"Authorization: Bearer TOKEN". A request whose Origin header is neither the server's own
-origin nor one given with --allow-origin is refused with 403. A message (an HTTP body, a
+"Authorization: Bearer TOKEN" (the Hub's page asks for it once). A request whose Origin
+header is neither the server's own origin nor one given with --allow-origin is refused
+with 403. A message (an HTTP body, a
 stdio line) may be at most 64 MiB.`
 
 func (a *app) serveCommand() *cobra.Command {
@@ -166,7 +169,11 @@ func (a *app) serveCommand() *cobra.Command {
 				})
 			}
 			srv := mcp.New(o.r, mcp.Options{Version: Version, Budget: f.budgetOptions(), Logger: logger})
-			return a.serve(cmd.Context(), srv, ln, httpOpts, mode, logger)
+			var web *webHub
+			if ln != nil {
+				web = &webHub{o: o, dir: a.stateDir, opts: hub.Options{Token: token, AllowedOrigins: origins, Logger: logger}}
+			}
+			return a.serve(cmd.Context(), srv, ln, httpOpts, web, mode, logger)
 		},
 	}
 	f.add(cmd, "auto")
@@ -232,10 +239,17 @@ func isStream(in io.Reader) bool {
 	return fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
 }
 
+// webHub is what cos serve --http serves the Hub from.
+type webHub struct {
+	o    *opened
+	dir  string
+	opts hub.Options
+}
+
 // serve runs the transports until ctx ends, stdin ends in stdioOwner mode,
 // or HTTP fails; it returns once both have stopped, so the caller closes the
 // state folder after the last call.
-func (a *app) serve(ctx context.Context, srv *mcp.Server, ln net.Listener, httpOpts mcp.HTTPOptions, mode stdioMode, logger *slog.Logger) error {
+func (a *app) serve(ctx context.Context, srv *mcp.Server, ln net.Listener, httpOpts mcp.HTTPOptions, web *webHub, mode stdioMode, logger *slog.Logger) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -248,10 +262,21 @@ func (a *app) serve(ctx context.Context, srv *mcp.Server, ln net.Listener, httpO
 		if err := srv.Mount(mux, httpOpts); err != nil {
 			return usageError("--allow-origin %v", err)
 		}
+		logger.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "path", mcp.Path)
+		var onShutdown []func()
+		if web != nil { // the Hub at / and /api/ beside /mcp
+			closeHub, release, err := mountHub(mux, web.o, web.dir, ln, web.opts, logger)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			defer release()
+			defer closeHub() // when serving fails rather than stops
+			onShutdown = append(onShutdown, closeHub)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if httpErr = serveHTTP(ctx, ln, mux, logger); httpErr != nil {
+			if httpErr = serveHTTP(ctx, ln, mux, logger, onShutdown...); httpErr != nil {
 				cancel()
 			}
 		}()

@@ -66,11 +66,15 @@ func listenCause(err error) string {
 	return err.Error()
 }
 
-// serveHTTP serves mux on ln until ctx ends, then gives requests in flight
-// httpShutdownGrace to finish. It returns an error only when serving fails.
-func serveHTTP(ctx context.Context, ln net.Listener, mux *http.ServeMux, logger *slog.Logger) error {
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	logger.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "path", "/mcp")
+// serveHTTP serves handler on ln until ctx ends, then calls onShutdown
+// (which ends long-lived responses such as the Hub's event streams) and
+// gives requests in flight httpShutdownGrace to finish. It returns an
+// error only when serving fails.
+func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, logger *slog.Logger, onShutdown ...func()) error {
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	for _, f := range onShutdown {
+		hs.RegisterOnShutdown(f)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
