@@ -240,3 +240,62 @@ func TestMigrate_BoltToNATSToFile_RealProcesses(t *testing.T) {
 		t.Fatalf("a second migration into the stream: %v\n%s\n%s", err, out, errs)
 	}
 }
+
+// TestWatch_NATSStore_StreamDeliversOtherMachinesEvents: `cos watch` on a
+// NATS store prints the events another machine commits as they commit,
+// from the stream itself — with no bus and a poll that never comes (--nats
+// off --poll 1h) — after replaying the log from --from.
+func TestWatch_NATSStore_StreamDeliversOtherMachinesEvents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cos processes and a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	store := js.URL() + "/COS"
+	other := t.TempDir()
+	appendOne := func(n int) {
+		t.Helper()
+		cmd := cosProcess(t, "--state-dir", other, "--store", store, "log", "append", "--stream", "s", "--type", "a.b", "--data", fmt.Sprintf(`{"n":%d}`, n))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("append %d: %v %s", n, err, out)
+		}
+	}
+	appendOne(1)
+	cmd := cosProcess(t, "--state-dir", t.TempDir(), "--store", store, "watch", "--from", "1", "--nats", "off", "--poll", "1h", "--json")
+	out, _ := cmd.StdoutPipe()
+	var stderr lockedWriter
+	stderr.mu, stderr.b = &sync.Mutex{}, &strings.Builder{}
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	errText := func() string {
+		stderr.mu.Lock()
+		defer stderr.mu.Unlock()
+		return stderr.b.String()
+	}
+	next := func(want int) {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok || !strings.Contains(l, fmt.Sprintf(`"data":{"n":%d}`, want)) {
+				t.Fatalf("watch printed %q (open %v), want the event n=%d; stderr %s", l, ok, want, errText())
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("watch printed nothing for the event n=%d within 15 s; stderr %s", want, errText())
+		}
+	}
+	next(1) // the replay
+	appendOne(2)
+	next(2) // live, from another process and state folder
+	appendOne(3)
+	next(3)
+}

@@ -51,7 +51,8 @@ func (a *app) watchCommand() *cobra.Command {
 			"Without --from the feed starts at the log's current head. With --from SEQ it first prints the log from " +
 			"SEQ, then continues live with no gap and no duplicate: the bus is subscribed before the log is read, " +
 			"live events are buffered meanwhile and those already printed are skipped, and any gap in seq (core NATS " +
-			"is at most once) is read from the log. With --nats off the log's head is polled instead.\n\n" +
+			"is at most once) is read from the log. With --nats off the log's head is polled instead. With a NATS store " +
+			"(--store nats://…) the stream itself delivers every machine's events in order, and --nats is not used.\n\n" +
 			"cos watch only reads the log; in --nats auto mode it may host the embedded NATS server until it exits.",
 		Example: "  cos watch\n  cos watch --subject 'task.>' --from 1 --json",
 		Args:    cobra.NoArgs,
@@ -82,7 +83,11 @@ func (a *app) watchCommand() *cobra.Command {
 				w.print = func(ev eventlog.Event) error { return printEventLine(a.io.Out, ev) }
 			}
 			ctx := cmd.Context()
-			if natsMode != bus.ModeOff {
+			if f, ok := l.(logFollower); ok {
+				// A log on a JetStream stream pushes every commit of every
+				// machine itself, in order: no bus, no poll.
+				w.follow = f
+			} else if natsMode != bus.ModeOff {
 				b, err := bus.Open(ctx, bus.Options{Mode: natsMode, StateDir: a.stateDir, Namespace: namespace, Logger: w.logger})
 				switch {
 				case errors.Is(err, bus.ErrUnavailable) && natsMode == bus.ModeAuto:
@@ -132,9 +137,40 @@ type watcher struct {
 	poll    time.Duration
 	logger  *slog.Logger
 
+	// follow, when set, is the log's own feed of commits (a NATS store),
+	// used instead of the bus and the poll.
+	follow logFollower
+
 	// next is the next seq to print (every seq below it was printed or
 	// filtered out). Only run's goroutine touches it.
 	next uint64
+}
+
+// logFollower is a log that pushes its events as they commit, in seq
+// order (*natslog.Log: an ordered consumer on the stream).
+type logFollower interface {
+	Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error
+}
+
+// runFollow prints from seq start (0: from the current head on) through
+// the log's own feed until ctx ends.
+func (w *watcher) runFollow(ctx context.Context, start uint64, status io.Writer) error {
+	if start == 0 {
+		head, err := w.log.Head(ctx)
+		if err != nil {
+			return err
+		}
+		start = head.Seq + 1
+	}
+	w.next = start
+	if _, err := fmt.Fprintf(status, "cos watch: following %s from seq %d (the store's stream)\n", strings.Join(w.pattern, "."), start); err != nil {
+		return err
+	}
+	err := w.follow.Follow(ctx, start, w.emit)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // run prints from seq start (0: from the current head on) until ctx ends.
@@ -143,6 +179,9 @@ type watcher struct {
 // buffer skips what was printed, and a seq gap is read from the log.
 // A "following" line goes to status once the subscription is up.
 func (w *watcher) run(ctx context.Context, start uint64, status io.Writer) error {
+	if w.follow != nil {
+		return w.runFollow(ctx, start, status)
+	}
 	live := make(chan eventlog.Event, watchBuffer)
 	wake := make(chan struct{}, 1)
 	ring := func() {
