@@ -154,7 +154,7 @@ func TestEvents_Filters(t *testing.T) {
 			t.Fatalf("%s: %s", name, env.JSON())
 		}
 	}
-	call(context.Background(), "cos_task_create", `{"title":"one"}`)               // 1 task:TASK-001 task.created
+	call(context.Background(), "cos_task_create", `{"title":"one"}`)                // 1 task:TASK-001 task.created
 	call(alice, "cos_task_create", `{"title":"two"}`)                               // 2 task:TASK-002 task.created, alice
 	call(alice, "cos_task_claim", `{"task_id":"TASK-002","assignee":"alice"}`)      // 3 task:TASK-002 task.claimed, alice
 	call(context.Background(), "cos_metric_record", `{"name":"latency","value":3}`) // 4 metrics
