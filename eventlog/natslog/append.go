@@ -260,7 +260,7 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 			return n, nil
 		}
 		if pipelined(outs) {
-			consumed, committed, retry := l.commitPipelined(items[:n], outs, d, now, confirmed)
+			consumed, committed, retry := l.commitPipelined(items[:n], outs, d, now)
 			if !retry {
 				return consumed, committed
 			}

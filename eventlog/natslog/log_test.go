@@ -379,3 +379,50 @@ func TestLog_LargeCallSplitsAtRequests(t *testing.T) {
 		t.Fatalf("%d batches, want 9 (3 requests of 3 events each)", st.Batches)
 	}
 }
+
+// Follow delivers every event from its start seq, in order, then the
+// events other handles commit as they commit, and ends with ctx's error
+// (or nil when fn returns eventlog.ErrStop).
+func TestLog_Follow(t *testing.T) {
+	_, url := startJetStream(t)
+	name := newStreamName()
+	writer := openLog(t, url, name, natslog.Options{})
+	follower := openLog(t, url, name, natslog.Options{ReadOnly: true})
+	for i := range 3 {
+		mustAppend(t, writer, one("s", fmt.Sprintf(`{"i":%d}`, i)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan eventlog.Event, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- follower.Follow(ctx, 2, func(ev eventlog.Event) error { got <- ev; return nil })
+	}()
+	for i := range 5 {
+		mustAppend(t, writer, one("t", fmt.Sprintf(`{"i":%d}`, i)))
+	}
+	for want := uint64(2); want <= 8; want++ {
+		select {
+		case ev := <-got:
+			if ev.Seq != want {
+				t.Fatalf("Follow delivered seq %d, want %d", ev.Seq, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Follow did not deliver seq %d", want)
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Follow after cancel = %v, want context.Canceled", err)
+	}
+	n := 0
+	err := follower.Follow(context.Background(), 0, func(eventlog.Event) error {
+		if n++; n == 4 {
+			return eventlog.ErrStop
+		}
+		return nil
+	})
+	if err != nil || n != 4 {
+		t.Fatalf("Follow stopped by ErrStop = %v after %d events", err, n)
+	}
+}

@@ -56,9 +56,8 @@ func pipelined(outs []outcome) bool {
 // first message not acknowledged, and that one's when its fate is known.
 // It returns how many items it settled and the events committed; retry
 // when none was settled because the model was behind (the caller catches
-// up and decides again). confirmed says the model was read to the end
-// just before the round.
-func (l *Log) commitPipelined(items []item, outs []outcome, d *draft, now time.Time, confirmed bool) (int, []eventlog.Event, bool) {
+// up and decides again).
+func (l *Log) commitPipelined(items []item, outs []outcome, d *draft, now time.Time) (int, []eventlog.Event, bool) {
 	expected := l.m.head.Seq
 	acked, failErr := l.publishPipeline(d.msgs, expected)
 	// Apply the acknowledged prefix to the model.
