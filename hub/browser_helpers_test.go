@@ -65,24 +65,35 @@ func chromiumPath(tb testing.TB) string {
 	return ""
 }
 
-// cosBinaryOnce builds the cos binary once per test binary.
+// cosBinaryOnce is the cos binary, built on first use (buildCos) into dir,
+// which TestMain removes.
 var cosBinaryOnce = struct {
 	once sync.Once
+	dir  string
 	path string
 	err  error
 }{}
 
-// buildCos returns the path of the cos binary, built on first use into a
-// folder removed when the process that built it ends its last test (the
-// folder lives under the OS temp folder; a crash leaves it behind).
+// TestMain runs the tests and removes the cos binary if one was built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cosBinaryOnce.dir != "" {
+		_ = os.RemoveAll(cosBinaryOnce.dir)
+	}
+	os.Exit(code)
+}
+
+// buildCos returns the path of the cos binary, built on first use: the
+// tests that need no process do not wait for a build.
 func buildCos(tb testing.TB) string {
 	tb.Helper()
 	cosBinaryOnce.once.Do(func() {
-		dir, err := os.MkdirTemp("", "cos-hub-browser-*")
+		dir, err := os.MkdirTemp("", "cos-hub-test-*")
 		if err != nil {
 			cosBinaryOnce.err = err
 			return
 		}
+		cosBinaryOnce.dir = dir
 		cosBinaryOnce.path, cosBinaryOnce.err = cosbin.Build(dir)
 	})
 	if cosBinaryOnce.err != nil {
