@@ -66,10 +66,14 @@ func (a *app) hubCommand() *cobra.Command {
 				return &exitError{code: ExitError, err: fmt.Errorf("state folder %s: %w", a.stateDir, err)}
 			}
 			lock, err := hub.TakeLock(a.stateDir)
-			if err != nil {
+			switch {
+			case errors.Is(err, hub.ErrRunning):
 				return &exitError{code: ExitError, err: err}
+			case err != nil: // a read-only folder: serve, but nobody can be told where
+				logger.Warn("the Hub lock cannot be taken; a second cos hub on this folder will not be refused", "err", err)
+			default:
+				defer func() { _ = lock.Release() }()
 			}
-			defer func() { _ = lock.Release() }()
 			ln, err := listenHTTP(addr)
 			if err != nil {
 				return &exitError{code: ExitError, err: err}
@@ -84,8 +88,10 @@ func (a *app) hubCommand() *cobra.Command {
 			if err != nil {
 				return usageError("%v", err)
 			}
-			if err := lock.Record(ln.Addr().String()); err != nil {
-				logger.Warn("where the Hub runs is not recorded; a second cos hub cannot name it", "err", err)
+			if lock != nil {
+				if err := lock.Record(ln.Addr().String()); err != nil {
+					logger.Warn("where the Hub runs is not recorded; a second cos hub cannot name it", "err", err)
+				}
 			}
 			fmt.Fprintf(a.io.Err, "Hub: %s\n", hubURL(ln.Addr()))
 			return serveHTTP(cmd.Context(), ln, h.Handler(), logger, h.Close)
