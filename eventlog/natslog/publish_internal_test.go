@@ -10,6 +10,7 @@ import (
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // openInternal starts an in-process JetStream server and opens a log on
@@ -148,5 +149,52 @@ func TestPublish_AtomicBatchWholeOrNothing(t *testing.T) {
 	}
 	if got, err := l.Verify(context.Background()); err != nil || got != n {
 		t.Fatalf("Verify = %d, %v", got, err)
+	}
+}
+
+// The pipeline's last-message-id condition is what keeps the chain whole
+// when another writer's message takes the place of a refused one: here
+// another handle commits at the seq of this handle's first message, and
+// this handle's second message — whose sequence condition that message
+// now satisfies — is refused (JetStream error 10070, stale) instead of
+// chaining onto an event that never committed.
+func TestPipeline_LastMsgIDGuardsTheChain(t *testing.T) {
+	a := openInternal(t)
+	if _, err := a.Append(context.Background(), req("s", 0)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(context.Background(), a.nc.ConnectedUrl(), Options{Stream: "INTERNAL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(context.Background())
+	d := draftOf(t, a, req("s", 1), req("s", 2)) // seqs 2 and 3 in a's view
+	if res, err := b.Append(context.Background(), req("other", 9)); err != nil || res[0].Err != nil || res[0].Receipt.FirstSeq != 2 {
+		t.Fatalf("b's append = %+v, %v; want seq 2", res, err)
+	}
+	// a's first message was refused (b took seq 2); its second is sent
+	// as the pipeline would send it.
+	second := d.msgs[1]
+	second.Header.Set(hdrExpLastSeq, "2")
+	second.Header.Set(hdrExpLastMsgID, d.msgs[0].Header.Get(hdrMsgID))
+	second.Header.Del(hdrExpLastSubj)
+	_, err = a.js.PublishMsg(context.Background(), second)
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode != jsWrongLastMsgID {
+		t.Fatalf("second message = %v, want JetStream error %d", err, jsWrongLastMsgID)
+	}
+	if se := a.classifyAsync(err); !errors.Is(se, errStale) {
+		t.Fatalf("classifyAsync = %v, want errStale", se)
+	}
+	// Without the condition the same message commits on the sequence
+	// check alone, and the chain is broken at its seq.
+	second.Header.Del(hdrExpLastMsgID)
+	if _, err := a.js.PublishMsg(context.Background(), second); err != nil {
+		t.Fatalf("the message without its last-msg-id condition: %v", err)
+	}
+	n, err := a.Verify(context.Background())
+	var ie *eventlog.IntegrityError
+	if !errors.As(err, &ie) || ie.Seq != 3 || n != 2 {
+		t.Fatalf("Verify = %d, %v; want the chain broken at seq 3", n, err)
 	}
 }
