@@ -102,7 +102,8 @@ func buildCos(tb testing.TB) string {
 	return cosBinaryOnce.path
 }
 
-// hubProcess is a running `cos serve --http` serving the Hub at URL.
+// hubProcess is a running `cos serve --http` or `cos hub` serving the Hub
+// at URL.
 type hubProcess struct {
 	tb     testing.TB
 	bin    string
@@ -137,12 +138,26 @@ func (s *procOutput) String() string {
 var listenAddrRe = regexp.MustCompile(`(?:addr=|http://)(127\.0\.0\.1:[0-9]+)`)
 
 // startHubProc starts `cos serve --http 127.0.0.1:0` on state (indexing root
-// allowed) and waits until it serves the Hub page. It is stopped (SIGINT,
-// then killed after 10 s) when the test ends.
+// allowed) and waits until it serves the Hub page beside /mcp. It is
+// stopped (SIGINT, then killed after 10 s) when the test ends.
 func startHubProc(tb testing.TB, bin, state, root string, extra ...string) *hubProcess {
 	tb.Helper()
-	args := append([]string{"serve", "--state-dir", state, "--nats", "off", "--root", root,
-		"--http", "127.0.0.1:0", "--stdio=false", "--watch=false"}, extra...)
+	return startServer(tb, bin, state, root, append([]string{"serve", "--state-dir", state, "--nats", "off", "--root", root,
+		"--http", "127.0.0.1:0", "--stdio=false", "--watch=false"}, extra...))
+}
+
+// startCosHub is startHubProc for `cos hub --http 127.0.0.1:0`: the Hub
+// alone.
+func startCosHub(tb testing.TB, bin, state, root string, extra ...string) *hubProcess {
+	tb.Helper()
+	return startServer(tb, bin, state, root, append([]string{"hub", "--state-dir", state, "--nats", "off", "--root", root,
+		"--http", "127.0.0.1:0"}, extra...))
+}
+
+// startServer runs bin with args in root until it has logged the address
+// it listens on and GET / answers 200.
+func startServer(tb testing.TB, bin, state, root string, args []string) *hubProcess {
+	tb.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = root
 	h := &hubProcess{tb: tb, bin: bin, state: state, root: root, cmd: cmd, stderr: &procOutput{}, done: make(chan struct{})}
@@ -160,11 +175,11 @@ func startHubProc(tb testing.TB, bin, state, root string, extra ...string) *hubP
 		}
 		select {
 		case <-h.done:
-			tb.Fatalf("cos serve ended before listening:\n%s", h.stderr.String())
+			tb.Fatalf("cos %s ended before listening:\n%s", args[0], h.stderr.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("cos serve logged no listen address in 30 s:\n%s", h.stderr.String())
+			tb.Fatalf("cos %s logged no listen address in 30 s:\n%s", args[0], h.stderr.String())
 		}
 	}
 	for {
@@ -199,7 +214,7 @@ func (h *hubProcess) stop() {
 	case <-time.After(10 * time.Second):
 		_ = h.cmd.Process.Kill()
 		<-h.done
-		h.tb.Errorf("cos serve did not end within 10 s of SIGINT:\n%s", h.stderr.String())
+		h.tb.Errorf("%v did not end within 10 s of SIGINT:\n%s", h.cmd.Args, h.stderr.String())
 	}
 }
 

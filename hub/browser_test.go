@@ -244,13 +244,13 @@ func browserMobileBoard(t *testing.T, f *browserFixture, browser context.Context
 	}
 }
 
-// browserToken runs a second server, on a state folder of its own, that wants
-// a token: the page asks for it once, and a reload needs no second asking.
+// browserToken runs `cos hub` on a state folder of its own with a token:
+// the page asks for it once, and a reload needs no second asking.
 func browserToken(t *testing.T, f *browserFixture, browser context.Context) {
 	const token = "browser-s3cret"
 	dir := t.TempDir()
 	id := binCreateTask(t, f.Bin, dir, map[string]any{"title": "Behind a token"})
-	h := startHubProc(t, f.Bin, dir, f.Root, "--token", token)
+	h := startCosHub(t, f.Bin, dir, f.Root, "--token", token)
 	p := openTab(t, browser, chromedp.WithNewBrowserContext()) // no cookie of another test
 	p.allow("status of 401")                                   // the reads before the token is given
 	p.do(chromedp.Navigate(h.URL + "/#/board"))
