@@ -4,16 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
-
-// importWindow is how many messages Import keeps in flight before waiting
-// for their acknowledgements.
-const importWindow = 256
 
 // ErrNotEmpty is returned by Import when the stream already holds events:
 // an import only fills an empty log.
@@ -30,21 +24,25 @@ type ImportSource interface {
 // the log in the JetStream stream o.Stream at url, which must be empty
 // (ErrNotEmpty otherwise; the stream is created when missing, as Open
 // does). Each event is checked before it is sent (its seq follows the
-// previous one, its prev_hash names the previous hash, its hash
-// recomputes) and sent with Nats-Expected-Last-Sequence = its seq - 1, so
-// the stream sequence is the event's seq and nothing another writer sends
-// meanwhile can interleave: the first message that does not land at its seq
-// ends the import with an error, and the stream then holds a verifying
-// prefix of src. An allocated stream's name (ending in three or more
-// digits) carries its prefix, so later allocations continue after it;
-// request-id receipts are not carried over (a retry of a request made
-// before the import writes again). progress, when non-nil, is called with
-// the number of events acknowledged, every importWindow events and at the
-// end. It returns the head of the stream after the import.
+// previous one, its prev_hash names the previous hash, its hash recomputes,
+// its revision follows its stream's). Events go out as atomic batches of
+// up to MaxBatchEvents (and MaxBatchBytes), each on condition that the
+// stream's last sequence is the seq before its first event, so the stream
+// sequence is the event's seq and nothing another writer sends meanwhile
+// can interleave: a batch that does not land at its seqs ends the import
+// with an error, and the stream then holds a verifying prefix of src. An
+// allocated stream's name (ending in three or more digits) carries its
+// prefix, so later allocations continue after it; request-id receipts are
+// not carried over (a retry of a request made before the import writes
+// again). progress, when non-nil, is called with the number of events
+// stored after each batch. It returns the head of the stream after the
+// import (what was stored, on an error).
 //
 // Errors: ErrNotEmpty, *eventlog.IntegrityError for a source event that
-// does not follow its predecessor, *eventlog.StorageError for a publish
-// the server refused or did not acknowledge, Open's errors, ctx's error.
+// does not follow its predecessor, *eventlog.StorageError for a batch the
+// server refused (or another writer's commit in between),
+// *eventlog.CommitUnknownError when a batch was not acknowledged, Open's
+// errors, ctx's error.
 func Import(ctx context.Context, url string, o Options, src ImportSource, progress func(copied uint64)) (eventlog.Head, error) {
 	head := eventlog.Head{Hash: eventlog.ZeroHash}
 	o.ReadOnly = false
@@ -58,50 +56,33 @@ func Import(ctx context.Context, url string, o Options, src ImportSource, progre
 		return head, err
 	}
 	if h.Seq != 0 {
-		return h, fmt.Errorf("%w: stream %s holds %d events", ErrNotEmpty, streamName(o), h.Seq)
+		return h, fmt.Errorf("%w: stream %s holds %d events", ErrNotEmpty, l.opts.Stream, h.Seq)
 	}
-	nc := o.Conn
-	if nc == nil {
-		if nc, err = nats.Connect(url, nats.Name("cos import")); err != nil {
-			return head, &eventlog.StorageError{Op: "connect", Path: url, Err: err}
-		}
-		defer nc.Close()
-	}
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(importWindow))
-	if err != nil {
-		return head, &eventlog.StorageError{Op: "jetstream", Path: url, Err: err}
-	}
-	jsStream := streamName(o)
 	var (
-		acks    []jetstream.PubAckFuture
-		sent    []eventlog.Event
-		next    = uint64(1)
-		prev    = eventlog.ZeroHash
-		revs    = map[string]uint64{}
-		acked   uint64
-		ackHash = eventlog.ZeroHash
+		msgs  []*nats.Msg
+		bytes int
+		last  eventlog.Event // the last event of msgs
+		next  = uint64(1)
+		prev  = eventlog.ZeroHash
+		revs  = map[string]uint64{}
 	)
-	// wait collects the acknowledgements in flight and checks each landed
-	// at its event's seq.
-	wait := func() error {
-		for i, f := range acks {
-			select {
-			case ack := <-f.Ok():
-				if ack.Stream != jsStream || ack.Sequence != sent[i].Seq {
-					return &eventlog.StorageError{Op: "import", Path: url, Err: fmt.Errorf("event %d was stored at %s sequence %d", sent[i].Seq, ack.Stream, ack.Sequence)}
-				}
-				acked, ackHash = sent[i].Seq, sent[i].Hash
-			case err := <-f.Err():
-				return &eventlog.StorageError{Op: "import", Path: url, Err: fmt.Errorf("event %d refused: %w", sent[i].Seq, err)}
-			case <-ctx.Done():
-				return ctx.Err()
+	flush := func() error {
+		if len(msgs) == 0 {
+			return nil
+		}
+		expected := last.Seq - uint64(len(msgs))
+		if err := l.publish(msgs, expected); err != nil {
+			if errors.Is(err, errStale) {
+				return &eventlog.StorageError{Op: "import", Path: url, Err: fmt.Errorf("another writer committed to stream %s during the import: %w", l.opts.Stream, err)}
 			}
+			return err
 		}
-		acks, sent = acks[:0], sent[:0]
+		head = eventlog.Head{Seq: last.Seq, Hash: last.Hash}
+		msgs, bytes = msgs[:0], 0
 		if progress != nil {
-			progress(acked)
+			progress(head.Seq)
 		}
-		return nil
+		return ctx.Err()
 	}
 	err = src.Read(ctx, 1, func(ev eventlog.Event) error {
 		if err := eventlog.VerifyEvent(&ev, next, prev); err != nil {
@@ -112,25 +93,22 @@ func Import(ctx context.Context, url string, o Options, src ImportSource, progre
 		}
 		revs[ev.Stream] = ev.Revision
 		next, prev = ev.Seq+1, ev.Hash
-		m, err := newMessage(jsStream, &ev, recordMeta{prefix: allocationPrefix(ev.Stream, ev.Revision)})
+		m, err := newMessage(l.opts.Stream, &ev, recordMeta{prefix: allocationPrefix(ev.Stream, ev.Revision)})
 		if err != nil {
 			return err
 		}
-		m.Header.Set(hdrExpLastSeq, strconv.FormatUint(ev.Seq-1, 10))
-		f, err := js.PublishMsgAsync(m)
-		if err != nil {
-			return &eventlog.StorageError{Op: "import", Path: url, Err: fmt.Errorf("send event %d: %w", ev.Seq, err)}
+		size := len(m.Data) + len(m.Subject) + 256
+		if len(msgs) > 0 && (len(msgs) == l.opts.MaxBatchEvents || bytes+size > l.opts.MaxBatchBytes) {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
-		acks, sent = append(acks, f), append(sent, ev)
-		if len(acks) == importWindow {
-			return wait()
-		}
+		msgs, bytes, last = append(msgs, m), bytes+size, ev
 		return nil
 	})
-	if werr := wait(); err == nil {
-		err = werr
+	if err == nil {
+		err = flush()
 	}
-	head = eventlog.Head{Seq: acked, Hash: ackHash}
 	return head, err
 }
 
@@ -149,12 +127,4 @@ func allocationPrefix(name string, revision uint64) string {
 		return ""
 	}
 	return name[:i]
-}
-
-// streamName is the JetStream stream o names.
-func streamName(o Options) string {
-	if o.Stream == "" {
-		return DefaultStream
-	}
-	return o.Stream
 }
