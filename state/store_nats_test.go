@@ -74,9 +74,10 @@ func TestState_NATSStore_OtherMachinesEventsApplyAsTheyCommit(t *testing.T) {
 }
 
 // TestState_NATSStore_R3_EveryCommitReachesTheOtherMachine: on a
-// three-node cluster (R3), machine A appends 300 events one at a time and
-// each reaches machine B's projections by itself within 5 s, before the
-// next is appended. The stream's feed can deliver an event a moment
+// three-node cluster (R3), machine A appends 300 events one at a time;
+// every third is read on B right after A's append returns and the read
+// reflects it, the others must reach B's projections by themselves within
+// 5 s, before the next is appended. The stream's feed can deliver an event a moment
 // before B's reads of the stream show it; B then catches up again rather
 // than leaving it for the next event (which here never comes).
 func TestState_NATSStore_R3_EveryCommitReachesTheOtherMachine(t *testing.T) {
@@ -103,6 +104,14 @@ func TestState_NATSStore_R3_EveryCommitReachesTheOtherMachine(t *testing.T) {
 			t.Fatal(err)
 		}
 		seq := recs[0].LastSeq
+		if i%3 == 0 {
+			// Read-after-write: a read on B sees A's acknowledged commit.
+			var at uint64
+			if err := b.Read(ctx, func(v View) { at = v.Pos.Seq }); err != nil || at < seq {
+				t.Fatalf("append %d: a read on B right after A's commit of seq %d is at %d (%v)", i, seq, at, err)
+			}
+			continue
+		}
 		for start := time.Now(); b.Tailer().Position().Seq < seq; time.Sleep(time.Millisecond) {
 			if time.Since(start) > 5*time.Second {
 				t.Fatalf("append %d: seq %d not applied on B after 5 s (B at %d)", i, seq, b.Tailer().Position().Seq)
