@@ -65,6 +65,16 @@
 // Only events.db (and roles.json, subsystems-state.json, which a person
 // writes) hold facts: everything else can be rebuilt from the log.
 //
+// # Stores
+//
+// Options.Store (`--store`, COS_STORE; ParseStore) may put the log
+// elsewhere: another bbolt file, or a NATS JetStream stream
+// (nats://HOST:PORT[,…][/STREAM], package eventlog/natslog) that several
+// machines share. The folder then holds no events.db, and everything else
+// above stays per machine, derived from the stream: the tailer follows it
+// (startStoreFollow) and every read compares its position with the
+// stream's last sequence.
+//
 // # Lock order
 //
 // From outermost to innermost; a lock is never taken while one below it in
