@@ -25,6 +25,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("BoardRendersAndClaims", func(t *testing.T) { browserBoardClaim(t, f, browser) })
 	t.Run("LiveWriteFromAnotherProcess", func(t *testing.T) { browserLiveWrite(t, f, browser) })
 	t.Run("GraphSearchContextExpand", func(t *testing.T) { browserGraph(t, f, browser) })
+	t.Run("GraphByKeyboard", func(t *testing.T) { browserGraphKeyboard(t, f, browser) })
 	t.Run("TimeTravelShowsEarlierBoard", func(t *testing.T) { browserTimeTravel(t, f, browser) })
 	t.Run("FeedLive", func(t *testing.T) { browserFeed(t, f, browser) })
 	t.Run("EvidenceAndHealth", func(t *testing.T) { browserEvidenceHealth(t, f, browser) })
@@ -113,6 +114,11 @@ func browserGraph(t *testing.T, f *browserFixture, browser context.Context) {
 	p.wait(`document.querySelector('input[data-edge-type]')`, "edge-type filters")
 	p.screenshot("graph")
 
+	// Impact: the selected node's dependants highlighted by depth (its
+	// callers, the tests, at depth 1).
+	p.click("#impact-btn")
+	p.wait(`window.cosGraph.nodes('.impact-1').length > 0`, "dependants of "+uid+" highlighted at depth 1")
+
 	before := evalJS[int](p, `window.cosGraph.nodes().length`)
 	ids := evalJS[[]string](p, fmt.Sprintf(`window.cosGraph.nodes().map(n => n.id()).filter(id => id !== %q)
 		.sort((a, b) => (/ResponseRecorder$/.test(b) ? 1 : 0) - (/ResponseRecorder$/.test(a) ? 1 : 0))`, uid))
@@ -141,6 +147,18 @@ func browserGraph(t *testing.T, f *browserFixture, browser context.Context) {
 	p.wait(fmt.Sprintf(`(() => { const e = window.cosGraph.edges(); const of = e.filter(x => x.data('type') === %q);
 		return of.length > 0 && of.every(x => !x.visible()) && e.filter(x => x.data('type') !== %q).every(x => x.visible()); })()`, typ, typ),
 		"the "+typ+" edges hidden by their filter, the others shown")
+}
+
+// browserGraphKeyboard searches and picks a candidate with keys only.
+func browserGraphKeyboard(t *testing.T, f *browserFixture, browser context.Context) {
+	p := openTab(t, browser)
+	p.open(f.Hub.URL + "/#/graph")
+	p.do(chromedp.SendKeys(chromedp.CSS("#graph-q"), "Recorder\r"))
+	p.wait(`document.querySelector('#candidates li[data-uid]')`, "candidates after Enter in the search box")
+	uid := evalJS[string](p, `document.querySelector('#candidates li[data-uid]').dataset.uid`)
+	p.do(chromedp.SendKeys(chromedp.CSS("#candidates li[data-uid]"), "\r"))
+	p.wait(fmt.Sprintf(`window.cosGraph && window.cosGraph.getElementById(%q).length === 1 && window.cosGraph.nodes().length > 1`, uid),
+		"the neighbourhood of "+uid+" drawn after Enter on its candidate")
 }
 
 func browserTimeTravel(t *testing.T, f *browserFixture, browser context.Context) {
@@ -176,6 +194,16 @@ func browserFeed(t *testing.T, f *browserFixture, browser context.Context) {
 	p.wait(fmt.Sprintf(`document.querySelector('#feed li[data-seq=%q]')`, seq), "event "+seq+" in the feed")
 	p.screenshot("feed")
 
+	// The filter keeps the rows whose type or stream contains its text.
+	other := f.call(t, "cos_task_create", map[string]any{"title": "Fed beside"})
+	oseq := strconv.Itoa(answerSeq(t, other))
+	ostream := "task:" + other["task"].(map[string]any)["task_id"].(string)
+	p.wait(fmt.Sprintf(`document.querySelector('#feed li[data-seq=%q]')`, oseq), "event "+oseq+" in the feed")
+	p.setValue("#feed-filter", ostream)
+	p.wait(fmt.Sprintf(`(() => { const vis = (q) => { const e = document.querySelector('#feed li[data-seq="' + q + '"]'); return !!e && !e.hidden && e.offsetParent !== null; };
+		return vis(%q) && !vis(%q); })()`, oseq, seq), "only "+ostream+"'s event shown under the filter")
+	p.setValue("#feed-filter", "")
+
 	p.click("#feed-pause")
 	paused := f.call(t, "cos_task_create", map[string]any{"title": "Fed while paused"})
 	pseq := strconv.Itoa(answerSeq(t, paused))
@@ -201,7 +229,13 @@ func browserEvidenceHealth(t *testing.T, f *browserFixture, browser context.Cont
 	p.wait(`(() => { const a = document.querySelector('a#bundle-download'); return a && a.getAttribute('href'); })()`, "the bundle's download link")
 	p.screenshot("evidence")
 
-	p.open(f.Hub.URL + "/#/health")
+	// The bundle has an address of its own.
+	q := openTab(t, browser)
+	q.open(f.Hub.URL + "/#/evidence/" + session)
+	q.wait(`(() => { const b = document.querySelector('#bundle'); return b && b.textContent.includes("planner"); })()`, "the bundle opened by its address")
+
+	p.click(`a[data-view=health]`)
+	p.wait(`location.hash.startsWith("#/health")`, "the health view from its nav link")
 	for _, field := range []string{"head", "lag", "presence", "integrity", "freshness"} {
 		p.wait(fmt.Sprintf(`document.querySelector('#health [data-field=%q]')`, field), "health field "+field)
 	}
