@@ -39,8 +39,9 @@ const chromiumEnv = "COS_CHROMIUM"
 // to; unset, they go to a temporary folder of the test.
 const screenshotsEnv = "COS_SCREENSHOTS"
 
-// browserWait bounds every wait for the page (a render, a live update).
-const browserWait = 10 * time.Second
+// browserWait bounds every wait for the page (a render, a live update):
+// generous, for CI's loaded machine; a passing wait takes what it takes.
+const browserWait = 20 * time.Second
 
 // chromiumPath is the browser to drive: $COS_CHROMIUM, else the first
 // Chromium found. None found skips the test, except under CI=true where it

@@ -61,6 +61,7 @@ func browserBoardClaim(t *testing.T, f *browserFixture, browser context.Context)
 	p.setValue("#assignee-input", "alice")
 	p.click(fmt.Sprintf(`[data-task-id=%q] button[data-action=claim]`, parser))
 	p.wait(cardTextJS(parser, ".holder", "alice"), parser+"'s .holder showing alice")
+	p.wait(fmt.Sprintf(`!document.querySelector('[data-task-id=%q] button[data-action=release]').disabled`, parser), "release offered to the holder")
 
 	// The claim is in the log, as another process reads it.
 	got := f.call(t, "cos_task_get", map[string]any{"task_id": parser})
@@ -71,6 +72,14 @@ func browserBoardClaim(t *testing.T, f *browserFixture, browser context.Context)
 	if b, _ := json.Marshal(hist); !strings.Contains(string(b), "task.claimed") {
 		t.Fatalf("cos_history %s has no task.claimed event: %s", parser, b)
 	}
+	// Released from the page, the task has no holder again.
+	p.click(fmt.Sprintf(`[data-task-id=%q] button[data-action=release]`, parser))
+	p.wait(fmt.Sprintf(`!document.querySelector('[data-task-id=%q] .holder').textContent.includes("alice")`, parser), parser+"'s .holder cleared by a release")
+	got = f.call(t, "cos_task_get", map[string]any{"task_id": parser})
+	if task, _ := got["task"].(map[string]any); task["assignee"] != nil && task["assignee"] != "" {
+		t.Fatalf("cos_task_get %s after the page's release: assignee %v, want none", parser, task["assignee"])
+	}
+
 	// The claim name is remembered for the next visit.
 	if s := evalJS[string](p, `JSON.stringify(Object.assign({}, localStorage))`); !strings.Contains(s, "alice") {
 		t.Errorf("the claim name is not kept in localStorage: %s", s)
@@ -183,6 +192,14 @@ func browserTimeTravel(t *testing.T, f *browserFixture, browser context.Context)
 	p.click("#at-clear")
 	p.wait(`(() => { const b = document.querySelector('#readonly-banner'); return !b || b.hidden || b.offsetParent === null; })()`, "the banner gone")
 	p.wait(inColumnJS(id, "done"), id+" done again at the head")
+
+	// A time works as well as a seq: the creation's time shows it todo.
+	at := created["task"].(map[string]any)["created_at"].(string)
+	p.setValue("#at-input", at)
+	p.click("#at-apply")
+	p.wait(`(() => { const b = document.querySelector('#readonly-banner'); return b && !b.hidden && b.textContent.includes("read-only"); })()`, "the read-only banner for "+at)
+	p.wait(inColumnJS(id, "todo"), id+" in todo at "+at)
+	p.click("#at-clear")
 }
 
 func browserFeed(t *testing.T, f *browserFixture, browser context.Context) {
@@ -192,6 +209,9 @@ func browserFeed(t *testing.T, f *browserFixture, browser context.Context) {
 	created := f.call(t, "cos_task_create", map[string]any{"title": "Fed live"})
 	seq := strconv.Itoa(answerSeq(t, created))
 	p.wait(fmt.Sprintf(`document.querySelector('#feed li[data-seq=%q]')`, seq), "event "+seq+" in the feed")
+	id := created["task"].(map[string]any)["task_id"].(string)
+	p.wait(fmt.Sprintf(`[...document.querySelectorAll('#feed li[data-seq=%q] a[href]')].some(a => a.getAttribute('href').startsWith('#/board') && a.getAttribute('href').includes(%q))`, seq, id),
+		"event "+seq+" linked to the board's "+id)
 	p.screenshot("feed")
 
 	// The filter keeps the rows whose type or stream contains its text.
