@@ -39,10 +39,10 @@ func inColumnJS(id, status string) string {
 	return fmt.Sprintf(`document.querySelector('[data-status=%q] [data-task-id=%q]')`, status, id)
 }
 
-// cardTextJS is true when the text of sel inside task id's card contains
-// want.
+// cardTextJS is true when the text of sel inside task id's card (the card
+// itself for "") contains want.
 func cardTextJS(id, sel, want string) string {
-	return fmt.Sprintf(`(() => { const e = document.querySelector('[data-task-id=%q] %s'); return !!e && e.textContent.includes(%q); })()`, id, sel, want)
+	return fmt.Sprintf(`(() => { const e = document.querySelector(('[data-task-id=%q] ' + %q).trim()); return !!e && e.textContent.includes(%q); })()`, id, sel, want)
 }
 
 func browserBoardClaim(t *testing.T, f *browserFixture, browser context.Context) {
@@ -283,6 +283,14 @@ func browserStaleEdit(t *testing.T, f *browserFixture, browser context.Context) 
 	got := f.call(t, "cos_task_get", map[string]any{"task_id": id})
 	if task, _ := got["task"].(map[string]any); task["title"] != "Theirs first" {
 		t.Fatalf("a stale edit changed the task: title %v, want the other process's", task["title"])
+	}
+
+	// Re-applied on top of the current revision, the edit lands.
+	p.click("#conflict-reapply")
+	p.wait(cardTextJS(id, "", "Mine second"), id+"'s card showing the re-applied title")
+	got = f.call(t, "cos_task_get", map[string]any{"task_id": id})
+	if task, _ := got["task"].(map[string]any); task["title"] != "Mine second" || task["revision"] != 3.0 {
+		t.Fatalf("after re-applying: title %v revision %v, want Mine second at revision 3", task["title"], task["revision"])
 	}
 }
 
