@@ -27,6 +27,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("GraphSearchContextExpand", func(t *testing.T) { browserGraph(t, f, browser) })
 	t.Run("GraphByKeyboard", func(t *testing.T) { browserGraphKeyboard(t, f, browser) })
 	t.Run("TimeTravelShowsEarlierBoard", func(t *testing.T) { browserTimeTravel(t, f, browser) })
+	t.Run("TimeTravelShowsEarlierGraph", func(t *testing.T) { browserTimeTravelGraph(t, f, browser) })
 	t.Run("FeedLive", func(t *testing.T) { browserFeed(t, f, browser) })
 	t.Run("EvidenceAndHealth", func(t *testing.T) { browserEvidenceHealth(t, f, browser) })
 	t.Run("StaleEditShowsConflict", func(t *testing.T) { browserStaleEdit(t, f, browser) })
@@ -200,6 +201,30 @@ func browserTimeTravel(t *testing.T, f *browserFixture, browser context.Context)
 	p.wait(`(() => { const b = document.querySelector('#readonly-banner'); return b && !b.hidden && b.textContent.includes("read-only"); })()`, "the read-only banner for "+at)
 	p.wait(inColumnJS(id, "todo"), id+" in todo at "+at)
 	p.click("#at-clear")
+}
+
+// browserTimeTravelGraph adds a node after seq S (another process's
+// cos_graph_upsert): the graph at S does not have it, the graph now does.
+func browserTimeTravelGraph(t *testing.T, f *browserFixture, browser context.Context) {
+	const root, added = "code:function:recorder.go::NewRecorder", "code:function:recorder.go::AddedLater"
+	before := answerSeq(t, f.call(t, "cos_task_board", map[string]any{}))
+	f.call(t, "cos_graph_upsert", map[string]any{
+		"nodes": []map[string]any{{"uid": added, "kind": "function", "label": "AddedLater", "path": "recorder.go", "line": 1}},
+		"edges": []map[string]any{{"source": root, "target": added, "type": "calls"}},
+	})
+	has := func(uid string) string {
+		return fmt.Sprintf(`window.cosGraph && window.cosGraph.getElementById(%q).length === 1`, uid)
+	}
+	p := openTab(t, browser)
+	p.open(f.Hub.URL + "/#/graph?uid=" + root)
+	p.wait(has(added), added+" drawn now")
+	p.setValue("#at-input", strconv.Itoa(before))
+	p.click("#at-apply")
+	p.wait(`(() => { const b = document.querySelector('#readonly-banner'); return b && !b.hidden && b.textContent.includes("read-only"); })()`, "the read-only banner")
+	p.wait(has(root)+" && !("+has(added)+")", root+"'s neighbourhood at seq "+strconv.Itoa(before)+", without "+added)
+	p.screenshot("graph-time-travel")
+	p.click("#at-clear")
+	p.wait(has(added), added+" drawn again at the head")
 }
 
 func browserFeed(t *testing.T, f *browserFixture, browser context.Context) {
