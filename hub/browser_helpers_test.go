@@ -43,6 +43,10 @@ const screenshotsEnv = "COS_SCREENSHOTS"
 // generous, for CI's loaded machine; a passing wait takes what it takes.
 const browserWait = 20 * time.Second
 
+// commandWait bounds one `cos call` (five times it, one `cos index`): a
+// hung process fails the test instead of holding it to go test's timeout.
+const commandWait = time.Minute
+
 // chromiumPath is the browser to drive: $COS_CHROMIUM, else the first
 // Chromium found. None found skips the test, except under CI=true where it
 // fails: CI installs Chromium (.ci/run) and must not skip silently.
@@ -249,7 +253,9 @@ func binCallRaw(tb testing.TB, bin, state, tool string, args any) (binAnswer, []
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(bin, "call", "--state-dir", state, tool, "-")
+	ctx, cancel := context.WithTimeout(context.Background(), commandWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "call", "--state-dir", state, tool, "-")
 	cmd.Stdin = bytes.NewReader(b)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -330,7 +336,9 @@ func gorootDir(tb testing.TB) string {
 // binIndex runs `cos index` on root into state as a process of its own.
 func binIndex(tb testing.TB, bin, state, root string) {
 	tb.Helper()
-	cmd := exec.Command(bin, "index", "--state-dir", state, "--nats", "off", "--no-progress", root)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*commandWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "index", "--state-dir", state, "--nats", "off", "--no-progress", root)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("cos index %s: %v\n%s", root, err, out)
