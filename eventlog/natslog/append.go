@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,7 +20,10 @@ import (
 
 // maxRounds bounds how often one group commit is decided again because
 // another handle wrote first; each lost round means that handle committed.
-const maxRounds = 100
+// After the second lost round the committer waits a random moment of up
+// to a few milliseconds before deciding again, so that contending handles
+// take turns.
+const maxRounds = 1000
 
 // pending is one Append call waiting for the committer.
 type pending struct {
@@ -259,12 +263,13 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 			deliver(func(outcome) error { return nil })
 			return n, nil
 		}
-		if pipelined(outs) {
+		if l.pipelined(outs) {
 			consumed, committed, retry := l.commitPipelined(items[:n], outs, d, now)
 			if !retry {
 				return consumed, committed
 			}
 			l.stats.retries.Add(1)
+			backoff(round)
 			if round >= maxRounds {
 				serr := &eventlog.StorageError{Op: "append", Path: l.where, Err: fmt.Errorf("other writers won %d rounds in a row; nothing was written", round)}
 				deliver(func(outcome) error { return serr })
@@ -294,6 +299,7 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 			return n, d.events
 		case errors.Is(err, errStale):
 			l.stats.retries.Add(1)
+			backoff(round)
 			if round >= maxRounds {
 				serr := &eventlog.StorageError{Op: "append", Path: l.where, Err: fmt.Errorf("other writers won %d rounds in a row; nothing was written", round)}
 				deliver(func(outcome) error { return serr })
@@ -317,6 +323,14 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 			return n, nil
 		}
 	}
+}
+
+// backoff waits a random moment, longer the more rounds were lost.
+func backoff(round int) {
+	if round < 2 {
+		return
+	}
+	time.Sleep(time.Duration(rand.Int64N(int64(min(round, 20)) * int64(250*time.Microsecond))))
 }
 
 // decide decides one request against d, adding its messages to d when it

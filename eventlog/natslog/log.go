@@ -42,7 +42,10 @@ type Log struct {
 	where  string // the store address, for errors
 	nc     *nats.Conn
 	ownNC  bool
-	js     jetstream.JetStream
+	// replicas is the stream's replica count (0 until a read-only log's
+	// stream exists); rounds are pipelined only on one replica.
+	replicas int
+	js       jetstream.JetStream
 
 	// smu guards m, stream, entropy and lastMS. stream is nil while the
 	// stream of a read-only log does not exist.
@@ -237,6 +240,7 @@ func (l *Log) openStream(ctx context.Context) error {
 		return err
 	}
 	l.stream = s
+	l.replicas = s.CachedInfo().Config.Replicas
 	return nil
 }
 

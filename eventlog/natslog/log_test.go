@@ -426,3 +426,34 @@ func TestLog_Follow(t *testing.T) {
 		t.Fatalf("Follow stopped by ErrStop = %v after %d events", err, n)
 	}
 }
+
+// A handle that catches up on a long gap reads it through a consumer and
+// deletes the consumer after: a busy log must not pile up consumers until
+// the server refuses new ones.
+func TestLog_CatchUpLeavesNoConsumer(t *testing.T) {
+	_, url := startJetStream(t)
+	name := newStreamName()
+	a, b := openLog(t, url, name, natslog.Options{}), openLog(t, url, name, natslog.Options{})
+	for round := range 5 {
+		var reqs []eventlog.AppendRequest
+		for i := range 40 {
+			reqs = append(reqs, one("b", fmt.Sprintf(`{"r":%d,"i":%d}`, round, i)))
+		}
+		if _, err := b.Append(context.Background(), reqs...); err != nil {
+			t.Fatal(err)
+		}
+		mustAppend(t, a, one("a", fmt.Sprintf(`{"r":%d}`, round))) // catches up on 40 events
+	}
+	_, js := connect(t, url)
+	s, err := js.Stream(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := s.Info(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Consumers != 0 || info.State.LastSeq != 205 {
+		t.Fatalf("stream has %d consumers and last seq %d, want 0 and 205", info.State.Consumers, info.State.LastSeq)
+	}
+}

@@ -37,10 +37,14 @@ const jsWrongLastMsgID = 10070
 // compare it with atomic batches.
 var usePipeline = true
 
-// pipelined reports whether every writing request of a round writes one
-// event.
-func pipelined(outs []outcome) bool {
-	if !usePipeline {
+// pipelined reports whether the round goes out as a pipeline: the stream
+// has one replica and every writing request of the round writes one
+// event. On a replicated stream every round is an atomic batch: with
+// several handles contending, pipelined conditional publishes left the
+// stream leader of nats-server 2.15.2 without acknowledgements (no
+// answer, no error) until the handles gave up.
+func (l *Log) pipelined(outs []outcome) bool {
+	if !usePipeline || l.replicas != 1 {
 		return false
 	}
 	for _, o := range outs {

@@ -11,6 +11,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// consumerInactive is how long the server keeps a reading consumer that
+// is no longer used when its deletion did not reach it.
+const consumerInactive = 10 * time.Second
+
 // getMsgRange is the longest gap catch-up and Read fill with one request
 // per message; a longer one is read through an ordered consumer.
 const getMsgRange = 16
@@ -108,7 +112,7 @@ func (l *Log) fetch(ctx context.Context, s jetstream.Stream, from, to uint64, fn
 // calls fn for each message until fn returns false or an error, or ctx
 // ends.
 func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, fn func(rawMsg) (bool, error)) error {
-	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy, InactiveThreshold: 30 * time.Second}
+	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy, InactiveThreshold: consumerInactive}
 	if from > 1 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
 	}
@@ -116,6 +120,16 @@ func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, fn f
 	if err != nil {
 		return l.storageErr(ctx, "read", err)
 	}
+	defer func() {
+		// Delete the consumer now rather than leave it to the server's
+		// inactivity timer: a busy log catches up often, and the server
+		// limits the consumers of a stream.
+		if info := cons.CachedInfo(); info != nil {
+			dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = s.DeleteConsumer(dctx, info.Name)
+			cancel()
+		}
+	}()
 	it, err := cons.Messages(jetstream.PullMaxMessages(512))
 	if err != nil {
 		return l.storageErr(ctx, "read", err)
@@ -150,10 +164,17 @@ func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, fn f
 // not verify stops the model there: the *eventlog.IntegrityError is
 // returned and kept (writes are refused from then on).
 func (l *Log) catchUp() error {
-	ctx, cancel := context.WithTimeout(context.Background(), l.opts.PublishTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), max(catchUpTimeout, l.opts.PublishTimeout))
 	defer cancel()
-	return l.catchUpLocked(ctx)
+	err := l.catchUpLocked(ctx)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return &eventlog.StorageError{Op: "catch up", Path: l.where, Err: fmt.Errorf("reading what other handles wrote took longer than %s: %w", max(catchUpTimeout, l.opts.PublishTimeout), err)}
+	}
+	return err
 }
+
+// catchUpTimeout bounds one catch-up of the committer.
+const catchUpTimeout = 30 * time.Second
 
 func (l *Log) catchUpLocked(ctx context.Context) error {
 	if l.m.broken != nil {
