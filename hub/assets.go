@@ -33,7 +33,8 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 const AssetMaxAge = 5 * time.Minute
 
 // contentTypes are the types the page's files are served with, by
-// extension; a name with another extension is application/octet-stream.
+// extension; a name without one (LICENSE, VERSION) is text/plain, one
+// with another extension application/octet-stream.
 // The system's MIME table is not consulted, so the answer does not depend
 // on the machine.
 var contentTypes = map[string]string{
@@ -72,8 +73,13 @@ func assetTable() map[string]*asset {
 			return err
 		}
 		sum := sha256.Sum256(body)
-		ct, ok := contentTypes[strings.ToLower(path.Ext(p))]
-		if !ok {
+		ext := strings.ToLower(path.Ext(p))
+		ct, ok := contentTypes[ext]
+		switch {
+		case ok:
+		case ext == "":
+			ct = contentTypes[".txt"]
+		default:
 			ct = "application/octet-stream"
 		}
 		table["/"+p] = &asset{body: body, etag: `"` + hex.EncodeToString(sum[:16]) + `"`, contentType: ct}
@@ -110,7 +116,7 @@ func Assets() http.Handler {
 		}
 		a, ok := table[p]
 		if !ok {
-			http.Error(w, "not found: "+r.URL.Path, http.StatusNotFound)
+			http.Error(w, "not found: "+clip(r.URL.Path, 200), http.StatusNotFound)
 			return
 		}
 		h.Set("Content-Type", a.contentType)

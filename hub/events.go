@@ -48,10 +48,27 @@ type wireEvent struct {
 	Stream    string          `json:"stream"`
 	Revision  uint64          `json:"revision"`
 	Type      string          `json:"type"`
-	Actor     eventlog.Actor  `json:"actor"`
+	Actor     wireActor       `json:"actor"`
 	RequestID string          `json:"request_id"`
 	Data      json.RawMessage `json:"data,omitempty"`
 	DataBytes int             `json:"data_bytes,omitempty"`
+}
+
+// wireActor is who made an event, as cos_history shows it: the log's
+// actor.client (an encoded caller, "name=hub+%28Firefox%29") read back into
+// the client's name, version and session.
+type wireActor struct {
+	PID           int    `json:"pid"`
+	Host          string `json:"host"`
+	Client        string `json:"client,omitempty"`
+	ClientVersion string `json:"client_version,omitempty"`
+	Session       string `json:"session,omitempty"`
+}
+
+// actorOf returns a's wire form.
+func actorOf(a eventlog.Actor) wireActor {
+	c := state.ParseCaller(a.Client)
+	return wireActor{PID: a.PID, Host: a.Host, Client: c.Name, ClientVersion: c.Version, Session: c.Session}
 }
 
 // eventFilter selects the events a stream sends. The zero value selects
@@ -64,8 +81,9 @@ type eventFilter struct {
 	// stream is exact, or a prefix when streamPrefix.
 	stream       string
 	streamPrefix bool
-	// actor is a substring of actor.client (case-insensitive), or, when
-	// actorPID > 0, also matches that pid.
+	// actor is a substring of the client's name or session
+	// (case-insensitive, as wireActor shows them), or, when actorPID > 0,
+	// also matches that pid.
 	actor    string
 	actorPID int
 }
@@ -88,7 +106,8 @@ func (f eventFilter) match(ev eventlog.Event) bool {
 	}
 	if f.actor != "" {
 		pid := f.actorPID > 0 && ev.Actor.PID == f.actorPID
-		if !pid && !strings.Contains(strings.ToLower(ev.Actor.Client), strings.ToLower(f.actor)) {
+		c, want := state.ParseCaller(ev.Actor.Client), strings.ToLower(f.actor)
+		if !pid && !strings.Contains(strings.ToLower(c.Name), want) && !strings.Contains(strings.ToLower(c.Session), want) {
 			return false
 		}
 	}
@@ -102,8 +121,10 @@ func parseEvents(q url.Values, lastEventID []string) (eventFilter, uint64, bool,
 	var f eventFilter
 	for k := range q {
 		if !slices.Contains(eventParams, k) {
-			return f, 0, false, argError(k, q.Get(k), fmt.Sprintf("/api/events takes only the parameters %s", strings.Join(eventParams, ", ")),
-				"types=task.*&stream=task:&actor=hub")
+			k = clip(k, 60)
+			return f, 0, false, envelope.Errorf(envelope.CodeArgument, "unknown parameter %q: /api/events takes only %s; example: %s",
+				k, strings.Join(eventParams, ", "), "types=task.*&stream=task:&actor=hub").
+				WithDetails(map[string]any{"field": k, "got": clip(q.Get(k), 200), "accepted": eventParams})
 		}
 	}
 	for _, v := range q["types"] {
@@ -145,8 +166,17 @@ func parseEvents(q url.Values, lastEventID []string) (eventFilter, uint64, bool,
 			f.actorPID = n
 		}
 	}
-	// The header wins over ?since=: a browser reconnecting keeps the URL
-	// it started with and sends the last id it saw.
+	// since is checked even beside Last-Event-ID, which then wins: a
+	// browser reconnecting keeps the URL it started with and sends the last
+	// id it saw.
+	var since uint64
+	if q.Has("since") {
+		var err error
+		since, err = strconv.ParseUint(strings.TrimSpace(q.Get("since")), 10, 64)
+		if err != nil || len(q["since"]) > 1 {
+			return f, 0, false, argError("since", strings.Join(q["since"], ", "), "one seq, a number ≥ 0: the stream sends the events after it", "since=42")
+		}
+	}
 	switch {
 	case len(lastEventID) > 1:
 		return f, 0, false, argError("Last-Event-ID", strings.Join(lastEventID, ", "), "one Last-Event-ID header", "Last-Event-ID: 42")
@@ -157,11 +187,7 @@ func parseEvents(q url.Values, lastEventID []string) (eventFilter, uint64, bool,
 		}
 		return f, seq, true, nil
 	case q.Has("since"):
-		seq, err := strconv.ParseUint(strings.TrimSpace(q.Get("since")), 10, 64)
-		if err != nil || len(q["since"]) > 1 {
-			return f, 0, false, argError("since", q.Get("since"), "one seq, a number ≥ 0: the stream sends the events after it", "since=42")
-		}
-		return f, seq, true, nil
+		return f, since, true, nil
 	}
 	return f, 0, false, nil
 }
@@ -358,7 +384,7 @@ func (s *sseWriter) event(ev eventlog.Event) error {
 		return nil
 	}
 	we := wireEvent{Seq: ev.Seq, ID: ev.ID, Time: ev.Time, Stream: ev.Stream, Revision: ev.Revision, Type: ev.Type,
-		Actor: ev.Actor, RequestID: ev.RequestID, Data: ev.Data}
+		Actor: actorOf(ev.Actor), RequestID: ev.RequestID, Data: ev.Data}
 	if len(ev.Data) > MaxEventDataBytes {
 		we.Data, we.DataBytes = nil, len(ev.Data)
 	}

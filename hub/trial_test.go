@@ -1,0 +1,84 @@
+package hub_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/cos-dev/cos/hub"
+)
+
+// firefoxUA is a browser's User-Agent: the Hub records its writes as
+// "hub (Firefox)".
+const firefoxUA = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0"
+
+// TestTrial_EventsActorIsTheCallersName: a write made from the page is
+// streamed with actor.client "hub (Firefox)" — the name cos_history shows —
+// not the log's encoded form ("name=hub+%28Firefox%29"), and the actor
+// filter finds it by that name.
+func TestTrial_EventsActorIsTheCallersName(t *testing.T) {
+	f := openLiveHub(t, "", hub.Options{})
+	resp, doc := f.do(t, http.MethodPost, "/api/tasks", `{"title":"from the page"}`,
+		map[string]string{"Content-Type": "application/json", "User-Agent": firefoxUA})
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("POST /api/tasks: %d %v", resp.StatusCode, doc)
+	}
+	for _, query := range []string{"?since=0", "?since=0&actor=hub%20(Firefox)"} {
+		s, status, body := f.openEvents(t, query, nil)
+		if s == nil {
+			t.Fatalf("%s: status %d %s", query, status, body)
+		}
+		ev, ok := s.next(t, eventWait)
+		if !ok {
+			t.Fatalf("%s: no event", query)
+		}
+		if ev.Actor.Client != "hub (Firefox)" {
+			t.Fatalf("%s: actor.client %q, want %q", query, ev.Actor.Client, "hub (Firefox)")
+		}
+		s.Close()
+	}
+}
+
+// TestTrial_EventsRefuseABadSinceBesideLastEventID: a since= that is not
+// a seq is refused even when Last-Event-ID is sent too (the header wins
+// only between two good values), and the message reads as a sentence.
+func TestTrial_EventsRefuseABadSinceBesideLastEventID(t *testing.T) {
+	f := openLiveHub(t, "", hub.Options{})
+	f.call(t, "cos_task_create", `{"title":"one"}`)
+	resp, doc := f.do(t, http.MethodGet, "/api/events?since=abc", "", map[string]string{"Last-Event-ID": "1"})
+	if resp.StatusCode != http.StatusBadRequest || failCode(doc) != "E_ARGUMENT" {
+		t.Fatalf("since=abc with Last-Event-ID: %d %v; want 400 E_ARGUMENT", resp.StatusCode, doc)
+	}
+	resp, doc = f.do(t, http.MethodGet, "/api/events?bogus=1", "", nil)
+	msg, _ := doc["error"].(map[string]any)["message"].(string)
+	if resp.StatusCode != http.StatusBadRequest || strings.Contains(msg, "want /api/events") || !strings.Contains(msg, "types, stream, actor, since") {
+		t.Fatalf("bogus=1: %d %q; want 400 naming the parameters /api/events takes", resp.StatusCode, msg)
+	}
+}
+
+// TestTrial_AssetsLicenseIsTextAnd404EchoesNoControlBytes: the vendored
+// LICENSE and VERSION read as text in a browser, and a 404 does not send
+// back the raw bytes of the path it was asked for.
+func TestTrial_AssetsLicenseIsTextAnd404EchoesNoControlBytes(t *testing.T) {
+	f := openLiveHub(t, "", hub.Options{})
+	for _, p := range []string{"/vendor/cytoscape/LICENSE", "/vendor/cytoscape/VERSION"} {
+		resp, _ := f.do(t, http.MethodGet, p, "", nil)
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/plain; charset=utf-8" {
+			t.Errorf("GET %s: %d %q; want 200 text/plain; charset=utf-8", p, resp.StatusCode, ct)
+		}
+	}
+	req, err := http.NewRequest(http.MethodGet, f.srv.URL+"/app.js%00%1b[31m.png", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := shortClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b := make([]byte, 512)
+	n, _ := resp.Body.Read(b)
+	if resp.StatusCode != http.StatusNotFound || strings.ContainsAny(string(b[:n]), "\x00\x1b") {
+		t.Fatalf("GET /app.js%%00%%1b…: %d %q; want 404 without control bytes", resp.StatusCode, b[:n])
+	}
+}
