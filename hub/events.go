@@ -122,7 +122,7 @@ func parseEvents(q url.Values, lastEventID []string) (eventFilter, uint64, bool,
 	for k := range q {
 		if !slices.Contains(eventParams, k) {
 			k = clip(k, 60)
-			return f, 0, false, envelope.Errorf(envelope.CodeArgument, "unknown parameter %q: /api/events takes only %s; example: %s",
+			return f, 0, false, envelope.Errorf(envelope.CodeArgument, "unknown parameter %q: /api/events takes only the parameters %s; example: %s",
 				k, strings.Join(eventParams, ", "), "types=task.*&stream=task:&actor=hub").
 				WithDetails(map[string]any{"field": k, "got": clip(q.Get(k), 200), "accepted": eventParams})
 		}
