@@ -105,9 +105,10 @@ func (a *app) hubCommand() *cobra.Command {
 	return cmd
 }
 
-// hubURL is the address of the page served on addr.
+// hubURL is the address of the page served on addr (a wildcard address
+// as 127.0.0.1, which a browser here opens).
 func hubURL(addr net.Addr) string {
-	return "http://" + addr.String() + "/"
+	return hub.PageURL(addr.String())
 }
 
 // mountHub serves the Hub over o at / and /api/ of mux (beside /mcp) and

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -38,8 +39,23 @@ type Info struct {
 	Started time.Time `json:"started"`
 }
 
-// URL is the address of the Hub's page: http://ADDR/.
-func (i Info) URL() string { return "http://" + i.Addr + "/" }
+// URL is the address of the Hub's page: PageURL(Addr).
+func (i Info) URL() string { return PageURL(i.Addr) }
+
+// PageURL is the address of the page of a Hub listening on addr
+// (HOST:PORT): http://ADDR/, with a wildcard host (0.0.0.0, [::], none)
+// given as 127.0.0.1, which a browser on the same machine opens; from
+// another machine the page is at this machine's name and the same port.
+func PageURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr + "/"
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}
 
 // RunningError is returned by TakeLock when another process holds the
 // state folder's Hub lock. Info is what that process recorded (zero when
