@@ -18,9 +18,10 @@ import (
 
 // The benchmarks of this file start real nats-server nodes (one for R1,
 // three for R3) with every write fsynced before it is acknowledged
-// (sync_interval: always), and run the bbolt log beside them in the same
-// process for comparison. They run only with COS_BENCH_NATS=1;
-// scripts/bench_nats.sh runs them all and prints a table.
+// (sync_interval: always; COS_BENCH_NATS_FSYNC=lazy for the server's
+// default), and run the bbolt log beside them in the same process for
+// comparison. They run only with COS_BENCH_NATS=1; scripts/bench_nats.sh
+// runs them all and prints a table.
 
 // benchEnv is the variable that switches the cluster benchmarks on.
 const benchEnv = "COS_BENCH_NATS"
@@ -63,11 +64,15 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// benchNATSLog starts nodes nodes (R = nodes) with fsync on every write and
-// opens a handle on node 0.
+// benchFsyncEnv set to "lazy" runs the nodes with nats-server's default
+// fsync interval instead of an fsync before every acknowledgement.
+const benchFsyncEnv = "COS_BENCH_NATS_FSYNC"
+
+// benchNATSLog starts nodes nodes (R = nodes), fsyncing every write unless
+// COS_BENCH_NATS_FSYNC=lazy, and opens a handle on node 0.
 func benchNATSLog(b *testing.B, nodes int, o natslog.Options) (*testutil.JetStreamCluster, *natslog.Log) {
 	b.Helper()
-	c := testutil.StartJetStream(b, testutil.JetStreamOptions{Nodes: nodes, SyncAlways: true})
+	c := testutil.StartJetStream(b, testutil.JetStreamOptions{Nodes: nodes, SyncAlways: os.Getenv(benchFsyncEnv) != "lazy"})
 	o.Replicas = nodes
 	return c, openHandle(b, c.ClientURL(0), o)
 }
@@ -241,8 +246,10 @@ const catchUpEvents = 100_000
 // BenchmarkCluster_CatchUp fills an R3 stream with 100,000 events, then
 // measures a fresh machine catching up: opening a handle on another node
 // (Open reads the stream to the end for revisions and receipts) and
-// reading every event (open_read_s), and following every event from seq 1
-// on that handle (follow_s).
+// reading every event (open_read_s); opening a fresh state folder on that
+// node and reading its state, which applies every event to the
+// projections first (state_s); and following every event from seq 1 on a
+// handle (follow_s).
 func BenchmarkCluster_CatchUp(b *testing.B) {
 	skipUnlessBench(b)
 	c, a := benchNATSLog(b, 3, natslog.Options{})
@@ -282,6 +289,19 @@ func BenchmarkCluster_CatchUp(b *testing.B) {
 			}
 		}
 		b.ReportMetric(total.Seconds()/float64(b.N), "open_read_s")
+	})
+	b.Run("state", func(b *testing.B) {
+		var total time.Duration
+		for range b.N {
+			t0 := time.Now()
+			m := openMachine(b, c.ClientURL(2)+"/"+clusterStream, "fresh")
+			seq, _ := m.stateOf(ctx, b)
+			total += time.Since(t0)
+			if seq != catchUpEvents {
+				b.Fatalf("a fresh state folder caught up to seq %d, want %d", seq, catchUpEvents)
+			}
+		}
+		b.ReportMetric(total.Seconds()/float64(b.N), "state_s")
 	})
 	b.Run("follow", func(b *testing.B) {
 		var total time.Duration

@@ -68,6 +68,40 @@ func (m *machine) stateOf(ctx context.Context, t testing.TB) (uint64, string) {
 	return seq, hash
 }
 
+// callTimeout bounds one tool call of the cluster tests: a call that
+// needs longer after a leader change waited on a request nobody answers.
+const callTimeout = 15 * time.Second
+
+// callRetrying runs a write tool (args holding a request_id) on m until it
+// answers with its task, as an agent would: a retryable error, or a write
+// committed whose answer failed (only receipts), is sent again with the
+// same request id, which replays. It returns the last envelope, and an
+// error when it gave up or when an attempt took longer than callTimeout.
+func (m *machine) callRetrying(ctx context.Context, name string, args map[string]any) (envelope.Envelope, error) {
+	var (
+		env  envelope.Envelope
+		slow error
+	)
+	for attempt := 0; attempt < 50 && ctx.Err() == nil; attempt++ {
+		cctx, cancel := context.WithTimeout(ctx, callTimeout)
+		t0 := time.Now()
+		env = m.call(cctx, name, args)
+		cancel()
+		if d := time.Since(t0); d >= callTimeout && slow == nil {
+			slow = fmt.Errorf("a call took %s (timed out): %.300s", d.Round(time.Millisecond), env.JSON())
+		}
+		if env.OK() {
+			if _, ok := env.Data()["task"].(map[string]any); ok {
+				return env, slow
+			}
+		} else if !env.Err().Retryable {
+			return env, fmt.Errorf("%s", env.JSON())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return env, fmt.Errorf("gave up: %.300s", env.JSON())
+}
+
 // TestCluster_MachinesClaimThroughTools: eight machines, each a state
 // folder whose log is the R3 stream through a different node, run
 // cos_task_claim on the same task in 50 rounds (the winner releases it
@@ -148,55 +182,58 @@ func TestCluster_TwoMachinesSameStateHash(t *testing.T) {
 	c, _ := startCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
 	defer cancel()
+	// Each machine creates and claims perMachine tasks: two events each.
+	const perMachine = 40
+	const total = 2 * 2 * perMachine
 	a := openMachine(t, c.URL()+"/"+clusterStream, "machine-a")
 	b := openMachine(t, c.URL()+"/"+clusterStream, "machine-b")
 
 	var wg sync.WaitGroup
-	errs := make(chan error, 2)
+	errs := make(chan error, 2*perMachine)
 	for k, m := range []*machine{a, b} {
 		wg.Go(func() {
-			for i := range 20 {
+			for i := range perMachine {
 				rid := fmt.Sprintf("m%d-create-%d", k, i)
-				var env envelope.Envelope
-				for attempt := 0; attempt < 100; attempt++ {
-					env = m.call(ctx, "cos_task_create", map[string]any{"title": fmt.Sprintf("task %d of machine %d", i, k), "request_id": rid})
-					if env.OK() || !env.Err().Retryable {
-						break
+				env, err := m.callRetrying(ctx, "cos_task_create", map[string]any{"title": fmt.Sprintf("task %d of machine %d", i, k), "request_id": rid})
+				if err != nil {
+					errs <- fmt.Errorf("machine %d create %d: %w", k, i, err)
+					if !env.OK() {
+						return
 					}
-					time.Sleep(50 * time.Millisecond)
 				}
-				if !env.OK() {
-					errs <- fmt.Errorf("machine %d create %d: %s", k, i, env.JSON())
+				task, _ := env.Data()["task"].(map[string]any)
+				id, _ := task["task_id"].(string)
+				if id == "" {
 					return
 				}
-				id := env.Data()["task"].(map[string]any)["task_id"].(string)
-				for attempt := 0; attempt < 100; attempt++ {
-					env = m.call(ctx, "cos_task_claim", map[string]any{"task_id": id, "assignee": fmt.Sprintf("machine-%d", k), "request_id": rid + "-claim"})
-					if env.OK() || !env.Err().Retryable {
-						break
-					}
-					time.Sleep(50 * time.Millisecond)
-				}
-				if !env.OK() {
-					errs <- fmt.Errorf("machine %d claim %s: %s", k, id, env.JSON())
-					return
+				_, err = m.callRetrying(ctx, "cos_task_claim", map[string]any{"task_id": id, "assignee": fmt.Sprintf("machine-%d", k), "request_id": rid + "-claim"})
+				if err != nil {
+					errs <- fmt.Errorf("machine %d claim %s: %w", k, id, err)
 				}
 			}
 		})
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Kill the stream leader once a quarter of the events are in.
+	var atKill uint64
+	for atKill < total/4 {
+		time.Sleep(5 * time.Millisecond)
+		if h, err := a.st.Log().Head(ctx); err == nil {
+			atKill = h.Seq
+		}
+	}
 	old := c.KillLeader(clusterStream)
+	t.Logf("stream leader %s killed at seq %d of %d", c.Name(old), atKill, total)
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatal(err)
+		t.Error(err)
 	}
 	c.RestartNode(old)
 
 	seqA, hashA := a.stateOf(ctx, t)
 	seqB, hashB := b.stateOf(ctx, t)
-	if seqA != 80 || seqA != seqB || hashA != hashB {
-		t.Fatalf("machine a at %d with %s, machine b at %d with %s; want both at 80 with the same hash", seqA, hashA, seqB, hashB)
+	if seqA != total || seqA != seqB || hashA != hashB {
+		t.Fatalf("machine a at %d with %s, machine b at %d with %s; want both at %d with the same hash", seqA, hashA, seqB, hashB, total)
 	}
 	c.WaitStreamLastSeq(old, clusterStream, seqA)
 	fresh := openMachine(t, c.ClientURL(old)+"/"+clusterStream, "machine-c")

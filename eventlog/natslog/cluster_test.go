@@ -116,13 +116,22 @@ func TestCluster_ClaimsOneWinnerPerRound(t *testing.T) {
 		})
 	}
 
+	check := func(r int, errs []error) {
+		t.Helper()
+		for m, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, machine %d: %v", r, m, err)
+			}
+		}
+	}
 	for r := range rounds {
 		var (
 			wg      sync.WaitGroup
-			start   = make(chan struct{})
 			winners atomic.Int32
 			errs    = make([]error, machines)
 		)
+		// Every machine reads the log (concurrently), then every machine
+		// claims at the revision it read.
 		for m := range machines {
 			wg.Go(func() {
 				if err := catchUp(m); err != nil {
@@ -131,14 +140,18 @@ func TestCluster_ClaimsOneWinnerPerRound(t *testing.T) {
 				}
 				if got, want := views[m].rev, uint64(r); got != want {
 					errs[m] = fmt.Errorf("sees the task at revision %d before round %d, want %d", got, r, want)
-					return
 				}
+			})
+		}
+		wg.Wait()
+		check(r, errs)
+		for m := range machines {
+			wg.Go(func() {
 				p, err := tasks.ClaimedPayload(fmt.Sprintf("machine-%d", m))
 				if err != nil {
 					errs[m] = err
 					return
 				}
-				<-start
 				res, err := handles[m].Append(ctx, eventlog.AppendRequest{
 					Stream: taskStream, Events: []eventlog.Payload{p},
 					Expect: eventlog.AtRevision(views[m].rev),
@@ -154,13 +167,8 @@ func TestCluster_ClaimsOneWinnerPerRound(t *testing.T) {
 				}
 			})
 		}
-		close(start)
 		wg.Wait()
-		for m, err := range errs {
-			if err != nil {
-				t.Fatalf("round %d, machine %d: %v", r, m, err)
-			}
-		}
+		check(r, errs)
 		if got := winners.Load(); got != 1 {
 			t.Fatalf("round %d: %d winners, want exactly 1", r, got)
 		}
@@ -218,7 +226,7 @@ func TestCluster_LeaderKillLosesNothing(t *testing.T) {
 	handles := make([]*natslog.Log, handlesN)
 	for h := range handles {
 		// Every handle knows every node, so it fails over.
-		handles[h] = openHandle(t, c.URL(), natslog.Options{})
+		handles[h] = openHandle(t, c.URL(), natslog.Options{PublishTimeout: 2 * time.Second})
 	}
 	type ack struct {
 		rid string
@@ -234,6 +242,7 @@ func TestCluster_LeaderKillLosesNothing(t *testing.T) {
 		killed  = make(chan int, 1)
 		errs    = make(chan error, handlesN*perHandle)
 	)
+	began := time.Now()
 	for h := range handlesN {
 		for g := range perHandle {
 			wg.Go(func() {
@@ -256,7 +265,9 @@ func TestCluster_LeaderKillLosesNothing(t *testing.T) {
 					acks = append(acks, ack{rid, rec})
 					mu.Unlock()
 					if acked.Add(1) == killAt {
+						t0 := time.Now()
 						killed <- c.KillLeader(clusterStream)
+						t.Logf("KillLeader took %s", time.Since(t0).Round(time.Millisecond))
 					}
 				}
 			})
@@ -276,8 +287,9 @@ func TestCluster_LeaderKillLosesNothing(t *testing.T) {
 	default:
 		t.Fatal("the leader was never killed")
 	}
-	t.Logf("killed leader %s; %d appends retried", c.Name(old), retried.Load())
+	t.Logf("killed leader %s; %d appends retried; appends took %s", c.Name(old), retried.Load(), time.Since(began).Round(time.Millisecond))
 	c.RestartNode(old)
+	t.Logf("restarted %s after %s", c.Name(old), time.Since(began).Round(time.Millisecond))
 
 	total := uint64(handlesN * perHandle * perAppender)
 	check := func(l *natslog.Log, where string) {
@@ -309,6 +321,7 @@ func TestCluster_LeaderKillLosesNothing(t *testing.T) {
 		}
 	}
 	check(handles[0], "a surviving handle")
+	t.Logf("checked after %s", time.Since(began).Round(time.Millisecond))
 	head, err := handles[0].Head(ctx)
 	if err != nil {
 		t.Fatal(err)

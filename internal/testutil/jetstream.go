@@ -105,7 +105,7 @@ func freePorts(tb testing.TB, n int) []int {
 	ls := make([]net.Listener, 0, n)
 	defer func() {
 		for _, l := range ls {
-			l.Close()
+			_ = l.Close()
 		}
 	}()
 	ports := make([]int, 0, n)
@@ -251,10 +251,13 @@ func (c *JetStreamCluster) connect(url string, opts ...nats.Option) *nats.Conn {
 	return nc
 }
 
-// StopNode shuts node i down and waits until it has stopped. Its store
-// folder and ports are kept for RestartNode. Stopping a stopped node does
-// nothing.
+// StopNode shuts node i down and waits until it has stopped and, while
+// the running nodes are a majority, until one of them leads the JetStream
+// meta group (stopping the meta leader starts an election, during which
+// stream and account requests go unanswered). Its store folder and ports
+// are kept for RestartNode. Stopping a stopped node does nothing.
 func (c *JetStreamCluster) StopNode(i int) {
+	c.tb.Helper()
 	c.mu.Lock()
 	srv := c.nodes[i].srv
 	c.nodes[i].srv = nil
@@ -264,6 +267,9 @@ func (c *JetStreamCluster) StopNode(i int) {
 	}
 	srv.Shutdown()
 	srv.WaitForShutdown()
+	if len(c.nodes) > 1 && 2*len(c.running()) > len(c.nodes) {
+		c.waitMetaLeader()
+	}
 }
 
 // RestartNode starts the stopped node i again on its store folder and
@@ -285,8 +291,8 @@ func (c *JetStreamCluster) RestartNode(i int) {
 }
 
 // waitMetaLeader waits until a running node leads the JetStream meta group
-// and the leader knows every node as a peer (stopped ones included), and
-// every running node is current with it.
+// and counts every running node as an online peer, and every running node
+// is current with it.
 func (c *JetStreamCluster) waitMetaLeader() {
 	c.tb.Helper()
 	if len(c.nodes) == 1 {
@@ -304,7 +310,7 @@ func (c *JetStreamCluster) waitMetaLeader() {
 				leader = s
 			}
 		}
-		if leader == nil || len(leader.JetStreamClusterPeers()) != len(c.nodes) {
+		if leader == nil || len(leader.JetStreamClusterPeers()) < len(running) {
 			return false
 		}
 		for _, s := range running {
