@@ -201,7 +201,9 @@ func bodyArgs(rt route, req *http.Request, path map[string]string) (json.RawMess
 		obj[arg] = jsonString(v)
 	}
 	if rt.ifMatch {
-		if h := req.Header.Get("If-Match"); h != "" {
+		// Several If-Match headers are one list ("1", "2"), which
+		// parseIfMatch refuses: none of them is taken alone.
+		if h := strings.Join(req.Header.Values("If-Match"), ", "); h != "" {
 			rev, err := parseIfMatch(h)
 			if err != nil {
 				return nil, err

@@ -1,6 +1,7 @@
 package hub_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -80,5 +81,61 @@ func TestTrial_AssetsLicenseIsTextAnd404EchoesNoControlBytes(t *testing.T) {
 	n, _ := resp.Body.Read(b)
 	if resp.StatusCode != http.StatusNotFound || strings.ContainsAny(string(b[:n]), "\x00\x1b") {
 		t.Fatalf("GET /app.js%%00%%1b…: %d %q; want 404 without control bytes", resp.StatusCode, b[:n])
+	}
+}
+
+// TestTrial_Browser_ErrorBarClearsOnAnotherView: the error of one view
+// (a session id the server refuses) is not left in the bar above another
+// view the user then opens from the nav.
+func TestTrial_Browser_ErrorBarClearsOnAnotherView(t *testing.T) {
+	f := newBrowserFixture(t)
+	browser := newBrowser(t)
+	p := openTab(t, browser)
+	p.allow("status of 400") // the refused session id, on purpose
+	p.open(f.Hub.URL + "/#/evidence/..%2f..%2fx")
+	p.wait(`!document.getElementById('error').hidden && document.getElementById('error').textContent.includes('E_ARGUMENT')`, "the evidence view's error in #error")
+	p.click(`a[data-view=health]`)
+	p.wait(`document.body.dataset.view === 'health' && document.body.dataset.ready === '1'`, "the health view rendered")
+	p.wait(`document.getElementById('error').hidden`, "#error hidden on the health view")
+}
+
+// TestTrial_TwoIfMatchHeadersAreRefused: two If-Match headers are a list
+// of revisions, refused like "1", "2" in one header — not the first taken
+// and the second ignored — and the task is unchanged.
+func TestTrial_TwoIfMatchHeadersAreRefused(t *testing.T) {
+	f := openLiveHub(t, "", hub.Options{})
+	f.call(t, "cos_task_create", `{"title":"one"}`)
+	req, err := http.NewRequest(http.MethodPatch, f.srv.URL+"/api/tasks/TASK-001", strings.NewReader(`{"patch":{"title":"two"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Add("If-Match", `"1"`)
+	req.Header.Add("If-Match", `"2"`)
+	resp, err := shortClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("two If-Match headers: %d, want 400", resp.StatusCode)
+	}
+	if title := f.call(t, "cos_task_get", `{"task_id":"TASK-001"}`).Data()["task"].(map[string]any)["title"]; title != "one" {
+		t.Fatalf("title %v after a refused PATCH, want one", title)
+	}
+}
+
+// TestTrial_GraphSourceExampleIsAGraphUID: the example cos_graph_source
+// gives in its errors (and /api/openapi.json) is a uid of the form the
+// graph uses, not one no node ever has.
+func TestTrial_GraphSourceExampleIsAGraphUID(t *testing.T) {
+	f := openLiveHub(t, "", hub.Options{})
+	spec, ok := f.r.Spec("cos_graph_source")
+	if !ok {
+		t.Fatal("no cos_graph_source")
+	}
+	var ex struct{ UID string }
+	if err := json.Unmarshal([]byte(spec.Example), &ex); err != nil || !strings.HasPrefix(ex.UID, "code:") {
+		t.Fatalf("example %s: want a uid such as code:function:server.go::Server.ListenAndServe", spec.Example)
 	}
 }

@@ -100,7 +100,7 @@ func hubCatalogue() []*Tool {
 			Description: "A node's source lines (at most 400) from its file on disk.",
 			Data:        FieldsOf(sourceAnswer{}),
 			Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true, HubOnly: true,
-			Example: `{"uid": "func:net/http.ListenAndServe"}`,
+			Example: `{"uid": "code:function:server.go::Server.ListenAndServe"}`,
 			Params: []Param{
 				{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 				{Name: "max_lines", Type: TInt, Min: f64(1), Max: f64(sourceLinesMax), Default: sourceLinesMax},

@@ -29,6 +29,8 @@ let routeSeq = 0;
 async function route() {
   const mine = ++routeSeq;
   const { view, rest, params } = parseHash();
+  // An error belongs to the render that raised it: a new one starts clean.
+  showError(null);
   document.body.dataset.ready = '0';
   document.body.dataset.view = view;
   for (const v of VIEWS) {
