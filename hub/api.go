@@ -215,14 +215,22 @@ func (a *API) serve(w http.ResponseWriter, req *http.Request, rt route) {
 	for wildcard, arg := range rt.pathArgs {
 		path[arg] = req.PathValue(wildcard)
 	}
-	var (
-		raw  json.RawMessage
-		aerr *envelope.Error
-	)
-	if rt.body {
+	var raw json.RawMessage
+	q, aerr := readQuery(req)
+	switch {
+	case aerr != nil:
+	case rt.body && len(q) > 0:
+		names := make([]string, 0, len(q))
+		for k := range q {
+			names = append(names, clip(k, 64))
+		}
+		sort.Strings(names)
+		aerr = envelope.Errorf(envelope.CodeArgument, "%s %s takes its arguments in the JSON body, not the query; got query parameter %s",
+			rt.method, rt.pattern, strings.Join(names, ", ")).WithDetails(map[string]any{"field": "query", "unknown": names})
+	case rt.body:
 		raw, aerr = bodyArgs(rt, req, path)
-	} else {
-		raw, aerr = queryArgs(spec, rt.aliases, req.URL.Query(), path)
+	default:
+		raw, aerr = queryArgs(spec, rt.aliases, q, path)
 	}
 	if aerr != nil {
 		writeEnvelope(w, a.logger, StatusOf(aerr, false), envelope.Fail(aerr))

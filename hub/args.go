@@ -67,6 +67,18 @@ func queryArgs(t *tools.Tool, aliases map[string]string, q url.Values, path map[
 	return b, nil
 }
 
+// readQuery parses req's query string. One Go cannot read whole — a bad
+// escape (%zz), a ";" separator, more parameters than it parses — is
+// E_ARGUMENT: the parameters it would drop are never taken as not sent.
+func readQuery(req *http.Request) (url.Values, *envelope.Error) {
+	q, err := url.ParseQuery(req.URL.RawQuery)
+	if err != nil {
+		return nil, errorf("query", "the query string cannot be read: %s; separate parameters with & and write %% as %%25",
+			clip(err.Error(), 200))
+	}
+	return q, nil
+}
+
 // queryValue converts the values of query parameter name to p's type.
 func queryValue(p tools.Param, name string, vals []string) (json.RawMessage, *envelope.Error) {
 	if p.Type == tools.TStringList {

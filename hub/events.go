@@ -228,7 +228,12 @@ func (h *Hub) events(w http.ResponseWriter, r *http.Request) {
 			WithDetails(map[string]any{"method": clip(r.Method, 20), "allow": []string{http.MethodGet}}))
 		return
 	}
-	filter, after, resume, aerr := parseEvents(r.URL.Query(), r.Header.Values("Last-Event-ID"))
+	q, aerr := readQuery(r)
+	if aerr != nil {
+		h.fail(w, http.StatusBadRequest, aerr)
+		return
+	}
+	filter, after, resume, aerr := parseEvents(q, r.Header.Values("Last-Event-ID"))
 	if aerr != nil {
 		h.fail(w, http.StatusBadRequest, aerr)
 		return

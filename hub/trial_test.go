@@ -3,6 +3,7 @@ package hub_test
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -137,5 +138,34 @@ func TestTrial_GraphSourceExampleIsAGraphUID(t *testing.T) {
 	var ex struct{ UID string }
 	if err := json.Unmarshal([]byte(spec.Example), &ex); err != nil || !strings.HasPrefix(ex.UID, "code:") {
 		t.Fatalf("example %s: want a uid such as code:function:server.go::Server.ListenAndServe", spec.Example)
+	}
+}
+
+// TestTrial_UnreadableQueryIsRefused: a query string Go cannot read — a
+// bad escape, a ";" separator, more parameters than it parses — is 400,
+// not run as if the parameters it lost were never sent (the whole board
+// for status=%zz, the log head for since=%zz); a write route refuses
+// query parameters, which it would otherwise ignore.
+func TestTrial_UnreadableQueryIsRefused(t *testing.T) {
+	f := openLiveHub(t, "", hub.Options{})
+	f.call(t, "cos_task_create", `{"title":"one"}`)
+	many := make([]string, 0, 10001)
+	for i := range 10001 {
+		many = append(many, "p"+strconv.Itoa(i)+"=1")
+	}
+	for _, c := range []struct{ method, path, body string }{
+		{http.MethodGet, "/api/board?status=%zz", ""},
+		{http.MethodGet, "/api/board?status=todo;limit=1", ""},
+		{http.MethodGet, "/api/board?" + strings.Join(many, "&"), ""},
+		{http.MethodGet, "/api/events?since=%zz", ""},
+		{http.MethodPost, "/api/tasks?title=from-the-query", `{"title":"from the body"}`},
+	} {
+		resp, doc := f.do(t, c.method, c.path, c.body, map[string]string{"Content-Type": "application/json"})
+		if resp.StatusCode != http.StatusBadRequest || failCode(doc) != "E_ARGUMENT" {
+			t.Errorf("%s %.60s: %d %v; want 400 E_ARGUMENT", c.method, c.path, resp.StatusCode, doc)
+		}
+	}
+	if head := f.head(t); head != 1 {
+		t.Fatalf("log head %d after refused requests, want 1", head)
 	}
 }
