@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
@@ -29,6 +30,11 @@ type indexFollower struct {
 	// mu guards byPath: file path → uids its last extraction carried.
 	mu     sync.Mutex
 	byPath map[string][]string
+	// reflects is the seq of the last event the follower has handed to
+	// the index (staged or, having no node, skipped): the index reflects
+	// every event up to it, while its stored checkpoint may lag by up to
+	// checkpointLag events that changed no node.
+	reflects atomic.Uint64
 }
 
 // followIndex brings the index up to the tailer's position and registers
@@ -37,6 +43,7 @@ type indexFollower struct {
 // projections) replays the events in between from the log.
 func (s *State) followIndex(ctx context.Context) error {
 	f := &indexFollower{s: s, byPath: map[string][]string{}}
+	s.searchFollower = f
 	// Register first so no batch is missed; then fill the gap.
 	regPos := s.tailer.OnApplied(f.apply)
 	cp := s.index.Checkpoint()
@@ -182,6 +189,7 @@ func (f *indexFollower) apply(evs []eventlog.Event) {
 	// checkpoint then lags, which only means a restart re-reads those
 	// events; it is advanced at least every checkpointLag events.
 	if len(ups) == 0 && len(dels) == 0 && last < f.s.index.Checkpoint()+checkpointLag {
+		f.advance(last)
 		return
 	}
 	// Staged, not written: the index writes staged batches together (one
@@ -190,5 +198,28 @@ func (f *indexFollower) apply(evs []eventlog.Event) {
 	seq := max(last, f.s.index.Checkpoint())
 	if err := f.s.index.Stage(context.Background(), ups, dels, seq); err != nil {
 		f.s.logger.Warn("search index update failed; fuzzy lookups may miss recent nodes", "seq", last, "err", err)
+		return
 	}
+	f.advance(last)
+}
+
+// advance records that the index reflects every event up to seq.
+func (f *indexFollower) advance(seq uint64) {
+	for {
+		cur := f.reflects.Load()
+		if seq <= cur || f.reflects.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
+}
+
+// searchReflects returns the seq up to which the search index reflects
+// the log: its checkpoint, or further when events without nodes were
+// applied after it.
+func (s *State) searchReflects() uint64 {
+	cp := s.index.Checkpoint()
+	if s.searchFollower != nil {
+		cp = max(cp, s.searchFollower.reflects.Load())
+	}
+	return cp
 }

@@ -45,6 +45,8 @@ type State struct {
 	bundles     *evidence.Bundles
 	roles       *evidence.Registry
 	index       *search.Index
+	// searchFollower keeps index in step with the graph (follow.go).
+	searchFollower *indexFollower
 	// resolver reads graph: use it only inside a view.
 	resolver *search.Resolver
 	bus      *bus.Bus
