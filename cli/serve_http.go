@@ -20,6 +20,10 @@ var errTokenRequired = errors.New("a non-loopback --http address requires --toke
 // the server is asked to stop.
 const httpShutdownGrace = 5 * time.Second
 
+// httpIdleTimeout is how long an HTTP keep-alive connection may wait for
+// its next request.
+const httpIdleTimeout = 2 * time.Minute
+
 // checkHTTPAddr checks --http ADDR before anything is opened: HOST:PORT
 // with a port from 0 to 65535, and a token when the host is not a loopback
 // one.
@@ -71,7 +75,11 @@ func listenCause(err error) string {
 // gives requests in flight httpShutdownGrace to finish. It returns an
 // error only when serving fails.
 func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, logger *slog.Logger, onShutdown ...func()) error {
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: MCP's GET stream and /api/events are
+	// long-lived responses (each write has its own deadline there). An idle
+	// keep-alive connection is closed after httpIdleTimeout so that clients
+	// that open connections and go quiet cannot hold them forever.
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: httpIdleTimeout}
 	for _, f := range onShutdown {
 		hs.RegisterOnShutdown(f)
 	}
