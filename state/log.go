@@ -122,8 +122,12 @@ type LogOptions struct {
 // .gitignore: EnsureDir): with a NATS store it still holds this machine's
 // projections, snapshots, search index and locks. Errors: ErrStore for a
 // bad o.Store, the log's (eventlog.ErrFormat for a file or stream that is
-// not a cos log, *eventlog.StorageError — NATS unreachable included —,
-// ctx.Err()).
+// not a cos log, *eventlog.StorageError, ctx.Err()). With a NATS store, a
+// failure for want of an answer from the servers (natslog.ErrUnavailable:
+// none reachable, no stream leader in time) is an E_UNAVAILABLE
+// *envelope.Error wrapping it, from OpenLog and from every method of the
+// Log it returns; an append whose outcome is unknown stays
+// eventlog.ErrCommitUnknown.
 func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
 	st, err := ParseStore(dir, o.Store)
 	if err != nil {
@@ -144,9 +148,9 @@ func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
 			OnCommit: o.OnCommit,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("open the log in %s: %w", st, err)
+			return nil, unavailable(fmt.Errorf("open the log in %s: %w", st, err))
 		}
-		return l, nil
+		return natsStore{l}, nil
 	}
 	if !o.ReadOnly {
 		if err := os.MkdirAll(filepath.Dir(st.Path), 0o755); err != nil {

@@ -518,7 +518,7 @@ func (l *Log) publish(msgs []*nats.Msg, expected uint64) error {
 			if err := l.nc.PublishMsg(m); err != nil {
 				// The commit was never sent: the server drops the partial
 				// batch.
-				return &eventlog.StorageError{Op: "append", Path: l.where, Err: err}
+				return storeError("append", l.where, err)
 			}
 		}
 		last.Header.Set(hdrBatchCommit, "1")
@@ -526,7 +526,7 @@ func (l *Log) publish(msgs []*nats.Msg, expected uint64) error {
 	resp, err := l.nc.RequestMsgWithContext(ctx, last)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
-			return &eventlog.StorageError{Op: "append", Path: l.where, Err: fmt.Errorf("no JetStream stream listens on %s: %w", last.Subject, err)}
+			return storeError("append", l.where, fmt.Errorf("no JetStream stream listens on %s: %w", last.Subject, err))
 		}
 		return &eventlog.CommitUnknownError{Err: &eventlog.StorageError{Op: "append", Path: l.where, Err: err}}
 	}

@@ -100,7 +100,11 @@
 // handle, after a restart or a reconnect. When a publish is not
 // acknowledged (a timeout, a lost connection) the request is
 // eventlog.ErrCommitUnknown: its retry with the same request id finds the
-// receipt once the handle has read the stream, or writes it once.
+// receipt once the handle has read the stream, or writes it once. A call
+// that failed because the servers did not answer at all — none reachable,
+// the connection down, no stream leader within JetStream's request timeout
+// — and wrote nothing returns an *eventlog.StorageError wrapping
+// ErrUnavailable: the same call may succeed once they answer.
 //
 // # Reading
 //

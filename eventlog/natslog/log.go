@@ -119,7 +119,7 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 		}
 		nc, err := nats.Connect(url, nats.Name("cos event log"), nats.Timeout(timeout), nats.MaxReconnects(-1))
 		if err != nil {
-			return nil, &eventlog.StorageError{Op: "connect", Path: l.where, Err: err}
+			return nil, storeError("connect", l.where, err)
 		}
 		l.nc, l.ownNC = nc, true
 	} else {
@@ -234,7 +234,7 @@ func (l *Log) openStream(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &eventlog.StorageError{Op: "open stream", Path: l.where, Err: err}
+		return storeError("open stream", l.where, err)
 	}
 	if err := checkConfig(s.CachedInfo().Config, name); err != nil {
 		return err

@@ -61,7 +61,7 @@ func (l *Log) storageErr(ctx context.Context, op string, err error) error {
 	if l.closing.Load() {
 		return eventlog.ErrClosed
 	}
-	return &eventlog.StorageError{Op: op, Path: l.where, Err: err}
+	return storeError(op, l.where, err)
 }
 
 // lastSeq returns the stream's last sequence as the stream leader knows it
@@ -168,7 +168,7 @@ func (l *Log) catchUp() error {
 	defer cancel()
 	err := l.catchUpLocked(ctx)
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return &eventlog.StorageError{Op: "catch up", Path: l.where, Err: fmt.Errorf("reading what other handles wrote took longer than %s: %w", max(catchUpTimeout, l.opts.PublishTimeout), err)}
+		return storeError("catch up", l.where, fmt.Errorf("reading what other handles wrote took longer than %s: %w", max(catchUpTimeout, l.opts.PublishTimeout), err))
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package natslog
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -12,8 +13,9 @@ import (
 // (comma-separated, as nats.Connect takes them) and the stream name (empty
 // when none is given: Options.Stream's default applies). tls:// is accepted
 // too. Errors name what is wrong: another scheme, a missing host or port, a
-// stream name that is not 1–32 letters, digits, '_' or '-', user
-// information (credentials belong in the environment, not in a flag).
+// port outside 1–65535, a stream name that is not 1–32 letters, digits,
+// '_' or '-', user information (credentials belong in the environment, not
+// in a flag).
 func ParseStore(s string) (urls string, stream string, err error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -37,6 +39,9 @@ func ParseStore(s string) (urls string, stream string, err error) {
 		}
 		if u.Hostname() == "" || u.Port() == "" {
 			return "", "", fmt.Errorf("store address %q: server %q lacks a host or port, want nats://host:port", s, p)
+		}
+		if n, err := strconv.Atoi(u.Port()); err != nil || n < 1 || n > 65535 {
+			return "", "", fmt.Errorf("store address %q: server %q: port %s is not a number from 1 to 65535", s, p, u.Port())
 		}
 		if u.RawQuery != "" || u.Fragment != "" {
 			return "", "", fmt.Errorf("store address %q: a query or fragment is not allowed", s)

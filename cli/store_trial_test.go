@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cos-dev/cos/internal/testutil"
+)
+
+// TestStoreTrial_PortOutOfRangeIsAUsageError: a --store whose port is not
+// 1–65535 is refused as a usage error naming the port, before anything is
+// dialled or written (it used to fail later as E_STORAGE "invalid port").
+func TestStoreTrial_PortOutOfRangeIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	for _, store := range []string{"nats://127.0.0.1:99999", "nats://127.0.0.1:0/COS", "nats://127.0.0.1:4222,nats://127.0.0.1:70000/COS"} {
+		code, _, stderr := run(t, dir, "--store", store, "log", "head")
+		if code != ExitUsage || !strings.Contains(stderr, "port") || strings.Contains(stderr, "E_STORAGE") {
+			t.Errorf("--store %s: exit %d, stderr %q; want a usage error naming the port", store, code, stderr)
+		}
+	}
+}
+
+// closedPort returns a loopback port nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	return port
+}
+
+// TestStoreTrial_UnreachableStoreIsUnavailable: a NATS store no server
+// answers is E_UNAVAILABLE (retryable, "retry" in the message), not
+// E_STORAGE (which says the storage failed and is not retryable), both for
+// a store never reached and for one whose only server stopped.
+func TestStoreTrial_UnreachableStoreIsUnavailable(t *testing.T) {
+	dir := t.TempDir()
+	store := fmt.Sprintf("nats://127.0.0.1:%d/COS", closedPort(t))
+	start := time.Now()
+	code, _, stderr := run(t, dir, "--store", store, "call", "cos_task_board", "{}")
+	if code != ExitError || !strings.Contains(stderr, "E_UNAVAILABLE") || !strings.Contains(stderr, "retry") {
+		t.Errorf("no server: exit %d, stderr %q; want E_UNAVAILABLE with retry advice", code, stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("no server: took %s", d)
+	}
+
+	if testing.Short() {
+		return
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	store = js.URL() + "/COS"
+	if code, _, stderr := run(t, dir, "--store", store, "call", "cos_task_create", `{"title":"a"}`); code != 0 {
+		t.Fatalf("create: %d %s", code, stderr)
+	}
+	js.StopNode(0)
+	code, _, stderr = run(t, t.TempDir(), "--store", store, "call", "cos_task_board", "{}")
+	if code != ExitError || !strings.Contains(stderr, "E_UNAVAILABLE") {
+		t.Errorf("stopped server: exit %d, stderr %q; want E_UNAVAILABLE", code, stderr)
+	}
+}
+
+// TestStoreTrial_ServerGoesAwayMidSession: a `cos serve` on a one-node
+// stream whose server stops answers a write with a retryable error
+// (COMMIT_UNKNOWN or E_UNAVAILABLE) within its time limit, not a hang;
+// once the server is back, the same request id writes exactly once.
+func TestStoreTrial_ServerGoesAwayMidSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs cos processes and a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{SyncAlways: true})
+	store := js.URL() + "/COS"
+	a := startStdioServe(t, "A", "--state-dir", t.TempDir(), "--store", store)
+	if env := a.call("cos_task_create", `{"title":"before"}`); !env.OK {
+		t.Fatalf("create: %+v", env.Error)
+	}
+	js.StopNode(0)
+	start := time.Now()
+	env := a.call("cos_task_create", `{"title":"while down","request_id":"trial-down-1"}`)
+	took := time.Since(start)
+	if env.OK {
+		t.Fatalf("a write with the server down answered ok")
+	}
+	// Both codes' categories (transient, unavailable) are retryable.
+	if b, _ := json.Marshal(env.Error); !(env.Error.Code == "COMMIT_UNKNOWN" && env.Error.Category == "transient") && !(env.Error.Code == "E_UNAVAILABLE" && env.Error.Category == "unavailable") {
+		t.Errorf("server down: %s; want COMMIT_UNKNOWN or E_UNAVAILABLE, retryable", b)
+	}
+	if took > 45*time.Second {
+		t.Errorf("server down: the call took %s", took)
+	}
+	js.RestartNode(0)
+	var ok bool
+	for range 20 {
+		env = a.call("cos_task_create", `{"title":"while down","request_id":"trial-down-1"}`)
+		if env.OK {
+			ok = true
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if !ok {
+		t.Fatalf("resend after restart: %+v", env.Error)
+	}
+	code, out, stderr := run(t, t.TempDir(), "--store", store, "log", "--json", "--type", "task.created")
+	if code != 0 {
+		t.Fatalf("log: %s", stderr)
+	}
+	if n := strings.Count(out, `"request_id":"trial-down-1"`); n != 1 {
+		t.Fatalf("request trial-down-1 is in the log %d times:\n%s", n, out)
+	}
+}

@@ -1,0 +1,72 @@
+package state
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/natslog"
+)
+
+// natsStore is the log in a NATS store as the state folder uses it: a
+// *natslog.Log whose failures for want of an answer from the servers
+// (natslog.ErrUnavailable: none reachable, the connection down, no stream
+// leader in time) are E_UNAVAILABLE — retryable, nothing written — rather
+// than the E_STORAGE of a storage that failed. A write whose outcome is
+// unknown stays eventlog.ErrCommitUnknown.
+type natsStore struct {
+	*natslog.Log
+}
+
+// unavailable returns err as an E_UNAVAILABLE *envelope.Error (its cause
+// kept for errors.Is and errors.As) when the NATS servers did not answer,
+// and err unchanged otherwise.
+func unavailable(err error) error {
+	if err == nil || !errors.Is(err, natslog.ErrUnavailable) || errors.Is(err, eventlog.ErrCommitUnknown) {
+		return err
+	}
+	var envErr *envelope.Error
+	if errors.As(err, &envErr) {
+		return err
+	}
+	return envelope.Wrap(err, envelope.CodeUnavailable,
+		"%v; nothing was written: check that the NATS servers run and are reachable, then retry", err)
+}
+
+// Append is natslog.Log's, each request's error through unavailable.
+func (l natsStore) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eventlog.Result, error) {
+	res, err := l.Log.Append(ctx, reqs...)
+	for i := range res {
+		res[i].Err = unavailable(res[i].Err)
+	}
+	return res, unavailable(err)
+}
+
+// Read is natslog.Log's, its error through unavailable.
+func (l natsStore) Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
+	return unavailable(l.Log.Read(ctx, fromSeq, fn))
+}
+
+// Head is natslog.Log's, its error through unavailable.
+func (l natsStore) Head(ctx context.Context) (eventlog.Head, error) {
+	h, err := l.Log.Head(ctx)
+	return h, unavailable(err)
+}
+
+// LookupReceipt is natslog.Log's, its error through unavailable.
+func (l natsStore) LookupReceipt(ctx context.Context, requestID string) (eventlog.Receipt, bool, error) {
+	r, ok, err := l.Log.LookupReceipt(ctx, requestID)
+	return r, ok, unavailable(err)
+}
+
+// Verify is natslog.Log's, its error through unavailable.
+func (l natsStore) Verify(ctx context.Context) (uint64, error) {
+	n, err := l.Log.Verify(ctx)
+	return n, unavailable(err)
+}
+
+// Follow is natslog.Log's, its error through unavailable.
+func (l natsStore) Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
+	return unavailable(l.Log.Follow(ctx, fromSeq, fn))
+}
