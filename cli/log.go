@@ -188,7 +188,9 @@ func (a *app) verifyCommand() *cobra.Command {
 		Long: "Walk the event log's hash chain from seq 1 to the head: print \"ok N events\", or name the first bad seq " +
 			"and exit 1. With --salvage NEW_FILE, also write a new log holding every event that still verifies " +
 			"(renumbered so its chain verifies) and list exactly which seqs were lost; the state folder is not changed. " +
-			"`cos restore NEW_FILE` then puts the new log in place.",
+			"`cos restore NEW_FILE` then puts the new log in place. With a NATS store, --salvage writes the events before " +
+			"the stream's first bad message, and `cos --store NEW_FILE migrate --to nats://HOST:PORT/NEW_STREAM` copies them " +
+			"into a new stream.",
 		Example: "  cos verify\n  cos verify --salvage /tmp/salvaged.db",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -208,6 +210,13 @@ func (a *app) verifyCommand() *cobra.Command {
 			defer func() { _ = l.Close(context.Background()) }()
 			n, err := l.Verify(cmd.Context())
 			var ie *eventlog.IntegrityError
+			if errors.As(err, &ie) && a.natsStore() != nil {
+				st := a.natsStore()
+				return &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: %v; the %d events before it verify. "+
+					"Writes are refused, and a stream refuses deletes, so the message stays. `cos verify --salvage NEW_FILE` writes "+
+					"the events before it to a new log file; `cos --store NEW_FILE migrate --to %s` (another stream name) then "+
+					"copies them into a new stream for every cos to use", ie, n, natsTarget(*st))}
+			}
 			if errors.As(err, &ie) {
 				// Not the tools' message: that one sends the reader here.
 				return &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: %v; the %d events before it verify. "+
@@ -230,11 +239,16 @@ func (a *app) verifyCommand() *cobra.Command {
 // salvage runs cos verify --salvage dest: it writes the new log and prints
 // what was kept and exactly which seqs were lost.
 func (a *app) salvage(ctx context.Context, dest string, asJSON bool) error {
-	path, err := a.logFile("verify --salvage")
+	st, err := state.ParseStore(a.stateDir, a.store)
 	if err != nil {
-		return err
+		return usageError("--store %q: %v", a.store, err)
 	}
-	rep, err := state.SalvageLogFile(ctx, path, dest)
+	var rep state.SalvageReport
+	if st.IsNATS() {
+		rep, err = state.SalvageStore(ctx, a.stateDir, st, dest)
+	} else {
+		rep, err = state.SalvageLogFile(ctx, st.Path, dest)
+	}
 	if errors.Is(err, state.ErrDestExists) {
 		return &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: %s already exists; --salvage never overwrites a file, name a new one", dest)}
 	}
@@ -276,8 +290,13 @@ func (a *app) salvage(ctx context.Context, dest string, asJSON bool) error {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(w, "events after seq %d have new seqs in %s (each moves down by the number of seqs lost before it); put it in place with `cos restore %s`\n",
-		rep.Lost[0].Seq, rep.Dest, rep.Dest)
+	if st.IsNATS() {
+		_, err = fmt.Fprintf(w, "%s holds every event before seq %d; a stream refuses deletes, so copy the file into a new stream with `cos --store %s migrate --to %s` (another stream name), then point every cos at that stream\n",
+			rep.Dest, rep.Lost[0].Seq, rep.Dest, natsTarget(st))
+	} else {
+		_, err = fmt.Fprintf(w, "events after seq %d have new seqs in %s (each moves down by the number of seqs lost before it); put it in place with `cos restore %s`\n",
+			rep.Lost[0].Seq, rep.Dest, rep.Dest)
+	}
 	if err != nil {
 		return err
 	}

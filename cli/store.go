@@ -2,12 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cos-dev/cos/state"
 )
 
 // logFile returns the bbolt file the event log lives in, for the commands
-// that work on a log file (backup, verify --salvage); with a NATS store it
+// that work on a log file (backup); with a NATS store it
 // returns their refusal, saying what to do instead.
 func (a *app) logFile(command string) (string, error) {
 	st, err := state.ParseStore(a.stateDir, a.store)
@@ -25,8 +26,6 @@ func (a *app) logFile(command string) (string, error) {
 	switch command {
 	case "backup":
 		advice = fmt.Sprintf("back the stream up with `nats stream backup %s DIR` (nats CLI), or copy it into a new log file with `cos migrate --to FILE`", stream)
-	case "verify --salvage":
-		advice = "`cos verify` walks the stream's hash chain; `cos migrate --to FILE` copies the stream into a log file, which --salvage can then rewrite"
 	default:
 		advice = "copy the stream into a log file with `cos migrate --to FILE`"
 	}
@@ -50,4 +49,20 @@ func (a *app) restorable() error {
 			"run it without --store, or stop every cos process using %s and copy the file there yourself", def.Path, st.Path, st.Path)}
 	}
 	return nil
+}
+
+// natsStore returns the NATS store --store names, or nil for a file store
+// (or an address ParseStore refuses).
+func (a *app) natsStore() *state.Store {
+	st, err := state.ParseStore(a.stateDir, a.store)
+	if err != nil || !st.IsNATS() {
+		return nil
+	}
+	return &st
+}
+
+// natsTarget is st's servers with a stream name to fill in, for advice to
+// copy a log into another stream of the same servers.
+func natsTarget(st state.Store) string {
+	return strings.SplitN(st.URLs, ",", 2)[0] + "/NEW_STREAM"
 }

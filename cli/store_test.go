@@ -50,9 +50,10 @@ func TestStoreFlag_FilePath(t *testing.T) {
 	}
 }
 
-// TestFileCommands_NATSStoreRefused: backup, restore and verify --salvage
-// work on a log file; with a NATS store they change nothing and say what
-// to use instead — before connecting anywhere.
+// TestFileCommands_NATSStoreRefused: backup and restore work on a log
+// file; with a NATS store they change nothing and say what to use instead
+// — before connecting anywhere. (verify --salvage salvages a stream:
+// TestStoreTrial_ForeignMessageHasAWayBack.)
 func TestFileCommands_NATSStoreRefused(t *testing.T) {
 	dir := t.TempDir()
 	fiveTasks(t, dir)
@@ -66,7 +67,6 @@ func TestFileCommands_NATSStoreRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"backup", filepath.Join(t.TempDir(), "x.db")}, "nats stream backup COS"},
-		{[]string{"verify", "--salvage", filepath.Join(t.TempDir(), "s.db")}, "cos migrate --to FILE"},
 		{[]string{"restore", backup}, "cos migrate --to nats://127.0.0.1:1/COS"},
 	} {
 		code, _, stderr := run(t, dir, append([]string{"--store", store}, c.args...)...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +115,60 @@ func TestStoreTrial_ServerGoesAwayMidSession(t *testing.T) {
 	}
 	if n := strings.Count(out, `"request_id":"trial-down-1"`); n != 1 {
 		t.Fatalf("request trial-down-1 is in the log %d times:\n%s", n, out)
+	}
+}
+
+// TestStoreTrial_ForeignMessageHasAWayBack: a message published on the
+// stream's subjects by something other than cos breaks the chain and stops
+// writes, and a stream refuses deletes. `cos verify` points at the way
+// back that works with a NATS store, and it works: --salvage writes the
+// events before the bad message to a new file (it refused a NATS store),
+// which migrates into a new stream that verifies and takes writes.
+func TestStoreTrial_ForeignMessageHasAWayBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	store := js.URL() + "/COS"
+	dir := t.TempDir()
+	for i := range 3 {
+		if code, _, stderr := run(t, dir, "--store", store, "call", "cos_task_create", fmt.Sprintf(`{"title":"t%d"}`, i)); code != 0 {
+			t.Fatalf("create: %s", stderr)
+		}
+	}
+	nc := js.Connect(0)
+	if err := nc.Publish("cos.cos.log.x", []byte("garbage")); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := time.Now().Add(10 * time.Second)
+	var code int
+	var stderr string
+	for time.Now().Before(waitFor) {
+		if code, _, stderr = run(t, dir, "--store", store, "verify"); code != 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code != ExitError || !strings.Contains(stderr, "E_INTEGRITY") || !strings.Contains(stderr, "migrate --to") || strings.Contains(stderr, "cos restore") {
+		t.Fatalf("verify: exit %d, %q; want E_INTEGRITY pointing at --salvage and migrate, not restore", code, stderr)
+	}
+	dest := filepath.Join(t.TempDir(), "salvaged.db")
+	code, out, stderr := run(t, dir, "--store", store, "verify", "--salvage", dest)
+	if code != 0 || !strings.Contains(out, "salvaged 3 of 4 events") || !strings.Contains(out, "lost 1: seq 4") || !strings.Contains(out, "migrate --to") {
+		t.Fatalf("verify --salvage: exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	newStore := js.URL() + "/COS2"
+	if code, _, stderr := run(t, dir, "--store", dest, "migrate", "--to", newStore); code != 0 {
+		t.Fatalf("migrate the salvaged file: %s", stderr)
+	}
+	dir2 := t.TempDir()
+	if code, out, stderr := run(t, dir2, "--store", newStore, "call", "cos_task_create", `{"title":"after"}`); code != 0 || !strings.Contains(out, "TASK-004") {
+		t.Fatalf("create on the new stream: %d %s %s", code, out, stderr)
+	}
+	if code, out, stderr := run(t, dir2, "--store", newStore, "verify"); code != 0 || strings.TrimSpace(out) != "ok 4 events" {
+		t.Fatalf("verify the new stream: %d %q %s", code, out, stderr)
 	}
 }
