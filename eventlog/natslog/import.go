@@ -30,7 +30,10 @@ type ImportSource interface {
 // stream's last sequence is the seq before its first event, so the stream
 // sequence is the event's seq and nothing another writer sends meanwhile
 // can interleave: a batch that does not land at its seqs ends the import
-// with an error, and the stream then holds a verifying prefix of src. An
+// with an error, and the stream then holds a verifying prefix of src.
+// src is read twice: first to check every event (its links, and its size
+// against the servers' max_payload) before anything is sent, so a source
+// that cannot be copied whole leaves the stream empty. An
 // allocated stream's name (ending in three or more digits) carries its
 // prefix, so later allocations continue after it; request-id receipts are
 // not carried over (a retry of a request made before the import writes
@@ -57,6 +60,12 @@ func Import(ctx context.Context, url string, o Options, src ImportSource, progre
 	}
 	if h.Seq != 0 {
 		return h, fmt.Errorf("%w: stream %s holds %d events", ErrNotEmpty, l.opts.Stream, h.Seq)
+	}
+	// Check every event before sending any: a source that cannot be copied
+	// whole leaves the stream empty (it refuses purges, and a second
+	// import refuses a stream that is not empty).
+	if err := l.checkImport(ctx, url, src); err != nil {
+		return head, err
 	}
 	var (
 		msgs  []*nats.Msg
@@ -110,6 +119,39 @@ func Import(ctx context.Context, url string, o Options, src ImportSource, progre
 		err = flush()
 	}
 	return head, err
+}
+
+// checkImport reads src once, without sending anything, and returns the
+// error the import would meet on the way: an *eventlog.IntegrityError for
+// an event that does not follow its predecessor, an
+// *eventlog.StorageError for one larger as a message than the servers'
+// max_payload.
+func (l *Log) checkImport(ctx context.Context, url string, src ImportSource) error {
+	next, prev := uint64(1), eventlog.ZeroHash
+	revs := map[string]uint64{}
+	limit := int(l.nc.MaxPayload())
+	return src.Read(ctx, 1, func(ev eventlog.Event) error {
+		if err := eventlog.VerifyEvent(&ev, next, prev); err != nil {
+			return err
+		}
+		if want := revs[ev.Stream] + 1; ev.Revision != want {
+			return &eventlog.IntegrityError{Seq: ev.Seq, Reason: fmt.Sprintf("stream %s at revision %d, want %d", ev.Stream, ev.Revision, want)}
+		}
+		revs[ev.Stream] = ev.Revision
+		next, prev = ev.Seq+1, ev.Hash
+		m, err := newMessage(l.opts.Stream, &ev, recordMeta{prefix: allocationPrefix(ev.Stream, ev.Revision)})
+		if err != nil {
+			return err
+		}
+		// The batch headers and the expected sequence added on sending.
+		if size := msgSize(m) + 256; size > limit {
+			return &eventlog.StorageError{Op: "import", Path: url, Err: fmt.Errorf(
+				"event seq %d is %d bytes as a message, more than the NATS servers accept (max_payload %d); nothing was copied: "+
+					"raise max_payload in every server's configuration (max_payload: 2MB covers any cos event) and run the import again",
+				ev.Seq, size, limit)}
+		}
+		return nil
+	})
 }
 
 // allocationPrefix is the prefix an allocation would have named a stream

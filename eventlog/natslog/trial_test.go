@@ -2,14 +2,17 @@ package natslog_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
 	"github.com/cos-dev/cos/eventlog/natslog"
 )
 
@@ -60,5 +63,45 @@ func TestHead_StoppedServerIsUnavailable(t *testing.T) {
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("Head with the server stopped took %s", d)
+	}
+}
+
+// TestImport_EventAboveMaxPayloadCopiesNothing: a source event the log
+// file accepted (data just under 1 MiB) but larger, as a message, than the
+// server's max_payload (1 MiB by default) fails the import before anything
+// is sent — the stream stays empty, so the import can run again once
+// max_payload is raised — with an error naming the seq and max_payload.
+// Before, the batches ahead of it were stored and the import stopped at
+// "nats: maximum payload exceeded", leaving a stream that refuses purges
+// and a second import ("not empty").
+func TestImport_EventAboveMaxPayloadCopiesNothing(t *testing.T) {
+	_, url := startJetStream(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	src, err := boltlog.Open(ctx, filepath.Join(t.TempDir(), "events.db"), boltlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = src.Close(context.Background()) }()
+	const small = 2500
+	reqs := make([]eventlog.AppendRequest, 0, small)
+	for i := range small {
+		reqs = append(reqs, one(fmt.Sprintf("s:%d", i%7), `{"n":1}`))
+	}
+	if _, err := src.Append(ctx, reqs...); err != nil {
+		t.Fatal(err)
+	}
+	big, _ := json.Marshal(map[string]string{"x": strings.Repeat("a", eventlog.DefaultMaxEventBytes-16)})
+	if _, err := src.AppendOne(ctx, eventlog.AppendRequest{Stream: "big", Events: []eventlog.Payload{{Type: "note.added", Data: big}}}); err != nil {
+		t.Fatalf("the file refused the big event: %v", err)
+	}
+	name := newStreamName()
+	_, err = natslog.Import(ctx, url, natslog.Options{Stream: name}, src, nil)
+	if err == nil || !strings.Contains(err.Error(), "max_payload") || !strings.Contains(err.Error(), fmt.Sprint(small+1)) {
+		t.Fatalf("Import: %v; want an error naming seq %d and max_payload", err, small+1)
+	}
+	l := openLog(t, url, name, natslog.Options{ReadOnly: true})
+	if h, err := l.Head(ctx); err != nil || h.Seq != 0 {
+		t.Fatalf("after the failed import the stream holds %d events (%v); want none", h.Seq, err)
 	}
 }
