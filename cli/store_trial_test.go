@@ -172,3 +172,14 @@ func TestStoreTrial_ForeignMessageHasAWayBack(t *testing.T) {
 		t.Fatalf("verify the new stream: %d %q %s", code, out, stderr)
 	}
 }
+
+// TestStoreTrial_FolderIsAUsageError: --store naming an existing folder
+// (no trailing slash) is refused as a usage error saying it names a
+// folder, like a path ending in "/", not E_STORAGE "is a directory".
+func TestStoreTrial_FolderIsAUsageError(t *testing.T) {
+	dir, folder := t.TempDir(), t.TempDir()
+	code, _, stderr := run(t, dir, "--store", folder, "log", "head")
+	if code != ExitUsage || !strings.Contains(stderr, "names a folder") {
+		t.Fatalf("--store %s: exit %d, stderr %q; want a usage error saying it names a folder", folder, code, stderr)
+	}
+}

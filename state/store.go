@@ -60,8 +60,8 @@ func (s Store) String() string {
 // ParseStore parses a store address for the state folder dir: "" is the
 // bbolt file LogFile in dir; an address with a scheme must be nats:// or
 // tls:// (natslog.ParseStore); anything else is the path of a bbolt file,
-// relative to the working directory. Errors wrap ErrStore and name the
-// accepted forms.
+// relative to the working directory, which must not be an existing folder.
+// Errors wrap ErrStore and name the accepted forms.
 func ParseStore(dir, addr string) (Store, error) {
 	addr = strings.TrimSpace(addr)
 	switch {
@@ -79,6 +79,9 @@ func ParseStore(dir, addr string) (Store, error) {
 	abs, err := filepath.Abs(addr)
 	if err != nil {
 		return Store{}, fmt.Errorf("%w: %q: %v; accepted: %s", ErrStore, addr, err, StoreForms)
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return Store{}, fmt.Errorf("%w: %q names a folder, want a file; accepted: %s", ErrStore, addr, StoreForms)
 	}
 	return Store{Path: abs}, nil
 }
