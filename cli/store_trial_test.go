@@ -183,3 +183,42 @@ func TestStoreTrial_FolderIsAUsageError(t *testing.T) {
 		t.Fatalf("--store %s: exit %d, stderr %q; want a usage error saying it names a folder", folder, code, stderr)
 	}
 }
+
+// TestStoreTrial_ToolIntegrityAdviceFitsAStream: a tool's write refused
+// because a foreign message broke the stream's chain says the way back
+// that works with a NATS store (salvage, then migrate into a new stream),
+// not `cos restore`, which refuses a stream.
+func TestStoreTrial_ToolIntegrityAdviceFitsAStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	store := js.URL() + "/COS"
+	dir := t.TempDir()
+	if code, _, stderr := run(t, dir, "--store", store, "call", "cos_task_create", `{"title":"a"}`); code != 0 {
+		t.Fatalf("create: %s", stderr)
+	}
+	nc := js.Connect(0)
+	if err := nc.Publish("cos.cos.log.x", []byte(`{"seq":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, t.TempDir()} { // a folder that saw the good event, and a new one
+		var env testutil.Envelope
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			_, out, _ := run(t, d, "--store", store, "call", "cos_task_create", `{"title":"b"}`)
+			if err := json.Unmarshal([]byte(out), &env); err != nil {
+				t.Fatalf("create: %q: %v", out, err)
+			}
+			if !env.OK || time.Now().After(deadline) {
+				break
+			}
+		}
+		if env.OK || env.Error.Code != "E_INTEGRITY" || !strings.Contains(env.Error.Message, "migrate --to") || strings.Contains(env.Error.Message, "cos restore") {
+			t.Errorf("create after a foreign message: %+v; want E_INTEGRITY advising salvage and migrate, not restore", env.Error)
+		}
+	}
+}

@@ -85,7 +85,8 @@ func (s *State) verifyChain(ctx context.Context) {
 }
 
 // chainErr waits for verifyChain to finish (or ctx to end) and returns the
-// break it found, nil when none.
+// break it found (with a NATS store, as natsIntegrity gives it), nil when
+// none.
 func (s *State) chainErr(ctx context.Context) error {
 	select {
 	case <-s.chainDone:
@@ -93,6 +94,9 @@ func (s *State) chainErr(ctx context.Context) error {
 		return ctx.Err()
 	}
 	if c := s.chainDamage.Load(); c != nil {
+		if _, ok := s.log.(natsStore); ok {
+			return natsIntegrity(c.err)
+		}
 		return c.err
 	}
 	return nil

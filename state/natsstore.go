@@ -14,7 +14,9 @@ import (
 // (natslog.ErrUnavailable: none reachable, the connection down, no stream
 // leader in time) are E_UNAVAILABLE — retryable, nothing written — rather
 // than the E_STORAGE of a storage that failed. A write whose outcome is
-// unknown stays eventlog.ErrCommitUnknown.
+// unknown stays eventlog.ErrCommitUnknown. A write refused because the
+// chain is broken is E_INTEGRITY with the way back a stream has
+// (natsIntegrity).
 type natsStore struct {
 	*natslog.Log
 }
@@ -34,13 +36,36 @@ func unavailable(err error) error {
 		"%v; nothing was written: check that the NATS servers run and are reachable, then retry", err)
 }
 
-// Append is natslog.Log's, each request's error through unavailable.
+// NATSIntegrityRecovery is the way back from a broken chain in a NATS
+// store, for messages: the stream refuses deletes, so the events before
+// the bad message go into a new stream.
+const NATSIntegrityRecovery = "A stream refuses deletes, so the bad message stays: `cos verify --salvage NEW_FILE` writes " +
+	"the events before it to a new log file, and `cos --store NEW_FILE migrate --to nats://HOST:PORT/NEW_STREAM` copies " +
+	"them into a new stream; then point every cos at that stream"
+
+// natsIntegrity returns an *eventlog.IntegrityError as an E_INTEGRITY
+// *envelope.Error (details.seq, the cause kept) whose advice is
+// NATSIntegrityRecovery, and any other error unchanged.
+func natsIntegrity(err error) error {
+	var (
+		ie     *eventlog.IntegrityError
+		envErr *envelope.Error
+	)
+	if err == nil || !errors.As(err, &ie) || errors.As(err, &envErr) {
+		return err
+	}
+	return envelope.Wrap(err, envelope.CodeIntegrity, "%s; writes are refused and reads answer from the state before seq %d. %s",
+		ie.Error(), ie.Seq, NATSIntegrityRecovery).WithDetails(map[string]any{"seq": ie.Seq})
+}
+
+// Append is natslog.Log's, each request's error through unavailable and
+// natsIntegrity.
 func (l natsStore) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eventlog.Result, error) {
 	res, err := l.Log.Append(ctx, reqs...)
 	for i := range res {
-		res[i].Err = unavailable(res[i].Err)
+		res[i].Err = natsIntegrity(unavailable(res[i].Err))
 	}
-	return res, unavailable(err)
+	return res, natsIntegrity(unavailable(err))
 }
 
 // Read is natslog.Log's, its error through unavailable.
