@@ -43,6 +43,11 @@ func TestDeploy_ConfigsParse(t *testing.T) {
 		if !o.JetStream || !o.SyncAlways {
 			t.Errorf("%s: jetstream %v, sync_interval always %v; want both", c, o.JetStream, o.SyncAlways)
 		}
+		// The largest event cos accepts (1 MiB of data) plus its envelope
+		// and headers must fit one message.
+		if o.MaxPayload < eventlog.DefaultMaxEventBytes+64<<10 {
+			t.Errorf("%s: max_payload %d bytes; a cos event of %d bytes of data does not fit", c, o.MaxPayload, eventlog.DefaultMaxEventBytes)
+		}
 		if o.StoreDir == "" || stores[o.StoreDir] {
 			t.Errorf("%s: store_dir %q is empty or another node's", c, o.StoreDir)
 		}
