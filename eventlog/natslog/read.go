@@ -36,7 +36,10 @@ func (l *Log) currentStream(ctx context.Context) (jetstream.Stream, error) {
 	if s != nil {
 		return s, nil
 	}
-	s, err := l.js.Stream(ctx, l.opts.Stream)
+	err := l.request(ctx, func(ctx context.Context) (err error) {
+		s, err = l.js.Stream(ctx, l.opts.Stream)
+		return err
+	})
 	switch {
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 		return nil, nil
@@ -71,11 +74,24 @@ func (l *Log) lastSeq(ctx context.Context) (jetstream.Stream, uint64, error) {
 	if err != nil || s == nil {
 		return nil, 0, err
 	}
-	info, err := s.Info(ctx)
+	last, err := l.streamLastSeq(ctx, s)
 	if err != nil {
-		return nil, 0, l.storageErr(ctx, "stream info", err)
+		return nil, 0, err
 	}
-	return s, info.State.LastSeq, nil
+	return s, last, nil
+}
+
+// streamLastSeq asks the stream leader for s's last sequence.
+func (l *Log) streamLastSeq(ctx context.Context, s jetstream.Stream) (uint64, error) {
+	var info *jetstream.StreamInfo
+	err := l.request(ctx, func(ctx context.Context) (err error) {
+		info, err = s.Info(ctx)
+		return err
+	})
+	if err != nil {
+		return 0, l.storageErr(ctx, "stream info", err)
+	}
+	return info.State.LastSeq, nil
 }
 
 // fetch calls fn for every message from..to (inclusive), in order. A
@@ -87,7 +103,11 @@ func (l *Log) fetch(ctx context.Context, s jetstream.Stream, from, to uint64, fn
 	}
 	if to-from < getMsgRange {
 		for seq := from; seq <= to; seq++ {
-			m, err := s.GetMsg(ctx, seq)
+			var m *jetstream.RawStreamMsg
+			err := l.request(ctx, func(ctx context.Context) (err error) {
+				m, err = s.GetMsg(ctx, seq)
+				return err
+			})
 			if errors.Is(err, jetstream.ErrMsgNotFound) {
 				return &eventlog.IntegrityError{Seq: seq, Reason: "message missing from the stream"}
 			}
@@ -116,7 +136,11 @@ func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, fn f
 	if from > 1 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
 	}
-	cons, err := s.OrderedConsumer(ctx, cfg)
+	var cons jetstream.Consumer
+	err := l.request(ctx, func(ctx context.Context) (err error) {
+		cons, err = s.OrderedConsumer(ctx, cfg)
+		return err
+	})
 	if err != nil {
 		return l.storageErr(ctx, "read", err)
 	}
@@ -184,11 +208,10 @@ func (l *Log) catchUpLocked(ctx context.Context) error {
 	if s == nil {
 		return nil // read-only, no stream yet: Read and Head look it up themselves
 	}
-	info, err := s.Info(ctx)
+	last, err := l.streamLastSeq(ctx, s)
 	if err != nil {
-		return l.storageErr(ctx, "stream info", err)
+		return err
 	}
-	last := info.State.LastSeq
 	if last < l.m.head.Seq {
 		l.m.broken = &eventlog.IntegrityError{Seq: last + 1, Reason: fmt.Sprintf("the stream ends at seq %d, this handle has read up to %d (was it deleted and created again?)", last, l.m.head.Seq)}
 		return l.m.broken

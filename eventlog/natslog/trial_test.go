@@ -49,14 +49,14 @@ func TestOpen_NoServerIsUnavailable(t *testing.T) {
 }
 
 // TestHead_StoppedServerIsUnavailable: once the server stops, Head fails
-// within JetStream's request timeout with ErrUnavailable rather than a
-// bare StorageError.
+// once its retries give up (a stream leader election takes less) with
+// ErrUnavailable rather than a bare StorageError.
 func TestHead_StoppedServerIsUnavailable(t *testing.T) {
 	srv, url := startJetStream(t)
 	l := openLog(t, url, newStreamName(), natslog.Options{})
 	srv.Shutdown()
 	srv.WaitForShutdown()
-	// No deadline of the caller's: JetStream's own request timeout ends it.
+	// No deadline of the caller's: the log's own retry bound ends it.
 	start := time.Now()
 	if _, err := l.Head(context.Background()); !errors.Is(err, natslog.ErrUnavailable) {
 		t.Fatalf("Head with the server stopped: %v; want ErrUnavailable", err)
