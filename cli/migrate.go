@@ -35,7 +35,7 @@ func (a *app) migrateCommand() *cobra.Command {
 			"seq, id, time, actor, request id and hash, so its hash chain is the same chain: at the end the target is " +
 			"verified and its head hash compared with the source's. Receipts of request ids are not copied (a retry of a request " +
 			"made before the migration writes again). Stop the servers writing to the source first: events committed during " +
-			"the copy are not in the target (a warning says how many). A target that is not empty, or a file that exists, is " +
+			"the copy are not in the target, and the command fails saying how many. A target that is not empty, or a file that exists, is " +
 			"refused and left as it is. Progress goes to stderr. Then run the servers with --store pointing at the target.",
 		Example: "  cos migrate --to nats://127.0.0.1:4222,nats://127.0.0.1:4223,nats://127.0.0.1:4224/COS\n" +
 			"  cos --store nats://127.0.0.1:4222/COS migrate --to /backups/events.db",
@@ -127,8 +127,12 @@ func (a *app) migrate(ctx context.Context, from, target state.Store) (migrateRep
 	if dstHead != srcHead || rep.Verified != srcHead.Seq {
 		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: the copy in %s ends at seq %d hash %s (%d verified), the source at seq %d hash %s", target, dstHead.Seq, dstHead.Hash, rep.Verified, srcHead.Seq, srcHead.Hash)}
 	}
+	// A copy that misses events committed meanwhile is not the log: the
+	// servers switched to it would lose acknowledged writes. The copy is
+	// kept (it verifies), but the command fails.
 	if now, err := src.Head(ctx); err == nil && now.Seq > srcHead.Seq {
-		fmt.Fprintf(a.io.Err, "cos: warning: %d events were committed to %s during the copy and are not in %s; stop the servers and migrate again to a new target to include them\n", now.Seq-srcHead.Seq, from, target)
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("STALE_READ: %d events were committed to %s during the copy and are not in %s (which holds the %d events up to seq %d, verified); "+
+			"stop the servers writing to the source and migrate again to a new target", now.Seq-srcHead.Seq, from, target, rep.Verified, srcHead.Seq)}
 	}
 	return rep, nil
 }
