@@ -302,6 +302,11 @@ func exercisePatch(e *apiEnv) {
 		t.Errorf("details %v", a.env.Error.Details)
 	}
 	e.do(http.MethodPatch, "/api/tasks/"+id, `{"patch": {"title": "x"}, "base_revision": 1}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
+	// A key sent twice is refused, not decided by the decoder (the last won).
+	a = e.do(http.MethodPatch, "/api/tasks/"+id, `{"patch": {"title": "x"}, "patch": {"title": "y"}}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
+	if a.env.Error.Details["field"] != "patch" {
+		t.Errorf("duplicate key: details %v, want field patch", a.env.Error.Details)
+	}
 	// Without If-Match a stale revision cannot happen; a bad patch is 400.
 	e.do(http.MethodPatch, "/api/tasks/"+id, `{"patch": {"colour": "red"}}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
 	e.do(http.MethodPatch, "/api/tasks/TASK-404", `{"patch": {"title": "x"}}`).want(t, http.StatusNotFound, "E_NOT_FOUND")

@@ -188,6 +188,9 @@ func bodyArgs(rt route, req *http.Request, path map[string]string) (json.RawMess
 	if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
 		return body, nil
 	}
+	if k, dup := tools.DuplicateKey(body); dup {
+		return nil, errorf(clip(k, 64), "%s appears twice in the body; send each key once", clip(k, 64))
+	}
 	if rt.bodyKeys != nil {
 		var unknown []string
 		for k := range obj {

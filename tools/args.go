@@ -174,6 +174,11 @@ func parseArgs(t *Tool, raw json.RawMessage) (*Args, *envelope.Error) {
 		}
 		return nil, argError(t, "arguments", describe(raw), "a JSON object of named arguments")
 	}
+	if k, dup := DuplicateKey(raw); dup {
+		// Which of the two a decoder keeps is its choice (encoding/json
+		// keeps the last, others the first): refuse rather than guess.
+		return nil, argError(t, shortKey(k), "the argument twice", "each argument at most once")
+	}
 	var unknown []string
 	for k := range obj {
 		if _, ok := t.param(k); !ok {
@@ -456,4 +461,31 @@ func shortKey(k string) string {
 		cut--
 	}
 	return fmt.Sprintf("%s… (%d bytes)", k[:cut], len(k))
+}
+
+// DuplicateKey returns the first name that raw, a valid JSON object,
+// holds twice at its top level (compared after unescaping, so "a" and
+// "\u0061" are the same name); false for anything else.
+func DuplicateKey(raw json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := tok.(string)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }

@@ -147,3 +147,25 @@ func TestRunner_Call_InvalidBudgetRunsNothing(t *testing.T) {
 		t.Fatalf("the log moved to seq %d", seq)
 	}
 }
+
+// TestParseArgs_DuplicateArgumentRefused: an argument sent twice — even
+// spelled once with an escape — is E_ARGUMENT naming it, and a write tool
+// writes nothing (before, the last one silently won).
+func TestParseArgs_DuplicateArgumentRefused(t *testing.T) {
+	r := openGraphRepo(t, nil, envelope.Options{})
+	for _, args := range []string{
+		`{"title": "a", "title": "b"}`,
+		`{"title": "a", "\u0074itle": "b"}`,
+	} {
+		e := graphFail(t, r.s, "cos_task_create", args, envelope.CodeArgument)
+		if !strings.Contains(e.Error.Message, "title: got the argument twice") || e.Error.Details["field"] != "title" {
+			t.Errorf("%s: %q, details %v; want the field named", args, e.Error.Message, e.Error.Details)
+		}
+	}
+	board := graphOK(t, r.s, "cos_task_board", `{}`)
+	if n, _ := board.Data["total"].(float64); n != 0 {
+		t.Errorf("a refused create wrote: board total %v", board.Data["total"])
+	}
+	// The same name inside a nested value is not a duplicate argument.
+	graphOK(t, r.s, "cos_graph_upsert", `{"nodes": [{"uid": "code:file:dup.go", "metadata": {"nodes": 1, "uid": 2}}]}`)
+}
