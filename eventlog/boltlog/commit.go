@@ -39,7 +39,7 @@ func (l *Log) commit(batch []*pending) {
 	outcomes, committed, err := l.transact(batch)
 	for bi, p := range batch {
 		for ii, it := range p.items {
-			r := &p.results[it.index]
+			r := &p.Results[it.index]
 			switch {
 			case err != nil && outcomes == nil:
 				r.Err = err
@@ -58,7 +58,7 @@ func (l *Log) commit(batch []*pending) {
 		l.opts.OnCommit(committed)
 	}
 	for _, p := range batch {
-		close(p.done)
+		p.Settle()
 	}
 }
 

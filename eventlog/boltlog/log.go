@@ -87,27 +87,13 @@ type Log struct {
 
 // pending is one Append call waiting for the committer.
 type pending struct {
-	items   []item
-	results []eventlog.Result
-	// validation is a copy of results before hand-off (the validation
-	// errors), read by a caller whose context ends after the committer took
-	// the call.
-	validation []eventlog.Result
-	bytes      int
-	// state moves queued → taken (by the committer) or queued → cancelled
-	// (by the caller whose context ended first), exactly once.
-	state atomic.Int32
-	done  chan struct{}
+	*eventlog.Handoff
+	items []item
+	bytes int // of the items' events
 }
 
-const (
-	stateQueued int32 = iota
-	stateTaken
-	stateCancelled
-)
-
 type item struct {
-	index int // into pending.results
+	index int // into pending.Results
 	prep  eventlog.Prepared
 }
 
@@ -433,20 +419,20 @@ func (l *Log) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eve
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p := &pending{results: make([]eventlog.Result, len(reqs)), done: make(chan struct{})}
+	p := &pending{Handoff: eventlog.NewHandoff(len(reqs))}
 	for i, r := range reqs {
 		prep, err := eventlog.Prepare(r, l.limits)
 		if err != nil {
-			p.results[i].Err = err
+			p.Results[i].Err = err
 			continue
 		}
 		p.items = append(p.items, item{index: i, prep: prep})
 		p.bytes += prep.Bytes
 	}
 	if len(p.items) == 0 {
-		return p.results, nil
+		return p.Results, nil
 	}
-	p.validation = append([]eventlog.Result(nil), p.results...)
+	p.Hand()
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -458,21 +444,7 @@ func (l *Log) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eve
 	case l.wake <- struct{}{}:
 	default:
 	}
-	select {
-	case <-p.done:
-		return p.results, nil
-	case <-ctx.Done():
-		if p.state.CompareAndSwap(stateQueued, stateCancelled) {
-			return nil, ctx.Err()
-		}
-		// The committer owns p.results from here on: answer from a copy of
-		// what validation decided, never touching the shared slice.
-		out := append([]eventlog.Result(nil), p.validation...)
-		for _, it := range p.items {
-			out[it.index] = eventlog.Result{Err: &eventlog.CommitUnknownError{Err: ctx.Err()}}
-		}
-		return out, nil
-	}
+	return p.Wait(ctx)
 }
 
 // AppendOne appends one request and returns its receipt or its error.
@@ -522,7 +494,7 @@ func (l *Log) takeBatch() []*pending {
 		if len(batch) > 0 && (n+len(p.items) > l.opts.MaxBatchRequests || size+p.bytes > l.opts.MaxBatchBytes) {
 			break
 		}
-		if !p.state.CompareAndSwap(stateQueued, stateTaken) {
+		if !p.Take() {
 			continue // its caller gave up before we took it
 		}
 		batch = append(batch, p)

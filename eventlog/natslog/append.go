@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -27,27 +26,13 @@ const maxRounds = 1000
 
 // pending is one Append call waiting for the committer.
 type pending struct {
-	items   []item
-	results []eventlog.Result
-	// validation is a copy of results before hand-off (the validation
-	// errors), read by a caller whose context ends after the committer
-	// took the call.
-	validation []eventlog.Result
-	// state moves queued → taken (by the committer) or queued → cancelled
-	// (by the caller whose context ended first), exactly once.
-	state atomic.Int32
-	done  chan struct{}
+	*eventlog.Handoff
+	items []item
 }
-
-const (
-	stateQueued int32 = iota
-	stateTaken
-	stateCancelled
-)
 
 type item struct {
 	p     *pending
-	index int // into p.results
+	index int // into p.Results
 	prep  eventlog.Prepared
 }
 
@@ -67,22 +52,22 @@ func (l *Log) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eve
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p := &pending{results: make([]eventlog.Result, len(reqs)), done: make(chan struct{})}
+	p := &pending{Handoff: eventlog.NewHandoff(len(reqs))}
 	for i, r := range reqs {
 		prep, err := eventlog.Prepare(r, l.limits)
 		if err == nil && len(prep.Events) > l.opts.MaxBatchEvents {
 			err = &eventlog.InvalidEventError{Field: "events", Reason: fmt.Sprintf("%d events in one request, at most %d allowed", len(prep.Events), l.opts.MaxBatchEvents)}
 		}
 		if err != nil {
-			p.results[i].Err = err
+			p.Results[i].Err = err
 			continue
 		}
 		p.items = append(p.items, item{p: p, index: i, prep: prep})
 	}
 	if len(p.items) == 0 {
-		return p.results, nil
+		return p.Results, nil
 	}
-	p.validation = append([]eventlog.Result(nil), p.results...)
+	p.Hand()
 	l.qmu.Lock()
 	if l.closed {
 		l.qmu.Unlock()
@@ -94,19 +79,7 @@ func (l *Log) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eve
 	case l.wake <- struct{}{}:
 	default:
 	}
-	select {
-	case <-p.done:
-		return p.results, nil
-	case <-ctx.Done():
-		if p.state.CompareAndSwap(stateQueued, stateCancelled) {
-			return nil, ctx.Err()
-		}
-		out := append([]eventlog.Result(nil), p.validation...)
-		for _, it := range p.items {
-			out[it.index] = eventlog.Result{Err: &eventlog.CommitUnknownError{Err: ctx.Err()}}
-		}
-		return out, nil
-	}
+	return p.Wait(ctx)
 }
 
 // run is the committer goroutine: it drains the queue, one group commit
@@ -140,7 +113,7 @@ func (l *Log) takeBatch() []*pending {
 	defer l.qmu.Unlock()
 	var batch []*pending
 	for _, p := range l.queue {
-		if p.state.CompareAndSwap(stateQueued, stateTaken) {
+		if p.Take() {
 			batch = append(batch, p)
 		}
 	}
@@ -164,7 +137,7 @@ func (l *Log) commit(batch []*pending) {
 		}
 	}
 	for _, p := range batch {
-		close(p.done)
+		p.Settle()
 	}
 }
 
@@ -223,7 +196,7 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 	for round := 1; ; round++ {
 		if l.m.broken != nil {
 			for _, it := range items {
-				it.p.results[it.index].Err = l.m.broken
+				it.p.Results[it.index].Err = l.m.broken
 			}
 			return len(items), nil
 		}
@@ -240,9 +213,9 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 		deliver := func(err func(outcome) error) {
 			for i, it := range items[:n] {
 				if e := err(outs[i]); e != nil {
-					it.p.results[it.index] = eventlog.Result{Err: e}
+					it.p.Results[it.index] = eventlog.Result{Err: e}
 				} else {
-					it.p.results[it.index] = eventlog.Result{Receipt: outs[i].receipt, Err: outs[i].err}
+					it.p.Results[it.index] = eventlog.Result{Receipt: outs[i].receipt, Err: outs[i].err}
 				}
 			}
 		}

@@ -83,7 +83,7 @@ func (l *Log) commitPipelined(items []item, outs []outcome, d *draft, now time.T
 		// Unknown, or refused: every answer of the round rests on the
 		// first message.
 		for _, it := range items {
-			it.p.results[it.index] = eventlog.Result{Err: failErr}
+			it.p.Results[it.index] = eventlog.Result{Err: failErr}
 		}
 		return len(items), nil, false
 	}
@@ -96,7 +96,7 @@ func (l *Log) commitPipelined(items []item, outs []outcome, d *draft, now time.T
 		if o.writes && o.msg >= acked {
 			break
 		}
-		items[n].p.results[items[n].index] = eventlog.Result{Receipt: o.receipt, Err: o.err}
+		items[n].p.Results[items[n].index] = eventlog.Result{Receipt: o.receipt, Err: o.err}
 	}
 	l.stats.requests.Add(uint64(acked))
 	committed := d.events[:acked:acked]
@@ -118,14 +118,14 @@ func (l *Log) commitPipelined(items []item, outs []outcome, d *draft, now time.T
 		// Whether the first unacknowledged message committed is unknown,
 		// and every later decision rests on it.
 		for i := n; i < len(items); i++ {
-			items[i].p.results[items[i].index] = eventlog.Result{Err: failErr}
+			items[i].p.Results[items[i].index] = eventlog.Result{Err: failErr}
 		}
 		return len(items), committed, false
 	default:
 		// The server refused the message: nothing from it on committed.
 		// The refused request gets the error; the later ones are decided
 		// again in the next round.
-		items[n].p.results[items[n].index] = eventlog.Result{Err: failErr}
+		items[n].p.Results[items[n].index] = eventlog.Result{Err: failErr}
 		return n + 1, committed, false
 	}
 }
