@@ -77,9 +77,14 @@ type Tailer struct {
 	hooks   []func([]eventlog.Event)
 
 	// mu guards the projections and pos: held for writing while a batch is
-	// applied, for reading by View, Position and snapshot marshalling.
+	// applied, for reading by View and snapshot marshalling.
 	mu  sync.RWMutex
 	pos Position
+	// posNow is pos, stored under the write lock whenever pos changes, for
+	// Position: a second read lock taken inside View (a health answer
+	// asking for the position) would wait behind a writer queued between
+	// the two, which waits for the first: a deadlock of the whole process.
+	posNow atomic.Pointer[Position]
 
 	// published is the seq through which followers have been called; Fresh
 	// compares it with the head so a read waits for the followers too.
@@ -159,7 +164,7 @@ func (t *Tailer) restore(ctx context.Context, until Until) error {
 	case err != nil:
 		return err
 	}
-	t.pos = pos
+	t.setPos(pos)
 	t.published.Store(pos.Seq)
 	t.snapSeq.Store(pos.Seq)
 	t.log.Info("restored snapshot", "seq", pos.Seq)
@@ -191,16 +196,25 @@ func (t *Tailer) OnApplied(fn func(evs []eventlog.Event)) Position {
 	return t.Position()
 }
 
-// Position returns the last applied event.
+// Position returns the last applied event. It takes no lock, so it may be
+// called inside View.
 func (t *Tailer) Position() Position {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	return t.pos
+	if p := t.posNow.Load(); p != nil {
+		return *p
+	}
+	return Position{}
+}
+
+// setPos sets pos. The caller holds mu for writing.
+func (t *Tailer) setPos(pos Position) {
+	t.pos = pos
+	t.posNow.Store(&pos)
 }
 
 // View runs fn under the read lock with the position the projections
 // reflect. fn must only read, and must not call the tailer's other methods
-// (Position included: take it from the argument).
+// but Position, which takes no lock (a second read lock would deadlock
+// against a queued writer).
 func (t *Tailer) View(fn func(pos Position)) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
@@ -387,7 +401,7 @@ func (t *Tailer) applyBatch(evs []eventlog.Event) {
 		}
 	}
 	last := evs[len(evs)-1]
-	t.pos = Position{Seq: last.Seq, Hash: last.Hash, Time: last.Time}
+	t.setPos(Position{Seq: last.Seq, Hash: last.Hash, Time: last.Time})
 	t.mu.Unlock()
 	for _, h := range t.hooks {
 		h(evs)

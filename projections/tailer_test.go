@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -568,4 +569,50 @@ func runChild(path string) int {
 	h, pos := graphHash(tl, g)
 	fmt.Printf("hash %x seq %d\n", h, pos.Seq)
 	return 0
+}
+
+// TestTailer_PositionInsideViewWithAWriterQueued: Position called inside
+// View while a catch-up waits for the write lock returns instead of
+// deadlocking the process (a health answer reads the position inside its
+// view; before, Position took a second read lock, which waits behind the
+// queued writer, which waits for the first).
+func TestTailer_PositionInsideViewWithAWriterQueued(t *testing.T) {
+	dir := t.TempDir()
+	l := openLog(t, dir)
+	r := rand.New(rand.NewPCG(7, 8))
+	appendPayloads(t, l, genPayloads(r, 10), 1)
+	tl, err := NewTailer(l, []Projection{NewGraph()}, TailerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tl.Close()
+	if err := tl.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	appendPayloads(t, l, genPayloads(r, 5), 1)
+
+	returned := make(chan Position, 1)
+	caughtUp := make(chan error, 1)
+	go tl.View(func(Position) {
+		go func() {
+			_, err := tl.CatchUp(context.Background()) // queues for the write lock
+			caughtUp <- err
+		}()
+		time.Sleep(100 * time.Millisecond) // let it queue
+		returned <- tl.Position()
+	})
+	select {
+	case pos := <-returned:
+		if pos.Seq != 10 {
+			t.Errorf("Position inside the view: seq %d, want 10", pos.Seq)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Position inside View deadlocked against a queued catch-up")
+	}
+	if err := <-caughtUp; err != nil {
+		t.Fatal(err)
+	}
+	if got := tl.Position().Seq; got != 15 {
+		t.Fatalf("after the catch-up: seq %d, want 15", got)
+	}
 }
