@@ -120,18 +120,37 @@ func (l *Log) fetch(ctx context.Context, s jetstream.Stream, from, to uint64, fn
 		}
 		return nil
 	}
-	return l.consume(ctx, s, from, func(m rawMsg) (bool, error) {
-		if err := fn(m); err != nil {
-			return false, err
+	for {
+		err := l.consume(ctx, s, from, consumeStall, func(m rawMsg) (bool, error) {
+			if err := fn(m); err != nil {
+				return false, err
+			}
+			from = m.seq + 1
+			return m.seq < to, nil
+		})
+		if !errors.Is(err, errStalled) {
+			return err
 		}
-		return m.seq < to, nil
-	})
+		l.opts.Logger.Debug("eventlog: reading the stream stalled; reading again with a new consumer", "from_seq", from, "to_seq", to)
+	}
 }
+
+// consumeStall is how long a read of messages known to be stored waits for
+// the next one before it starts again with a new consumer. An ordered
+// consumer created while the cluster is busy can go without its first
+// delivery for seconds (its own recovery waits out a missed heartbeat and
+// retries after 1, 2, 4 s); the messages are there, a new consumer gets
+// them at once.
+const consumeStall = 2 * time.Second
+
+// errStalled ends a consume that waited longer than its stall bound.
+var errStalled = errors.New("no message within the stall bound")
 
 // consume reads the stream from seq from through an ordered consumer and
 // calls fn for each message until fn returns false or an error, or ctx
-// ends.
-func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, fn func(rawMsg) (bool, error)) error {
+// ends. With stall > 0 it returns errStalled when no message arrives for
+// that long (for reads of messages known to be stored).
+func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, stall time.Duration, fn func(rawMsg) (bool, error)) error {
 	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy, InactiveThreshold: consumerInactive}
 	if from > 1 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
@@ -164,7 +183,15 @@ func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, fn f
 		want = 1
 	}
 	for {
-		msg, err := it.Next(jetstream.NextContext(ctx))
+		nctx, cancel := ctx, context.CancelFunc(func() {})
+		if stall > 0 {
+			nctx, cancel = context.WithTimeout(ctx, stall)
+		}
+		msg, err := it.Next(jetstream.NextContext(nctx))
+		cancel()
+		if err != nil && stall > 0 && ctx.Err() == nil && nctx.Err() != nil {
+			return errStalled
+		}
 		if err != nil {
 			return l.storageErr(ctx, "read", err)
 		}
@@ -373,7 +400,7 @@ func (l *Log) Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.Event
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	err := l.consume(ctx, s, max(fromSeq, 1), func(m rawMsg) (bool, error) {
+	err := l.consume(ctx, s, max(fromSeq, 1), 0, func(m rawMsg) (bool, error) {
 		ev, _, err := decodeMessage(l.opts.Stream, m.subject, m.seq, m.header, m.data)
 		if err != nil {
 			return false, err
