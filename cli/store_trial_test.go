@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -181,6 +182,22 @@ func TestStoreTrial_FolderIsAUsageError(t *testing.T) {
 	code, _, stderr := run(t, dir, "--store", folder, "log", "head")
 	if code != ExitUsage || !strings.Contains(stderr, "names a folder") {
 		t.Fatalf("--store %s: exit %d, stderr %q; want a usage error saying it names a folder", folder, code, stderr)
+	}
+}
+
+// TestStoreTrial_MissingFolderIsAUsageError: --store naming a file in a
+// folder that does not exist (a typo) is a usage error naming the folder,
+// and creates nothing; before, the folders were created and an empty board
+// was served.
+func TestStoreTrial_MissingFolderIsAUsageError(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "no", "such")
+	code, _, stderr := run(t, dir, "--store", filepath.Join(missing, "x.db"), "call", "cos_task_board", "{}")
+	if code != ExitUsage || !strings.Contains(stderr, "does not exist") || !strings.Contains(stderr, missing) {
+		t.Fatalf("--store in a missing folder: exit %d, stderr %q; want a usage error naming %s", code, stderr, missing)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Fatalf("a refused --store created %s (%v)", filepath.Dir(missing), err)
 	}
 }
 

@@ -60,7 +60,8 @@ func (s Store) String() string {
 // ParseStore parses a store address for the state folder dir: "" is the
 // bbolt file LogFile in dir; an address with a scheme must be nats:// or
 // tls:// (natslog.ParseStore); anything else is the path of a bbolt file,
-// relative to the working directory, which must not be an existing folder.
+// relative to the working directory, which must not be an existing folder
+// and whose folder must exist.
 // Errors wrap ErrStore and name the accepted forms.
 func ParseStore(dir, addr string) (Store, error) {
 	addr = strings.TrimSpace(addr)
@@ -82,6 +83,10 @@ func ParseStore(dir, addr string) (Store, error) {
 	}
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return Store{}, fmt.Errorf("%w: %q names a folder, want a file; accepted: %s", ErrStore, addr, StoreForms)
+	}
+	// A mistyped path must not become a new, empty log in new folders.
+	if fi, err := os.Stat(filepath.Dir(abs)); err != nil || !fi.IsDir() {
+		return Store{}, fmt.Errorf("%w: %q: the folder %s does not exist; create it first, or check the path", ErrStore, addr, filepath.Dir(abs))
 	}
 	return Store{Path: abs}, nil
 }

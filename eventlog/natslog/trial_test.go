@@ -105,3 +105,31 @@ func TestImport_EventAboveMaxPayloadCopiesNothing(t *testing.T) {
 		t.Fatalf("after the failed import the stream holds %d events (%v); want none", h.Seq, err)
 	}
 }
+
+// TestOpen_SilentServerIsUnavailable: an address that accepts the
+// connection but never speaks NATS (a wrong port: another service, a
+// monitoring endpoint) fails Open with ErrUnavailable once the connect
+// times out, like an address nobody listens on — not a bare StorageError.
+func TestOpen_SilentServerIsUnavailable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, silent, until the test ends
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = natslog.Open(ctx, "nats://"+ln.Addr().String(), natslog.Options{Stream: newStreamName()})
+	var stor *eventlog.StorageError
+	if !errors.Is(err, natslog.ErrUnavailable) || !errors.As(err, &stor) {
+		t.Fatalf("Open on a silent server: %v; want a StorageError wrapping ErrUnavailable", err)
+	}
+}

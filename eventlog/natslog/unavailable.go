@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/nats-io/nats.go"
@@ -28,6 +29,12 @@ func unreachable(err error) bool {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
 		return apiErr.ErrorCode == jsClusterNotAvail
+	}
+	// A connect or read that timed out: the address answered nothing a
+	// NATS server would (a silent or wrong port, a host that drops packets).
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return true
 	}
 	for _, target := range []error{
 		nats.ErrNoServers, nats.ErrTimeout, nats.ErrNoResponders, nats.ErrConnectionClosed,
