@@ -224,8 +224,12 @@ func (l *Log) openStream(ctx context.Context) error {
 		}
 		cfg := StreamConfig(name, l.opts.Replicas)
 		s, err = l.js.CreateStream(ctx, cfg)
+		var apiErr *jetstream.APIError
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // another process created it first
 			s, err = l.js.Stream(ctx, name)
+		} else if errors.As(err, &apiErr) && apiErr.ErrorCode == jsSubjectOverlap {
+			return &eventlog.StorageError{Op: "create stream", Path: l.where, Err: fmt.Errorf(
+				"another stream already holds the subjects %s (stream names that differ only in case share them): name that stream, or a name no other stream lowercases to", subjectFilter(name))}
 		} else if err == nil && !s.CachedInfo().Config.AllowAtomicPublish {
 			return &eventlog.StorageError{Op: "create stream", Path: l.where, Err: errors.New("the NATS server does not support atomic batch publish (nats-server 2.12 or newer is needed)")}
 		}

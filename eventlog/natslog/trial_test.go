@@ -133,3 +133,18 @@ func TestOpen_SilentServerIsUnavailable(t *testing.T) {
 		t.Fatalf("Open on a silent server: %v; want a StorageError wrapping ErrUnavailable", err)
 	}
 }
+
+// TestOpen_StreamNamesDifferingInCaseCollide: a stream whose name differs
+// from an existing one only in case would take the same subjects; Open
+// refuses it saying so, not with JetStream's bare "subjects overlap".
+func TestOpen_StreamNamesDifferingInCaseCollide(t *testing.T) {
+	_, url := startJetStream(t)
+	name := newStreamName()
+	openLog(t, url, name, natslog.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := natslog.Open(ctx, url, natslog.Options{Stream: strings.ToLower(name)})
+	if err == nil || !strings.Contains(err.Error(), "differ only in case") {
+		t.Fatalf("Open of %q beside %q: %v; want an error saying names differing in case collide", strings.ToLower(name), name, err)
+	}
+}

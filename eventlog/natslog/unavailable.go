@@ -23,6 +23,10 @@ var ErrUnavailable = errors.New("the NATS servers of the store did not answer")
 // unavailable" (no meta leader or no quorum).
 const jsClusterNotAvail = 10008
 
+// jsSubjectOverlap is JetStream's "subjects overlap with an existing
+// stream".
+const jsSubjectOverlap = 10065
+
 // unreachable reports whether err says the servers did not answer, rather
 // than that they refused something.
 func unreachable(err error) bool {
