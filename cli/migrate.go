@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -133,6 +134,15 @@ func (a *app) migrate(ctx context.Context, from, target state.Store) (migrateRep
 	if now, err := src.Head(ctx); err == nil && now.Seq > srcHead.Seq {
 		return rep, &exitError{code: ExitError, err: fmt.Errorf("STALE_READ: %d events were committed to %s during the copy and are not in %s (which holds the %d events up to seq %d, verified); "+
 			"stop the servers writing to the source and migrate again to a new target", now.Seq-srcHead.Seq, from, target, rep.Verified, srcHead.Seq)}
+	}
+	// Writes after the copy are not in it either: name the processes still
+	// using the source folder, as cos restore does, before anyone switches.
+	if !from.IsNATS() && from.Path == filepath.Join(a.stateDir, state.LogFile) {
+		if held, err := state.FolderInUse(a.stateDir); err == nil && len(held) > 0 {
+			busy := &state.BusyError{Dir: a.stateDir, Holders: held}
+			fmt.Fprintf(a.io.Err, "cos: warning: the copy holds the log up to seq %d, but %s is still in use (%s); what they write from now on is not in %s: stop them before you point them at the copy, or migrate again\n",
+				srcHead.Seq, a.stateDir, busy.HoldersText(), target)
+		}
 	}
 	return rep, nil
 }

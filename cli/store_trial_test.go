@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/internal/testutil"
+	"github.com/cos-dev/cos/state"
 )
 
 // TestStoreTrial_PortOutOfRangeIsAUsageError: a --store whose port is not
@@ -288,5 +290,28 @@ func TestMigrate_SourceGrowingDuringCopyFails(t *testing.T) {
 	}
 	if code, out, stderr := run(t, dir, "--store", dest, "verify"); code != 0 || strings.TrimSpace(out) != "ok 3 events" {
 		t.Fatalf("verify the copy: %d %q %s", code, out, stderr)
+	}
+}
+
+// TestMigrate_SourceInUseWarns: a migrate of a state folder a server
+// still uses (here one open in this process, holding its locks) succeeds
+// but warns that what it writes from now on is not in the copy, naming the
+// locks held, as cos restore names them.
+func TestMigrate_SourceInUseWarns(t *testing.T) {
+	dir := t.TempDir()
+	fiveTasks(t, dir)
+	dest := filepath.Join(t.TempDir(), "copy.db")
+	if code, _, stderr := run(t, dir, "migrate", "--to", dest); code != 0 || strings.Contains(stderr, "warning") {
+		t.Fatalf("migrate of an idle folder: exit %d, %q; want no warning", code, stderr)
+	}
+	st, err := state.Open(t.Context(), state.Options{Dir: dir, NATS: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = st.Close(context.Background()) }()
+	dest2 := filepath.Join(t.TempDir(), "copy.db")
+	code, _, stderr := run(t, dir, "migrate", "--to", dest2)
+	if code != 0 || !strings.Contains(stderr, "still in use") || !strings.Contains(stderr, "holds") || !strings.Contains(stderr, "up to seq 5") {
+		t.Fatalf("migrate of a folder in use: exit %d, stderr %q; want success with a warning naming the holders", code, stderr)
 	}
 }

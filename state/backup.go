@@ -93,6 +93,12 @@ type BusyError struct {
 }
 
 func (e *BusyError) Error() string {
+	return fmt.Sprintf("the state folder %s is in use: %s; stop those cos processes (cos serve, cos call, cos index, cos watch) and run the restore again",
+		e.Dir, e.HoldersText())
+}
+
+// HoldersText names the holders: "process 12 (cos) holds nats.lock; …".
+func (e *BusyError) HoldersText() string {
 	var parts []string
 	for _, h := range e.Holders {
 		switch {
@@ -104,8 +110,7 @@ func (e *BusyError) Error() string {
 			parts = append(parts, "a process holds "+h.Lock)
 		}
 	}
-	return fmt.Sprintf("the state folder %s is in use: %s; stop those cos processes (cos serve, cos call, cos index, cos watch) and run the restore again",
-		e.Dir, strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }
 
 // ErrRestoreSource is returned (wrapped) by RestoreLog when the file to
@@ -179,6 +184,19 @@ func RestoreLog(ctx context.Context, dir, src string) (RestoreReport, error) {
 	_ = l.Close(ctx)
 	rep.Events = n
 	return rep, err
+}
+
+// FolderInUse returns the locks other processes hold in the state folder
+// dir (as RestoreLog checks them: the log's lock file, the search slots,
+// the bus election, the index lock), taking and releasing at once those
+// nobody holds. None when dir does not exist.
+func FolderInUse(dir string) ([]Holder, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, nil
+	}
+	held, release, err := lockFolder(dir)
+	release()
+	return held, err
 }
 
 // lockFolder takes, without waiting, every lock a cos process holds in the
