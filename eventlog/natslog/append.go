@@ -236,9 +236,15 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 			deliver(func(outcome) error { return nil })
 			return n, nil
 		}
-		if l.pipelined(outs) {
+		eligible, way := l.pipelined(outs), wayBatch
+		if eligible {
+			way = l.chooser.choose(len(d.msgs))
+		}
+		start := time.Now()
+		if way == wayPipeline {
 			consumed, committed, retry := l.commitPipelined(items[:n], outs, d, now)
 			if !retry {
+				l.chooser.observe(wayPipeline, len(d.msgs), len(committed), time.Since(start))
 				return consumed, committed
 			}
 			l.stats.retries.Add(1)
@@ -258,6 +264,9 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 		err := l.publish(d.msgs, l.m.head.Seq)
 		switch {
 		case err == nil:
+			if eligible {
+				l.chooser.observe(wayBatch, len(d.msgs), len(d.events), time.Since(start))
+			}
 			for i := range d.events {
 				if aerr := l.m.apply(&d.events[i], d.metas[i]); aerr != nil {
 					l.opts.Logger.Error("eventlog: committed event does not follow the model", "seq", d.events[i].Seq, "err", aerr)

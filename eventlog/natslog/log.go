@@ -67,6 +67,10 @@ type Log struct {
 	known    atomic.Pointer[eventlog.Head]
 	connOnce sync.Once
 
+	// chooser picks the commit of large one-event rounds (chooser.go);
+	// used under smu.
+	chooser chooser
+
 	stats struct {
 		batches, events, requests, retries atomic.Uint64
 	}
