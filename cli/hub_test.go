@@ -16,12 +16,13 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/hub"
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // webProc is a running cos process serving HTTP.
 type webProc struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testutil.SyncBuffer
 	url    string // http://127.0.0.1:PORT/
 	waited chan error
 }
@@ -31,7 +32,7 @@ type webProc struct {
 func startWeb(t *testing.T, addrRE *regexp.Regexp, args ...string) *webProc {
 	t.Helper()
 	cmd := cosProcess(t, args...)
-	p := &webProc{cmd: cmd, stderr: &lockedBuffer{}, waited: make(chan error, 1)}
+	p := &webProc{cmd: cmd, stderr: &testutil.SyncBuffer{}, waited: make(chan error, 1)}
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	go func() {

@@ -33,6 +33,7 @@ import (
 	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/internal/cosbin"
+	"github.com/cos-dev/cos/internal/testutil"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -110,7 +111,7 @@ type serveProc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *bufio.Reader
-	stderr *lockedBuffer
+	stderr *testutil.SyncBuffer
 	nextID int
 }
 
@@ -127,7 +128,7 @@ func benchServe(b *testing.B, bin, dir string, args ...string) *serveProc {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &serveProc{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 1<<20), stderr: &lockedBuffer{}}
+	p := &serveProc{cmd: cmd, stdin: stdin, stdout: bufio.NewReaderSize(stdout, 1<<20), stderr: &testutil.SyncBuffer{}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -144,7 +143,7 @@ func TestIndex_Watch_RealProcess(t *testing.T) {
 	cmd := exec.Command(bin, "--state-dir", dir, "index", "--watch", "--no-progress", ".")
 	cmd.Dir = g.Root
 	var stdout bytes.Buffer
-	stderr := &lockedBuffer{}
+	stderr := &testutil.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -168,23 +167,4 @@ func TestIndex_Watch_RealProcess(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("cos index --watch after SIGINT: %v\n%s", err, stderr.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a process's writes and the
-// test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

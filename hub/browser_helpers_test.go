@@ -30,6 +30,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/cos-dev/cos/internal/cosbin"
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // chromiumEnv names the Chromium executable the browser tests drive.
@@ -116,27 +117,8 @@ type hubProcess struct {
 	root   string
 	URL    string // http://127.0.0.1:PORT
 	cmd    *exec.Cmd
-	stderr *procOutput
+	stderr *testutil.SyncBuffer
 	done   chan struct{}
-}
-
-// procOutput is a bytes.Buffer safe for a process's writes and the test's
-// reads.
-type procOutput struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *procOutput) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *procOutput) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // listenAddrRe finds the address a cos process logged it listens on.
@@ -165,7 +147,7 @@ func startServer(tb testing.TB, bin, state, root string, args []string) *hubProc
 	tb.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = root
-	h := &hubProcess{tb: tb, bin: bin, state: state, root: root, cmd: cmd, stderr: &procOutput{}, done: make(chan struct{})}
+	h := &hubProcess{tb: tb, bin: bin, state: state, root: root, cmd: cmd, stderr: &testutil.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stderr = h.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)

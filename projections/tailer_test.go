@@ -2,7 +2,6 @@ package projections
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -15,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -311,24 +309,6 @@ func TestTailer_BackgroundSnapshots(t *testing.T) {
 	}
 }
 
-// logBuffer collects log lines for assertions.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestTailer_BadSnapshotSkipped(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -388,7 +368,7 @@ func TestTailer_BadSnapshotSkipped(t *testing.T) {
 			newest := filepath.Join(dir, SnapshotDirName, snapshotName(120))
 			c.corrupt(t, newest, foreign)
 
-			var logs logBuffer
+			var logs testutil.SyncBuffer
 			g := NewGraph()
 			counted := &countingProjection{Projection: g}
 			b, err := NewTailer(l, []Projection{counted}, TailerOptions{

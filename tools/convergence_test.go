@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/testutil"
 	"github.com/cos-dev/cos/state"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -33,31 +33,12 @@ import (
 // process ends with the same state hash and every acknowledged write is in
 // the log exactly once.
 
-// stderrBuffer is a bytes.Buffer safe for a process's stderr copier and the
-// test reading it.
-type stderrBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *stderrBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *stderrBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // serveProc is one `cos serve` OS process with its MCP client.
 type serveProc struct {
 	name   string
 	cmd    *exec.Cmd
 	cl     *client.Client
-	stderr *stderrBuffer
+	stderr *testutil.SyncBuffer
 	// killed is set just before the test kills the process.
 	killed atomic.Bool
 }
@@ -66,7 +47,7 @@ type serveProc struct {
 // session with it. The process is stopped (stdin closed) at cleanup.
 func startServe(t *testing.T, bin, dir, nats, name string) *serveProc {
 	t.Helper()
-	p := &serveProc{name: name, stderr: &stderrBuffer{}}
+	p := &serveProc{name: name, stderr: &testutil.SyncBuffer{}}
 	tr := transport.NewStdioWithOptions(bin, os.Environ(), []string{"--state-dir", dir, "serve", "--nats", nats},
 		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			p.cmd = exec.Command(command, args...)
@@ -574,13 +555,13 @@ type watchProc struct {
 	mu      sync.Mutex
 	seqs    []uint64
 	changed chan struct{}
-	stderr  *stderrBuffer
+	stderr  *testutil.SyncBuffer
 	pid     int
 }
 
 func startWatchProc(t *testing.T, bin, dir string) *watchProc {
 	t.Helper()
-	w := &watchProc{changed: make(chan struct{}), stderr: &stderrBuffer{}}
+	w := &watchProc{changed: make(chan struct{}), stderr: &testutil.SyncBuffer{}}
 	cmd := exec.Command(bin, "--state-dir", dir, "watch", "--from", "1", "--json")
 	errR, errW := io.Pipe()
 	cmd.Stderr = io.MultiWriter(w.stderr, errW)

@@ -1,32 +1,14 @@
 package natslog
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/cos-dev/cos/internal/testutil"
 )
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
-}
 
 // TestFetch_StalledConsumerStartsAgain: a read of a range whose messages
 // do not come (here: the range runs past the stream's end until a writer
@@ -35,7 +17,7 @@ func (w *syncBuffer) String() string {
 // in order.
 func TestFetch_StalledConsumerStartsAgain(t *testing.T) {
 	l := openInternal(t)
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	l.opts.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
