@@ -51,11 +51,7 @@ func (a *app) hubCommand() *cobra.Command {
 			if token == "" {
 				token = os.Getenv("COS_HTTP_TOKEN")
 			}
-			level := slog.LevelInfo
-			if debug {
-				level = slog.LevelDebug
-			}
-			logger := a.stderrLogger(level)
+			logger := a.serverLogger(debug)
 			if err := checkHTTPAddr(addr, token); err != nil {
 				return usageError("%v", err)
 			}

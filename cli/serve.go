@@ -65,6 +65,15 @@ func (a *app) stderrLogger(level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(a.io.Err, &slog.HandlerOptions{Level: level}))
 }
 
+// serverLogger is the stderr logger of a server command: info, or debug
+// with --debug.
+func (a *app) serverLogger(debug bool) *slog.Logger {
+	if debug {
+		return a.stderrLogger(slog.LevelDebug)
+	}
+	return a.stderrLogger(slog.LevelInfo)
+}
+
 // stdioMode is how cos serve uses stdin and stdout.
 type stdioMode int
 
@@ -126,11 +135,7 @@ func (a *app) serveCommand() *cobra.Command {
 			if token == "" {
 				token = os.Getenv("COS_HTTP_TOKEN")
 			}
-			level := slog.LevelInfo
-			if debug {
-				level = slog.LevelDebug
-			}
-			logger := a.stderrLogger(level)
+			logger := a.serverLogger(debug)
 			var asked *bool
 			if cmd.Flags().Changed("stdio") {
 				asked = &stdio

@@ -186,6 +186,24 @@ func (d *draft) counter(prefix string) uint64 {
 	return d.m.counters[prefix]
 }
 
+// lostRound follows round number round, lost because another handle
+// wrote first (nothing of it was stored): it waits a moment, then reads
+// what the other wrote so the round can be decided again. It returns the
+// error to answer the round's requests with instead — a
+// *eventlog.StorageError after maxRounds lost rounds, or the catch-up's —
+// or nil to decide again.
+func (l *Log) lostRound(round int) error {
+	l.stats.retries.Add(1)
+	backoff(round)
+	if round >= maxRounds {
+		return &eventlog.StorageError{Op: "append", Path: l.where, Err: fmt.Errorf("other writers won %d rounds in a row; nothing was written", round)}
+	}
+	if err := l.catchUp(); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+		return err
+	}
+	return nil
+}
+
 // commitChunk decides and publishes a prefix of items as one atomic batch
 // and delivers their results; it returns how many items it took and the
 // events committed.
@@ -247,15 +265,8 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 				l.chooser.observe(wayPipeline, len(d.msgs), len(committed), time.Since(start))
 				return consumed, committed
 			}
-			l.stats.retries.Add(1)
-			backoff(round)
-			if round >= maxRounds {
-				serr := &eventlog.StorageError{Op: "append", Path: l.where, Err: fmt.Errorf("other writers won %d rounds in a row; nothing was written", round)}
-				deliver(func(outcome) error { return serr })
-				return n, nil
-			}
-			if cerr := l.catchUp(); cerr != nil && !errors.Is(cerr, eventlog.ErrIntegrity) {
-				deliver(func(outcome) error { return cerr })
+			if lerr := l.lostRound(round); lerr != nil {
+				deliver(func(outcome) error { return lerr })
 				return n, nil
 			}
 			confirmed = true
@@ -280,15 +291,8 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 			deliver(func(outcome) error { return nil })
 			return n, d.events
 		case errors.Is(err, errStale):
-			l.stats.retries.Add(1)
-			backoff(round)
-			if round >= maxRounds {
-				serr := &eventlog.StorageError{Op: "append", Path: l.where, Err: fmt.Errorf("other writers won %d rounds in a row; nothing was written", round)}
-				deliver(func(outcome) error { return serr })
-				return n, nil
-			}
-			if cerr := l.catchUp(); cerr != nil && !errors.Is(cerr, eventlog.ErrIntegrity) {
-				deliver(func(outcome) error { return cerr })
+			if lerr := l.lostRound(round); lerr != nil {
+				deliver(func(outcome) error { return lerr })
 				return n, nil
 			}
 			confirmed = true
