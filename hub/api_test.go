@@ -302,6 +302,13 @@ func exercisePatch(e *apiEnv) {
 		t.Errorf("details %v", a.env.Error.Details)
 	}
 	e.do(http.MethodPatch, "/api/tasks/"+id, `{"patch": {"title": "x"}, "base_revision": 1}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
+	// An empty If-Match (an unset $ETAG) is refused, not read as no
+	// condition; so is a key twice inside the patch.
+	e.do(http.MethodPatch, "/api/tasks/"+id, `{"patch": {"title": "x"}}`, "If-Match", "").want(t, http.StatusBadRequest, "E_ARGUMENT")
+	a = e.do(http.MethodPatch, "/api/tasks/"+id, `{"patch": {"priority": "low", "priority": "critical"}}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
+	if a.env.Error.Details["field"] != "patch.priority" {
+		t.Errorf("nested duplicate key: details %v, want field patch.priority", a.env.Error.Details)
+	}
 	// A key sent twice is refused, not decided by the decoder (the last won).
 	a = e.do(http.MethodPatch, "/api/tasks/"+id, `{"patch": {"title": "x"}, "patch": {"title": "y"}}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
 	if a.env.Error.Details["field"] != "patch" {

@@ -218,7 +218,10 @@ func bodyArgs(rt route, req *http.Request, path map[string]string) (json.RawMess
 	if rt.ifMatch {
 		// Several If-Match headers are one list ("1", "2"), which
 		// parseIfMatch refuses: none of them is taken alone.
-		if h := strings.Join(req.Header.Values("If-Match"), ", "); h != "" {
+		// An If-Match sent empty (a script's unset $ETAG) is refused
+		// too, not read as no condition.
+		if vs := req.Header.Values("If-Match"); len(vs) > 0 {
+			h := strings.Join(vs, ", ")
 			rev, err := parseIfMatch(h)
 			if err != nil {
 				return nil, err

@@ -177,6 +177,9 @@ func parseArgs(t *Tool, raw json.RawMessage) (*Args, *envelope.Error) {
 	if k, dup := DuplicateKey(raw); dup {
 		// Which of the two a decoder keeps is its choice (encoding/json
 		// keeps the last, others the first): refuse rather than guess.
+		if strings.ContainsAny(k, ".[") {
+			return nil, argError(t, shortKey(k), "the key twice in one object", "each key at most once")
+		}
 		return nil, argError(t, shortKey(k), "the argument twice", "each argument at most once")
 	}
 	var unknown []string
@@ -463,29 +466,89 @@ func shortKey(k string) string {
 	return fmt.Sprintf("%s… (%d bytes)", k[:cut], len(k))
 }
 
-// DuplicateKey returns the first name that raw, a valid JSON object,
-// holds twice at its top level (compared after unescaping, so "a" and
-// "\u0061" are the same name); false for anything else.
+// DuplicateKey returns the first key that raw, a valid JSON object, holds
+// twice within one object at any depth, as a path ("title",
+// "patch.status", "nodes[0].uid"), compared after unescaping (so "a" and
+// "\u0061" are the same key); false for anything else.
 func DuplicateKey(raw json.RawMessage) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return "", false
+	type frame struct {
+		obj     bool
+		wantKey bool
+		seen    map[string]bool
+		path    string // of this value
+		key     string // the value being read: its key, or
+		index   int    // its index in a list
 	}
-	seen := map[string]bool{}
-	for dec.More() {
+	child := func(f *frame) string {
+		switch {
+		case f == nil:
+			return ""
+		case f.obj && f.path == "":
+			return f.key
+		case f.obj:
+			return f.path + "." + f.key
+		default:
+			return fmt.Sprintf("%s[%d]", f.path, f.index)
+		}
+	}
+	// done marks the value just read in f as complete.
+	done := func(f *frame) {
+		if f == nil {
+			return
+		}
+		if f.obj {
+			f.wantKey = true
+		} else {
+			f.index++
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	var stack []*frame
+	top := func() *frame {
+		if len(stack) == 0 {
+			return nil
+		}
+		return stack[len(stack)-1]
+	}
+	for {
 		tok, err := dec.Token()
 		if err != nil {
 			return "", false
 		}
-		k, _ := tok.(string)
-		if seen[k] {
-			return k, true
+		f := top()
+		if f != nil && f.obj && f.wantKey {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				done(top())
+				if len(stack) == 0 {
+					return "", false
+				}
+				continue
+			}
+			k, _ := tok.(string)
+			f.key, f.wantKey = k, false
+			if f.seen[k] {
+				return child(f), true
+			}
+			f.seen[k] = true
+			continue
 		}
-		seen[k] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return "", false
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{obj: true, wantKey: true, seen: map[string]bool{}, path: child(f)})
+		case json.Delim('['):
+			stack = append(stack, &frame{path: child(f)})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			done(top())
+			if len(stack) == 0 {
+				return "", false
+			}
+		default:
+			if f == nil {
+				return "", false // not an object
+			}
+			done(f)
 		}
 	}
-	return "", false
 }

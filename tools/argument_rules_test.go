@@ -162,10 +162,43 @@ func TestParseArgs_DuplicateArgumentRefused(t *testing.T) {
 			t.Errorf("%s: %q, details %v; want the field named", args, e.Error.Message, e.Error.Details)
 		}
 	}
+	// A key twice inside a nested object is refused too, named by its path.
+	for args, field := range map[string]string{
+		`{"title": "a", "signals": {"dimensions": 1, "dimensions": 5}}`:                              "signals.dimensions",
+		`{"nodes": [{"uid": "code:file:a.go"}, {"uid": "code:file:b.go", "uid": "code:file:c.go"}]}`: "nodes[1].uid",
+	} {
+		tool := "cos_task_create"
+		if strings.HasPrefix(args, `{"nodes"`) {
+			tool = "cos_graph_upsert"
+		}
+		e := graphFail(t, r.s, tool, args, envelope.CodeArgument)
+		if e.Error.Details["field"] != field || !strings.Contains(e.Error.Message, "twice") {
+			t.Errorf("%s: %q, details %v; want field %s", args, e.Error.Message, e.Error.Details, field)
+		}
+	}
 	board := graphOK(t, r.s, "cos_task_board", `{}`)
 	if n, _ := board.Data["total"].(float64); n != 0 {
 		t.Errorf("a refused create wrote: board total %v", board.Data["total"])
 	}
 	// The same name inside a nested value is not a duplicate argument.
 	graphOK(t, r.s, "cos_graph_upsert", `{"nodes": [{"uid": "code:file:dup.go", "metadata": {"nodes": 1, "uid": 2}}]}`)
+}
+
+// TestTaskBoard_TinyBudgetAnswers: a board of one task under a budget too
+// small for it answers (trimmed, or marked unshrinkable) instead of
+// refusing a limit the caller never sent (before: E_ARGUMENT "limit: got
+// -1" or 0, from the board shortening its own page below one row).
+func TestTaskBoard_TinyBudgetAnswers(t *testing.T) {
+	r := openGraphRepo(t, nil, envelope.Options{})
+	for _, n := range []int{0, 1} {
+		if n == 1 {
+			graphOK(t, r.s, "cos_task_create", `{"title": "one task with a title long enough to overflow a tiny budget"}`)
+		}
+		for _, budget := range []int{1, 200} {
+			env := r.s.r.Call(context.Background(), "cos_task_board", json.RawMessage(`{}`), envelope.Options{BudgetChars: budget})
+			if !env.OK() && strings.Contains(string(env.JSON()), "limit") {
+				t.Errorf("%d tasks, budget %d: %.300s", n, budget, env.JSON())
+			}
+		}
+	}
 }

@@ -569,7 +569,7 @@ func taskBoardTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		}
 		// A page the envelope would trim would lose rows the next cursor
 		// skips: shorten it instead.
-		if size, fit := rowsFit(c, rows); !fit && limit > 1 {
+		if size, fit := rowsFit(c, rows); !fit && limit > 1 && len(rows) > 1 {
 			limit = max(1, int(float64(limit)*boardBudget(c)*boardFitShare/float64(size)))
 			if limit >= len(rows) {
 				limit = len(rows) - 1
