@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cos-dev/cos/state"
+	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/spf13/cobra"
 )
 
@@ -25,9 +25,9 @@ func (a *app) backupCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			dest, h, err := state.BackupLogFile(cmd.Context(), path, args[0])
+			dest, h, err := store.Backup(cmd.Context(), path, args[0])
 			if err != nil {
-				if errors.Is(err, state.ErrDestExists) {
+				if errors.Is(err, store.ErrDestExists) {
 					return &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: %s already exists; cos backup never overwrites a file, name a new one", dest)}
 				}
 				return failure(err)

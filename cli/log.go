@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/cos-dev/cos/state"
 	"github.com/cos-dev/cos/tools"
 	"github.com/spf13/cobra"
@@ -243,13 +244,8 @@ func (a *app) salvage(ctx context.Context, dest string, asJSON bool) error {
 	if err != nil {
 		return usageError("--store %q: %v", a.store, err)
 	}
-	var rep state.SalvageReport
-	if st.IsNATS() {
-		rep, err = state.SalvageStore(ctx, a.stateDir, st, dest)
-	} else {
-		rep, err = state.SalvageLogFile(ctx, st.Path, dest)
-	}
-	if errors.Is(err, state.ErrDestExists) {
+	rep, err := state.Salvage(ctx, st, dest)
+	if errors.Is(err, store.ErrDestExists) {
 		return &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: %s already exists; --salvage never overwrites a file, name a new one", dest)}
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/cos-dev/cos/state"
 	"github.com/cos-dev/cos/tools"
 	"github.com/spf13/cobra"
@@ -102,11 +103,11 @@ func (a *app) migrate(ctx context.Context, from, target state.Store) (migrateRep
 		return rep, failure(err)
 	}
 	progress := a.migrateProgress(a.io.Err, srcHead.Seq)
-	head, err := state.ImportLog(ctx, target, upTo{src, srcHead.Seq}, progress)
+	head, err := store.Import(ctx, target, upTo{src, srcHead.Seq}, progress)
 	switch {
-	case errors.Is(err, state.ErrNotEmpty):
+	case errors.Is(err, store.ErrNotEmpty):
 		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: nothing copied: %v; cos migrate fills an empty stream only (name another with nats://HOST:PORT/STREAM)", err)}
-	case errors.Is(err, state.ErrDestExists):
+	case errors.Is(err, store.ErrDestExists):
 		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: nothing copied: %s already exists; cos migrate writes a new file only, name another", target.Path)}
 	case err != nil:
 		return rep, &exitError{code: ExitError, err: fmt.Errorf("migrate to %s: %d of %d events copied, then: %v", target, head.Seq, srcHead.Seq, tools.ToEnvelopeError(err).WithCause(nil))}

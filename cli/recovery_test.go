@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -31,7 +32,7 @@ func TestRecovery_SalvageThenRestore(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("cos verify --salvage = %d: %s", code, errs)
 	}
-	var rep state.SalvageReport
+	var rep store.SalvageReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("report %q: %v", out, err)
 	}
@@ -185,7 +186,7 @@ func TestBackup_WhileAnotherProcessWrites(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}
-		n, err := state.VerifyFile(context.Background(), r.Dest)
+		n, err := store.VerifyFile(context.Background(), r.Dest)
 		if err != nil || n != r.Head.Seq {
 			t.Fatalf("backup %s: Verify = %d, %v; head %d", r.Dest, n, err, r.Head.Seq)
 		}

@@ -1,10 +1,13 @@
 // Package eventlog is the vocabulary of the cos event log: the types a log
 // takes and returns, its errors, and the rules every backend keeps — request
 // validation, the canonical intent a request id binds, and the SHA-256 hash
-// chain. It holds no storage: the interface is state.Log, the one backend
-// today is package eventlog/boltlog (a bbolt file shared by processes), the
-// suite every backend passes is eventlog/eventlogtest. Packages above the
-// state import this package, never a backend.
+// chain. It holds no storage: the contract is the Log interface; the
+// backends are eventlog/boltlog (a bbolt file shared by processes) and
+// eventlog/natslog (a NATS JetStream stream shared by machines), each
+// group-committing through a Committer; eventlog/store opens, backs up,
+// salvages and imports a log by its store address; the suite every backend
+// passes is eventlog/eventlogtest. Packages above the state import this
+// package, never a backend.
 //
 // # Basics
 //

@@ -14,56 +14,10 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/eventlog/boltlog"
+	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/cos-dev/cos/internal/atomicfile"
 	"golang.org/x/sys/unix"
 )
-
-// ErrDestExists is returned by BackupLog and SalvageLog when the file to
-// write already exists: neither ever overwrites a file.
-var ErrDestExists = boltlog.ErrDestExists
-
-// SalvageReport is what SalvageLog kept and lost: the seqs examined, the
-// events kept, every lost seq with its reason, and the new log's head.
-type SalvageReport = boltlog.SalvageReport
-
-// BackupLog writes a consistent copy of the state folder's log to dest and
-// returns the head the copy holds. It is safe while servers write: the copy
-// is one read transaction taken under the log's shared lock, so writers
-// wait for it (none is lost) and the copy is the log at one commit. When
-// dest is an existing folder the copy goes into it as
-// events-<UTC time>.db. Errors: ErrDestExists, no log in dir, the log's
-// storage errors, ctx's error.
-func BackupLog(ctx context.Context, dir, dest string) (string, eventlog.Head, error) {
-	return BackupLogFile(ctx, filepath.Join(dir, LogFile), dest)
-}
-
-// SalvageLog writes to dest (a new file) a log of every event of the state
-// folder's log that still verifies, re-sequenced so its chain verifies,
-// and reports exactly which seqs were lost (boltlog.Log.Salvage). The
-// state folder is only read. Errors: ErrDestExists, the log's storage
-// errors, ctx's error.
-func SalvageLog(ctx context.Context, dir, dest string) (SalvageReport, error) {
-	return SalvageLogFile(ctx, filepath.Join(dir, LogFile), dest)
-}
-
-// VerifyFile walks the hash chain of the log file at path (a backup, a
-// salvaged log) and returns its event count, or eventlog.ErrIntegrity.
-func VerifyFile(ctx context.Context, path string) (uint64, error) {
-	if _, err := os.Stat(path); err != nil {
-		return 0, err
-	}
-	l, err := openBoltReadOnly(ctx, path)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = l.Close(context.Background()) }()
-	return l.Verify(ctx)
-}
-
-func openBoltReadOnly(ctx context.Context, path string) (*boltlog.Log, error) {
-	return boltlog.Open(ctx, path, boltlog.Options{ReadOnly: true})
-}
 
 // RestoreReport is what RestoreLog did.
 type RestoreReport struct {
@@ -128,7 +82,7 @@ var ErrRestoreSource = errors.New("cannot restore from this file")
 // the head hint, the snapshots and the search slots. src is not modified.
 func RestoreLog(ctx context.Context, dir, src string) (RestoreReport, error) {
 	var rep RestoreReport
-	n, err := VerifyFile(ctx, src)
+	n, err := store.VerifyFile(ctx, src)
 	if err != nil {
 		return rep, fmt.Errorf("%w %s: %w", ErrRestoreSource, src, err)
 	}

@@ -6,26 +6,34 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/eventlog/natslog"
+	"github.com/cos-dev/cos/eventlog/store"
 )
 
 // natsStore is the log in a NATS store as the state folder uses it: a
 // *natslog.Log whose failures for want of an answer from the servers
-// (natslog.ErrUnavailable: none reachable, the connection down, no stream
+// (store.ErrUnavailable: none reachable, the connection down, no stream
 // leader in time) are E_UNAVAILABLE — retryable, nothing written — rather
 // than the E_STORAGE of a storage that failed. A write whose outcome is
 // unknown stays eventlog.ErrCommitUnknown. A write refused because the
 // chain is broken is E_INTEGRITY with the way back a stream has
 // (natsIntegrity).
 type natsStore struct {
-	*natslog.Log
+	eventlog.Log
+	// follow is the same log (*natslog.Log pushes its new events).
+	follow storeFollower
+}
+
+// newNATSStore wraps the log store.Open returned for a NATS store.
+func newNATSStore(l eventlog.Log) natsStore {
+	f, _ := l.(storeFollower)
+	return natsStore{Log: l, follow: f}
 }
 
 // unavailable returns err as an E_UNAVAILABLE *envelope.Error (its cause
 // kept for errors.Is and errors.As) when the NATS servers did not answer,
 // and err unchanged otherwise.
 func unavailable(err error) error {
-	if err == nil || !errors.Is(err, natslog.ErrUnavailable) || errors.Is(err, eventlog.ErrCommitUnknown) {
+	if err == nil || !errors.Is(err, store.ErrUnavailable) || errors.Is(err, eventlog.ErrCommitUnknown) {
 		return err
 	}
 	var envErr *envelope.Error
@@ -93,5 +101,8 @@ func (l natsStore) Verify(ctx context.Context) (uint64, error) {
 
 // Follow is natslog.Log's, its error through unavailable.
 func (l natsStore) Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
-	return unavailable(l.Log.Follow(ctx, fromSeq, fn))
+	if l.follow == nil {
+		return errors.ErrUnsupported
+	}
+	return unavailable(l.follow.Follow(ctx, fromSeq, fn))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -72,52 +71,4 @@ func BenchmarkState_NATSStore_CommitToApplied(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
-}
-
-// BenchmarkImportLog copies a bbolt log of 20,000 events into an empty
-// stream (R1, one node) and back into a new file, as `cos migrate` does;
-// reports events/s of each direction.
-func BenchmarkImportLog(b *testing.B) {
-	const n = 20_000
-	ctx := context.Background()
-	srcDir := b.TempDir()
-	src, err := OpenLog(ctx, srcDir, LogOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	data := json.RawMessage(`{"title":"a task of the benchmark","n":1}`)
-	for i := 0; i < n; i += 500 {
-		reqs := make([]eventlog.AppendRequest, 500)
-		for j := range reqs {
-			reqs[j] = eventlog.AppendRequest{Stream: fmt.Sprintf("s%d", (i+j)%50), Events: []eventlog.Payload{{Type: "bench.tick", Data: data}}}
-		}
-		if _, err := src.Append(ctx, reqs...); err != nil {
-			b.Fatal(err)
-		}
-	}
-	defer src.Close(ctx)
-	js := testutil.StartJetStream(b, testutil.JetStreamOptions{SyncAlways: true})
-	var toNATS, toFile time.Duration
-	b.ResetTimer()
-	for i := range b.N {
-		st, _ := ParseStore("", fmt.Sprintf("%s/B%d", js.URL(), i))
-		t0 := time.Now()
-		if _, err := ImportLog(ctx, st, src, nil); err != nil {
-			b.Fatal(err)
-		}
-		toNATS += time.Since(t0)
-		l, err := OpenLog(ctx, b.TempDir(), LogOptions{Store: st.String(), ReadOnly: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		file, _ := ParseStore("", filepath.Join(b.TempDir(), "back.db"))
-		t0 = time.Now()
-		if _, err := ImportLog(ctx, file, l, nil); err != nil {
-			b.Fatal(err)
-		}
-		toFile += time.Since(t0)
-		_ = l.Close(ctx)
-	}
-	b.ReportMetric(float64(n*b.N)/toNATS.Seconds(), "file→stream-events/s")
-	b.ReportMetric(float64(n*b.N)/toFile.Seconds(), "stream→file-events/s")
 }

@@ -5,13 +5,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/eventlog/boltlog"
 	"github.com/cos-dev/cos/eventlog/eventlogtest"
 	"github.com/cos-dev/cos/internal/testutil"
-	"github.com/cos-dev/cos/state"
 )
 
-// TestLog_Contract runs the state.Log contract suite against the bbolt log:
+// TestLog_Contract runs the eventlog.Log contract suite against the bbolt log:
 // each test's log "name" is <temp dir of the test>/<name>/events.db, closed
 // and chain-verified at cleanup.
 func TestLog_Contract(t *testing.T) {
@@ -19,7 +19,7 @@ func TestLog_Contract(t *testing.T) {
 		mu   sync.Mutex
 		dirs = map[*testing.T]string{}
 	)
-	eventlogtest.Run(t, func(t *testing.T, name string) state.Log {
+	eventlogtest.Run(t, func(t *testing.T, name string) eventlog.Log {
 		mu.Lock()
 		dir, ok := dirs[t]
 		if !ok {

@@ -1,5 +1,5 @@
 // Package boltlog is the event log of cos in one bbolt file that any number
-// of processes append to and read from. It implements state.Log with the
+// of processes append to and read from. It implements eventlog.Log with the
 // types, errors and rules of package eventlog — request validation, request
 // ids, CAS, the hash chain — which doc.go there describes; this package
 // documents how they are stored. docs/storage.md describes the same files
@@ -9,8 +9,9 @@
 //
 // Open a Log on "<state>/events.db", Append requests, Read events from a
 // seq, ask Head for the last seq, Close it. Every call that waits or does
-// I/O takes a context first. state.OpenLog is the one place cos opens it;
-// packages above the state never import this package.
+// I/O takes a context first. eventlog/store is the one package that opens
+// it (state.OpenLog goes through it); packages above the state never
+// import this package.
 //
 // The contract suite eventlog/eventlogtest runs against it
 // (contract_test.go); the tests of this package cover the rest: options,
@@ -63,8 +64,8 @@
 //
 // # Group commit
 //
-// Append calls of one process are queued to a single committer goroutine,
-// which takes everything queued (bounded by MaxBatchRequests and
+// Append calls of one process are queued to a single committer goroutine
+// (an eventlog.Committer), which takes everything queued (bounded by MaxBatchRequests and
 // MaxBatchBytes) into one bbolt transaction: one pair of fsyncs for the
 // whole batch. Requests are decided in arrival order and independently: a
 // failed CAS fails only its own request.

@@ -16,7 +16,7 @@ import (
 // importChunk is how many events Import writes per transaction.
 const importChunk = 4096
 
-// ImportSource is what Import reads: any event log (every state.Log is
+// ImportSource is what Import reads: any event log (every eventlog.Log is
 // one), read from seq 1 in seq order.
 type ImportSource interface {
 	Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error

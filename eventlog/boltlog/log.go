@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,19 +70,17 @@ type Log struct {
 	// by the transaction in progress.
 	tailSeen, pendingMark tailMark
 
-	// mu guards queue and closed.
-	mu     sync.Mutex
-	queue  []*pending
-	closed bool
+	// committer groups concurrent Append calls into one write
+	// transaction each batch; nil in read-only mode.
+	committer *eventlog.Committer[*pending]
 
 	// stats are counters for Stats.
 	stats struct {
 		transactions, events, requests atomic.Uint64
 	}
-
-	wake chan struct{} // capacity 1: the committer has work
-	done chan struct{} // closed when the committer has exited
 }
+
+var _ eventlog.Log = (*Log)(nil)
 
 // pending is one Append call waiting for the committer.
 type pending struct {
@@ -119,8 +116,6 @@ func Open(ctx context.Context, path string, opts Options) (*Log, error) {
 		lock:    fileLock{path: path + ".lock"},
 		actor:   opts.Actor,
 		entropy: ulid.Monotonic(rand.Reader, 0),
-		wake:    make(chan struct{}, 1),
-		done:    make(chan struct{}),
 	}
 	if l.actor.PID == 0 {
 		l.actor.PID = os.Getpid()
@@ -129,7 +124,6 @@ func Open(ctx context.Context, path string, opts Options) (*Log, error) {
 		l.actor.Host, _ = os.Hostname()
 	}
 	if opts.ReadOnly {
-		close(l.done)
 		if f, err := os.Open(path + ".head"); err == nil {
 			l.headf = f
 		}
@@ -157,7 +151,13 @@ func Open(ctx context.Context, path string, opts Options) (*Log, error) {
 		l.wlock.Close()
 		return nil, err
 	}
-	go l.run()
+	l.committer = eventlog.NewCommitter(eventlog.CommitterOptions[*pending]{
+		Commit:      l.commit,
+		Weigh:       func(p *pending) (int, int) { return len(p.items), p.bytes },
+		MaxRequests: opts.MaxBatchRequests,
+		MaxBytes:    opts.MaxBatchBytes,
+		Stopped:     func() { _ = l.wlock.Close() },
+	})
 	return l, nil
 }
 
@@ -266,23 +266,9 @@ func (l *Log) Path() string { return l.path }
 // working on a closed Log (they open the file per call); Append returns
 // eventlog.ErrClosed.
 func (l *Log) Close(ctx context.Context) error {
-	l.mu.Lock()
-	already := l.closed
-	l.closed = true
-	l.mu.Unlock()
-	if !already {
-		select {
-		case l.wake <- struct{}{}:
-		default:
-		}
-	}
-	select {
-	case <-l.done:
-	default:
-		select {
-		case <-l.done:
-		case <-ctx.Done():
-			return ctx.Err()
+	if l.committer != nil {
+		if err := l.committer.Close(ctx); err != nil {
+			return err
 		}
 	}
 	l.closeHead()
@@ -433,16 +419,8 @@ func (l *Log) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eve
 		return p.Results, nil
 	}
 	p.Hand()
-	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		return nil, eventlog.ErrClosed
-	}
-	l.queue = append(l.queue, p)
-	l.mu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default:
+	if err := l.committer.Queue(p); err != nil {
+		return nil, err
 	}
 	return p.Wait(ctx)
 }
@@ -454,55 +432,6 @@ func (l *Log) AppendOne(ctx context.Context, req eventlog.AppendRequest) (eventl
 		return eventlog.Receipt{}, err
 	}
 	return res[0].Receipt, res[0].Err
-}
-
-// run is the committer goroutine: it drains the queue in batches, one write
-// transaction per batch, until Close.
-func (l *Log) run() {
-	defer close(l.done)
-	defer l.wlock.Close()
-	for {
-		<-l.wake
-		for {
-			// Let the callers the last commit released queue their next
-			// request first, so group commit takes them in one batch.
-			runtime.Gosched()
-			batch := l.takeBatch()
-			if len(batch) == 0 {
-				break
-			}
-			l.commit(batch)
-		}
-		l.mu.Lock()
-		stop := l.closed && len(l.queue) == 0
-		l.mu.Unlock()
-		if stop {
-			return
-		}
-	}
-}
-
-// takeBatch removes from the queue the calls the next transaction commits,
-// bounded by MaxBatchRequests and MaxBatchBytes (at least one call).
-func (l *Log) takeBatch() []*pending {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var batch []*pending
-	n, size, i := 0, 0, 0
-	for ; i < len(l.queue); i++ {
-		p := l.queue[i]
-		if len(batch) > 0 && (n+len(p.items) > l.opts.MaxBatchRequests || size+p.bytes > l.opts.MaxBatchBytes) {
-			break
-		}
-		if !p.Take() {
-			continue // its caller gave up before we took it
-		}
-		batch = append(batch, p)
-		n += len(p.items)
-		size += p.bytes
-	}
-	l.queue = append(l.queue[:0], l.queue[i:]...)
-	return batch
 }
 
 // newID returns a ULID for an event committed at now, monotonic within the

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The behaviour every state.Log shares is asserted by the contract suite
+// The behaviour every eventlog.Log shares is asserted by the contract suite
 // (contract_test.go, package eventlogtest). The tests here cover what is
 // this implementation's own: options, read-only opens, chunked reads, the
 // committer, the lock file, and the methods outside the contract.

@@ -21,10 +21,5 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	goleak.VerifyTestMain(m,
-		// bleve starts its analysis workers when its package is
-		// initialised (the contract suite's state.Log brings package state,
-		// and with it search, into this binary); they are bleve's, live for
-		// the whole process and hold nothing of ours.
-		goleak.IgnoreTopFunction("github.com/blevesearch/bleve_index_api.AnalysisWorker"))
+	goleak.VerifyTestMain(m)
 }

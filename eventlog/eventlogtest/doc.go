@@ -1,5 +1,5 @@
 // Package eventlogtest is the black-box suite of the event log contract,
-// state.Log: what every implementation must do, asserted only through the
+// eventlog.Log: what every implementation must do, asserted only through the
 // interface and the types and errors of package eventlog.
 //
 // # Basics
@@ -7,7 +7,7 @@
 // An implementation's test calls Run with an Opener:
 //
 //	func TestLog_Contract(t *testing.T) {
-//		eventlogtest.Run(t, func(t *testing.T, name string) state.Log {
+//		eventlogtest.Run(t, func(t *testing.T, name string) eventlog.Log {
 //			return openMine(t, filepath.Join(dir(t), name))
 //		})
 //	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/state"
 )
 
 // Opener opens the log called name for the test t. The first open of a name
@@ -18,7 +17,7 @@ import (
 // Opener fails t itself when it cannot open, and closes every handle it
 // returned at t's cleanup (Close is idempotent, so a case may close a
 // handle earlier).
-type Opener func(t *testing.T, name string) state.Log
+type Opener func(t *testing.T, name string) eventlog.Log
 
 // Run runs every case of the contract against the logs open returns, each
 // as a subtest <area>/<case>.
@@ -97,7 +96,7 @@ func req(stream, typ, data string) eventlog.AppendRequest {
 func dataN(i int) string { return fmt.Sprintf(`{"n":%d}`, i) }
 
 // appendOne appends one request and returns its receipt or its error.
-func appendOne(ctx context.Context, l state.Log, r eventlog.AppendRequest) (eventlog.Receipt, error) {
+func appendOne(ctx context.Context, l eventlog.Log, r eventlog.AppendRequest) (eventlog.Receipt, error) {
 	res, err := l.Append(ctx, r)
 	if err != nil {
 		return eventlog.Receipt{}, err
@@ -108,7 +107,7 @@ func appendOne(ctx context.Context, l state.Log, r eventlog.AppendRequest) (even
 	return res[0].Receipt, res[0].Err
 }
 
-func mustAppend(tb testing.TB, l state.Log, r eventlog.AppendRequest) eventlog.Receipt {
+func mustAppend(tb testing.TB, l eventlog.Log, r eventlog.AppendRequest) eventlog.Receipt {
 	tb.Helper()
 	rec, err := appendOne(context.Background(), l, r)
 	if err != nil {
@@ -117,7 +116,7 @@ func mustAppend(tb testing.TB, l state.Log, r eventlog.AppendRequest) eventlog.R
 	return rec
 }
 
-func readAll(tb testing.TB, l state.Log) []eventlog.Event {
+func readAll(tb testing.TB, l eventlog.Log) []eventlog.Event {
 	tb.Helper()
 	var evs []eventlog.Event
 	if err := l.Read(context.Background(), 0, func(ev eventlog.Event) error {
@@ -129,7 +128,7 @@ func readAll(tb testing.TB, l state.Log) []eventlog.Event {
 	return evs
 }
 
-func mustHead(tb testing.TB, l state.Log) eventlog.Head {
+func mustHead(tb testing.TB, l eventlog.Log) eventlog.Head {
 	tb.Helper()
 	h, err := l.Head(context.Background())
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/state"
 )
 
 func testConcurrentNoLossNoDup(t *testing.T, open Opener) {
@@ -65,7 +64,7 @@ func testConcurrentTwoHandlesCAS(t *testing.T, open Opener) {
 		mu   sync.Mutex
 		revs = map[uint64]string{}
 	)
-	for h, l := range []state.Log{a, b} {
+	for h, l := range []eventlog.Log{a, b} {
 		for g := 0; g < goroutines; g++ {
 			wg.Add(1)
 			go func() {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/state"
 )
 
 func testReadEmpty(t *testing.T, open Opener) {
@@ -18,7 +17,7 @@ func testReadEmpty(t *testing.T, open Opener) {
 }
 
 // tenEvents appends 10 events to stream s, data {"n":0}…{"n":9}.
-func tenEvents(t *testing.T, l state.Log) {
+func tenEvents(t *testing.T, l eventlog.Log) {
 	t.Helper()
 	for i := 0; i < 10; i++ {
 		mustAppend(t, l, req("s", "a.b", dataN(i)))
@@ -26,7 +25,7 @@ func tenEvents(t *testing.T, l state.Log) {
 }
 
 // readSeqs returns the seqs Read from from calls back with.
-func readSeqs(t *testing.T, l state.Log, from uint64) []uint64 {
+func readSeqs(t *testing.T, l eventlog.Log, from uint64) []uint64 {
 	t.Helper()
 	var got []uint64
 	if err := l.Read(context.Background(), from, func(ev eventlog.Event) error {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -37,7 +36,7 @@ type item struct {
 }
 
 // Append appends each request atomically and independently and returns
-// one Result per request, in order (the contract is state.Log's). The
+// one Result per request, in order (the contract is eventlog.Log's). The
 // requests of concurrent calls on one Log are decided together against
 // the log as this handle has read it and published as one atomic batch
 // per round trip (group commit); a request that fails its checks fails
@@ -68,58 +67,10 @@ func (l *Log) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eve
 		return p.Results, nil
 	}
 	p.Hand()
-	l.qmu.Lock()
-	if l.closed {
-		l.qmu.Unlock()
-		return nil, eventlog.ErrClosed
-	}
-	l.queue = append(l.queue, p)
-	l.qmu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default:
+	if err := l.committer.Queue(p); err != nil {
+		return nil, err
 	}
 	return p.Wait(ctx)
-}
-
-// run is the committer goroutine: it drains the queue, one group commit
-// per round, until Close.
-func (l *Log) run() {
-	defer close(l.done)
-	for {
-		<-l.wake
-		for {
-			// Let the callers the last commit released queue their next
-			// request first, so the next round takes them together.
-			runtime.Gosched()
-			batch := l.takeBatch()
-			if len(batch) == 0 {
-				break
-			}
-			l.commit(batch)
-		}
-		l.qmu.Lock()
-		stop := l.closed && len(l.queue) == 0
-		l.qmu.Unlock()
-		if stop {
-			return
-		}
-	}
-}
-
-// takeBatch removes every queued call whose caller still waits.
-func (l *Log) takeBatch() []*pending {
-	l.qmu.Lock()
-	defer l.qmu.Unlock()
-	var batch []*pending
-	for _, p := range l.queue {
-		if p.Take() {
-			batch = append(batch, p)
-		}
-	}
-	clear(l.queue)
-	l.queue = l.queue[:0]
-	return batch
 }
 
 // commit commits the calls of batch, in chunks of at most MaxBatchEvents

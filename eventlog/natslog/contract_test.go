@@ -6,14 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/eventlog/eventlogtest"
 	"github.com/cos-dev/cos/eventlog/natslog"
-	"github.com/cos-dev/cos/state"
 )
 
-var _ state.Log = (*natslog.Log)(nil)
-
-// TestLog_Contract runs the state.Log contract suite against the JetStream
+// TestLog_Contract runs the eventlog.Log contract suite against the JetStream
 // log on one in-process server: each test's log "name" is a stream of its
 // own, each open a new connection (as another process would have), and at
 // cleanup a fresh read-only handle verifies the whole chain.
@@ -23,7 +21,7 @@ func TestLog_Contract(t *testing.T) {
 		mu      sync.Mutex
 		streams = map[*testing.T]map[string]string{}
 	)
-	eventlogtest.Run(t, func(t *testing.T, name string) state.Log {
+	eventlogtest.Run(t, func(t *testing.T, name string) eventlog.Log {
 		mu.Lock()
 		if streams[t] == nil {
 			streams[t] = map[string]string{}

@@ -1,5 +1,5 @@
 // Package natslog is the event log in a NATS JetStream stream: the
-// state.Log of several machines sharing one log. It keeps every rule of
+// eventlog.Log of several machines sharing one log. It keeps every rule of
 // package eventlog — gapless seqs, per-stream revisions, the SHA-256 hash
 // chain, request-id receipts, CAS — exactly as eventlog/boltlog does, so
 // a log copied between the two (cos migrate) keeps its seqs, ids and

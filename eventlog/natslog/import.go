@@ -13,7 +13,7 @@ import (
 // an import only fills an empty log.
 var ErrNotEmpty = errors.New("the target log is not empty")
 
-// ImportSource is what Import reads: any event log (every state.Log is
+// ImportSource is what Import reads: any event log (every eventlog.Log is
 // one), read from seq 1 in seq order.
 type ImportSource interface {
 	Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error

@@ -33,8 +33,9 @@ const duplicateWindow = 2 * time.Minute
 // handles in any number of processes and machines. It is safe for
 // concurrent use.
 //
-// Lock order: qmu is never held while taking smu (the committer takes a
-// batch under qmu, releases it, then decides under smu).
+// Lock order: the committer's queue lock is never held while taking smu
+// (the committer takes a batch under it, releases it, then decides under
+// smu).
 type Log struct {
 	opts   Options
 	limits eventlog.Limits
@@ -55,10 +56,9 @@ type Log struct {
 	entropy *ulid.MonotonicEntropy
 	lastMS  uint64
 
-	// qmu guards queue and closed.
-	qmu    sync.Mutex
-	queue  []*pending
-	closed bool
+	// committer groups concurrent Append calls into one round each
+	// batch; nil in read-only mode.
+	committer *eventlog.Committer[*pending]
 
 	// closing is set once Close has begun; readers then return
 	// eventlog.ErrClosed.
@@ -74,10 +74,9 @@ type Log struct {
 	stats struct {
 		batches, events, requests, retries atomic.Uint64
 	}
-
-	wake chan struct{} // capacity 1: the committer has work
-	done chan struct{} // closed when the committer has exited
 }
+
+var _ eventlog.Log = (*Log)(nil)
 
 // Open connects to the NATS servers at url ("nats://host:port", or a
 // comma-separated list; ignored when o.Conn is set), and opens the log in
@@ -105,8 +104,6 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 		actor:   o.Actor,
 		nc:      o.Conn,
 		entropy: ulid.Monotonic(rand.Reader, 0),
-		wake:    make(chan struct{}, 1),
-		done:    make(chan struct{}),
 	}
 	if l.actor.PID == 0 {
 		l.actor.PID = os.Getpid()
@@ -148,10 +145,9 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 		return fail(err)
 	}
 	if o.ReadOnly {
-		close(l.done)
 		return l, nil
 	}
-	go l.run()
+	l.committer = eventlog.NewCommitter(eventlog.CommitterOptions[*pending]{Commit: l.commit})
 	return l, nil
 }
 
@@ -279,23 +275,9 @@ func (l *Log) Stats() Stats {
 // Read, Head, Follow, LookupReceipt and Verify return eventlog.ErrClosed
 // once Close has returned nil.
 func (l *Log) Close(ctx context.Context) error {
-	l.qmu.Lock()
-	already := l.closed
-	l.closed = true
-	l.qmu.Unlock()
-	if !already {
-		select {
-		case l.wake <- struct{}{}:
-		default:
-		}
-	}
-	select {
-	case <-l.done:
-	default:
-		select {
-		case <-l.done:
-		case <-ctx.Done():
-			return ctx.Err()
+	if l.committer != nil {
+		if err := l.committer.Close(ctx); err != nil {
+			return err
 		}
 	}
 	l.closing.Store(true)

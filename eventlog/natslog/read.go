@@ -264,7 +264,7 @@ func (l *Log) publishHead() {
 
 // Read calls fn for every event from fromSeq (0 and 1 both mean the
 // first) to the last event committed when Read starts, in seq order, never
-// concurrently (the contract is state.Log's). A message that is not a cos
+// concurrently (the contract is eventlog.Log's). A message that is not a cos
 // event, or holds another seq or stream than where it is stored, is an
 // *eventlog.IntegrityError; Read does not check the hash chain.
 func (l *Log) Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {

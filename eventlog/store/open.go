@@ -1,0 +1,67 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
+	"github.com/cos-dev/cos/eventlog/natslog"
+)
+
+// Options configure Open. The zero value opens for reading and writing,
+// records no client name and discards diagnostics.
+type Options struct {
+	// ReadOnly opens the log for reading only: Append fails with
+	// eventlog.ErrReadOnly and a missing log reads as empty.
+	ReadOnly bool
+	// Client names the client recorded on the events appended.
+	Client string
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// OnCommit, when set, receives every batch this process commits, in
+	// seq order.
+	OnCommit func([]eventlog.Event)
+}
+
+// Open opens the event log at a: a bbolt file (eventlog/boltlog; unless
+// o.ReadOnly its folder is created when missing) or a JetStream stream
+// (eventlog/natslog; created when missing unless o.ReadOnly, with
+// a.Replicas()). Errors: the log's (eventlog.ErrFormat for a file or stream
+// that is not a cos log, *eventlog.StorageError, ctx.Err()); a NATS store's
+// name the store, and wrap ErrUnavailable when its servers did not answer.
+func Open(ctx context.Context, a Address, o Options) (eventlog.Log, error) {
+	actor := eventlog.Actor{Client: o.Client}
+	if a.IsNATS() {
+		l, err := natslog.Open(ctx, a.URLs, natslog.Options{
+			Stream:   a.Stream,
+			Replicas: a.Replicas(),
+			ReadOnly: o.ReadOnly,
+			Actor:    actor,
+			Logger:   o.Logger,
+			OnCommit: o.OnCommit,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("open the log in %s: %w", a, err)
+		}
+		return l, nil
+	}
+	if !o.ReadOnly {
+		if err := os.MkdirAll(filepath.Dir(a.Path), 0o755); err != nil {
+			return nil, &eventlog.StorageError{Op: "create folder", Path: filepath.Dir(a.Path), Err: err}
+		}
+	}
+	l, err := boltlog.Open(ctx, a.Path, boltlog.Options{
+		ReadOnly: o.ReadOnly,
+		Actor:    actor,
+		Logger:   o.Logger,
+		OnCommit: o.OnCommit,
+	})
+	if err != nil {
+		return nil, err // a nil Log, not a Log holding a nil *boltlog.Log
+	}
+	return l, nil
+}
