@@ -57,9 +57,6 @@ type ExpectedRevision struct {
 	rev uint64
 }
 
-// AnyRevision accepts the stream at any revision, existing or not.
-func AnyRevision() ExpectedRevision { return ExpectedRevision{} }
-
 // NoStream requires that the stream does not exist yet (a create).
 func NoStream() ExpectedRevision { return ExpectedRevision{set: true, rev: 0} }
 

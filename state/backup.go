@@ -158,7 +158,7 @@ func FolderInUse(dir string) ([]Holder, error) {
 // slots, the bus election and the index lock. It returns the ones held by
 // someone else, and a release for those it took (idempotent).
 func lockFolder(dir string) ([]Holder, func(), error) {
-	names := []string{LogFile + ".lock", IndexLockFile, "nats.lock"}
+	names := []string{LogFile + ".lock", IndexLockFile, NATSLockFile}
 	slots, _ := filepath.Glob(filepath.Join(dir, SearchDir, "slot-*.lock"))
 	for _, s := range slots {
 		rel, _ := filepath.Rel(dir, s)

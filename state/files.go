@@ -2,14 +2,14 @@ package state
 
 import (
 	"github.com/cos-dev/cos/bus"
-	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/projections"
 )
 
-// The files and folders of a state folder, each named once here or, for a
-// file a lower package owns, taken from that package. The package doc says
-// who writes each one and its format.
+// The files and folders of a state folder that this package opens, each
+// named once here or, for a file a lower package owns, taken from that
+// package. The package doc says who writes each one (the others too) and
+// its format.
 const (
 	// LogFile is the event log (a bbolt file); the log keeps LogFile+".lock"
 	// and LogFile+".head" beside it.
@@ -22,8 +22,6 @@ const (
 	ModulesFile = "subsystems-state.json"
 	// RolesFile overrides the evidence role registry.
 	RolesFile = evidence.RolesFile
-	// ForensicLog is the append-only log of failed and slow calls.
-	ForensicLog = envelope.ForensicLogName
 	// IndexCacheDir holds the extractors' caches, one folder per indexed
 	// root.
 	IndexCacheDir = "index-cache"
@@ -34,14 +32,6 @@ const (
 	// WatchLockFile elects the one process that watches the indexed tree
 	// (flock, held while it watches; it holds that process's id).
 	WatchLockFile = "watch.lock"
-	// NATSAuthFile holds the embedded NATS server's credentials (mode
-	// 0600); every process of the folder reads it to connect.
-	NATSAuthFile = bus.AuthFile
-	// NATSRecordFile names the embedded NATS server that runs; NATSLockFile
-	// is the host election's lock.
-	NATSRecordFile = bus.RecordFile
-	NATSLockFile   = bus.LockFile
-	// AgentDir holds exported evidence bundles unless $COS_AGENT_DIR names
-	// another folder.
-	AgentDir = evidence.DefaultAgentSubdir
+	// NATSLockFile is the embedded NATS server's host election lock.
+	NATSLockFile = bus.LockFile
 )

@@ -6,11 +6,8 @@ import (
 	"github.com/cos-dev/cos/eventlog/store"
 )
 
-// StoreForms names the accepted forms of a store address, for messages.
-const StoreForms = store.Forms
-
 // ErrStore is returned (wrapped) by ParseStore for an address that is none
-// of StoreForms.
+// of the accepted forms (store.Forms).
 var ErrStore = store.ErrStore
 
 // Store is where the event log lives, parsed from a store address
