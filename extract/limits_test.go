@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cos-dev/cos/extract/lang"
+	"github.com/cos-dev/cos/extract/markdown"
+
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -49,20 +52,20 @@ func TestMarkdown_NestedBlockquotesLinear(t *testing.T) {
 func TestCapNesting(t *testing.T) {
 	deep := strings.Repeat("> ", 40)
 	src := "# Top\n" + deep + "# Deep [x](ok.md)\n\n" + strings.Repeat(">", 5) + " # Shallow\n"
-	got := capNesting([]byte(src), maxNesting)
-	if want := strings.Repeat("> ", maxNesting) + "# Deep [x](ok.md)"; !strings.Contains(string(got), want+"\n") {
+	got := markdown.CapNesting([]byte(src), markdown.MaxNesting)
+	if want := strings.Repeat("> ", markdown.MaxNesting) + "# Deep [x](ok.md)"; !strings.Contains(string(got), want+"\n") {
 		t.Fatalf("capped line not %q:\n%s", want, got)
 	}
 	if bytes.Count(got, []byte("\n")) != strings.Count(src, "\n") {
 		t.Fatal("line breaks changed")
 	}
 	for _, doc := range []string{"# a\n> b\n", "- a\n  - b\n1. x\n-x\n", "**" + strings.Repeat("*", 40)} {
-		if same := capNesting([]byte(doc), maxNesting); string(same) != doc {
+		if same := markdown.CapNesting([]byte(doc), markdown.MaxNesting); string(same) != doc {
 			t.Errorf("a document without deep nesting changed: %q", same)
 		}
 	}
 	lists := strings.Repeat("1. ", 30) + "x\n"
-	if got, want := string(capNesting([]byte(lists), maxNesting)), strings.Repeat("1. ", maxNesting)+"x\n"; got != want {
+	if got, want := string(markdown.CapNesting([]byte(lists), markdown.MaxNesting)), strings.Repeat("1. ", markdown.MaxNesting)+"x\n"; got != want {
 		t.Errorf("nested lists capped to %q, want %q", got, want)
 	}
 	root := t.TempDir()
@@ -119,7 +122,7 @@ func BenchmarkMarkdown_NestedBlockquotes(b *testing.B) {
 	for _, n := range []int{100_000, 400_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			data := quoteBomb(n)
-			e := &env{files: map[string]bool{}}
+			e := &lang.Env{Files: map[string]bool{}}
 			b.SetBytes(int64(n))
 			for b.Loop() {
 				extractFile("bomb.md", data, "", e)

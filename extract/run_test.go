@@ -7,6 +7,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cos-dev/cos/extract/lang"
+	"github.com/cos-dev/cos/extract/markdown"
+	"github.com/cos-dev/cos/extract/resolve"
+
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -110,7 +114,7 @@ func TestGithubSlug(t *testing.T) {
 		{"hello-world-1", "hello-world-1-1"},
 		{"日本語", "日本語"},
 	} {
-		if got := githubSlug(c.title, seen); got != c.want {
+		if got := markdown.GithubSlug(c.title, seen); got != c.want {
 			t.Errorf("githubSlug(%q) = %q, want %q", c.title, got, c.want)
 		}
 	}
@@ -129,7 +133,7 @@ func TestUIDPart(t *testing.T) {
 		{"caf\xe9", "café"},
 		{"100%", "100%"},
 	} {
-		got := uidPart(c.in)
+		got := lang.UidPart(c.in)
 		if got != c.want {
 			t.Errorf("uidPart(%q) = %q, want %q", c.in, got, c.want)
 		}
@@ -137,7 +141,7 @@ func TestUIDPart(t *testing.T) {
 			t.Errorf("uidPart(%q): %v", c.in, err)
 		}
 	}
-	long := clampUID("code:file:" + strings.Repeat("é", 2000))
+	long := lang.ClampUID("code:file:" + strings.Repeat("é", 2000))
 	if len(long) > graph.MaxUIDLen || graph.ValidateUID(long) != nil {
 		t.Errorf("clampUID: %d bytes, %v", len(long), graph.ValidateUID(long))
 	}
@@ -146,13 +150,13 @@ func TestUIDPart(t *testing.T) {
 // TestPlatformFile checks the build-constraint preference used to pick one
 // of several same-named Go declarations.
 func TestPlatformFile(t *testing.T) {
-	if !platformFile("os/file.go") || !platformFile("os/file_unix.go") {
+	if !resolve.PlatformFile("os/file.go") || !resolve.PlatformFile("os/file_unix.go") {
 		t.Error("files without a platform suffix must fit")
 	}
-	if platformFile("os/file_plan9.go") && platformFile("os/file_windows.go") {
+	if resolve.PlatformFile("os/file_plan9.go") && resolve.PlatformFile("os/file_windows.go") {
 		t.Error("two different GOOS suffixes cannot both fit")
 	}
-	if platformFile("runtime/asm_s390x.go") && platformFile("runtime/asm_riscv64.go") {
+	if resolve.PlatformFile("runtime/asm_s390x.go") && resolve.PlatformFile("runtime/asm_riscv64.go") {
 		t.Error("two different GOARCH suffixes cannot both fit")
 	}
 }
@@ -164,12 +168,12 @@ func FuzzExtractFile(f *testing.F) {
 		f.Add(seed)
 	}
 	exts := []string{"x.go", "x.py", "x.js", "x.ts", "x.tsx", "x.md", "x.json", "x.toml", "x.yaml", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "requirements.txt", ".mcp.json"}
-	e := &env{modules: newGoModules(map[string]string{"": "m"}), files: map[string]bool{"y.md": true}, maxDepth: DefaultMaxConfigDepth}
+	e := &lang.Env{Modules: lang.NewGoModules(map[string]string{"": "m"}), Files: map[string]bool{"y.md": true}, MaxDepth: DefaultMaxConfigDepth}
 	f.Fuzz(func(t *testing.T, src string) {
 		payloads := map[string]graph.FileExtracted{}
 		for _, p := range exts {
 			fr := extractFile(p, []byte(src), "h", e)
-			resolve(fr, newTable(map[string]*decl{}, nil, e.modules))
+			resolve.Resolve(fr, resolve.NewTable(map[string]*lang.Decl{}, nil, e.Modules))
 			payloads[p] = payload(fr)
 		}
 		checkPayloads(t, payloads)

@@ -1,20 +1,22 @@
-package extract
+package lang
 
 import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/cos-dev/cos/graph"
 )
 
-// goModules maps the repository's go.mod folders to their module paths and
+// GoModules maps the repository's go.mod folders to their module paths and
 // back, to turn an import path into a repository folder.
-type goModules struct {
-	byDir map[string]string // go.mod folder ("" for the root) → module path
+type GoModules struct {
+	ByDir map[string]string // go.mod folder ("" for the root) → module path
 	dirs  []string          // folders, longest first
 }
 
-func newGoModules(byDir map[string]string) *goModules {
-	m := &goModules{byDir: byDir}
+func NewGoModules(byDir map[string]string) *GoModules {
+	m := &GoModules{ByDir: byDir}
 	for d := range byDir {
 		m.dirs = append(m.dirs, d)
 	}
@@ -28,20 +30,20 @@ func newGoModules(byDir map[string]string) *goModules {
 }
 
 // moduleOf returns the folder and module path of the go.mod governing dir.
-func (m *goModules) moduleOf(dir string) (modDir, modPath string, ok bool) {
+func (m *GoModules) moduleOf(dir string) (modDir, modPath string, ok bool) {
 	for _, d := range m.dirs {
 		if d == "" || d == dir || strings.HasPrefix(dir, d+"/") {
-			return d, m.byDir[d], true
+			return d, m.ByDir[d], true
 		}
 	}
 	return "", "", false
 }
 
-// importPath returns the import path of the package in folder dir: the module
+// ImportPath returns the import path of the package in folder dir: the module
 // path joined with the folder's path below go.mod; for the standard
 // library's module "std" the module path is left out. Without a go.mod the
 // folder itself is the import path ("." for the root).
-func (m *goModules) importPath(dir string) string {
+func (m *GoModules) ImportPath(dir string) string {
 	modDir, modPath, ok := m.moduleOf(dir)
 	if !ok {
 		if dir == "" {
@@ -61,12 +63,12 @@ func (m *goModules) importPath(dir string) string {
 	return modPath + "/" + rest
 }
 
-// dirOf returns the repository folder of import path ip, if a go.mod of the
+// DirOf returns the repository folder of import path ip, if a go.mod of the
 // repository covers it.
-func (m *goModules) dirOf(ip string) (string, bool) {
+func (m *GoModules) DirOf(ip string) (string, bool) {
 	best, bestLen, found := "", -1, false
 	for _, d := range m.dirs {
-		mp := m.byDir[d]
+		mp := m.ByDir[d]
 		rest, matchLen := "", len(mp)
 		switch {
 		case ip == mp:
@@ -100,9 +102,9 @@ type goRequire struct {
 	Indirect      bool
 }
 
-// parseGoMod reads the module path and require directives of a go.mod;
+// ParseGoMod reads the module path and require directives of a go.mod;
 // it is lenient: unknown directives and malformed lines are ignored.
-func parseGoMod(src string) goModFile {
+func ParseGoMod(src string) goModFile {
 	var f goModFile
 	inRequire := false
 	for i, line := range strings.Split(src, "\n") {
@@ -142,3 +144,11 @@ func parseGoMod(src string) goModFile {
 }
 
 func unquote(s string) string { return strings.Trim(s, "\"`") }
+
+// GoPackageNode is the go:package: node of an import or module path, the
+// same whether a Go file imports it or a go.mod requires it.
+func GoPackageNode(p string) graph.Node {
+	first, _, _ := strings.Cut(p, "/")
+	return graph.Node{UID: ClampUID("go:package:" + UidPart(p)), Kind: graph.KindDependency, Label: CleanString(p),
+		Metadata: map[string]any{"ecosystem": "go", "stdlib": !strings.Contains(first, ".")}}
+}

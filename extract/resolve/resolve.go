@@ -1,4 +1,4 @@
-package extract
+package resolve
 
 import (
 	"path"
@@ -6,41 +6,43 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cos-dev/cos/extract/lang"
+
 	"github.com/cos-dev/cos/graph"
 )
 
-// candidate is one declaration of a name in a scope.
-type candidate struct {
+// Candidate is one declaration of a name in a scope.
+type Candidate struct {
 	Path string
 	Kind string
 }
 
-// table is the declarations table of the whole repository: scope → name →
+// Table is the declarations table of the whole repository: scope → name →
 // the files declaring it. It is built from the fresh declarations of the
 // files parsed in this run and the cached declarations of the others; a
 // scope's names are expanded on its first lookup, so a run that resolves a
 // few files touches a few scopes.
-type table struct {
-	modules *goModules
+type Table struct {
+	modules *lang.GoModules
 	byScope map[string][]string // scope → paths declaring in it, sorted
-	fresh   map[string]*decl
-	cached  map[string]declRecord
+	fresh   map[string]*lang.Decl
+	cached  map[string]lang.DeclRecord
 	// scopes and alias are filled lazily by names().
-	scopes  map[string]map[string][]candidate
+	scopes  map[string]map[string][]Candidate
 	alias   map[string]map[string]string
 	results map[string]map[string]string
 	factsOf map[string]map[string]string
-	// touched, when set, collects every scope looked into (the Deps of
+	// Touched, when set, collects every scope looked into (the Deps of
 	// the file being resolved).
-	touched map[string]bool
+	Touched map[string]bool
 	// memos and cut memoise the inference's lookups (infermemo.go).
 	memos map[string]*memoEntry
 	cut   bool
 }
 
-func newTable(fresh map[string]*decl, cached map[string]declRecord, mods *goModules) *table {
-	t := &table{modules: mods, byScope: map[string][]string{}, fresh: fresh, cached: cached,
-		scopes: map[string]map[string][]candidate{}, alias: map[string]map[string]string{}, results: map[string]map[string]string{},
+func NewTable(fresh map[string]*lang.Decl, cached map[string]lang.DeclRecord, mods *lang.GoModules) *Table {
+	t := &Table{modules: mods, byScope: map[string][]string{}, fresh: fresh, cached: cached,
+		scopes: map[string]map[string][]Candidate{}, alias: map[string]map[string]string{}, results: map[string]map[string]string{},
 		factsOf: map[string]map[string]string{}}
 	for p, d := range fresh {
 		if d != nil && d.Scope != "" {
@@ -59,22 +61,22 @@ func newTable(fresh map[string]*decl, cached map[string]declRecord, mods *goModu
 }
 
 // names returns the declarations of scope, expanding them on first use.
-func (t *table) names(scope string) (map[string][]candidate, map[string]string) {
-	if t.touched != nil {
-		t.touched[scope] = true
+func (t *Table) names(scope string) (map[string][]Candidate, map[string]string) {
+	if t.Touched != nil {
+		t.Touched[scope] = true
 	}
 	if n, ok := t.scopes[scope]; ok {
 		return n, t.alias[scope]
 	}
-	names := map[string][]candidate{}
+	names := map[string][]Candidate{}
 	var alias, results, facts map[string]string
 	for _, p := range t.byScope[scope] {
 		d := t.fresh[p]
 		if d == nil {
-			d = t.cached[p].decl()
+			d = t.cached[p].Decl()
 		}
 		for n, k := range d.Names {
-			names[n] = append(names[n], candidate{Path: p, Kind: k})
+			names[n] = append(names[n], Candidate{Path: p, Kind: k})
 		}
 		for k, v := range d.Alias {
 			if alias == nil {
@@ -103,15 +105,15 @@ func (t *table) names(scope string) (map[string][]candidate, map[string]string) 
 	return names, alias
 }
 
-// normScope maps a "goimport:<import path>" scope to the "go:<dir>" scope of
+// NormScope maps a "goimport:<import path>" scope to the "go:<dir>" scope of
 // the repository package with that import path; other scopes are returned
 // unchanged. ok is false for an import path outside the repository.
-func (t *table) normScope(scope string) (string, bool) {
+func (t *Table) NormScope(scope string) (string, bool) {
 	ip, isImport := strings.CutPrefix(scope, "goimport:")
 	if !isImport {
 		return scope, true
 	}
-	dir, ok := t.modules.dirOf(ip)
+	dir, ok := t.modules.DirOf(ip)
 	if !ok {
 		return "", false
 	}
@@ -125,10 +127,10 @@ func (t *table) normScope(scope string) (string, bool) {
 // lookup finds name in scope, preferring a declaration in the file fromPath,
 // then one whose file name suits this platform (no foreign _GOOS/_GOARCH
 // suffix), then the first by path.
-func (t *table) lookup(scope, name, fromPath string) (candidate, bool) {
-	s, ok := t.normScope(scope)
+func (t *Table) lookup(scope, name, fromPath string) (Candidate, bool) {
+	s, ok := t.NormScope(scope)
 	if !ok {
-		return candidate{}, false
+		return Candidate{}, false
 	}
 	names, alias := t.names(s)
 	if a, ok := alias[name]; ok {
@@ -137,7 +139,7 @@ func (t *table) lookup(scope, name, fromPath string) (candidate, bool) {
 	cands := names[name]
 	switch len(cands) {
 	case 0:
-		return candidate{}, false
+		return Candidate{}, false
 	case 1:
 		return withName(cands[0], name), true
 	}
@@ -146,7 +148,7 @@ func (t *table) lookup(scope, name, fromPath string) (candidate, bool) {
 		score := 0
 		if c.Path == fromPath {
 			score = 3
-		} else if platformFile(c.Path) {
+		} else if PlatformFile(c.Path) {
 			score = 1
 		}
 		if score > bestScore {
@@ -157,8 +159,8 @@ func (t *table) lookup(scope, name, fromPath string) (candidate, bool) {
 }
 
 // resultOf returns the type the function name of scope returns, if known.
-func (t *table) resultOf(scope, name string) (string, bool) {
-	s, ok := t.normScope(scope)
+func (t *Table) resultOf(scope, name string) (string, bool) {
+	s, ok := t.NormScope(scope)
 	if !ok {
 		return "", false
 	}
@@ -168,37 +170,31 @@ func (t *table) resultOf(scope, name string) (string, bool) {
 }
 
 // withName carries the declared name in Kind's place for uid building.
-func withName(c candidate, name string) candidate {
-	return candidate{Path: c.Path, Kind: c.Kind + "\x00" + name}
+func withName(c Candidate, name string) Candidate {
+	return Candidate{Path: c.Path, Kind: c.Kind + "\x00" + name}
 }
 
 // uidOf returns the uid of a looked-up candidate.
-func uidOf(c candidate) (uid, kind string) {
+func uidOf(c Candidate) (uid, kind string) {
 	kind, name, _ := strings.Cut(c.Kind, "\x00")
-	if level, ok := strings.CutPrefix(kind, headingKindPrefix); ok {
-		return clampUID("doc:heading:" + uidPart(c.Path) + "#" + uidPart(name) + ":" + level), graph.KindHeading
+	if level, ok := strings.CutPrefix(kind, lang.HeadingKindPrefix); ok {
+		return lang.ClampUID("doc:heading:" + lang.UidPart(c.Path) + "#" + lang.UidPart(name) + ":" + level), graph.KindHeading
 	}
 	if kind == graph.KindClass {
-		return codeUID("class", c.Path, name), kind
+		return lang.CodeUID("class", c.Path, name), kind
 	}
-	return codeUID("function", c.Path, name), kind
+	return lang.CodeUID("function", c.Path, name), kind
 }
-
-// codeUID builds code:<what>:<path>::<name>.
-func codeUID(what, p, name string) string { return graph.CodeUID(what, p, name) }
-
-// externalUID builds the uid of an unresolved target's stub.
-func externalUID(name string) string { return graph.ExternalUID(name) }
 
 // knownGOOS and knownGOARCH are the file name suffixes go/build treats as
 // build constraints.
 var knownGOOS = map[string]bool{"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true, "hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true, "netbsd": true, "openbsd": true, "plan9": true, "solaris": true, "wasip1": true, "windows": true, "zos": true}
 var knownGOARCH = map[string]bool{"386": true, "amd64": true, "arm": true, "arm64": true, "loong64": true, "mips": true, "mipsle": true, "mips64": true, "mips64le": true, "ppc64": true, "ppc64le": true, "riscv64": true, "s390x": true, "wasm": true, "sparc64": true}
 
-// platformFile reports whether a file's _GOOS/_GOARCH name suffixes, if
+// PlatformFile reports whether a file's _GOOS/_GOARCH name suffixes, if
 // any, match the running platform; used only to prefer one of several
 // same-named declarations split by build constraints.
-func platformFile(p string) bool {
+func PlatformFile(p string) bool {
 	base := strings.TrimSuffix(path.Base(p), ".go")
 	base = strings.TrimSuffix(base, "_test")
 	parts := strings.Split(base, "_")
@@ -221,12 +217,12 @@ func platformFile(p string) bool {
 	return true
 }
 
-// resolve turns fr's references into edges (and stub or package nodes),
+// Resolve turns fr's references into edges (and stub or package nodes),
 // using t, and records the scopes they looked into as fr.Decl.Deps.
-func resolve(fr *fileResult, t *table) {
+func Resolve(fr *lang.Result, t *Table) {
 	deps := map[string]bool{}
-	t.touched = deps
-	defer func() { t.touched = nil }()
+	t.Touched = deps
+	defer func() { t.Touched = nil }()
 	seenStub := map[string]bool{}
 	seenEdge := map[graph.EdgeKey]bool{}
 	for _, e := range fr.Edges {
@@ -250,28 +246,28 @@ func resolve(fr *fileResult, t *table) {
 		fr.Nodes = append(fr.Nodes, n)
 	}
 	for _, r := range fr.Refs {
-		if s, ok := t.normScope(r.Scope); ok && s != "" {
+		if s, ok := t.NormScope(r.Scope); ok && s != "" {
 			deps[s] = true
 		}
 		switch r.Type {
-		case refWatch:
+		case lang.RefWatch:
 			continue
-		case refImport:
+		case lang.RefImport:
 			resolveImport(fr, t, r, add, addNode)
 			continue
-		case refContainedBy:
+		case lang.RefContainedBy:
 			if c, ok := t.lookup(r.Scope, r.Name, fr.Path); ok {
 				if uid, kind := uidOf(c); kind == graph.KindClass {
 					add(graph.Edge{Source: uid, Target: r.From, Type: graph.EdgeContains, Extractor: fr.Extractor, Line: r.Line})
 					continue
 				}
 			}
-			add(graph.Edge{Source: fileUID(fr.Path), Target: r.From, Type: graph.EdgeContains, Extractor: fr.Extractor, Line: r.Line})
+			add(graph.Edge{Source: lang.FileUID(fr.Path), Target: r.From, Type: graph.EdgeContains, Extractor: fr.Extractor, Line: r.Line})
 			continue
 		}
-		if c, ok := t.target(r, fr); ok {
+		if c, ok := t.Target(r, fr); ok {
 			uid, kind := uidOf(c)
-			if r.Type == refCall && kind == graph.KindClass && fr.Extractor == ExtractorGo {
+			if r.Type == lang.RefCall && kind == graph.KindClass && fr.Extractor == lang.ExtractorGo {
 				continue // a Go conversion T(x), not a call
 			}
 			add(graph.Edge{Source: r.From, Target: uid, Type: r.Type, Extractor: fr.Extractor, Line: r.Line})
@@ -280,8 +276,8 @@ func resolve(fr *fileResult, t *table) {
 		if r.Stub == "" {
 			continue
 		}
-		uid := externalUID(r.Stub)
-		addNode(graph.Node{UID: uid, Kind: graph.KindExternal, Label: cleanString(r.Stub), Extractor: fr.Extractor, Metadata: map[string]any{"stub": true}})
+		uid := lang.ExternalUID(r.Stub)
+		addNode(graph.Node{UID: uid, Kind: graph.KindExternal, Label: lang.CleanString(r.Stub), Extractor: fr.Extractor, Metadata: map[string]any{"stub": true}})
 		add(graph.Edge{Source: r.From, Target: uid, Type: r.Type, Extractor: fr.Extractor, Line: r.Line})
 	}
 	fr.Refs = nil
@@ -296,54 +292,46 @@ func resolve(fr *fileResult, t *table) {
 	}
 }
 
-// target finds the declaration a reference points at: the member of a
+// Target finds the declaration a reference points at: the member of a
 // receiver's value (Recv), the method of a Go function's result (Then), or
 // the name in its scope — for Python and JavaScript also through imports,
 // re-exports and base classes.
-func (t *table) target(r ref, fr *fileResult) (candidate, bool) {
+func (t *Table) Target(r lang.Ref, fr *lang.Result) (Candidate, bool) {
 	if r.Recv != nil {
 		return t.receiverTarget(r.Recv, r.Name)
 	}
 	if r.Then != "" {
 		typ, ok := t.resultOf(r.Scope, r.Name)
 		if !ok {
-			return candidate{}, false // unknown result type: the stub
+			return Candidate{}, false // unknown result type: the stub
 		}
 		r.Name = typ + "." + r.Then
 	}
 	if c, ok := t.lookup(r.Scope, r.Name, fr.Path); ok {
 		return c, true
 	}
-	if r.Scope == "" || (fr.Extractor != ExtractorPython && fr.Extractor != ExtractorJSTS) {
-		return candidate{}, false
+	if r.Scope == "" || (fr.Extractor != lang.ExtractorPython && fr.Extractor != lang.ExtractorJSTS) {
+		return Candidate{}, false
 	}
 	// A module, or a variable holding an instance (DEFAULT = Registry()),
 	// is no declaration to point at: calling DEFAULT() is not calling
 	// the class.
 	v, ok := t.symbol(r.Scope, r.Name, 0)
 	if !ok || v.kind == valModule || v.kind == valInst || v.cand.Path == "" {
-		return candidate{}, false
+		return Candidate{}, false
 	}
 	return v.cand, true
 }
 
-// goPackageNode is the go:package: node of an import or module path, the
-// same whether a Go file imports it or a go.mod requires it.
-func goPackageNode(p string) graph.Node {
-	first, _, _ := strings.Cut(p, "/")
-	return graph.Node{UID: clampUID("go:package:" + uidPart(p)), Kind: graph.KindDependency, Label: cleanString(p),
-		Metadata: map[string]any{"ecosystem": "go", "stdlib": !strings.Contains(first, ".")}}
-}
-
 // resolveImport handles a Go import: a repository package becomes an
 // imports edge to its code:module: node, anything else a go:package: node.
-func resolveImport(fr *fileResult, t *table, r ref, add func(graph.Edge), addNode func(graph.Node)) {
+func resolveImport(fr *lang.Result, t *Table, r lang.Ref, add func(graph.Edge), addNode func(graph.Node)) {
 	ip := strings.TrimPrefix(r.Scope, "goimport:")
-	if _, ok := t.normScope(r.Scope); ok {
-		add(graph.Edge{Source: r.From, Target: clampUID("code:module:" + uidPart(ip)), Type: graph.EdgeImports, Extractor: fr.Extractor, Line: r.Line})
+	if _, ok := t.NormScope(r.Scope); ok {
+		add(graph.Edge{Source: r.From, Target: lang.ClampUID("code:module:" + lang.UidPart(ip)), Type: graph.EdgeImports, Extractor: fr.Extractor, Line: r.Line})
 		return
 	}
-	n := goPackageNode(ip)
+	n := lang.GoPackageNode(ip)
 	n.Extractor = fr.Extractor
 	addNode(n)
 	add(graph.Edge{Source: r.From, Target: n.UID, Type: graph.EdgeImports, Extractor: fr.Extractor, Line: r.Line})

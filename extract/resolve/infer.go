@@ -1,7 +1,9 @@
-package extract
+package resolve
 
 import (
 	"strings"
+
+	"github.com/cos-dev/cos/extract/lang"
 
 	"github.com/cos-dev/cos/graph"
 )
@@ -14,170 +16,6 @@ import (
 // value is a module, a class, an instance of a class or a function — and
 // every step that cannot be decided yields "unknown", which leaves the
 // call a name-only stub (counted as an unresolved receiver), never a guess.
-
-// A chain names a value: the symbol Name looked up in Scope, followed by
-// Steps. Name may be dotted ("mod.Class"), or empty for the module of
-// Scope itself. A step is an attribute name or "()" for a call.
-//
-//	x: Child          → {Scope: py:a.py, Name: Child, Inst: true}
-//	c = C()           → {Scope: py:a.py, Name: C, Steps: ["()"]}
-//	self.conn.send()  → receiver {Scope: py:a.py, Name: Handler, Inst: true, Steps: ["conn"]}
-//	super().close()   → receiver {Scope: py:a.py, Name: Handler, Inst: true, Super: true}
-type chain struct {
-	Scope string
-	Name  string
-	// Inst makes the value an instance of the class the symbol names (a
-	// type annotation, self, this) rather than the class itself.
-	Inst bool
-	// Super starts member lookups at the bases of the class, not at the
-	// class (super().m(), super.m()).
-	Super bool
-	Steps []string
-}
-
-// callStep is the step of a chain that calls the value.
-const callStep = "()"
-
-// classStep is the attribute that turns an instance into its class
-// (x.__class__, type(x)).
-const classStep = "__class__"
-
-// newStep is the step of a chain that constructs an instance of the value
-// (JavaScript new C(), new F() of a constructor function F, whose
-// methods are declared F.m).
-const newStep = "new"
-
-// then returns a copy of c with one more step.
-func (c *chain) then(step string) *chain {
-	if c == nil {
-		return nil
-	}
-	n := *c
-	n.Steps = append(append([]string(nil), c.Steps...), step)
-	return &n
-}
-
-// Fact keys of decl.Facts, each followed by a declared name of the file's
-// scope; values are encoded chains (encodeChains).
-const (
-	factBase   = "b:" // b:<Class> → the class's bases, in order
-	factAttr   = "a:" // a:<Class>.<attr> → the value of an instance attribute
-	factReturn = "r:" // r:<Func> or r:<Class>.<method> → the value a call returns
-	factVar    = "v:" // v:<name> → the value of a module-level variable
-	factImport = "i:" // i:<name> → what a name imported into the module stands for
-	factStar   = "s:" // s: → modules re-exported wholesale (the chains' Scopes)
-	// o:<name> → name is a module-level object literal whose members are
-	// declared as <name>.<member> (JavaScript const o = {m() {}}); it
-	// evaluates like a class, so o.m() finds them. The chain is unused.
-	factObject = "o:"
-	// p:<Func>@<i>.<j> → the value of parameter j of the function passed
-	// as argument i to Func (a callback's parameter, typed by the
-	// declaration of the function it is passed to); see paramStep.
-	factParam = "p:"
-	// m:<name> → name is declared both as a value (a function or a
-	// variable) and as a class or interface of the module (TypeScript
-	// declaration merging): in a type position it is the class, in a
-	// value position the function or the variable. The chain is unused.
-	factMerged = "m:"
-)
-
-// paramStep prefixes a chain step "@<i>.<j>": the value of parameter j of
-// the function passed as argument i when the value (a function, or a
-// class for new C(…)) is called, as factParam records it.
-const paramStep = "@"
-
-// Separators of encoded chains: fields of a chain, chains of a list.
-const (
-	chainFieldSep = "\x1e"
-	chainListSep  = "\x1f"
-)
-
-// encodeChains encodes chains as one fact value.
-func encodeChains(cs ...*chain) string {
-	var b strings.Builder
-	for i, c := range cs {
-		if i > 0 {
-			b.WriteString(chainListSep)
-		}
-		flags := ""
-		if c.Inst {
-			flags += "i"
-		}
-		if c.Super {
-			flags += "s"
-		}
-		b.WriteString(c.Scope)
-		b.WriteString(chainFieldSep)
-		b.WriteString(c.Name)
-		b.WriteString(chainFieldSep)
-		b.WriteString(flags)
-		for _, s := range c.Steps {
-			b.WriteString(chainFieldSep)
-			b.WriteString(s)
-		}
-	}
-	return b.String()
-}
-
-// decodeChains is the inverse of encodeChains; malformed entries are
-// dropped.
-func decodeChains(s string) []*chain {
-	if s == "" {
-		return nil
-	}
-	var out []*chain
-	for part := range strings.SplitSeq(s, chainListSep) {
-		f := strings.Split(part, chainFieldSep)
-		if len(f) < 3 {
-			continue
-		}
-		c := &chain{Scope: f[0], Name: f[1], Inst: strings.Contains(f[2], "i"), Super: strings.Contains(f[2], "s")}
-		if len(f) > 3 {
-			c.Steps = f[3:]
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// setFact records a fact in d (the first one of a key wins, as the first
-// assignment of an attribute does for a reader).
-func (d *decl) setFact(key string, cs ...*chain) {
-	if d == nil || len(cs) == 0 {
-		return
-	}
-	for _, c := range cs {
-		if c == nil || (c.Scope == "" && c.Name == "None") {
-			return // unknown, or None: no value to follow
-		}
-	}
-	if d.Facts == nil {
-		d.Facts = map[string]string{}
-	}
-	if _, ok := d.Facts[key]; !ok {
-		d.Facts[key] = encodeChains(cs...)
-	}
-}
-
-// addStar records a module re-exported wholesale by scope.
-func (d *decl) addStar(scope string) {
-	if d == nil || scope == "" {
-		return
-	}
-	if d.Facts == nil {
-		d.Facts = map[string]string{}
-	}
-	cur := d.Facts[factStar]
-	for _, c := range decodeChains(cur) {
-		if c.Scope == scope {
-			return
-		}
-	}
-	if cur != "" {
-		cur += chainListSep
-	}
-	d.Facts[factStar] = cur + encodeChains(&chain{Scope: scope})
-}
 
 // value kinds of the inference.
 const (
@@ -192,7 +30,7 @@ type value struct {
 	kind  int
 	scope string
 	name  string    // declared name: "C", "f", "C.m"
-	cand  candidate // the declaration (with name), for valClass/valFunc/valInst
+	cand  Candidate // the declaration (with name), for valClass/valFunc/valInst
 }
 
 // maxInferDepth bounds the recursion of symbol, member and chain
@@ -203,7 +41,7 @@ const maxInferDepth = 64
 
 // facts returns the merged facts of scope (expanding the scope on first
 // use) and records the scope as looked into.
-func (t *table) facts(scope string) map[string]string {
+func (t *Table) facts(scope string) map[string]string {
 	t.names(scope)
 	return t.factsOf[scope]
 }
@@ -211,11 +49,11 @@ func (t *table) facts(scope string) map[string]string {
 // symbolOnce evaluates the name (possibly dotted) in scope: a declared class or
 // function, a module-level variable, an imported name (followed into the
 // module it comes from), or a name of a module re-exported with *.
-func (t *table) symbolOnce(scope, name string, depth int) (value, bool) {
+func (t *Table) symbolOnce(scope, name string, depth int) (value, bool) {
 	if t.tooDeep(depth) {
 		return value{}, false
 	}
-	s, ok := t.normScope(scope)
+	s, ok := t.NormScope(scope)
 	if !ok {
 		return value{}, false
 	}
@@ -233,9 +71,9 @@ func (t *table) symbolOnce(scope, name string, depth int) (value, bool) {
 	// each once: modules that star-import each other form cycles, and a
 	// name none of them declares must not be looked for along every path.
 	seen := map[string]bool{s: true}
-	queue := decodeChains(t.facts(s)[factStar])
+	queue := lang.DecodeChains(t.facts(s)[lang.FactStar])
 	for len(queue) > 0 {
-		q, ok := t.normScope(queue[0].Scope)
+		q, ok := t.NormScope(queue[0].Scope)
 		queue = queue[1:]
 		if !ok || seen[q] {
 			continue
@@ -244,7 +82,7 @@ func (t *table) symbolOnce(scope, name string, depth int) (value, bool) {
 		if v, found, _ := t.symbolHere(q, name, depth+1); found {
 			return v, true
 		}
-		queue = append(queue, decodeChains(t.facts(q)[factStar])...)
+		queue = append(queue, lang.DecodeChains(t.facts(q)[lang.FactStar])...)
 	}
 	return value{}, false
 }
@@ -252,14 +90,14 @@ func (t *table) symbolOnce(scope, name string, depth int) (value, bool) {
 // symbolHere evaluates the name in the normalised scope s itself, without
 // its star re-exports; final says the name was decided here (a dotted
 // name, a variable or an import of s), found or not.
-func (t *table) symbolHere(s, name string, depth int) (v value, found, final bool) {
+func (t *Table) symbolHere(s, name string, depth int) (v value, found, final bool) {
 	names, alias := t.names(s)
 	if a, ok := alias[name]; ok {
 		name = a
 	}
 	facts := t.factsOf[s]
-	_, merged := facts[factMerged+name]
-	_, isVar := facts[factVar+name]
+	_, merged := facts[lang.FactMerged+name]
+	_, isVar := facts[lang.FactVar+name]
 	if cands := names[name]; len(cands) > 0 && !(merged && isVar) {
 		c, _ := t.lookup(s, name, "")
 		kind := valFunc
@@ -268,17 +106,17 @@ func (t *table) symbolHere(s, name string, depth int) (v value, found, final boo
 		}
 		return value{kind: kind, scope: s, name: name, cand: c}, true, true
 	}
-	if f, ok := facts[factVar+name]; ok {
-		if cs := decodeChains(f); len(cs) == 1 {
+	if f, ok := facts[lang.FactVar+name]; ok {
+		if cs := lang.DecodeChains(f); len(cs) == 1 {
 			v, found = t.eval(cs[0], depth+1)
 		}
 		return v, found, true
 	}
-	if _, ok := facts[factObject+name]; ok {
+	if _, ok := facts[lang.FactObject+name]; ok {
 		return value{kind: valClass, scope: s, name: name}, true, true
 	}
-	if f, ok := facts[factImport+name]; ok {
-		if cs := decodeChains(f); len(cs) == 1 {
+	if f, ok := facts[lang.FactImport+name]; ok {
+		if cs := lang.DecodeChains(f); len(cs) == 1 {
 			v, found = t.eval(cs[0], depth+1)
 		}
 		return v, found, true
@@ -301,11 +139,11 @@ func (t *table) symbolHere(s, name string, depth int) (v value, found, final boo
 // typeSymbol evaluates a name in a type position (an annotation, an Inst
 // chain): as symbol does, except that a name merged from a value and a
 // class or interface (factMerged) is the class.
-func (t *table) typeSymbol(scope, name string, depth int) (value, bool) {
+func (t *Table) typeSymbol(scope, name string, depth int) (value, bool) {
 	if t.tooDeep(depth) {
 		return value{}, false
 	}
-	s, ok := t.normScope(scope)
+	s, ok := t.NormScope(scope)
 	if !ok || name == "" {
 		return t.symbol(scope, name, depth+1)
 	}
@@ -314,14 +152,14 @@ func (t *table) typeSymbol(scope, name string, depth int) (value, bool) {
 		name = a
 	}
 	facts := t.factsOf[s]
-	if _, merged := facts[factMerged+name]; merged && len(t.byScope[s]) > 0 {
-		return value{kind: valClass, scope: s, name: name, cand: withName(candidate{Path: t.byScope[s][0], Kind: graph.KindClass}, name)}, true
+	if _, merged := facts[lang.FactMerged+name]; merged && len(t.byScope[s]) > 0 {
+		return value{kind: valClass, scope: s, name: name, cand: withName(Candidate{Path: t.byScope[s][0], Kind: graph.KindClass}, name)}, true
 	}
 	if len(names[name]) > 0 {
 		return t.symbol(s, name, depth+1)
 	}
-	if v, ok := facts[factImport+name]; ok {
-		if cs := decodeChains(v); len(cs) == 1 && !cs[0].Inst && len(cs[0].Steps) == 0 && cs[0].Name != "" {
+	if v, ok := facts[lang.FactImport+name]; ok {
+		if cs := lang.DecodeChains(v); len(cs) == 1 && !cs[0].Inst && len(cs[0].Steps) == 0 && cs[0].Name != "" {
 			return t.typeSymbol(cs[0].Scope, cs[0].Name, depth+1)
 		}
 		return t.symbol(s, name, depth+1)
@@ -333,8 +171,8 @@ func (t *table) typeSymbol(scope, name string, depth int) (value, bool) {
 		}
 		return t.symbol(s, name, depth+1)
 	}
-	if _, ok := facts[factVar+name]; !ok {
-		for _, c := range decodeChains(facts[factStar]) {
+	if _, ok := facts[lang.FactVar+name]; !ok {
+		for _, c := range lang.DecodeChains(facts[lang.FactStar]) {
 			if v, ok := t.typeSymbol(c.Scope, name, depth+1); ok {
 				return v, true
 			}
@@ -344,7 +182,7 @@ func (t *table) typeSymbol(scope, name string, depth int) (value, bool) {
 }
 
 // eval evaluates a chain.
-func (t *table) eval(c *chain, depth int) (value, bool) {
+func (t *Table) eval(c *lang.Chain, depth int) (value, bool) {
 	if c == nil || t.tooDeep(depth) {
 		return value{}, false
 	}
@@ -371,11 +209,11 @@ func (t *table) eval(c *chain, depth int) (value, bool) {
 }
 
 // step applies one chain step to v.
-func (t *table) step(v value, step string, depth int) (value, bool) {
+func (t *Table) step(v value, step string, depth int) (value, bool) {
 	if t.tooDeep(depth) {
 		return value{}, false
 	}
-	if (step == callStep || step == newStep) && v.kind == valModule {
+	if (step == lang.CallStep || step == lang.NewStep) && v.kind == valModule {
 		// A CommonJS module called or constructed: what it assigned to
 		// module.exports (its "default").
 		d, ok := t.symbol(v.scope, "default", depth+1)
@@ -384,17 +222,17 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 		}
 		v = d
 	}
-	if step == callStep {
+	if step == lang.CallStep {
 		switch v.kind {
 		case valClass:
 			v.kind = valInst
 			return v, true
 		case valFunc:
-			r, ok := t.factsOf[v.scope][factReturn+v.name]
+			r, ok := t.factsOf[v.scope][lang.FactReturn+v.name]
 			if !ok {
 				return value{}, false
 			}
-			cs := decodeChains(r)
+			cs := lang.DecodeChains(r)
 			if len(cs) != 1 {
 				return value{}, false
 			}
@@ -402,7 +240,7 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 		}
 		return value{}, false
 	}
-	if step == newStep {
+	if step == lang.NewStep {
 		switch v.kind {
 		case valClass:
 			v.kind = valInst
@@ -413,7 +251,7 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 		}
 		return value{}, false
 	}
-	if strings.HasPrefix(step, paramStep) {
+	if strings.HasPrefix(step, lang.ParamStep) {
 		fn := v
 		if v.kind == valClass { // new C(…): its constructor's parameters
 			var ok bool
@@ -424,17 +262,17 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 		if fn.kind != valFunc {
 			return value{}, false
 		}
-		p, ok := t.facts(fn.scope)[factParam+fn.name+step]
+		p, ok := t.facts(fn.scope)[lang.FactParam+fn.name+step]
 		if !ok {
 			return value{}, false
 		}
-		cs := decodeChains(p)
+		cs := lang.DecodeChains(p)
 		if len(cs) != 1 {
 			return value{}, false
 		}
 		return t.eval(cs[0], depth+1)
 	}
-	if step == classStep && v.kind == valInst {
+	if step == lang.ClassStep && v.kind == valInst {
 		v.kind = valClass
 		return v, true
 	}
@@ -456,7 +294,7 @@ func (t *table) step(v value, step string, depth int) (value, bool) {
 // walking its bases depth first in declaration order (Python's MRO and
 // JavaScript's prototype chain agree on single inheritance). With super,
 // the class itself is skipped.
-func (t *table) memberOnce(v value, name string, super bool, depth int) (value, bool) {
+func (t *Table) memberOnce(v value, name string, super bool, depth int) (value, bool) {
 	if t.tooDeep(depth) || (v.kind != valClass && v.kind != valInst) {
 		return value{}, false
 	}
@@ -481,12 +319,12 @@ func (t *table) memberOnce(v value, name string, super bool, depth int) (value, 
 
 // attribute finds the value of the instance attribute name of v's class
 // or of one of its bases.
-func (t *table) attribute(v value, name string, depth int) (value, bool) {
+func (t *Table) attribute(v value, name string, depth int) (value, bool) {
 	if t.tooDeep(depth) {
 		return value{}, false
 	}
-	if a, ok := t.facts(v.scope)[factAttr+v.name+"."+name]; ok {
-		if cs := decodeChains(a); len(cs) == 1 {
+	if a, ok := t.facts(v.scope)[lang.FactAttr+v.name+"."+name]; ok {
+		if cs := lang.DecodeChains(a); len(cs) == 1 {
 			return t.eval(cs[0], depth+1)
 		}
 		return value{}, false
@@ -500,9 +338,9 @@ func (t *table) attribute(v value, name string, depth int) (value, bool) {
 }
 
 // bases evaluates the bases of v's class to classes.
-func (t *table) bases(v value, depth int) []value {
+func (t *Table) bases(v value, depth int) []value {
 	var out []value
-	for _, c := range decodeChains(t.facts(v.scope)[factBase+v.name]) {
+	for _, c := range lang.DecodeChains(t.facts(v.scope)[lang.FactBase+v.name]) {
 		if b, ok := t.eval(c, depth+1); ok && b.kind == valClass {
 			out = append(out, b)
 		}
@@ -513,13 +351,13 @@ func (t *table) bases(v value, depth int) []value {
 // receiverTarget resolves the member name called on the value of recv: a
 // method of its class or of a base, a function of a module. ok is false
 // when the receiver or the member is unknown.
-func (t *table) receiverTarget(recv *chain, name string) (candidate, bool) {
-	if name == typeRefName {
+func (t *Table) receiverTarget(recv *lang.Chain, name string) (Candidate, bool) {
+	if name == lang.TypeRefName {
 		return t.typeTarget(recv)
 	}
-	v, ok := t.eval(&chain{Scope: recv.Scope, Name: recv.Name, Inst: recv.Inst, Steps: recv.Steps}, 0)
+	v, ok := t.eval(&lang.Chain{Scope: recv.Scope, Name: recv.Name, Inst: recv.Inst, Steps: recv.Steps}, 0)
 	if !ok {
-		return candidate{}, false
+		return Candidate{}, false
 	}
 	var m value
 	switch v.kind {
@@ -542,30 +380,25 @@ func (t *table) receiverTarget(recv *chain, name string) (candidate, bool) {
 			}
 		}
 	default:
-		return candidate{}, false
+		return Candidate{}, false
 	}
 	// An instance is no declaration to call (a variable typed with an
 	// interface, a module-level object): the call stays a stub.
 	if !ok || m.cand.Path == "" || m.kind == valInst || m.kind == valModule {
-		return candidate{}, false
+		return Candidate{}, false
 	}
 	return m.cand, true
 }
 
-// typeRefName, as the member name of a reference, makes the target the
-// class or interface its receiver chain (Inst, no steps) names in a type
-// position (JavaScript and TypeScript type references).
-const typeRefName = "\x00type"
-
 // typeTarget resolves the name of an Inst chain as a type: the class,
 // interface or enum it names (the interface of a merged declaration).
-func (t *table) typeTarget(recv *chain) (candidate, bool) {
+func (t *Table) typeTarget(recv *lang.Chain) (Candidate, bool) {
 	if !recv.Inst || len(recv.Steps) > 0 {
-		return candidate{}, false
+		return Candidate{}, false
 	}
 	v, ok := t.typeSymbol(recv.Scope, recv.Name, 1)
 	if !ok || v.kind != valClass || v.cand.Path == "" {
-		return candidate{}, false
+		return Candidate{}, false
 	}
 	return v.cand, true
 }

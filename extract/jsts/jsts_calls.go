@@ -1,8 +1,11 @@
-package extract
+package jsts
 
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/cos-dev/cos/extract/internal/ts"
+	"github.com/cos-dev/cos/extract/lang"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
@@ -32,14 +35,14 @@ type jsFunc struct {
 // jsArg is a function passed as argument index of a call of callee, or
 // a callback whose first parameter is first (an array's element).
 type jsArg struct {
-	callee *chain
+	callee *lang.Chain
 	index  int
-	first  *chain
+	first  *lang.Chain
 }
 
 // param is the value of parameter i of a function passed as a (nil when
 // unknown).
-func (a *jsArg) param(i int) *chain {
+func (a *jsArg) param(i int) *lang.Chain {
 	switch {
 	case a == nil:
 		return nil
@@ -49,7 +52,7 @@ func (a *jsArg) param(i int) *chain {
 		}
 		return nil
 	}
-	return a.callee.then(paramStep + strconv.Itoa(a.index) + "." + strconv.Itoa(i))
+	return a.callee.Then(lang.ParamStep + strconv.Itoa(a.index) + "." + strconv.Itoa(i))
 }
 
 // function reads a function-like node (declaration, expression, arrow,
@@ -62,17 +65,17 @@ func (js *jsFile) function(f jsFunc) {
 	ctx.scope = sc
 	js.typeParams(n, sc, false)
 	if p := js.field(n, "parameter"); p != nil { // x => …
-		sc.declare(tsText(p, js.src), f.arg.param(0))
+		sc.declare(ts.Text(p, js.src), f.arg.param(0))
 	}
 	if f.arg != nil && f.arg.callee != nil && n.KindId() != js.grammar.arrow { // this: a callback's this parameter
-		ctx.this, ctx.thisPrefix = f.arg.callee.then(paramStep+strconv.Itoa(f.arg.index)+".this"), ""
+		ctx.this, ctx.thisPrefix = f.arg.callee.Then(lang.ParamStep+strconv.Itoa(f.arg.index)+".this"), ""
 	}
-	ctor := js.kind(n) == "method_definition" && tsText(js.field(n, "name"), js.src) == "constructor"
+	ctor := js.kind(n) == "method_definition" && ts.Text(js.field(n, "name"), js.src) == "constructor"
 	// sig holds the signature's types and default values, for its
 	// references.
 	var sig jsSignature
 	i := 0
-	for _, p := range tsChildren(js.field(n, "parameters")) {
+	for _, p := range ts.Children(js.field(n, "parameters")) {
 		if js.thisParam(&p) { // function (this: C, …)
 			if t := js.field(&p, "type"); t != nil {
 				ctx.this, ctx.thisPrefix = js.typeChain(t, &ctx), ""
@@ -102,7 +105,7 @@ func (js *jsFile) function(f jsFunc) {
 	body := js.field(n, "body")
 	if body == nil {
 		if f.retKey != "" {
-			js.fact(factReturn+f.retKey, js.typeChain(rt, js.outside(&ctx)))
+			js.fact(lang.FactReturn+f.retKey, js.typeChain(rt, js.outside(&ctx)))
 		}
 		return
 	}
@@ -114,15 +117,15 @@ func (js *jsFile) function(f jsFunc) {
 		b.returns = []*sitter.Node{body} // an arrow's expression body
 	}
 	if f.retKey != "" {
-		var c *chain
+		var c *lang.Chain
 		if rt != nil {
 			c = js.typeChain(rt, js.outside(&ctx))
 		} else if tp == nil { // a generic's return depends on its caller
 			c = js.sameReturn(b.returns, &ctx)
 		}
-		js.fact(factReturn+f.retKey, c)
+		js.fact(lang.FactReturn+f.retKey, c)
 		if js.kind(n) == "method_definition" && js.hasToken(n, "get") {
-			js.fr.Decl.setFact(factAttr+f.retKey, c) // reading a getter is its value
+			js.fr.Decl.SetFact(lang.FactAttr+f.retKey, c) // reading a getter is its value
 		}
 	}
 	js.finish(&b, ctx)
@@ -131,18 +134,18 @@ func (js *jsFile) function(f jsFunc) {
 // fact records a fact that every declaration of a name must agree on
 // (the signatures of an overloaded function): a second, different value
 // removes it for good. A nil value (unknown) is no vote.
-func (js *jsFile) fact(key string, c *chain) {
+func (js *jsFile) fact(key string, c *lang.Chain) {
 	if c == nil || js.conflict[key] {
 		return
 	}
 	if old, ok := js.fr.Decl.Facts[key]; ok {
-		if old != encodeChains(c) {
+		if old != lang.EncodeChains(c) {
 			delete(js.fr.Decl.Facts, key)
 			js.conflict[key] = true
 		}
 		return
 	}
-	js.fr.Decl.setFact(key, c)
+	js.fr.Decl.SetFact(key, c)
 }
 
 // thisParam reports whether a parameter is TypeScript's this
@@ -161,15 +164,15 @@ func (js *jsFile) callbackFacts(key string, i int, p *sitter.Node, ctx *jsCtx) {
 		return
 	}
 	j := 0
-	for _, q := range tsChildren(js.field(ft, "parameters")) {
+	for _, q := range ts.Children(js.field(ft, "parameters")) {
 		if js.thisParam(&q) {
 			if t := js.field(&q, "type"); t != nil {
-				js.fact(factParam+key+paramStep+strconv.Itoa(i)+".this", js.typeChain(t, js.outside(ctx)))
+				js.fact(lang.FactParam+key+lang.ParamStep+strconv.Itoa(i)+".this", js.typeChain(t, js.outside(ctx)))
 			}
 			continue
 		}
 		if t := js.field(&q, "type"); t != nil {
-			js.fact(factParam+key+paramStep+strconv.Itoa(i)+"."+strconv.Itoa(j), js.typeChain(t, js.outside(ctx)))
+			js.fact(lang.FactParam+key+lang.ParamStep+strconv.Itoa(i)+"."+strconv.Itoa(j), js.typeChain(t, js.outside(ctx)))
 		}
 		j++
 	}
@@ -177,11 +180,11 @@ func (js *jsFile) callbackFacts(key string, i int, p *sitter.Node, ctx *jsCtx) {
 
 // sameReturn is the value every return statement of a function returns,
 // when they agree and it is known.
-func (js *jsFile) sameReturn(returns []*sitter.Node, ctx *jsCtx) *chain {
-	var out *chain
+func (js *jsFile) sameReturn(returns []*sitter.Node, ctx *jsCtx) *lang.Chain {
+	var out *lang.Chain
 	for _, r := range returns {
 		c := js.valueChain(r, ctx)
-		if c == nil || (out != nil && encodeChains(out) != encodeChains(c)) {
+		if c == nil || (out != nil && lang.EncodeChains(out) != lang.EncodeChains(c)) {
 			return nil
 		}
 		out = c
@@ -193,12 +196,12 @@ func (js *jsFile) sameReturn(returns []*sitter.Node, ctx *jsCtx) *chain {
 // types they spell: inside, a T extends C is a C; to the callers of a
 // class or interface (defaults), a T = D is a D.
 func (js *jsFile) typeParams(n *sitter.Node, sc *jsScope, defaults bool) {
-	for _, tp := range tsChildren(js.field(n, "type_parameters")) {
-		name := tsText(js.field(&tp, "name"), js.src)
+	for _, tp := range ts.Children(js.field(n, "type_parameters")) {
+		name := ts.Text(js.field(&tp, "name"), js.src)
 		if name == "" {
 			continue
 		}
-		var c, d *chain
+		var c, d *lang.Chain
 		if con := js.field(&tp, "constraint"); con != nil && con.NamedChildCount() == 1 {
 			c = js.typeChain(con.NamedChild(0), &jsCtx{scope: sc})
 		}
@@ -206,7 +209,7 @@ func (js *jsFile) typeParams(n *sitter.Node, sc *jsScope, defaults bool) {
 			d = js.typeChain(def.NamedChild(0), &jsCtx{scope: sc, outside: true})
 		}
 		if sc.types == nil {
-			sc.types, sc.outer = map[string]*chain{}, map[string]*chain{}
+			sc.types, sc.outer = map[string]*lang.Chain{}, map[string]*lang.Chain{}
 		}
 		sc.types[name], sc.outer[name] = c, d
 	}
@@ -216,8 +219,8 @@ func (js *jsFile) typeParams(n *sitter.Node, sc *jsScope, defaults bool) {
 // annotation or default) and returns the chain of its declared type, its
 // type annotation and its default value; in a constructor, a TypeScript
 // parameter property (private x: C) is also an attribute of the class.
-func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) (typed *chain, typ, def *sitter.Node) {
-	var c *chain
+func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *lang.Chain) (typed *lang.Chain, typ, def *sitter.Node) {
+	var c *lang.Chain
 	pat := p
 	switch js.kind(p) {
 	case "required_parameter", "optional_parameter":
@@ -230,9 +233,9 @@ func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) (ty
 			c = js.typeChain(t, ctx)
 			typed = c
 			if elem := js.elemType(t, ctx); elem != nil && pat != nil && js.kind(pat) == "identifier" {
-				ctx.scope.declare(tsText(pat, js.src)+elemSuffix, elem)
+				ctx.scope.declare(ts.Text(pat, js.src)+elemSuffix, elem)
 				if ctor && ctx.class != "" && js.paramProperty(p) {
-					js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src)+elemSuffix, js.elemType(t, js.outside(ctx)))
+					js.fr.Decl.SetFact(lang.FactAttr+ctx.class+"."+ts.Text(pat, js.src)+elemSuffix, js.elemType(t, js.outside(ctx)))
 				}
 			}
 		} else if def != nil {
@@ -241,7 +244,7 @@ func (js *jsFile) param(p *sitter.Node, ctx *jsCtx, ctor bool, given *chain) (ty
 			c = given
 		}
 		if t := typ; ctor && ctx.class != "" && t != nil && pat != nil && js.kind(pat) == "identifier" && js.paramProperty(p) {
-			js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(pat, js.src), js.typeChain(t, js.outside(ctx)))
+			js.fr.Decl.SetFact(lang.FactAttr+ctx.class+"."+ts.Text(pat, js.src), js.typeChain(t, js.outside(ctx)))
 		}
 	case "assignment_pattern":
 		pat = js.field(p, "left")
@@ -278,26 +281,26 @@ func (js *jsFile) forOf(n *sitter.Node) bool {
 // declarePattern declares the names of a binding pattern whose value is
 // c: an identifier gets c, a property of an object pattern (const {a, b:
 // x} = c) the attribute of c, anything deeper nothing known.
-func (js *jsFile) declarePattern(pat *sitter.Node, c *chain, sc *jsScope) {
+func (js *jsFile) declarePattern(pat *sitter.Node, c *lang.Chain, sc *jsScope) {
 	if pat == nil {
 		return
 	}
 	switch js.kind(pat) {
 	case "identifier":
-		sc.declare(tsText(pat, js.src), c)
+		sc.declare(ts.Text(pat, js.src), c)
 	case "object_pattern":
-		for _, p := range tsChildren(pat) {
+		for _, p := range ts.Children(pat) {
 			switch js.kind(&p) {
 			case "shorthand_property_identifier_pattern":
-				name := tsText(&p, js.src)
-				sc.declare(name, c.then(name))
+				name := ts.Text(&p, js.src)
+				sc.declare(name, c.Then(name))
 				if c != nil {
-					sc.declare(name+elemSuffix, c.then(name+elemSuffix))
+					sc.declare(name+elemSuffix, c.Then(name+elemSuffix))
 				}
 			case "pair_pattern":
 				key := js.field(&p, "key")
 				if v := js.field(&p, "value"); key != nil && js.kind(key) == "property_identifier" && v != nil && js.kind(v) == "identifier" {
-					sc.declare(tsText(v, js.src), c.then(tsText(key, js.src)))
+					sc.declare(ts.Text(v, js.src), c.Then(ts.Text(key, js.src)))
 					continue
 				}
 				js.patternNames(&p, func(name string) { sc.declare(name, nil) })
@@ -317,9 +320,9 @@ func (js *jsFile) patternNames(n *sitter.Node, fn func(string)) {
 	}
 	switch js.kind(n) {
 	case "identifier", "shorthand_property_identifier_pattern":
-		fn(tsText(n, js.src))
+		fn(ts.Text(n, js.src))
 	case "object_pattern", "array_pattern", "rest_pattern":
-		for _, c := range tsChildren(n) {
+		for _, c := range ts.Children(n) {
 			js.patternNames(&c, fn)
 		}
 	case "pair_pattern":
@@ -361,11 +364,11 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 	// callee is the node just collected as a call's callee or an
 	// assignment's target, visited next: not a use.
 	var callee uintptr
-	tsWalkSkip(n, func(x *sitter.Node) bool {
+	ts.WalkSkip(n, func(x *sitter.Node) bool {
 		id := x.KindId()
 		if int(id) < len(g.types) && g.types[id] {
 			if declare && (id == g.typeAlias || id == g.iface) { // a local type shadows the module's
-				sc.declareType(tsText(js.field(x, "name"), js.src))
+				sc.declareType(ts.Text(js.field(x, "name"), js.src))
 			}
 			b.types = append(b.types, x)
 			return false
@@ -401,7 +404,7 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 			}
 		case g.funcDecl, g.generatorDecl:
 			if declare {
-				sc.declare(tsText(js.field(x, "name"), js.src), nil)
+				sc.declare(ts.Text(js.field(x, "name"), js.src), nil)
 			}
 			b.nested = append(b.nested, x)
 			return false
@@ -410,11 +413,11 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 			return false
 		case g.classDecl, g.abstractClassDecl:
 			if declare {
-				sc.declare(tsText(js.field(x, "name"), js.src), nil)
+				sc.declare(ts.Text(js.field(x, "name"), js.src), nil)
 			}
 		case g.declarator:
 			if declare {
-				var c, elem *chain
+				var c, elem *lang.Chain
 				name := js.field(x, "name")
 				if t := js.field(x, "type"); t != nil {
 					c, elem = js.typeChain(t, ctx), js.elemType(t, ctx)
@@ -426,7 +429,7 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 				}
 				js.declarePattern(name, c, sc)
 				if elem != nil && js.kind(name) == "identifier" {
-					sc.declare(tsText(name, js.src)+elemSuffix, elem)
+					sc.declare(ts.Text(name, js.src)+elemSuffix, elem)
 				}
 			}
 		case g.catch:
@@ -437,7 +440,7 @@ func (js *jsFile) read(n *sitter.Node, ctx *jsCtx, declare bool) jsBody {
 			if l := js.field(x, "left"); declare && l != nil && js.kind(l) != "member_expression" {
 				if js.kind(l) == "identifier" && js.forOf(x) { // for (const x of xs)
 					c, _ := js.elemChain(js.field(x, "right"), ctx)
-					sc.declare(tsText(l, js.src), c)
+					sc.declare(ts.Text(l, js.src), c)
 				} else {
 					js.patternNames(l, func(s string) { sc.declare(s, nil) })
 				}
@@ -526,7 +529,7 @@ func (js *jsFile) argument(fn *sitter.Node, ctx *jsCtx) *jsArg {
 	for p := arg.PrevNamedSibling(); p != nil; p = p.PrevNamedSibling() {
 		i++
 	}
-	if i == 0 && f != nil && js.kind(f) == "member_expression" && jsElementCallbacks[tsText(js.field(f, "property"), js.src)] {
+	if i == 0 && f != nil && js.kind(f) == "member_expression" && jsElementCallbacks[ts.Text(js.field(f, "property"), js.src)] {
 		if elem, sure := js.elemChain(js.field(f, "object"), ctx); sure { // xs.forEach((x) => …)
 			return &jsArg{first: elem}
 		}
@@ -552,21 +555,21 @@ func (js *jsFile) thisAttr(a *sitter.Node, ctx *jsCtx) {
 		return
 	}
 	if c := js.valueChain(js.field(a, "right"), ctx); c != nil {
-		js.fr.Decl.setFact(factAttr+ctx.class+"."+tsText(prop, js.src), c)
+		js.fr.Decl.SetFact(lang.FactAttr+ctx.class+"."+ts.Text(prop, js.src), c)
 	}
 }
 
 // callee adds the calls reference of a called or constructed expression
 // n.
-func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx) { js.reference(n, ctx, refCall) }
+func (js *jsFile) callee(n *sitter.Node, ctx *jsCtx) { js.reference(n, ctx, lang.RefCall) }
 
 // reference adds the reference of type typ (calls, or references for a
 // name or member read without a call) to what the expression n, a name
 // or a member access, stands for. A references one has no stub: when
 // the target is not found it is dropped.
 func (js *jsFile) reference(n *sitter.Node, ctx *jsCtx, typ string) {
-	line := tsLine(n)
-	add := func(r ref) {
+	line := ts.Line(n)
+	add := func(r lang.Ref) {
 		r.Type, r.From, r.Line = typ, ctx.from, line
 		if typ == graph.EdgeReferences {
 			if r.Recv == nil && r.Scope == "" {
@@ -578,7 +581,7 @@ func (js *jsFile) reference(n *sitter.Node, ctx *jsCtx, typ string) {
 	}
 	switch js.kind(n) {
 	case "identifier", "shorthand_property_identifier":
-		name := tsText(n, js.src)
+		name := ts.Text(n, js.src)
 		if name == "require" {
 			return
 		}
@@ -589,22 +592,22 @@ func (js *jsFile) reference(n *sitter.Node, ctx *jsCtx, typ string) {
 			js.boundRef(b, b.name, name, add)
 			return
 		}
-		add(ref{Recv: &chain{Scope: js.scope}, Name: name, Stub: name})
+		add(lang.Ref{Recv: &lang.Chain{Scope: js.scope}, Name: name, Stub: name})
 	case "member_expression":
 		obj := js.field(n, "object")
 		propNode := js.field(n, "property")
 		if obj == nil || propNode == nil || js.kind(propNode) != "property_identifier" {
 			return
 		}
-		prop := tsText(propNode, js.src)
-		stub := ref{Stub: "*." + prop}
+		prop := ts.Text(propNode, js.src)
+		stub := lang.Ref{Stub: "*." + prop}
 		switch js.kind(obj) {
 		case "this":
 			switch {
 			case ctx.this != nil:
-				add(ref{Recv: ctx.this, Name: prop, Stub: stub.Stub})
+				add(lang.Ref{Recv: ctx.this, Name: prop, Stub: stub.Stub})
 			case ctx.thisPrefix != "":
-				add(ref{Recv: &chain{Scope: js.scope}, Name: ctx.thisPrefix + "." + prop, Stub: stub.Stub})
+				add(lang.Ref{Recv: &lang.Chain{Scope: js.scope}, Name: ctx.thisPrefix + "." + prop, Stub: stub.Stub})
 			default:
 				add(stub)
 			}
@@ -614,17 +617,17 @@ func (js *jsFile) reference(n *sitter.Node, ctx *jsCtx, typ string) {
 				add(stub)
 				return
 			}
-			add(ref{Recv: &chain{Scope: js.scope, Name: ctx.class, Inst: ctx.this == nil || ctx.this.Inst, Super: true}, Name: prop, Stub: stub.Stub})
+			add(lang.Ref{Recv: &lang.Chain{Scope: js.scope, Name: ctx.class, Inst: ctx.this == nil || ctx.this.Inst, Super: true}, Name: prop, Stub: stub.Stub})
 			return
 		case "identifier":
-			otext := tsText(obj, js.src)
+			otext := ts.Text(obj, js.src)
 			if _, local := ctx.scope.lookup(otext); !local {
 				if js.isModuleAlias(otext) {
 					name := otext + "." + prop
 					if otext == "exports" {
 						name = prop
 					}
-					add(ref{Recv: &chain{Scope: js.scope}, Name: name, Stub: stub.Stub})
+					add(lang.Ref{Recv: &lang.Chain{Scope: js.scope}, Name: name, Stub: stub.Stub})
 					return
 				}
 				if b, ok := js.bindings[otext]; ok && b.pkg != "" {
@@ -638,7 +641,7 @@ func (js *jsFile) reference(n *sitter.Node, ctx *jsCtx, typ string) {
 			}
 		}
 		if recv := js.valueChain(obj, ctx); recv != nil {
-			add(ref{Recv: recv, Name: prop, Stub: stub.Stub})
+			add(lang.Ref{Recv: recv, Name: prop, Stub: stub.Stub})
 			return
 		}
 		add(stub)
@@ -647,25 +650,25 @@ func (js *jsFile) reference(n *sitter.Node, ctx *jsCtx, typ string) {
 
 // boundRef adds the reference to name reached through an import binding:
 // a declaration of a repository file, or an npm package's stub.
-func (js *jsFile) boundRef(b jsBinding, name, stubName string, add func(ref)) {
+func (js *jsFile) boundRef(b jsBinding, name, stubName string, add func(lang.Ref)) {
 	switch {
 	case b.path != "":
 		if name == "" {
 			name = "default" // calling what require() returned
 		}
-		add(ref{Recv: &chain{Scope: "js:" + b.path}, Name: name, Stub: stubName})
+		add(lang.Ref{Recv: &lang.Chain{Scope: "js:" + b.path}, Name: name, Stub: stubName})
 	case b.pkg != "":
 		if name == "" || name == "default" {
-			add(ref{Stub: b.pkg})
+			add(lang.Ref{Stub: b.pkg})
 		} else {
-			add(ref{Stub: b.pkg + "." + name})
+			add(lang.Ref{Stub: b.pkg + "." + name})
 		}
 	}
 }
 
 // heritage adds the inherits_from or implements reference of a base
 // expression and returns its chain (nil when it is not a name).
-func (js *jsFile) heritage(n *sitter.Node, from, typ string, sc *jsScope) *chain {
+func (js *jsFile) heritage(n *sitter.Node, from, typ string, sc *jsScope) *lang.Chain {
 	for n != nil && js.kind(n) == "generic_type" {
 		n = js.field(n, "name")
 	}
@@ -675,16 +678,16 @@ func (js *jsFile) heritage(n *sitter.Node, from, typ string, sc *jsScope) *chain
 	}
 	if len(c.Steps) == 0 {
 		if b, ok := js.bindings[c.Name]; ok {
-			js.boundRef(b, b.name, c.Name, func(r ref) {
-				r.Type, r.From, r.Line = typ, from, tsLine(n)
+			js.boundRef(b, b.name, c.Name, func(r lang.Ref) {
+				r.Type, r.From, r.Line = typ, from, ts.Line(n)
 				js.fr.Refs = append(js.fr.Refs, r)
 			})
 			return c
 		}
-		js.fr.Refs = append(js.fr.Refs, ref{Type: typ, From: from, Line: tsLine(n), Scope: js.scope, Name: c.Name, Stub: c.Name})
+		js.fr.Refs = append(js.fr.Refs, lang.Ref{Type: typ, From: from, Line: ts.Line(n), Scope: js.scope, Name: c.Name, Stub: c.Name})
 		return c
 	}
-	js.fr.Refs = append(js.fr.Refs, ref{Type: typ, From: from, Line: tsLine(n), Recv: &chain{Scope: c.Scope, Name: c.Name, Steps: c.Steps[:len(c.Steps)-1]},
-		Name: c.Steps[len(c.Steps)-1], Stub: tsText(n, js.src)})
+	js.fr.Refs = append(js.fr.Refs, lang.Ref{Type: typ, From: from, Line: ts.Line(n), Recv: &lang.Chain{Scope: c.Scope, Name: c.Name, Steps: c.Steps[:len(c.Steps)-1]},
+		Name: c.Steps[len(c.Steps)-1], Stub: ts.Text(n, js.src)})
 	return c
 }

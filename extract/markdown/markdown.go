@@ -1,4 +1,4 @@
-package extract
+package markdown
 
 import (
 	"net/url"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/cos-dev/cos/extract/lang"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -18,29 +20,25 @@ import (
 // between Parse calls.
 var mdParser = goldmark.New().Parser()
 
-// maxNesting is the deepest nesting of blockquotes and lists on one line
+// MaxNesting is the deepest nesting of blockquotes and lists on one line
 // that extractMarkdown parses: goldmark's time grows with the square of that
 // nesting ('>' repeated 100,000 times took 17 s, "1. " repeated 20,000
 // times 2 s), and no heading or link needs more than a few levels. Markers
 // past this depth are dropped before parsing (capNesting), which keeps the
 // extraction linear in the file's size.
-const maxNesting = 16
+const MaxNesting = 16
 
-// headingKindPrefix marks a heading in the declarations table; the level
-// follows it ("heading:2").
-const headingKindPrefix = "heading:"
-
-// extractMarkdown parses a Markdown file with goldmark: the doc:file: node,
+// Extract parses a Markdown file with goldmark: the doc:file: node,
 // one doc:heading:<path>#<slug>:<level> node per heading (GitHub slugs,
 // duplicates -1, -2, …), links_to edges to other docs and to code files of
 // the repository, and cites_heading edges for #anchors (resolved against the
 // headings of the target file through the declarations table).
-func extractMarkdown(fr *fileResult, data []byte, e *env) {
-	src := capNesting(sourceText(data), maxNesting)
-	docUID := fileNode(fr, nil)
+func Extract(fr *lang.Result, data []byte, e *lang.Env) {
+	src := CapNesting(lang.SourceText(data), MaxNesting)
+	docUID := lang.FileNode(fr, nil)
 	doc := mdParser.Parse(text.NewReader(src))
-	lines := newLineIndex(src)
-	fr.Decl = &decl{Scope: "md:" + fr.Path, Names: map[string]string{}}
+	lines := lang.NewLineIndex(src)
+	fr.Decl = &lang.Decl{Scope: "md:" + fr.Path, Names: map[string]string{}}
 	slugs := map[string]int{}
 	type link struct {
 		dest string
@@ -53,16 +51,16 @@ func extractMarkdown(fr *fileResult, data []byte, e *env) {
 			return ast.WalkContinue, nil
 		}
 		if n.Type() == ast.TypeBlock && n.Lines().Len() > 0 {
-			lastLine = lines.line(n.Lines().At(0).Start)
+			lastLine = lines.Line(n.Lines().At(0).Start)
 		}
 		switch x := n.(type) {
 		case *ast.Heading:
 			title := strings.TrimSpace(inlineText(x, src))
-			slug := githubSlug(title, slugs)
-			uid := clampUID("doc:heading:" + uidPart(fr.Path) + "#" + uidPart(slug) + ":" + strconv.Itoa(x.Level))
-			fr.node(graph.Node{UID: uid, Kind: graph.KindHeading, Label: title, Line: lastLine, Metadata: map[string]any{"level": x.Level, "slug": slug}})
-			fr.edge(docUID, uid, graph.EdgeContains, lastLine)
-			fr.Decl.Names[slug] = headingKindPrefix + strconv.Itoa(x.Level)
+			slug := GithubSlug(title, slugs)
+			uid := lang.ClampUID("doc:heading:" + lang.UidPart(fr.Path) + "#" + lang.UidPart(slug) + ":" + strconv.Itoa(x.Level))
+			fr.AddNode(graph.Node{UID: uid, Kind: graph.KindHeading, Label: title, Line: lastLine, Metadata: map[string]any{"level": x.Level, "slug": slug}})
+			fr.AddEdge(docUID, uid, graph.EdgeContains, lastLine)
+			fr.Decl.Names[slug] = lang.HeadingKindPrefix + strconv.Itoa(x.Level)
 		case *ast.Link:
 			links = append(links, link{string(x.Destination), lastLine})
 		}
@@ -73,12 +71,12 @@ func extractMarkdown(fr *fileResult, data []byte, e *env) {
 	}
 }
 
-// capNesting returns src with the container markers of each line past the
+// CapNesting returns src with the container markers of each line past the
 // depth-th dropped (with the spaces between them), in one pass: blockquote
 // markers ('>') and list markers ("-", "*", "+", "1." or "1)" followed by a
 // space). Line breaks are kept, so line numbers do not move; src is
 // returned as is when no line is that deep.
-func capNesting(src []byte, depth int) []byte {
+func CapNesting(src []byte, depth int) []byte {
 	var out []byte // nil until a line needs cutting
 	copied := 0    // src[:copied] is in out
 	for start := 0; start < len(src); {
@@ -148,7 +146,7 @@ func markerEnd(line []byte, i int) int {
 }
 
 // mdLink adds the edges of one link destination.
-func mdLink(fr *fileResult, e *env, docUID, dest string, line int) {
+func mdLink(fr *lang.Result, e *lang.Env, docUID, dest string, line int) {
 	dest = strings.TrimSpace(dest)
 	if dest == "" || strings.HasPrefix(dest, "//") {
 		return
@@ -178,14 +176,14 @@ func mdLink(fr *fileResult, e *env, docUID, dest string, line int) {
 		}
 		// Whether the link holds depends on that file being there: adding
 		// or removing it extracts this document again (watchKeys).
-		fr.Refs = append(fr.Refs, ref{Type: refWatch, Scope: fileWatchScope(targetPath)})
-		if !e.files[targetPath] {
+		fr.Refs = append(fr.Refs, lang.Ref{Type: lang.RefWatch, Scope: lang.FileWatchScope(targetPath)})
+		if !e.Files[targetPath] {
 			return // a folder, or a broken link
 		}
-		fr.edge(docUID, fileUID(targetPath), graph.EdgeLinksTo, line)
+		fr.AddEdge(docUID, lang.FileUID(targetPath), graph.EdgeLinksTo, line)
 	}
 	if frag != "" && graph.IsDocPath(targetPath) {
-		fr.Refs = append(fr.Refs, ref{Type: graph.EdgeCitesHeading, From: docUID, Line: line, Scope: "md:" + targetPath, Name: strings.ToLower(frag)})
+		fr.Refs = append(fr.Refs, lang.Ref{Type: graph.EdgeCitesHeading, From: docUID, Line: line, Scope: "md:" + targetPath, Name: strings.ToLower(frag)})
 	}
 }
 
@@ -215,13 +213,13 @@ func inlineText(n ast.Node, src []byte) string {
 	return b.String()
 }
 
-// githubSlug returns GitHub's anchor for a heading title: lower case,
+// GithubSlug returns GitHub's anchor for a heading title: lower case,
 // letters, marks, numbers, '_' and '-' kept (any script), spaces turned
 // into '-', everything else dropped; the n-th repeat of a slug gets "-n".
 // A title that leaves nothing (only punctuation or emoji) becomes
 // "section", so no heading ever has an empty slug. seen counts the slugs
 // already used in the document.
-func githubSlug(title string, seen map[string]int) string {
+func GithubSlug(title string, seen map[string]int) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(title) {
 		switch {

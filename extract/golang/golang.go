@@ -1,4 +1,4 @@
-package extract
+package golang
 
 import (
 	"go/ast"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cos-dev/cos/extract/lang"
+
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -17,28 +19,28 @@ import (
 var goBuiltins = map[string]bool{"append": true, "cap": true, "clear": true, "close": true, "complex": true, "copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true, "panic": true, "print": true, "println": true, "real": true, "recover": true,
 	"bool": true, "byte": true, "rune": true, "string": true, "int": true, "int8": true, "int16": true, "int32": true, "int64": true, "uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true, "uintptr": true, "float32": true, "float64": true, "complex64": true, "complex128": true, "error": true, "any": true}
 
-// extractGo parses one Go file with go/parser: the file, its package
+// Extract parses one Go file with go/parser: the file, its package
 // (code:module:<import path>, via a defines edge), functions, methods
 // (<Type>.<method>, kind method), types (code:class:), imports and calls.
 // Calls are resolved later against the declarations table: bare names in
 // the package, pkg.Name through the import path, x.M through a light local
 // type inference (receivers, parameters, &T{}, T{}, new(T), var x T).
-func extractGo(fr *fileResult, src []byte, mods *goModules) {
+func Extract(fr *lang.Result, src []byte, mods *lang.GoModules) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, fr.Path, src, parser.SkipObjectResolution)
 	if err != nil {
 		if list, ok := err.(scanner.ErrorList); ok {
 			for _, e := range list {
-				fr.parseError(e.Error())
+				fr.ParseError(e.Error())
 			}
 		} else {
-			fr.parseError(err.Error())
+			fr.ParseError(err.Error())
 		}
 	}
-	fileUID := fileUID(fr.Path)
+	fileUID := lang.FileUID(fr.Path)
 	fileNode := graph.Node{UID: fileUID, Kind: graph.KindFile, Label: path.Base(fr.Path), Metadata: map[string]any{"language": "go"}}
 	if f == nil || f.Name == nil {
-		fr.node(fileNode)
+		fr.AddNode(fileNode)
 		return
 	}
 	dir := path.Dir(fr.Path)
@@ -51,17 +53,17 @@ func extractGo(fr *fileResult, src []byte, mods *goModules) {
 		scope += "#test"
 	}
 	fileNode.Metadata["package"] = pkgName
-	fr.node(fileNode)
-	ip := mods.importPath(dir)
+	fr.AddNode(fileNode)
+	ip := mods.ImportPath(dir)
 	if strings.HasSuffix(pkgName, "_test") {
 		ip += "_test" // the external test package is a package of its own
 	}
-	modUID := clampUID("code:module:" + uidPart(ip))
+	modUID := lang.ClampUID("code:module:" + lang.UidPart(ip))
 	// Every file of the package emits this node: it must be identical in
 	// all of them, so it carries nothing file-specific.
-	fr.node(graph.Node{UID: modUID, Kind: graph.KindModule, Label: cleanString(ip), Metadata: map[string]any{"language": "go"}})
-	fr.edge(fileUID, modUID, graph.EdgeDefines, 0)
-	fr.Decl = &decl{Scope: scope, Names: map[string]string{}, Results: map[string]string{}}
+	fr.AddNode(graph.Node{UID: modUID, Kind: graph.KindModule, Label: lang.CleanString(ip), Metadata: map[string]any{"language": "go"}})
+	fr.AddEdge(fileUID, modUID, graph.EdgeDefines, 0)
+	fr.Decl = &lang.Decl{Scope: scope, Names: map[string]string{}, Results: map[string]string{}}
 
 	g := &goFile{fr: fr, fset: fset, scope: scope, fileUID: fileUID, imports: map[string]string{}}
 	for _, imp := range f.Imports {
@@ -80,7 +82,7 @@ func extractGo(fr *fileResult, src []byte, mods *goModules) {
 		if name != "_" && name != "." {
 			g.imports[name] = p
 		}
-		fr.Refs = append(fr.Refs, ref{Type: refImport, From: fileUID, Line: g.line(imp.Pos()), Scope: "goimport:" + p})
+		fr.Refs = append(fr.Refs, lang.Ref{Type: lang.RefImport, From: fileUID, Line: g.line(imp.Pos()), Scope: "goimport:" + p})
 	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
@@ -103,7 +105,7 @@ func isDigits(s string) bool {
 
 // goFile is the state of one Go file's extraction.
 type goFile struct {
-	fr      *fileResult
+	fr      *lang.Result
 	fset    *token.FileSet
 	scope   string
 	fileUID string
@@ -117,9 +119,9 @@ func (g *goFile) line(p token.Pos) int {
 	return g.fset.Position(p).Line
 }
 
-// recvTypeName returns T for receivers T, *T, T[P], *T[P]: receiver syntax
+// RecvTypeName returns T for receivers T, *T, T[P], *T[P]: receiver syntax
 // is a subset of what typeRef unwraps, and never package-qualified.
-func recvTypeName(e ast.Expr) string {
+func RecvTypeName(e ast.Expr) string {
 	if t := typeRef(e); !strings.Contains(t, ".") {
 		return t
 	}
@@ -163,7 +165,7 @@ func (g *goFile) funcDecl(d *ast.FuncDecl) {
 	kind := graph.KindFunction
 	recvType := ""
 	if d.Recv != nil && len(d.Recv.List) > 0 {
-		recvType = recvTypeName(d.Recv.List[0].Type)
+		recvType = RecvTypeName(d.Recv.List[0].Type)
 		if recvType == "" {
 			return
 		}
@@ -173,8 +175,8 @@ func (g *goFile) funcDecl(d *ast.FuncDecl) {
 	if d.Name.Name == "_" {
 		return
 	}
-	uid := codeUID("function", g.fr.Path, name)
-	g.fr.node(graph.Node{UID: uid, Kind: kind, Label: cleanString(name), Line: g.line(d.Pos()), EndLine: g.line(d.End())})
+	uid := lang.CodeUID("function", g.fr.Path, name)
+	g.fr.AddNode(graph.Node{UID: uid, Kind: kind, Label: lang.CleanString(name), Line: g.line(d.Pos()), EndLine: g.line(d.End())})
 	if name != "init" { // init is never called by name
 		g.fr.Decl.Names[name] = kind
 		if res := d.Type.Results; res != nil && len(res.List) > 0 {
@@ -184,9 +186,9 @@ func (g *goFile) funcDecl(d *ast.FuncDecl) {
 		}
 	}
 	if kind == graph.KindMethod {
-		g.fr.Refs = append(g.fr.Refs, ref{Type: refContainedBy, From: uid, Line: g.line(d.Pos()), Scope: g.scope, Name: recvType})
+		g.fr.Refs = append(g.fr.Refs, lang.Ref{Type: lang.RefContainedBy, From: uid, Line: g.line(d.Pos()), Scope: g.scope, Name: recvType})
 	} else {
-		g.fr.edge(g.fileUID, uid, graph.EdgeContains, g.line(d.Pos()))
+		g.fr.AddEdge(g.fileUID, uid, graph.EdgeContains, g.line(d.Pos()))
 	}
 	if d.Body == nil {
 		return
@@ -207,14 +209,14 @@ func (g *goFile) genDecl(d *ast.GenDecl) {
 			if s.Name.Name == "_" {
 				continue
 			}
-			nodes, edges := typeDeclNodes(g.fr.Path, s.Name.Name, s, g.line, nil)
+			nodes, edges := TypeDeclNodes(g.fr.Path, s.Name.Name, s, g.line, nil)
 			for _, n := range nodes {
-				g.fr.node(n)
+				g.fr.AddNode(n)
 			}
 			for _, e := range edges {
-				g.fr.edge(e.Source, e.Target, e.Type, e.Line)
+				g.fr.AddEdge(e.Source, e.Target, e.Type, e.Line)
 			}
-			g.fr.edge(g.fileUID, nodes[0].UID, graph.EdgeContains, g.line(s.Pos()))
+			g.fr.AddEdge(g.fileUID, nodes[0].UID, graph.EdgeContains, g.line(s.Pos()))
 			g.fr.Decl.Names[s.Name.Name] = graph.KindClass
 			for _, n := range nodes[1:] {
 				g.fr.Decl.Names[n.Label] = graph.KindMethod
@@ -371,10 +373,10 @@ func (fn *goFunc) call(c *ast.CallExpr) {
 	}
 	line := g.line(c.Pos())
 	add := func(scope, name, stub string) {
-		g.fr.Refs = append(g.fr.Refs, ref{Type: refCall, From: fn.uid, Line: line, Scope: scope, Name: name, Stub: stub})
+		g.fr.Refs = append(g.fr.Refs, lang.Ref{Type: lang.RefCall, From: fn.uid, Line: line, Scope: scope, Name: name, Stub: stub})
 	}
 	addThen := func(scope, name, then string) {
-		g.fr.Refs = append(g.fr.Refs, ref{Type: refCall, From: fn.uid, Line: line, Scope: scope, Name: name, Then: then, Stub: "*." + then})
+		g.fr.Refs = append(g.fr.Refs, lang.Ref{Type: lang.RefCall, From: fn.uid, Line: line, Scope: scope, Name: name, Then: then, Stub: "*." + then})
 	}
 	switch x := fun.(type) {
 	case *ast.Ident:
@@ -433,14 +435,14 @@ func (g *goFile) declaresLater(name string) bool {
 	return ok
 }
 
-// typeDeclNodes returns the node of a declared type, code:class:<path>::
+// TypeDeclNodes returns the node of a declared type, code:class:<path>::
 // <name> (metadata type_kind struct, interface or type, plus extra), then,
 // for an interface, the nodes of its declared methods <name>.<Method>
 // (kind method, metadata interface), and the contains edges from the type
 // to them. name is the uid name: the type's own, or <Func>.<Type> for a
 // type declared in a function.
-func typeDeclNodes(p, name string, ts *ast.TypeSpec, line func(token.Pos) int, extra map[string]any) ([]graph.Node, []graph.Edge) {
-	uid := codeUID("class", p, name)
+func TypeDeclNodes(p, name string, ts *ast.TypeSpec, line func(token.Pos) int, extra map[string]any) ([]graph.Node, []graph.Edge) {
+	uid := lang.CodeUID("class", p, name)
 	tk := "type"
 	iface, isIface := ts.Type.(*ast.InterfaceType)
 	switch ts.Type.(type) {
@@ -453,7 +455,7 @@ func typeDeclNodes(p, name string, ts *ast.TypeSpec, line func(token.Pos) int, e
 	for k, v := range extra {
 		meta[k] = v
 	}
-	nodes := []graph.Node{{UID: uid, Kind: graph.KindClass, Label: cleanString(name), Line: line(ts.Pos()), EndLine: line(ts.End()), Metadata: meta}}
+	nodes := []graph.Node{{UID: uid, Kind: graph.KindClass, Label: lang.CleanString(name), Line: line(ts.Pos()), EndLine: line(ts.End()), Metadata: meta}}
 	var edges []graph.Edge
 	if !isIface || iface.Methods == nil {
 		return nodes, nil
@@ -464,8 +466,8 @@ func typeDeclNodes(p, name string, ts *ast.TypeSpec, line func(token.Pos) int, e
 				continue
 			}
 			mname := name + "." + n.Name
-			muid := codeUID("function", p, mname)
-			nodes = append(nodes, graph.Node{UID: muid, Kind: graph.KindMethod, Label: cleanString(mname), Line: line(n.Pos()), EndLine: line(m.End()), Metadata: map[string]any{"interface": true}})
+			muid := lang.CodeUID("function", p, mname)
+			nodes = append(nodes, graph.Node{UID: muid, Kind: graph.KindMethod, Label: lang.CleanString(mname), Line: line(n.Pos()), EndLine: line(m.End()), Metadata: map[string]any{"interface": true}})
 			edges = append(edges, graph.Edge{Source: uid, Target: muid, Type: graph.EdgeContains, Line: line(n.Pos())})
 		}
 	}

@@ -1,9 +1,13 @@
-package extract
+package python
 
 import (
 	"strings"
 
+	"github.com/cos-dev/cos/extract/internal/ts"
+	"github.com/cos-dev/cos/extract/lang"
+
 	sitter "github.com/tree-sitter/go-tree-sitter"
+	tspy "github.com/tree-sitter/tree-sitter-python/bindings/go"
 
 	"github.com/cos-dev/cos/graph"
 )
@@ -11,6 +15,9 @@ import (
 // pyBuiltins are Python's builtin functions and exception classes (Python
 // 3.11's dir(builtins)): their calls are not references, unless the module
 // defines or assigns the name itself.
+// langPython is the Python grammar, loaded once.
+var langPython = sitter.NewLanguage(tspy.Language())
+
 var pyBuiltins = map[string]bool{}
 
 func init() {
@@ -52,17 +59,17 @@ var (
 	pyLeftField      = langPython.FieldIdForName("left")
 )
 
-// pythonModules maps every dotted module name of the repository's Python
+// Modules maps every dotted module name of the repository's Python
 // files to its path. A file under a top-level "src/" folder is also known
 // without that prefix (the src layout).
-func pythonModules(files map[string]bool) map[string]string {
+func Modules(files map[string]bool) map[string]string {
 	m := map[string]string{}
 	var srcLayout []string
 	for p := range files {
 		if !strings.HasSuffix(p, ".py") && !strings.HasSuffix(p, ".pyi") {
 			continue
 		}
-		d := pyDotted(p)
+		d := PyDotted(p)
 		if d == "" {
 			continue
 		}
@@ -74,7 +81,7 @@ func pythonModules(files map[string]bool) map[string]string {
 		}
 	}
 	for _, p := range srcLayout {
-		d := pyDotted(strings.TrimPrefix(p, "src/"))
+		d := PyDotted(strings.TrimPrefix(p, "src/"))
 		if _, ok := m[d]; !ok && d != "" {
 			m[d] = p
 		}
@@ -82,9 +89,9 @@ func pythonModules(files map[string]bool) map[string]string {
 	return m
 }
 
-// pyDotted is the dotted module name of a path: a/b/c.py → a.b.c,
+// PyDotted is the dotted module name of a path: a/b/c.py → a.b.c,
 // a/b/__init__.py → a.b.
-func pyDotted(p string) string {
+func PyDotted(p string) string {
 	p = strings.TrimSuffix(strings.TrimSuffix(p, ".pyi"), ".py")
 	p = strings.TrimSuffix(p, "/__init__")
 	if p == "__init__" {
@@ -93,11 +100,11 @@ func pyDotted(p string) string {
 	return strings.ReplaceAll(p, "/", ".")
 }
 
-// pyModuleName is the canonical module name of a file: its dotted path
+// PyModuleName is the canonical module name of a file: its dotted path
 // without a leading "src.": src/core/server.py is
 // code:module:core.server.
-func pyModuleName(p string) string {
-	return pyDotted(strings.TrimPrefix(p, "src/"))
+func PyModuleName(p string) string {
+	return PyDotted(strings.TrimPrefix(p, "src/"))
 }
 
 // pyBinding is what a name imported into a Python module stands for.
@@ -107,8 +114,8 @@ type pyBinding struct {
 }
 
 type pyFile struct {
-	fr       *fileResult
-	e        *env
+	fr       *lang.Result
+	e        *lang.Env
 	src      []byte
 	scope    string
 	fileUID  string
@@ -120,31 +127,31 @@ type pyFile struct {
 	moduleVars map[string]bool
 }
 
-// extractPython parses a Python file with tree-sitter: the file and its
+// Extract parses a Python file with tree-sitter: the file and its
 // code:module:<dotted> node (defines), top-level functions, classes and
 // their methods (<Class>.<method>, kind method, contained by the class),
 // imports (edges to the code:module: of the imported module), calls and
 // inherits_from edges. Names are resolved through the module's imports and
 // the declarations table; what stays unknown becomes a code:external: stub.
-func extractPython(fr *fileResult, data []byte, e *env) {
-	src := sourceText(data)
-	fileUID := fileNode(fr, map[string]any{"language": "python"})
-	tree, err := parseTree(langPython, src)
+func Extract(fr *lang.Result, data []byte, e *lang.Env) {
+	src := lang.SourceText(data)
+	fileUID := lang.FileNode(fr, map[string]any{"language": "python"})
+	tree, err := ts.Parse(langPython, src)
 	if err != nil {
-		fr.parseError(err.Error())
+		fr.ParseError(err.Error())
 		return
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	tsSyntaxErrors(fr, root)
-	mod := pyModuleName(fr.Path)
+	ts.SyntaxErrors(fr, root)
+	mod := PyModuleName(fr.Path)
 	py := &pyFile{fr: fr, e: e, src: src, scope: "py:" + fr.Path, fileUID: fileUID, module: mod,
 		isPkg: strings.HasSuffix(fr.Path, "__init__.py") || strings.HasSuffix(fr.Path, "__init__.pyi"), bindings: map[string]pyBinding{}, classes: map[string]bool{}, moduleVars: map[string]bool{}}
-	fr.Decl = &decl{Scope: py.scope, Names: map[string]string{}}
+	fr.Decl = &lang.Decl{Scope: py.scope, Names: map[string]string{}}
 	if mod != "" {
-		modUID := clampUID("code:module:" + uidPart(mod))
-		fr.node(graph.Node{UID: modUID, Kind: graph.KindModule, Label: mod, Metadata: map[string]any{"language": "python"}})
-		fr.edge(fileUID, modUID, graph.EdgeDefines, 0)
+		modUID := lang.ClampUID("code:module:" + lang.UidPart(mod))
+		fr.AddNode(graph.Node{UID: modUID, Kind: graph.KindModule, Label: mod, Metadata: map[string]any{"language": "python"}})
+		fr.AddEdge(fileUID, modUID, graph.EdgeDefines, 0)
 	}
 	// Declarations and imports first, so that calls see every binding.
 	var deferred []func()
@@ -156,7 +163,7 @@ func extractPython(fr *fileResult, data []byte, e *env) {
 
 // block walks module-level statements (descending into if/try/with bodies).
 func (py *pyFile) block(n *sitter.Node, deferred *[]func()) {
-	for _, c := range tsChildren(n) {
+	for _, c := range ts.Children(n) {
 		c := c
 		switch c.Kind() {
 		case "function_definition", "class_definition":
@@ -168,14 +175,14 @@ func (py *pyFile) block(n *sitter.Node, deferred *[]func()) {
 				if d.Kind() == "class_definition" {
 					what = "class"
 				}
-				py.decoratorUses(&c, codeUID(what, py.fr.Path, tsText(d.ChildByFieldName("name"), py.src)), nil, deferred)
+				py.decoratorUses(&c, lang.CodeUID(what, py.fr.Path, ts.Text(d.ChildByFieldName("name"), py.src)), nil, deferred)
 			}
 		case "import_statement", "import_from_statement", "future_import_statement":
 			py.importStmt(&c, true)
 		case "if_statement", "try_statement", "with_statement", "else_clause", "elif_clause", "except_clause", "finally_clause", "block":
 			py.block(&c, deferred)
 		case "expression_statement":
-			if kids := tsChildren(&c); len(kids) == 1 && kids[0].Kind() == "assignment" {
+			if kids := ts.Children(&c); len(kids) == 1 && kids[0].Kind() == "assignment" {
 				py.moduleAssign(&kids[0], deferred)
 			}
 			*deferred = append(*deferred, func() { py.calls(&c, py.fileUID, nil) })
@@ -186,47 +193,47 @@ func (py *pyFile) block(n *sitter.Node, deferred *[]func()) {
 }
 
 func (py *pyFile) definition(d *sitter.Node, startRow uint, deferred *[]func()) {
-	name := tsText(d.ChildByFieldName("name"), py.src)
+	name := ts.Text(d.ChildByFieldName("name"), py.src)
 	if name == "" {
 		return
 	}
 	line := int(startRow) + 1
 	switch d.Kind() {
 	case "function_definition":
-		uid := codeUID("function", py.fr.Path, name)
-		py.fr.node(graph.Node{UID: uid, Kind: graph.KindFunction, Label: name, Line: line, EndLine: tsEndLine(d)})
-		py.fr.edge(py.fileUID, uid, graph.EdgeContains, line)
+		uid := lang.CodeUID("function", py.fr.Path, name)
+		py.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindFunction, Label: name, Line: line, EndLine: ts.EndLine(d)})
+		py.fr.AddEdge(py.fileUID, uid, graph.EdgeContains, line)
 		py.fr.Decl.Names[name] = graph.KindFunction
 		*deferred = append(*deferred, func() { py.function(d, uid, name, "", plainFunction) })
 	case "class_definition":
-		uid := codeUID("class", py.fr.Path, name)
-		py.fr.node(graph.Node{UID: uid, Kind: graph.KindClass, Label: name, Line: line, EndLine: tsEndLine(d)})
-		py.fr.edge(py.fileUID, uid, graph.EdgeContains, line)
+		uid := lang.CodeUID("class", py.fr.Path, name)
+		py.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindClass, Label: name, Line: line, EndLine: ts.EndLine(d)})
+		py.fr.AddEdge(py.fileUID, uid, graph.EdgeContains, line)
 		py.fr.Decl.Names[name] = graph.KindClass
 		py.classes[name] = true
 		if sc := d.ChildByFieldName("superclasses"); sc != nil {
 			var bases []sitter.Node
-			for _, b := range tsChildren(sc) {
+			for _, b := range ts.Children(sc) {
 				if b.Kind() != "keyword_argument" {
 					bases = append(bases, b)
 				}
 			}
 			*deferred = append(*deferred, func() {
-				var chains []*chain
+				var chains []*lang.Chain
 				for i := range bases {
-					py.reference(&bases[i], uid, refInherits, nil)
+					py.reference(&bases[i], uid, lang.RefInherits, nil)
 					if c := py.chainOf(&bases[i], nil); c != nil && len(c.Steps) == 0 {
 						chains = append(chains, c)
 					}
 				}
 				if len(chains) > 0 {
-					py.fr.Decl.setFact(factBase+name, chains...)
+					py.fr.Decl.SetFact(lang.FactBase+name, chains...)
 				}
 			})
 		}
 		body := d.ChildByFieldName("body")
 		var methods []func()
-		for _, c := range tsChildren(body) {
+		for _, c := range ts.Children(body) {
 			c := c
 			def := &c
 			row := c.StartPosition().Row
@@ -241,14 +248,14 @@ func (py *pyFile) definition(d *sitter.Node, startRow uint, deferred *[]func()) 
 				*deferred = append(*deferred, func() { py.calls(def, uid, nil) })
 				continue
 			}
-			mname := tsText(def.ChildByFieldName("name"), py.src)
+			mname := ts.Text(def.ChildByFieldName("name"), py.src)
 			if mname == "" {
 				continue
 			}
-			muid := codeUID("function", py.fr.Path, name+"."+mname)
+			muid := lang.CodeUID("function", py.fr.Path, name+"."+mname)
 			py.decoratorUses(&c, muid, nil, deferred)
-			py.fr.node(graph.Node{UID: muid, Kind: graph.KindMethod, Label: name + "." + mname, Line: int(row) + 1, EndLine: tsEndLine(def)})
-			py.fr.edge(uid, muid, graph.EdgeContains, int(row)+1)
+			py.fr.AddNode(graph.Node{UID: muid, Kind: graph.KindMethod, Label: name + "." + mname, Line: int(row) + 1, EndLine: ts.EndLine(def)})
+			py.fr.AddEdge(uid, muid, graph.EdgeContains, int(row)+1)
 			py.fr.Decl.Names[name+"."+mname] = graph.KindMethod
 			kind := instanceMethod
 			property := false
@@ -265,13 +272,13 @@ func (py *pyFile) definition(d *sitter.Node, startRow uint, deferred *[]func()) 
 			run := func() {
 				info := py.function(def, muid, name+"."+mname, name, kind)
 				if property {
-					if c := decodeChains(py.fr.Decl.Facts[factReturn+name+"."+mname]); len(c) == 1 {
-						py.fr.Decl.setFact(factAttr+name+"."+mname, c[0])
+					if c := lang.DecodeChains(py.fr.Decl.Facts[lang.FactReturn+name+"."+mname]); len(c) == 1 {
+						py.fr.Decl.SetFact(lang.FactAttr+name+"."+mname, c[0])
 					}
 				}
 				for _, a := range info.selfAttrs {
 					if a.value != nil {
-						py.fr.Decl.setFact(factAttr+name+"."+a.name, a.value)
+						py.fr.Decl.SetFact(lang.FactAttr+name+"."+a.name, a.value)
 					}
 				}
 			}
@@ -292,7 +299,7 @@ func (py *pyFile) decoratorUses(dd *sitter.Node, uid string, env *pyEnv, deferre
 	if dd.Kind() != "decorated_definition" {
 		return
 	}
-	for _, c := range tsChildren(dd) {
+	for _, c := range ts.Children(dd) {
 		if c.Kind() == "decorator" {
 			c := c
 			*deferred = append(*deferred, func() { py.calls(&c, uid, env) })
@@ -305,17 +312,17 @@ func (py *pyFile) decoratorUses(dd *sitter.Node, uid string, env *pyEnv, deferre
 func (py *pyFile) function(def *sitter.Node, uid, name, class string, kind methodKind) *pyFuncInfo {
 	env, info := py.newEnv(nil, def, class, kind)
 	if rt := def.ChildByFieldName("return_type"); rt != nil {
-		py.fr.Decl.setFact(factReturn+name, py.typeChain(rt, nil))
+		py.fr.Decl.SetFact(lang.FactReturn+name, py.typeChain(rt, nil))
 	} else if rets := withoutNone(info.returns); len(rets) > 0 && !info.bareRet {
 		same := rets[0]
 		for _, r := range rets[1:] {
-			if same == nil || r == nil || encodeChains(r) != encodeChains(same) {
+			if same == nil || r == nil || lang.EncodeChains(r) != lang.EncodeChains(same) {
 				same = nil
 				break
 			}
 		}
 		if same != nil && !py.isGenerator(def) {
-			py.fr.Decl.setFact(factReturn+name, same)
+			py.fr.Decl.SetFact(lang.FactReturn+name, same)
 		}
 	}
 	py.signature(def, uid, nil)
@@ -325,7 +332,7 @@ func (py *pyFile) function(def *sitter.Node, uid, name, class string, kind metho
 
 // withoutNone drops the None values of cs (return None beside return C()
 // is an Optional[C]).
-func withoutNone(cs []*chain) []*chain {
+func withoutNone(cs []*lang.Chain) []*lang.Chain {
 	out := cs[:0:0]
 	for _, c := range cs {
 		if c != noneChain {
@@ -339,7 +346,7 @@ func withoutNone(cs []*chain) []*chain {
 // generator, not what it returns).
 func (py *pyFile) isGenerator(def *sitter.Node) bool {
 	found := false
-	tsWalkSkip(def.ChildByFieldName("body"), func(x *sitter.Node) bool {
+	ts.WalkSkip(def.ChildByFieldName("body"), func(x *sitter.Node) bool {
 		switch x.Kind() {
 		case "yield":
 			found = true
@@ -356,17 +363,17 @@ func (py *pyFile) isGenerator(def *sitter.Node) bool {
 func (py *pyFile) classAttr(n *sitter.Node, class string, deferred *[]func()) {
 	if n.Kind() == "import_statement" || n.Kind() == "import_from_statement" {
 		// An import in a class body binds class attributes.
-		env := &pyEnv{locals: map[string]*chain{}}
+		env := &pyEnv{locals: map[string]*lang.Chain{}}
 		py.importInto(n, env)
 		for alias, b := range env.binds {
-			py.fr.Decl.setFact(factAttr+class+"."+alias, py.bindingChain(b, ""))
+			py.fr.Decl.SetFact(lang.FactAttr+class+"."+alias, py.bindingChain(b, ""))
 		}
 		return
 	}
 	if n.Kind() != "expression_statement" {
 		return
 	}
-	kids := tsChildren(n)
+	kids := ts.Children(n)
 	if len(kids) != 1 || kids[0].Kind() != "assignment" {
 		return
 	}
@@ -375,16 +382,16 @@ func (py *pyFile) classAttr(n *sitter.Node, class string, deferred *[]func()) {
 	if left == nil || left.Kind() != "identifier" {
 		return
 	}
-	attr := tsText(left, py.src)
+	attr := ts.Text(left, py.src)
 	*deferred = append(*deferred, func() {
-		var c *chain
+		var c *lang.Chain
 		if typ := a.ChildByFieldName("type"); typ != nil {
 			c = py.typeChain(typ, nil)
 		} else {
 			c = py.chainOf(a.ChildByFieldName("right"), nil)
 		}
 		if c != nil {
-			py.fr.Decl.setFact(factAttr+class+"."+attr, c)
+			py.fr.Decl.SetFact(lang.FactAttr+class+"."+attr, c)
 		}
 	})
 }
@@ -396,17 +403,17 @@ func (py *pyFile) moduleAssign(a *sitter.Node, deferred *[]func()) {
 	if left == nil || left.Kind() != "identifier" {
 		return
 	}
-	name := tsText(left, py.src)
+	name := ts.Text(left, py.src)
 	py.moduleVars[name] = true
 	*deferred = append(*deferred, func() {
-		var c *chain
+		var c *lang.Chain
 		if typ := a.ChildByFieldName("type"); typ != nil {
 			c = py.typeChain(typ, nil)
 		} else {
 			c = py.chainOf(a.ChildByFieldName("right"), nil)
 		}
 		if c != nil && !(c.Scope == py.scope && c.Name == name && len(c.Steps) == 0) {
-			py.fr.Decl.setFact(factVar+name, c)
+			py.fr.Decl.SetFact(lang.FactVar+name, c)
 		}
 	})
 }
@@ -444,13 +451,13 @@ func parentModule(m string) string {
 
 // modulePath returns the repository file of a dotted module, if any.
 func (py *pyFile) modulePath(m string) (string, bool) {
-	if p, ok := py.e.pyMods[m]; ok {
+	if p, ok := py.e.PyModules[m]; ok {
 		return p, true
 	}
 	// Relative imports were resolved against the canonical name; retry
 	// with the src/ prefix the file really has.
 	if strings.HasPrefix(py.fr.Path, "src/") {
-		p, ok := py.e.pyMods["src."+m]
+		p, ok := py.e.PyModules["src."+m]
 		return p, ok
 	}
 	return "", false
@@ -461,35 +468,35 @@ func (py *pyFile) importEdge(m string, line int) {
 	if m == "" {
 		return
 	}
-	uid := clampUID("code:module:" + uidPart(m))
+	uid := lang.ClampUID("code:module:" + lang.UidPart(m))
 	if p, ok := py.modulePath(m); ok {
-		uid = clampUID("code:module:" + uidPart(pyModuleName(p)))
+		uid = lang.ClampUID("code:module:" + lang.UidPart(PyModuleName(p)))
 	} else {
-		py.fr.node(graph.Node{UID: uid, Kind: graph.KindModule, Label: m, Metadata: map[string]any{"language": "python", "stub": true}})
-		py.fr.Refs = append(py.fr.Refs, ref{Type: refWatch, Scope: "missing:py:" + m})
+		py.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindModule, Label: m, Metadata: map[string]any{"language": "python", "stub": true}})
+		py.fr.Refs = append(py.fr.Refs, lang.Ref{Type: lang.RefWatch, Scope: "missing:py:" + m})
 	}
-	py.fr.edge(py.fileUID, uid, graph.EdgeImports, line)
+	py.fr.AddEdge(py.fileUID, uid, graph.EdgeImports, line)
 }
 
 // importStmt binds the names an import statement brings in; at module
 // level (moduleLevel) they are also facts, since other modules can import
 // them from this one, and a star import re-exports the whole module.
 func (py *pyFile) importStmt(n *sitter.Node, moduleLevel bool) {
-	line := tsLine(n)
+	line := ts.Line(n)
 	bind := func(alias string, b pyBinding) {
 		py.bindings[alias] = b
 		if moduleLevel {
 			if c := py.bindingChain(b, ""); c != nil {
-				py.fr.Decl.setFact(factImport+alias, c)
+				py.fr.Decl.SetFact(lang.FactImport+alias, c)
 			}
 		}
 	}
 	switch n.Kind() {
 	case "import_statement":
-		for _, c := range tsChildren(n) {
+		for _, c := range ts.Children(n) {
 			switch c.Kind() {
 			case "dotted_name":
-				m := tsText(&c, py.src)
+				m := ts.Text(&c, py.src)
 				py.importEdge(m, line)
 				py.bindings[m] = pyBinding{module: m}
 				first, _, _ := strings.Cut(m, ".")
@@ -497,8 +504,8 @@ func (py *pyFile) importStmt(n *sitter.Node, moduleLevel bool) {
 					bind(first, pyBinding{module: first})
 				}
 			case "aliased_import":
-				m := tsText(c.ChildByFieldName("name"), py.src)
-				alias := tsText(c.ChildByFieldName("alias"), py.src)
+				m := ts.Text(c.ChildByFieldName("name"), py.src)
+				alias := ts.Text(c.ChildByFieldName("alias"), py.src)
 				py.importEdge(m, line)
 				if alias != "" {
 					bind(alias, pyBinding{module: m})
@@ -507,23 +514,23 @@ func (py *pyFile) importStmt(n *sitter.Node, moduleLevel bool) {
 		}
 	case "import_from_statement":
 		mn := n.ChildByFieldName("module_name")
-		m := py.resolveModule(tsText(mn, py.src))
+		m := py.resolveModule(ts.Text(mn, py.src))
 		py.importEdge(m, line)
-		for _, c := range tsChildren(n) {
+		for _, c := range ts.Children(n) {
 			if mn != nil && c.StartByte() == mn.StartByte() {
 				continue
 			}
 			var name, alias string
 			switch c.Kind() {
 			case "dotted_name":
-				name = tsText(&c, py.src)
+				name = ts.Text(&c, py.src)
 				alias = name
 			case "aliased_import":
-				name = tsText(c.ChildByFieldName("name"), py.src)
-				alias = tsText(c.ChildByFieldName("alias"), py.src)
+				name = ts.Text(c.ChildByFieldName("name"), py.src)
+				alias = ts.Text(c.ChildByFieldName("alias"), py.src)
 			case "wildcard_import":
 				if p, ok := py.modulePath(m); ok && moduleLevel {
-					py.fr.Decl.addStar("py:" + p)
+					py.fr.Decl.AddStar("py:" + p)
 				}
 				continue
 			default:
@@ -558,7 +565,7 @@ func (py *pyFile) calls(n *sitter.Node, from string, env *pyEnv) {
 	// read are the identifiers and attributes already read as a callee, an
 	// attribute name, a keyword or an assignment target: not uses.
 	read := map[uintptr]bool{}
-	tsWalkSkip(n, func(x *sitter.Node) bool {
+	ts.WalkSkip(n, func(x *sitter.Node) bool {
 		if x.KindId() == pyFunctionDefID && x.StartByte() == n.StartByte() {
 			return true
 		}
@@ -581,7 +588,7 @@ func (py *pyFile) visit(x *sitter.Node, from string, env *pyEnv, read map[uintpt
 	switch x.KindId() {
 	case pyCallID:
 		if f := x.ChildByFieldId(pyFunctionField); f != nil {
-			py.refTo(f, from, env, refCall)
+			py.refTo(f, from, env, lang.RefCall)
 			read[f.Id()] = true
 		}
 	case pyIdentifierID:
@@ -626,7 +633,7 @@ func (py *pyFile) visit(x *sitter.Node, from string, env *pyEnv, read map[uintpt
 // signature records the references of a function's annotations and
 // default values, read in the enclosing scope env.
 func (py *pyFile) signature(def *sitter.Node, from string, env *pyEnv) {
-	for _, p := range tsChildren(def.ChildByFieldName("parameters")) {
+	for _, p := range ts.Children(def.ChildByFieldName("parameters")) {
 		py.calls(p.ChildByFieldName("type"), from, env)
 		py.calls(p.ChildByFieldName("value"), from, env)
 	}
@@ -640,16 +647,16 @@ func (py *pyFile) signature(def *sitter.Node, from string, env *pyEnv) {
 // gets a stub ("module.name" outside the repository, "*.m" on an unknown
 // receiver); a reference does not.
 func (py *pyFile) refTo(f *sitter.Node, from string, env *pyEnv, typ string) {
-	line := tsLine(f)
+	line := ts.Line(f)
 	add := func(scope, name, stub string) {
-		if typ != refCall {
+		if typ != lang.RefCall {
 			stub = ""
 		}
-		py.fr.Refs = append(py.fr.Refs, ref{Type: typ, From: from, Line: line, Scope: scope, Name: name, Stub: stub})
+		py.fr.Refs = append(py.fr.Refs, lang.Ref{Type: typ, From: from, Line: line, Scope: scope, Name: name, Stub: stub})
 	}
 	switch f.KindId() {
 	case pyIdentifierID:
-		name := tsText(f, py.src)
+		name := ts.Text(f, py.src)
 		if _, b, isBind, ok := env.local(name); ok {
 			if isBind {
 				py.bound(b, "", add)
@@ -672,7 +679,7 @@ func (py *pyFile) refTo(f *sitter.Node, from string, env *pyEnv, typ string) {
 		}
 	case pyAttributeID:
 		obj := f.ChildByFieldId(pyObjectField)
-		attr := tsText(f.ChildByFieldId(pyAttributeField), py.src)
+		attr := ts.Text(f.ChildByFieldId(pyAttributeField), py.src)
 		if obj == nil || attr == "" {
 			return
 		}
@@ -697,22 +704,22 @@ func (py *pyFile) refTo(f *sitter.Node, from string, env *pyEnv, typ string) {
 			return
 		}
 		stub := "*." + attr
-		if typ != refCall {
+		if typ != lang.RefCall {
 			stub = ""
 		}
-		py.fr.Refs = append(py.fr.Refs, ref{Type: typ, From: from, Line: line, Recv: recv, Name: attr, Stub: stub})
+		py.fr.Refs = append(py.fr.Refs, lang.Ref{Type: typ, From: from, Line: line, Recv: recv, Name: attr, Stub: stub})
 	}
 }
 
 // reference adds an inherits_from reference to the base class expression n.
 func (py *pyFile) reference(n *sitter.Node, from, typ string, env *pyEnv) {
-	line := tsLine(n)
+	line := ts.Line(n)
 	add := func(scope, name, stub string) {
-		py.fr.Refs = append(py.fr.Refs, ref{Type: typ, From: from, Line: line, Scope: scope, Name: name, Stub: stub})
+		py.fr.Refs = append(py.fr.Refs, lang.Ref{Type: typ, From: from, Line: line, Scope: scope, Name: name, Stub: stub})
 	}
 	switch n.Kind() {
 	case "identifier":
-		name := tsText(n, py.src)
+		name := ts.Text(n, py.src)
 		if b, ok := py.bindings[name]; ok {
 			py.bound(b, "", add)
 			return
@@ -724,7 +731,7 @@ func (py *pyFile) reference(n *sitter.Node, from, typ string, env *pyEnv) {
 				py.bound(b, rest, add)
 				return
 			}
-			add(py.scope, head+"."+rest, "*."+tsText(n.ChildByFieldName("attribute"), py.src))
+			add(py.scope, head+"."+rest, "*."+ts.Text(n.ChildByFieldName("attribute"), py.src))
 		}
 	}
 }

@@ -1,8 +1,11 @@
-package extract
+package jsts
 
 import (
 	"path"
 	"strings"
+
+	"github.com/cos-dev/cos/extract/internal/ts"
+	"github.com/cos-dev/cos/extract/lang"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
@@ -22,15 +25,15 @@ func (js *jsFile) resolveSpec(spec string) (file, pkg string) {
 		if base == ".." || strings.HasPrefix(base, "../") {
 			return "", ""
 		}
-		for _, ext := range jsResolveExts {
-			if js.e.files[base+ext] {
+		for _, ext := range JsResolveExts {
+			if js.e.Files[base+ext] {
 				return base + ext, ""
 			}
 		}
 		// ./x.js written for x.ts (TypeScript's ESM convention).
 		if stem, ok := strings.CutSuffix(base, ".js"); ok {
 			for _, ext := range []string{".ts", ".tsx"} {
-				if js.e.files[stem+ext] {
+				if js.e.Files[stem+ext] {
 					return stem + ext, ""
 				}
 			}
@@ -53,13 +56,13 @@ func (js *jsFile) importFrom(spec string, line int) jsBinding {
 	file, pkg := js.resolveSpec(spec)
 	switch {
 	case file != "":
-		js.fr.edge(js.fileUID, fileUID(file), graph.EdgeImports, line)
+		js.fr.AddEdge(js.fileUID, lang.FileUID(file), graph.EdgeImports, line)
 	case pkg != "":
-		uid := clampUID("npm:package:" + uidPart(pkg))
-		js.fr.node(graph.Node{UID: uid, Kind: graph.KindDependency, Label: cleanString(pkg), Metadata: map[string]any{"ecosystem": "npm"}})
-		js.fr.edge(js.fileUID, uid, graph.EdgeImports, line)
+		uid := lang.ClampUID("npm:package:" + lang.UidPart(pkg))
+		js.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindDependency, Label: lang.CleanString(pkg), Metadata: map[string]any{"ecosystem": "npm"}})
+		js.fr.AddEdge(js.fileUID, uid, graph.EdgeImports, line)
 	case strings.HasPrefix(spec, "."):
-		js.fr.Refs = append(js.fr.Refs, ref{Type: refWatch, Scope: "missing:js:" + path.Join(path.Dir(js.fr.Path), spec)})
+		js.fr.Refs = append(js.fr.Refs, lang.Ref{Type: lang.RefWatch, Scope: "missing:js:" + path.Join(path.Dir(js.fr.Path), spec)})
 	}
 	return jsBinding{path: file, pkg: pkg}
 }
@@ -73,16 +76,16 @@ func (js *jsFile) bind(local string, b jsBinding) {
 	}
 	js.bindings[local] = b
 	if b.path != "" {
-		js.fr.Decl.setFact(factImport+local, &chain{Scope: "js:" + b.path, Name: b.name})
+		js.fr.Decl.SetFact(lang.FactImport+local, &lang.Chain{Scope: "js:" + b.path, Name: b.name})
 	}
 }
 
 func (js *jsFile) importStmt(n *sitter.Node) {
 	src := js.field(n, "source")
-	for _, c := range tsChildren(n) {
+	for _, c := range ts.Children(n) {
 		if js.kind(&c) == "import_require_clause" { // import x = require('./x')
 			if s := js.field(&c, "source"); s != nil && c.NamedChildCount() > 0 {
-				js.bind(tsText(c.NamedChild(0), js.src), js.importFrom(jsString(s, js.src), tsLine(n)))
+				js.bind(ts.Text(c.NamedChild(0), js.src), js.importFrom(jsString(s, js.src), ts.Line(n)))
 			}
 			return
 		}
@@ -90,30 +93,30 @@ func (js *jsFile) importStmt(n *sitter.Node) {
 	if src == nil {
 		return
 	}
-	target := js.importFrom(jsString(src, js.src), tsLine(n))
-	for _, c := range tsChildren(n) {
+	target := js.importFrom(jsString(src, js.src), ts.Line(n))
+	for _, c := range ts.Children(n) {
 		if js.kind(&c) != "import_clause" {
 			continue
 		}
-		for _, k := range tsChildren(&c) {
+		for _, k := range ts.Children(&c) {
 			switch js.kind(&k) {
 			case "identifier": // default import
 				b := target
 				b.name = "default"
-				js.bind(tsText(&k, js.src), b)
+				js.bind(ts.Text(&k, js.src), b)
 			case "namespace_import":
-				for _, id := range tsChildren(&k) {
+				for _, id := range ts.Children(&k) {
 					if js.kind(&id) == "identifier" {
-						js.bind(tsText(&id, js.src), target)
+						js.bind(ts.Text(&id, js.src), target)
 					}
 				}
 			case "named_imports":
-				for _, s := range tsChildren(&k) {
+				for _, s := range ts.Children(&k) {
 					if js.kind(&s) != "import_specifier" {
 						continue
 					}
-					name := tsText(js.field(&s, "name"), js.src)
-					alias := tsText(js.field(&s, "alias"), js.src)
+					name := ts.Text(js.field(&s, "name"), js.src)
+					alias := ts.Text(js.field(&s, "alias"), js.src)
 					if alias == "" {
 						alias = name
 					}
@@ -134,10 +137,10 @@ func (js *jsFile) requireSpec(n *sitter.Node) (string, bool) {
 	}
 	f := js.field(n, "function")
 	args := js.field(n, "arguments")
-	if f == nil || args == nil || js.kind(f) != "identifier" || tsText(f, js.src) != "require" {
+	if f == nil || args == nil || js.kind(f) != "identifier" || ts.Text(f, js.src) != "require" {
 		return "", false
 	}
-	kids := tsChildren(args)
+	kids := ts.Children(args)
 	if len(kids) != 1 || kids[0].Kind() != "string" {
 		return "", false
 	}
@@ -153,11 +156,11 @@ func (js *jsFile) require(name, value *sitter.Node) bool {
 	switch js.kind(value) {
 	case "member_expression":
 		call = js.field(value, "object")
-		member = tsText(js.field(value, "property"), js.src)
+		member = ts.Text(js.field(value, "property"), js.src)
 	case "call_expression":
 		if f := js.field(value, "function"); f != nil && js.kind(f) == "call_expression" {
 			if spec, ok := js.requireSpec(f); ok { // require("debug")("x"): an unknown value
-				js.importFrom(spec, tsLine(value))
+				js.importFrom(spec, ts.Line(value))
 				js.later(func() { js.calls(js.field(value, "arguments"), js.top) })
 				return true
 			}
@@ -167,27 +170,27 @@ func (js *jsFile) require(name, value *sitter.Node) bool {
 	if !ok {
 		return false
 	}
-	target := js.importFrom(spec, tsLine(value))
+	target := js.importFrom(spec, ts.Line(value))
 	switch js.kind(name) {
 	case "identifier":
 		b := target
 		b.name = member
-		js.bind(tsText(name, js.src), b)
+		js.bind(ts.Text(name, js.src), b)
 	case "object_pattern":
 		if member != "" {
 			return true
 		}
-		for _, p := range tsChildren(name) {
+		for _, p := range ts.Children(name) {
 			switch js.kind(&p) {
 			case "shorthand_property_identifier_pattern":
 				b := target
-				b.name = tsText(&p, js.src)
+				b.name = ts.Text(&p, js.src)
 				js.bind(b.name, b)
 			case "pair_pattern":
 				b := target
-				b.name = tsText(js.field(&p, "key"), js.src)
+				b.name = ts.Text(js.field(&p, "key"), js.src)
 				if v := js.field(&p, "value"); v != nil && js.kind(v) == "identifier" {
-					js.bind(tsText(v, js.src), b)
+					js.bind(ts.Text(v, js.src), b)
 				}
 			}
 		}
@@ -214,11 +217,11 @@ func (js *jsFile) isExports(n *sitter.Node) bool {
 	}
 	switch js.kind(n) {
 	case "identifier":
-		return tsText(n, js.src) == "exports"
+		return ts.Text(n, js.src) == "exports"
 	case "member_expression":
 		obj := js.field(n, "object")
-		return obj != nil && js.kind(obj) == "identifier" && tsText(obj, js.src) == "module" &&
-			tsText(js.field(n, "property"), js.src) == "exports"
+		return obj != nil && js.kind(obj) == "identifier" && ts.Text(obj, js.src) == "module" &&
+			ts.Text(js.field(n, "property"), js.src) == "exports"
 	}
 	return false
 }
@@ -240,7 +243,7 @@ func (js *jsFile) exportedVar(n *sitter.Node) {
 		v = js.field(v, "right")
 	}
 	if v != nil && js.kind(v) == "identifier" {
-		js.exportedVars[tsText(v, js.src)] = true
+		js.exportedVars[ts.Text(v, js.src)] = true
 	}
 }
 
@@ -254,7 +257,7 @@ func (js *jsFile) isModuleAlias(name string) bool {
 		return false
 	}
 	k := js.fr.Decl.Names[name]
-	return k != graph.KindClass && k != graph.KindFunction && js.fr.Decl.Facts[factObject+name] == ""
+	return k != graph.KindClass && k != graph.KindFunction && js.fr.Decl.Facts[lang.FactObject+name] == ""
 }
 
 // assignment handles a module-level assignment that declares something:
@@ -275,13 +278,13 @@ func (js *jsFile) assignment(a *sitter.Node) bool {
 		if js.isExports(t) {
 			for _, t := range targets {
 				if t != nil && js.kind(t) == "identifier" {
-					js.moduleAliases[tsText(t, js.src)] = true
+					js.moduleAliases[ts.Text(t, js.src)] = true
 				}
 			}
 			if spec, ok := js.requireSpec(v); ok { // module.exports = require('./x')
-				if b := js.importFrom(spec, tsLine(v)); b.path != "" {
-					js.fr.Decl.addStar("js:" + b.path)
-					js.fr.Decl.setFact(factImport+"default", &chain{Scope: "js:" + b.path, Name: "default"})
+				if b := js.importFrom(spec, ts.Line(v)); b.path != "" {
+					js.fr.Decl.AddStar("js:" + b.path)
+					js.fr.Decl.SetFact(lang.FactImport+"default", &lang.Chain{Scope: "js:" + b.path, Name: "default"})
 				}
 				return true
 			}
@@ -300,20 +303,20 @@ func (js *jsFile) assignment(a *sitter.Node) bool {
 	}
 	// X.prototype = {m() {}, …}
 	if prop == "prototype" && js.kind(obj) == "identifier" && js.kind(v) == "object" {
-		owner := tsText(obj, js.src)
+		owner := ts.Text(obj, js.src)
 		js.protoOf[owner] = true
 		js.objectLiteral(owner, v, js.container(owner))
 		return true
 	}
 	fn := js.isFunction(v)
 	switch {
-	case js.isExports(obj) || (js.kind(obj) == "identifier" && js.isModuleAlias(tsText(obj, js.src))):
+	case js.isExports(obj) || (js.kind(obj) == "identifier" && js.isModuleAlias(ts.Text(obj, js.src))):
 		// exports.m = function, module.exports.m = …: the module's
 		// function m; app.m = … for app = module.exports: the method
 		// app.m, which the module exports as m.
-		if owner := tsText(obj, js.src); fn && js.kind(obj) == "identifier" && owner != "exports" {
+		if owner := ts.Text(obj, js.src); fn && js.kind(obj) == "identifier" && owner != "exports" {
 			js.method(owner, prop, a, v, js.fileUID, owner)
-			js.fr.Decl.setFact(factImport+prop, &chain{Scope: js.scope, Name: owner + "." + prop})
+			js.fr.Decl.SetFact(lang.FactImport+prop, &lang.Chain{Scope: js.scope, Name: owner + "." + prop})
 			return true
 		}
 		if fn {
@@ -321,30 +324,30 @@ func (js *jsFile) assignment(a *sitter.Node) bool {
 			return true
 		}
 		if js.kind(v) == "identifier" {
-			js.alias(prop, tsText(v, js.src))
+			js.alias(prop, ts.Text(v, js.src))
 			js.later(func() { js.nameRef(js.fileUID, v) })
 		} else if spec, ok := js.requireSpec(v); ok { // exports.m = require('./m')
-			if b := js.importFrom(spec, tsLine(v)); b.path != "" {
-				js.fr.Decl.setFact(factImport+prop, &chain{Scope: "js:" + b.path, Name: "default"})
+			if b := js.importFrom(spec, ts.Line(v)); b.path != "" {
+				js.fr.Decl.SetFact(lang.FactImport+prop, &lang.Chain{Scope: "js:" + b.path, Name: "default"})
 			}
 			return true
 		}
 		return false
-	case js.kind(obj) == "member_expression" && tsText(js.field(obj, "property"), js.src) == "prototype":
+	case js.kind(obj) == "member_expression" && ts.Text(js.field(obj, "property"), js.src) == "prototype":
 		// X.prototype.m = function
 		x := js.field(obj, "object")
 		if x == nil || js.kind(x) != "identifier" || !fn {
 			return false
 		}
-		owner := tsText(x, js.src)
+		owner := ts.Text(x, js.src)
 		js.protoOf[owner] = true
 		muid := js.method(owner, prop, a, v, js.container(owner), owner)
 		js.later(func() { js.nameRef(muid, x) })
 		return true
 	case js.kind(obj) == "identifier" && fn:
 		// X.m = function for a function, class or object X of the module
-		owner := tsText(obj, js.src)
-		if js.fr.Decl.Names[owner] == "" && js.fr.Decl.Facts[factObject+owner] == "" {
+		owner := ts.Text(obj, js.src)
+		if js.fr.Decl.Names[owner] == "" && js.fr.Decl.Facts[lang.FactObject+owner] == "" {
 			return false
 		}
 		thisPrefix := owner
@@ -372,9 +375,9 @@ func (js *jsFile) isFunction(n *sitter.Node) bool {
 func (js *jsFile) container(owner string) string {
 	switch js.fr.Decl.Names[owner] {
 	case graph.KindClass:
-		return codeUID("class", js.fr.Path, owner)
+		return lang.CodeUID("class", js.fr.Path, owner)
 	case graph.KindFunction:
-		return codeUID("function", js.fr.Path, owner)
+		return lang.CodeUID("function", js.fr.Path, owner)
 	}
 	return js.fileUID
 }
@@ -391,7 +394,7 @@ func (js *jsFile) method(owner, name string, n, fn *sitter.Node, container, this
 		switch {
 		case js.kind(fn) == "arrow_function":
 		case js.fr.Decl.Names[owner] == graph.KindClass:
-			ctx.this, ctx.class = &chain{Scope: js.scope, Name: owner}, owner
+			ctx.this, ctx.class = &lang.Chain{Scope: js.scope, Name: owner}, owner
 		case thisPrefix != "":
 			ctx.thisPrefix = thisPrefix
 		}
@@ -405,7 +408,7 @@ func (js *jsFile) method(owner, name string, n, fn *sitter.Node, container, this
 // = {…}; the module's functions m for module.exports = {m() {}} (owner
 // ""). A member holding a name is an alias of it (module.exports = {f}).
 func (js *jsFile) objectLiteral(owner string, obj *sitter.Node, container string) {
-	for _, m := range tsChildren(obj) {
+	for _, m := range ts.Children(obj) {
 		m := m
 		var name string
 		var fn *sitter.Node
@@ -416,7 +419,7 @@ func (js *jsFile) objectLiteral(owner string, obj *sitter.Node, container string
 			name = js.memberName(js.field(&m, "key"))
 			fn = js.field(&m, "value")
 			if fn != nil && owner == "" && js.kind(fn) == "identifier" {
-				js.alias(name, tsText(fn, js.src))
+				js.alias(name, ts.Text(fn, js.src))
 				id := fn
 				js.later(func() { js.nameRef(js.fileUID, id) })
 				continue

@@ -1,7 +1,10 @@
-package extract
+package jsts
 
 import (
 	"strings"
+
+	"github.com/cos-dev/cos/extract/internal/ts"
+	"github.com/cos-dev/cos/extract/lang"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
@@ -20,19 +23,19 @@ import (
 // module-level name it spells.
 type jsScope struct {
 	parent *jsScope
-	vars   map[string]*chain
+	vars   map[string]*lang.Chain
 	// types are the type parameters, with the chain of their constraint
 	// (T extends C is a C) when known; outer holds what they are to the
 	// declaration's callers: nothing known for a function's, the default
 	// (T = C) for a class's or an interface's, which is what a reference
 	// without type arguments gets.
-	types, outer map[string]*chain
+	types, outer map[string]*lang.Chain
 }
 
 // lookupType finds the name of a type in s or an enclosing scope: a type
 // parameter (with its constraint's chain, or outside its declaration
 // the outer one), or a local value that shadows the module's (nil).
-func (s *jsScope) lookupType(name string, outside bool) (c *chain, local bool) {
+func (s *jsScope) lookupType(name string, outside bool) (c *lang.Chain, local bool) {
 	for ; s != nil; s = s.parent {
 		if c, ok := s.types[name]; ok {
 			if outside {
@@ -49,7 +52,7 @@ func (s *jsScope) lookupType(name string, outside bool) (c *chain, local bool) {
 
 // lookup finds name in s or an enclosing scope; local is false for a name
 // of the module.
-func (s *jsScope) lookup(name string) (c *chain, local bool) {
+func (s *jsScope) lookup(name string) (c *lang.Chain, local bool) {
 	for ; s != nil; s = s.parent {
 		if c, ok := s.vars[name]; ok {
 			return c, true
@@ -60,14 +63,14 @@ func (s *jsScope) lookup(name string) (c *chain, local bool) {
 
 // declare adds a local; declaring a name twice with different values
 // (block-scoped twins, reassigned var) leaves it unknown.
-func (s *jsScope) declare(name string, c *chain) {
+func (s *jsScope) declare(name string, c *lang.Chain) {
 	if name == "" {
 		return
 	}
 	if s.vars == nil {
-		s.vars = map[string]*chain{}
+		s.vars = map[string]*lang.Chain{}
 	}
-	if old, ok := s.vars[name]; ok && (old == nil || c == nil || encodeChains(old) != encodeChains(c)) {
+	if old, ok := s.vars[name]; ok && (old == nil || c == nil || lang.EncodeChains(old) != lang.EncodeChains(c)) {
 		s.vars[name] = nil
 		return
 	}
@@ -81,14 +84,14 @@ func (s *jsScope) declareType(name string) {
 		return
 	}
 	if s.types == nil {
-		s.types, s.outer = map[string]*chain{}, map[string]*chain{}
+		s.types, s.outer = map[string]*lang.Chain{}, map[string]*lang.Chain{}
 	}
 	s.types[name], s.outer[name] = nil, nil
 }
 
 // lookupElem finds the element value of a local array (declared as
 // name+"[]" beside name); local is false for a module-level name.
-func (s *jsScope) lookupElem(name string) (c *chain, local bool) {
+func (s *jsScope) lookupElem(name string) (c *lang.Chain, local bool) {
 	for ; s != nil; s = s.parent {
 		if c, ok := s.vars[name+elemSuffix]; ok {
 			return c, true
@@ -119,7 +122,7 @@ var jsElementCallbacks = map[string]bool{"forEach": true, "map": true, "filter":
 // elemType returns the chain of an element of the array type a type
 // annotation names (E[], Array<E>, ReadonlyArray<E>, readonly E[], with
 // null and undefined looked through), nil for anything else.
-func (js *jsFile) elemType(t *sitter.Node, ctx *jsCtx) *chain {
+func (js *jsFile) elemType(t *sitter.Node, ctx *jsCtx) *lang.Chain {
 	for t != nil {
 		switch js.kind(t) {
 		case "type_annotation", "parenthesized_type", "readonly_type":
@@ -128,7 +131,7 @@ func (js *jsFile) elemType(t *sitter.Node, ctx *jsCtx) *chain {
 		case "array_type":
 			return js.typeChain(t.NamedChild(0), ctx)
 		case "generic_type":
-			name := tsText(js.field(t, "name"), js.src)
+			name := ts.Text(js.field(t, "name"), js.src)
 			args := js.field(t, "type_arguments")
 			if (name == "Array" || name == "ReadonlyArray") && args != nil && args.NamedChildCount() == 1 {
 				return js.typeChain(args.NamedChild(0), ctx)
@@ -148,31 +151,31 @@ func (js *jsFile) elemType(t *sitter.Node, ctx *jsCtx) *chain {
 // known here to be an array of that element (a local, a module variable
 // or an attribute of this class declared with an array type): a method
 // like find or forEach is then the array's, not one of the code's own.
-func (js *jsFile) elemChain(n *sitter.Node, ctx *jsCtx) (c *chain, sure bool) {
+func (js *jsFile) elemChain(n *sitter.Node, ctx *jsCtx) (c *lang.Chain, sure bool) {
 	for n != nil {
 		switch js.kind(n) {
 		case "parenthesized_expression", "non_null_expression":
 			n = n.NamedChild(0)
 			continue
 		case "identifier":
-			name := tsText(n, js.src)
+			name := ts.Text(n, js.src)
 			if c, local := ctx.scope.lookupElem(name); local {
 				return c, c != nil
 			}
-			_, sure := js.fr.Decl.Facts[factVar+name+elemSuffix]
-			return &chain{Scope: js.scope, Name: name + elemSuffix}, sure
+			_, sure := js.fr.Decl.Facts[lang.FactVar+name+elemSuffix]
+			return &lang.Chain{Scope: js.scope, Name: name + elemSuffix}, sure
 		case "member_expression":
 			prop := js.field(n, "property")
 			if prop == nil || js.kind(prop) != "property_identifier" {
 				return nil, false
 			}
 			obj := js.field(n, "object")
-			name := tsText(prop, js.src)
+			name := ts.Text(prop, js.src)
 			sure := false
 			if js.kind(obj) == "this" && ctx.class != "" {
-				_, sure = js.fr.Decl.Facts[factAttr+ctx.class+"."+name+elemSuffix]
+				_, sure = js.fr.Decl.Facts[lang.FactAttr+ctx.class+"."+name+elemSuffix]
 			}
-			return js.valueChain(obj, ctx).then(name + elemSuffix), sure
+			return js.valueChain(obj, ctx).Then(name + elemSuffix), sure
 		}
 		return nil, false
 	}
@@ -187,7 +190,7 @@ type jsCtx struct {
 	// this is the value of `this` as a chain (an instance of the class
 	// whose method this is, or the class itself in a static member); nil
 	// when unknown.
-	this *chain
+	this *lang.Chain
 	// thisPrefix, for a function whose `this` is no class the inference
 	// knows (X.prototype.m = function, object-literal methods), makes
 	// this.m() the declared name thisPrefix+"."+m.
@@ -221,7 +224,7 @@ func (ctx jsCtx) thisCleared() jsCtx {
 // (or type node) names: an instance of a class or interface. Generics are
 // dropped (Foo<T> is Foo), Foo | undefined | null is Foo, readonly and
 // parentheses are looked through; `typeof C` is the class itself.
-func (js *jsFile) typeChain(t *sitter.Node, ctx *jsCtx) *chain {
+func (js *jsFile) typeChain(t *sitter.Node, ctx *jsCtx) *lang.Chain {
 	for t != nil {
 		switch js.kind(t) {
 		case "type_annotation", "parenthesized_type", "readonly_type", "opting_type_annotation", "omitting_type_annotation":
@@ -234,9 +237,9 @@ func (js *jsFile) typeChain(t *sitter.Node, ctx *jsCtx) *chain {
 			if ctx.class == "" {
 				return nil
 			}
-			return &chain{Scope: js.scope, Name: ctx.class, Inst: true}
+			return &lang.Chain{Scope: js.scope, Name: ctx.class, Inst: true}
 		case "type_identifier", "nested_type_identifier":
-			name := tsText(t, js.src)
+			name := ts.Text(t, js.src)
 			head, _, dotted := strings.Cut(name, ".")
 			if c, local := ctx.scope.lookupType(head, ctx.outside); local {
 				if dotted {
@@ -244,7 +247,7 @@ func (js *jsFile) typeChain(t *sitter.Node, ctx *jsCtx) *chain {
 				}
 				return c // a type parameter's constraint or default, nil for a local class
 			}
-			return &chain{Scope: js.scope, Name: name, Inst: true}
+			return &lang.Chain{Scope: js.scope, Name: name, Inst: true}
 		case "type_query":
 			return js.exprChain(t.NamedChild(0), ctx.scope)
 		case "union_type":
@@ -260,7 +263,7 @@ func (js *jsFile) typeChain(t *sitter.Node, ctx *jsCtx) *chain {
 func (js *jsFile) nullish(t *sitter.Node) bool {
 	switch js.kind(t) {
 	case "literal_type", "predefined_type", "undefined", "null":
-		s := tsText(t, js.src)
+		s := ts.Text(t, js.src)
 		return s == "undefined" || s == "null"
 	}
 	return false
@@ -268,17 +271,17 @@ func (js *jsFile) nullish(t *sitter.Node) bool {
 
 // exprChain is the chain of an expression made of names and member
 // accesses only (a typeof operand, a base class expression).
-func (js *jsFile) exprChain(n *sitter.Node, sc *jsScope) *chain {
+func (js *jsFile) exprChain(n *sitter.Node, sc *jsScope) *lang.Chain {
 	if n == nil {
 		return nil
 	}
 	switch js.kind(n) {
 	case "identifier", "type_identifier":
-		name := tsText(n, js.src)
+		name := ts.Text(n, js.src)
 		if c, local := sc.lookup(name); local {
 			return c
 		}
-		return &chain{Scope: js.scope, Name: name}
+		return &lang.Chain{Scope: js.scope, Name: name}
 	case "member_expression", "nested_identifier", "nested_type_identifier":
 		obj := js.field(n, "object")
 		if obj == nil {
@@ -291,14 +294,14 @@ func (js *jsFile) exprChain(n *sitter.Node, sc *jsScope) *chain {
 		if prop == nil || (js.kind(prop) != "property_identifier" && js.kind(prop) != "identifier" && js.kind(prop) != "type_identifier") {
 			return nil
 		}
-		return js.exprChain(obj, sc).then(tsText(prop, js.src))
+		return js.exprChain(obj, sc).Then(ts.Text(prop, js.src))
 	}
 	return nil
 }
 
 // valueChain returns the chain of the value an expression evaluates to in
 // ctx, nil when unknown.
-func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
+func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *lang.Chain {
 	for n != nil {
 		switch js.kind(n) {
 		case "parenthesized_expression", "non_null_expression", "satisfies_expression":
@@ -309,7 +312,7 @@ func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
 				return nil
 			}
 			t := n.NamedChild(1)
-			if js.kind(t) == "predefined_type" || tsText(t, js.src) == "const" {
+			if js.kind(t) == "predefined_type" || ts.Text(t, js.src) == "const" {
 				return nil // as any, as unknown, as const
 			}
 			return js.typeChain(t, ctx)
@@ -319,22 +322,22 @@ func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
 			}
 			return js.typeChain(n.NamedChild(0).NamedChild(0), ctx)
 		case "identifier":
-			name := tsText(n, js.src)
+			name := ts.Text(n, js.src)
 			if c, local := ctx.scope.lookup(name); local {
 				return c
 			}
 			if name == "undefined" {
 				return nil
 			}
-			return &chain{Scope: js.scope, Name: name}
+			return &lang.Chain{Scope: js.scope, Name: name}
 		case "this":
 			return ctx.this
 		case "new_expression":
-			return js.valueChain(js.field(n, "constructor"), ctx).then(newStep)
+			return js.valueChain(js.field(n, "constructor"), ctx).Then(lang.NewStep)
 		case "call_expression":
 			if spec, ok := js.requireSpec(n); ok { // require('./x') in a body
 				if file, _ := js.resolveSpec(spec); file != "" {
-					return &chain{Scope: "js:" + file}
+					return &lang.Chain{Scope: "js:" + file}
 				}
 				return nil
 			}
@@ -342,22 +345,22 @@ func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
 			if f == nil || js.kind(f) == "import" {
 				return nil
 			}
-			if js.kind(f) == "member_expression" && jsElementMethods[tsText(js.field(f, "property"), js.src)] {
+			if js.kind(f) == "member_expression" && jsElementMethods[ts.Text(js.field(f, "property"), js.src)] {
 				if c, sure := js.elemChain(js.field(f, "object"), ctx); sure { // xs.pop()
 					return c
 				}
 			}
-			return js.valueChain(f, ctx).then(callStep)
+			return js.valueChain(f, ctx).Then(lang.CallStep)
 		case "member_expression":
 			prop := js.field(n, "property")
 			if prop == nil || js.kind(prop) != "property_identifier" {
 				return nil
 			}
-			name := tsText(prop, js.src)
+			name := ts.Text(prop, js.src)
 			if name == "prototype" { // X.prototype has the members of an X
-				return js.valueChain(js.field(n, "object"), ctx).then(newStep)
+				return js.valueChain(js.field(n, "object"), ctx).Then(lang.NewStep)
 			}
-			return js.valueChain(js.field(n, "object"), ctx).then(name)
+			return js.valueChain(js.field(n, "object"), ctx).Then(name)
 		case "subscript_expression": // xs[i]
 			if idx := js.field(n, "index"); idx != nil && js.kind(idx) == "number" {
 				c, _ := js.elemChain(js.field(n, "object"), ctx)
@@ -374,7 +377,7 @@ func (js *jsFile) valueChain(n *sitter.Node, ctx *jsCtx) *chain {
 // undefined or void (T | undefined is T), nil when there are several.
 func (js *jsFile) onlyNonNullish(union *sitter.Node) *sitter.Node {
 	var only *sitter.Node
-	for _, m := range tsChildren(union) {
+	for _, m := range ts.Children(union) {
 		if js.nullish(&m) {
 			continue
 		}

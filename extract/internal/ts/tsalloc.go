@@ -1,4 +1,4 @@
-package extract
+package ts
 
 /*
 #include <stdlib.h>

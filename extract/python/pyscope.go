@@ -1,7 +1,10 @@
-package extract
+package python
 
 import (
 	"strings"
+
+	"github.com/cos-dev/cos/extract/internal/ts"
+	"github.com/cos-dev/cos/extract/lang"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
@@ -16,7 +19,7 @@ type pyEnv struct {
 	parent *pyEnv
 	// locals maps each local name to its value; a nil chain is a local of
 	// unknown value (it still shadows outer names).
-	locals map[string]*chain
+	locals map[string]*lang.Chain
 	// binds are the imports made inside the function.
 	binds map[string]pyBinding
 	// class is the class of a method ("" elsewhere), for self, cls and
@@ -33,7 +36,7 @@ type pyEnv struct {
 }
 
 // noneChain stands for the value None in setLocal.
-var noneChain = &chain{Name: "None"}
+var noneChain = &lang.Chain{Name: "None"}
 
 func (env *pyEnv) isNoneOnly(name string) bool {
 	for _, n := range env.noneOnly {
@@ -54,7 +57,7 @@ func (env *pyEnv) dropNoneOnly(name string) {
 }
 
 // local finds name in env or an enclosing function scope.
-func (env *pyEnv) local(name string) (c *chain, b pyBinding, isBind, ok bool) {
+func (env *pyEnv) local(name string) (c *lang.Chain, b pyBinding, isBind, ok bool) {
 	for e := env; e != nil; e = e.parent {
 		if b, ok := e.binds[name]; ok {
 			return nil, b, true, true
@@ -68,7 +71,7 @@ func (env *pyEnv) local(name string) (c *chain, b pyBinding, isBind, ok bool) {
 
 // setLocal records an assignment of name; a second assignment of another
 // value makes the value unknown.
-func (env *pyEnv) setLocal(name string, c *chain) {
+func (env *pyEnv) setLocal(name string, c *lang.Chain) {
 	if name == "" {
 		return
 	}
@@ -84,7 +87,7 @@ func (env *pyEnv) setLocal(name string, c *chain) {
 	case old == nil && env.isNoneOnly(name):
 		env.locals[name] = c
 		env.dropNoneOnly(name)
-	case old == nil || c == nil || encodeChains(old) != encodeChains(c):
+	case old == nil || c == nil || lang.EncodeChains(old) != lang.EncodeChains(c):
 		env.locals[name] = nil
 	}
 }
@@ -104,14 +107,14 @@ var (
 type pyFuncInfo struct {
 	// returns are the values of the body's return statements (nil for an
 	// unknown one); selfAttrs the self.<attr> = value assignments.
-	returns   []*chain
+	returns   []*lang.Chain
 	bareRet   bool
 	selfAttrs []pyAttr
 }
 
 type pyAttr struct {
 	name  string
-	value *chain
+	value *lang.Chain
 }
 
 // methodKind says how a function's first parameter is bound.
@@ -131,11 +134,11 @@ func (py *pyFile) decorators(dd *sitter.Node) []string {
 		return nil
 	}
 	var out []string
-	for _, c := range tsChildren(dd) {
+	for _, c := range ts.Children(dd) {
 		if c.Kind() != "decorator" {
 			continue
 		}
-		t := strings.TrimSpace(strings.TrimPrefix(tsText(&c, py.src), "@"))
+		t := strings.TrimSpace(strings.TrimPrefix(ts.Text(&c, py.src), "@"))
 		if i := strings.IndexByte(t, '('); i >= 0 {
 			t = t[:i]
 		}
@@ -150,37 +153,37 @@ func (py *pyFile) decorators(dd *sitter.Node) []string {
 // newEnv opens the scope of function fn (a function_definition or lambda)
 // and collects its parameters and locals; info is filled from the body.
 func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind methodKind) (*pyEnv, *pyFuncInfo) {
-	env := &pyEnv{parent: parent, locals: map[string]*chain{}, class: class}
+	env := &pyEnv{parent: parent, locals: map[string]*lang.Chain{}, class: class}
 	if parent != nil && class == "" {
 		env.class = parent.class
 	}
 	info := &pyFuncInfo{}
 	first := true
-	for _, p := range tsChildren(fn.ChildByFieldName("parameters")) {
+	for _, p := range ts.Children(fn.ChildByFieldName("parameters")) {
 		var name string
 		var typ, def *sitter.Node
 		switch p.Kind() {
 		case "identifier":
-			name = tsText(&p, py.src)
+			name = ts.Text(&p, py.src)
 		case "typed_parameter":
-			for _, c := range tsChildren(&p) {
+			for _, c := range ts.Children(&p) {
 				if c.Kind() == "identifier" {
-					name = tsText(&c, py.src)
+					name = ts.Text(&c, py.src)
 					break
 				}
 			}
 			typ = p.ChildByFieldName("type")
 		case "default_parameter":
-			name = tsText(p.ChildByFieldName("name"), py.src)
+			name = ts.Text(p.ChildByFieldName("name"), py.src)
 			def = p.ChildByFieldName("value")
 		case "typed_default_parameter":
-			name = tsText(p.ChildByFieldName("name"), py.src)
+			name = ts.Text(p.ChildByFieldName("name"), py.src)
 			typ = p.ChildByFieldName("type")
 			def = p.ChildByFieldName("value")
 		case "list_splat_pattern", "dictionary_splat_pattern":
-			for _, c := range tsChildren(&p) {
+			for _, c := range ts.Children(&p) {
 				if c.Kind() == "identifier" {
-					env.locals[tsText(&c, py.src)] = nil
+					env.locals[ts.Text(&c, py.src)] = nil
 				}
 			}
 			first = false
@@ -191,12 +194,12 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 		if name == "" {
 			continue
 		}
-		var c *chain
+		var c *lang.Chain
 		switch {
 		case first && kind == instanceMethod && class != "":
-			c = &chain{Scope: py.scope, Name: class, Inst: true}
+			c = &lang.Chain{Scope: py.scope, Name: class, Inst: true}
 		case first && kind == classMethod && class != "":
-			c = &chain{Scope: py.scope, Name: class}
+			c = &lang.Chain{Scope: py.scope, Name: class}
 		case typ != nil:
 			c = py.typeChain(typ, parent)
 		case def != nil:
@@ -221,24 +224,24 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 	// Pass 1: every name the body binds, and its imports.
 	var globals map[string]bool
 	var assigns []*sitter.Node
-	tsWalkSkip(body, func(x *sitter.Node) bool {
+	ts.WalkSkip(body, func(x *sitter.Node) bool {
 		switch x.KindId() {
 		case pyCallID, pyIdentifierID, pyAttributeID, pyKeywordArgID, pyAssignmentID, pyLambdaID:
 			env.items = append(env.items, x)
 		}
 		switch x.KindId() {
 		case pyFunctionDefID, pyClassDefID:
-			env.locals[tsText(x.ChildByFieldName("name"), py.src)] = nil
+			env.locals[ts.Text(x.ChildByFieldName("name"), py.src)] = nil
 			env.items = append(env.items, x)
 			return false
 		case pyLambdaID:
 			return false
 		case pyGlobalID, pyNonlocalID:
-			for _, c := range tsChildren(x) {
+			for _, c := range ts.Children(x) {
 				if globals == nil {
 					globals = map[string]bool{}
 				}
-				globals[tsText(&c, py.src)] = true
+				globals[ts.Text(&c, py.src)] = true
 			}
 			return false
 		case pyImportID, pyImportFromID:
@@ -251,18 +254,18 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 		case pyAsPatternID:
 			py.bindTargets(x.ChildByFieldName("alias"), env)
 		case pyWalrusID:
-			env.locals[tsText(x.ChildByFieldName("name"), py.src)] = nil
+			env.locals[ts.Text(x.ChildByFieldName("name"), py.src)] = nil
 		case pyExceptID:
 			// except E as e: the name follows "as".
-			kids := tsChildren(x)
+			kids := ts.Children(x)
 			for i := 1; i < len(kids); i++ {
 				if kids[i].Kind() == "identifier" && kids[i-1].Kind() != "block" {
-					env.locals[tsText(&kids[i], py.src)] = nil
+					env.locals[ts.Text(&kids[i], py.src)] = nil
 				}
 			}
 		case pyReturnID:
-			if kids := tsChildren(x); len(kids) > 0 {
-				info.returns = append(info.returns, &chain{}) // placeholder, valued in pass 1b
+			if kids := ts.Children(x); len(kids) > 0 {
+				info.returns = append(info.returns, &lang.Chain{}) // placeholder, valued in pass 1b
 				assigns = append(assigns, x)
 			} else {
 				info.bareRet = true
@@ -274,7 +277,7 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 	ret := 0
 	for _, a := range assigns {
 		if a.Kind() == "return_statement" {
-			kids := tsChildren(a)
+			kids := ts.Children(a)
 			info.returns[ret] = py.chainOf(&kids[0], env)
 			ret++
 			continue
@@ -284,7 +287,7 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 			py.bindTargets(left, env)
 			continue
 		}
-		var val *chain
+		var val *lang.Chain
 		if typ := a.ChildByFieldName("type"); typ != nil {
 			val = py.typeChain(typ, env)
 		} else if right != nil {
@@ -295,13 +298,13 @@ func (py *pyFile) newEnv(parent *pyEnv, fn *sitter.Node, class string, kind meth
 		}
 		switch left.Kind() {
 		case "identifier":
-			if _, already := env.locals[tsText(left, py.src)]; already || right != nil {
-				env.setLocal(tsText(left, py.src), val)
+			if _, already := env.locals[ts.Text(left, py.src)]; already || right != nil {
+				env.setLocal(ts.Text(left, py.src), val)
 			}
 		case "attribute":
 			if obj := left.ChildByFieldName("object"); obj != nil && obj.Kind() == "identifier" && class != "" && kind == instanceMethod {
-				if c, _, _, ok := env.local(tsText(obj, py.src)); ok && c != nil && c.Inst && c.Name == class && len(c.Steps) == 0 {
-					info.selfAttrs = append(info.selfAttrs, pyAttr{name: tsText(left.ChildByFieldName("attribute"), py.src), value: val})
+				if c, _, _, ok := env.local(ts.Text(obj, py.src)); ok && c != nil && c.Inst && c.Name == class && len(c.Steps) == 0 {
+					info.selfAttrs = append(info.selfAttrs, pyAttr{name: ts.Text(left.ChildByFieldName("attribute"), py.src), value: val})
 				}
 			}
 		default:
@@ -322,9 +325,9 @@ func (py *pyFile) bindTargets(n *sitter.Node, env *pyEnv) {
 	}
 	switch n.Kind() {
 	case "identifier":
-		env.setLocal(tsText(n, py.src), nil)
+		env.setLocal(ts.Text(n, py.src), nil)
 	case "pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list", "list_splat_pattern", "parenthesized_expression":
-		for _, c := range tsChildren(n) {
+		for _, c := range ts.Children(n) {
 			py.bindTargets(&c, env)
 		}
 	}
@@ -347,9 +350,9 @@ func (py *pyFile) importInto(n *sitter.Node, env *pyEnv) {
 // typeChain is the value an annotation declares: an instance of the class
 // it names. Optional[T], T | None and "T" (a forward reference) are T;
 // anything else (containers, unions of classes, Any) is unknown.
-func (py *pyFile) typeChain(n *sitter.Node, env *pyEnv) *chain {
+func (py *pyFile) typeChain(n *sitter.Node, env *pyEnv) *lang.Chain {
 	for n != nil && n.Kind() == "type" {
-		kids := tsChildren(n)
+		kids := ts.Children(n)
 		if len(kids) != 1 {
 			return nil
 		}
@@ -360,13 +363,13 @@ func (py *pyFile) typeChain(n *sitter.Node, env *pyEnv) *chain {
 	}
 	switch n.Kind() {
 	case "string":
-		t := strings.Trim(tsText(n, py.src), `"'`)
+		t := strings.Trim(ts.Text(n, py.src), `"'`)
 		if !pyDottedIdent(t) {
 			return nil
 		}
 		return py.namedType(t, env)
 	case "identifier", "attribute":
-		t := tsText(n, py.src)
+		t := ts.Text(n, py.src)
 		if !pyDottedIdent(t) || t == "None" || t == "Any" || t == "object" {
 			return nil
 		}
@@ -374,18 +377,18 @@ func (py *pyFile) typeChain(n *sitter.Node, env *pyEnv) *chain {
 	case "subscript", "generic_type":
 		head := n.ChildByFieldName("value")
 		if head == nil {
-			kids := tsChildren(n)
+			kids := ts.Children(n)
 			if len(kids) == 0 {
 				return nil
 			}
 			head = &kids[0]
 		}
-		h := tsText(head, py.src)
+		h := ts.Text(head, py.src)
 		if h != "Optional" && !strings.HasSuffix(h, ".Optional") {
 			return nil
 		}
 		var args []sitter.Node
-		for _, c := range tsChildren(n) {
+		for _, c := range ts.Children(n) {
 			if c.StartByte() != head.StartByte() {
 				args = append(args, c)
 			}
@@ -394,15 +397,15 @@ func (py *pyFile) typeChain(n *sitter.Node, env *pyEnv) *chain {
 			return py.typeChain(&args[0], env)
 		}
 	case "type_parameter":
-		if kids := tsChildren(n); len(kids) == 1 {
+		if kids := ts.Children(n); len(kids) == 1 {
 			return py.typeChain(&kids[0], env)
 		}
 	case "binary_operator":
 		l, r := n.ChildByFieldName("left"), n.ChildByFieldName("right")
 		switch {
-		case tsText(r, py.src) == "None":
+		case ts.Text(r, py.src) == "None":
 			return py.typeChain(l, env)
-		case tsText(l, py.src) == "None":
+		case ts.Text(l, py.src) == "None":
 			return py.typeChain(r, env)
 		}
 	}
@@ -428,7 +431,7 @@ func pyDottedIdent(s string) bool {
 }
 
 // namedType is the instance chain of a dotted type name seen from env.
-func (py *pyFile) namedType(t string, env *pyEnv) *chain {
+func (py *pyFile) namedType(t string, env *pyEnv) *lang.Chain {
 	head, rest, _ := strings.Cut(t, ".")
 	c := py.nameChain(head, rest, env)
 	if c == nil || len(c.Steps) > 0 {
@@ -443,8 +446,8 @@ func (py *pyFile) namedType(t string, env *pyEnv) *chain {
 // or a name of this module. Attributes of a module are folded into the
 // chain's Name so that a type can be made of it. nil when the name is
 // outside the repository, a builtin or a local of unknown value.
-func (py *pyFile) nameChain(head, rest string, env *pyEnv) *chain {
-	var c *chain
+func (py *pyFile) nameChain(head, rest string, env *pyEnv) *lang.Chain {
+	var c *lang.Chain
 	if lc, b, isBind, ok := env.local(head); ok {
 		if !isBind {
 			if lc == nil {
@@ -453,7 +456,7 @@ func (py *pyFile) nameChain(head, rest string, env *pyEnv) *chain {
 			c = lc
 			for s := range strings.SplitSeq(rest, ".") {
 				if s != "" {
-					c = c.then(s)
+					c = c.Then(s)
 				}
 			}
 			return c
@@ -470,27 +473,27 @@ func (py *pyFile) nameChain(head, rest string, env *pyEnv) *chain {
 	if rest != "" {
 		name += "." + rest
 	}
-	return &chain{Scope: py.scope, Name: name}
+	return &lang.Chain{Scope: py.scope, Name: name}
 }
 
 // bindingChain is the chain of an imported binding followed by rest; nil
 // outside the repository.
-func (py *pyFile) bindingChain(b pyBinding, rest string) *chain {
+func (py *pyFile) bindingChain(b pyBinding, rest string) *lang.Chain {
 	scope, name, _ := py.boundTarget(b, rest)
 	if scope == "" {
 		return nil
 	}
-	return &chain{Scope: scope, Name: name}
+	return &lang.Chain{Scope: scope, Name: name}
 }
 
 // chainOf is the chain of the value of expression n, nil when unknown.
-func (py *pyFile) chainOf(n *sitter.Node, env *pyEnv) *chain {
+func (py *pyFile) chainOf(n *sitter.Node, env *pyEnv) *lang.Chain {
 	if n == nil {
 		return nil
 	}
 	switch n.Kind() {
 	case "identifier":
-		t := tsText(n, py.src)
+		t := ts.Text(n, py.src)
 		if t == "self" && env != nil {
 			if c, _, _, ok := env.local(t); ok {
 				return c
@@ -499,7 +502,7 @@ func (py *pyFile) chainOf(n *sitter.Node, env *pyEnv) *chain {
 		return py.nameChain(t, "", env)
 	case "attribute":
 		obj := n.ChildByFieldName("object")
-		attr := tsText(n.ChildByFieldName("attribute"), py.src)
+		attr := ts.Text(n.ChildByFieldName("attribute"), py.src)
 		if obj == nil || attr == "" {
 			return nil
 		}
@@ -509,24 +512,24 @@ func (py *pyFile) chainOf(n *sitter.Node, env *pyEnv) *chain {
 			}
 			return py.nameChain(head, rest+attr, env)
 		}
-		return py.chainOf(obj, env).then(attr)
+		return py.chainOf(obj, env).Then(attr)
 	case "none":
 		return noneChain
 	case "call":
 		f := n.ChildByFieldName("function")
-		if f != nil && f.Kind() == "identifier" && tsText(f, py.src) == "super" {
+		if f != nil && f.Kind() == "identifier" && ts.Text(f, py.src) == "super" {
 			return py.superChain(env)
 		}
-		if f != nil && f.Kind() == "identifier" && tsText(f, py.src) == "type" {
+		if f != nil && f.Kind() == "identifier" && ts.Text(f, py.src) == "type" {
 			// type(x) is x's class.
-			if args := tsChildren(n.ChildByFieldName("arguments")); len(args) == 1 {
-				return py.chainOf(&args[0], env).then(classStep)
+			if args := ts.Children(n.ChildByFieldName("arguments")); len(args) == 1 {
+				return py.chainOf(&args[0], env).Then(lang.ClassStep)
 			}
 			return nil
 		}
-		return py.chainOf(f, env).then(callStep)
+		return py.chainOf(f, env).Then(lang.CallStep)
 	case "parenthesized_expression", "await":
-		if kids := tsChildren(n); len(kids) == 1 {
+		if kids := ts.Children(n); len(kids) == 1 {
 			return py.chainOf(&kids[0], env)
 		}
 	}
@@ -534,11 +537,11 @@ func (py *pyFile) chainOf(n *sitter.Node, env *pyEnv) *chain {
 }
 
 // superChain is the receiver of super() in a method.
-func (py *pyFile) superChain(env *pyEnv) *chain {
+func (py *pyFile) superChain(env *pyEnv) *lang.Chain {
 	if env == nil || env.class == "" {
 		return nil
 	}
-	return &chain{Scope: py.scope, Name: env.class, Inst: true, Super: true}
+	return &lang.Chain{Scope: py.scope, Name: env.class, Inst: true, Super: true}
 }
 
 // dottedRoot splits a dotted expression (a, a.b, a.b.c) into its first
@@ -547,7 +550,7 @@ func (py *pyFile) dottedRoot(n *sitter.Node) (head, rest string, ok bool) {
 	for x := n; x != nil; x = x.ChildByFieldName("object") {
 		switch x.Kind() {
 		case "identifier":
-			t := tsText(n, py.src)
+			t := ts.Text(n, py.src)
 			head, rest, _ = strings.Cut(t, ".")
 			return head, rest, pyDottedIdent(t)
 		case "attribute":

@@ -1,4 +1,4 @@
-package extract
+package config
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cos-dev/cos/extract/lang"
 
 	"github.com/BurntSushi/toml"
 	"gopkg.in/yaml.v3"
@@ -29,16 +31,16 @@ type cfgKey struct {
 	Kids  []cfgKey
 }
 
-// extractConfig parses a JSON, TOML or YAML file and emits one config node
+// Extract parses a JSON, TOML or YAML file and emits one config node
 // per key down to Options.MaxConfigDepth: config:json:<path>#<json-pointer>,
 // config:yaml:<path>#<json-pointer>, config:toml:<path>#<dotted-key>. The
 // file contains its top-level keys, a key contains its children. Arrays are
 // not descended into.
-func extractConfig(fr *fileResult, data []byte, e *env) {
-	fileUID := fileNode(fr, map[string]any{"language": configFormat(fr.Path)})
+func Extract(fr *lang.Result, data []byte, e *lang.Env) {
+	fileUID := lang.FileNode(fr, map[string]any{"language": configFormat(fr.Path)})
 	keys, err := parseConfig(fr.Path, data)
 	if err != nil {
-		fr.parseError(err.Error())
+		fr.ParseError(err.Error())
 	}
 	format := configFormat(fr.Path)
 	budget := maxConfigKeys
@@ -55,9 +57,9 @@ func extractConfig(fr *fileResult, data []byte, e *env) {
 			if k.Value != "" {
 				meta["value"] = k.Value
 			}
-			fr.node(graph.Node{UID: uid, Kind: graph.KindConfig, Label: cleanString(k.Key), Line: k.Line, Metadata: meta})
-			fr.edge(parent, uid, graph.EdgeContains, k.Line)
-			if depth < e.maxDepth {
+			fr.AddNode(graph.Node{UID: uid, Kind: graph.KindConfig, Label: lang.CleanString(k.Key), Line: k.Line, Metadata: meta})
+			fr.AddEdge(parent, uid, graph.EdgeContains, k.Line)
+			if depth < e.MaxDepth {
 				rec(uid, p, k.Kids, depth+1)
 			}
 		}
@@ -79,22 +81,22 @@ func configFormat(p string) string {
 // and YAML, a dotted key (quoted where not bare) for TOML.
 func configUID(format, p string, keys []string) string {
 	var b strings.Builder
-	b.WriteString("config:" + format + ":" + uidPart(p) + "#")
+	b.WriteString("config:" + format + ":" + lang.UidPart(p) + "#")
 	if format == "toml" {
 		for i, k := range keys {
 			if i > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(uidPart(tomlKey(k)))
+			b.WriteString(lang.UidPart(tomlKey(k)))
 		}
 	} else {
 		for _, k := range keys {
 			b.WriteByte('/')
 			k = strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-			b.WriteString(uidPart(k))
+			b.WriteString(lang.UidPart(k))
 		}
 	}
-	return clampUID(b.String())
+	return lang.ClampUID(b.String())
 }
 
 // tomlKey quotes a key that is not a TOML bare key.
@@ -115,7 +117,7 @@ func tomlKey(k string) string {
 // for JSON and TOML (no order is kept by their decoders), in document order
 // with lines for YAML.
 func parseConfig(p string, data []byte) ([]cfgKey, error) {
-	src := validUTF8(data)
+	src := lang.ValidUTF8(data)
 	switch configFormat(p) {
 	case "toml":
 		var v map[string]any
@@ -167,13 +169,13 @@ func genericKeys(m map[string]any, depth int) []cfgKey {
 		case []any:
 			ck.Type = "array"
 		case string:
-			ck.Type, ck.Value = "string", shorten(v)
+			ck.Type, ck.Value = "string", Shorten(v)
 		case bool:
 			ck.Type, ck.Value = "bool", strconv.FormatBool(v)
 		case nil:
 			ck.Type = "null"
 		default:
-			ck.Type, ck.Value = "number", shorten(fmt.Sprint(v))
+			ck.Type, ck.Value = "number", Shorten(fmt.Sprint(v))
 		}
 		out = append(out, ck)
 	}
@@ -204,7 +206,7 @@ func yamlKeys(n *yaml.Node, depth int, budget *int) []cfgKey {
 		case yaml.SequenceNode:
 			ck.Type = "array"
 		default:
-			ck.Type, ck.Value = yamlScalarType(v.Tag), shorten(v.Value)
+			ck.Type, ck.Value = yamlScalarType(v.Tag), Shorten(v.Value)
 		}
 		out = append(out, ck)
 	}
@@ -223,9 +225,9 @@ func yamlScalarType(tag string) string {
 	return "string"
 }
 
-// shorten cuts s to maxValueLen bytes on a rune boundary and cleans it.
-func shorten(s string) string {
-	s = cleanString(s)
+// Shorten cuts s to maxValueLen bytes on a rune boundary and cleans it.
+func Shorten(s string) string {
+	s = lang.CleanString(s)
 	if len(s) <= maxValueLen {
 		return s
 	}

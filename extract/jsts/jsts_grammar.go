@@ -1,15 +1,24 @@
-package extract
+package jsts
 
 import (
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
+	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
+	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
 )
 
 // The JavaScript, TypeScript and TSX grammars as the extractor reads them:
 // symbol and field ids resolved once, and a walk that can skip subtrees.
 
 // jsGrammar holds the symbol and field ids used on hot paths.
+// The JavaScript and TypeScript grammars, loaded once.
+var (
+	langJavaScript = sitter.NewLanguage(tsjs.Language())
+	langTypeScript = sitter.NewLanguage(tsts.LanguageTypescript())
+	langTSX        = sitter.NewLanguage(tsts.LanguageTSX())
+)
+
 type jsGrammar struct {
 	call, new, arrow, function, funcDecl, generator, generatorDecl, method, class, classDecl, abstractClassDecl uint16
 	declarator, catch, forIn, ret, assign                                                                       uint16

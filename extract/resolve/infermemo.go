@@ -1,4 +1,4 @@
-package extract
+package resolve
 
 import "sort"
 
@@ -21,7 +21,7 @@ type memoEntry struct {
 
 // tooDeep reports whether depth passed maxInferDepth, marking the lookup
 // under way as cut short.
-func (t *table) tooDeep(depth int) bool {
+func (t *Table) tooDeep(depth int) bool {
 	if depth > maxInferDepth {
 		t.cut = true
 		return true
@@ -31,15 +31,15 @@ func (t *table) tooDeep(depth int) bool {
 
 // memo returns the result of the lookup key, computing it with f on first
 // use.
-func (t *table) memo(key string, depth int, f func() (value, bool)) (value, bool) {
+func (t *Table) memo(key string, depth int, f func() (value, bool)) (value, bool) {
 	if e, ok := t.memos[key]; ok {
 		if e.busy {
 			t.cut = true
 			return value{}, false
 		}
-		if t.touched != nil {
+		if t.Touched != nil {
 			for _, s := range e.scopes {
-				t.touched[s] = true
+				t.Touched[s] = true
 			}
 		}
 		return e.v, e.ok
@@ -52,12 +52,12 @@ func (t *table) memo(key string, depth int, f func() (value, bool)) (value, bool
 	}
 	e := &memoEntry{busy: true}
 	t.memos[key] = e
-	outerCut, outerTouched := t.cut, t.touched
+	outerCut, outerTouched := t.cut, t.Touched
 	mine := map[string]bool{}
-	t.cut, t.touched = false, mine
+	t.cut, t.Touched = false, mine
 	v, ok := f()
 	cut := t.cut
-	t.cut, t.touched = outerCut || cut, outerTouched
+	t.cut, t.Touched = outerCut || cut, outerTouched
 	if outerTouched != nil {
 		for s := range mine {
 			outerTouched[s] = true
@@ -77,12 +77,12 @@ func (t *table) memo(key string, depth int, f func() (value, bool)) (value, bool
 }
 
 // symbol evaluates the name (possibly dotted) in scope; see symbolOnce.
-func (t *table) symbol(scope, name string, depth int) (value, bool) {
+func (t *Table) symbol(scope, name string, depth int) (value, bool) {
 	return t.memo("s\x00"+scope+"\x00"+name, depth, func() (value, bool) { return t.symbolOnce(scope, name, depth) })
 }
 
 // member finds the method name of v's class or of a base; see memberOnce.
-func (t *table) member(v value, name string, super bool, depth int) (value, bool) {
+func (t *Table) member(v value, name string, super bool, depth int) (value, bool) {
 	if v.kind != valClass && v.kind != valInst {
 		return value{}, false
 	}

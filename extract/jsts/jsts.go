@@ -1,18 +1,21 @@
-package extract
+package jsts
 
 import (
 	"path"
 	"strconv"
 	"strings"
 
+	"github.com/cos-dev/cos/extract/internal/ts"
+	"github.com/cos-dev/cos/extract/lang"
+
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
 	"github.com/cos-dev/cos/graph"
 )
 
-// jstsDialect returns "js", "ts" or "tsx" for a lower-case file name, ""
+// Dialect returns "js", "ts" or "tsx" for a lower-case file name, ""
 // for anything else.
-func jstsDialect(lbase string) string {
+func Dialect(lbase string) string {
 	switch path.Ext(lbase) {
 	case ".js", ".jsx", ".mjs", ".cjs":
 		return "js"
@@ -24,8 +27,8 @@ func jstsDialect(lbase string) string {
 	return ""
 }
 
-// jsResolveExts are tried, in order, after a relative import specifier.
-var jsResolveExts = []string{"", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts", "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs"}
+// JsResolveExts are tried, in order, after a relative import specifier.
+var JsResolveExts = []string{"", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts", "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs"}
 
 // jsBinding is what an imported local name stands for.
 type jsBinding struct {
@@ -36,8 +39,8 @@ type jsBinding struct {
 
 type jsFile struct {
 	grammar  jsGrammar
-	fr       *fileResult
-	e        *env
+	fr       *lang.Result
+	e        *lang.Env
 	src      []byte
 	scope    string
 	fileUID  string
@@ -69,37 +72,37 @@ type jsFile struct {
 	reading bool
 }
 
-// extractJSTS parses JavaScript and TypeScript with tree-sitter (see the
+// Extract parses JavaScript and TypeScript with tree-sitter (see the
 // jsts entry of doc.go for the nodes and their uids): functions, classes,
 // interfaces and their methods, CommonJS exports and prototype methods,
 // object-literal methods, imports and require() (edges to repository files
 // or npm:package: nodes), calls and new with receivers inferred
 // (jsts_calls.go), extends (inherits_from) and implements.
-func extractJSTS(fr *fileResult, data []byte, e *env) {
-	src := sourceText(data)
-	dialect := jstsDialect(strings.ToLower(path.Base(fr.Path)))
-	fileUID := fileNode(fr, map[string]any{"language": dialect})
-	lang, gr := langJavaScript, jsGrammarJS
+func Extract(fr *lang.Result, data []byte, e *lang.Env) {
+	src := lang.SourceText(data)
+	dialect := Dialect(strings.ToLower(path.Base(fr.Path)))
+	fileUID := lang.FileNode(fr, map[string]any{"language": dialect})
+	grammar, gr := langJavaScript, jsGrammarJS
 	switch dialect {
 	case "ts":
-		lang, gr = langTypeScript, jsGrammarTS
+		grammar, gr = langTypeScript, jsGrammarTS
 	case "tsx":
-		lang, gr = langTSX, jsGrammarTSX
+		grammar, gr = langTSX, jsGrammarTSX
 	}
-	tree, err := parseTree(lang, src)
+	tree, err := ts.Parse(grammar, src)
 	if err != nil {
-		fr.parseError(err.Error())
+		fr.ParseError(err.Error())
 		return
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	tsSyntaxErrors(fr, root)
+	ts.SyntaxErrors(fr, root)
 	js := &jsFile{fr: fr, e: e, src: src, grammar: gr, scope: "js:" + fr.Path, fileUID: fileUID,
 		bindings: map[string]jsBinding{}, nodeAt: map[string]int{}, bodied: map[string]bool{},
 		moduleAliases: map[string]bool{"exports": true}, exportedVars: map[string]bool{}, protoOf: map[string]bool{}, conflict: map[string]bool{}}
 	js.top = jsCtx{from: fileUID}
-	fr.Decl = &decl{Scope: js.scope, Names: map[string]string{}}
-	top := tsChildren(root)
+	fr.Decl = &lang.Decl{Scope: js.scope, Names: map[string]string{}}
+	top := ts.Children(root)
 	for _, c := range top {
 		js.exportedVar(&c)
 	}
@@ -113,12 +116,12 @@ func extractJSTS(fr *fileResult, data []byte, e *env) {
 	// A variable merged with a class or interface of the same name.
 	var merged []string
 	for k := range fr.Decl.Facts {
-		if name, ok := strings.CutPrefix(k, factVar); ok && fr.Decl.Names[name] == graph.KindClass {
+		if name, ok := strings.CutPrefix(k, lang.FactVar); ok && fr.Decl.Names[name] == graph.KindClass {
 			merged = append(merged, name)
 		}
 	}
 	for _, name := range merged {
-		fr.Decl.setFact(factMerged+name, &chain{Scope: js.scope, Name: name})
+		fr.Decl.SetFact(lang.FactMerged+name, &lang.Chain{Scope: js.scope, Name: name})
 	}
 }
 
@@ -132,7 +135,7 @@ func (js *jsFile) declareName(name, kind string) {
 		js.fr.Decl.Names[name] = kind
 	case (old == graph.KindFunction && kind == graph.KindClass) || (old == graph.KindClass && kind == graph.KindFunction):
 		js.fr.Decl.Names[name] = graph.KindFunction
-		js.fr.Decl.setFact(factMerged+name, &chain{Scope: js.scope, Name: name})
+		js.fr.Decl.SetFact(lang.FactMerged+name, &lang.Chain{Scope: js.scope, Name: name})
 	}
 }
 
@@ -158,15 +161,15 @@ func (js *jsFile) alias(k, v string) {
 func (js *jsFile) declNode(uid, kind, label, container string, n *sitter.Node, bodied bool, meta map[string]any) bool {
 	if i, ok := js.nodeAt[uid]; ok {
 		if bodied && !js.bodied[uid] {
-			js.fr.Nodes[i].Line, js.fr.Nodes[i].EndLine = tsLine(n), tsEndLine(n)
+			js.fr.Nodes[i].Line, js.fr.Nodes[i].EndLine = ts.Line(n), ts.EndLine(n)
 			js.bodied[uid] = true
 		}
 		return false
 	}
 	js.nodeAt[uid] = len(js.fr.Nodes)
 	js.bodied[uid] = bodied
-	js.fr.node(graph.Node{UID: uid, Kind: kind, Label: label, Line: tsLine(n), EndLine: tsEndLine(n), Metadata: meta})
-	js.fr.edge(container, uid, graph.EdgeContains, tsLine(n))
+	js.fr.AddNode(graph.Node{UID: uid, Kind: kind, Label: label, Line: ts.Line(n), EndLine: ts.EndLine(n), Metadata: meta})
+	js.fr.AddEdge(container, uid, graph.EdgeContains, ts.Line(n))
 	return true
 }
 
@@ -176,7 +179,7 @@ func (js *jsFile) statement(n *sitter.Node, exportDefault bool) {
 	case "export_statement":
 		js.exportStmt(n)
 	case "function_declaration", "generator_function_declaration", "function_signature":
-		js.declFunction(tsText(js.field(n, "name"), js.src), n, n, exportDefault)
+		js.declFunction(ts.Text(js.field(n, "name"), js.src), n, n, exportDefault)
 	case "class_declaration", "abstract_class_declaration", "class":
 		js.class(n, "", exportDefault)
 	case "interface_declaration":
@@ -194,16 +197,16 @@ func (js *jsFile) statement(n *sitter.Node, exportDefault bool) {
 			})
 		}
 	case "enum_declaration":
-		if name := tsText(js.field(n, "name"), js.src); name != "" {
-			js.declNode(codeUID("class", js.fr.Path, name), graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": "enum"})
+		if name := ts.Text(js.field(n, "name"), js.src); name != "" {
+			js.declNode(lang.CodeUID("class", js.fr.Path, name), graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": "enum"})
 			js.declareName(name, graph.KindClass)
 		}
 	case "ambient_declaration":
-		for _, c := range tsChildren(n) {
+		for _, c := range ts.Children(n) {
 			js.statement(&c, false)
 		}
 	case "lexical_declaration", "variable_declaration":
-		for _, d := range tsChildren(n) {
+		for _, d := range ts.Children(n) {
 			if js.kind(&d) == "variable_declarator" {
 				js.declarator(&d)
 			}
@@ -237,20 +240,20 @@ func (js *jsFile) exportStmt(n *sitter.Node) {
 		return
 	}
 	if s := js.field(n, "source"); s != nil {
-		target := js.importFrom(jsString(s, js.src), tsLine(n))
+		target := js.importFrom(jsString(s, js.src), ts.Line(n))
 		star := true
-		for _, c := range tsChildren(n) {
+		for _, c := range ts.Children(n) {
 			switch js.kind(&c) {
 			case "namespace_export": // export * as ns from
 				star = false
-				for _, id := range tsChildren(&c) {
-					js.reexport(tsText(&id, js.src), target, "")
+				for _, id := range ts.Children(&c) {
+					js.reexport(ts.Text(&id, js.src), target, "")
 				}
 			case "export_clause":
 				star = false
-				for _, s := range tsChildren(&c) {
-					name := tsText(js.field(&s, "name"), js.src)
-					as := tsText(js.field(&s, "alias"), js.src)
+				for _, s := range ts.Children(&c) {
+					name := ts.Text(js.field(&s, "name"), js.src)
+					as := ts.Text(js.field(&s, "alias"), js.src)
 					if as == "" {
 						as = name
 					}
@@ -259,18 +262,18 @@ func (js *jsFile) exportStmt(n *sitter.Node) {
 			}
 		}
 		if star && target.path != "" {
-			js.fr.Decl.addStar("js:" + target.path)
+			js.fr.Decl.AddStar("js:" + target.path)
 		}
 		return
 	}
-	for _, c := range tsChildren(n) {
+	for _, c := range ts.Children(n) {
 		switch js.kind(&c) {
 		case "export_clause": // export {a, b as c}
-			for _, s := range tsChildren(&c) {
-				js.alias(tsText(js.field(&s, "alias"), js.src), tsText(js.field(&s, "name"), js.src))
+			for _, s := range ts.Children(&c) {
+				js.alias(ts.Text(js.field(&s, "alias"), js.src), ts.Text(js.field(&s, "name"), js.src))
 			}
 		case "identifier": // export = x
-			js.alias("default", tsText(&c, js.src))
+			js.alias("default", ts.Text(&c, js.src))
 			js.later(func() { js.nameRef(js.fileUID, &c) })
 		}
 	}
@@ -279,7 +282,7 @@ func (js *jsFile) exportStmt(n *sitter.Node) {
 // reexport makes name of this module stand for exported of target.
 func (js *jsFile) reexport(name string, target jsBinding, exported string) {
 	if name != "" && target.path != "" {
-		js.fr.Decl.setFact(factImport+name, &chain{Scope: "js:" + target.path, Name: exported})
+		js.fr.Decl.SetFact(lang.FactImport+name, &lang.Chain{Scope: "js:" + target.path, Name: exported})
 	}
 }
 
@@ -288,10 +291,10 @@ func (js *jsFile) reexport(name string, target jsBinding, exported string) {
 func (js *jsFile) defaultValue(v *sitter.Node) {
 	switch js.kind(v) {
 	case "identifier":
-		js.alias("default", tsText(v, js.src))
+		js.alias("default", ts.Text(v, js.src))
 		js.later(func() { js.nameRef(js.fileUID, v) })
 	case "function_expression", "function", "arrow_function", "generator_function":
-		name := tsText(js.field(v, "name"), js.src)
+		name := ts.Text(js.field(v, "name"), js.src)
 		if name == "" {
 			name = "default"
 		}
@@ -312,7 +315,7 @@ func (js *jsFile) declFunction(name string, n, fn *sitter.Node, exportDefault bo
 		js.later(func() { js.calls(fn, js.top) })
 		return
 	}
-	uid := codeUID("function", js.fr.Path, name)
+	uid := lang.CodeUID("function", js.fr.Path, name)
 	js.declNode(uid, graph.KindFunction, name, js.fileUID, n, js.field(fn, "body") != nil, nil)
 	js.declareName(name, graph.KindFunction)
 	if exportDefault {
@@ -343,7 +346,7 @@ func (js *jsFile) declarator(d *sitter.Node) {
 		}
 		return
 	}
-	vname := tsText(name, js.src)
+	vname := ts.Text(name, js.src)
 	if value != nil {
 		switch js.kind(value) {
 		case "arrow_function", "function_expression", "function", "generator_function":
@@ -354,10 +357,10 @@ func (js *jsFile) declarator(d *sitter.Node) {
 			return
 		case "object":
 			if t := js.field(d, "type"); t != nil {
-				js.fr.Decl.setFact(factVar+vname, js.typeChain(t, &js.top))
+				js.fr.Decl.SetFact(lang.FactVar+vname, js.typeChain(t, &js.top))
 				js.later(func() { js.typeRefs(t, &js.top) })
 			}
-			js.fr.Decl.setFact(factObject+vname, &chain{Scope: js.scope, Name: vname})
+			js.fr.Decl.SetFact(lang.FactObject+vname, &lang.Chain{Scope: js.scope, Name: vname})
 			js.objectLiteral(vname, value, js.fileUID)
 			return
 		case "assignment_expression":
@@ -372,15 +375,15 @@ func (js *jsFile) declarator(d *sitter.Node) {
 			return
 		}
 	}
-	var c *chain
+	var c *lang.Chain
 	if t := js.field(d, "type"); t != nil {
 		c = js.typeChain(t, &js.top)
-		js.fr.Decl.setFact(factVar+vname+elemSuffix, js.elemType(t, &js.top))
+		js.fr.Decl.SetFact(lang.FactVar+vname+elemSuffix, js.elemType(t, &js.top))
 		js.later(func() { js.typeRefs(t, &js.top) })
 	} else if value != nil {
 		c = js.valueChain(value, &js.top)
 	}
-	js.fr.Decl.setFact(factVar+vname, c)
+	js.fr.Decl.SetFact(lang.FactVar+vname, c)
 	if value != nil {
 		js.later(func() { js.calls(value, js.top) })
 	}
@@ -390,7 +393,7 @@ func (js *jsFile) declarator(d *sitter.Node) {
 // {}), its bases and implemented interfaces, its members, and the facts of
 // its fields.
 func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
-	if nn := tsText(js.field(n, "name"), js.src); nn != "" && name == "" {
+	if nn := ts.Text(js.field(n, "name"), js.src); nn != "" && name == "" {
 		name = nn
 	}
 	if name == "" && exportDefault {
@@ -400,7 +403,7 @@ func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
 		js.later(func() { js.calls(n, js.top) })
 		return
 	}
-	uid := codeUID("class", js.fr.Path, name)
+	uid := lang.CodeUID("class", js.fr.Path, name)
 	js.declNode(uid, graph.KindClass, name, js.fileUID, n, true, nil)
 	js.declareName(name, graph.KindClass)
 	if exportDefault {
@@ -408,32 +411,32 @@ func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
 	}
 	sc := &jsScope{}
 	js.typeParams(n, sc, true)
-	inst := &chain{Scope: js.scope, Name: name, Inst: true}
-	static := &chain{Scope: js.scope, Name: name}
+	inst := &lang.Chain{Scope: js.scope, Name: name, Inst: true}
+	static := &lang.Chain{Scope: js.scope, Name: name}
 	ctx := jsCtx{from: uid, scope: sc, this: inst, class: name}
 	js.later(func() { js.typeRefs(js.field(n, "type_parameters"), &ctx) })
-	var bases []*chain
-	for _, c := range tsChildren(n) {
+	var bases []*lang.Chain
+	for _, c := range ts.Children(n) {
 		if js.kind(&c) != "class_heritage" {
 			continue
 		}
-		for _, h := range tsChildren(&c) {
+		for _, h := range ts.Children(&c) {
 			switch js.kind(&h) {
 			case "extends_clause":
 				v := js.field(&h, "value")
-				if b := js.heritage(v, uid, refInherits, sc); b != nil {
+				if b := js.heritage(v, uid, lang.RefInherits, sc); b != nil {
 					bases = append(bases, b)
 				} else if v != nil {
 					js.later(func() { js.calls(v, ctx) }) // extends mixin(Base)
 				}
 				js.later(func() { js.typeRefs(js.field(&h, "type_arguments"), &ctx) })
 			case "implements_clause":
-				for _, t := range tsChildren(&h) {
+				for _, t := range ts.Children(&h) {
 					js.heritage(&t, uid, graph.EdgeImplements, sc)
 					js.later(func() { js.typeArgRefs(&t, &ctx) })
 				}
 			default: // JavaScript: class_heritage holds the expression
-				if b := js.heritage(&h, uid, refInherits, sc); b != nil {
+				if b := js.heritage(&h, uid, lang.RefInherits, sc); b != nil {
 					bases = append(bases, b)
 				} else {
 					js.later(func() { js.calls(&h, ctx) })
@@ -441,11 +444,11 @@ func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
 			}
 		}
 	}
-	js.fr.Decl.setFact(factBase+name, bases...)
+	js.fr.Decl.SetFact(lang.FactBase+name, bases...)
 	var ctor []func()
 	saved := js.deferred
 	js.deferred = nil
-	for _, m := range tsChildren(js.field(n, "body")) {
+	for _, m := range ts.Children(js.field(n, "body")) {
 		m := m
 		isStatic := js.hasToken(&m, "static")
 		mctx := ctx
@@ -485,7 +488,7 @@ func (js *jsFile) class(n *sitter.Node, name string, exportDefault bool) {
 // container and returns its uid.
 func (js *jsFile) member(container, owner, mname string, n *sitter.Node, bodied bool) string {
 	full := owner + "." + mname
-	muid := codeUID("function", js.fr.Path, full)
+	muid := lang.CodeUID("function", js.fr.Path, full)
 	js.declNode(muid, graph.KindMethod, full, container, n, bodied, nil)
 	js.fr.Decl.Names[full] = graph.KindMethod
 	return muid
@@ -520,7 +523,7 @@ func (js *jsFile) classField(m *sitter.Node, uid, class string, ctx jsCtx, isSta
 	if ft := js.functionType(typ); ft != nil {
 		muid := js.member(uid, class, fname, m, false)
 		js.later(func() { mctx := ctx; mctx.from = muid; js.typeRefs(typ, &mctx) })
-		js.fact(factReturn+class+"."+fname, js.typeChain(js.field(ft, "return_type"), js.outside(&ctx)))
+		js.fact(lang.FactReturn+class+"."+fname, js.typeChain(js.field(ft, "return_type"), js.outside(&ctx)))
 		return
 	}
 	if typ != nil {
@@ -528,10 +531,10 @@ func (js *jsFile) classField(m *sitter.Node, uid, class string, ctx jsCtx, isSta
 	}
 	if !isStatic {
 		if typ != nil {
-			js.fr.Decl.setFact(factAttr+class+"."+fname, js.typeChain(typ, js.outside(&ctx)))
-			js.fr.Decl.setFact(factAttr+class+"."+fname+elemSuffix, js.elemType(typ, js.outside(&ctx)))
+			js.fr.Decl.SetFact(lang.FactAttr+class+"."+fname, js.typeChain(typ, js.outside(&ctx)))
+			js.fr.Decl.SetFact(lang.FactAttr+class+"."+fname+elemSuffix, js.elemType(typ, js.outside(&ctx)))
 		} else if value != nil {
-			js.fr.Decl.setFact(factAttr+class+"."+fname, js.valueChain(value, &ctx))
+			js.fr.Decl.SetFact(lang.FactAttr+class+"."+fname, js.valueChain(value, &ctx))
 		}
 	}
 	if value != nil {
@@ -559,31 +562,31 @@ func (js *jsFile) functionType(t *sitter.Node) *sitter.Node {
 // signatures and function-typed properties as methods <I>.<m>, its
 // extended interfaces as bases and its other properties as attributes.
 func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
-	name := tsText(js.field(n, "name"), js.src)
+	name := ts.Text(js.field(n, "name"), js.src)
 	if name == "" {
 		return
 	}
-	uid := codeUID("class", js.fr.Path, name)
+	uid := lang.CodeUID("class", js.fr.Path, name)
 	js.declNode(uid, graph.KindClass, name, js.fileUID, n, true, map[string]any{"type_kind": typeKind})
 	js.declareName(name, graph.KindClass)
 	sc := &jsScope{}
 	js.typeParams(n, sc, true)
 	ctx := jsCtx{from: uid, scope: sc, class: name}
 	js.later(func() { js.typeRefs(js.field(n, "type_parameters"), &ctx) })
-	var bases []*chain
-	for _, c := range tsChildren(n) {
+	var bases []*lang.Chain
+	for _, c := range ts.Children(n) {
 		if js.kind(&c) != "extends_type_clause" {
 			continue
 		}
-		for _, t := range tsChildren(&c) {
-			if b := js.heritage(&t, uid, refInherits, sc); b != nil {
+		for _, t := range ts.Children(&c) {
+			if b := js.heritage(&t, uid, lang.RefInherits, sc); b != nil {
 				bases = append(bases, b)
 			}
 			js.later(func() { js.typeArgRefs(&t, &ctx) })
 		}
 	}
-	js.fr.Decl.setFact(factBase+name, bases...)
-	for _, m := range tsChildren(body) {
+	js.fr.Decl.SetFact(lang.FactBase+name, bases...)
+	for _, m := range ts.Children(body) {
 		m := m
 		mname := js.memberName(js.field(&m, "name"))
 		if mname == "" {
@@ -601,12 +604,12 @@ func (js *jsFile) iface(n, body *sitter.Node, typeKind string) {
 				mctx := ctx
 				mctx.from = js.member(uid, name, mname, &m, false)
 				js.later(func() { js.typeRefs(typ, &mctx) })
-				js.fact(factReturn+name+"."+mname, js.typeChain(js.field(ft, "return_type"), js.outside(&ctx)))
+				js.fact(lang.FactReturn+name+"."+mname, js.typeChain(js.field(ft, "return_type"), js.outside(&ctx)))
 				continue
 			}
 			js.later(func() { js.typeRefs(typ, &ctx) })
-			js.fr.Decl.setFact(factAttr+name+"."+mname, js.typeChain(typ, js.outside(&ctx)))
-			js.fr.Decl.setFact(factAttr+name+"."+mname+elemSuffix, js.elemType(typ, js.outside(&ctx)))
+			js.fr.Decl.SetFact(lang.FactAttr+name+"."+mname, js.typeChain(typ, js.outside(&ctx)))
+			js.fr.Decl.SetFact(lang.FactAttr+name+"."+mname+elemSuffix, js.elemType(typ, js.outside(&ctx)))
 		}
 	}
 }
@@ -619,7 +622,7 @@ func (js *jsFile) memberName(n *sitter.Node) string {
 	}
 	switch js.kind(n) {
 	case "property_identifier", "private_property_identifier", "identifier":
-		return tsText(n, js.src)
+		return ts.Text(n, js.src)
 	case "string":
 		return jsString(n, js.src)
 	}
@@ -646,7 +649,7 @@ func (js *jsFile) hasToken(n *sitter.Node, tok string) bool {
 
 // jsString returns the value of a string literal node.
 func jsString(n *sitter.Node, src []byte) string {
-	t := tsText(n, src)
+	t := ts.Text(n, src)
 	if len(t) >= 2 && (t[0] == '"' || t[0] == '\'' || t[0] == '`') {
 		if u, err := strconv.Unquote(`"` + strings.ReplaceAll(t[1:len(t)-1], `"`, `\"`) + `"`); err == nil {
 			return u

@@ -1,7 +1,10 @@
-package extract
+package jsts
 
 import (
 	"strings"
+
+	"github.com/cos-dev/cos/extract/internal/ts"
+	"github.com/cos-dev/cos/extract/lang"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 
@@ -61,7 +64,7 @@ func (js *jsFile) knownBytes(name []byte) bool {
 	if len(name)+2 > len(key) {
 		return false
 	}
-	for _, p := range [...]string{factVar, factObject, factImport} {
+	for _, p := range [...]string{lang.FactVar, lang.FactObject, lang.FactImport} {
 		k := append(append(key[:0], p...), name...)
 		if _, ok := d.Facts[string(k)]; ok {
 			return true
@@ -138,7 +141,7 @@ func (js *jsFile) use(n *sitter.Node, ctx *jsCtx) {
 	g := &js.grammar
 	switch n.KindId() {
 	case g.ident, g.shorthand:
-		name := tsText(n, js.src)
+		name := ts.Text(n, js.src)
 		if _, local := ctx.scope.lookup(name); local {
 			return
 		}
@@ -154,7 +157,7 @@ func (js *jsFile) use(n *sitter.Node, ctx *jsCtx) {
 		case g.ident:
 			// A global (console.log, Math.max) or a package's
 			// namespace resolves to nothing here.
-			if c, local := ctx.scope.lookup(tsText(obj, js.src)); (local && c == nil) || (!local && !js.knownBytes(js.bytes(obj))) {
+			if c, local := ctx.scope.lookup(ts.Text(obj, js.src)); (local && c == nil) || (!local && !js.knownBytes(js.bytes(obj))) {
 				return
 			}
 		case g.member, g.call:
@@ -192,11 +195,11 @@ func (js *jsFile) typeRefs(t *sitter.Node, ctx *jsCtx) {
 	}
 	g := &js.grammar
 	var own map[string]bool // type parameters declared inside t
-	tsWalkSkip(t, func(x *sitter.Node) bool {
+	ts.WalkSkip(t, func(x *sitter.Node) bool {
 		switch id := x.KindId(); id {
 		case g.typeIdent:
 			if js.knownBytes(js.bytes(x)) {
-				if name := tsText(x, js.src); !own[name] {
+				if name := ts.Text(x, js.src); !own[name] {
 					js.typeRef(name, x, ctx)
 				}
 			}
@@ -212,7 +215,7 @@ func (js *jsFile) typeRefs(t *sitter.Node, ctx *jsCtx) {
 		}
 		switch js.kind(x) {
 		case "nested_type_identifier": // ns.C
-			name := tsText(x, js.src)
+			name := ts.Text(x, js.src)
 			head, _, _ := strings.Cut(name, ".")
 			if js.knownBytes([]byte(head)) {
 				js.typeRef(name, x, ctx)
@@ -222,13 +225,13 @@ func (js *jsFile) typeRefs(t *sitter.Node, ctx *jsCtx) {
 			if own == nil {
 				own = map[string]bool{}
 			}
-			own[tsText(js.field(x, "name"), js.src)] = true
+			own[ts.Text(js.field(x, "name"), js.src)] = true
 		case "infer_type":
 			if own == nil {
 				own = map[string]bool{}
 			}
 			if x.NamedChildCount() > 0 {
-				own[tsText(x.NamedChild(0), js.src)] = true
+				own[ts.Text(x.NamedChild(0), js.src)] = true
 			}
 			return false
 		case "required_parameter", "optional_parameter": // (x: T) => …: x is no use
@@ -262,7 +265,7 @@ func (js *jsFile) typeRef(name string, x *sitter.Node, ctx *jsCtx) {
 	if js.seenUse(useKey{from: ctx.from, sc: jsTypeUses, text: name}) {
 		return
 	}
-	recv := &chain{Scope: js.scope, Name: name, Inst: true}
+	recv := &lang.Chain{Scope: js.scope, Name: name, Inst: true}
 	if b, ok := js.bindings[head]; ok {
 		if b.path == "" {
 			return // a package's type
@@ -276,9 +279,9 @@ func (js *jsFile) typeRef(name string, x *sitter.Node, ctx *jsCtx) {
 		case dotted:
 			inner += "." + rest
 		}
-		recv = &chain{Scope: "js:" + b.path, Name: inner, Inst: true}
+		recv = &lang.Chain{Scope: "js:" + b.path, Name: inner, Inst: true}
 	}
-	js.fr.Refs = append(js.fr.Refs, ref{Type: graph.EdgeReferences, From: ctx.from, Line: tsLine(x), Recv: recv, Name: typeRefName})
+	js.fr.Refs = append(js.fr.Refs, lang.Ref{Type: graph.EdgeReferences, From: ctx.from, Line: ts.Line(x), Recv: recv, Name: lang.TypeRefName})
 }
 
 // jsSignature is what a function's signature holds for references: the

@@ -1,4 +1,4 @@
-package extract
+package manifest
 
 import (
 	"encoding/json"
@@ -7,14 +7,17 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cos-dev/cos/extract/config"
+	"github.com/cos-dev/cos/extract/lang"
+
 	"github.com/BurntSushi/toml"
 
 	"github.com/cos-dev/cos/graph"
 )
 
-// isManifest reports whether a file base name is a dependency manifest or an
+// IsManifest reports whether a file base name is a dependency manifest or an
 // MCP server registry.
-func isManifest(base string) bool {
+func IsManifest(base string) bool {
 	l := strings.ToLower(base)
 	switch l {
 	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json":
@@ -32,19 +35,19 @@ type dependency struct {
 	Line      int
 }
 
-// extractManifest reads go.mod, package.json, pyproject.toml,
+// Extract reads go.mod, package.json, pyproject.toml,
 // requirements*.txt and Cargo.toml into <ecosystem>:package:<name> nodes
 // with requires edges from the manifest file, and .mcp.json into
 // mcp:server:<name> nodes the file defines. JSON and TOML manifests also
 // get their config key nodes.
-func extractManifest(fr *fileResult, data []byte, e *env) {
+func Extract(fr *lang.Result, data []byte, e *lang.Env) {
 	base := strings.ToLower(path.Base(fr.Path))
-	src := validUTF8(data)
+	src := lang.ValidUTF8(data)
 	var deps []dependency
 	switch base {
 	case "go.mod":
-		fileNode(fr, map[string]any{"language": "go.mod"})
-		m := parseGoMod(src)
+		lang.FileNode(fr, map[string]any{"language": "go.mod"})
+		m := lang.ParseGoMod(src)
 		for _, r := range m.Requires {
 			scope := ""
 			if r.Indirect {
@@ -53,23 +56,23 @@ func extractManifest(fr *fileResult, data []byte, e *env) {
 			deps = append(deps, dependency{Ecosystem: "go", Name: r.Path, Version: r.Version, Scope: scope, Line: r.Line})
 		}
 	case "package.json":
-		extractConfig(fr, data, e)
+		config.Extract(fr, data, e)
 		deps = packageJSONDeps(src, fr)
 	case "pyproject.toml":
-		extractConfig(fr, data, e)
+		config.Extract(fr, data, e)
 		deps = pyprojectDeps(src)
 	case "cargo.toml":
-		extractConfig(fr, data, e)
+		config.Extract(fr, data, e)
 		deps = cargoDeps(src)
 	case ".mcp.json":
-		extractConfig(fr, data, e)
+		config.Extract(fr, data, e)
 		mcpServers(fr, src)
 		return
 	default: // requirements*.txt
-		fileNode(fr, map[string]any{"language": "requirements"})
+		lang.FileNode(fr, map[string]any{"language": "requirements"})
 		deps = requirementsDeps(src)
 	}
-	from := fileUID(fr.Path)
+	from := lang.FileUID(fr.Path)
 	for _, d := range deps {
 		name := d.Name
 		if d.Ecosystem == "pypi" {
@@ -78,15 +81,15 @@ func extractManifest(fr *fileResult, data []byte, e *env) {
 		if name == "" {
 			continue
 		}
-		n := graph.Node{UID: clampUID(d.Ecosystem + ":package:" + uidPart(name)), Kind: graph.KindDependency, Label: cleanString(name), Metadata: map[string]any{"ecosystem": d.Ecosystem}}
+		n := graph.Node{UID: lang.ClampUID(d.Ecosystem + ":package:" + lang.UidPart(name)), Kind: graph.KindDependency, Label: lang.CleanString(name), Metadata: map[string]any{"ecosystem": d.Ecosystem}}
 		if d.Ecosystem == "go" {
-			n = goPackageNode(name)
+			n = lang.GoPackageNode(name)
 		}
 		uid := n.UID
-		fr.node(n)
+		fr.AddNode(n)
 		meta := map[string]any{}
 		if d.Version != "" {
-			meta["version"] = shorten(d.Version)
+			meta["version"] = config.Shorten(d.Version)
 		}
 		if d.Scope != "" {
 			meta["scope"] = d.Scope
@@ -98,7 +101,7 @@ func extractManifest(fr *fileResult, data []byte, e *env) {
 	}
 }
 
-func packageJSONDeps(src string, fr *fileResult) []dependency {
+func packageJSONDeps(src string, fr *lang.Result) []dependency {
 	var pj map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(src), &pj); err != nil {
 		return nil // the config pass recorded the parse error
@@ -109,7 +112,7 @@ func packageJSONDeps(src string, fr *fileResult) []dependency {
 		if raw, ok := pj[sec.key]; !ok || json.Unmarshal(raw, &m) != nil {
 			continue
 		}
-		for _, name := range sortedKeys(m) {
+		for _, name := range SortedKeys(m) {
 			v, _ := m[name].(string)
 			deps = append(deps, dependency{Ecosystem: "npm", Name: name, Version: v, Scope: sec.scope})
 		}
@@ -139,7 +142,7 @@ func pyprojectDeps(src string) []dependency {
 			deps = append(deps, dependency{Ecosystem: "pypi", Name: n, Version: v})
 		}
 	}
-	for _, group := range sortedKeys(pp.Project.OptionalDependencies) {
+	for _, group := range SortedKeys(pp.Project.OptionalDependencies) {
 		for _, s := range pp.Project.OptionalDependencies[group] {
 			if n, v := pep508(s); n != "" {
 				deps = append(deps, dependency{Ecosystem: "pypi", Name: n, Version: v, Scope: "optional"})
@@ -150,7 +153,7 @@ func pyprojectDeps(src string) []dependency {
 		m     map[string]any
 		scope string
 	}{{pp.Tool.Poetry.Dependencies, ""}, {pp.Tool.Poetry.DevDependencies, "dev"}} {
-		for _, n := range sortedKeys(sec.m) {
+		for _, n := range SortedKeys(sec.m) {
 			if strings.EqualFold(n, "python") {
 				continue
 			}
@@ -178,7 +181,7 @@ func cargoDeps(src string) []dependency {
 		m     map[string]any
 		scope string
 	}{{c.Dependencies, ""}, {c.DevDependencies, "dev"}, {c.BuildDependencies, "build"}, {c.Workspace.Dependencies, "workspace"}} {
-		for _, n := range sortedKeys(sec.m) {
+		for _, n := range SortedKeys(sec.m) {
 			name, version := n, ""
 			switch v := sec.m[n].(type) {
 			case string:
@@ -238,29 +241,29 @@ func requirementsDeps(src string) []dependency {
 }
 
 // mcpServers adds one mcp:server: node per entry of .mcp.json's mcpServers.
-func mcpServers(fr *fileResult, src string) {
+func mcpServers(fr *lang.Result, src string) {
 	var f struct {
 		Servers map[string]map[string]any `json:"mcpServers"`
 	}
 	if err := json.Unmarshal([]byte(src), &f); err != nil {
 		return
 	}
-	from := fileUID(fr.Path)
-	for _, name := range sortedKeys(f.Servers) {
+	from := lang.FileUID(fr.Path)
+	for _, name := range SortedKeys(f.Servers) {
 		s := f.Servers[name]
 		meta := map[string]any{}
 		for _, k := range []string{"command", "url", "type"} {
 			if v, ok := s[k].(string); ok {
-				meta[k] = shorten(v)
+				meta[k] = config.Shorten(v)
 			}
 		}
-		uid := clampUID("mcp:server:" + uidPart(name))
-		fr.node(graph.Node{UID: uid, Kind: graph.KindMCPServer, Label: cleanString(name), Metadata: meta})
-		fr.edge(from, uid, graph.EdgeDefines, 0)
+		uid := lang.ClampUID("mcp:server:" + lang.UidPart(name))
+		fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMCPServer, Label: lang.CleanString(name), Metadata: meta})
+		fr.AddEdge(from, uid, graph.EdgeDefines, 0)
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

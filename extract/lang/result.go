@@ -1,11 +1,6 @@
-package extract
+package lang
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"strconv"
-
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -25,22 +20,22 @@ const (
 // Reference types that are resolved against the declarations table after
 // every changed file was parsed.
 const (
-	refCall     = graph.EdgeCalls
-	refInherits = graph.EdgeInheritsFrom
-	refImport   = graph.EdgeImports
-	// refContainedBy links a Go method to its receiver type, which may be
+	RefCall     = graph.EdgeCalls
+	RefInherits = graph.EdgeInheritsFrom
+	RefImport   = graph.EdgeImports
+	// RefContainedBy links a Go method to its receiver type, which may be
 	// declared in another file of the package: the edge is
 	// class --contains--> method.
-	refContainedBy = "contained_by"
-	// refWatch emits nothing: its Scope ("missing:…") names a module or
+	RefContainedBy = "contained_by"
+	// RefWatch emits nothing: its Scope ("missing:…") names a module or
 	// file an import looked for in vain, so that adding it later
 	// re-extracts the importer (see watchKeys).
-	refWatch = "watch"
+	RefWatch = "watch"
 )
 
-// ref is one reference whose target lives in the declarations table: a call,
+// Ref is one reference whose target lives in the declarations table: a call,
 // a base class, an import, a method's receiver type.
-type ref struct {
+type Ref struct {
 	Type string
 	From string // uid of the source (function, class or file)
 	Line int
@@ -54,15 +49,15 @@ type ref struct {
 	// Recv, when set, makes the target the member Name of the value Recv
 	// evaluates to (x.m(), self.m(), super().m(), mod.f()); Scope is then
 	// unused.
-	Recv *chain
+	Recv *Chain
 	// Stub names the code:external: node used when Name is not found;
 	// empty drops an unresolved reference.
 	Stub string
 }
 
-// decl is what one file declares and depends on, cached per content hash so
+// Decl is what one file declares and depends on, cached per content hash so
 // that a re-index can resolve changed files without parsing unchanged ones.
-type decl struct {
+type Decl struct {
 	Hash  string
 	Scope string
 	// Names maps a declared name ("F", "T", "T.M") to its node kind
@@ -81,28 +76,28 @@ type decl struct {
 	// Deps are the normalised scopes this file's references looked into;
 	// when one of them changes its declarations the file is re-extracted.
 	Deps []string
-	// payload is the payloadHash of the file's last emitted payload.
-	payload string
+	// Payload is the payloadHash of the file's last emitted payload.
+	Payload string
 	// impl and implKnown are a Go file's implements edges (implRecord).
-	impl      []implRecord
-	implKnown bool
+	Impl      []ImplRecord
+	ImplKnown bool
 }
 
-// fileResult is what one extractor found in one file, before resolution.
-type fileResult struct {
+// Result is what one extractor found in one file, before resolution.
+type Result struct {
 	Path        string
 	Extractor   string
 	Hash        string
 	Size        int64
 	Nodes       []graph.Node
 	Edges       []graph.Edge
-	Refs        []ref
-	Decl        *decl // nil for files that declare nothing resolvable
+	Refs        []Ref
+	Decl        *Decl // nil for files that declare nothing resolvable
 	ParseErrors []string
 	DurationMS  float64
 }
 
-func (r *fileResult) node(n graph.Node) {
+func (r *Result) AddNode(n graph.Node) {
 	if n.Extractor == "" {
 		n.Extractor = r.Extractor
 	}
@@ -112,62 +107,19 @@ func (r *fileResult) node(n graph.Node) {
 	r.Nodes = append(r.Nodes, n)
 }
 
-func (r *fileResult) edge(src, dst, typ string, line int) {
+func (r *Result) AddEdge(src, dst, typ string, line int) {
 	r.Edges = append(r.Edges, graph.Edge{Source: src, Target: dst, Type: typ, Extractor: r.Extractor, Line: line})
 }
 
-func (r *fileResult) parseError(msg string) {
-	if len(r.ParseErrors) < maxParseErrors {
-		r.ParseErrors = append(r.ParseErrors, cleanString(msg))
+func (r *Result) ParseError(msg string) {
+	if len(r.ParseErrors) < MaxParseErrors {
+		r.ParseErrors = append(r.ParseErrors, CleanString(msg))
 	}
 }
 
-// maxParseErrors bounds ParseErrors per file.
-const maxParseErrors = 10
+// MaxParseErrors bounds ParseErrors per file.
+const MaxParseErrors = 10
 
-// payloadHash is a digest of what a payload puts in the graph (its nodes,
-// edges and parse errors; not its timing), to tell a re-extraction that
-// changed nothing.
-func payloadHash(p graph.FileExtracted) string {
-	h := sha256.New()
-	w := func(s string) {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
-	}
-	meta := func(m map[string]any) {
-		if len(m) == 0 {
-			w("")
-			return
-		}
-		b, _ := json.Marshal(m) // sorted keys
-		h.Write(b)
-		h.Write([]byte{0})
-	}
-	w(p.Path)
-	w(p.Extractor)
-	w(p.ContentHash)
-	for _, n := range p.Nodes {
-		w(n.UID)
-		w(n.Kind)
-		w(n.Label)
-		w(n.Path)
-		w(strconv.Itoa(n.Line))
-		w(strconv.Itoa(n.EndLine))
-		w(n.Extractor)
-		meta(n.Metadata)
-	}
-	w("edges")
-	for _, e := range p.Edges {
-		w(e.Source)
-		w(e.Target)
-		w(e.Type)
-		w(e.Extractor)
-		w(strconv.Itoa(e.Line))
-		meta(e.Metadata)
-	}
-	w("errors")
-	for _, s := range p.ParseErrors {
-		w(s)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
+// HeadingKindPrefix marks a heading in the declarations table; the level
+// follows it ("heading:2").
+const HeadingKindPrefix = "heading:"
