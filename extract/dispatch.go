@@ -5,49 +5,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cos-dev/cos/extract/config"
-	"github.com/cos-dev/cos/extract/golang"
-	"github.com/cos-dev/cos/extract/jsts"
 	"github.com/cos-dev/cos/extract/lang"
-	"github.com/cos-dev/cos/extract/manifest"
-	"github.com/cos-dev/cos/extract/markdown"
-	"github.com/cos-dev/cos/extract/python"
 
 	"github.com/cos-dev/cos/graph"
 )
-
-// extractorFor returns the id of the extractor that owns path.
-func extractorFor(p string) string {
-	base := path.Base(p)
-	lbase := strings.ToLower(base)
-	switch {
-	case manifest.IsManifest(base):
-		return lang.ExtractorManifest
-	case strings.HasSuffix(lbase, ".go"):
-		return lang.ExtractorGo
-	case strings.HasSuffix(lbase, ".py") || strings.HasSuffix(lbase, ".pyi"):
-		return lang.ExtractorPython
-	case jsts.Dialect(lbase) != "":
-		return lang.ExtractorJSTS
-	case graph.IsDocPath(p):
-		return lang.ExtractorMarkdown
-	case strings.HasSuffix(lbase, ".json") || strings.HasSuffix(lbase, ".toml") || strings.HasSuffix(lbase, ".yaml") || strings.HasSuffix(lbase, ".yml"):
-		return lang.ExtractorConfig
-	}
-	return lang.ExtractorFile
-}
-
-// declares reports whether files of extractor id contribute to the
-// declarations table.
-func declares(id string) bool {
-	return id == lang.ExtractorGo || id == lang.ExtractorPython || id == lang.ExtractorJSTS || id == lang.ExtractorMarkdown
-}
 
 // extractFile runs the extractor owning p over its content. It never fails:
 // problems become ParseErrors and whatever was found is kept.
 func extractFile(p string, data []byte, hash string, e *lang.Env) (fr *lang.Result) {
 	start := time.Now()
-	fr = &lang.Result{Path: p, Extractor: extractorFor(p), Hash: hash, Size: int64(len(data))}
+	x := extractorOf(p)
+	id := lang.ExtractorFile
+	if x != nil {
+		id = x.Name()
+	}
+	fr = &lang.Result{Path: p, Extractor: id, Hash: hash, Size: int64(len(data))}
 	defer func() {
 		if r := recover(); r != nil {
 			// An extractor bug must not stop the index: keep the file node.
@@ -57,20 +29,9 @@ func extractFile(p string, data []byte, hash string, e *lang.Env) (fr *lang.Resu
 		}
 		fr.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	}()
-	switch fr.Extractor {
-	case lang.ExtractorGo:
-		golang.Extract(fr, lang.SourceText(data), e.Modules)
-	case lang.ExtractorPython:
-		python.Extract(fr, data, e)
-	case lang.ExtractorJSTS:
-		jsts.Extract(fr, data, e)
-	case lang.ExtractorMarkdown:
-		markdown.Extract(fr, data, e)
-	case lang.ExtractorConfig:
-		config.Extract(fr, lang.SourceText(data), e)
-	case lang.ExtractorManifest:
-		manifest.Extract(fr, lang.SourceText(data), e)
-	default:
+	if x != nil {
+		x.Extract(fr, data, e)
+	} else {
 		lang.FileNode(fr, nil)
 	}
 	return fr

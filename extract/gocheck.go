@@ -10,12 +10,13 @@ import (
 	"go/token"
 	"go/types"
 	"go/version"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/cos-dev/cos/extract/lang"
-	"github.com/cos-dev/cos/extract/manifest"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -111,7 +112,7 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 		st := &checkState{done: make(chan struct{})}
 		c.state[id] = st
 		imports := importIDs(p)
-		for _, path := range manifest.SortedKeys(imports) {
+		for _, path := range slices.Sorted(maps.Keys(imports)) {
 			dep := imports[path]
 			switch mark[dep] {
 			case visiting:
@@ -127,7 +128,7 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 		mark[id] = visited
 		order = append(order, id)
 	}
-	roots := manifest.SortedKeys(extract)
+	roots := slices.Sorted(maps.Keys(extract))
 	roots = append(roots, declOnly...)
 	for _, id := range roots {
 		if mark[id] == unvisited {

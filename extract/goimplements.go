@@ -4,11 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"go/types"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/cos-dev/cos/extract/lang"
-	"github.com/cos-dev/cos/extract/manifest"
 
 	"golang.org/x/tools/go/packages"
 
@@ -112,7 +113,7 @@ func (x *typedExtractor) treeInterfaces(plainIDs []string) (*implCandidates, str
 // the tree that p imports directly, and error.
 func (x *typedExtractor) outsideInterfaces(p *packages.Package) *implCandidates {
 	c := newImplCandidates()
-	for _, path := range manifest.SortedKeys(p.Imports) {
+	for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
 		d := p.Imports[path]
 		if x.inTreePath[d.PkgPath] {
 			continue
@@ -241,7 +242,7 @@ func (x *typedExtractor) variantInterfaces(p *packages.Package) *implCandidates 
 				c.add(x, tn)
 			}
 		}
-		for _, path := range manifest.SortedKeys(p.Imports) {
+		for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
 			walk(p.Imports[path])
 		}
 	}

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -12,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/extract/lang"
-	"github.com/cos-dev/cos/extract/manifest"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -127,7 +127,7 @@ func narrowListRoots(absRoot string, modDirs []string, enclosing string, dirs []
 		byDir[runDir] = append(byDir[runDir], p)
 	}
 	var roots []goListRoot
-	for _, d := range manifest.SortedKeys(byDir) {
+	for _, d := range slices.Sorted(maps.Keys(byDir)) {
 		ps := byDir[d]
 		sort.Strings(ps)
 		roots = append(roots, goListRoot{Dir: d, Patterns: slices.Compact(ps)})
@@ -457,7 +457,7 @@ func sameFiles(a, b *packages.Package) bool {
 func (g *goPackageGraph) plainPackages() ([]string, map[string]string) {
 	var plain []string
 	byFirst := map[string]string{} // first Go file → plain ID
-	for _, id := range manifest.SortedKeys(g.inTree) {
+	for _, id := range slices.Sorted(maps.Keys(g.inTree)) {
 		p := g.pkgs[id]
 		if p.ForTest == "" {
 			plain = append(plain, id)

@@ -2,13 +2,13 @@ package extract
 
 import (
 	"go/token"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/cos-dev/cos/extract/lang"
-	"github.com/cos-dev/cos/extract/manifest"
 
 	"github.com/cos-dev/cos/graph"
 )
@@ -86,7 +86,7 @@ func (tr *typedRun) listFolders(in goInputFiles, results map[string]*lang.Result
 			delete(dirs, d)
 		}
 	}
-	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, manifest.SortedKeys(dirs)), in.files, tr.r.build.flags)
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, slices.Sorted(maps.Keys(dirs))), in.files, tr.r.build.flags)
 	tr.r.phase("go list (touched folders)")
 	if err != nil {
 		return err

@@ -4,8 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"go/types"
-
-	"github.com/cos-dev/cos/extract/manifest"
+	"maps"
+	"slices"
 )
 
 // shapeDigest is a digest of what other packages can see of a checked
@@ -25,7 +25,7 @@ func (x *typedExtractor) shapeDigest(cp *checkedPackage) string {
 		h.Write([]byte{'\n'})
 	}
 	q := func(p *types.Package) string { return p.Path() }
-	for _, p := range manifest.SortedKeys(cp.pkg.Imports) {
+	for _, p := range slices.Sorted(maps.Keys(cp.pkg.Imports)) {
 		w("import", p)
 	}
 	if cp.types == nil {

@@ -12,11 +12,9 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/cos-dev/cos/extract/jsts"
 	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/extract/python"
 	"github.com/cos-dev/cos/extract/resolve"
@@ -303,7 +301,7 @@ func (r *runner) run() error {
 	cached := map[string]lang.DeclRecord{}
 	var needParse []entry
 	for p, h := range present {
-		if !declares(extractorFor(p)) {
+		if !declares(p) {
 			continue
 		}
 		if fr, ok := results[p]; ok {
@@ -536,24 +534,11 @@ func watchKeys(p string) []string {
 	return append(importWatchKeys(p), lang.FileWatchScope(p))
 }
 
-// importWatchKeys are the "missing:" scopes of watchKeys.
+// importWatchKeys are the "missing:" scopes of watchKeys (the owning
+// extractor's Provides).
 func importWatchKeys(p string) []string {
-	switch extractorFor(p) {
-	case lang.ExtractorPython:
-		return []string{"missing:py:" + python.PyDotted(p), "missing:py:" + python.PyModuleName(p)}
-	case lang.ExtractorJSTS:
-		var keys []string
-		for _, ext := range jsts.JsResolveExts {
-			if ext != "" && strings.HasSuffix(p, ext) {
-				keys = append(keys, "missing:js:"+strings.TrimSuffix(p, ext))
-			}
-		}
-		if stem, ok := strings.CutSuffix(p, ".ts"); ok {
-			keys = append(keys, "missing:js:"+stem+".js")
-		} else if stem, ok := strings.CutSuffix(p, ".tsx"); ok {
-			keys = append(keys, "missing:js:"+stem+".js")
-		}
-		return append(keys, "missing:js:"+p)
+	if x := extractorOf(p); x != nil {
+		return x.Provides(p)
 	}
 	return nil
 }

@@ -31,12 +31,13 @@ type cfgKey struct {
 	Kids  []cfgKey
 }
 
-// Extract parses a JSON, TOML or YAML file and emits one config node
+// Read parses a JSON, TOML or YAML file (src made valid UTF-8 by
+// lang.SourceText) and emits one config node
 // per key down to Options.MaxConfigDepth: config:json:<path>#<json-pointer>,
 // config:yaml:<path>#<json-pointer>, config:toml:<path>#<dotted-key>. The
 // file contains its top-level keys, a key contains its children. Arrays are
 // not descended into.
-func Extract(fr *lang.Result, data []byte, e *lang.Env) {
+func Read(fr *lang.Result, data []byte, e *lang.Env) {
 	fileUID := lang.FileNode(fr, map[string]any{"language": configFormat(fr.Path)})
 	keys, err := parseConfig(fr.Path, data)
 	if err != nil {

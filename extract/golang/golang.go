@@ -19,13 +19,13 @@ import (
 var goBuiltins = map[string]bool{"append": true, "cap": true, "clear": true, "close": true, "complex": true, "copy": true, "delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true, "panic": true, "print": true, "println": true, "real": true, "recover": true,
 	"bool": true, "byte": true, "rune": true, "string": true, "int": true, "int8": true, "int16": true, "int32": true, "int64": true, "uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true, "uintptr": true, "float32": true, "float64": true, "complex64": true, "complex128": true, "error": true, "any": true}
 
-// Extract parses one Go file with go/parser: the file, its package
+// extract parses one Go file with go/parser: the file, its package
 // (code:module:<import path>, via a defines edge), functions, methods
 // (<Type>.<method>, kind method), types (code:class:), imports and calls.
 // Calls are resolved later against the declarations table: bare names in
 // the package, pkg.Name through the import path, x.M through a light local
 // type inference (receivers, parameters, &T{}, T{}, new(T), var x T).
-func Extract(fr *lang.Result, src []byte, mods *lang.GoModules) {
+func extract(fr *lang.Result, src []byte, mods *lang.GoModules) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, fr.Path, src, parser.SkipObjectResolution)
 	if err != nil {

@@ -72,13 +72,13 @@ type jsFile struct {
 	reading bool
 }
 
-// Extract parses JavaScript and TypeScript with tree-sitter (see the
-// jsts entry of doc.go for the nodes and their uids): functions, classes,
+// extract parses JavaScript and TypeScript with tree-sitter (see the
+// jsts entry of extract/doc.go for the nodes and their uids): functions, classes,
 // interfaces and their methods, CommonJS exports and prototype methods,
 // object-literal methods, imports and require() (edges to repository files
 // or npm:package: nodes), calls and new with receivers inferred
 // (jsts_calls.go), extends (inherits_from) and implements.
-func Extract(fr *lang.Result, data []byte, e *lang.Env) {
+func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	src := lang.SourceText(data)
 	dialect := Dialect(strings.ToLower(path.Base(fr.Path)))
 	fileUID := lang.FileNode(fr, map[string]any{"language": dialect})

@@ -35,12 +35,12 @@ type dependency struct {
 	Line      int
 }
 
-// Extract reads go.mod, package.json, pyproject.toml,
+// extract reads go.mod, package.json, pyproject.toml,
 // requirements*.txt and Cargo.toml into <ecosystem>:package:<name> nodes
 // with requires edges from the manifest file, and .mcp.json into
 // mcp:server:<name> nodes the file defines. JSON and TOML manifests also
 // get their config key nodes.
-func Extract(fr *lang.Result, data []byte, e *lang.Env) {
+func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	base := strings.ToLower(path.Base(fr.Path))
 	src := lang.ValidUTF8(data)
 	var deps []dependency
@@ -56,16 +56,16 @@ func Extract(fr *lang.Result, data []byte, e *lang.Env) {
 			deps = append(deps, dependency{Ecosystem: "go", Name: r.Path, Version: r.Version, Scope: scope, Line: r.Line})
 		}
 	case "package.json":
-		config.Extract(fr, data, e)
+		config.Read(fr, data, e)
 		deps = packageJSONDeps(src, fr)
 	case "pyproject.toml":
-		config.Extract(fr, data, e)
+		config.Read(fr, data, e)
 		deps = pyprojectDeps(src)
 	case "cargo.toml":
-		config.Extract(fr, data, e)
+		config.Read(fr, data, e)
 		deps = cargoDeps(src)
 	case ".mcp.json":
-		config.Extract(fr, data, e)
+		config.Read(fr, data, e)
 		mcpServers(fr, src)
 		return
 	default: // requirements*.txt
@@ -112,7 +112,7 @@ func packageJSONDeps(src string, fr *lang.Result) []dependency {
 		if raw, ok := pj[sec.key]; !ok || json.Unmarshal(raw, &m) != nil {
 			continue
 		}
-		for _, name := range SortedKeys(m) {
+		for _, name := range sortedKeys(m) {
 			v, _ := m[name].(string)
 			deps = append(deps, dependency{Ecosystem: "npm", Name: name, Version: v, Scope: sec.scope})
 		}
@@ -142,7 +142,7 @@ func pyprojectDeps(src string) []dependency {
 			deps = append(deps, dependency{Ecosystem: "pypi", Name: n, Version: v})
 		}
 	}
-	for _, group := range SortedKeys(pp.Project.OptionalDependencies) {
+	for _, group := range sortedKeys(pp.Project.OptionalDependencies) {
 		for _, s := range pp.Project.OptionalDependencies[group] {
 			if n, v := pep508(s); n != "" {
 				deps = append(deps, dependency{Ecosystem: "pypi", Name: n, Version: v, Scope: "optional"})
@@ -153,7 +153,7 @@ func pyprojectDeps(src string) []dependency {
 		m     map[string]any
 		scope string
 	}{{pp.Tool.Poetry.Dependencies, ""}, {pp.Tool.Poetry.DevDependencies, "dev"}} {
-		for _, n := range SortedKeys(sec.m) {
+		for _, n := range sortedKeys(sec.m) {
 			if strings.EqualFold(n, "python") {
 				continue
 			}
@@ -181,7 +181,7 @@ func cargoDeps(src string) []dependency {
 		m     map[string]any
 		scope string
 	}{{c.Dependencies, ""}, {c.DevDependencies, "dev"}, {c.BuildDependencies, "build"}, {c.Workspace.Dependencies, "workspace"}} {
-		for _, n := range SortedKeys(sec.m) {
+		for _, n := range sortedKeys(sec.m) {
 			name, version := n, ""
 			switch v := sec.m[n].(type) {
 			case string:
@@ -249,7 +249,7 @@ func mcpServers(fr *lang.Result, src string) {
 		return
 	}
 	from := lang.FileUID(fr.Path)
-	for _, name := range SortedKeys(f.Servers) {
+	for _, name := range sortedKeys(f.Servers) {
 		s := f.Servers[name]
 		meta := map[string]any{}
 		for _, k := range []string{"command", "url", "type"} {
@@ -263,7 +263,7 @@ func mcpServers(fr *lang.Result, src string) {
 	}
 }
 
-func SortedKeys[V any](m map[string]V) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -28,12 +28,12 @@ var mdParser = goldmark.New().Parser()
 // extraction linear in the file's size.
 const MaxNesting = 16
 
-// Extract parses a Markdown file with goldmark: the doc:file: node,
+// extract parses a Markdown file with goldmark: the doc:file: node,
 // one doc:heading:<path>#<slug>:<level> node per heading (GitHub slugs,
 // duplicates -1, -2, …), links_to edges to other docs and to code files of
 // the repository, and cites_heading edges for #anchors (resolved against the
 // headings of the target file through the declarations table).
-func Extract(fr *lang.Result, data []byte, e *lang.Env) {
+func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	src := CapNesting(lang.SourceText(data), MaxNesting)
 	docUID := lang.FileNode(fr, nil)
 	doc := mdParser.Parse(text.NewReader(src))

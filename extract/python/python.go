@@ -127,13 +127,13 @@ type pyFile struct {
 	moduleVars map[string]bool
 }
 
-// Extract parses a Python file with tree-sitter: the file and its
+// extract parses a Python file with tree-sitter: the file and its
 // code:module:<dotted> node (defines), top-level functions, classes and
 // their methods (<Class>.<method>, kind method, contained by the class),
 // imports (edges to the code:module: of the imported module), calls and
 // inherits_from edges. Names are resolved through the module's imports and
 // the declarations table; what stays unknown becomes a code:external: stub.
-func Extract(fr *lang.Result, data []byte, e *lang.Env) {
+func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	src := lang.SourceText(data)
 	fileUID := lang.FileNode(fr, map[string]any{"language": "python"})
 	tree, err := ts.Parse(langPython, src)

@@ -40,6 +40,9 @@ type Table struct {
 	cut   bool
 }
 
+// NewTable returns the table of fresh (the declarations of the files
+// parsed in this run, by path) over cached (those of the other files, by
+// path); mods maps Go folders to import paths for the goimport: scopes.
 func NewTable(fresh map[string]*lang.Decl, cached map[string]lang.DeclRecord, mods *lang.GoModules) *Table {
 	t := &Table{modules: mods, byScope: map[string][]string{}, fresh: fresh, cached: cached,
 		scopes: map[string]map[string][]Candidate{}, alias: map[string]map[string]string{}, results: map[string]map[string]string{},
