@@ -85,17 +85,17 @@ func payload(fr *lang.Result) graph.FileExtracted {
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
 		d := chain[i]
-		uid := lang.ClampUID(graph.FolderUID(lang.UidPart(d)))
+		uid := lang.ClampUID(graph.FolderUID(lang.UIDPart(d)))
 		label := path.Base(d)
 		if d == "" {
 			label = "."
 		}
 		addNode(graph.Node{UID: uid, Kind: graph.KindFolder, Label: label, Path: d, Extractor: lang.ExtractorFolder})
 		if i < len(chain)-1 {
-			edges = append(edges, graph.Edge{Source: lang.ClampUID(graph.FolderUID(lang.UidPart(chain[i+1]))), Target: uid, Type: graph.EdgeContains, Extractor: lang.ExtractorFolder})
+			edges = append(edges, graph.Edge{Source: lang.ClampUID(graph.FolderUID(lang.UIDPart(chain[i+1]))), Target: uid, Type: graph.EdgeContains, Extractor: lang.ExtractorFolder})
 		}
 	}
-	edges = append(edges, graph.Edge{Source: lang.ClampUID(graph.FolderUID(lang.UidPart(dir))), Target: lang.FileUID(fr.Path), Type: graph.EdgeContains, Extractor: lang.ExtractorFolder})
+	edges = append(edges, graph.Edge{Source: lang.ClampUID(graph.FolderUID(lang.UIDPart(dir))), Target: lang.FileUID(fr.Path), Type: graph.EdgeContains, Extractor: lang.ExtractorFolder})
 	for _, n := range fr.Nodes {
 		addNode(n)
 	}

@@ -242,7 +242,7 @@ func (fx *typedFileExtraction) extract() {
 	fileIdx := len(fx.nodes)
 	fx.node(graph.Node{UID: fx.fileUID, Kind: graph.KindFile, Label: path.Base(fx.path), Metadata: fileMeta})
 	ip := fx.cp.pkg.PkgPath
-	modUID := lang.ClampUID("code:module:" + lang.UidPart(ip))
+	modUID := lang.ClampUID("code:module:" + lang.UIDPart(ip))
 	fx.node(graph.Node{UID: modUID, Kind: graph.KindModule, Label: lang.CleanString(ip), Metadata: map[string]any{"language": "go"}})
 	fx.edge(fx.fileUID, modUID, graph.EdgeDefines, 0)
 	for _, imp := range f.Imports {
@@ -252,7 +252,7 @@ func (fx *typedFileExtraction) extract() {
 		}
 		line := fx.line(imp.Pos())
 		if d, ok := fx.cp.pkg.Imports[p]; ok && fx.x.inTreePath[d.PkgPath] {
-			fx.edge(fx.fileUID, lang.ClampUID("code:module:"+lang.UidPart(d.PkgPath)), graph.EdgeImports, line)
+			fx.edge(fx.fileUID, lang.ClampUID("code:module:"+lang.UIDPart(d.PkgPath)), graph.EdgeImports, line)
 			continue
 		}
 		n := lang.GoPackageNode(p)

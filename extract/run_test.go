@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/extract/lang"
-	"github.com/cos-dev/cos/extract/markdown"
 	"github.com/cos-dev/cos/extract/resolve"
 
 	"github.com/cos-dev/cos/graph"
@@ -95,69 +94,6 @@ func TestWalk_Ignore(t *testing.T) {
 	want := []string{".gitignore", "a/.gitignore", "a/b/keep.go", "a/gen/in.go", "a/keep.txt", "b/local.tmp", "keep.go"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("walk = %v\nwant   %v", got, want)
-	}
-}
-
-// TestGithubSlug checks GitHub's anchor rules.
-func TestGithubSlug(t *testing.T) {
-	seen := map[string]int{}
-	for _, c := range []struct{ title, want string }{
-		{"Hello World", "hello-world"},
-		{"Hello World", "hello-world-1"},
-		{"Hello World", "hello-world-2"},
-		{"API: `Run()` & friends!", "api-run--friends"},
-		{"설치 방법", "설치-방법"},
-		{"Ünïcödé Straße", "ünïcödé-straße"},
-		{"🎉", "section"},
-		{"🎉🎉", "section-1"},
-		{"snake_case-and-dash", "snake_case-and-dash"},
-		{"hello-world-1", "hello-world-1-1"},
-		{"日本語", "日本語"},
-	} {
-		if got := markdown.GithubSlug(c.title, seen); got != c.want {
-			t.Errorf("githubSlug(%q) = %q, want %q", c.title, got, c.want)
-		}
-	}
-}
-
-// TestUIDPart checks that escaped fragments always make valid uids and that
-// legal fragments are kept as they are.
-func TestUIDPart(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"a/b.go", "a/b.go"},
-		{"a b.go", "a%20b.go"},
-		{"x`y", "x%60y"},
-		{"../etc", "%2E%2E/etc"},
-		{"a/..", "a/%2E%2E"},
-		{"tab\there", "tab%09here"},
-		{"caf\xe9", "café"},
-		{"100%", "100%"},
-	} {
-		got := lang.UidPart(c.in)
-		if got != c.want {
-			t.Errorf("uidPart(%q) = %q, want %q", c.in, got, c.want)
-		}
-		if err := graph.ValidateUID("code:file:" + got); err != nil {
-			t.Errorf("uidPart(%q): %v", c.in, err)
-		}
-	}
-	long := lang.ClampUID("code:file:" + strings.Repeat("é", 2000))
-	if len(long) > graph.MaxUIDLen || graph.ValidateUID(long) != nil {
-		t.Errorf("clampUID: %d bytes, %v", len(long), graph.ValidateUID(long))
-	}
-}
-
-// TestPlatformFile checks the build-constraint preference used to pick one
-// of several same-named Go declarations.
-func TestPlatformFile(t *testing.T) {
-	if !resolve.PlatformFile("os/file.go") || !resolve.PlatformFile("os/file_unix.go") {
-		t.Error("files without a platform suffix must fit")
-	}
-	if resolve.PlatformFile("os/file_plan9.go") && resolve.PlatformFile("os/file_windows.go") {
-		t.Error("two different GOOS suffixes cannot both fit")
-	}
-	if resolve.PlatformFile("runtime/asm_s390x.go") && resolve.PlatformFile("runtime/asm_riscv64.go") {
-		t.Error("two different GOARCH suffixes cannot both fit")
 	}
 }
 

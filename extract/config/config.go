@@ -82,19 +82,19 @@ func configFormat(p string) string {
 // and YAML, a dotted key (quoted where not bare) for TOML.
 func configUID(format, p string, keys []string) string {
 	var b strings.Builder
-	b.WriteString("config:" + format + ":" + lang.UidPart(p) + "#")
+	b.WriteString("config:" + format + ":" + lang.UIDPart(p) + "#")
 	if format == "toml" {
 		for i, k := range keys {
 			if i > 0 {
 				b.WriteByte('.')
 			}
-			b.WriteString(lang.UidPart(tomlKey(k)))
+			b.WriteString(lang.UIDPart(tomlKey(k)))
 		}
 	} else {
 		for _, k := range keys {
 			b.WriteByte('/')
 			k = strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-			b.WriteString(lang.UidPart(k))
+			b.WriteString(lang.UIDPart(k))
 		}
 	}
 	return lang.ClampUID(b.String())

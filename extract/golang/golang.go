@@ -58,7 +58,7 @@ func extract(fr *lang.Result, src []byte, mods *lang.GoModules) {
 	if strings.HasSuffix(pkgName, "_test") {
 		ip += "_test" // the external test package is a package of its own
 	}
-	modUID := lang.ClampUID("code:module:" + lang.UidPart(ip))
+	modUID := lang.ClampUID("code:module:" + lang.UIDPart(ip))
 	// Every file of the package emits this node: it must be identical in
 	// all of them, so it carries nothing file-specific.
 	fr.AddNode(graph.Node{UID: modUID, Kind: graph.KindModule, Label: lang.CleanString(ip), Metadata: map[string]any{"language": "go"}})

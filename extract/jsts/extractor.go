@@ -25,11 +25,11 @@ func (Extractor) Owns(p string) bool { return Dialect(strings.ToLower(path.Base(
 func (Extractor) Declares() bool { return true }
 
 // Provides returns the "missing:js:" scopes of the import specifiers that
-// resolve to a file at p: p without each extension of JsResolveExts it
+// resolve to a file at p: p without each extension of jsResolveExts it
 // ends with, p with .js for a TypeScript file, and p itself.
 func (Extractor) Provides(p string) []string {
 	var keys []string
-	for _, ext := range JsResolveExts {
+	for _, ext := range jsResolveExts {
 		if ext != "" && strings.HasSuffix(p, ext) {
 			keys = append(keys, "missing:js:"+strings.TrimSuffix(p, ext))
 		}

@@ -27,8 +27,8 @@ func Dialect(lbase string) string {
 	return ""
 }
 
-// JsResolveExts are tried, in order, after a relative import specifier.
-var JsResolveExts = []string{"", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts", "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs"}
+// jsResolveExts are tried, in order, after a relative import specifier.
+var jsResolveExts = []string{"", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts", "/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs"}
 
 // jsBinding is what an imported local name stands for.
 type jsBinding struct {

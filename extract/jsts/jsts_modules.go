@@ -25,7 +25,7 @@ func (js *jsFile) resolveSpec(spec string) (file, pkg string) {
 		if base == ".." || strings.HasPrefix(base, "../") {
 			return "", ""
 		}
-		for _, ext := range JsResolveExts {
+		for _, ext := range jsResolveExts {
 			if js.e.Files[base+ext] {
 				return base + ext, ""
 			}
@@ -58,7 +58,7 @@ func (js *jsFile) importFrom(spec string, line int) jsBinding {
 	case file != "":
 		js.fr.AddEdge(js.fileUID, lang.FileUID(file), graph.EdgeImports, line)
 	case pkg != "":
-		uid := lang.ClampUID("npm:package:" + lang.UidPart(pkg))
+		uid := lang.ClampUID("npm:package:" + lang.UIDPart(pkg))
 		js.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindDependency, Label: lang.CleanString(pkg), Metadata: map[string]any{"ecosystem": "npm"}})
 		js.fr.AddEdge(js.fileUID, uid, graph.EdgeImports, line)
 	case strings.HasPrefix(spec, "."):

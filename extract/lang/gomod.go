@@ -149,6 +149,6 @@ func unquote(s string) string { return strings.Trim(s, "\"`") }
 // same whether a Go file imports it or a go.mod requires it.
 func GoPackageNode(p string) graph.Node {
 	first, _, _ := strings.Cut(p, "/")
-	return graph.Node{UID: ClampUID("go:package:" + UidPart(p)), Kind: graph.KindDependency, Label: CleanString(p),
+	return graph.Node{UID: ClampUID("go:package:" + UIDPart(p)), Kind: graph.KindDependency, Label: CleanString(p),
 		Metadata: map[string]any{"ecosystem": "go", "stdlib": !strings.Contains(first, ".")}}
 }

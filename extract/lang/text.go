@@ -29,7 +29,7 @@ func IsBinary(data []byte) bool {
 
 func ValidUTF8(data []byte) string { return graph.ValidUTF8(data) }
 func CleanString(s string) string  { return graph.CleanString(s) }
-func UidPart(s string) string      { return graph.UIDPart(s) }
+func UIDPart(s string) string      { return graph.UIDPart(s) }
 func ClampUID(uid string) string   { return graph.ClampUID(uid) }
 
 // SourceText is what parsers see: data as valid UTF-8 (see validUTF8) with

@@ -81,7 +81,7 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 		if name == "" {
 			continue
 		}
-		n := graph.Node{UID: lang.ClampUID(d.Ecosystem + ":package:" + lang.UidPart(name)), Kind: graph.KindDependency, Label: lang.CleanString(name), Metadata: map[string]any{"ecosystem": d.Ecosystem}}
+		n := graph.Node{UID: lang.ClampUID(d.Ecosystem + ":package:" + lang.UIDPart(name)), Kind: graph.KindDependency, Label: lang.CleanString(name), Metadata: map[string]any{"ecosystem": d.Ecosystem}}
 		if d.Ecosystem == "go" {
 			n = lang.GoPackageNode(name)
 		}
@@ -257,7 +257,7 @@ func mcpServers(fr *lang.Result, src string) {
 				meta[k] = config.Shorten(v)
 			}
 		}
-		uid := lang.ClampUID("mcp:server:" + lang.UidPart(name))
+		uid := lang.ClampUID("mcp:server:" + lang.UIDPart(name))
 		fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMCPServer, Label: lang.CleanString(name), Metadata: meta})
 		fr.AddEdge(from, uid, graph.EdgeDefines, 0)
 	}

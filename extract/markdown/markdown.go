@@ -20,13 +20,13 @@ import (
 // between Parse calls.
 var mdParser = goldmark.New().Parser()
 
-// MaxNesting is the deepest nesting of blockquotes and lists on one line
+// maxNesting is the deepest nesting of blockquotes and lists on one line
 // that extractMarkdown parses: goldmark's time grows with the square of that
 // nesting ('>' repeated 100,000 times took 17 s, "1. " repeated 20,000
 // times 2 s), and no heading or link needs more than a few levels. Markers
 // past this depth are dropped before parsing (capNesting), which keeps the
 // extraction linear in the file's size.
-const MaxNesting = 16
+const maxNesting = 16
 
 // extract parses a Markdown file with goldmark: the doc:file: node,
 // one doc:heading:<path>#<slug>:<level> node per heading (GitHub slugs,
@@ -34,7 +34,7 @@ const MaxNesting = 16
 // the repository, and cites_heading edges for #anchors (resolved against the
 // headings of the target file through the declarations table).
 func extract(fr *lang.Result, data []byte, e *lang.Env) {
-	src := CapNesting(lang.SourceText(data), MaxNesting)
+	src := capNesting(lang.SourceText(data), maxNesting)
 	docUID := lang.FileNode(fr, nil)
 	doc := mdParser.Parse(text.NewReader(src))
 	lines := lang.NewLineIndex(src)
@@ -56,8 +56,8 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 		switch x := n.(type) {
 		case *ast.Heading:
 			title := strings.TrimSpace(inlineText(x, src))
-			slug := GithubSlug(title, slugs)
-			uid := lang.ClampUID("doc:heading:" + lang.UidPart(fr.Path) + "#" + lang.UidPart(slug) + ":" + strconv.Itoa(x.Level))
+			slug := githubSlug(title, slugs)
+			uid := lang.ClampUID("doc:heading:" + lang.UIDPart(fr.Path) + "#" + lang.UIDPart(slug) + ":" + strconv.Itoa(x.Level))
 			fr.AddNode(graph.Node{UID: uid, Kind: graph.KindHeading, Label: title, Line: lastLine, Metadata: map[string]any{"level": x.Level, "slug": slug}})
 			fr.AddEdge(docUID, uid, graph.EdgeContains, lastLine)
 			fr.Decl.Names[slug] = lang.HeadingKindPrefix + strconv.Itoa(x.Level)
@@ -71,12 +71,12 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	}
 }
 
-// CapNesting returns src with the container markers of each line past the
+// capNesting returns src with the container markers of each line past the
 // depth-th dropped (with the spaces between them), in one pass: blockquote
 // markers ('>') and list markers ("-", "*", "+", "1." or "1)" followed by a
 // space). Line breaks are kept, so line numbers do not move; src is
 // returned as is when no line is that deep.
-func CapNesting(src []byte, depth int) []byte {
+func capNesting(src []byte, depth int) []byte {
 	var out []byte // nil until a line needs cutting
 	copied := 0    // src[:copied] is in out
 	for start := 0; start < len(src); {
@@ -213,13 +213,13 @@ func inlineText(n ast.Node, src []byte) string {
 	return b.String()
 }
 
-// GithubSlug returns GitHub's anchor for a heading title: lower case,
+// githubSlug returns GitHub's anchor for a heading title: lower case,
 // letters, marks, numbers, '_' and '-' kept (any script), spaces turned
 // into '-', everything else dropped; the n-th repeat of a slug gets "-n".
 // A title that leaves nothing (only punctuation or emoji) becomes
 // "section", so no heading ever has an empty slug. seen counts the slugs
 // already used in the document.
-func GithubSlug(title string, seen map[string]int) string {
+func githubSlug(title string, seen map[string]int) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(title) {
 		switch {

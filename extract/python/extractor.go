@@ -29,7 +29,7 @@ func (Extractor) Declares() bool { return true }
 // Provides returns the "missing:py:" scopes of the module names a file at
 // p answers to (its dotted path and its module name).
 func (Extractor) Provides(p string) []string {
-	return []string{"missing:py:" + PyDotted(p), "missing:py:" + PyModuleName(p)}
+	return []string{"missing:py:" + pyDotted(p), "missing:py:" + pyModuleName(p)}
 }
 
 // Extract parses data as Python (see extract).

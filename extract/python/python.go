@@ -69,7 +69,7 @@ func Modules(files map[string]bool) map[string]string {
 		if !strings.HasSuffix(p, ".py") && !strings.HasSuffix(p, ".pyi") {
 			continue
 		}
-		d := PyDotted(p)
+		d := pyDotted(p)
 		if d == "" {
 			continue
 		}
@@ -81,7 +81,7 @@ func Modules(files map[string]bool) map[string]string {
 		}
 	}
 	for _, p := range srcLayout {
-		d := PyDotted(strings.TrimPrefix(p, "src/"))
+		d := pyDotted(strings.TrimPrefix(p, "src/"))
 		if _, ok := m[d]; !ok && d != "" {
 			m[d] = p
 		}
@@ -89,9 +89,9 @@ func Modules(files map[string]bool) map[string]string {
 	return m
 }
 
-// PyDotted is the dotted module name of a path: a/b/c.py → a.b.c,
+// pyDotted is the dotted module name of a path: a/b/c.py → a.b.c,
 // a/b/__init__.py → a.b.
-func PyDotted(p string) string {
+func pyDotted(p string) string {
 	p = strings.TrimSuffix(strings.TrimSuffix(p, ".pyi"), ".py")
 	p = strings.TrimSuffix(p, "/__init__")
 	if p == "__init__" {
@@ -100,11 +100,11 @@ func PyDotted(p string) string {
 	return strings.ReplaceAll(p, "/", ".")
 }
 
-// PyModuleName is the canonical module name of a file: its dotted path
+// pyModuleName is the canonical module name of a file: its dotted path
 // without a leading "src.": src/core/server.py is
 // code:module:core.server.
-func PyModuleName(p string) string {
-	return PyDotted(strings.TrimPrefix(p, "src/"))
+func pyModuleName(p string) string {
+	return pyDotted(strings.TrimPrefix(p, "src/"))
 }
 
 // pyBinding is what a name imported into a Python module stands for.
@@ -144,12 +144,12 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	defer tree.Close()
 	root := tree.RootNode()
 	ts.SyntaxErrors(fr, root)
-	mod := PyModuleName(fr.Path)
+	mod := pyModuleName(fr.Path)
 	py := &pyFile{fr: fr, e: e, src: src, scope: "py:" + fr.Path, fileUID: fileUID, module: mod,
 		isPkg: strings.HasSuffix(fr.Path, "__init__.py") || strings.HasSuffix(fr.Path, "__init__.pyi"), bindings: map[string]pyBinding{}, classes: map[string]bool{}, moduleVars: map[string]bool{}}
 	fr.Decl = &lang.Decl{Scope: py.scope, Names: map[string]string{}}
 	if mod != "" {
-		modUID := lang.ClampUID("code:module:" + lang.UidPart(mod))
+		modUID := lang.ClampUID("code:module:" + lang.UIDPart(mod))
 		fr.AddNode(graph.Node{UID: modUID, Kind: graph.KindModule, Label: mod, Metadata: map[string]any{"language": "python"}})
 		fr.AddEdge(fileUID, modUID, graph.EdgeDefines, 0)
 	}
@@ -468,9 +468,9 @@ func (py *pyFile) importEdge(m string, line int) {
 	if m == "" {
 		return
 	}
-	uid := lang.ClampUID("code:module:" + lang.UidPart(m))
+	uid := lang.ClampUID("code:module:" + lang.UIDPart(m))
 	if p, ok := py.modulePath(m); ok {
-		uid = lang.ClampUID("code:module:" + lang.UidPart(PyModuleName(p)))
+		uid = lang.ClampUID("code:module:" + lang.UIDPart(pyModuleName(p)))
 	} else {
 		py.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindModule, Label: m, Metadata: map[string]any{"language": "python", "stub": true}})
 		py.fr.Refs = append(py.fr.Refs, lang.Ref{Type: lang.RefWatch, Scope: "missing:py:" + m})

@@ -151,7 +151,7 @@ func (t *Table) lookup(scope, name, fromPath string) (Candidate, bool) {
 		score := 0
 		if c.Path == fromPath {
 			score = 3
-		} else if PlatformFile(c.Path) {
+		} else if platformFile(c.Path) {
 			score = 1
 		}
 		if score > bestScore {
@@ -181,7 +181,7 @@ func withName(c Candidate, name string) Candidate {
 func uidOf(c Candidate) (uid, kind string) {
 	kind, name, _ := strings.Cut(c.Kind, "\x00")
 	if level, ok := strings.CutPrefix(kind, lang.HeadingKindPrefix); ok {
-		return lang.ClampUID("doc:heading:" + lang.UidPart(c.Path) + "#" + lang.UidPart(name) + ":" + level), graph.KindHeading
+		return lang.ClampUID("doc:heading:" + lang.UIDPart(c.Path) + "#" + lang.UIDPart(name) + ":" + level), graph.KindHeading
 	}
 	if kind == graph.KindClass {
 		return lang.CodeUID("class", c.Path, name), kind
@@ -194,10 +194,10 @@ func uidOf(c Candidate) (uid, kind string) {
 var knownGOOS = map[string]bool{"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true, "hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true, "netbsd": true, "openbsd": true, "plan9": true, "solaris": true, "wasip1": true, "windows": true, "zos": true}
 var knownGOARCH = map[string]bool{"386": true, "amd64": true, "arm": true, "arm64": true, "loong64": true, "mips": true, "mipsle": true, "mips64": true, "mips64le": true, "ppc64": true, "ppc64le": true, "riscv64": true, "s390x": true, "wasm": true, "sparc64": true}
 
-// PlatformFile reports whether a file's _GOOS/_GOARCH name suffixes, if
+// platformFile reports whether a file's _GOOS/_GOARCH name suffixes, if
 // any, match the running platform; used only to prefer one of several
 // same-named declarations split by build constraints.
-func PlatformFile(p string) bool {
+func platformFile(p string) bool {
 	base := strings.TrimSuffix(path.Base(p), ".go")
 	base = strings.TrimSuffix(base, "_test")
 	parts := strings.Split(base, "_")
@@ -331,7 +331,7 @@ func (t *Table) Target(r lang.Ref, fr *lang.Result) (Candidate, bool) {
 func resolveImport(fr *lang.Result, t *Table, r lang.Ref, add func(graph.Edge), addNode func(graph.Node)) {
 	ip := strings.TrimPrefix(r.Scope, "goimport:")
 	if _, ok := t.NormScope(r.Scope); ok {
-		add(graph.Edge{Source: r.From, Target: lang.ClampUID("code:module:" + lang.UidPart(ip)), Type: graph.EdgeImports, Extractor: fr.Extractor, Line: r.Line})
+		add(graph.Edge{Source: r.From, Target: lang.ClampUID("code:module:" + lang.UIDPart(ip)), Type: graph.EdgeImports, Extractor: fr.Extractor, Line: r.Line})
 		return
 	}
 	n := lang.GoPackageNode(ip)
