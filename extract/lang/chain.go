@@ -44,8 +44,8 @@ func (c *Chain) Then(step string) *Chain {
 	return &n
 }
 
-// Fact keys of decl.Facts, each followed by a declared name of the file's
-// scope; values are encoded chains (encodeChains).
+// Fact keys of Decl.Facts, each followed by a declared name of the file's
+// scope; values are encoded chains (EncodeChains).
 const (
 	FactBase   = "b:" // b:<Class> → the class's bases, in order
 	FactAttr   = "a:" // a:<Class>.<attr> → the value of an instance attribute
@@ -106,7 +106,7 @@ func EncodeChains(cs ...*Chain) string {
 	return b.String()
 }
 
-// DecodeChains is the inverse of encodeChains; malformed entries are
+// DecodeChains is the inverse of EncodeChains; malformed entries are
 // dropped.
 func DecodeChains(s string) []*Chain {
 	if s == "" {

@@ -15,7 +15,7 @@ type DeclRecord struct {
 	Alias string // "alias\tname\n…", sorted
 	// Results is "function\ttype\n…", sorted.
 	Results string
-	// Facts is decl.Facts, "key\tvalue\n…", sorted.
+	// Facts is Decl.Facts, "key\tvalue\n…", sorted.
 	Facts string
 	Deps  []string
 	// Payload is the payloadHash of what was last emitted for the file, so

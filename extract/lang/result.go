@@ -70,8 +70,9 @@ type Decl struct {
 	// "Server"), so that x := NewServer(); x.M() resolves.
 	Results map[string]string
 	// Facts are what the file says about types, for the receiver
-	// inference of the tree-sitter extractors (see infer.go: factBase,
-	// factAttr, factReturn, factVar, factImport, factStar).
+	// inference of the tree-sitter extractors (package resolve; the keys
+	// FactBase, FactAttr, FactReturn, FactVar, FactImport, FactStar, … are
+	// in chain.go).
 	Facts map[string]string
 	// Deps are the normalised scopes this file's references looked into;
 	// when one of them changes its declarations the file is re-extracted.

@@ -32,7 +32,7 @@ func CleanString(s string) string  { return graph.CleanString(s) }
 func UIDPart(s string) string      { return graph.UIDPart(s) }
 func ClampUID(uid string) string   { return graph.ClampUID(uid) }
 
-// SourceText is what parsers see: data as valid UTF-8 (see validUTF8) with
+// SourceText is what parsers see: data as valid UTF-8 (see ValidUTF8) with
 // NUL bytes turned into spaces, so that lines and most offsets are kept and
 // no parser stops at a NUL.
 func SourceText(data []byte) []byte {
