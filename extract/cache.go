@@ -7,8 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
+
+	"github.com/cos-dev/cos/extract/lang"
 )
 
 // cacheVersion changes whenever the cache layout or what extractors emit
@@ -62,33 +63,11 @@ type statCache struct {
 	Pending []string
 }
 
-// declRecord is a decl flattened to strings, cheap to encode and decode;
-// it is expanded only when its scope is looked up.
-type declRecord struct {
-	Hash  string
-	Scope string
-	Names string // "name\tkind\n…", sorted
-	Alias string // "alias\tname\n…", sorted
-	// Results is "function\ttype\n…", sorted.
-	Results string
-	// Facts is decl.Facts, "key\tvalue\n…", sorted.
-	Facts string
-	Deps  []string
-	// Payload is the payloadHash of what was last emitted for the file, so
-	// that a dependent re-extracted to the same payload is not emitted
-	// again.
-	Payload string
-	// Impl are the file's implements edges, ImplKnown whether they were
-	// computed (a file of a package that did not type-check has none).
-	Impl      []implRecord
-	ImplKnown bool
-}
-
 // declCache is the content of declCacheFile.
 type declCache struct {
 	Version int
 	Root    string
-	Decls   map[string]declRecord // path → declarations at Decls[path].Hash
+	Decls   map[string]lang.DeclRecord // path → declarations at Decls[path].Hash
 	// Interfaces is the digest of the tree's Go interfaces when the graph
 	// was last extracted (see treeInterfaces).
 	Interfaces string
@@ -99,53 +78,6 @@ type declCache struct {
 	// import paths, so that the importers of a package whose folder
 	// vanished are found.
 	GoDirs map[string][]string
-}
-
-// implRecord is one cached implements edge of a file: reused when the
-// file's package is re-extracted without a change of shape.
-type implRecord struct {
-	Source, Target string
-	Line           int
-	MethodSet      string
-	// Stub is the label of the outside interface's stub node, "" in-tree.
-	Stub string
-}
-
-// record flattens d.
-func (d *decl) record() declRecord {
-	return declRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Facts: flatten(d.Facts), Deps: d.Deps, Payload: d.payload, Impl: d.impl, ImplKnown: d.implKnown}
-}
-
-// decl expands r.
-func (r declRecord) decl() *decl {
-	return &decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Facts: unflatten(r.Facts), Deps: r.Deps, payload: r.Payload, impl: r.Impl, implKnown: r.ImplKnown}
-}
-
-func flatten(m map[string]string) string {
-	if len(m) == 0 {
-		return ""
-	}
-	keys := sortedKeys(m)
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(k)
-		b.WriteByte('\t')
-		b.WriteString(m[k])
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
-func unflatten(s string) map[string]string {
-	if s == "" {
-		return nil
-	}
-	m := make(map[string]string, strings.Count(s, "\n"))
-	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
-		k, v, _ := strings.Cut(line, "\t")
-		m[k] = v
-	}
-	return m
 }
 
 // cache is what Run keeps between runs under Options.CacheDir. It is a
@@ -187,7 +119,7 @@ func (c *cache) loadDecls() (*declCache, error) {
 	if c.decls != nil {
 		return c.decls, nil
 	}
-	c.decls = &declCache{Version: cacheVersion, Root: c.root, Decls: map[string]declRecord{}}
+	c.decls = &declCache{Version: cacheVersion, Root: c.root, Decls: map[string]lang.DeclRecord{}}
 	if c.outdated {
 		return c.decls, nil
 	}

@@ -15,6 +15,17 @@
 //
 // # Extractors
 //
+// Each language or format is a package implementing lang.Extractor
+// (golang, python, jsts, markdown, config, manifest), listed once in
+// registry.go; the first that owns a path reads the file. Package lang
+// holds what they share with the runner (lang.Result, lang.Ref,
+// lang.Decl, lang.Env), package resolve the declarations table, the
+// receiver inference and the resolution of references, and
+// internal/ts the tree-sitter glue. This package keeps the runner, the
+// caches, the walk and the Go packages driver (go/packages and
+// go/types, which replace the golang package's syntax-level results for
+// every package that type-checks).
+//
 // Each file has one owner, recorded as FileExtracted.Extractor and on every
 // node and edge it emits (folder nodes and edges carry "folder"):
 //

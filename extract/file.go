@@ -4,6 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/cos-dev/cos/extract/lang"
+	"github.com/cos-dev/cos/extract/python"
+
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -17,7 +20,7 @@ import (
 // revision.
 func File(p string, data []byte) graph.FileExtracted {
 	sum := sha256.Sum256(data)
-	e := &env{modules: newGoModules(nil), files: map[string]bool{p: true}, maxDepth: DefaultMaxConfigDepth}
-	e.pyMods = pythonModules(e.files)
+	e := &lang.Env{Modules: lang.NewGoModules(nil), Files: map[string]bool{p: true}, MaxDepth: DefaultMaxConfigDepth}
+	e.PyModules = python.Modules(e.Files)
 	return payload(extractFile(p, data, hex.EncodeToString(sum[:]), e))
 }

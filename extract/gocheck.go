@@ -10,9 +10,13 @@ import (
 	"go/token"
 	"go/types"
 	"go/version"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
+
+	"github.com/cos-dev/cos/extract/lang"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -108,7 +112,7 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 		st := &checkState{done: make(chan struct{})}
 		c.state[id] = st
 		imports := importIDs(p)
-		for _, path := range sortedKeys(imports) {
+		for _, path := range slices.Sorted(maps.Keys(imports)) {
 			dep := imports[path]
 			switch mark[dep] {
 			case visiting:
@@ -124,7 +128,7 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 		mark[id] = visited
 		order = append(order, id)
 	}
-	roots := sortedKeys(extract)
+	roots := slices.Sorted(maps.Keys(extract))
 	roots = append(roots, declOnly...)
 	for _, id := range roots {
 		if mark[id] == unvisited {
@@ -192,7 +196,7 @@ func (c *goChecker) check(id string, st *checkState, bodies bool) {
 			cp.parseErrs[name] = append(cp.parseErrs[name], err.Error())
 			continue
 		}
-		f, err := parser.ParseFile(c.fset, name, sourceText(src), mode)
+		f, err := parser.ParseFile(c.fset, name, lang.SourceText(src), mode)
 		if err != nil {
 			if list, ok := err.(scanner.ErrorList); ok {
 				for _, e := range list {

@@ -4,8 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"go/types"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/cos-dev/cos/extract/lang"
 
 	"golang.org/x/tools/go/packages"
 
@@ -59,7 +63,7 @@ func (c *implCandidates) add(x *typedExtractor, tn *types.TypeName) {
 	}
 	uid, in, stub := x.typeTarget(tn)
 	if tn.Pkg() == nil {
-		uid, stub = externalUID(tn.Name()), tn.Name() // error
+		uid, stub = lang.ExternalUID(tn.Name()), tn.Name() // error
 	}
 	if uid == "" {
 		return
@@ -109,7 +113,7 @@ func (x *typedExtractor) treeInterfaces(plainIDs []string) (*implCandidates, str
 // the tree that p imports directly, and error.
 func (x *typedExtractor) outsideInterfaces(p *packages.Package) *implCandidates {
 	c := newImplCandidates()
-	for _, path := range sortedKeys(p.Imports) {
+	for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
 		d := p.Imports[path]
 		if x.inTreePath[d.PkgPath] {
 			continue
@@ -183,9 +187,9 @@ func implementsEdges(uid string, tn *types.TypeName, line int, sets ...*implCand
 			}
 			seen[ii.uid] = true
 			if !ii.inTree {
-				nodes = append(nodes, graph.Node{UID: ii.uid, Kind: graph.KindExternal, Label: cleanString(ii.stub), Extractor: ExtractorGo, Metadata: map[string]any{"stub": true}})
+				nodes = append(nodes, graph.Node{UID: ii.uid, Kind: graph.KindExternal, Label: lang.CleanString(ii.stub), Extractor: lang.ExtractorGo, Metadata: map[string]any{"stub": true}})
 			}
-			edges = append(edges, graph.Edge{Source: uid, Target: ii.uid, Type: graph.EdgeImplements, Extractor: ExtractorGo, Line: line,
+			edges = append(edges, graph.Edge{Source: uid, Target: ii.uid, Type: graph.EdgeImplements, Extractor: lang.ExtractorGo, Line: line,
 				Metadata: map[string]any{graph.MetaMethodSet: set}})
 		}
 	}
@@ -238,7 +242,7 @@ func (x *typedExtractor) variantInterfaces(p *packages.Package) *implCandidates 
 				c.add(x, tn)
 			}
 		}
-		for _, path := range sortedKeys(p.Imports) {
+		for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
 			walk(p.Imports[path])
 		}
 	}

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cos-dev/cos/extract/lang"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -124,7 +127,7 @@ func narrowListRoots(absRoot string, modDirs []string, enclosing string, dirs []
 		byDir[runDir] = append(byDir[runDir], p)
 	}
 	var roots []goListRoot
-	for _, d := range sortedKeys(byDir) {
+	for _, d := range slices.Sorted(maps.Keys(byDir)) {
 		ps := byDir[d]
 		sort.Strings(ps)
 		roots = append(roots, goListRoot{Dir: d, Patterns: slices.Compact(ps)})
@@ -156,7 +159,7 @@ func wildcardMatches(rel string) bool {
 func enclosingModule(absRoot string) (dir, modPath string) {
 	for d := filepath.Dir(absRoot); ; d = filepath.Dir(d) {
 		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil {
-			if mp := parseGoMod(validUTF8(data)).Module; mp != "" {
+			if mp := lang.ParseGoMod(lang.ValidUTF8(data)).Module; mp != "" {
 				return d, mp
 			}
 			return "", ""
@@ -454,7 +457,7 @@ func sameFiles(a, b *packages.Package) bool {
 func (g *goPackageGraph) plainPackages() ([]string, map[string]string) {
 	var plain []string
 	byFirst := map[string]string{} // first Go file → plain ID
-	for _, id := range sortedKeys(g.inTree) {
+	for _, id := range slices.Sorted(maps.Keys(g.inTree)) {
 		p := g.pkgs[id]
 		if p.ForTest == "" {
 			plain = append(plain, id)

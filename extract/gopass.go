@@ -2,10 +2,13 @@ package extract
 
 import (
 	"go/token"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/cos-dev/cos/extract/lang"
 
 	"github.com/cos-dev/cos/graph"
 )
@@ -13,9 +16,9 @@ import (
 // typedRun is the state of typedGo's passes.
 type typedRun struct {
 	r        *runner
-	results  map[string]*fileResult
+	results  map[string]*lang.Result
 	byPath   map[string]entry
-	e        *env
+	e        *lang.Env
 	fset     *token.FileSet
 	plainIDs []string
 	plainOf  map[string]string
@@ -44,7 +47,7 @@ type typedRun struct {
 	interfaces string
 }
 
-func newTypedRun(r *runner, results map[string]*fileResult, byPath map[string]entry, e *env) *typedRun {
+func newTypedRun(r *runner, results map[string]*lang.Result, byPath map[string]entry, e *lang.Env) *typedRun {
 	return &typedRun{r: r, results: results, byPath: byPath, e: e, fset: token.NewFileSet(),
 		typed: map[string]bool{}, typeErrs: map[string]string{}, loadErrs: map[string]bool{}, syntaxErrs: map[string]bool{}, shapes: map[string]string{}}
 }
@@ -62,15 +65,15 @@ func (tr *typedRun) listAll(in goInputFiles) error {
 
 // listFolders lists the packages of the folders holding a changed or
 // removed Go file, with their tests and dependencies.
-func (tr *typedRun) listFolders(in goInputFiles, results map[string]*fileResult, removed []string) error {
+func (tr *typedRun) listFolders(in goInputFiles, results map[string]*lang.Result, removed []string) error {
 	dirs := map[string]bool{}
 	for p := range results {
-		if extractorFor(p) == ExtractorGo {
+		if extractorFor(p) == lang.ExtractorGo {
 			dirs[dirOf(p)] = true
 		}
 	}
 	for _, p := range removed {
-		if extractorFor(p) == ExtractorGo {
+		if extractorFor(p) == lang.ExtractorGo {
 			dirs[dirOf(p)] = true
 		}
 	}
@@ -83,7 +86,7 @@ func (tr *typedRun) listFolders(in goInputFiles, results map[string]*fileResult,
 			delete(dirs, d)
 		}
 	}
-	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, sortedKeys(dirs)), in.files, tr.r.build.flags)
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, slices.Sorted(maps.Keys(dirs))), in.files, tr.r.build.flags)
 	tr.r.phase("go list (touched folders)")
 	if err != nil {
 		return err
@@ -221,7 +224,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 			for _, tf := range out {
 				// The file node comes first; its edges stay exact.
 				tf.Nodes[0].Metadata[graph.MetaFallback] = graph.FallbackIncompletePackage
-				tf.Nodes[0].Metadata[graph.MetaFallbackDetail] = cleanString(detail)
+				tf.Nodes[0].Metadata[graph.MetaFallbackDetail] = lang.CleanString(detail)
 			}
 		}
 		shape := x.shapeDigest(cp)
@@ -238,7 +241,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 			delete(tr.typeErrs, p)
 			tr.jobs = append(tr.jobs, tf.impl...)
 			if fr.Decl != nil {
-				fr.Decl.impl, fr.Decl.implKnown = nil, false
+				fr.Decl.Impl, fr.Decl.ImplKnown = nil, false
 			}
 		}
 	})
@@ -311,7 +314,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 	}
 	for p := range want {
 		if fr := tr.results[p]; fr != nil && fr.Decl != nil && tr.typed[p] {
-			fr.Decl.implKnown = true
+			fr.Decl.ImplKnown = true
 		}
 	}
 	r.phase("go implements")
@@ -336,7 +339,7 @@ func (tr *typedRun) addImpl(p string, edges []graph.Edge, nodes []graph.Node) {
 	}
 	for _, e := range edges {
 		set, _ := e.Metadata[graph.MetaMethodSet].(string)
-		fr.Decl.impl = append(fr.Decl.impl, implRecord{Source: e.Source, Target: e.Target, Line: e.Line, MethodSet: set, Stub: stubs[e.Target]})
+		fr.Decl.Impl = append(fr.Decl.Impl, lang.ImplRecord{Source: e.Source, Target: e.Target, Line: e.Line, MethodSet: set, Stub: stubs[e.Target]})
 	}
 }
 
@@ -360,20 +363,20 @@ func (tr *typedRun) reuseImpl(dc *declCache) bool {
 		}
 		rec := dc.Decls[p]
 		if !byFile[p] {
-			fr.Decl.implKnown = true // no named type: no implements edge
+			fr.Decl.ImplKnown = true // no named type: no implements edge
 			continue
 		}
 		var edges []graph.Edge
 		var nodes []graph.Node
 		for _, ir := range rec.Impl {
-			edges = append(edges, graph.Edge{Source: ir.Source, Target: ir.Target, Type: graph.EdgeImplements, Extractor: ExtractorGo, Line: ir.Line,
+			edges = append(edges, graph.Edge{Source: ir.Source, Target: ir.Target, Type: graph.EdgeImplements, Extractor: lang.ExtractorGo, Line: ir.Line,
 				Metadata: map[string]any{graph.MetaMethodSet: ir.MethodSet}})
 			if ir.Stub != "" {
-				nodes = append(nodes, graph.Node{UID: ir.Target, Kind: graph.KindExternal, Label: ir.Stub, Extractor: ExtractorGo, Metadata: map[string]any{"stub": true}})
+				nodes = append(nodes, graph.Node{UID: ir.Target, Kind: graph.KindExternal, Label: ir.Stub, Extractor: lang.ExtractorGo, Metadata: map[string]any{"stub": true}})
 			}
 		}
 		tr.addImpl(p, edges, nodes)
-		fr.Decl.implKnown = true
+		fr.Decl.ImplKnown = true
 	}
 	return true
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/cos-dev/cos/extract/lang"
+
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -30,21 +32,21 @@ import (
 // Without a cache, or when a go.mod changed, every package is extracted
 // in one pass. A file that cannot be type-checked keeps its syntax edges,
 // and its file node says why (classifyFallbacks).
-func (r *runner) typedGo(results map[string]*fileResult, present map[string]string, byPath map[string]entry, e *env, removed []string, modsChanged bool, dc *declCache) error {
+func (r *runner) typedGo(results map[string]*lang.Result, present map[string]string, byPath map[string]entry, e *lang.Env, removed []string, modsChanged bool, dc *declCache) error {
 	in := goInputs(present, byPath)
 	need := modsChanged && len(in.files) > 0
 	for p := range results {
-		need = need || extractorFor(p) == ExtractorGo
+		need = need || extractorFor(p) == lang.ExtractorGo
 	}
 	for _, p := range removed {
-		need = need || extractorFor(p) == ExtractorGo
+		need = need || extractorFor(p) == lang.ExtractorGo
 	}
 	if !need {
 		return nil
 	}
 	if !goAvailable() {
 		for p, fr := range results {
-			if extractorFor(p) == ExtractorGo {
+			if extractorFor(p) == lang.ExtractorGo {
 				r.markSyntax(fr, graph.FallbackLoadError, "the go command is not installed")
 			}
 		}
@@ -76,7 +78,7 @@ func (r *runner) typedGo(results map[string]*fileResult, present map[string]stri
 	// left is a package gone, whose importers must be extracted again.
 	var gone []string
 	for _, p := range removed {
-		if extractorFor(p) != ExtractorGo {
+		if extractorFor(p) != lang.ExtractorGo {
 			continue
 		}
 		if pps := tr.byDir[dirOf(p)]; len(pps) > 0 {
@@ -122,7 +124,7 @@ func goInputs(present map[string]string, byPath map[string]entry) goInputFiles {
 	in := goInputFiles{files: map[string]string{}}
 	for p := range present {
 		switch {
-		case extractorFor(p) == ExtractorGo:
+		case extractorFor(p) == lang.ExtractorGo:
 			in.files[p] = byPath[p].Abs
 		case path.Base(p) == "go.mod":
 			in.modDirs = append(in.modDirs, dirOf(p))
@@ -137,7 +139,7 @@ func goInputs(present map[string]string, byPath map[string]entry) goInputFiles {
 func (tr *typedRun) classifyFallbacks() {
 	r, g := tr.r, tr.g
 	for p, fr := range tr.results {
-		if extractorFor(p) != ExtractorGo {
+		if extractorFor(p) != lang.ExtractorGo {
 			continue
 		}
 		if tr.typed[p] {
@@ -170,12 +172,12 @@ func (tr *typedRun) classifyFallbacks() {
 // markSyntax records on a Go file's nodes that its edges come from the
 // syntax alone, and why; a build-excluded file's declarations carry
 // graph.MetaBuildExcluded too.
-func (r *runner) markSyntax(fr *fileResult, reason, detail string) {
+func (r *runner) markSyntax(fr *lang.Result, reason, detail string) {
 	if r.st.GoFallback == nil {
 		r.st.GoFallback = map[string]int{}
 	}
 	r.st.GoFallback[reason]++
-	fu := fileUID(fr.Path)
+	fu := lang.FileUID(fr.Path)
 	for i := range fr.Nodes {
 		n := &fr.Nodes[i]
 		isFile := n.UID == fu
@@ -195,7 +197,7 @@ func (r *runner) markSyntax(fr *fileResult, reason, detail string) {
 			n.Metadata[graph.MetaExtraction] = graph.ExtractionSyntax
 			n.Metadata[graph.MetaFallback] = reason
 			if detail != "" {
-				n.Metadata[graph.MetaFallbackDetail] = cleanString(detail)
+				n.Metadata[graph.MetaFallbackDetail] = lang.CleanString(detail)
 			}
 		}
 	}

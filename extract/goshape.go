@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"go/types"
+	"maps"
+	"slices"
 )
 
 // shapeDigest is a digest of what other packages can see of a checked
@@ -23,7 +25,7 @@ func (x *typedExtractor) shapeDigest(cp *checkedPackage) string {
 		h.Write([]byte{'\n'})
 	}
 	q := func(p *types.Package) string { return p.Path() }
-	for _, p := range sortedKeys(cp.pkg.Imports) {
+	for _, p := range slices.Sorted(maps.Keys(cp.pkg.Imports)) {
 		w("import", p)
 	}
 	if cp.types == nil {

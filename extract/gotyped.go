@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/cos-dev/cos/extract/golang"
+	"github.com/cos-dev/cos/extract/lang"
+
 	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/cos-dev/cos/graph"
@@ -88,13 +91,13 @@ func (x *typedExtractor) funcTarget(fn *types.Func) (uid string, inTree bool, st
 		name = named.Origin().Obj().Name() + "." + name
 	}
 	if rp, in := x.relOf(fn.Pos()); in {
-		return codeUID("function", rp, name), true, "", true
+		return lang.CodeUID("function", rp, name), true, "", true
 	}
 	stub = name
 	if fn.Pkg() != nil {
 		stub = fn.Pkg().Path() + "." + name
 	}
-	return externalUID(stub), false, stub, true
+	return lang.ExternalUID(stub), false, stub, true
 }
 
 // typeTarget returns the code:class: uid of a named type declared in the
@@ -104,13 +107,13 @@ func (x *typedExtractor) typeTarget(tn *types.TypeName) (uid string, inTree bool
 		return "", false, "" // a type declared in a function has no node
 	}
 	if rp, in := x.relOf(tn.Pos()); in {
-		return codeUID("class", rp, tn.Name()), true, ""
+		return lang.CodeUID("class", rp, tn.Name()), true, ""
 	}
 	stub = tn.Name()
 	if tn.Pkg() != nil {
 		stub = tn.Pkg().Path() + "." + tn.Name()
 	}
-	return externalUID(stub), false, stub
+	return lang.ExternalUID(stub), false, stub
 }
 
 // packageLevel reports whether a type name is declared at package level
@@ -143,7 +146,7 @@ func (x *typedExtractor) extractPackage(cp *checkedPackage, want func(string) bo
 		if !ok || x.graph.owner[rp] != cp.pkg || !want(rp) {
 			continue
 		}
-		fx := &typedFileExtraction{x: x, cp: cp, file: f, path: rp, fileUID: fileUID(rp), edgeAt: map[graph.EdgeKey]int{}, nodeAt: map[string]bool{}}
+		fx := &typedFileExtraction{x: x, cp: cp, file: f, path: rp, fileUID: lang.FileUID(rp), edgeAt: map[graph.EdgeKey]int{}, nodeAt: map[string]bool{}}
 		fx.extract()
 		out[rp] = &typedFile{Nodes: fx.nodes, Edges: fx.edges, impl: fx.impl}
 	}
@@ -205,7 +208,7 @@ func (fx *typedFileExtraction) node(n graph.Node) {
 		return
 	}
 	fx.nodeAt[n.UID] = true
-	n.Extractor = ExtractorGo
+	n.Extractor = lang.ExtractorGo
 	if n.Path == "" && n.Kind != graph.KindExternal && n.Kind != graph.KindModule && n.Kind != graph.KindDependency {
 		n.Path = fx.path
 	}
@@ -214,20 +217,20 @@ func (fx *typedFileExtraction) node(n graph.Node) {
 
 // stubNode adds the code:external: node of an out-of-tree target.
 func (fx *typedFileExtraction) stubNode(uid, label string) {
-	fx.node(graph.Node{UID: uid, Kind: graph.KindExternal, Label: cleanString(label), Metadata: map[string]any{"stub": true}})
+	fx.node(graph.Node{UID: uid, Kind: graph.KindExternal, Label: lang.CleanString(label), Metadata: map[string]any{"stub": true}})
 }
 
 // edge adds an edge once per (source, target, type), keeping the first
 // line; it returns the edge's index.
 func (fx *typedFileExtraction) edge(src, dst, typ string, line int) int {
-	k := graph.EdgeKey{Source: src, Target: dst, Type: typ, Extractor: ExtractorGo}
+	k := graph.EdgeKey{Source: src, Target: dst, Type: typ, Extractor: lang.ExtractorGo}
 	if i, ok := fx.edgeAt[k]; ok {
 		return i
 	}
 	if src == dst {
 		return -1
 	}
-	fx.edges = append(fx.edges, graph.Edge{Source: src, Target: dst, Type: typ, Extractor: ExtractorGo, Line: line})
+	fx.edges = append(fx.edges, graph.Edge{Source: src, Target: dst, Type: typ, Extractor: lang.ExtractorGo, Line: line})
 	fx.edgeAt[k] = len(fx.edges) - 1
 	return len(fx.edges) - 1
 }
@@ -239,8 +242,8 @@ func (fx *typedFileExtraction) extract() {
 	fileIdx := len(fx.nodes)
 	fx.node(graph.Node{UID: fx.fileUID, Kind: graph.KindFile, Label: path.Base(fx.path), Metadata: fileMeta})
 	ip := fx.cp.pkg.PkgPath
-	modUID := clampUID("code:module:" + uidPart(ip))
-	fx.node(graph.Node{UID: modUID, Kind: graph.KindModule, Label: cleanString(ip), Metadata: map[string]any{"language": "go"}})
+	modUID := lang.ClampUID("code:module:" + lang.UIDPart(ip))
+	fx.node(graph.Node{UID: modUID, Kind: graph.KindModule, Label: lang.CleanString(ip), Metadata: map[string]any{"language": "go"}})
 	fx.edge(fx.fileUID, modUID, graph.EdgeDefines, 0)
 	for _, imp := range f.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
@@ -249,10 +252,10 @@ func (fx *typedFileExtraction) extract() {
 		}
 		line := fx.line(imp.Pos())
 		if d, ok := fx.cp.pkg.Imports[p]; ok && fx.x.inTreePath[d.PkgPath] {
-			fx.edge(fx.fileUID, clampUID("code:module:"+uidPart(d.PkgPath)), graph.EdgeImports, line)
+			fx.edge(fx.fileUID, lang.ClampUID("code:module:"+lang.UIDPart(d.PkgPath)), graph.EdgeImports, line)
 			continue
 		}
-		n := goPackageNode(p)
+		n := lang.GoPackageNode(p)
 		fx.node(n)
 		fx.edge(fx.fileUID, n.UID, graph.EdgeImports, line)
 	}
@@ -286,7 +289,7 @@ func (fx *typedFileExtraction) funcDecl(d *ast.FuncDecl) {
 	kind := graph.KindFunction
 	container := fx.fileUID
 	if d.Recv != nil && len(d.Recv.List) > 0 {
-		recv := recvTypeName(d.Recv.List[0].Type)
+		recv := golang.RecvTypeName(d.Recv.List[0].Type)
 		if recv == "" {
 			return
 		}
@@ -305,9 +308,9 @@ func (fx *typedFileExtraction) funcDecl(d *ast.FuncDecl) {
 			}
 		}
 	}
-	uid := codeUID("function", fx.path, name)
+	uid := lang.CodeUID("function", fx.path, name)
 	idx := len(fx.nodes)
-	fx.node(graph.Node{UID: uid, Kind: kind, Label: cleanString(name), Line: fx.line(d.Pos()), EndLine: fx.line(d.End())})
+	fx.node(graph.Node{UID: uid, Kind: kind, Label: lang.CleanString(name), Line: fx.line(d.Pos()), EndLine: fx.line(d.End())})
 	fx.edge(container, uid, graph.EdgeContains, fx.line(d.Pos()))
 	if fn, ok := info.Defs[d.Name].(*types.Func); ok {
 		sig := fn.Type().(*types.Signature)
@@ -424,7 +427,7 @@ func (fx *typedFileExtraction) localTypes(fn string, gd *ast.GenDecl) {
 // typeDecl adds the nodes of a declared type (typeDeclNodes), contained by
 // container, and returns the type's uid.
 func (fx *typedFileExtraction) typeDecl(container, name string, ts *ast.TypeSpec, extra map[string]any) string {
-	nodes, edges := typeDeclNodes(fx.path, name, ts, fx.line, extra)
+	nodes, edges := golang.TypeDeclNodes(fx.path, name, ts, fx.line, extra)
 	for _, n := range nodes {
 		fx.node(n)
 	}
@@ -441,7 +444,7 @@ func (fx *typedFileExtraction) funcTarget(fn *types.Func) (uid string, inTree bo
 	if sig, isSig := fn.Origin().Type().(*types.Signature); isSig && sig.Recv() != nil {
 		if named := namedOf(sig.Recv().Type()); named != nil && !packageLevel(named.Obj()) {
 			if name, known := fx.local[named.Obj()]; known {
-				return codeUID("function", fx.path, name+"."+fn.Name()), true, "", true
+				return lang.CodeUID("function", fx.path, name+"."+fn.Name()), true, "", true
 			}
 		}
 	}
@@ -452,7 +455,7 @@ func (fx *typedFileExtraction) funcTarget(fn *types.Func) (uid string, inTree bo
 // function-local types.
 func (fx *typedFileExtraction) typeTarget(tn *types.TypeName) (uid string, inTree bool, stub string) {
 	if name, known := fx.local[tn]; known {
-		return codeUID("class", fx.path, name), true, ""
+		return lang.CodeUID("class", fx.path, name), true, ""
 	}
 	return fx.x.typeTarget(tn)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cos-dev/cos/extract/lang"
+
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -42,7 +44,7 @@ func checkFileEdges(t *testing.T, payloads map[string]graph.FileExtracted, file,
 	}
 	got := map[string]bool{}
 	for _, e := range pl.Edges {
-		if e.Type == typ && e.Extractor != ExtractorFolder {
+		if e.Type == typ && e.Extractor != lang.ExtractorFolder {
 			got[shortUID(e.Source)+" -> "+shortUID(e.Target)] = true
 		}
 	}

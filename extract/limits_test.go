@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cos-dev/cos/extract/lang"
+
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -45,26 +47,11 @@ func TestMarkdown_NestedBlockquotesLinear(t *testing.T) {
 	}
 }
 
-// The cap keeps headings and links at any depth, and line numbers.
-func TestCapNesting(t *testing.T) {
+// The cap keeps headings and links at any depth, and line numbers, through
+// a whole run (the cap itself: TestCapNesting of package markdown).
+func TestMarkdown_CapNestingKeepsHeadingsAndLinks(t *testing.T) {
 	deep := strings.Repeat("> ", 40)
 	src := "# Top\n" + deep + "# Deep [x](ok.md)\n\n" + strings.Repeat(">", 5) + " # Shallow\n"
-	got := capNesting([]byte(src), maxNesting)
-	if want := strings.Repeat("> ", maxNesting) + "# Deep [x](ok.md)"; !strings.Contains(string(got), want+"\n") {
-		t.Fatalf("capped line not %q:\n%s", want, got)
-	}
-	if bytes.Count(got, []byte("\n")) != strings.Count(src, "\n") {
-		t.Fatal("line breaks changed")
-	}
-	for _, doc := range []string{"# a\n> b\n", "- a\n  - b\n1. x\n-x\n", "**" + strings.Repeat("*", 40)} {
-		if same := capNesting([]byte(doc), maxNesting); string(same) != doc {
-			t.Errorf("a document without deep nesting changed: %q", same)
-		}
-	}
-	lists := strings.Repeat("1. ", 30) + "x\n"
-	if got, want := string(capNesting([]byte(lists), maxNesting)), strings.Repeat("1. ", maxNesting)+"x\n"; got != want {
-		t.Errorf("nested lists capped to %q, want %q", got, want)
-	}
 	root := t.TempDir()
 	writeFile(t, root, "doc.md", []byte(src))
 	writeFile(t, root, "ok.md", []byte("# ok\n"))
@@ -119,7 +106,7 @@ func BenchmarkMarkdown_NestedBlockquotes(b *testing.B) {
 	for _, n := range []int{100_000, 400_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			data := quoteBomb(n)
-			e := &env{files: map[string]bool{}}
+			e := &lang.Env{Files: map[string]bool{}}
 			b.SetBytes(int64(n))
 			for b.Loop() {
 				extractFile("bomb.md", data, "", e)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cos-dev/cos/extract/lang"
+
 	ignore "github.com/sabhiram/go-gitignore"
 
 	"github.com/cos-dev/cos/gitfiles"
@@ -89,7 +91,7 @@ func (r *runner) targeted(c *cache) (walkResult, error) {
 			// Gone, or a folder on its way is now a file.
 			continue
 		case err != nil:
-			res.Failed = append(res.Failed, FileNote{Path: cleanString(rel), Reason: cleanString(err.Error())})
+			res.Failed = append(res.Failed, FileNote{Path: lang.CleanString(rel), Reason: lang.CleanString(err.Error())})
 			// Not dropped: a file that cannot be looked at now keeps what
 			// the graph holds (as the walk's failures do).
 			delete(dropped, rel)
@@ -103,7 +105,7 @@ func (r *runner) targeted(c *cache) (walkResult, error) {
 				if r.ctx.Err() != nil {
 					return res, r.ctx.Err()
 				}
-				res.Failed = append(res.Failed, FileNote{Path: cleanString(rel), Reason: cleanString(err.Error())})
+				res.Failed = append(res.Failed, FileNote{Path: lang.CleanString(rel), Reason: lang.CleanString(err.Error())})
 				continue
 			}
 			for _, f := range w.Files {
@@ -149,7 +151,7 @@ func (r *runner) lstatEntry(rel, raw string, res *walkResult) (entry, bool) {
 	fi, err := os.Lstat(filepath.Join(r.root, filepath.FromSlash(raw)))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			res.Failed = append(res.Failed, FileNote{Path: cleanString(rel), Reason: cleanString(err.Error())})
+			res.Failed = append(res.Failed, FileNote{Path: lang.CleanString(rel), Reason: lang.CleanString(err.Error())})
 		}
 		return entry{}, false
 	}
@@ -164,13 +166,13 @@ func (r *runner) lstatEntry(rel, raw string, res *walkResult) (entry, bool) {
 func (r *runner) fileEntry(rel, raw string, fi fs.FileInfo, res *walkResult) (entry, bool) {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipSymlink})
+		res.Skipped = append(res.Skipped, FileNote{Path: lang.CleanString(rel), Reason: SkipSymlink})
 		return entry{}, false
 	case !fi.Mode().IsRegular():
-		res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipSpecial})
+		res.Skipped = append(res.Skipped, FileNote{Path: lang.CleanString(rel), Reason: SkipSpecial})
 		return entry{}, false
 	case fi.Size() > r.o.MaxFileSize:
-		res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipTooLarge})
+		res.Skipped = append(res.Skipped, FileNote{Path: lang.CleanString(rel), Reason: SkipTooLarge})
 		return entry{}, false
 	}
 	return entry{Rel: rel, Abs: filepath.Join(r.root, filepath.FromSlash(raw)), Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), raw: raw}, true
@@ -275,7 +277,7 @@ func (l *ignoreLevels) level(rel, raw string) *ignore.GitIgnore {
 	}
 	var gi *ignore.GitIgnore
 	if data, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(raw), ".gitignore")); err == nil {
-		gi = ignore.CompileIgnoreLines(strings.Split(validUTF8(data), "\n")...)
+		gi = ignore.CompileIgnoreLines(strings.Split(lang.ValidUTF8(data), "\n")...)
 	}
 	l.byDir[rel] = gi
 	return gi

@@ -12,9 +12,12 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/cos-dev/cos/extract/lang"
+	"github.com/cos-dev/cos/extract/python"
+	"github.com/cos-dev/cos/extract/resolve"
 
 	"golang.org/x/sync/errgroup"
 
@@ -206,11 +209,11 @@ func (r *runner) run() error {
 		h := hs[i]
 		switch {
 		case h.err != nil:
-			failed = append(failed, FileNote{Path: cleanString(f.Rel), Reason: cleanString(h.err.Error())})
+			failed = append(failed, FileNote{Path: lang.CleanString(f.Rel), Reason: lang.CleanString(h.err.Error())})
 			failedSet[f.Rel] = true
 			continue
 		case h.binary:
-			skipped = append(skipped, FileNote{Path: cleanString(f.Rel), Reason: SkipBinary})
+			skipped = append(skipped, FileNote{Path: lang.CleanString(f.Rel), Reason: SkipBinary})
 		default:
 			present[f.Rel] = h.hash
 		}
@@ -258,11 +261,11 @@ func (r *runner) run() error {
 	}
 
 	// The environment every extractor sees.
-	e := &env{files: make(map[string]bool, len(present)), maxDepth: r.o.MaxConfigDepth}
+	e := &lang.Env{Files: make(map[string]bool, len(present)), MaxDepth: r.o.MaxConfigDepth}
 	for p := range present {
-		e.files[p] = true
+		e.Files[p] = true
 	}
-	e.pyMods = pythonModules(e.files)
+	e.PyModules = python.Modules(e.Files)
 	byPath := make(map[string]entry, len(w.Files))
 	for _, f := range w.Files {
 		byPath[f.Rel] = f
@@ -277,7 +280,7 @@ func (r *runner) run() error {
 			modsChanged = true
 		}
 	}
-	e.modules = mods
+	e.Modules = mods
 	dc, err := c.loadDecls()
 	if err != nil {
 		r.o.Logger.Warn("extract declarations cache ignored", "err", err)
@@ -285,7 +288,7 @@ func (r *runner) run() error {
 	r.phase("load declarations")
 
 	// Phase 2: extract the changed files.
-	results := make(map[string]*fileResult, len(changed))
+	results := make(map[string]*lang.Result, len(changed))
 	r.extractTotal = len(changed)
 	if err := r.extractAll(changed, e, results, true); err != nil {
 		return interruptedEarly(err)
@@ -294,11 +297,11 @@ func (r *runner) run() error {
 
 	// Phase 3: the declarations table, from fresh results and the cache;
 	// unchanged files missing from the cache are parsed for theirs.
-	fresh := map[string]*decl{}
-	cached := map[string]declRecord{}
+	fresh := map[string]*lang.Decl{}
+	cached := map[string]lang.DeclRecord{}
 	var needParse []entry
 	for p, h := range present {
-		if !declares(extractorFor(p)) {
+		if !declares(p) {
 			continue
 		}
 		if fr, ok := results[p]; ok {
@@ -314,7 +317,7 @@ func (r *runner) run() error {
 		needParse = append(needParse, byPath[p])
 	}
 	sort.Slice(needParse, func(i, j int) bool { return needParse[i].Rel < needParse[j].Rel })
-	extra := make(map[string]*fileResult, len(needParse))
+	extra := make(map[string]*lang.Result, len(needParse))
 	if err := r.extractAll(needParse, e, extra, false); err != nil {
 		return interruptedEarly(err)
 	}
@@ -323,7 +326,7 @@ func (r *runner) run() error {
 			fresh[p] = fr.Decl
 		}
 	}
-	t := newTable(fresh, cached, mods)
+	t := resolve.NewTable(fresh, cached, mods)
 	r.phase("declarations table")
 
 	// Phase 4: unchanged files whose references looked into a scope whose
@@ -343,7 +346,7 @@ func (r *runner) run() error {
 			}
 			continue
 		}
-		if nr := fr.Decl.record(); declChanged(old, nr) {
+		if nr := fr.Decl.Record(); declChanged(old, nr) {
 			affected[old.Scope] = true
 			affected[nr.Scope] = true
 		}
@@ -352,7 +355,7 @@ func (r *runner) run() error {
 		if old, ok := dc.Decls[p]; ok {
 			affected[old.Scope] = true
 		}
-		affected[fileWatchScope(p)] = true // the documents linking to it
+		affected[lang.FileWatchScope(p)] = true // the documents linking to it
 	}
 	for _, f := range changed {
 		if _, existed := r.previous[f.Rel]; !existed {
@@ -365,7 +368,7 @@ func (r *runner) run() error {
 		if r.pending[p] {
 			return true
 		}
-		if modsChanged && extractorFor(p) == ExtractorGo || affected[scope] {
+		if modsChanged && extractorFor(p) == lang.ExtractorGo || affected[scope] {
 			return true
 		}
 		for _, s := range deps {
@@ -410,7 +413,7 @@ func (r *runner) run() error {
 				continue
 			}
 			fresh[f.Rel] = fr.Decl
-			if nr := fr.Decl.record(); declChanged(old, nr) {
+			if nr := fr.Decl.Record(); declChanged(old, nr) {
 				grew = grew || !affected[old.Scope] || !affected[nr.Scope]
 				affected[old.Scope] = true
 				affected[nr.Scope] = true
@@ -421,7 +424,7 @@ func (r *runner) run() error {
 		}
 	}
 	// Resolution sees the dependents' declarations as they are now.
-	t = newTable(fresh, cached, mods)
+	t = resolve.NewTable(fresh, cached, mods)
 	r.phase("dependents")
 
 	// Phase 4b: Go packages touched, and their importers, type-checked.
@@ -438,7 +441,7 @@ func (r *runner) run() error {
 	paths := sortedPaths(results)
 	// What an interruption of the emits must put back: the declarations
 	// of the files not emitted yet, and which of them are dependents.
-	em := emitState{prior: make(map[string]declRecord, len(paths)), committed: make(map[string]bool, len(paths)), changed: make(map[string]bool, len(changed)), goBefore: goBefore}
+	em := emitState{prior: make(map[string]lang.DeclRecord, len(paths)), committed: make(map[string]bool, len(paths)), changed: make(map[string]bool, len(changed)), goBefore: goBefore}
 	for _, p := range paths {
 		if rec, ok := dc.Decls[p]; ok {
 			em.prior[p] = rec
@@ -448,7 +451,7 @@ func (r *runner) run() error {
 		em.changed[f.Rel] = true
 	}
 	interrupted := func(err error) error {
-		r.saveInterrupted(c, dc, &em, paths, results, newStat, mods.byDir)
+		r.saveInterrupted(c, dc, &em, paths, results, newStat, mods.ByDir)
 		return err
 	}
 	var batch []graph.FileExtracted
@@ -458,15 +461,15 @@ func (r *runner) run() error {
 			return interrupted(err)
 		}
 		fr := results[p]
-		resolve(fr, t)
+		resolve.Resolve(fr, t)
 		pl := payload(fr)
 		results[p] = nil
 		if fr.Decl != nil {
 			prev, had := dc.Decls[p]
 			fr.Decl.Hash = fr.Hash
-			fr.Decl.payload = payloadHash(pl)
-			dc.Decls[p] = fr.Decl.record()
-			if had && prev.Hash == fr.Hash && prev.Payload == fr.Decl.payload && r.previous[p] == fr.Hash && (r.o.Reemit == nil || !r.o.Reemit(p)) {
+			fr.Decl.Payload = payloadHash(pl)
+			dc.Decls[p] = fr.Decl.Record()
+			if had && prev.Hash == fr.Hash && prev.Payload == fr.Decl.Payload && r.previous[p] == fr.Hash && (r.o.Reemit == nil || !r.o.Reemit(p)) {
 				reextracted--
 				continue
 			}
@@ -504,9 +507,9 @@ func (r *runner) run() error {
 			continue
 		}
 		if fr.Decl != nil {
-			resolve(fr, t) // for Deps; the edges are not emitted
+			resolve.Resolve(fr, t) // for Deps; the edges are not emitted
 			fr.Decl.Hash = fr.Hash
-			dc.Decls[p] = fr.Decl.record()
+			dc.Decls[p] = fr.Decl.Record()
 		}
 	}
 	for p := range dc.Decls {
@@ -515,17 +518,12 @@ func (r *runner) run() error {
 		}
 	}
 	c.stat.Stat = newStat
-	c.stat.Modules = mods.byDir
+	c.stat.Modules = mods.ByDir
 	c.stat.Pending = nil
 	err = r.save(true)
 	r.phase("save cache")
 	return err
 }
-
-// fileWatchScope is the scope a document's link to the repo-relative
-// path p watches: the file appearing or vanishing changes whether the link
-// holds (a links_to edge or none).
-func fileWatchScope(p string) string { return "file:" + p }
 
 // watchKeys are the scopes a new file satisfies: its fileWatchScope (the
 // documents linking to it), and the "missing:" scopes of imports looking
@@ -533,50 +531,37 @@ func fileWatchScope(p string) string { return "file:" + p }
 // (without extension, or with .js for a TypeScript file) that resolve to a
 // JS/TS file.
 func watchKeys(p string) []string {
-	return append(importWatchKeys(p), fileWatchScope(p))
+	return append(importWatchKeys(p), lang.FileWatchScope(p))
 }
 
-// importWatchKeys are the "missing:" scopes of watchKeys.
+// importWatchKeys are the "missing:" scopes of watchKeys (the owning
+// extractor's Provides).
 func importWatchKeys(p string) []string {
-	switch extractorFor(p) {
-	case ExtractorPython:
-		return []string{"missing:py:" + pyDotted(p), "missing:py:" + pyModuleName(p)}
-	case ExtractorJSTS:
-		var keys []string
-		for _, ext := range jsResolveExts {
-			if ext != "" && strings.HasSuffix(p, ext) {
-				keys = append(keys, "missing:js:"+strings.TrimSuffix(p, ext))
-			}
-		}
-		if stem, ok := strings.CutSuffix(p, ".ts"); ok {
-			keys = append(keys, "missing:js:"+stem+".js")
-		} else if stem, ok := strings.CutSuffix(p, ".tsx"); ok {
-			keys = append(keys, "missing:js:"+stem+".js")
-		}
-		return append(keys, "missing:js:"+p)
+	if x := extractorOf(p); x != nil {
+		return x.Provides(p)
 	}
 	return nil
 }
 
 // declChanged reports whether a file's declarations differ between two
 // records in anything another file's resolution reads.
-func declChanged(old, nr declRecord) bool {
+func declChanged(old, nr lang.DeclRecord) bool {
 	return old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results || old.Facts != nr.Facts
 }
 
 // refScopes returns the normalised scopes fr's references look into.
-func refScopes(fr *fileResult, t *table) []string {
+func refScopes(fr *lang.Result, t *resolve.Table) []string {
 	seen := map[string]bool{}
-	t.touched = seen
+	t.Touched = seen
 	for _, r := range fr.Refs {
-		if s, ok := t.normScope(r.Scope); ok && s != "" {
+		if s, ok := t.NormScope(r.Scope); ok && s != "" {
 			seen[s] = true
 		}
-		if r.Recv != nil || r.Type == refCall || r.Type == refInherits {
-			t.target(r, fr) // for the scopes it looks into
+		if r.Recv != nil || r.Type == lang.RefCall || r.Type == lang.RefInherits {
+			t.Target(r, fr) // for the scopes it looks into
 		}
 	}
-	t.touched = nil
+	t.Touched = nil
 	out := make([]string, 0, len(seen))
 	for s := range seen {
 		out = append(out, s)
@@ -648,8 +633,8 @@ func (r *runner) save(decls bool) error {
 
 // extractAll reads and extracts files in parallel into out. timed files
 // count in Stats.Slowest and the progress.
-func (r *runner) extractAll(files []entry, e *env, out map[string]*fileResult, timed bool) error {
-	res := make([]*fileResult, len(files))
+func (r *runner) extractAll(files []entry, e *lang.Env, out map[string]*lang.Result, timed bool) error {
+	res := make([]*lang.Result, len(files))
 	err := r.parallel(len(files), func(i int) {
 		f := files[i]
 		data, err := r.readFile(f.Abs)
@@ -658,7 +643,7 @@ func (r *runner) extractAll(files []entry, e *env, out map[string]*fileResult, t
 			r.mu.Lock()
 			r.st.FilesFailed++
 			if len(r.st.Failed) < maxNotes {
-				r.st.Failed = append(r.st.Failed, FileNote{Path: cleanString(f.Rel), Reason: cleanString(err.Error())})
+				r.st.Failed = append(r.st.Failed, FileNote{Path: lang.CleanString(f.Rel), Reason: lang.CleanString(err.Error())})
 			}
 			r.mu.Unlock()
 			return
@@ -697,14 +682,14 @@ func (r *runner) extractAll(files []entry, e *env, out map[string]*fileResult, t
 // which cannot be interrupted, goes on in its goroutine until it ends and
 // its result is dropped (it writes only to its own fileResult). A file
 // that timed out once in this run is not tried again.
-func (r *runner) extractWithin(p string, data []byte, hash string, e *env) *fileResult {
+func (r *runner) extractWithin(p string, data []byte, hash string, e *lang.Env) *lang.Result {
 	r.mu.Lock()
 	gaveUp := r.timedOut[p]
 	r.mu.Unlock()
 	if gaveUp {
 		return nil
 	}
-	done := make(chan *fileResult, 1)
+	done := make(chan *lang.Result, 1)
 	go func() { done <- extractFile(p, data, hash, e) }()
 	timer := time.NewTimer(r.o.FileTimeout)
 	defer timer.Stop()
@@ -721,7 +706,7 @@ func (r *runner) extractWithin(p string, data []byte, hash string, e *env) *file
 	r.timedOut[p] = true
 	r.st.FilesSkipped++
 	if len(r.st.Skipped) < maxNotes {
-		r.st.Skipped = append(r.st.Skipped, FileNote{Path: cleanString(p), Reason: SkipTimeout})
+		r.st.Skipped = append(r.st.Skipped, FileNote{Path: lang.CleanString(p), Reason: SkipTimeout})
 	}
 	r.o.Logger.Warn("extraction ran past its time limit; file skipped", "path", p, "limit", r.o.FileTimeout)
 	return nil
@@ -734,7 +719,7 @@ func hashFile(open func(string) (io.ReadCloser, error), abs string) hashed {
 		return hashed{err: err}
 	}
 	defer f.Close()
-	head := make([]byte, sniffLen)
+	head := make([]byte, lang.SniffLen)
 	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return hashed{err: err}
@@ -742,7 +727,7 @@ func hashFile(open func(string) (io.ReadCloser, error), abs string) hashed {
 	head = head[:n]
 	h := sha256.New()
 	h.Write(head)
-	if isBinary(head) {
+	if lang.IsBinary(head) {
 		return hashed{binary: true}
 	}
 	if _, err := io.Copy(h, f); err != nil {
@@ -754,7 +739,7 @@ func hashFile(open func(string) (io.ReadCloser, error), abs string) hashed {
 // goModules reads every go.mod of the repository (they are few and small;
 // byPath gives each its name on disk) and reports whether the module map
 // differs from the cached one.
-func (r *runner) goModules(present map[string]string, byPath map[string]entry) (*goModules, bool) {
+func (r *runner) goModules(present map[string]string, byPath map[string]entry) (*lang.GoModules, bool) {
 	byDir := map[string]string{}
 	for p := range present {
 		if path.Base(p) != "go.mod" {
@@ -764,7 +749,7 @@ func (r *runner) goModules(present map[string]string, byPath map[string]entry) (
 		if err != nil {
 			continue
 		}
-		if mp := parseGoMod(validUTF8(data)).Module; mp != "" {
+		if mp := lang.ParseGoMod(lang.ValidUTF8(data)).Module; mp != "" {
 			d := path.Dir(p)
 			if d == "." {
 				d = ""
@@ -781,7 +766,7 @@ func (r *runner) goModules(present map[string]string, byPath map[string]entry) (
 			}
 		}
 	}
-	return newGoModules(byDir), !maps.Equal(byDir, r.cache.stat.Modules)
+	return lang.NewGoModules(byDir), !maps.Equal(byDir, r.cache.stat.Modules)
 }
 
 // payloadSize estimates the JSON size of a payload, for batching.
@@ -818,7 +803,7 @@ type goRecords struct {
 type emitState struct {
 	// prior are the declarations cache's records of the files to emit as
 	// the run found them.
-	prior map[string]declRecord
+	prior map[string]lang.DeclRecord
 	// committed are the files whose batch emit accepted.
 	committed map[string]bool
 	// changed are the run's changed files (the rest of what it emits are
@@ -836,7 +821,7 @@ type emitState struct {
 // declarations affects others. A dependent not emitted gets its earlier
 // declarations back and is recorded as pending: the next run extracts it
 // again and emits it. Like save, it only logs a failure.
-func (r *runner) saveInterrupted(c *cache, dc *declCache, em *emitState, paths []string, results map[string]*fileResult, stat map[string]statEntry, modules map[string]string) {
+func (r *runner) saveInterrupted(c *cache, dc *declCache, em *emitState, paths []string, results map[string]*lang.Result, stat map[string]statEntry, modules map[string]string) {
 	pending := make([]string, 0)
 	for _, p := range paths {
 		switch {
@@ -849,7 +834,7 @@ func (r *runner) saveInterrupted(c *cache, dc *declCache, em *emitState, paths [
 				}
 				d := *fr.Decl
 				d.Hash = fr.Hash
-				dc.Decls[p] = d.record()
+				dc.Decls[p] = d.Record()
 			}
 		default:
 			if rec, ok := em.prior[p]; ok {

@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cos-dev/cos/extract/lang"
+	"github.com/cos-dev/cos/extract/resolve"
+
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -94,69 +97,6 @@ func TestWalk_Ignore(t *testing.T) {
 	}
 }
 
-// TestGithubSlug checks GitHub's anchor rules.
-func TestGithubSlug(t *testing.T) {
-	seen := map[string]int{}
-	for _, c := range []struct{ title, want string }{
-		{"Hello World", "hello-world"},
-		{"Hello World", "hello-world-1"},
-		{"Hello World", "hello-world-2"},
-		{"API: `Run()` & friends!", "api-run--friends"},
-		{"설치 방법", "설치-방법"},
-		{"Ünïcödé Straße", "ünïcödé-straße"},
-		{"🎉", "section"},
-		{"🎉🎉", "section-1"},
-		{"snake_case-and-dash", "snake_case-and-dash"},
-		{"hello-world-1", "hello-world-1-1"},
-		{"日本語", "日本語"},
-	} {
-		if got := githubSlug(c.title, seen); got != c.want {
-			t.Errorf("githubSlug(%q) = %q, want %q", c.title, got, c.want)
-		}
-	}
-}
-
-// TestUIDPart checks that escaped fragments always make valid uids and that
-// legal fragments are kept as they are.
-func TestUIDPart(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"a/b.go", "a/b.go"},
-		{"a b.go", "a%20b.go"},
-		{"x`y", "x%60y"},
-		{"../etc", "%2E%2E/etc"},
-		{"a/..", "a/%2E%2E"},
-		{"tab\there", "tab%09here"},
-		{"caf\xe9", "café"},
-		{"100%", "100%"},
-	} {
-		got := uidPart(c.in)
-		if got != c.want {
-			t.Errorf("uidPart(%q) = %q, want %q", c.in, got, c.want)
-		}
-		if err := graph.ValidateUID("code:file:" + got); err != nil {
-			t.Errorf("uidPart(%q): %v", c.in, err)
-		}
-	}
-	long := clampUID("code:file:" + strings.Repeat("é", 2000))
-	if len(long) > graph.MaxUIDLen || graph.ValidateUID(long) != nil {
-		t.Errorf("clampUID: %d bytes, %v", len(long), graph.ValidateUID(long))
-	}
-}
-
-// TestPlatformFile checks the build-constraint preference used to pick one
-// of several same-named Go declarations.
-func TestPlatformFile(t *testing.T) {
-	if !platformFile("os/file.go") || !platformFile("os/file_unix.go") {
-		t.Error("files without a platform suffix must fit")
-	}
-	if platformFile("os/file_plan9.go") && platformFile("os/file_windows.go") {
-		t.Error("two different GOOS suffixes cannot both fit")
-	}
-	if platformFile("runtime/asm_s390x.go") && platformFile("runtime/asm_riscv64.go") {
-		t.Error("two different GOARCH suffixes cannot both fit")
-	}
-}
-
 // FuzzExtractFile feeds arbitrary bytes to every extractor: no panic, every
 // uid valid, every string UTF-8.
 func FuzzExtractFile(f *testing.F) {
@@ -164,12 +104,12 @@ func FuzzExtractFile(f *testing.F) {
 		f.Add(seed)
 	}
 	exts := []string{"x.go", "x.py", "x.js", "x.ts", "x.tsx", "x.md", "x.json", "x.toml", "x.yaml", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "requirements.txt", ".mcp.json"}
-	e := &env{modules: newGoModules(map[string]string{"": "m"}), files: map[string]bool{"y.md": true}, maxDepth: DefaultMaxConfigDepth}
+	e := &lang.Env{Modules: lang.NewGoModules(map[string]string{"": "m"}), Files: map[string]bool{"y.md": true}, MaxDepth: DefaultMaxConfigDepth}
 	f.Fuzz(func(t *testing.T, src string) {
 		payloads := map[string]graph.FileExtracted{}
 		for _, p := range exts {
 			fr := extractFile(p, []byte(src), "h", e)
-			resolve(fr, newTable(map[string]*decl{}, nil, e.modules))
+			resolve.Resolve(fr, resolve.NewTable(map[string]*lang.Decl{}, nil, e.Modules))
 			payloads[p] = payload(fr)
 		}
 		checkPayloads(t, payloads)

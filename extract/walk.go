@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cos-dev/cos/extract/lang"
+
 	ignore "github.com/sabhiram/go-gitignore"
 
 	"github.com/cos-dev/cos/gitfiles"
@@ -72,7 +74,7 @@ type gitignoreLevel struct {
 // injective ("\xe9" and the valid "é" meet): walk keeps one file per key and
 // records the others as SkipNameCollision.
 func pathKey(raw string) string {
-	return validUTF8([]byte(raw))
+	return lang.ValidUTF8([]byte(raw))
 }
 
 // walk lists the regular files under root. Inside a git work tree it keeps
@@ -142,7 +144,7 @@ func walk(ctx context.Context, root string, exclude []string, maxSize int64) (wa
 			if rel == "" {
 				return err
 			}
-			res.Failed = append(res.Failed, FileNote{Path: cleanString(rel), Reason: cleanString(err.Error())})
+			res.Failed = append(res.Failed, FileNote{Path: lang.CleanString(rel), Reason: lang.CleanString(err.Error())})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -176,19 +178,19 @@ func walk(ctx context.Context, root string, exclude []string, maxSize int64) (wa
 		}
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
-			res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipSymlink})
+			res.Skipped = append(res.Skipped, FileNote{Path: lang.CleanString(rel), Reason: SkipSymlink})
 			return nil
 		case !d.Type().IsRegular():
-			res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipSpecial})
+			res.Skipped = append(res.Skipped, FileNote{Path: lang.CleanString(rel), Reason: SkipSpecial})
 			return nil
 		}
 		info, ierr := d.Info()
 		if ierr != nil {
-			res.Failed = append(res.Failed, FileNote{Path: cleanString(rel), Reason: cleanString(ierr.Error())})
+			res.Failed = append(res.Failed, FileNote{Path: lang.CleanString(rel), Reason: lang.CleanString(ierr.Error())})
 			return nil
 		}
 		if info.Size() > maxSize {
-			res.Skipped = append(res.Skipped, FileNote{Path: cleanString(rel), Reason: SkipTooLarge})
+			res.Skipped = append(res.Skipped, FileNote{Path: lang.CleanString(rel), Reason: SkipTooLarge})
 			return nil
 		}
 		res.Files = append(res.Files, entry{Rel: rel, Abs: abs, Size: info.Size(), ModTime: info.ModTime().UnixNano(), raw: raw})
@@ -242,6 +244,6 @@ func addGitignore(levels []gitignoreLevel, abs, rel string) []gitignoreLevel {
 	if err != nil {
 		return levels
 	}
-	lines := strings.Split(validUTF8(data), "\n")
+	lines := strings.Split(lang.ValidUTF8(data), "\n")
 	return append(levels, gitignoreLevel{dir: rel, gi: ignore.CompileIgnoreLines(lines...)})
 }

@@ -1,0 +1,123 @@
+package ts
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/cos-dev/cos/extract/lang"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// parserPools keep one pool of parsers per grammar: a tree-sitter parser
+// is not safe for concurrent use, and creating one per file is wasteful.
+var parserPools sync.Map // *sitter.Language → *sync.Pool
+
+// Parse parses src with lang. The caller closes the tree.
+func Parse(grammar *sitter.Language, src []byte) (*sitter.Tree, error) {
+	pv, _ := parserPools.LoadOrStore(grammar, &sync.Pool{New: func() any {
+		p := sitter.NewParser()
+		if err := p.SetLanguage(grammar); err != nil {
+			p.Close()
+			return err
+		}
+		return p
+	}})
+	pool := pv.(*sync.Pool)
+	got := pool.Get()
+	p, ok := got.(*sitter.Parser)
+	if !ok {
+		return nil, fmt.Errorf("tree-sitter: %v", got)
+	}
+	defer pool.Put(p)
+	tree := p.Parse(src, nil)
+	if tree == nil {
+		p.Reset()
+		return nil, fmt.Errorf("tree-sitter: parse returned no tree")
+	}
+	return tree, nil
+}
+
+// Text returns the source text of n as valid UTF-8.
+func Text(n *sitter.Node, src []byte) string {
+	if n == nil {
+		return ""
+	}
+	s, e := n.StartByte(), n.EndByte()
+	if e > uint(len(src)) || s > e {
+		return ""
+	}
+	return lang.CleanString(string(src[s:e]))
+}
+
+// Line returns the 1-based start line of n.
+func Line(n *sitter.Node) int { return int(n.StartPosition().Row) + 1 }
+
+// EndLine returns the 1-based end line of n.
+func EndLine(n *sitter.Node) int { return int(n.EndPosition().Row) + 1 }
+
+// Children returns n's named children.
+func Children(n *sitter.Node) []sitter.Node {
+	if n == nil {
+		return nil
+	}
+	c := n.Walk()
+	defer c.Close()
+	return n.NamedChildren(c)
+}
+
+// SyntaxErrors records where tree-sitter found errors (ERROR or MISSING
+// nodes), up to maxParseErrors; the rest of the tree is still extracted.
+func SyntaxErrors(fr *lang.Result, root *sitter.Node) {
+	if !root.HasError() {
+		return
+	}
+	var rec func(n *sitter.Node)
+	rec = func(n *sitter.Node) {
+		if len(fr.ParseErrors) >= lang.MaxParseErrors {
+			return
+		}
+		if n.IsError() || n.IsMissing() {
+			fr.ParseError(fmt.Sprintf("%s:%d:%d: syntax error (%s)", fr.Path, Line(n), n.StartPosition().Column+1, n.Kind()))
+			return
+		}
+		if !n.HasError() {
+			return
+		}
+		for _, c := range Children(n) {
+			rec(&c)
+		}
+	}
+	rec(root)
+	if len(fr.ParseErrors) == 0 {
+		fr.ParseError(fr.Path + ": syntax error")
+	}
+}
+
+// WalkSkip visits n and its descendants in document order with one
+// cursor (far cheaper through cgo than recursing over child lists); a
+// visit that returns false skips the node's descendants.
+func WalkSkip(n *sitter.Node, visit func(*sitter.Node) bool) {
+	if n == nil {
+		return
+	}
+	cur := n.Walk()
+	defer cur.Close()
+	depth := 0
+	for {
+		if visit(cur.Node()) && cur.GotoFirstChild() {
+			depth++
+			continue
+		}
+		for {
+			if depth == 0 {
+				return
+			}
+			if cur.GotoNextSibling() {
+				break
+			}
+			cur.GotoParent()
+			depth--
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package lang
+
+import (
+	"github.com/cos-dev/cos/graph"
+)
+
+// Extractor ids recorded on every node and edge (graph.Node.Extractor) and on
+// each graph.FileExtracted payload.
+const (
+	ExtractorGo       = "go"
+	ExtractorPython   = "python"
+	ExtractorJSTS     = "jsts"
+	ExtractorMarkdown = "markdown"
+	ExtractorConfig   = "config"
+	ExtractorManifest = "manifest"
+	ExtractorFolder   = "folder"
+	ExtractorFile     = "file"
+)
+
+// Reference types that are resolved against the declarations table after
+// every changed file was parsed.
+const (
+	RefCall     = graph.EdgeCalls
+	RefInherits = graph.EdgeInheritsFrom
+	RefImport   = graph.EdgeImports
+	// RefContainedBy links a Go method to its receiver type, which may be
+	// declared in another file of the package: the edge is
+	// class --contains--> method.
+	RefContainedBy = "contained_by"
+	// RefWatch emits nothing: its Scope ("missing:…") names a module or
+	// file an import looked for in vain, so that adding it later
+	// re-extracts the importer (see watchKeys).
+	RefWatch = "watch"
+)
+
+// Ref is one reference whose target lives in the declarations table: a call,
+// a base class, an import, a method's receiver type.
+type Ref struct {
+	Type string
+	From string // uid of the source (function, class or file)
+	Line int
+	// Scope is the table scope to look Name up in ("go:<dir>",
+	// "goimport:<import path>", "py:<module>", "js:<path>").
+	Scope string
+	Name  string
+	// Then, when set, makes the target the method Then of the type Name
+	// returns (x := F(); x.Then()).
+	Then string
+	// Recv, when set, makes the target the member Name of the value Recv
+	// evaluates to (x.m(), self.m(), super().m(), mod.f()); Scope is then
+	// unused.
+	Recv *Chain
+	// Stub names the code:external: node used when Name is not found;
+	// empty drops an unresolved reference.
+	Stub string
+}
+
+// Decl is what one file declares and depends on, cached per content hash so
+// that a re-index can resolve changed files without parsing unchanged ones.
+type Decl struct {
+	Hash  string
+	Scope string
+	// Names maps a declared name ("F", "T", "T.M") to its node kind
+	// (graph.KindFunction, graph.KindMethod, graph.KindClass).
+	Names map[string]string
+	// Alias maps an exported alias ("default") to a declared name.
+	Alias map[string]string
+	// Results maps a Go function or method to the named type of its first
+	// result when that type is declared in the same package ("NewServer" →
+	// "Server"), so that x := NewServer(); x.M() resolves.
+	Results map[string]string
+	// Facts are what the file says about types, for the receiver
+	// inference of the tree-sitter extractors (package resolve; the keys
+	// FactBase, FactAttr, FactReturn, FactVar, FactImport, FactStar, … are
+	// in chain.go).
+	Facts map[string]string
+	// Deps are the normalised scopes this file's references looked into;
+	// when one of them changes its declarations the file is re-extracted.
+	Deps []string
+	// Payload is the payloadHash of the file's last emitted payload.
+	Payload string
+	// impl and implKnown are a Go file's implements edges (implRecord).
+	Impl      []ImplRecord
+	ImplKnown bool
+}
+
+// Result is what one extractor found in one file, before resolution.
+type Result struct {
+	Path        string
+	Extractor   string
+	Hash        string
+	Size        int64
+	Nodes       []graph.Node
+	Edges       []graph.Edge
+	Refs        []Ref
+	Decl        *Decl // nil for files that declare nothing resolvable
+	ParseErrors []string
+	DurationMS  float64
+}
+
+func (r *Result) AddNode(n graph.Node) {
+	if n.Extractor == "" {
+		n.Extractor = r.Extractor
+	}
+	if n.Path == "" && n.Kind != graph.KindDependency && n.Kind != graph.KindExternal && n.Kind != graph.KindMCPServer && n.Kind != graph.KindModule {
+		n.Path = r.Path
+	}
+	r.Nodes = append(r.Nodes, n)
+}
+
+func (r *Result) AddEdge(src, dst, typ string, line int) {
+	r.Edges = append(r.Edges, graph.Edge{Source: src, Target: dst, Type: typ, Extractor: r.Extractor, Line: line})
+}
+
+func (r *Result) ParseError(msg string) {
+	if len(r.ParseErrors) < MaxParseErrors {
+		r.ParseErrors = append(r.ParseErrors, CleanString(msg))
+	}
+}
+
+// MaxParseErrors bounds ParseErrors per file.
+const MaxParseErrors = 10
+
+// HeadingKindPrefix marks a heading in the declarations table; the level
+// follows it ("heading:2").
+const HeadingKindPrefix = "heading:"
