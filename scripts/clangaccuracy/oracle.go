@@ -22,8 +22,8 @@ var recordKinds = map[string]bool{
 // record is a class the walk has seen.
 type record struct {
 	Name, Parent string // Parent: the enclosing record's id
-	Qual             string
-	Lambda           bool
+	Qual         string
+	Lambda       bool
 }
 
 // fdecl is a function declaration the walk has seen.
@@ -71,9 +71,9 @@ type tuVisitor struct {
 	// root is the project folder, cwd where clang ran (paths it prints
 	// are relative to cwd).
 	root, cwd string
-	rel   map[string]relPath
-	idx   *tuIndex
-	stack []*node
+	rel       map[string]relPath
+	idx       *tuIndex
+	stack     []*node
 	// scopes are namespace names and record ids, innermost last.
 	scopes []scope
 	// funcs are the enclosing functions, innermost last.

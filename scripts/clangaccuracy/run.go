@@ -133,7 +133,7 @@ func (o *oracleRun) collect(v *tuVisitor) {
 			continue
 		}
 		if f.Implicit {
-			o.counts["implicit_left_out"]++
+			o.counts["implicit_decls_left_out"]++
 			continue
 		}
 		if r := v.idx.records[f.Record]; r != nil && r.Lambda {

@@ -344,9 +344,11 @@ public final class CallOracle {
     if (e.getModifiers().contains(Modifier.STATIC)) {
       return "static method";
     }
-    Element owner = e.getEnclosingElement();
-    if (owner != null && owner.getKind().isInterface() || e.getModifiers().contains(Modifier.ABSTRACT)) {
+    if (e.getModifiers().contains(Modifier.ABSTRACT)) {
       return "interface/abstract method";
+    }
+    if (e.getModifiers().contains(Modifier.DEFAULT)) {
+      return "default method";
     }
     return "method";
   }
