@@ -124,7 +124,7 @@ func TestCompare_JavaFixture(t *testing.T) {
 		t.Errorf("mapped = %v, want place 9, name 1, no cos node 1", c.Mapped)
 	}
 	for _, w := range []struct {
-		split, row           string
+		split, row            string
 		truth, tp, cos, cosTP int
 	}{
 		{SplitCategory, "static", 2, 1, 1, 1},
