@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -79,6 +80,9 @@ type tuVisitor struct {
 	// funcs are the enclosing functions, innermost last.
 	funcs  []*fdecl
 	counts map[string]int
+	// src holds the lines of the files read to check constructions,
+	// shared by the units of a run.
+	src map[string][]string
 }
 
 type scope struct {
@@ -91,9 +95,9 @@ type relPath struct {
 	inTree bool
 }
 
-func newTUVisitor(root, cwd string, counts map[string]int) *tuVisitor {
+func newTUVisitor(root, cwd string, counts map[string]int, src map[string][]string) *tuVisitor {
 	return &tuVisitor{
-		root: root, cwd: cwd, rel: map[string]relPath{}, counts: counts,
+		root: root, cwd: cwd, rel: map[string]relPath{}, counts: counts, src: src,
 		idx: &tuIndex{decls: map[string]*fdecl{}, records: map[string]*record{}, ctors: map[string]string{}, byKey: map[string]*keyPlaces{}},
 	}
 }
@@ -212,7 +216,9 @@ func (t *tuVisitor) leave(n *node) {
 	case "CallExpr":
 		c := unwrap(n.First)
 		if c == nil || c.Kind != "DeclRefExpr" || c.Ref == nil || !funcKinds[c.Ref.Kind] {
-			t.counts["indirect"]++
+			if t.inTree(n.Begin) {
+				t.counts["indirect"]++
+			}
 			return
 		}
 		cat := "direct"
@@ -223,7 +229,9 @@ func (t *tuVisitor) leave(n *node) {
 	case "CXXMemberCallExpr":
 		m := unwrap(n.First)
 		if m == nil || m.Kind != "MemberExpr" || m.MemberRef == "" {
-			t.counts["indirect"]++
+			if t.inTree(n.Begin) {
+				t.counts["indirect"]++
+			}
 			return
 		}
 		cat := "member"
@@ -232,8 +240,13 @@ func (t *tuVisitor) leave(n *node) {
 		}
 		t.add(m.End, pending{RefID: m.MemberRef, Category: cat})
 	case "CXXOperatorCallExpr":
-		t.counts["operator_calls_left_out"]++
+		if t.inTree(n.Begin) {
+			t.counts["operator_calls_left_out"]++
+		}
 	case "CXXConstructExpr", "CXXTemporaryObjectExpr":
+		if !t.inTree(n.Begin) {
+			return
+		}
 		ty := n.Type.DesugaredQualType
 		if ty == "" {
 			ty = n.Type.QualType
@@ -241,8 +254,63 @@ func (t *tuVisitor) leave(n *node) {
 		for _, p := range []string{"const ", "volatile ", "struct ", "class "} {
 			ty = strings.TrimPrefix(ty, p)
 		}
-		t.add(n.Begin, pending{CtorKey: ty + "|" + n.CtorType.QualType, Category: "constructor"})
+		cat := "constructor"
+		switch {
+		case t.namesClass(n.Begin, ty):
+		case len(t.stack) > 0 && t.stack[len(t.stack)-1].Kind == "VarDecl" && n.End != n.Begin:
+			cat = "constructor (variable)" // T x(args), T x{args}
+		default:
+			// T x; a conversion (a literal to Slice), a copy: not written
+			// as a call.
+			t.counts["unwritten_constructions_left_out"]++
+			return
+		}
+		t.add(n.Begin, pending{CtorKey: ty + "|" + n.CtorType.QualType, Category: cat})
 	}
+}
+
+// inTree reports whether a location is in the project's files.
+func (t *tuVisitor) inTree(at loc) bool {
+	if at.File == "" {
+		return false
+	}
+	_, in := t.relative(at.File)
+	return in
+}
+
+// namesClass reports whether the source at a construction's start names
+// the constructed class: T(...), ns::T{...}, new T(...), T<int>(...).
+func (t *tuVisitor) namesClass(at loc, qual string) bool {
+	path, _ := t.relative(at.File)
+	lines, ok := t.src[path]
+	if !ok {
+		b, err := os.ReadFile(filepath.Join(t.root, filepath.FromSlash(path)))
+		if err == nil {
+			lines = strings.Split(string(b), "\n")
+		}
+		t.src[path] = lines
+	}
+	if at.Line < 1 || at.Line > len(lines) || at.Col < 1 || at.Col > len(lines[at.Line-1]) {
+		return false
+	}
+	text := lines[at.Line-1][at.Col-1:]
+	end := 0
+	for end < len(text) && (isIdent(text[end]) || text[end] == ':') {
+		end++
+	}
+	written := strings.TrimPrefix(text[:end], "::")
+	if i := strings.LastIndex(written, "::"); i >= 0 {
+		written = written[i+2:]
+	}
+	name, _, _ := strings.Cut(qual, "<")
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		name = name[i+2:]
+	}
+	return written != "" && written == name
+}
+
+func isIdent(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // add keeps a call written in the tree.

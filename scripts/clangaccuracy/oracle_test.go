@@ -70,7 +70,7 @@ func TestLocState_Abbreviated(t *testing.T) {
 	     {"id":"0x6","kind":"DeclRefExpr","range":{"begin":{"offset":12,"col":3},"end":{"offset":12,"col":3}},"referencedDecl":{"id":"0x2","kind":"FunctionDecl","name":"f"}}]}]},
 	   {"id":"0x7","kind":"CallExpr","range":{"begin":{"spellingLoc":{"offset":1,"file":"m.h","line":1,"col":1},"expansionLoc":{"offset":20,"file":"a.c","line":4,"col":9}},"end":{"spellingLoc":{"offset":2,"file":"m.h","line":1,"col":2},"expansionLoc":{"offset":20,"file":"a.c","line":4,"col":9}}},"inner":[
 	    {"id":"0x8","kind":"DeclRefExpr","range":{"begin":{"spellingLoc":{"offset":1,"file":"m.h","line":1,"col":1},"expansionLoc":{"offset":20,"file":"a.c","line":4,"col":9}},"end":{"spellingLoc":{"offset":1,"file":"m.h","line":1,"col":1},"expansionLoc":{"offset":20,"file":"a.c","line":4,"col":9}}},"referencedDecl":{"id":"0x2","kind":"FunctionDecl","name":"f"}}]}]}]}]}`
-	v := newTUVisitor("/p", "/p", map[string]int{})
+	v := newTUVisitor("/p", "/p", map[string]int{}, map[string][]string{})
 	if err := walk(strings.NewReader(dump), v); err != nil {
 		t.Fatal(err)
 	}

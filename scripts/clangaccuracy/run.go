@@ -43,12 +43,13 @@ type oracleRun struct {
 	defs   map[string]calloracle.Place
 	calls  []resolvedCall
 	seen   map[string]bool
+	src    map[string][]string
 	log    io.Writer
 }
 
 // runOracle runs clang on every unit and writes the oracle's JSON lines.
 func runOracle(ctx context.Context, clang, root string, units []unit, out io.Writer, log io.Writer) (map[string]int, error) {
-	o := &oracleRun{root: root, clang: clang, counts: map[string]int{}, files: map[string]bool{}, defs: map[string]calloracle.Place{}, seen: map[string]bool{}, log: log}
+	o := &oracleRun{root: root, clang: clang, counts: map[string]int{}, files: map[string]bool{}, defs: map[string]calloracle.Place{}, seen: map[string]bool{}, src: map[string][]string{}, log: log}
 	for i, u := range units {
 		fmt.Fprintf(log, "   [%d/%d] %s\n", i+1, len(units), u.File)
 		if err := o.unit(ctx, u); err != nil {
@@ -89,7 +90,7 @@ func (o *oracleRun) unit(ctx context.Context, u unit) error {
 		}
 		errs <- n
 	}()
-	v := newTUVisitor(o.root, cmd.Dir, o.counts)
+	v := newTUVisitor(o.root, cmd.Dir, o.counts, o.src)
 	werr := walk(bufio.NewReaderSize(stdout, 1<<20), v)
 	if werr != nil {
 		_, _ = io.Copy(io.Discard, stdout)
