@@ -11,7 +11,7 @@
 #   leveldb  google/leveldb at 78a352f47ed6c1e9d750545e9b242289185b87e1
 #            (C++, db/ table/ util/ helpers/memenv/ .cc files but tests,
 #            benchmarks and Windows, -std=c++17 -I. -Iinclude; about
-#            20,000 lines without tests)
+#            11,000 lines of .cc and 5,700 of headers)
 # Prints one Markdown section per project (precision and recall per
 # call-site category, callee kind and context, the wall time of our
 # extraction and of the oracle) and a summary table. The mapping rules are
@@ -35,7 +35,8 @@
 # network access for the first fetch. Sources are kept in
 # $COS_ORACLE_CACHE/src/NAME (default ${XDG_CACHE_HOME:-$HOME/.cache}/cos-oracles).
 # It builds the extractor of the working tree as it is. The oracle takes
-# about a minute on lua and several on leveldb (libstdc++ in every unit).
+# about a minute on lua (34 units) and 4 CPU-minutes on leveldb (40
+# units, each dumping libstdc++'s headers too).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
