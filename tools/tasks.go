@@ -67,7 +67,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_create",
 			Title:       "Create a task",
 			Description: "Create a task (TASK-NNN); depends_on and parent must exist, no cycles.",
-			Data:        FieldsOf(taskAnswer{}),
+			Data:        fieldsOf(taskAnswer{}),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: tasks.CreateExample,
 			Params: []Param{
@@ -97,7 +97,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_update",
 			Title:       "Update a task",
 			Description: "Patch a task; base_revision makes it a compare-and-set (STALE_REVISION).",
-			Data:        FieldsOf(taskAnswer{}),
+			Data:        fieldsOf(taskAnswer{}),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: `{"task_id": "TASK-001", "patch": ` + tasks.PatchExample + `, "base_revision": 3, "request_id": "upd-42"}`,
 			Params: []Param{
@@ -115,7 +115,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_claim",
 			Title:       "Claim a task",
 			Description: "Claim a task; of concurrent claims one wins, the rest get a conflict.",
-			Data:        FieldsOf(taskAnswer{}),
+			Data:        fieldsOf(taskAnswer{}),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
@@ -129,7 +129,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_release",
 			Title:       "Release a task",
 			Description: "Give a claimed task back; only its holder can.",
-			Data:        FieldsOf(taskAnswer{}),
+			Data:        fieldsOf(taskAnswer{}),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
