@@ -304,10 +304,10 @@ func buildExcludedMeta(m map[string]any) bool {
 // answer's meta.completeness).
 func NoneFoundNote(what string, types []string, completeness string) string {
 	if completeness == CompleteExact {
-		return fmt.Sprintf("no %s found through %s; Completeness is exact: nothing indexed reaches this node through these edge types",
+		return fmt.Sprintf("no %s found through %s; completeness is exact: nothing indexed reaches this node through these edge types",
 			what, strings.Join(types, ", "))
 	}
-	return fmt.Sprintf("no %s found through %s, but Completeness is lower_bound (see meta.completeness_reasons): "+
+	return fmt.Sprintf("no %s found through %s, but completeness is lower_bound (see meta.completeness_reasons): "+
 		"callers through func values or reflection, in files read without types, matched by name or on receivers of unknown type may exist; "+
 		"check before treating the node as unused", what, strings.Join(types, ", "))
 }

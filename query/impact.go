@@ -30,7 +30,7 @@ type Dependent struct {
 	Depth int `json:"depth"`
 	// Via is the type of the edge that reached it, Through the node that
 	// edge points at: the node one hop closer to the root, or an interface
-	// method that node implements (the Dependent calls or references the
+	// method that node implements (the dependent calls or references the
 	// interface method, which dispatches to it). Via is "implements" only
 	// for the hop between an implementation and its interface or interface
 	// method. When several edges reach it at its depth, the least (through,
@@ -96,7 +96,7 @@ func (w *impactWalk) visit(src string, r reach) {
 // incoming visits the sources of target's incoming edges of the followed
 // types (only calls and references when onlyCalls) at depth d, each
 // reached via its edge's type through target. It adds target to the
-// Completeness reasons, unless it is a Dependent in a build-excluded file:
+// completeness reasons, unless it is a dependent in a build-excluded file:
 // code this build never compiles is not called through func values or
 // reflection here.
 func (w *impactWalk) incoming(target string, onlyCalls bool, d int) {

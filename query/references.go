@@ -29,11 +29,11 @@ var DefaultReferenceKinds = map[string][]string{
 	graph.KindFolder:     {graph.EdgeContains},
 }
 
-// Reference is one direct Reference to the node: an incoming edge, or an
+// Reference is one direct reference to the node: an incoming edge, or an
 // incoming edge of an interface method the node implements.
 type Reference struct {
 	Type string `json:"type"`
-	// Source is the referring node; File and Line locate the Reference (the
+	// Source is the referring node; File and Line locate the reference (the
 	// source's file, the edge's line, else the source's line).
 	Source    string `json:"source"`
 	Kind      string `json:"kind"`
@@ -54,7 +54,7 @@ type Reference struct {
 	BuildExcluded bool `json:"build_excluded,omitempty"`
 }
 
-// References is the answer of References: every Reference, ordered by
+// References is the answer of ReferencesTo: every reference, ordered by
 // file, line and source, and how many of each edge type.
 type References struct {
 	Refs   []Reference
