@@ -15,15 +15,16 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/cos-dev/cos/state"
 	"github.com/cos-dev/cos/tools"
 )
 
 // Live resources and module switches.
 //
 // Every MCP server a Server builds (MCP: one for stdio, one for HTTP)
-// serves the resources of tools.ResourceSpecs, read through the runner, and
+// serves the resources of ResourceSpecs, read through the runner, and
 // keeps per session the URIs it subscribed to. A subscription opens a
-// tools.ResourceWatch (fed by the state's tailer, so commits of any process
+// tools.Runner.Subscribe (fed by the state's tailer, so commits of any process
 // on the state folder reach it, with or without a bus); each batch of
 // changes that touches a subscribed resource sends that session
 // notifications/resources/updated {uri}, at most one per resource per
@@ -57,12 +58,12 @@ type liveServer struct {
 	// mu guards sessions and watch (and every subscription's fields).
 	mu       sync.Mutex
 	sessions map[string]map[string]*subscription // session id → uri → subscription
-	watch    *tools.ResourceWatch
+	watch    *state.Subscription
 }
 
 // subscription is one session's subscription to one URI.
 type subscription struct {
-	ref tools.ResourceRef
+	ref ResourceRef
 	// last is when the last notification was sent; timer, when set, sends
 	// the next one at last+interval.
 	last  time.Time
@@ -76,14 +77,14 @@ func (s *Server) setupLive(srv *mcpserver.MCPServer) {
 	mcpserver.WithResourceCapabilities(true, false)(srv)
 	mcpserver.WithToolFilter(s.live.listFilter)(srv)
 	ls := &liveServer{s: s, srv: srv, sessions: map[string]map[string]*subscription{}}
-	for _, spec := range tools.ResourceSpecs() {
+	for _, spec := range ResourceSpecs() {
 		if spec.URI != "" {
 			srv.AddResource(mcp.NewResource(spec.URI, spec.Name, mcp.WithResourceTitle(spec.Title),
-				mcp.WithResourceDescription(spec.Description), mcp.WithMIMEType(tools.ResourceMIMEType)), ls.read)
+				mcp.WithResourceDescription(spec.Description), mcp.WithMIMEType(ResourceMIMEType)), ls.read)
 			continue
 		}
 		srv.AddResourceTemplate(mcp.NewResourceTemplate(spec.URITemplate, spec.Name, mcp.WithTemplateTitle(spec.Title),
-			mcp.WithTemplateDescription(spec.Description), mcp.WithTemplateMIMEType(tools.ResourceMIMEType)), ls.read)
+			mcp.WithTemplateDescription(spec.Description), mcp.WithTemplateMIMEType(ResourceMIMEType)), ls.read)
 	}
 	hooks := srv.GetHooks()
 	if hooks == nil {
@@ -206,12 +207,12 @@ func (s *Server) modulesSwitched(enabled []*tools.Tool) {
 
 // read answers resources/read with the envelope of the resource's tool.
 func (ls *liveServer) read(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	ref, err := tools.ParseResourceURI(req.Params.URI)
+	ref, err := ParseResourceURI(req.Params.URI)
 	if err != nil {
 		return nil, err // the filter answers bad URIs first (liveResponse)
 	}
-	env := ls.s.r.ReadResource(ctx, ref, ls.s.opts.Budget)
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: tools.ResourceMIMEType, Text: string(env.JSON())}}, nil
+	env := readResource(ctx, ls.s.r, ref, ls.s.opts.Budget)
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: ResourceMIMEType, Text: string(env.JSON())}}, nil
 }
 
 // MaxSubscriptions is the most resources one session may subscribe to at
@@ -286,7 +287,7 @@ func (l *liveState) dropPending(session string) {
 // subscribe records a session's subscription and makes sure committed
 // events are watched.
 func (ls *liveServer) subscribe(session, uri string) {
-	ref, err := tools.ParseResourceURI(uri)
+	ref, err := ParseResourceURI(uri)
 	if err != nil {
 		return // refused by the filter before mcp-go saw it
 	}
@@ -301,7 +302,7 @@ func (ls *liveServer) subscribe(session, uri string) {
 		subs[uri] = &subscription{ref: ref}
 	}
 	if ls.watch == nil {
-		w, err := ls.s.r.WatchResources(ls.changed)
+		w, err := ls.s.r.Subscribe(func(ch state.Changes) { ls.changed(changesOf(ch)) })
 		if err != nil {
 			ls.s.logger.Warn("resource updates are not watched", "err", err)
 			return
@@ -349,7 +350,7 @@ func (ls *liveServer) unwatchLocked() {
 
 // changed is the resource watch: it notifies every subscription the
 // changes touch, coalesced per MinInterval.
-func (ls *liveServer) changed(ch *tools.ResourceChanges) {
+func (ls *liveServer) changed(ch *ResourceChanges) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	now := time.Now()
@@ -400,11 +401,11 @@ type liveRequest struct {
 }
 
 // uriData is the data of the error refusing uri: {uri}, or for a uri over
-// tools.MaxResourceURILen its first uriEchoBytes bytes (cut at a character,
+// MaxResourceURILen its first uriEchoBytes bytes (cut at a character,
 // with "…") and {uri_bytes}, its length: an answer never echoes a long
 // request back whole.
 func uriData(uri string) map[string]any {
-	if len(uri) <= tools.MaxResourceURILen {
+	if len(uri) <= MaxResourceURILen {
 		return map[string]any{"uri": uri}
 	}
 	cut := uriEchoBytes
@@ -442,7 +443,7 @@ func (s *Server) liveResponse(session string, line []byte) []byte {
 		if m.Params.URI != nil {
 			uri = *m.Params.URI
 		}
-		if _, err := tools.ParseResourceURI(uri); err != nil {
+		if _, err := ParseResourceURI(uri); err != nil {
 			return badURI(uri, err)
 		}
 		if m.Method == string(mcp.MethodResourcesSubscribe) && !s.live.reserve(session, []string{uri}) {
@@ -452,7 +453,7 @@ func (s *Server) liveResponse(session string, line []byte) []byte {
 	case string(mcp.MethodSubscriptionsListen):
 		subs := m.Params.Notifications.ResourceSubscriptions
 		for _, uri := range subs {
-			if _, err := tools.ParseResourceURI(uri); err != nil {
+			if _, err := ParseResourceURI(uri); err != nil {
 				return badURI(uri, err)
 			}
 		}

@@ -56,7 +56,7 @@ func logError(err error) *envelope.Error {
 	case errors.As(err, &inv):
 		return envelope.Wrap(err, envelope.CodeArgument, "%s", inv.Error()).WithDetails(map[string]any{"field": inv.Field})
 	case errors.As(err, &integ):
-		return envelope.Wrap(err, envelope.CodeIntegrity, "%s; %s", integ.Error(), IntegrityRecovery(integ.Seq)).
+		return envelope.Wrap(err, envelope.CodeIntegrity, "%s; %s", integ.Error(), integrityRecovery(integ.Seq)).
 			WithDetails(map[string]any{"seq": integ.Seq})
 	case errors.Is(err, eventlog.ErrCommitUnknown):
 		return CommitUnknownError(err, RequestIDUnknown)
@@ -137,11 +137,11 @@ func CommitUnknownError(err error, rid RequestIDState) *envelope.Error {
 	return envelope.Wrap(err, envelope.CodeCommitUnknown, "%s %s", what, advice).WithDetails(details)
 }
 
-// IntegrityRecovery is what an E_INTEGRITY message tells the operator
+// integrityRecovery is what an E_INTEGRITY message tells the operator
 // after naming the damage at seq: that writes are refused, what reads
 // still see, and the way back (salvage into a new file, then restore it).
 // Nothing is repaired in place.
-func IntegrityRecovery(seq uint64) string {
+func integrityRecovery(seq uint64) string {
 	reads := "reads still work"
 	if seq > 0 {
 		reads = fmt.Sprintf("reads answer from the state before seq %d", seq)

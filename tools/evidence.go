@@ -43,7 +43,7 @@ func evidenceTools() []*Tool {
 			Name:        "cos_supervise_record_output",
 			Title:       "Record agent output",
 			Description: "Add to a session's evidence. kind output: role and its output (planner: plan, researcher: findings, implementer: change, tester: test_report, reviewer: review); backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}.",
-			Data:        FieldsOf(recordAnswer{}),
+			Data:        fieldsOf(recordAnswer{}),
 			Module:      "evidence", Layer: envelope.LayerAudit, Idempotent: false,
 			Example: recordExample,
 			Params: []Param{

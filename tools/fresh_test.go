@@ -12,6 +12,7 @@ import (
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/internal/testutil"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/query"
 )
 
 // freshSource is a Go file whose function Hello is on line 3; freshEdited
@@ -237,12 +238,12 @@ func TestReadYourEdits_AcrossProcesses(t *testing.T) {
 
 func TestAnswerPaths(t *testing.T) {
 	type nested struct {
-		nodeView
+		query.NodeView
 		Depth int `json:"depth"`
 	}
 	data := map[string]any{
-		"node":       viewOf(testNode("a.go")),
-		"neighbours": []nested{{nodeView: viewOf(testNode("b.go"))}, {nodeView: viewOf(testNode("a.go"))}},
+		"node":       query.ViewOf(testNode("a.go")),
+		"neighbours": []nested{{NodeView: query.ViewOf(testNode("b.go"))}, {NodeView: query.ViewOf(testNode("a.go"))}},
 		"results":    []map[string]any{{"path": "c.go"}, {"file": "d.go", "path": ""}},
 		"other":      map[string]any{"paths": "x.go"},
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/query"
 )
 
 // Export limits: max_nodes is at most 2000, a hard cap; max_chars is at
@@ -22,7 +23,7 @@ const (
 
 // exportNode is a node of an export with its degree in the whole graph.
 type exportNode struct {
-	nodeView
+	query.NodeView
 	Degree int `json:"degree"`
 }
 
@@ -51,7 +52,7 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	maxHops := c.Args.Int("max_hops", exportDefaultHops)
 	var follow map[string]bool
 	if types := c.Args.Strings("edge_types"); len(types) > 0 {
-		follow = typeSet(types)
+		follow = query.TypeSet(types)
 	}
 	keep := func(e graph.Edge) bool { return follow == nil || follow[e.Type] }
 	g := c.V.Graph
@@ -63,7 +64,7 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 			return nil, tm, err
 		}
 		tm = resolvedMeta(res)
-		body["root"] = viewOf(res.Node)
+		body["root"] = query.ViewOf(res.Node)
 		body["selection"] = "neighbourhood"
 		uids = neighbourhood(g.Out, g.In, res.Node.UID, maxHops, maxNodes, keep)
 	} else {
@@ -78,13 +79,13 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		kept[uid] = true
 	}
 	nodes := make([]exportNode, 0, len(uids))
-	edges := []edgeView{}
+	edges := []query.EdgeView{}
 	for _, uid := range uids {
 		in, out := g.Degree(uid)
-		nodes = append(nodes, exportNode{nodeOrMissing(g, uid), in + out})
+		nodes = append(nodes, exportNode{query.NodeOrMissing(g, uid), in + out})
 		for _, e := range g.Out(uid) {
 			if kept[e.Target] && keep(e) {
-				edges = append(edges, edgeOf(e))
+				edges = append(edges, query.EdgeOf(e))
 			}
 		}
 	}

@@ -3,36 +3,11 @@ package tools
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/cos-dev/cos/envelope"
-	"github.com/cos-dev/cos/graph"
-	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/query"
 	"github.com/cos-dev/cos/search"
 )
-
-// pathStep is one hop of a path: the node reached and the edge that reached
-// it. Direction is "forward" when the edge points along the path (from the
-// previous node to this one) and "backward" when it points against it.
-type pathStep struct {
-	nodeView
-	Edge      *edgeView `json:"edge,omitempty"`
-	Direction string    `json:"direction,omitempty"`
-}
-
-// Values of cos_graph_path's direction.
-const (
-	// pathForward follows edges from source to target (A calls B, B
-	// imports C): how source reaches target.
-	pathForward = "forward"
-	// pathBackward follows edges from target to source: how target reaches
-	// source, read from source's end.
-	pathBackward = "backward"
-	// pathUndirected follows edges either way.
-	pathUndirected = "undirected"
-)
-
-var pathDirections = []string{pathForward, pathBackward, pathUndirected}
 
 func graphPathTool() *Tool {
 	return &Tool{
@@ -47,122 +22,13 @@ func graphPathTool() *Tool {
 			{Name: "target", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(10), Default: 6},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
-			{Name: "direction", Type: TString, Enum: pathDirections, Default: pathUndirected},
+			{Name: "direction", Type: TString, Enum: query.PathDirections, Default: query.PathUndirected},
 		},
 		Handler: pathTool,
 	}
 }
 
-// side is one half of a bidirectional breadth-first search: how far each
-// reached node is from the side's start and the edge that reached it, and
-// which edges it walks (out: source → target, in: target → source).
-type side struct {
-	dist     map[string]int
-	via      map[string]graph.Edge
-	frontier []string
-	level    int
-	out, in  bool
-}
-
-func newSide(start string, out, in bool) *side {
-	return &side{dist: map[string]int{start: 0}, via: map[string]graph.Edge{}, frontier: []string{start}, out: out, in: in}
-}
-
-// edges returns the edges the side walks from uid.
-func (s *side) edges(g *projections.Graph, uid string) [2][]graph.Edge {
-	var lists [2][]graph.Edge
-	if s.out {
-		lists[0] = g.Out(uid)
-	}
-	if s.in {
-		lists[1] = g.In(uid)
-	}
-	return lists
-}
-
-// shortestPath finds a shortest path from one uid to another of at most
-// maxHops edges (those of follow's types; nil follows all) in direction
-// (pathForward: every edge points from the path's previous node to the
-// next; pathBackward: every edge points back; pathUndirected: either). It
-// searches from both ends at once, always growing the smaller frontier by a
-// whole level, so a hub does not flood the search. It returns the uids
-// along the path and the edge joining each pair, or nil when there is none.
-func shortestPath(ctx context.Context, g *projections.Graph, from, to string, maxHops int, follow map[string]bool, direction string) ([]string, []graph.Edge, error) {
-	if from == to {
-		return []string{from}, nil, nil
-	}
-	fwd, back := direction != pathBackward, direction != pathForward
-	// The source's side walks the path's way; the target's walks it in
-	// reverse.
-	a, b := newSide(from, fwd, back), newSide(to, back, fwd)
-	for a.level+b.level < maxHops && len(a.frontier) > 0 && len(b.frontier) > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		grow, other := a, b
-		if len(b.frontier) < len(a.frontier) {
-			grow, other = b, a
-		}
-		grow.level++
-		var next []string
-		best, bestLen := "", -1
-		for _, uid := range grow.frontier {
-			for i, list := range grow.edges(g, uid) {
-				for _, e := range list {
-					if follow != nil && !follow[e.Type] {
-						continue
-					}
-					n := e.Target
-					if i == 1 {
-						n = e.Source
-					}
-					if _, ok := grow.dist[n]; ok {
-						continue
-					}
-					grow.dist[n], grow.via[n] = grow.level, e
-					next = append(next, n)
-					if d, ok := other.dist[n]; ok && (bestLen < 0 || grow.level+d < bestLen || (grow.level+d == bestLen && n < best)) {
-						best, bestLen = n, grow.level+d
-					}
-				}
-			}
-		}
-		grow.frontier = next
-		if bestLen >= 0 {
-			return joinSides(a, b, best, from, to)
-		}
-	}
-	return nil, nil, nil
-}
-
-// joinSides walks from the meeting node back to both starts.
-func joinSides(a, b *side, meet, from, to string) ([]string, []graph.Edge, error) {
-	var chain []string
-	var links []graph.Edge
-	for n := meet; n != from; {
-		e := a.via[n]
-		chain, links = append(chain, n), append(links, e)
-		n = otherEnd(e, n)
-	}
-	chain = append(chain, from)
-	slices.Reverse(chain)
-	slices.Reverse(links)
-	for n := meet; n != to; {
-		e := b.via[n]
-		n = otherEnd(e, n)
-		chain, links = append(chain, n), append(links, e)
-	}
-	return chain, links, nil
-}
-
-// otherEnd is the end of e that is not n.
-func otherEnd(e graph.Edge, n string) string {
-	if e.Source == n {
-		return e.Target
-	}
-	return e.Source
-}
-
+// pathTool answers cos_graph_path (query.PathOf).
 func pathTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	var tm envelope.ToolMeta
 	src, err := c.Resolve(ctx, c.Args.Str("source"), false)
@@ -178,44 +44,30 @@ func pathTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	maxHops := c.Args.Int("max_hops", 6)
 	var follow map[string]bool
 	if types := c.Args.Strings("edge_types"); len(types) > 0 {
-		follow = typeSet(types)
+		follow = query.TypeSet(types)
 	}
-	direction := c.Args.StrOr("direction", pathUndirected)
-	g := c.V.Graph
+	direction := c.Args.StrOr("direction", query.PathUndirected)
 	from, to := src.Node.UID, dst.Node.UID
-	chain, links, err := shortestPath(ctx, g, from, to, maxHops, follow, direction)
+	steps, err := query.PathOf(ctx, c.V.Graph, from, to, maxHops, follow, direction)
 	if err != nil {
 		return nil, tm, err
 	}
-	if chain == nil {
+	if steps == nil {
 		msg := fmt.Sprintf("no path between %s and %s within %d hops", from, to, maxHops)
 		switch direction {
-		case pathForward:
+		case query.PathForward:
 			msg = fmt.Sprintf("no forward path from %s to %s within %d hops (edges followed from source towards target); "+
 				"try direction \"backward\" or \"undirected\"", from, to, maxHops)
-		case pathBackward:
+		case query.PathBackward:
 			msg = fmt.Sprintf("no backward path from %s to %s within %d hops (edges followed from target towards source); "+
 				"try direction \"forward\" or \"undirected\"", from, to, maxHops)
 		}
 		return nil, tm, envelope.Errorf(envelope.CodeNotFound, "%s", msg).
 			WithDetails(map[string]any{"source": from, "target": to, "max_hops": maxHops, "direction": direction, "suggestions": []search.Candidate{}})
 	}
-	steps := make([]pathStep, len(chain))
-	for i, uid := range chain {
-		steps[i] = pathStep{nodeView: nodeOrMissing(g, uid)}
-		if i == 0 {
-			continue
-		}
-		e := edgeOf(links[i-1])
-		steps[i].Edge = &e
-		steps[i].Direction = "forward"
-		if e.Source == uid && e.Target == chain[i-1] {
-			steps[i].Direction = "backward"
-		}
-	}
 	return map[string]any{
-		"source":    viewOf(src.Node),
-		"target":    viewOf(dst.Node),
+		"source":    query.ViewOf(src.Node),
+		"target":    query.ViewOf(dst.Node),
 		"direction": direction,
 		"hops":      len(steps) - 1,
 		"steps":     steps,

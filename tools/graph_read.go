@@ -3,10 +3,10 @@ package tools
 import (
 	"context"
 	"errors"
-	"sort"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/query"
 	"github.com/cos-dev/cos/search"
 )
 
@@ -21,40 +21,6 @@ var edgeTypes = []string{
 var nodeKinds = []string{
 	graph.KindFile, graph.KindFunction, graph.KindMethod, graph.KindClass, graph.KindModule, graph.KindExternal,
 	graph.KindDocFile, graph.KindHeading, graph.KindFolder, graph.KindConfig, graph.KindDependency, graph.KindMCPServer,
-}
-
-// nodeView is a node as the graph tools show it.
-type nodeView struct {
-	UID       string         `json:"uid"`
-	Kind      string         `json:"kind"`
-	Label     string         `json:"label"`
-	Path      string         `json:"path,omitempty"`
-	Line      int            `json:"line,omitempty"`
-	EndLine   int            `json:"end_line,omitempty"`
-	Extractor string         `json:"extractor,omitempty"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
-}
-
-func viewOf(n graph.Node) nodeView {
-	return nodeView{UID: n.UID, Kind: n.Kind, Label: n.Label, Path: n.Path, Line: n.Line, EndLine: n.EndLine, Extractor: n.Extractor, Metadata: n.Metadata}
-}
-
-// edgeView is an edge as the graph tools show it. Metadata is the
-// extractor's: Go's implements edges carry method_set ("value" or
-// "pointer": whether T or only *T satisfies the interface), its
-// accesses_field edges fields (the field names used); other edges have
-// none, so it costs nothing where it is absent.
-type edgeView struct {
-	Source    string         `json:"source"`
-	Target    string         `json:"target"`
-	Type      string         `json:"type"`
-	Extractor string         `json:"extractor,omitempty"`
-	Line      int            `json:"line,omitempty"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
-}
-
-func edgeOf(e graph.Edge) edgeView {
-	return edgeView{Source: e.Source, Target: e.Target, Type: e.Type, Extractor: e.Extractor, Line: e.Line, Metadata: e.Metadata}
 }
 
 // resolvedMeta is the meta of an answer about the node res resolved to:
@@ -143,77 +109,14 @@ func contextTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	depth := c.Args.Int("depth", 1)
 	types := c.Args.Strings("edge_types")
-	g := c.V.Graph
-	root := res.Node.UID
-	dist := map[string]int{root: 0}
-	frontier := []string{root}
-	edgeSet := map[graph.EdgeKey]graph.Edge{}
-	for d := 1; d <= depth && len(frontier) > 0; d++ {
-		var next []string
-		for _, uid := range frontier {
-			for _, list := range [][]graph.Edge{g.Out(uid), g.In(uid)} {
-				for _, e := range list {
-					if len(types) > 0 && !contains(types, e.Type) {
-						continue
-					}
-					edgeSet[e.Key()] = e
-					for _, other := range []string{e.Source, e.Target} {
-						if _, ok := dist[other]; !ok {
-							dist[other] = d
-							next = append(next, other)
-						}
-					}
-				}
-			}
-		}
-		frontier = next
-	}
-	type neighbour struct {
-		nodeView
-		Depth int `json:"depth"`
-	}
-	var neighbours []neighbour
-	for uid, d := range dist {
-		if uid == root {
-			continue
-		}
-		n, ok := g.Node(uid)
-		if !ok {
-			n = graph.Node{UID: uid, Kind: "missing", Label: uid}
-		}
-		neighbours = append(neighbours, neighbour{viewOf(n), d})
-	}
-	sort.Slice(neighbours, func(i, j int) bool {
-		if neighbours[i].Depth != neighbours[j].Depth {
-			return neighbours[i].Depth < neighbours[j].Depth
-		}
-		return neighbours[i].UID < neighbours[j].UID
-	})
-	byType := map[string][]edgeView{}
-	for _, e := range edgeSet {
-		byType[e.Type] = append(byType[e.Type], edgeOf(e))
-	}
-	for _, list := range byType {
-		sort.Slice(list, func(i, j int) bool {
-			if list[i].Source != list[j].Source {
-				return list[i].Source < list[j].Source
-			}
-			return list[i].Target < list[j].Target
-		})
-	}
-	if neighbours == nil {
-		neighbours = []neighbour{}
-	}
-	in, out := g.Degree(root)
+	cx := query.ContextOf(c.V.Graph, res.Node, depth, types)
 	tm := resolvedMeta(res)
-	comp := completeness{g: g, calls: len(types) == 0 || contains(types, graph.EdgeCalls)}
-	comp.add(res.Node, g.HasIn(root, graph.EdgeReferences))
-	comp.setOn(&tm)
+	setCompleteness(&tm, cx.Completeness)
 	return map[string]any{
-		"node":          viewOf(res.Node),
-		"degree":        map[string]int{"in": in, "out": out},
-		"neighbours":    neighbours,
-		"edges_by_type": byType,
+		"node":          query.ViewOf(res.Node),
+		"degree":        map[string]int{"in": cx.In, "out": cx.Out},
+		"neighbours":    cx.Neighbours,
+		"edges_by_type": cx.EdgesByType,
 	}, tm, nil
 }
 

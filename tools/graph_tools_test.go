@@ -11,6 +11,7 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/query"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -399,11 +400,11 @@ func TestGraphDoctor_FindsAndFixes(t *testing.T) {
 	}
 	e := graphOK(t, r.s, "cos_graph_doctor", `{}`)
 	m := graphMeta(e)
-	if graphJSON(t, m["fixable_categories"]) != graphJSON(t, doctorFixable) || graphJSON(t, m["informational_categories"]) != graphJSON(t, doctorInformational) {
+	if graphJSON(t, m["fixable_categories"]) != graphJSON(t, query.DoctorFixable) || graphJSON(t, m["informational_categories"]) != graphJSON(t, query.DoctorInformational) {
 		t.Fatalf("meta %v", m)
 	}
 	got := counts(e)
-	if len(got) != len(doctorCategories) {
+	if len(got) != len(query.DoctorCategories) {
 		t.Fatalf("categories %v", got)
 	}
 	want := map[string]int{

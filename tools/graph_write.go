@@ -13,6 +13,7 @@ import (
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/query"
 )
 
 // Size limits of one cos_graph_upsert or cos_graph_delete call.
@@ -470,13 +471,13 @@ func deleteInput(ctx context.Context, c *Call, resend bool) ([]string, []graph.E
 
 // outgoingOf lists a few edges leaving uid, to help correct a missed edge
 // key.
-func outgoingOf(g *projections.Graph, uid string) []edgeView {
-	out := []edgeView{}
+func outgoingOf(g *projections.Graph, uid string) []query.EdgeView {
+	out := []query.EdgeView{}
 	for _, e := range g.Out(uid) {
 		if len(out) == 5 {
 			break
 		}
-		out = append(out, edgeOf(e))
+		out = append(out, query.EdgeOf(e))
 	}
 	return out
 }
@@ -599,10 +600,10 @@ func unhex(c byte) int {
 	return -1
 }
 
-func keysView(keys []graph.EdgeKey) []edgeView {
-	out := make([]edgeView, len(keys))
+func keysView(keys []graph.EdgeKey) []query.EdgeView {
+	out := make([]query.EdgeView, len(keys))
 	for i, k := range keys {
-		out[i] = edgeView{Source: k.Source, Target: k.Target, Type: k.Type, Extractor: k.Extractor}
+		out[i] = query.EdgeView{Source: k.Source, Target: k.Target, Type: k.Type, Extractor: k.Extractor}
 	}
 	return out
 }

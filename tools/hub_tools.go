@@ -85,7 +85,7 @@ func hubCatalogue() []*Tool {
 			Name:        "cos_evidence_sessions",
 			Title:       "Evidence sessions",
 			Description: "Sessions that recorded evidence, newest first, with the count of records in each slot. Paged.",
-			Data:        FieldsOf(sessionsAnswer{}),
+			Data:        fieldsOf(sessionsAnswer{}),
 			Module:      "evidence", Layer: envelope.LayerAudit, ReadOnly: true, Idempotent: true, HubOnly: true,
 			Example: `{"limit": 50}`,
 			Params: []Param{
@@ -98,7 +98,7 @@ func hubCatalogue() []*Tool {
 			Name:        "cos_graph_source",
 			Title:       "Node source",
 			Description: "A node's source lines (at most 400) from its file on disk.",
-			Data:        FieldsOf(sourceAnswer{}),
+			Data:        fieldsOf(sourceAnswer{}),
 			Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true, HubOnly: true,
 			Example: `{"uid": "code:function:server.go::Server.ListenAndServe"}`,
 			Params: []Param{

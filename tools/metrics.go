@@ -26,7 +26,7 @@ func metricTools() []*Tool {
 			Name:        "cos_metric_record",
 			Title:       "Record a metric",
 			Description: "Record one measurement of a metric.",
-			Data:        FieldsOf(metricAnswer{}),
+			Data:        fieldsOf(metricAnswer{}),
 			Module:      "metrics", Layer: envelope.LayerMetrics, Idempotent: false,
 			Example: metrics.RecordExample,
 			Params: []Param{
@@ -42,7 +42,7 @@ func metricTools() []*Tool {
 			Name:        "cos_metric_query",
 			Title:       "Query a metric",
 			Description: "Aggregate a metric over [since, until): RFC 3339 times or durations ago (\"24h\").",
-			Data:        FieldsOf(metrics.Result{}),
+			Data:        fieldsOf(metrics.Result{}),
 			Module:      "metrics", Layer: envelope.LayerMetrics, ReadOnly: true, Idempotent: true,
 			Example: metrics.QueryExample,
 			Params: []Param{

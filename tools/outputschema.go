@@ -54,11 +54,11 @@ func fieldSchema(v string) map[string]any {
 	return s
 }
 
-// FieldsOf derives Fields from a Go answer type (a struct, or a pointer
+// fieldsOf derives Fields from a Go answer type (a struct, or a pointer
 // to one): each exported field under its json name, typed by its Go kind;
 // embedded structs are flattened, `json:"-"` fields left out, and a slice,
 // map or pointer field is nullable unless its tag says omitempty.
-func FieldsOf(v any) Fields {
+func fieldsOf(v any) Fields {
 	f := Fields{}
 	addFields(f, reflect.TypeOf(v))
 	return f

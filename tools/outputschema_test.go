@@ -24,14 +24,14 @@ func TestCatalogue_TitlesAndDataFields(t *testing.T) {
 }
 
 func TestFieldsOf_Answers(t *testing.T) {
-	got := FieldsOf(taskAnswer{})
+	got := fieldsOf(taskAnswer{})
 	want := Fields{"task": "object", "seq": "integer", "replayed": "boolean"}
 	for k, v := range want {
 		if got[k] != v {
-			t.Errorf("FieldsOf(taskAnswer)[%s] = %q, want %q", k, got[k], v)
+			t.Errorf("fieldsOf(taskAnswer)[%s] = %q, want %q", k, got[k], v)
 		}
 	}
-	if m := FieldsOf(metricAnswer{}); m["name"] != "string" || m["value"] != "number" || m["tags"] != "object" || m["time"] != "string" {
-		t.Errorf("FieldsOf(metricAnswer) = %v: the embedded Recorded fields are flattened", m)
+	if m := fieldsOf(metricAnswer{}); m["name"] != "string" || m["value"] != "number" || m["tags"] != "object" || m["time"] != "string" {
+		t.Errorf("fieldsOf(metricAnswer) = %v: the embedded Recorded fields are flattened", m)
 	}
 }

@@ -67,7 +67,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_create",
 			Title:       "Create a task",
 			Description: "Create a task (TASK-NNN); depends_on and parent must exist, no cycles.",
-			Data:        FieldsOf(taskAnswer{}),
+			Data:        fieldsOf(taskAnswer{}),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: tasks.CreateExample,
 			Params: []Param{
@@ -97,7 +97,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_update",
 			Title:       "Update a task",
 			Description: "Patch a task; base_revision makes it a compare-and-set (STALE_REVISION).",
-			Data:        FieldsOf(taskAnswer{}),
+			Data:        fieldsOf(taskAnswer{}),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: `{"task_id": "TASK-001", "patch": ` + tasks.PatchExample + `, "base_revision": 3, "request_id": "upd-42"}`,
 			Params: []Param{
@@ -115,7 +115,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_claim",
 			Title:       "Claim a task",
 			Description: "Claim a task; of concurrent claims one wins, the rest get a conflict.",
-			Data:        FieldsOf(taskAnswer{}),
+			Data:        fieldsOf(taskAnswer{}),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
@@ -129,7 +129,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_release",
 			Title:       "Release a task",
 			Description: "Give a claimed task back; only its holder can.",
-			Data:        FieldsOf(taskAnswer{}),
+			Data:        fieldsOf(taskAnswer{}),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
@@ -272,18 +272,18 @@ func taskUpdateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	if err != nil {
 		return nil, tm, err
 	}
-	u := updateCheck{id: id, patch: patch, actor: c.Args.Str("assignee"), force: c.Args.Bool("force", false),
-		hash: c.Args.Str("expected_hash")}
+	u := tasks.UpdateCheck{ID: id, Patch: patch, Actor: c.Args.Str("assignee"), Force: c.Args.Bool("force", false),
+		ExpectedHash: c.Args.Str("expected_hash")}
 	if c.Args.Has("assignee") {
-		if err := tasks.ValidateAssignee(u.actor); err != nil {
+		if err := tasks.ValidateAssignee(u.Actor); err != nil {
 			return nil, tm, err
 		}
 	}
-	if u.hash != "" && !isHexHash(u.hash) {
-		return nil, tm, &eventlog.InvalidEventError{Field: "expected_hash", Reason: fmt.Sprintf("%q is not 64 lowercase hex digits", u.hash)}
+	if u.ExpectedHash != "" && !isHexHash(u.ExpectedHash) {
+		return nil, tm, &eventlog.InvalidEventError{Field: "expected_hash", Reason: fmt.Sprintf("%q is not 64 lowercase hex digits", u.ExpectedHash)}
 	}
 	if c.Args.Has("base_revision") {
-		u.base = uint64(c.Args.Int("base_revision", 0))
+		u.BaseRevision = uint64(c.Args.Int("base_revision", 0))
 	}
 	req := eventlog.AppendRequest{Stream: tasks.StreamOf(id), RequestID: rid}
 	var p eventlog.Payload
@@ -309,7 +309,7 @@ func taskUpdateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 			expect   uint64
 			checkErr error
 		)
-		if err := freshView(ctx, c, func() { expect, checkErr = u.check(c.V.Board) }); err != nil {
+		if err := freshView(ctx, c, func() { expect, checkErr = c.V.Board.CheckUpdate(u) }); err != nil {
 			return nil, tm, err
 		}
 		var cycle *tasks.CycleError
@@ -338,54 +338,6 @@ func taskUpdateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		return readBackTask(ctx, c, id, recs[0])
 	}
 	return nil, tm, lastStale
-}
-
-// updateCheck is what cos_task_update checks against a view before it
-// appends.
-type updateCheck struct {
-	id    string
-	patch tasks.Patch
-	// actor is the caller's assignee name ("" when not given), force its
-	// override of another's claim.
-	actor string
-	force bool
-	// base (0: none) and hash ("": none) are the caller's CAS condition.
-	base uint64
-	hash string
-}
-
-// check returns the revision to append at — of the task's stream, or of
-// tasks.RelationsStream for a dependency change — or why the update is
-// refused: *tasks.NotFoundError, *eventlog.StaleRevisionError (the task
-// moved past base or hash), *tasks.ClaimedError, *tasks.CycleError.
-func (u updateCheck) check(b *tasks.Board) (uint64, error) {
-	t, ok := b.Get(u.id)
-	if !ok {
-		return 0, &tasks.NotFoundError{Field: "task_id", TaskID: u.id}
-	}
-	if (u.base != 0 && t.Revision != u.base) || (u.hash != "" && t.Hash != u.hash) {
-		stale := &eventlog.StaleRevisionError{Stream: tasks.StreamOf(u.id), ExpectedHash: u.hash, Current: t.Revision, CurrentHash: t.Hash}
-		if u.base != 0 {
-			stale.Expected = eventlog.AtRevision(u.base)
-		}
-		return 0, stale
-	}
-	if p := u.patch; t.Assignee != "" && t.Assignee != u.actor && !u.force && p.Status != nil && *p.Status != t.Status {
-		return 0, &tasks.ClaimedError{TaskID: u.id, Holder: t.Assignee, Revision: t.Revision, Hash: t.Hash}
-	}
-	taskRev, relRev, _ := b.Revisions(u.id)
-	if !u.patch.ChangesRelations() {
-		return taskRev, nil
-	}
-	var deps []string
-	if u.patch.DependsOn != nil {
-		deps = *u.patch.DependsOn
-	}
-	parent := ""
-	if u.patch.Parent != nil {
-		parent = *u.patch.Parent
-	}
-	return relRev, b.CheckRelations(u.id, deps, parent)
 }
 
 // resendByReceipt answers a resend of a request id that already committed:
@@ -497,16 +449,8 @@ func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, erro
 		return nil, tm, err
 	}
 	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
-		t, ok := c.V.Board.Get(id)
-		switch {
-		case !ok:
-			return t, false, &tasks.NotFoundError{Field: "task_id", TaskID: id}
-		case t.Assignee == "":
-			return t, true, nil // nothing to release
-		case t.Assignee != assignee:
-			return t, false, &tasks.ClaimedError{TaskID: id, Holder: t.Assignee, Revision: t.Revision, Hash: t.Hash}
-		}
-		return t, false, nil
+		t, outcome, err := c.V.Board.ReleaseCheck(id, assignee)
+		return t, outcome == tasks.ReleaseUnclaimed, err
 	})
 }
 

@@ -1,7 +1,6 @@
-package tools
+package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,12 +11,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/envelope"
-	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections/tasks"
-	"github.com/cos-dev/cos/state"
+	"github.com/cos-dev/cos/tools"
 )
+
+// This file is the cos:// resources' vocabulary: their kinds and specs,
+// the URI grammar, and the tool that answers a read of each.
 
 // Resource kinds: the part of a cos:// URI after the scheme, before any
 // "/".
@@ -234,172 +235,20 @@ func (ref ResourceRef) args() json.RawMessage {
 	return b
 }
 
-// ReadResource answers a read of ref with the envelope of its tool, run
-// through Call with budget: the same answer, byte for byte, as calling the
-// tool with the resource's id. Like Call it never fails: a task that does
-// not exist is an E_NOT_FOUND envelope, a disabled module
+// readResource answers a read of ref with the envelope of its tool, run
+// through r.Call with budget: the same answer, byte for byte, as calling
+// the tool with the resource's id. Like Call it never fails: a task that
+// does not exist is an E_NOT_FOUND envelope, a disabled module
 // E_MODULE_DISABLED.
-func (r *Runner) ReadResource(ctx context.Context, ref ResourceRef, budget envelope.Options) envelope.Envelope {
+func readResource(ctx context.Context, r *tools.Runner, ref ResourceRef, budget envelope.Options) envelope.Envelope {
 	return r.Call(ctx, ref.Tool(), ref.args(), budget)
 }
 
-// ResourceChanges is what one batch of committed events changed, as far as
-// resources are concerned (Touches).
-type ResourceChanges struct {
-	// all: events were dropped (the subscriber fell behind), so every
-	// resource counts as changed.
-	all      bool
-	any      bool
-	board    bool
-	tasks    map[string]bool
-	sessions map[string]bool
-	// paths are the files graph events extracted or removed; graph the
-	// graph events, searched for a node's uid.
-	paths map[string]bool
-	graph []eventlog.Event
-}
-
-// changesOf sums up a delivery of committed events.
-func changesOf(ch state.Changes) *ResourceChanges {
-	c := &ResourceChanges{all: ch.Lost, any: ch.Lost || len(ch.Events) > 0,
-		tasks: map[string]bool{}, sessions: map[string]bool{}, paths: map[string]bool{}}
-	for _, ev := range ch.Events {
-		switch {
-		case strings.HasPrefix(ev.Stream, "task:"):
-			c.board = true
-			if id, ok := tasks.IDOfStream(ev.Stream); ok {
-				c.tasks[id] = true
-			}
-		case strings.HasPrefix(ev.Stream, evidence.StreamPrefix):
-			if s, ok := evidence.SessionOfStream(ev.Stream); ok {
-				c.sessions[s] = true
-			}
-		case ev.Stream == graph.Stream:
-			switch ev.Type {
-			case graph.TypeFileExtracted, graph.TypeFileRemoved:
-				var p struct {
-					Path string `json:"path"`
-				}
-				if json.Unmarshal(ev.Data, &p) == nil && p.Path != "" {
-					c.paths[p.Path] = true
-				}
-				c.graph = append(c.graph, ev)
-			case graph.TypeIndexStarted, graph.TypeIndexFinished:
-			default:
-				c.graph = append(c.graph, ev)
-			}
-		}
+// clip shortens s to at most n characters, marking the cut with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	return c
-}
-
-// Touches reports whether the events may have changed what a read of ref
-// answers. The board: any task event; a task: an event of its stream; an
-// evidence bundle: an event of its session; health: any event; a node: a
-// graph event that extracts or removes the node's file, or whose payload
-// names the uid (an edge to it, an upsert or delete). The test for a node
-// is cheap rather than exact: a change to a neighbour in another file that
-// names no edge to the node is not seen.
-func (c *ResourceChanges) Touches(ref ResourceRef) bool {
-	if c.all {
-		return true
-	}
-	switch ref.Kind {
-	case ResourceHealth:
-		return c.any
-	case ResourceBoard:
-		return c.board
-	case ResourceTask:
-		return c.tasks[ref.ID]
-	case ResourceEvidence:
-		return c.sessions[ref.ID]
-	case ResourceNode:
-		if p := uidPath(ref.ID); p != "" && c.paths[p] {
-			return true
-		}
-		if len(c.graph) == 0 {
-			return false
-		}
-		quoted, _ := json.Marshal(ref.ID)
-		for _, ev := range c.graph {
-			if bytes.Contains(ev.Data, quoted) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// uidPath returns the repo-relative file a uid lives in, or "" when its
-// scheme names none (modules, packages, externals, folders).
-func uidPath(uid string) string {
-	for _, p := range []string{"code:file:", "doc:file:"} {
-		if rest, ok := strings.CutPrefix(uid, p); ok {
-			return rest
-		}
-	}
-	for _, p := range []string{"code:function:", "code:class:"} {
-		if rest, ok := strings.CutPrefix(uid, p); ok {
-			path, _, _ := strings.Cut(rest, "::")
-			return path
-		}
-	}
-	for _, p := range []string{"doc:heading:", "config:json:", "config:yaml:", "config:toml:"} {
-		if rest, ok := strings.CutPrefix(uid, p); ok {
-			path, _, _ := strings.Cut(rest, "#")
-			return path
-		}
-	}
-	return ""
-}
-
-// ResourceWatch is an open WatchResources; Close ends it.
-type ResourceWatch struct{ sub *state.Subscription }
-
-// Close ends the watch; fn is not called again once a call in progress
-// returns. It is idempotent and does not wait.
-func (w *ResourceWatch) Close() { w.sub.Close() }
-
-// WatchResources calls fn with what each batch of events committed from now
-// on — by this process or any other on the state folder — changed. fn runs
-// on a goroutine of its own, never concurrently with itself. Errors:
-// state.ErrClosed after the state closed.
-func (r *Runner) WatchResources(fn func(*ResourceChanges)) (*ResourceWatch, error) {
-	sub, err := r.st.Subscribe(func(ch state.Changes) { fn(changesOf(ch)) })
-	if err != nil {
-		return nil, err
-	}
-	return &ResourceWatch{sub: sub}, nil
-}
-
-// ModuleWatch is an open WatchModules; Close ends it.
-type ModuleWatch struct{ w *state.ModuleWatch }
-
-// Close ends the watch. It is idempotent and does not wait.
-func (w *ModuleWatch) Close() { w.w.Close() }
-
-// WatchModules calls fn with the tools that are listed (ToolsEnabled) each
-// time a module is switched on or off, in this process or any other.
-// Errors: state.ErrClosed after the state closed.
-func (r *Runner) WatchModules(fn func(enabled []*Tool)) (*ModuleWatch, error) {
-	w, err := r.st.WatchModules(func(on map[string]bool) { fn(r.toolsOn(on)) })
-	if err != nil {
-		return nil, err
-	}
-	return &ModuleWatch{w: w}, nil
-}
-
-// ToolsEnabled returns the tools whose module is on, sorted by name: what
-// a session should list. A tool called while its module is off still
-// answers (E_MODULE_DISABLED).
-func (r *Runner) ToolsEnabled() []*Tool { return r.toolsOn(r.st.ModuleStates()) }
-
-func (r *Runner) toolsOn(on map[string]bool) []*Tool {
-	var out []*Tool
-	for _, t := range r.Tools() {
-		if enabled, known := on[t.Module]; t.Module == "" || !known || enabled {
-			out = append(out, t)
-		}
-	}
-	return out
+	r := []rune(s)
+	return string(r[:n]) + "…"
 }

@@ -1,11 +1,10 @@
-package tools
+package query
 
 import (
 	"path"
 	"slices"
 	"strings"
 
-	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 )
@@ -128,13 +127,12 @@ func graphSymbols(g *projections.Graph, paths map[string]bool) map[string][]span
 	return out
 }
 
-// baseSymbols extracts the symbols of a file's base content.
-func baseSymbols(p string, data []byte) []span {
-	fe := extract.File(p, data)
+// symbolSpans returns the symbols among nodes (of symbolKinds, with a
+// line), in their order.
+func symbolSpans(nodes []graph.Node) []span {
 	var out []span
-	for _, n := range fe.Nodes {
+	for _, n := range nodes {
 		if symbolKinds[n.Kind] && n.Line > 0 {
-			n.Path = p
 			out = append(out, spanOf(n))
 		}
 	}

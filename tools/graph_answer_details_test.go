@@ -9,8 +9,8 @@ import (
 	"github.com/cos-dev/cos/envelope"
 )
 
-// This file pins what a newcomer trial found missing or misleading in the
-// graph read tools: edge metadata, how a name matched, callers in files
+// This file pins details of the graph read tools' answers that were once
+// missing or misleading: edge metadata, how a name matched, callers in files
 // the build leaves out, the direction error, and impact's via.
 
 // fieldEdge is an accesses_field edge added to the interface program:

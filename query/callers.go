@@ -1,33 +1,29 @@
-package tools
+package query
 
 import (
 	"fmt"
 	"path"
-	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
-	"github.com/cos-dev/cos/internal/pagecursor"
 	"github.com/cos-dev/cos/projections"
 )
 
-// This file is what cos_graph_references, cos_graph_impact and
+// This file is what references, impact and context
 // cos_graph_context share about callers and dependents: how sure an answer
 // is (meta.completeness), following an implementation to the callers of the
-// interface methods it implements, recognising test files, and paging.
+// interface methods it implements, and recognising test files.
 
 // Values of meta.completeness.
 const (
-	// completeExact: no reason is known why a caller or dependent would be
+	// CompleteExact: no reason is known why a caller or dependent would be
 	// missing from the graph.
-	completeExact = "exact"
-	// completeLowerBound: some may be missing; meta.completeness_reasons
+	CompleteExact = "exact"
+	// CompleteLowerBound: some may be missing; meta.completeness_reasons
 	// says why.
-	completeLowerBound = "lower_bound"
+	CompleteLowerBound = "lower_bound"
 )
 
 // Keys of meta.completeness_reasons; each is present only when non-zero.
@@ -95,8 +91,8 @@ func familyOf(p string) int {
 	return familyNone
 }
 
-// completeness gathers the reasons of one answer; add every asked node.
-type completeness struct {
+// Completeness gathers the reasons of one answer; add every asked node.
+type Completeness struct {
 	g *projections.Graph
 	// calls is set when the answer follows calls edges.
 	calls bool
@@ -114,10 +110,10 @@ type completeness struct {
 	precise map[string]bool
 }
 
-// add records an asked node; referenced says it has an incoming
+// Add records an asked node; referenced says it has an incoming
 // references edge (a class's, from a type annotation, does not count: only
 // a function or method is called through a func value).
-func (c *completeness) add(n graph.Node, referenced bool) {
+func (c *Completeness) Add(n graph.Node, referenced bool) {
 	goFile := strings.HasSuffix(n.Path, ".go")
 	c.referenced = c.referenced || referenced && n.Kind != graph.KindClass
 	c.inGo = c.inGo || goFile
@@ -163,7 +159,7 @@ func metaCount(v any) int {
 }
 
 // inferred returns the number of files of a family that are not precise.
-func (c *completeness) inferred(fam int) int {
+func (c *Completeness) inferred(fam int) int {
 	u := c.g.Unresolved()
 	switch fam {
 	case familyPython:
@@ -176,7 +172,7 @@ func (c *completeness) inferred(fam int) int {
 
 // filePrecise reports whether the file node of path says its calls come
 // from a SCIP index (one metadata decode per file).
-func (c *completeness) filePrecise(p string) bool {
+func (c *Completeness) filePrecise(p string) bool {
 	if v, ok := c.precise[p]; ok {
 		return v
 	}
@@ -191,7 +187,7 @@ func (c *completeness) filePrecise(p string) bool {
 
 // unresolvedReceivers counts the calls edges into code:external:*.<name>
 // stubs, for the asked members, from files of the member's family.
-func (c *completeness) unresolvedReceivers() int {
+func (c *Completeness) unresolvedReceivers() int {
 	n := 0
 	for name, fam := range c.members {
 		c.g.EachIn(graph.ExternalUID("*."+name), func(src, typ string) bool {
@@ -207,16 +203,16 @@ func (c *completeness) unresolvedReceivers() int {
 	return n
 }
 
-// addUID is add for a uid, looking up its header and references.
-func (c *completeness) addUID(uid string) {
+// AddUID is Add for a uid, looking up its header and references.
+func (c *Completeness) AddUID(uid string) {
 	if n, ok := c.g.NodeHeader(uid); ok {
-		c.add(n, c.g.HasIn(uid, graph.EdgeReferences))
+		c.Add(n, c.g.HasIn(uid, graph.EdgeReferences))
 	}
 }
 
-// meta returns meta.completeness and meta.completeness_reasons (nil when
+// Meta returns meta.completeness and meta.completeness_reasons (nil when
 // exact).
-func (c *completeness) meta() (string, map[string]int) {
+func (c *Completeness) Meta() (string, map[string]int) {
 	u := c.g.Unresolved()
 	reasons := map[string]int{}
 	if c.calls && c.referenced && u.DynamicCalls > 0 {
@@ -241,9 +237,9 @@ func (c *completeness) meta() (string, map[string]int) {
 		reasons[reasonInferredSites] = c.inferredSites
 	}
 	if len(reasons) == 0 {
-		return completeExact, nil
+		return CompleteExact, nil
 	}
-	return completeLowerBound, reasons
+	return CompleteLowerBound, reasons
 }
 
 func b2i(b bool) int {
@@ -253,12 +249,7 @@ func b2i(b bool) int {
 	return 0
 }
 
-// setOn fills tm's completeness keys.
-func (c *completeness) setOn(tm *envelope.ToolMeta) {
-	tm.Completeness, tm.CompletenessReasons = c.meta()
-}
-
-// buildExclusion tells which nodes live in Go files the current build
+// BuildExclusion tells which nodes live in Go files the current build
 // leaves out (build constraints such as //go:build, or a file name such as
 // x_windows.go): the extractor sets graph.MetaBuildExcluded on such a file's
 // node and on each of its declarations. Their edges are real code, but code
@@ -268,18 +259,19 @@ func (c *completeness) setOn(tm *envelope.ToolMeta) {
 //
 // It reads the file node once per path (one metadata decode per file, not
 // per node); a node whose file has no node is asked itself.
-type buildExclusion struct {
+type BuildExclusion struct {
 	g      *projections.Graph
 	byPath map[string]bool
 }
 
-func newBuildExclusion(g *projections.Graph) *buildExclusion {
-	return &buildExclusion{g: g, byPath: map[string]bool{}}
+// NewBuildExclusion returns the exclusion of g's build-excluded files.
+func NewBuildExclusion(g *projections.Graph) *BuildExclusion {
+	return &BuildExclusion{g: g, byPath: map[string]bool{}}
 }
 
-// of reports whether n (a header: its metadata is not needed) is in a
+// Of reports whether n (a header: its metadata is not needed) is in a
 // build-excluded file.
-func (x *buildExclusion) of(n graph.Node) bool {
+func (x *BuildExclusion) Of(n graph.Node) bool {
 	if n.Path == "" || !strings.HasSuffix(n.Path, ".go") {
 		return false
 	}
@@ -295,10 +287,10 @@ func (x *buildExclusion) of(n graph.Node) bool {
 	return ok && buildExcludedMeta(full.Metadata)
 }
 
-// ofUID is of for a uid; a uid that is not a node is not excluded.
-func (x *buildExclusion) ofUID(uid string) bool {
+// OfUID is Of for a uid; a uid that is not a node is not excluded.
+func (x *BuildExclusion) OfUID(uid string) bool {
 	n, ok := x.g.NodeHeader(uid)
-	return ok && x.of(n)
+	return ok && x.Of(n)
 }
 
 // buildExcludedMeta reports whether metadata says build_excluded: true.
@@ -307,10 +299,11 @@ func buildExcludedMeta(m map[string]any) bool {
 	return b
 }
 
-// noneFoundNote is data.note of an answer that found nothing: what was
-// looked for, and whether that can be trusted.
-func noneFoundNote(what string, types []string, tm envelope.ToolMeta) string {
-	if tm.Completeness == completeExact {
+// NoneFoundNote is data.note of an answer that found nothing: what was
+// looked for, and whether that can be trusted (completeness is the
+// answer's meta.completeness).
+func NoneFoundNote(what string, types []string, completeness string) string {
+	if completeness == CompleteExact {
 		return fmt.Sprintf("no %s found through %s; completeness is exact: nothing indexed reaches this node through these edge types",
 			what, strings.Join(types, ", "))
 	}
@@ -366,27 +359,27 @@ func methodOf(g *projections.Graph, class, name string) string {
 	return ""
 }
 
-// dispatchVia is a method through which a call may reach another: an
+// DispatchVia is a method through which a call may reach another: an
 // interface method it implements (Via "implements") or a method of a base
 // class it overrides (Via "inherits_from"; Python, JavaScript, TypeScript).
-type dispatchVia struct{ UID, Via string }
+type DispatchVia struct{ UID, Via string }
 
 // maxAncestors bounds the walk up a class hierarchy (cycles are cut by a
 // visited set; this bounds pathological depth).
 const maxAncestors = 64
 
-// dispatchesOf returns the methods a call may reach method through: the
+// DispatchesOf returns the methods a call may reach method through: the
 // interface methods its class implements and, walking the
 // inherits_from edges of its class up the hierarchy, the same-named
 // methods of every ancestor class and of the interfaces they implement — a
 // call on a Base-typed receiver may run the override.
-func dispatchesOf(g *projections.Graph, method string) []dispatchVia {
+func DispatchesOf(g *projections.Graph, method string) []DispatchVia {
 	name := memberName(method)
 	class := ownerClass(g, method)
 	if name == "" || class == "" {
 		return nil
 	}
-	var out []dispatchVia
+	var out []DispatchVia
 	seen := map[string]bool{method: true}
 	add := func(owner, via string) {
 		m := methodOf(g, owner, name)
@@ -397,7 +390,7 @@ func dispatchesOf(g *projections.Graph, method string) []dispatchVia {
 		if n, ok := g.NodeHeader(owner); ok && n.Metadata[graph.MetaTypeKind] == "interface" {
 			via = graph.EdgeImplements
 		}
-		out = append(out, dispatchVia{m, via})
+		out = append(out, DispatchVia{m, via})
 	}
 	visited := map[string]bool{}
 	queue := []string{class}
@@ -457,11 +450,11 @@ func interfaceMethodsIn(g *projections.Graph, class string) []string {
 	return out
 }
 
-// isTestPath reports whether a repo-relative path is a test file: Go's
+// IsTestPath reports whether a repo-relative path is a test file: Go's
 // *_test.go, Python's test_*.py, *_test.py and conftest.py, *.test.* and
 // *.spec.* (JavaScript, TypeScript), or any file under a tests/ or
 // __tests__/ folder. cos_graph_rename_plan uses it too.
-func isTestPath(p string) bool {
+func IsTestPath(p string) bool {
 	if p == "" {
 		return false
 	}
@@ -481,92 +474,8 @@ func isTestPath(p string) bool {
 	return strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec")
 }
 
-// Page sizes of cos_graph_references and cos_graph_impact.
-const (
-	graphPageDefault = 100
-	graphPageMax     = 1000
-)
-
-// graphPage is one page of a listing of n items: items [From, From+Len).
-type graphPage struct {
-	From, Len int
-	// Next is next_cursor: empty when the page ends the listing.
-	Next string
-	// WalkSeq is the log seq the whole listing is consistent with: the
-	// first page's.
-	WalkSeq uint64
-	// Limit is the page size used: the caller's limit, or less when the
-	// page was shortened to fit the budget.
-	Limit int
-}
-
-// pageStart decodes cursor (empty: the first page) for a listing of n items
-// whose query digest is query. A malformed cursor is E_CURSOR; one of
-// another query, from a log position this view has not reached, or from
-// before the graph last changed is STALE_CURSOR.
-func pageStart(c *Call, cursor string, query [8]byte, n int) (from int, walkSeq uint64, err error) {
-	if cursor == "" {
-		return 0, c.V.Pos.Seq, nil
-	}
-	cur, err := decodeCursor(cursor)
-	if err != nil {
-		return 0, 0, err
-	}
-	stale := staleCursor
-	switch last := c.V.Graph.LastChange(c.V.Pos.Seq); {
-	case cur.Query != query:
-		return 0, 0, stale("it belongs to another question: other node, edge types, depth or include_tests")
-	case cur.Seq > c.V.Pos.Seq:
-		return 0, 0, stale(fmt.Sprintf("it is from log seq %d, this view is at %d", cur.Seq, c.V.Pos.Seq))
-	case last > cur.Seq:
-		return 0, 0, stale(fmt.Sprintf("the graph changed at log seq %d, after the cursor's %d", last, cur.Seq))
-	case cur.After > uint64(n):
-		return 0, 0, stale(fmt.Sprintf("it points past the %d items of the answer", n))
-	}
-	return int(cur.After), cur.Seq, nil
-}
-
-// pageOf cuts the page of n items that starts at the cursor: at most limit
-// items, fewer when their views (built by view) would not fit in the
-// envelope budget — a page the envelope trimmed would lose items the next
-// cursor skips.
-func pageOf[T any](c *Call, cursor string, query [8]byte, n, limit int, view func(from, to int) []T) ([]T, graphPage, error) {
-	from, walkSeq, err := pageStart(c, cursor, query, n)
-	if err != nil {
-		return nil, graphPage{}, err
-	}
-	size := min(limit, n-from)
-	items := view(from, from+size)
-	for size > 1 {
-		total, fit := rowsFit(c, items)
-		if fit {
-			break
-		}
-		size = min(size-1, max(1, int(float64(size)*boardBudget(c)*boardFitShare/float64(total))))
-		items = items[:size]
-		limit = size
-	}
-	p := graphPage{From: from, Len: size, WalkSeq: walkSeq, Limit: limit}
-	if from+size < n {
-		p.Next = pagecursor.Cursor{Seq: walkSeq, Query: query, After: uint64(from + size)}.Encode()
-	}
-	return items, p, nil
-}
-
-// pageParams are the paging arguments of cos_graph_references and
-// cos_graph_impact.
-func pageParams() []Param {
-	return []Param{
-		{Name: "include_tests", Type: TBool, Default: true},
-		{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax), Default: graphPageDefault},
-		{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen, Minted: true},
-	}
-}
-
-// queryDigest is the identity of a paged question inside its cursors; list
-// arguments are sorted so their order does not matter.
-func queryDigest(tool, root string, types []string, depth int, includeTests bool) [8]byte {
-	sorted := slices.Clone(types)
-	slices.Sort(sorted)
-	return pagecursor.Digest(tool, root, strings.Join(sorted, ","), strconv.Itoa(depth), strconv.FormatBool(includeTests))
+// NewCompleteness returns the completeness of an answer about g that
+// follows calls edges when calls is set; Add every asked node to it.
+func NewCompleteness(g *projections.Graph, calls bool) *Completeness {
+	return &Completeness{g: g, calls: calls}
 }
