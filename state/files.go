@@ -3,8 +3,8 @@ package state
 import (
 	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/envelope"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/projections/evidence"
 )
 
 // The files and folders of a state folder, each named once here or, for a

@@ -13,8 +13,8 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/state"
 )
