@@ -7,8 +7,8 @@ import (
 	"log/slog"
 
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/state"
 	"github.com/spf13/cobra"

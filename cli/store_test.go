@@ -53,7 +53,7 @@ func TestStoreFlag_FilePath(t *testing.T) {
 // TestFileCommands_NATSStoreRefused: backup and restore work on a log
 // file; with a NATS store they change nothing and say what to use instead
 // — before connecting anywhere. (verify --salvage salvages a stream:
-// TestStoreTrial_ForeignMessageHasAWayBack.)
+// TestStore_ForeignMessageHasAWayBack.)
 func TestFileCommands_NATSStoreRefused(t *testing.T) {
 	dir := t.TempDir()
 	fiveTasks(t, dir)

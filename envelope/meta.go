@@ -84,17 +84,15 @@ func TruncatedFromKey(key string) string { return "truncated_" + key + "_from" }
 func TruncatedToKey(key string) string { return "truncated_" + key + "_to" }
 
 // Layers for meta.layer: graph, tasks, metrics, health and audit are used
-// today; memory, docs, routing and learning are reserved.
+// today; memory, docs, routing and learning are reserved (only docs has a
+// constant, which the tests use).
 const (
-	LayerMemory   = "memory"
-	LayerDocs     = "docs"
-	LayerTasks    = "tasks"
-	LayerMetrics  = "metrics"
-	LayerRouting  = "routing"
-	LayerGraph    = "graph"
-	LayerHealth   = "health"
-	LayerLearning = "learning"
-	LayerAudit    = "audit"
+	LayerDocs    = "docs"
+	LayerTasks   = "tasks"
+	LayerMetrics = "metrics"
+	LayerGraph   = "graph"
+	LayerHealth  = "health"
+	LayerAudit   = "audit"
 )
 
 // ResolvedFrom values for ToolMeta.ResolvedFrom and friends (docs/uids.md,

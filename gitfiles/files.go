@@ -73,10 +73,6 @@ func (s *Set) HasDir(rel string) bool {
 // Len is the number of kept files.
 func (s *Set) Len() int { return len(s.files) }
 
-// Files returns the kept files relative to the listed folder,
-// slash-separated, sorted by byte order. The slice is the caller's.
-func (s *Set) Files() []string { return append([]string(nil), s.files...) }
-
 // newSet builds a Set of files (relative to the listed folder), sorting
 // and deduplicating them.
 func newSet(top, prefix, source string, files []string) *Set {
@@ -115,9 +111,9 @@ type config struct {
 	goGit bool
 }
 
-// WithGoGit makes Load and Keep use go-git's implementation of git's rules
+// withGoGit makes Load and Keep use go-git's implementation of git's rules
 // even when git is on PATH (as they do when it is not).
-func WithGoGit() Option { return func(c *config) { c.goGit = true } }
+func withGoGit() Option { return func(c *config) { c.goGit = true } }
 
 func configOf(opts []Option) config {
 	var c config

@@ -158,7 +158,7 @@ var backends = []struct {
 	opts []Option
 }{
 	{SourceGit, nil},
-	{SourceGoGit, []Option{WithGoGit()}},
+	{SourceGoGit, []Option{withGoGit()}},
 }
 
 // wantBelow is the kept paths of ignoreTable below folder prefix ("" for
@@ -196,7 +196,7 @@ func TestLoad_IgnoreTable(t *testing.T) {
 					t.Errorf("Has(%q) = %v, want %v (%s)", r.path, got, r.kept, r.why)
 				}
 			}
-			if got, want := s.Files(), wantBelow(""); !slices.Equal(got, want) {
+			if got, want := s.files, wantBelow(""); !slices.Equal(got, want) {
 				t.Errorf("Files = %q\nwant    %q", got, want)
 			}
 			for _, d := range []struct {
@@ -227,7 +227,7 @@ func TestLoad_SubFolder(t *testing.T) {
 				if s.Prefix != sub {
 					t.Errorf("%s: Prefix = %q", sub, s.Prefix)
 				}
-				if got, want := s.Files(), wantBelow(sub); !slices.Equal(got, want) {
+				if got, want := s.files, wantBelow(sub); !slices.Equal(got, want) {
 					t.Errorf("%s: Files = %q\nwant    %q", sub, got, want)
 				}
 			}
@@ -253,7 +253,7 @@ func TestLoad_LinkedWorktree(t *testing.T) {
 					t.Errorf("Has(%q) = %v, want %v", p, got, want)
 				}
 			}
-			answers = append(answers, s.Files())
+			answers = append(answers, s.files)
 		})
 	}
 	if len(answers) == 2 && !slices.Equal(answers[0], answers[1]) {

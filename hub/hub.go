@@ -142,8 +142,8 @@ func (h *Hub) Close() {
 	h.wg.Wait()
 }
 
-// EventStreams returns how many /api/events streams are open.
-func (h *Hub) EventStreams() int {
+// eventStreams returns how many /api/events streams are open.
+func (h *Hub) eventStreams() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.streams

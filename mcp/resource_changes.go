@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/state"
 )

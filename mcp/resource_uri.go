@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/envelope"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/tools"
 )

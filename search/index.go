@@ -255,9 +255,6 @@ func decodeSeq(b []byte) (uint64, error) {
 // Slot returns the number N of the slot folder slot-N this index holds.
 func (ix *Index) Slot() int { return ix.slot }
 
-// Dir returns the slot folder.
-func (ix *Index) Dir() string { return ix.dir }
-
 // Checkpoint returns the seq stored by the last successful Apply (0 for a new
 // or rebuilt index): every event up to it is reflected in the index. The
 // caller (the tailer) replays events after it.
@@ -283,8 +280,8 @@ func (ix *Index) Apply(ctx context.Context, upserts []graph.Node, deletes []stri
 	return ix.flushLocked()
 }
 
-// DocCount returns the number of nodes in the index.
-func (ix *Index) DocCount() (uint64, error) {
+// docCount returns the number of nodes in the index.
+func (ix *Index) docCount() (uint64, error) {
 	if err := ix.flushStaged(); err != nil {
 		return 0, err
 	}

@@ -99,12 +99,12 @@ func TestIndex_Apply_Delete(t *testing.T) {
 	if err := ix.Apply(ctx, nil, []string{gone, "code:file:never-indexed.go"}, 2); err != nil {
 		t.Fatal(err)
 	}
-	n, err := ix.DocCount()
+	n, err := ix.docCount()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := uint64(len(indexFixture) - 1); n != want {
-		t.Errorf("DocCount = %d, want %d", n, want)
+		t.Errorf("docCount = %d, want %d", n, want)
 	}
 	got, err := ix.Lookup(ctx, "LoadConfig", 10)
 	if err != nil || len(got) != 0 {
@@ -133,8 +133,8 @@ func TestIndex_Apply_Upsert_Replaces(t *testing.T) {
 	if len(got) != 1 || got[0].UID != renamed.UID || got[0].Label != renamed.Label {
 		t.Errorf("new label not found: %+v", got)
 	}
-	if n, _ := ix.DocCount(); n != uint64(len(indexFixture)) {
-		t.Errorf("DocCount = %d, want %d (replaced, not added)", n, len(indexFixture))
+	if n, _ := ix.docCount(); n != uint64(len(indexFixture)) {
+		t.Errorf("docCount = %d, want %d (replaced, not added)", n, len(indexFixture))
 	}
 }
 
@@ -188,8 +188,8 @@ func TestIndex_Closed(t *testing.T) {
 	if err := ix.Apply(ctx, nil, nil, 1); !errors.Is(err, ErrClosed) {
 		t.Errorf("Apply after Close = %v", err)
 	}
-	if _, err := ix.DocCount(); !errors.Is(err, ErrClosed) {
-		t.Errorf("DocCount after Close = %v", err)
+	if _, err := ix.docCount(); !errors.Is(err, ErrClosed) {
+		t.Errorf("docCount after Close = %v", err)
 	}
 }
 
@@ -215,8 +215,8 @@ func TestIndex_Restart_ReusesSlotAndCheckpoint(t *testing.T) {
 	if again.Checkpoint() != 42 {
 		t.Errorf("Checkpoint after restart = %d, want 42", again.Checkpoint())
 	}
-	if n, _ := again.DocCount(); n != uint64(len(indexFixture)) {
-		t.Errorf("DocCount after restart = %d, want %d", n, len(indexFixture))
+	if n, _ := again.docCount(); n != uint64(len(indexFixture)) {
+		t.Errorf("docCount after restart = %d, want %d", n, len(indexFixture))
 	}
 	if got, _ := again.Lookup(ctx, "HTTPServerConfig", 1); len(got) != 1 {
 		t.Errorf("document lost across restart: %q", uids(got))
@@ -228,8 +228,8 @@ func TestIndex_TwoOpen_DifferentSlots(t *testing.T) {
 	ctx := context.Background()
 	a := openTestIndex(t, dir)
 	b := openTestIndex(t, dir)
-	if a.Slot() == b.Slot() || a.Dir() == b.Dir() {
-		t.Fatalf("both indexes in slot %d (%s)", a.Slot(), a.Dir())
+	if a.Slot() == b.Slot() || a.dir == b.dir {
+		t.Fatalf("both indexes in slot %d (%s)", a.Slot(), a.dir)
 	}
 	if err := a.Apply(ctx, indexFixture, nil, 7); err != nil {
 		t.Fatal(err)
@@ -299,8 +299,8 @@ func TestOpenIndex_OtherFormat_Rebuilt(t *testing.T) {
 	if again.Checkpoint() != 0 {
 		t.Errorf("Checkpoint = %d, want 0 after a format change", again.Checkpoint())
 	}
-	if n, _ := again.DocCount(); n != 0 {
-		t.Errorf("DocCount = %d, want an empty rebuilt index", n)
+	if n, _ := again.docCount(); n != 0 {
+		t.Errorf("docCount = %d, want an empty rebuilt index", n)
 	}
 }
 

@@ -113,7 +113,7 @@ func TestIndex_Processes_CrashedSlotReused(t *testing.T) {
 	if want := uint64(100 + a.slot); ix.Checkpoint() != want {
 		t.Errorf("Checkpoint = %d, want the child's %d", ix.Checkpoint(), want)
 	}
-	if n, _ := ix.DocCount(); n != uint64(len(indexFixture)) {
-		t.Errorf("DocCount = %d, want %d", n, len(indexFixture))
+	if n, _ := ix.docCount(); n != uint64(len(indexFixture)) {
+		t.Errorf("docCount = %d, want %d", n, len(indexFixture))
 	}
 }

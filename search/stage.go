@@ -23,7 +23,7 @@ const (
 // are merged into what is staged (a later stage of a uid replaces an
 // earlier one; a uid in both lists ends deleted) and written as one bleve
 // batch when FlushDelay has passed, when MaxStaged uids are staged, before
-// any search, Apply, DocCount or Flush, and on Close. Checkpoint moves only
+// any search, Apply, docCount or Flush, and on Close. Checkpoint moves only
 // when the batch is written. A write that fails is logged and dropped, as a
 // failed Apply is: the log is the truth, and a restart replays from
 // Checkpoint.

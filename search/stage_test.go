@@ -76,8 +76,8 @@ func TestIndex_Stage_Merges(t *testing.T) {
 	if err := ix.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := ix.DocCount(); n != uint64(len(indexFixture)-2) {
-		t.Errorf("DocCount = %d, want %d", n, len(indexFixture)-2)
+	if n, _ := ix.docCount(); n != uint64(len(indexFixture)-2) {
+		t.Errorf("docCount = %d, want %d", n, len(indexFixture)-2)
 	}
 	if got, _ := ix.Lookup(ctx, "Settings", 10); len(got) != 1 || got[0].UID != cfg.UID {
 		t.Errorf("Lookup(Settings) = %q, want the renamed node", uids(got))
@@ -158,7 +158,7 @@ func TestIndex_Close_WritesStaged(t *testing.T) {
 	if again.Checkpoint() != 13 {
 		t.Errorf("Checkpoint after restart = %d, want 13", again.Checkpoint())
 	}
-	if n, _ := again.DocCount(); n != uint64(len(indexFixture)) {
-		t.Errorf("DocCount after restart = %d, want %d", n, len(indexFixture))
+	if n, _ := again.docCount(); n != uint64(len(indexFixture)) {
+		t.Errorf("docCount after restart = %d, want %d", n, len(indexFixture))
 	}
 }

@@ -2,8 +2,8 @@ package state
 
 import (
 	"github.com/cos-dev/cos/bus"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/projections/evidence"
 )
 
 // The files and folders of a state folder that this package opens, each

@@ -1,8 +1,8 @@
 package state
 
 import (
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/metrics"
 	"github.com/cos-dev/cos/projections/tasks"
 )

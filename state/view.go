@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/metrics"
 	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/search"

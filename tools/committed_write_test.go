@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/projections/evidence"
 )
 
 // TestRecordOutput_ExportFailsAfterCommit: a record that committed but whose

@@ -10,8 +10,8 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/metrics"
 	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/search"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/projections/evidence"
 )
 
 // recordExample is the corrected example of cos_supervise_record_output.

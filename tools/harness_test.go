@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/envelope"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/state"
 )

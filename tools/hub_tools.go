@@ -14,9 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/envelope"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/internal/pagecursor"
+	"github.com/cos-dev/cos/projections/evidence"
 )
 
 // The tools of the Hub's web page alone (Tool.HubOnly): an agent has no

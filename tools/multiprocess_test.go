@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/tasks"
 )
 

@@ -101,8 +101,8 @@ func (x *Index) Seq() uint64 {
 	return x.seq
 }
 
-// Len returns the number of events indexed.
-func (x *Index) Len() int {
+// count returns the number of events indexed.
+func (x *Index) count() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return len(x.entries)

@@ -51,7 +51,7 @@ func TestIndex_ExtractionInParts(t *testing.T) {
 		t.Errorf("uid a (unchanged after its first extraction): %+v", got.Items)
 	}
 	x.Apply([]eventlog.Event{extraction(t, 4, 0, "code:function:big.go::z")}) // delivered twice: ignored
-	if x.Len() != 4 || x.Seq() != 4 {
-		t.Errorf("len %d seq %d after a repeated batch", x.Len(), x.Seq())
+	if x.count() != 4 || x.Seq() != 4 {
+		t.Errorf("len %d seq %d after a repeated batch", x.count(), x.Seq())
 	}
 }

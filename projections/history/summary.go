@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/evidence"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/metrics"
 	"github.com/cos-dev/cos/projections/tasks"
 )

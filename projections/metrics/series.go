@@ -99,8 +99,8 @@ func (s *Series) StateHash() [32]byte {
 	return sha256.Sum256(data)
 }
 
-// Points returns a copy of the points of name, in log order (for dumps).
-func (s *Series) Points(name string) []Point {
+// pointsOf returns a copy of the points of name, in log order (for dumps).
+func (s *Series) pointsOf(name string) []Point {
 	pts := s.points[name]
 	out := make([]Point, len(pts))
 	for i, p := range pts {

@@ -95,7 +95,7 @@ func TestSeries_Query(t *testing.T) {
 			}
 		})
 	}
-	if pts := s.Points("tasks.done"); len(pts) != 4 || pts[0].Seq != 26 || len(s.Points("never")) != 0 {
+	if pts := s.pointsOf("tasks.done"); len(pts) != 4 || pts[0].Seq != 26 || len(s.pointsOf("never")) != 0 {
 		t.Errorf("Points(tasks.done) = %+v", pts)
 	}
 	empty, err := s.Query("tool.latency_ms", at(500), time.Time{}, AggAvg)

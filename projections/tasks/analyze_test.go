@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cos-dev/cos/evidence"
+	"github.com/cos-dev/cos/projections/evidence"
 )
 
 func TestAnalyzeTask_Roles(t *testing.T) {

@@ -92,8 +92,8 @@ type Patch struct {
 	Parent       *string   `json:"parent,omitempty"`
 }
 
-// IsEmpty reports whether the patch changes nothing.
-func (p Patch) IsEmpty() bool {
+// isEmpty reports whether the patch changes nothing.
+func (p Patch) isEmpty() bool {
 	return p.Title == nil && p.Description == nil && p.Priority == nil && p.Status == nil &&
 		p.Labels == nil && p.Signals == nil && !p.ClearSignals && p.DependsOn == nil && p.Parent == nil
 }

@@ -207,9 +207,9 @@ func parseSignals(raw json.RawMessage, prefix string) (Signals, error) {
 	return s, nil
 }
 
-// Validate checks an already-typed Signals (for example one decoded from an
+// validate checks an already-typed Signals (for example one decoded from an
 // event) against the same rules as ParseSignals.
-func (s Signals) Validate() error {
+func (s Signals) validate() error {
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err

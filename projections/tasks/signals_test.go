@@ -161,7 +161,7 @@ func TestParseSignals_Valid(t *testing.T) {
 			if g, w := mustMarshal(t, got), mustMarshal(t, tc.want); string(g) != string(w) {
 				t.Errorf("got %s, want %s", g, w)
 			}
-			if err := got.Validate(); err != nil {
+			if err := got.validate(); err != nil {
 				t.Errorf("normalised signals do not validate: %v", err)
 			}
 		})

@@ -86,7 +86,7 @@ func TestParsePatch(t *testing.T) {
 		t.Errorf("got %+v", p)
 	}
 	p, err = ParsePatch(json.RawMessage(`{"description": "", "priority": "low"}`))
-	if err != nil || p.Description == nil || *p.Description != "" || *p.Priority != PriorityLow || p.IsEmpty() {
+	if err != nil || p.Description == nil || *p.Description != "" || *p.Priority != PriorityLow || p.isEmpty() {
 		t.Errorf("got %+v, %v", p, err)
 	}
 	for _, raw := range []string{`{}`, `[]`, `{"assignee": "a"}`, `{"title": ""}`, `{"signals": {"dimensions": 0, "domain": [], "complexity": "CLEAR"}}`} {
@@ -142,7 +142,7 @@ func FuzzParseCreateAndPatch(f *testing.F) {
 			t.Fatalf("patch error %v is not ErrInvalidArgument", err)
 		}
 		if err == nil {
-			if p.IsEmpty() {
+			if p.isEmpty() {
 				t.Fatal("ParsePatch accepted an empty patch")
 			}
 			e := &entry{Task: Task{ID: "TASK-001", Title: "t", Priority: DefaultPriority, Status: DefaultStatus}}

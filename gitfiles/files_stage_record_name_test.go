@@ -28,10 +28,10 @@ func TestLoad_UntrackedNameLikeStagedRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 			if s.Has("secret.py") {
-				t.Errorf("Load keeps the ignored secret.py: %q", s.Files())
+				t.Errorf("Load keeps the ignored secret.py: %q", s.files)
 			}
 			if !s.Has(spoof) {
-				t.Errorf("Load lost the untracked %q: %q", spoof, s.Files())
+				t.Errorf("Load lost the untracked %q: %q", spoof, s.files)
 			}
 			kept, err := Keep(context.Background(), g.Root, []string{"secret.py", spoof}, b.opts...)
 			if err != nil {

@@ -15,10 +15,10 @@ import (
 	"github.com/cos-dev/cos/state"
 )
 
-// TestStoreTrial_PortOutOfRangeIsAUsageError: a --store whose port is not
+// TestStore_PortOutOfRangeIsAUsageError: a --store whose port is not
 // 1–65535 is refused as a usage error naming the port, before anything is
 // dialled or written (it used to fail later as E_STORAGE "invalid port").
-func TestStoreTrial_PortOutOfRangeIsAUsageError(t *testing.T) {
+func TestStore_PortOutOfRangeIsAUsageError(t *testing.T) {
 	dir := t.TempDir()
 	for _, store := range []string{"nats://127.0.0.1:99999", "nats://127.0.0.1:0/COS", "nats://127.0.0.1:4222,nats://127.0.0.1:70000/COS"} {
 		code, _, stderr := run(t, dir, "--store", store, "log", "head")
@@ -40,11 +40,11 @@ func closedPort(t *testing.T) int {
 	return port
 }
 
-// TestStoreTrial_UnreachableStoreIsUnavailable: a NATS store no server
+// TestStore_UnreachableStoreIsUnavailable: a NATS store no server
 // answers is E_UNAVAILABLE (retryable, "retry" in the message), not
 // E_STORAGE (which says the storage failed and is not retryable), both for
 // a store never reached and for one whose only server stopped.
-func TestStoreTrial_UnreachableStoreIsUnavailable(t *testing.T) {
+func TestStore_UnreachableStoreIsUnavailable(t *testing.T) {
 	dir := t.TempDir()
 	store := fmt.Sprintf("nats://127.0.0.1:%d/COS", closedPort(t))
 	start := time.Now()
@@ -71,11 +71,11 @@ func TestStoreTrial_UnreachableStoreIsUnavailable(t *testing.T) {
 	}
 }
 
-// TestStoreTrial_ServerGoesAwayMidSession: a `cos serve` on a one-node
+// TestStore_ServerGoesAwayMidSession: a `cos serve` on a one-node
 // stream whose server stops answers a write with a retryable error
 // (COMMIT_UNKNOWN or E_UNAVAILABLE) within its time limit, not a hang;
 // once the server is back, the same request id writes exactly once.
-func TestStoreTrial_ServerGoesAwayMidSession(t *testing.T) {
+func TestStore_ServerGoesAwayMidSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs cos processes and a NATS server")
 	}
@@ -121,13 +121,13 @@ func TestStoreTrial_ServerGoesAwayMidSession(t *testing.T) {
 	}
 }
 
-// TestStoreTrial_ForeignMessageHasAWayBack: a message published on the
+// TestStore_ForeignMessageHasAWayBack: a message published on the
 // stream's subjects by something other than cos breaks the chain and stops
 // writes, and a stream refuses deletes. `cos verify` points at the way
 // back that works with a NATS store, and it works: --salvage writes the
 // events before the bad message to a new file (it refused a NATS store),
 // which migrates into a new stream that verifies and takes writes.
-func TestStoreTrial_ForeignMessageHasAWayBack(t *testing.T) {
+func TestStore_ForeignMessageHasAWayBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a NATS server")
 	}
@@ -176,10 +176,10 @@ func TestStoreTrial_ForeignMessageHasAWayBack(t *testing.T) {
 	}
 }
 
-// TestStoreTrial_FolderIsAUsageError: --store naming an existing folder
+// TestStore_FolderIsAUsageError: --store naming an existing folder
 // (no trailing slash) is refused as a usage error saying it names a
 // folder, like a path ending in "/", not E_STORAGE "is a directory".
-func TestStoreTrial_FolderIsAUsageError(t *testing.T) {
+func TestStore_FolderIsAUsageError(t *testing.T) {
 	dir, folder := t.TempDir(), t.TempDir()
 	code, _, stderr := run(t, dir, "--store", folder, "log", "head")
 	if code != ExitUsage || !strings.Contains(stderr, "names a folder") {
@@ -187,11 +187,11 @@ func TestStoreTrial_FolderIsAUsageError(t *testing.T) {
 	}
 }
 
-// TestStoreTrial_MissingFolderIsAUsageError: --store naming a file in a
+// TestStore_MissingFolderIsAUsageError: --store naming a file in a
 // folder that does not exist (a typo) is a usage error naming the folder,
 // and creates nothing; before, the folders were created and an empty board
 // was served.
-func TestStoreTrial_MissingFolderIsAUsageError(t *testing.T) {
+func TestStore_MissingFolderIsAUsageError(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(t.TempDir(), "no", "such")
 	code, _, stderr := run(t, dir, "--store", filepath.Join(missing, "x.db"), "call", "cos_task_board", "{}")
@@ -203,11 +203,11 @@ func TestStoreTrial_MissingFolderIsAUsageError(t *testing.T) {
 	}
 }
 
-// TestStoreTrial_ToolIntegrityAdviceFitsAStream: a tool's write refused
+// TestStore_ToolIntegrityAdviceFitsAStream: a tool's write refused
 // because a foreign message broke the stream's chain says the way back
 // that works with a NATS store (salvage, then migrate into a new stream),
 // not `cos restore`, which refuses a stream.
-func TestStoreTrial_ToolIntegrityAdviceFitsAStream(t *testing.T) {
+func TestStore_ToolIntegrityAdviceFitsAStream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a NATS server")
 	}

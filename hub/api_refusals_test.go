@@ -14,11 +14,11 @@ import (
 // "hub (Firefox)".
 const firefoxUA = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0"
 
-// TestTrial_EventsActorIsTheCallersName: a write made from the page is
+// TestHub_EventsActorIsTheCallersName: a write made from the page is
 // streamed with actor.client "hub (Firefox)" — the name cos_history shows —
 // not the log's encoded form ("name=hub+%28Firefox%29"), and the actor
 // filter finds it by that name.
-func TestTrial_EventsActorIsTheCallersName(t *testing.T) {
+func TestHub_EventsActorIsTheCallersName(t *testing.T) {
 	f := openLiveHub(t, "", hub.Options{})
 	resp, doc := f.do(t, http.MethodPost, "/api/tasks", `{"title":"from the page"}`,
 		map[string]string{"Content-Type": "application/json", "User-Agent": firefoxUA})
@@ -41,10 +41,10 @@ func TestTrial_EventsActorIsTheCallersName(t *testing.T) {
 	}
 }
 
-// TestTrial_EventsRefuseABadSinceBesideLastEventID: a since= that is not
+// TestHub_EventsRefuseABadSinceBesideLastEventID: a since= that is not
 // a seq is refused even when Last-Event-ID is sent too (the header wins
 // only between two good values), and the message reads as a sentence.
-func TestTrial_EventsRefuseABadSinceBesideLastEventID(t *testing.T) {
+func TestHub_EventsRefuseABadSinceBesideLastEventID(t *testing.T) {
 	f := openLiveHub(t, "", hub.Options{})
 	f.call(t, "cos_task_create", `{"title":"one"}`)
 	resp, doc := f.do(t, http.MethodGet, "/api/events?since=abc", "", map[string]string{"Last-Event-ID": "1"})
@@ -58,10 +58,10 @@ func TestTrial_EventsRefuseABadSinceBesideLastEventID(t *testing.T) {
 	}
 }
 
-// TestTrial_AssetsLicenseIsTextAnd404EchoesNoControlBytes: the vendored
+// TestHub_AssetsLicenseIsTextAnd404EchoesNoControlBytes: the vendored
 // LICENSE and VERSION read as text in a browser, and a 404 does not send
 // back the raw bytes of the path it was asked for.
-func TestTrial_AssetsLicenseIsTextAnd404EchoesNoControlBytes(t *testing.T) {
+func TestHub_AssetsLicenseIsTextAnd404EchoesNoControlBytes(t *testing.T) {
 	f := openLiveHub(t, "", hub.Options{})
 	for _, p := range []string{"/vendor/cytoscape/LICENSE", "/vendor/cytoscape/VERSION"} {
 		resp, _ := f.do(t, http.MethodGet, p, "", nil)
@@ -85,10 +85,10 @@ func TestTrial_AssetsLicenseIsTextAnd404EchoesNoControlBytes(t *testing.T) {
 	}
 }
 
-// TestTrial_Browser_ErrorBarClearsOnAnotherView: the error of one view
+// TestHub_Browser_ErrorBarClearsOnAnotherView: the error of one view
 // (a session id the server refuses) is not left in the bar above another
 // view the user then opens from the nav.
-func TestTrial_Browser_ErrorBarClearsOnAnotherView(t *testing.T) {
+func TestHub_Browser_ErrorBarClearsOnAnotherView(t *testing.T) {
 	f := newBrowserFixture(t)
 	browser := newBrowser(t)
 	p := openTab(t, browser)
@@ -100,10 +100,10 @@ func TestTrial_Browser_ErrorBarClearsOnAnotherView(t *testing.T) {
 	p.wait(`document.getElementById('error').hidden`, "#error hidden on the health view")
 }
 
-// TestTrial_TwoIfMatchHeadersAreRefused: two If-Match headers are a list
+// TestHub_TwoIfMatchHeadersAreRefused: two If-Match headers are a list
 // of revisions, refused like "1", "2" in one header — not the first taken
 // and the second ignored — and the task is unchanged.
-func TestTrial_TwoIfMatchHeadersAreRefused(t *testing.T) {
+func TestHub_TwoIfMatchHeadersAreRefused(t *testing.T) {
 	f := openLiveHub(t, "", hub.Options{})
 	f.call(t, "cos_task_create", `{"title":"one"}`)
 	req, err := http.NewRequest(http.MethodPatch, f.srv.URL+"/api/tasks/TASK-001", strings.NewReader(`{"patch":{"title":"two"}}`))
@@ -126,10 +126,10 @@ func TestTrial_TwoIfMatchHeadersAreRefused(t *testing.T) {
 	}
 }
 
-// TestTrial_GraphSourceExampleIsAGraphUID: the example cos_graph_source
+// TestHub_GraphSourceExampleIsAGraphUID: the example cos_graph_source
 // gives in its errors (and /api/openapi.json) is a uid of the form the
 // graph uses, not one no node ever has.
-func TestTrial_GraphSourceExampleIsAGraphUID(t *testing.T) {
+func TestHub_GraphSourceExampleIsAGraphUID(t *testing.T) {
 	f := openLiveHub(t, "", hub.Options{})
 	spec, ok := f.r.Spec("cos_graph_source")
 	if !ok {
@@ -141,12 +141,12 @@ func TestTrial_GraphSourceExampleIsAGraphUID(t *testing.T) {
 	}
 }
 
-// TestTrial_UnreadableQueryIsRefused: a query string Go cannot read — a
+// TestHub_UnreadableQueryIsRefused: a query string Go cannot read — a
 // bad escape, a ";" separator, more parameters than it parses — is 400,
 // not run as if the parameters it lost were never sent (the whole board
 // for status=%zz, the log head for since=%zz); a write route refuses
 // query parameters, which it would otherwise ignore.
-func TestTrial_UnreadableQueryIsRefused(t *testing.T) {
+func TestHub_UnreadableQueryIsRefused(t *testing.T) {
 	f := openLiveHub(t, "", hub.Options{})
 	f.call(t, "cos_task_create", `{"title":"one"}`)
 	many := make([]string, 0, 10001)

@@ -14,11 +14,11 @@ import (
 // anyHubLine matches the address line of cos hub, whatever its host.
 var anyHubLine = regexp.MustCompile(`Hub: http://(\S+)/`)
 
-// TestHubTrial_WildcardAddressPrintsAnAddressABrowserOpens: cos hub --http
+// TestHub_WildcardAddressPrintsAnAddressABrowserOpens: cos hub --http
 // 0.0.0.0:0 listens on every interface; the address it prints, records in
 // hub.json and a second cos hub names is one a browser on this machine
 // opens (127.0.0.1:PORT), not the wildcard "[::]:PORT".
-func TestHubTrial_WildcardAddressPrintsAnAddressABrowserOpens(t *testing.T) {
+func TestHub_WildcardAddressPrintsAnAddressABrowserOpens(t *testing.T) {
 	dir := t.TempDir()
 	first := startWeb(t, anyHubLine, "--state-dir", dir, "hub", "--nats", "off", "--http", "0.0.0.0:0", "--token", "trial-token")
 	if !hubLine.MatchString(first.stderr.String()) {
