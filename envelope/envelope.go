@@ -122,9 +122,17 @@ func normalize(data any) (map[string]any, error) {
 	return normalizeWith(data, decodeGeneric)
 }
 
-// normalizeBody is normalize for OK: top-level trimmable lists of an encoded
-// body stay lazy (lazy.go).
+// normalizeBody is normalize for OK: a typed body is converted without the
+// round trip when the conversion mirrors it (typed.go), and top-level
+// trimmable lists stay lazy (lazy.go).
 func normalizeBody(data any) (map[string]any, error) {
+	if data != nil {
+		if m, ok := data.(map[string]any); !ok || m == nil || !isGeneric(m, 0) {
+			if body, ok := typedBody(data); ok {
+				return body, nil
+			}
+		}
+	}
 	return normalizeWith(data, decodeBody)
 }
 

@@ -209,6 +209,15 @@ func contextTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	comp := completeness{g: g, calls: len(types) == 0 || contains(types, graph.EdgeCalls)}
 	comp.add(res.Node, g.HasIn(root, graph.EdgeReferences))
 	comp.setOn(&tm)
+	c.nameNode(viewOf(res.Node))
+	for _, nb := range neighbours {
+		c.nameNode(nb.nodeView)
+	}
+	for _, list := range byType {
+		for _, e := range list {
+			c.nameMetadata(e.Metadata)
+		}
+	}
 	return map[string]any{
 		"node":          viewOf(res.Node),
 		"degree":        map[string]int{"in": in, "out": out},

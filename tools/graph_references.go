@@ -175,5 +175,10 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	if len(refs) == 0 {
 		data["note"] = noneFoundNote("references", kinds, tm)
 	}
+	c.nameNode(viewOf(res.Node))
+	for _, ref := range page {
+		c.NameFiles(ref.File)
+		c.nameMetadata(ref.Metadata)
+	}
 	return data, tm, nil
 }
