@@ -38,12 +38,17 @@
 //
 // # Caveats
 //
-// OK encodes a struct body with encoding/json and decodes it back with its
-// own decoder (decode.go, equivalent to a Decoder with UseNumber, fuzzed
-// against it). Top-level trimmable lists stay encoded until an element is
-// needed (lazy.go), so dropped elements are never decoded; for a large
-// struct body the json.Marshal, not the trim, is the cost. A body that is
-// already a generic map[string]any skips the round trip. Lists are trimmed
+// OK converts a typed body (structs, typed lists and maps) straight into the
+// generic tree it trims, with reflection, into what encoding/json's bytes
+// would decode to (typed.go), and serializes the trimmed tree once.
+// Top-level trimmable lists are converted one element at a time as the
+// trim reaches them, so dropped elements are never converted. A body holding
+// what the conversion does not mirror (a json.Marshaler, []byte, …) is
+// encoded with encoding/json and decoded back with OK's own decoder
+// (decode.go, equivalent to a Decoder with UseNumber, fuzzed against it),
+// its top-level trimmable lists left encoded until needed (lazy.go): the
+// same bytes either way. A body that is already a generic map[string]any
+// skips both. Lists are trimmed
 // at the top level of data only; long strings anywhere (the containers on
 // their path are copied first, never modified). The JSON the envelope emits does not HTML-escape
 // '<', '>' and '&'.

@@ -35,8 +35,8 @@ func (e Envelope) IsZero() bool { return e.doc == nil }
 func (e Envelope) JSON() []byte { return e.raw }
 
 // Map returns the envelope as a generic JSON tree (map[string]any, []any,
-// string, json.Number, bool, nil, and ints in meta), for MCP
-// structuredContent. The caller must not modify it.
+// string, bool, nil, and numbers as json.Number, int, int64, uint64 or
+// float64), for MCP structuredContent. The caller must not modify it.
 func (e Envelope) Map() map[string]any { return e.doc }
 
 // Err returns the failure of a failure envelope, or nil.
@@ -65,8 +65,8 @@ func (e Envelope) Meta() map[string]any {
 // A "meta" key in data is replaced: data.meta is built from meta (the
 // handler's part) and from the trimmer (tokens_estimated, truncated,
 // truncated_*, envelope_unshrinkable), so a handler cannot spoof them.
-// The body is then trimmed to opts' budget on its decoded
-// structure (see budget.go); numbers round-trip exactly. The caller must not
+// The body is then trimmed to opts' budget on its generic
+// structure (see budget.go, typed.go); numbers keep encoding/json's text. The caller must not
 // modify data after OK returns: a generic map's nested values are shared
 // with Envelope.Map().
 func OK(data any, meta Meta, opts Options) Envelope {
@@ -122,9 +122,17 @@ func normalize(data any) (map[string]any, error) {
 	return normalizeWith(data, decodeGeneric)
 }
 
-// normalizeBody is normalize for OK: top-level trimmable lists of an encoded
-// body stay lazy (lazy.go).
+// normalizeBody is normalize for OK: a typed body is converted without the
+// round trip when the conversion mirrors it (typed.go), and top-level
+// trimmable lists stay lazy (lazy.go).
 func normalizeBody(data any) (map[string]any, error) {
+	if data != nil {
+		if m, ok := data.(map[string]any); !ok || m == nil || !isGeneric(m, 0) {
+			if body, ok := typedBody(data); ok {
+				return body, nil
+			}
+		}
+	}
 	return normalizeWith(data, decodeBody)
 }
 

@@ -4,6 +4,9 @@ import "slices"
 
 // Lazy top-level lists.
 //
+// (A typed body's lists are lazy the same way, their elements converted
+// rather than decoded on demand: typed.go.)
+//
 // A large body is mostly one or two long lists, and the ladder keeps only a
 // budget's worth of each. So when OK decodes the encoding/json output of a
 // handler's struct, a top-level array under a TrimmableListKeys key is only
@@ -15,23 +18,29 @@ import "slices"
 // A lazyList never survives OK: okBody materializes what is left before the
 // envelope is serialized, so Envelope.Map() holds only generic values.
 
-// lazyList is a JSON array held as its elements' encoded forms, decoded in
-// order on demand.
+// lazyList is a JSON array of n elements held as their encoded forms (raw)
+// or as a typed list's elements (src converts element i, typed.go),
+// decoded in order on demand.
 type lazyList struct {
+	n   int
 	raw [][]byte
+	src func(i int) any
 	dec []any // decoded prefix: dec[i] is element i
 }
 
-func (l *lazyList) len() int { return len(l.raw) }
+func (l *lazyList) len() int { return l.n }
 
 // elem returns element i, decoding it (and any before it) if needed.
 func (l *lazyList) elem(i int) any {
 	for len(l.dec) <= i {
-		v, err := decodeGeneric(l.raw[len(l.dec)])
-		if err != nil {
-			// Cannot happen: the bytes are encoding/json output, which is
-			// valid JSON, and splitList found this element's bounds.
-			v = nil
+		var v any
+		if j := len(l.dec); l.src != nil {
+			v = l.src(j)
+		} else if d, err := decodeGeneric(l.raw[j]); err == nil {
+			// An error cannot happen: the bytes are encoding/json
+			// output, which is valid JSON, and splitList found this
+			// element's bounds.
+			v = d
 		}
 		l.dec = append(l.dec, v)
 	}
@@ -154,6 +163,7 @@ func (d *decoder) splitList() (any, error) {
 			return nil, d.errorf("expected an array element")
 		}
 		l.raw = append(l.raw, d.b[start:d.i])
+		l.n++
 		d.skipSpace()
 		if d.i >= len(d.b) {
 			return nil, d.errorf("unexpected end of array")

@@ -74,23 +74,22 @@ func (s *Server) MCP() *mcpserver.MCPServer {
 			if clientCancelled(ctx) {
 				return cancelledResult(), nil // dropped on its way out: no answer
 			}
-			return resultOf(env.JSON()), nil
+			return resultOf(env), nil
 		})
 	}
 	s.setupLive(srv)
 	return srv
 }
 
-// resultOf wraps an envelope's JSON as an MCP tool result.
-func resultOf(env []byte) *mcp.CallToolResult {
-	var probe struct {
-		OK bool `json:"ok"`
-	}
-	_ = json.Unmarshal(env, &probe)
+// resultOf wraps an envelope as an MCP tool result: its JSON as the text
+// content and as structuredContent, isError from the envelope itself (not
+// from parsing its bytes again).
+func resultOf(env envelope.Envelope) *mcp.CallToolResult {
+	b := env.JSON()
 	return &mcp.CallToolResult{
-		Content:              []mcp.Content{mcp.NewTextContent(string(env))},
-		RawStructuredContent: json.RawMessage(env),
-		IsError:              !probe.OK,
+		Content:              []mcp.Content{mcp.NewTextContent(string(b))},
+		RawStructuredContent: json.RawMessage(b),
+		IsError:              !env.OK(),
 	}
 }
 
@@ -124,7 +123,7 @@ func (s *Server) unknownToolResponse(session string, line []byte) []byte {
 	if s.r.Has(m.Params.Name) {
 		return nil
 	}
-	res := resultOf(s.call(context.Background(), m.Params.Name, nil).JSON())
+	res := resultOf(s.call(context.Background(), m.Params.Name, nil))
 	out, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": res})
 	if err != nil {
 		return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/query"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -40,10 +41,11 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 		return r.st.Read(ctx, func(v state.View) {
 			c.V, c.inView = v, true
 			defer func() { c.inView = false }()
+			c.files, c.filesNamed = nil, false
 			data, tm, err = c.Tool.Handler(ctx, c)
 			chk, cerr = indexing.Check{}, nil
 			if err == nil && r.fresh != nil {
-				chk, cerr = r.fresh.StaleHeld(v, answerPaths(data))
+				chk, cerr = r.fresh.StaleHeld(v, c.answerFiles(data))
 				c.index = indexMeta(v, chk, cerr)
 			}
 		})
@@ -250,9 +252,70 @@ func (c *Call) Refresh(ctx context.Context, paths []string) (stale []string, err
 // up to date, …).
 func (c *Call) Warn(msg string) { c.warnings = append(c.warnings, msg) }
 
+// NameFiles declares files the answer names (repo-relative paths; "" is
+// ignored): the files a graph read checks against the disk after its
+// handler answers. A handler that declares none of its files leaves them to
+// answerPaths, which finds them in the answer by reflection.
+func (c *Call) NameFiles(paths ...string) {
+	c.filesNamed = true
+	for _, p := range paths {
+		if p != "" {
+			c.files = append(c.files, p)
+		}
+	}
+}
+
+// nameNode declares the files a node view names: its path, and any string
+// under a "path" or "file" key in its metadata.
+func (c *Call) nameNode(n query.NodeView) {
+	c.NameFiles(n.Path)
+	c.nameMetadata(n.Metadata)
+}
+
+// nameMetadata declares every string held under a "path" or "file" key
+// anywhere in a node's or an edge's metadata (a generic JSON tree), as
+// answerPaths would find it.
+func (c *Call) nameMetadata(m map[string]any) {
+	if len(m) > 0 {
+		c.nameIn(m, 0)
+	}
+}
+
+func (c *Call) nameIn(v any, depth int) {
+	if depth > pathWalkDepth {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if !isPathKey(k) {
+				c.nameIn(e, depth+1)
+			} else if s, ok := e.(string); ok {
+				c.NameFiles(s)
+			} else {
+				c.nameIn(e, 1)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			c.nameIn(e, depth+1)
+		}
+	}
+}
+
+// answerFiles returns the files the answer data names: those the handler
+// declared (NameFiles), else answerPaths(data).
+func (c *Call) answerFiles(data any) []string {
+	if c.filesNamed {
+		return c.files
+	}
+	return answerPaths(data)
+}
+
 // answerPaths returns the distinct strings held under a "path" or "file"
 // key anywhere in data (struct fields by their JSON name, map keys), in
-// the order met: the files an answer names.
+// the order met: the files an answer names. It is for the handlers that do
+// not declare them (Call.NameFiles).
 func answerPaths(data any) []string {
 	w := pathWalk{seen: map[string]bool{}}
 	w.walk(reflect.ValueOf(data), 0)

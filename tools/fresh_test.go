@@ -13,6 +13,7 @@ import (
 	"github.com/cos-dev/cos/internal/testutil"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/query"
+	"github.com/cos-dev/cos/state"
 )
 
 // freshSource is a Go file whose function Hello is on line 3; freshEdited
@@ -317,5 +318,51 @@ func TestGraphChanges_ReadOnlyServerAnswersWithAWarning(t *testing.T) {
 	}
 	if before := head; at.st.Position().Seq != before {
 		t.Errorf("the read-only view moved from %d to %d", before, at.st.Position().Seq)
+	}
+}
+
+// The files cos_graph_context and cos_graph_references declare
+// (Call.NameFiles) are the files answerPaths finds in their answers:
+// node paths, reference files, and "path" or "file" keys anywhere in node
+// and edge metadata.
+func TestNamedFiles_SameAsAnswerPaths(t *testing.T) {
+	r := openFixture(t)
+	graphOK(t, r.s, "cos_graph_upsert", `{"nodes": [
+	  {"uid": "code:function:lib/util.go::meta", "kind": "function", "label": "meta", "path": "lib/util.go",
+	   "metadata": {"file": "cmd/util.go", "deep": [{"x": {"path": "README.md"}}], "path": {"file": "main.go"}}}],
+	 "edges": [
+	  {"source": "code:function:lib/util.go::meta", "target": "code:function:cmd/a.go::run", "type": "calls", "line": 1,
+	   "metadata": {"path": "edge-only.go"}}]}`)
+	ctx := context.Background()
+	for _, tc := range []struct{ tool, args string }{
+		{"cos_graph_context", `{"uid_or_name": "code:function:cmd/a.go::run", "depth": 2}`},
+		{"cos_graph_references", `{"uid": "code:function:cmd/a.go::run"}`},
+		{"cos_graph_references", `{"uid": "code:function:cmd/a.go::run", "limit": 1}`},
+	} {
+		tool := r.s.tools[tc.tool]
+		args, aerr := parseArgs(tool, json.RawMessage(tc.args))
+		if aerr != nil {
+			t.Fatal(aerr)
+		}
+		c := &Call{Tool: tool, Args: args, st: r.s.st, runner: r.s.r, fresh: r.s.r.fresh}
+		var (
+			data any
+			err  error
+		)
+		if rerr := r.s.st.Read(ctx, func(v state.View) {
+			c.V = v
+			data, _, err = tool.Handler(ctx, c)
+		}); rerr != nil || err != nil {
+			t.Fatal(rerr, err)
+		}
+		if !c.filesNamed {
+			t.Fatalf("%s declares no files", tc.tool)
+		}
+		declared := slices.Compact(slices.Sorted(slices.Values(c.files)))
+		found := answerPaths(data)
+		slices.Sort(found)
+		if !slices.Equal(declared, found) || len(found) < 2 {
+			t.Errorf("%s %s: declared %v, the answer names %v", tc.tool, tc.args, declared, found)
+		}
 	}
 }

@@ -112,6 +112,15 @@ func contextTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	cx := query.ContextOf(c.V.Graph, res.Node, depth, types)
 	tm := resolvedMeta(res)
 	setCompleteness(&tm, cx.Completeness)
+	c.nameNode(query.ViewOf(res.Node))
+	for _, nb := range cx.Neighbours {
+		c.nameNode(nb.NodeView)
+	}
+	for _, list := range cx.EdgesByType {
+		for _, e := range list {
+			c.nameMetadata(e.Metadata)
+		}
+	}
 	return map[string]any{
 		"node":          query.ViewOf(res.Node),
 		"degree":        map[string]int{"in": cx.In, "out": cx.Out},

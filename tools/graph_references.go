@@ -71,5 +71,10 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	if len(refs) == 0 {
 		data["note"] = query.NoneFoundNote("references", kinds, tm.Completeness)
 	}
+	c.nameNode(query.ViewOf(res.Node))
+	for _, ref := range page {
+		c.NameFiles(ref.File)
+		c.nameMetadata(ref.Metadata)
+	}
 	return data, tm, nil
 }

@@ -92,6 +92,10 @@ type Call struct {
 	// atSeq is meta.at_seq: the past seq the answer reflects (an `at`
 	// argument, at.go); nil for an answer from the live state.
 	atSeq *uint64
+	// files are the files the answer names, declared by the handler
+	// (NameFiles); filesNamed is set once it declares any (fresh.go).
+	files      []string
+	filesNamed bool
 }
 
 // Call runs the tool name with raw JSON arguments and returns its envelope,
