@@ -1,6 +1,8 @@
 package cfamily
 
 import (
+	"strings"
+
 	"github.com/cos-dev/cos/extract/internal/ts"
 	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/graph"
@@ -42,16 +44,22 @@ func (f *file) calls(b body) {
 				if fi.Kind() != "field_initializer" || fi.NamedChildCount() == 0 {
 					continue
 				}
+				// A base's or a member's initialiser: only a class has
+				// a constructor to find.
 				head := fi.NamedChild(0)
-				switch head.Kind() {
-				case "type_identifier", "template_type", "qualified_identifier":
-					segs := f.segments(head)
-					f.construct(x, segs[len(segs)-1], ts.Line(head))
-				}
+				segs := f.segments(head)
+				f.construct(x, segs[len(segs)-1], ts.Line(head))
 			}
+			f.walkCalls(x, &k)
 		}
 	}
-	ts.WalkSkip(bd, func(n *sitter.Node) bool {
+	f.walkCalls(x, bd)
+}
+
+// walkCalls reads the calls, constructions and constructing declarations
+// under n.
+func (f *file) walkCalls(x *fn, n *sitter.Node) {
+	ts.WalkSkip(n, func(n *sitter.Node) bool {
 		switch n.Kind() {
 		case "call_expression":
 			f.call(x, n)
@@ -244,7 +252,7 @@ func (f *file) typeUsed(t string) bool {
 
 // plainCall reads a call of an unqualified name.
 func (f *file) plainCall(x *fn, name string, line, depth int) {
-	if name == "" {
+	if name == "" || notCallees[name] {
 		return
 	}
 	if _, isLocal := x.locals[name]; isLocal && depth == 0 {
@@ -274,10 +282,18 @@ func (f *file) plainCall(x *fn, name string, line, depth int) {
 		f.construct(x, name, line)
 		return
 	}
+	// The stub names a call that found nothing; none for a method's
+	// unqualified call (the member or the function may answer) nor for a
+	// name in capitals (a macro, by convention).
+	stub := name
 	if x.b.class != "" {
 		f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope, Name: x.b.class, Inst: true}, Name: name})
+		stub = ""
 	}
-	f.ref(x, lang.Ref{Line: line, Scope: Scope, Name: name, Stub: name})
+	if strings.ToUpper(name) == name {
+		stub = ""
+	}
+	f.ref(x, lang.Ref{Line: line, Scope: Scope, Name: name, Stub: stub})
 	for i := range macroCalls {
 		f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope}, Name: macroKey(name, i)})
 	}

@@ -208,7 +208,7 @@ func macroKey(name string, i int) string { return "#" + name + "." + strconv.Ito
 // nothing.
 var notCallees = map[string]bool{"if": true, "while": true, "for": true, "switch": true, "return": true,
 	"sizeof": true, "defined": true, "do": true, "_Alignof": true, "alignof": true, "decltype": true,
-	"static_cast": true, "reinterpret_cast": true, "const_cast": true, "dynamic_cast": true,
+	"static_cast": true, "__builtin_offsetof": true, "reinterpret_cast": true, "const_cast": true, "dynamic_cast": true,
 	"__typeof__": true, "typeof": true, "__builtin_expect": true, "offsetof": true}
 
 // macroCallees lists the identifiers followed by "(" in a macro body, in
@@ -277,7 +277,7 @@ func declName(d *sitter.Node) (name, params *sitter.Node, isFunc bool) {
 			continue
 		case "identifier", "field_identifier", "type_identifier", "qualified_identifier", "destructor_name", "operator_name", "template_function", "primitive_type":
 			return d, params, isFunc
-		case "reference_declarator":
+		case "reference_declarator", "parenthesized_declarator":
 			n := d.NamedChildCount()
 			if n == 0 {
 				return nil, params, isFunc
