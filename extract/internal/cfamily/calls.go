@@ -31,13 +31,6 @@ func (f *file) calls(b body) {
 	if bd == nil {
 		return
 	}
-	ts.WalkSkip(bd, func(n *sitter.Node) bool {
-		switch n.Kind() {
-		case "declaration", "for_range_loop", "parameter_declaration", "optional_parameter_declaration", "condition_clause":
-			f.local(x, n)
-		}
-		return true
-	})
 	for _, k := range ts.Children(b.def) {
 		if k.Kind() == "field_initializer_list" && f.isCPP() {
 			for _, fi := range ts.Children(&k) {
@@ -57,7 +50,7 @@ func (f *file) calls(b body) {
 }
 
 // walkCalls reads the calls, constructions and constructing declarations
-// under n.
+// under n, in document order, binding locals as their declarations come.
 func (f *file) walkCalls(x *fn, n *sitter.Node) {
 	ts.WalkSkip(n, func(n *sitter.Node) bool {
 		switch n.Kind() {
@@ -68,9 +61,12 @@ func (f *file) walkCalls(x *fn, n *sitter.Node) {
 				f.construct(x, t, ts.Line(n))
 			}
 		case "declaration":
+			f.local(x, n)
 			if f.isCPP() {
 				f.declConstruct(x, n)
 			}
+		case "for_range_loop", "parameter_declaration", "optional_parameter_declaration", "condition_clause":
+			f.local(x, n)
 		}
 		return true
 	})
