@@ -351,7 +351,9 @@ func (f *file) function(c *sitter.Node, ns string, anon bool, class string) {
 		if local {
 			meta["static"] = true
 		}
-		if _, dup := f.funcs[name]; !dup {
+		if prev, dup := f.funcs[name]; dup {
+			f.widen(prev, line, end)
+		} else {
 			f.funcs[name] = uid
 			f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindFunction, Label: name, Line: line, EndLine: end, Metadata: meta})
 			f.fr.AddEdge(f.fileUID, uid, graph.EdgeContains, line)
@@ -367,7 +369,9 @@ func (f *file) function(c *sitter.Node, ns string, anon bool, class string) {
 	}
 	full := owner + "." + name
 	uid := lang.CodeUID("function", f.fr.Path, full)
-	if _, dup := f.members[full]; !dup || f.members[full] == "" {
+	if prev := f.members[full]; prev != "" {
+		f.widen(prev, line, end)
+	} else {
 		f.members[full] = uid
 		f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMethod, Label: full, Line: line, EndLine: end, Metadata: meta})
 		container := f.fileUID
@@ -381,6 +385,19 @@ func (f *file) function(c *sitter.Node, ns string, anon bool, class string) {
 		}
 	}
 	f.bodies = append(f.bodies, body{uid: uid, class: owner, def: c})
+}
+
+// widen makes the node uid, already added, span lines line to end too:
+// overloads are one node covering all of them.
+func (f *file) widen(uid string, line, end int) {
+	for i := len(f.fr.Nodes) - 1; i >= 0; i-- {
+		n := &f.fr.Nodes[i]
+		if n.UID != uid {
+			continue
+		}
+		n.Line, n.EndLine = min(n.Line, line), max(n.EndLine, end)
+		return
+	}
 }
 
 // declaration reads a declaration, typedef or (in a class) member
@@ -435,7 +452,9 @@ func (f *file) declaration(c *sitter.Node, ns string, anon bool, class string) {
 			if tchain != nil {
 				f.fr.Decl.SetFact(lang.FactReturn+full, tchain)
 			}
-			if f.pure(c) {
+			if prev := f.members[full]; prev != "" && f.pure(c) {
+				f.widen(prev, ts.Line(c), ts.EndLine(c))
+			} else if f.pure(c) {
 				uid := lang.CodeUID("function", f.fr.Path, full)
 				f.members[full] = uid
 				f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMethod, Label: full, Line: ts.Line(c), EndLine: ts.EndLine(c),
@@ -545,8 +564,6 @@ func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
 	if len(bases) > 0 {
 		f.fr.Decl.SetFact(lang.FactBase+name, bases...)
 	}
-	f.members[name+"."+name] = f.members[name+"."+name]
-	delete(f.members, name+"."+name)
 	for _, m := range ts.Children(b) {
 		switch m.Kind() {
 		case "function_definition":
