@@ -157,8 +157,8 @@ func (f *file) exprChain(x *fn, e *sitter.Node) *lang.Chain {
 			return &lang.Chain{Scope: Scope, Name: id, Steps: []string{lang.CallStep}}
 		case "qualified_identifier":
 			segs := f.segments(fun)
-			if len(segs) >= 2 && segs[len(segs)-2] != "std" {
-				return &lang.Chain{Scope: Scope, Name: segs[len(segs)-2], Steps: []string{segs[len(segs)-1], lang.CallStep}}
+			if owner := f.typePath(segs[:len(segs)-1]); owner != "" && segs[0] != "std" {
+				return &lang.Chain{Scope: Scope, Name: owner, Steps: []string{segs[len(segs)-1], lang.CallStep}}
 			}
 		}
 	case "parenthesized_expression":
@@ -221,8 +221,12 @@ func (f *file) call(x *fn, n *sitter.Node) {
 			f.plainCall(x, name, line, 0)
 			return
 		}
-		owner := segs[len(segs)-2]
-		if owner == "std" || name == "" {
+		if segs[0] == "std" || name == "" {
+			return
+		}
+		owner := f.typePath(segs[:len(segs)-1])
+		if owner == "" {
+			f.plainCall(x, name, line, 0)
 			return
 		}
 		f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope, Name: owner}, Name: name})
@@ -298,11 +302,12 @@ func (f *file) plainCall(x *fn, name string, line, depth int) {
 // construct reads a construction of the class t: its constructor t.t,
 // else the class.
 func (f *file) construct(x *fn, t string, line int) {
-	if uid := f.members[t+"."+t]; uid != "" {
+	ctor := t + "." + t[strings.LastIndexByte(t, '.')+1:]
+	if uid := f.members[ctor]; uid != "" {
 		f.edge(x, uid, line)
 		return
 	}
-	f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope}, Name: t + "." + t})
+	f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope}, Name: ctor})
 }
 
 // declConstruct reads T x(args); T x{args}; and T x; of a class T.

@@ -48,6 +48,8 @@ type file struct {
 	funcs   map[string]string
 	members map[string]string
 	classes map[string]bool
+	// namespaces are the names of the namespaces the file opens.
+	namespaces map[string]bool
 	macros  map[string][]string
 	globals map[string]*lang.Chain
 	bodies  []body
@@ -59,6 +61,7 @@ func Extract(r *lang.Result, data []byte, env *lang.Env, d Dialect) {
 	if d == CPP {
 		grammar, name = languageCPP, "c++"
 	}
+	data = blankExportMacros(data)
 	tree, err := ts.Parse(grammar, data)
 	if err != nil {
 		r.ParseError(err.Error())
@@ -69,7 +72,7 @@ func Extract(r *lang.Result, data []byte, env *lang.Env, d Dialect) {
 	root := tree.RootNode()
 	ts.SyntaxErrors(r, root)
 	f := &file{fr: r, src: data, lang: name, header: IsHeader(r.Path),
-		funcs: map[string]string{}, members: map[string]string{}, classes: map[string]bool{},
+		funcs: map[string]string{}, members: map[string]string{}, classes: map[string]bool{}, namespaces: map[string]bool{},
 		macros: map[string][]string{}, globals: map[string]*lang.Chain{}}
 	f.fileUID = lang.FileNode(r, map[string]any{"language": name})
 	r.Decl = &lang.Decl{Hash: r.Hash, Scope: Scope, Names: map[string]string{}}
@@ -111,6 +114,9 @@ func (f *file) decl(c *sitter.Node, ns string, anon bool, env *lang.Env) {
 	case "namespace_definition":
 		name := f.text(c.ChildByFieldName("name"))
 		inner, a := ns, anon
+		for _, part := range strings.Split(name, "::") {
+			f.namespaces[strings.TrimSpace(part)] = true
+		}
 		if name == "" {
 			a = true
 		} else if inner == "" {
@@ -337,7 +343,7 @@ func (f *file) function(c *sitter.Node, ns string, anon bool, class string) {
 	}
 	owner := class
 	if owner == "" && len(segs) > 1 {
-		owner = segs[len(segs)-2]
+		owner = f.typePath(segs[:len(segs)-1])
 	}
 	line, end := ts.Line(c), ts.EndLine(c)
 	meta := map[string]any{"language": f.lang}
@@ -525,13 +531,19 @@ func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
 	name := typedefName
 	if nn := n.ChildByFieldName("name"); nn != nil {
 		segs := f.segments(nn)
-		name = segs[len(segs)-1]
-		if len(segs) > 1 && outer == "" {
-			outer = segs[len(segs)-2]
+		name = f.typePath(segs)
+		if outer == "" && len(segs) > 1 {
+			outer = f.typePath(segs[:len(segs)-1])
 		}
 	}
 	if name == "" {
 		return
+	}
+	simple := name
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		simple = name[i+1:]
+	} else if outer != "" {
+		name = outer + "." + name
 	}
 	kind := strings.TrimSuffix(n.Kind(), "_specifier")
 	uid := f.typeNode(n, name, kind, ns, outer)
@@ -541,8 +553,20 @@ func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
 	if kind == "enum" {
 		return
 	}
+	// A name qualified with the namespaces around the class
+	// (geo::Registry from outside namespace geo) is the class.
+	if ns != "" && !strings.Contains(name, ".") {
+		parts := strings.Split(ns, "::")
+		for i := range parts {
+			q := strings.Join(parts[i:], ".") + "." + name
+			f.fr.Decl.SetFact(lang.FactVar+q, &lang.Chain{Scope: Scope, Name: name})
+			if kind != "enum" {
+				f.fr.Decl.SetFact(lang.FactVar+q+"."+simple, &lang.Chain{Scope: Scope, Name: name + "." + simple})
+			}
+		}
+	}
 	// The constructor of a class that declares none is the class itself.
-	f.fr.Decl.SetFact(lang.FactVar+name+"."+name, &lang.Chain{Scope: Scope, Name: name})
+	f.fr.Decl.SetFact(lang.FactVar+name+"."+simple, &lang.Chain{Scope: Scope, Name: name})
 	var bases []*lang.Chain
 	for _, k := range ts.Children(n) {
 		if k.Kind() != "base_class_clause" {
@@ -619,6 +643,7 @@ func (f *file) typeName(t *sitter.Node) string {
 		}
 	case "qualified_identifier", "template_type":
 		inner := t
+		var outer []string
 		for inner.Kind() == "qualified_identifier" {
 			if s := inner.ChildByFieldName("scope"); s != nil && f.text(s) == "std" {
 				n := inner.ChildByFieldName("name")
@@ -626,11 +651,16 @@ func (f *file) typeName(t *sitter.Node) string {
 					return f.templateArg(n)
 				}
 				return ""
+			} else if s != nil {
+				outer = append(outer, f.baseName(s))
 			}
 			inner = inner.ChildByFieldName("name")
 			if inner == nil {
 				return ""
 			}
+		}
+		if len(outer) > 0 && inner.Kind() == "type_identifier" {
+			return f.typePath(append(outer, f.text(inner)))
 		}
 		if inner.Kind() == "template_type" {
 			if smartPointers[f.text(inner.ChildByFieldName("name"))] {
@@ -643,6 +673,20 @@ func (f *file) typeName(t *sitter.Node) string {
 		}
 	}
 	return ""
+}
+
+// typePath names a class from the segments of a qualified name: the
+// segments that are namespaces the file opens (or std) left out, nested
+// classes joined with ".".
+func (f *file) typePath(segs []string) string {
+	var parts []string
+	for _, s := range segs {
+		if s == "" || (len(parts) == 0 && (f.namespaces[s] || s == "std")) {
+			continue
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ".")
 }
 
 // templateArg is the class named by a template's first argument.
