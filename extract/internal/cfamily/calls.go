@@ -231,7 +231,7 @@ func (f *file) call(x *fn, n *sitter.Node) {
 		}
 		f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope, Name: owner}, Name: name})
 		if !f.classes[owner] && !f.typeUsed(owner) {
-			f.ref(x, lang.Ref{Line: line, Scope: Scope, Name: name, Stub: name})
+			f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope}, Name: name + "." + name, Stub: name})
 		}
 	}
 }
@@ -293,7 +293,13 @@ func (f *file) plainCall(x *fn, name string, line, depth int) {
 	if strings.ToUpper(name) == name {
 		stub = ""
 	}
-	f.ref(x, lang.Ref{Line: line, Scope: Scope, Name: name, Stub: stub})
+	if f.isCPP() {
+		// N.N is the constructor of a class N (else the class), the
+		// function N otherwise: T(args) constructs.
+		f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope}, Name: name + "." + name, Stub: stub})
+	} else {
+		f.ref(x, lang.Ref{Line: line, Scope: Scope, Name: name, Stub: stub})
+	}
 	for i := range macroCalls {
 		f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope}, Name: macroKey(name, i)})
 	}

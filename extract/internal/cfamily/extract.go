@@ -336,6 +336,11 @@ func (f *file) function(c *sitter.Node, ns string, anon bool, class string) {
 	if nameNode == nil {
 		return
 	}
+	for _, k := range ts.Children(c) {
+		if k.Kind() == "delete_method_clause" {
+			return // = delete: nothing to call
+		}
+	}
 	segs := f.segments(nameNode)
 	name := segs[len(segs)-1]
 	if name == "" {
@@ -365,6 +370,9 @@ func (f *file) function(c *sitter.Node, ns string, anon bool, class string) {
 			f.fr.AddEdge(f.fileUID, uid, graph.EdgeContains, line)
 			if !local {
 				f.fr.Decl.Names[name] = graph.KindFunction
+				// name.name is the function, as C.C is a constructor
+				// (see plainCall).
+				f.fr.Decl.SetFact(lang.FactVar+name+"."+name, &lang.Chain{Scope: Scope, Name: name})
 				if ret != nil {
 					f.fr.Decl.SetFact(lang.FactReturn+name, ret)
 				}
@@ -564,6 +572,11 @@ func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
 				f.fr.Decl.SetFact(lang.FactVar+q+"."+simple, &lang.Chain{Scope: Scope, Name: name + "." + simple})
 			}
 		}
+	}
+	// A nested class is also found by its own name when no other class
+	// has it.
+	if simple != name {
+		f.fr.Decl.SetFact(lang.FactVar+simple, &lang.Chain{Scope: Scope, Name: name})
 	}
 	// The constructor of a class that declares none is the class itself.
 	f.fr.Decl.SetFact(lang.FactVar+name+"."+simple, &lang.Chain{Scope: Scope, Name: name})
