@@ -50,8 +50,42 @@ func blankExportMacros(src []byte) []byte {
 		}
 		start += l[7]
 	}
+	// A conditional directive inside a list (a constructor's initialisers
+	// after ":" or ",") breaks the grammar: blank the directive, keep the
+	// lines it guards.
+	last := byte(0)
+	for i := 0; i < len(src); {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			j = len(src) - i
+		}
+		line := bytes.TrimSpace(src[i : i+j])
+		if isConditional(line) {
+			if last == ':' || last == ',' {
+				blank(i, i+j)
+			}
+		} else if len(line) > 0 && !bytes.HasPrefix(line, []byte("//")) {
+			last = line[len(line)-1]
+		}
+		i += j + 1
+	}
 	if out == nil {
 		return src
 	}
 	return out
+}
+
+// isConditional reports whether a trimmed line is #if, #ifdef, #ifndef,
+// #elif, #else or #endif.
+func isConditional(line []byte) bool {
+	if len(line) < 3 || line[0] != '#' {
+		return false
+	}
+	w := bytes.TrimSpace(line[1:])
+	for _, d := range []string{"if", "elif", "else", "endif"} {
+		if bytes.HasPrefix(w, []byte(d)) {
+			return true
+		}
+	}
+	return false
 }

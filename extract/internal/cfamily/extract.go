@@ -107,7 +107,9 @@ func (f *file) decl(c *sitter.Node, ns string, anon bool, env *lang.Env) {
 		f.include(c, env)
 	case "preproc_function_def":
 		f.macro(c)
-	case "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef":
+	case "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef", "ERROR":
+		// An ERROR (what tree-sitter could not parse, often around a
+		// macro) keeps the declarations it holds.
 		for _, k := range ts.Children(c) {
 			f.decl(&k, ns, anon, env)
 		}
