@@ -134,8 +134,8 @@ func TestCPP_Fixture(t *testing.T) {
 		"inherits_from include/shape.h::Square -> include/shape.h::Shape",
 		// Unqualified call in an in-class method: the pure virtual node.
 		"calls include/shape.h::Shape.Twice -> include/shape.h::Shape.Area",
-		// A base initialiser of a class without a constructor: the class.
-		"calls src/shape.cc::Square.Square -> include/shape.h::Shape",
+		// A base initialiser: the base's constructor.
+		"calls src/shape.cc::Square.Square -> src/shape.cc::Shape.Shape",
 		// Base::m(), and an unqualified call of the class's own method.
 		"calls src/shape.cc::Square.Both -> include/shape.h::Shape.Twice",
 		"calls src/shape.cc::Square.Both -> src/shape.cc::Square.Area",
@@ -150,7 +150,8 @@ func TestCPP_Fixture(t *testing.T) {
 		// A field's type, then a method's declared return type.
 		"calls src/registry.cc::Registry.Total -> src/shape.cc::Square.Grow",
 		"calls src/registry.cc::Registry.Total -> src/shape.cc::Square.Area",
-		// T x(args); and new T(args): the constructor.
+		// T x(args); and new T(args): the constructor; Point origin{}
+		// builds a struct without one: no edge.
 		"calls src/registry.cc::Registry.Total -> src/shape.cc::Square.Square",
 		// A local's inherited method, an auto local from new.
 		"calls src/registry.cc::Registry.Total -> include/shape.h::Shape.Twice",

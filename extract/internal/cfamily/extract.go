@@ -580,8 +580,8 @@ func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
 	if simple != name {
 		f.fr.Decl.SetFact(lang.FactVar+simple, &lang.Chain{Scope: Scope, Name: name})
 	}
-	// The constructor of a class that declares none is the class itself.
-	f.fr.Decl.SetFact(lang.FactVar+name+"."+simple, &lang.Chain{Scope: Scope, Name: name})
+	// A class without a declared constructor is built by an implicit
+	// one: constructing it calls nothing in the tree.
 	var bases []*lang.Chain
 	for _, k := range ts.Children(n) {
 		if k.Kind() != "base_class_clause" {

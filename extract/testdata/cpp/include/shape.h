@@ -2,8 +2,13 @@
 
 namespace geo {
 
+struct Point {
+  double x, y;
+};
+
 class Shape {
  public:
+  Shape();
   virtual ~Shape();
   virtual double Area() const = 0;
   double Twice() const { return 2 * Area(); }

@@ -13,6 +13,7 @@ double Registry::Total() {
   double t = last_->Area();
   t += square_->Grow()->Area();
   Square sq(2.0);
+  Point origin{};
   t += sq.Twice();
   auto* p = new Square(3.0);
   t += p->Both();

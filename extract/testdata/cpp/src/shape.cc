@@ -2,6 +2,8 @@
 
 namespace geo {
 
+Shape::Shape() {}
+
 Shape::~Shape() {}
 
 Square::Square(double side) : Shape(), side_(side) {}
