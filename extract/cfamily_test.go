@@ -181,6 +181,12 @@ func TestCPP_Fixture(t *testing.T) {
 	if n := nodes["code:class:include/shape.h::Shape"]; n.Metadata["namespace"] != "geo" {
 		t.Errorf("Shape: namespace %v, want geo", n.Metadata["namespace"])
 	}
+	// CMakeLists.txt: a config node per project and target.
+	for _, uid := range []string{"config:cmake:CMakeLists.txt#project/geo", "config:cmake:CMakeLists.txt#add_library/geo", "config:cmake:CMakeLists.txt#add_executable/geo_main"} {
+		if n, ok := nodes[uid]; !ok || n.Kind != graph.KindConfig {
+			t.Errorf("no config node %s", uid)
+		}
+	}
 	if _, ok := nodes["code:function:include/shape.h::Square.Grow"]; ok {
 		t.Errorf("an in-class declaration made a node")
 	}

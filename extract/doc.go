@@ -49,7 +49,9 @@
 //	          C++ source): functions (one node, where defined), structs,
 //	          unions, enums, typedefs, classes, methods, constructors,
 //	          #include imports (code:file:), calls (receivers typed from
-//	          declarations, macros followed), inherits_from
+//	          declarations, macros followed), inherits_from; cpp also
+//	          reads CMakeLists.txt: config:cmake:<path>#<command>/<name>
+//	          for project(), add_library(), add_executable()
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:

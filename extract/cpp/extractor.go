@@ -16,9 +16,10 @@ var _ lang.Extractor = Extractor{}
 func (Extractor) Name() string { return lang.ExtractorCPP }
 
 // Owns reports whether p names a C++ source or header by its extension
-// (any case): .cc, .cpp, .cxx, .c++, .hh, .hpp, .hxx, .h++, .inl.
+// (any case): .cc, .cpp, .cxx, .c++, .hh, .hpp, .hxx, .h++, .inl; or a
+// CMakeLists.txt (config nodes for its project and targets).
 func (Extractor) Owns(p string) bool {
-	return cfamily.IsCPPSource(p) || cfamily.IsCPPHeader(p)
+	return cfamily.IsCPPSource(p) || cfamily.IsCPPHeader(p) || cfamily.IsCMake(p)
 }
 
 // Declares returns true: functions, classes and methods are declared in
@@ -31,7 +32,11 @@ func (Extractor) Provides(p string) []string {
 	return []string{cfamily.WatchScope(path.Base(p))}
 }
 
-// Extract parses data as C++.
+// Extract parses data as C++ (a CMakeLists.txt with cfamily.ExtractCMake).
 func (Extractor) Extract(r *lang.Result, data []byte, env *lang.Env) {
+	if cfamily.IsCMake(r.Path) {
+		cfamily.ExtractCMake(r, data)
+		return
+	}
 	cfamily.Extract(r, data, env, cfamily.CPP)
 }

@@ -33,7 +33,19 @@
 // #include "x.h" and <x.h> become imports edges to the in-tree file found
 // first in: the including file's folder, the tree's root, then every
 // folder of the tree named "include" (shortest path first). An include
-// found nowhere makes no edge (system and outside headers).
+// found nowhere makes no edge (system and outside headers). The -I paths
+// of a compile_commands.json are not read (an extraction reads one file);
+// the file itself gets config nodes as any JSON file does, and a
+// CMakeLists.txt one config node per project() and target (ExtractCMake).
+//
+// # Macros the grammar cannot read
+//
+// tree-sitter does not expand macros. Before parsing, an export macro
+// between class/struct and the name (class LEVELDB_EXPORT Status), an
+// annotation macro after a declarator (GUARDED_BY(mu_)), and a
+// conditional directive inside a constructor's initialiser list are
+// blanked with spaces (lines and columns kept); declarations inside an
+// ERROR node are still read.
 //
 // # Calls
 //
