@@ -50,9 +50,9 @@ type file struct {
 	classes map[string]bool
 	// namespaces are the names of the namespaces the file opens.
 	namespaces map[string]bool
-	macros  map[string][]string
-	globals map[string]*lang.Chain
-	bodies  []body
+	macros     map[string][]string
+	globals    map[string]*lang.Chain
+	bodies     []body
 }
 
 // Extract reads one C or C++ file into r.
