@@ -17,3 +17,20 @@ func TestMacroCallees(t *testing.T) {
 		}
 	}
 }
+
+func TestBlankExportMacros(t *testing.T) {
+	for src, want := range map[string]string{
+		"class LEVELDB_EXPORT Status {":                 "class                Status {",
+		"struct API_X Opts : Base {":                    "struct       Opts : Base {",
+		"  int n_ GUARDED_BY(mu_);":                     "  int n_                ;",
+		"  void Lock() EXCLUSIVE_LOCK_FUNCTION() {":     "  void Lock()                           {",
+		"  return MAKE_IT(x);":                          "  return MAKE_IT(x);",
+		"  f(x) + MAKE_IT(y);":                          "  f(x) + MAKE_IT(y);",
+		"Limiter(int n)\n    :\n#if !defined(NDEBUG)\n": "Limiter(int n)\n    :\n                    \n",
+		"int x;\n#if A\nint y;\n#endif\n":               "int x;\n#if A\nint y;\n#endif\n",
+	} {
+		if got := string(blankExportMacros([]byte(src))); got != want {
+			t.Errorf("blankExportMacros(%q) = %q, want %q", src, got, want)
+		}
+	}
+}
