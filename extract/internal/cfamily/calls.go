@@ -67,6 +67,8 @@ func (f *file) walkCalls(x *fn, n *sitter.Node) {
 			}
 		case "for_range_loop", "parameter_declaration", "optional_parameter_declaration", "condition_clause":
 			f.local(x, n)
+		default:
+			return !leafKind(n.Kind())
 		}
 		return true
 	})
@@ -337,4 +339,19 @@ func (f *file) declConstruct(x *fn, n *sitter.Node) {
 			}
 		}
 	}
+}
+
+// leafKind reports whether nodes of kind k hold no call: tokens,
+// names, literals and comments (saves a cgo call per leaf of a body).
+func leafKind(k string) bool {
+	if k == "" || !(k[0] >= 'a' && k[0] <= 'z') {
+		return true // punctuation and operators
+	}
+	switch k {
+	case "identifier", "field_identifier", "type_identifier", "number_literal", "string_literal", "char_literal",
+		"comment", "primitive_type", "true", "false", "null", "nullptr", "this", "namespace_identifier",
+		"statement_identifier", "escape_sequence", "string_content", "raw_string_literal", "system_lib_string":
+		return true
+	}
+	return false
 }
