@@ -16,7 +16,7 @@
 // # Extractors
 //
 // Each language or format is a package implementing lang.Extractor
-// (golang, python, jsts, markdown, config, manifest), listed once in
+// (golang, python, jsts, c, cpp, markdown, config, manifest), listed once in
 // registry.go; the first that owns a path reads the file. Package lang
 // holds what they share with the runner (lang.Result, lang.Ref,
 // lang.Decl, lang.Env), package resolve the declarations table, the
@@ -45,6 +45,13 @@
 //	          (receivers inferred), references (values and types used),
 //	          imports and require() (code:file: or npm:package:),
 //	          inherits_from (extends), implements
+//	c, cpp    tree-sitter (internal/cfamily; .h is C++ when the tree has a
+//	          C++ source): functions (one node, where defined), structs,
+//	          unions, enums, typedefs, classes, methods, constructors,
+//	          #include imports (code:file:), calls (receivers typed from
+//	          declarations, macros followed), inherits_from; cpp also
+//	          reads CMakeLists.txt: config:cmake:<path>#<command>/<name>
+//	          for project(), add_library(), add_executable()
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
@@ -70,7 +77,8 @@
 // Resolution then looks each reference up in a declarations table of the
 // whole repository: scopes are "go:<dir>" (one Go package; "#test" for an
 // external test package), "py:<path>" and "js:<path>" (one module) and
-// "md:<path>" (a document's heading slugs). Go import paths are mapped to
+// "md:<path>" (a document's heading slugs), and "c:" for every C and C++
+// file (one linkage namespace; a static function stays in its file). Go import paths are mapped to
 // folders through every go.mod of the tree (module "std" for GOROOT/src).
 //
 // The table is built from the files parsed in this run plus the

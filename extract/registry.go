@@ -1,7 +1,9 @@
 package extract
 
 import (
+	"github.com/cos-dev/cos/extract/c"
 	"github.com/cos-dev/cos/extract/config"
+	"github.com/cos-dev/cos/extract/cpp"
 	"github.com/cos-dev/cos/extract/golang"
 	"github.com/cos-dev/cos/extract/jsts"
 	"github.com/cos-dev/cos/extract/lang"
@@ -20,6 +22,8 @@ var extractors = []lang.Extractor{
 	golang.Extractor{},
 	python.Extractor{},
 	jsts.Extractor{},
+	c.Extractor{},
+	cpp.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

@@ -39,6 +39,7 @@ var uidPrefixes = []struct{ prefix, kind string }{
 	{"config:json:", KindConfig},
 	{"config:toml:", KindConfig},
 	{"config:yaml:", KindConfig},
+	{"config:cmake:", KindConfig},
 	{"go:package:", KindDependency},
 	{"npm:package:", KindDependency},
 	{"pypi:package:", KindDependency},

@@ -10,6 +10,8 @@ const (
 	ExtractorGo       = "go"
 	ExtractorPython   = "python"
 	ExtractorJSTS     = "jsts"
+	ExtractorC        = "c"
+	ExtractorCPP      = "cpp"
 	ExtractorMarkdown = "markdown"
 	ExtractorConfig   = "config"
 	ExtractorManifest = "manifest"
