@@ -8,6 +8,7 @@ import (
 	"github.com/cos-dev/cos/extract/manifest"
 	"github.com/cos-dev/cos/extract/markdown"
 	"github.com/cos-dev/cos/extract/python"
+	"github.com/cos-dev/cos/extract/rust"
 )
 
 // extractors are the languages and formats Run reads, asked in this order
@@ -20,6 +21,7 @@ var extractors = []lang.Extractor{
 	golang.Extractor{},
 	python.Extractor{},
 	jsts.Extractor{},
+	rust.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

@@ -13,6 +13,7 @@ const (
 	ExtractorMarkdown = "markdown"
 	ExtractorConfig   = "config"
 	ExtractorManifest = "manifest"
+	ExtractorRust     = "rust"
 	ExtractorFolder   = "folder"
 	ExtractorFile     = "file"
 )
