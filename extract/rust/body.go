@@ -28,6 +28,43 @@ var wrapperCtors = map[string]bool{"Some": true, "Ok": true, "Box::new": true, "
 // unless the file binds them: no stub is made for them.
 var preludeCalls = map[string]bool{"drop": true, "panic": true, "identity": true}
 
+// Symbol ids of the node kinds visit looks for (KindId is cheaper than
+// Kind, which copies the name out of C on every node).
+var (
+	idMacroInvocation   = language.IdForNodeKind("macro_invocation", true)
+	idAttributeItem     = language.IdForNodeKind("attribute_item", true)
+	idMacroDefinition   = language.IdForNodeKind("macro_definition", true)
+	idLetDeclaration    = language.IdForNodeKind("let_declaration", true)
+	idClosureExpression = language.IdForNodeKind("closure_expression", true)
+	idForExpression     = language.IdForNodeKind("for_expression", true)
+	idLetCondition      = language.IdForNodeKind("let_condition", true)
+	idMatchArm          = language.IdForNodeKind("match_arm", true)
+	idFunctionItem      = language.IdForNodeKind("function_item", true)
+	idCallExpression    = language.IdForNodeKind("call_expression", true)
+)
+
+// leaf marks the symbols visit need not descend into: tokens and kinds
+// that hold no call (names, literals, types, comments); skipping them
+// spares a cgo call per node.
+var leaf = func() []bool {
+	n := language.NodeKindCount()
+	l := make([]bool, n)
+	for id := range uint16(n) {
+		if !language.NodeKindIsNamed(id) {
+			l[id] = true
+		}
+	}
+	for _, k := range []string{"identifier", "field_identifier", "type_identifier", "primitive_type", "self", "super", "crate",
+		"string_literal", "raw_string_literal", "char_literal", "integer_literal", "float_literal", "boolean_literal",
+		"line_comment", "block_comment", "lifetime", "mutable_specifier", "generic_type", "reference_type", "scoped_type_identifier",
+		"type_arguments", "scoped_identifier", "visibility_modifier", "token_tree"} {
+		if id := language.IdForNodeKind(k, true); int(id) < len(l) && id != 0 {
+			l[id] = true
+		}
+	}
+	return l
+}()
+
 // generics returns the trait bounds of the type parameters of n (a
 // function, impl, trait or type item) and of its where clause, over
 // outer's: T: Tr (the first bound) makes a T value a Tr. Self of a
@@ -51,10 +88,10 @@ func (f *rsFile) generics(n *sitter.Node, outer map[string]*lang.Chain, self str
 			g[name] = c
 		}
 	}
-	if tp := n.ChildByFieldName("type_parameters"); tp != nil {
+	if tp := n.ChildByFieldId(fTypeParameters); tp != nil {
 		for _, p := range ts.Children(tp) {
 			if p.Kind() == "type_parameter" {
-				bound(f.text(p.ChildByFieldName("name")), p.ChildByFieldName("bounds"))
+				bound(f.text(p.ChildByFieldId(fName)), p.ChildByFieldId(fBounds))
 			}
 		}
 	}
@@ -64,8 +101,8 @@ func (f *rsFile) generics(n *sitter.Node, outer map[string]*lang.Chain, self str
 		}
 		for _, w := range ts.Children(&c) {
 			if w.Kind() == "where_predicate" {
-				if l := w.ChildByFieldName("left"); l != nil && l.Kind() == "type_identifier" {
-					bound(f.text(l), w.ChildByFieldName("bounds"))
+				if l := w.ChildByFieldId(fLeft); l != nil && l.Kind() == "type_identifier" {
+					bound(f.text(l), w.ChildByFieldId(fBounds))
 				}
 			}
 		}
@@ -84,18 +121,18 @@ func (f *rsFile) typeChainIn(n *sitter.Node, env *fnEnv) *lang.Chain {
 	for n != nil {
 		switch n.Kind() {
 		case "reference_type", "pointer_type":
-			n = n.ChildByFieldName("type")
+			n = n.ChildByFieldId(fType)
 			continue
 		case "dynamic_type", "abstract_type":
-			n = n.ChildByFieldName("trait")
+			n = n.ChildByFieldId(fTrait)
 			continue
 		case "bounded_type":
-			n = n.ChildByFieldName("left")
+			n = n.ChildByFieldId(fLeft)
 			continue
 		case "generic_type":
-			base := n.ChildByFieldName("type")
+			base := n.ChildByFieldId(fType)
 			if base != nil && wrappers[f.text(base)] {
-				if args := n.ChildByFieldName("type_arguments"); args != nil {
+				if args := n.ChildByFieldId(fTypeArguments); args != nil {
 					var first *sitter.Node
 					for _, a := range ts.Children(args) {
 						if a.Kind() != "lifetime" {
@@ -142,19 +179,19 @@ func (f *rsFile) typeChainIn(n *sitter.Node, env *fnEnv) *lang.Chain {
 // value its calls give), its calls from uid.
 func (f *rsFile) function(def *sitter.Node, uid, name, impl string, outer map[string]*lang.Chain) {
 	env := &fnEnv{impl: impl, generics: f.generics(def, outer, impl), locals: map[string]*lang.Chain{}}
-	if rt := def.ChildByFieldName("return_type"); rt != nil {
+	if rt := def.ChildByFieldId(fReturnType); rt != nil {
 		if c := f.typeChainIn(rt, env); c != nil {
 			f.fr.Decl.SetFact(lang.FactReturn+name, c)
 		}
 	}
-	if ps := def.ChildByFieldName("parameters"); ps != nil {
+	if ps := def.ChildByFieldId(fParameters); ps != nil {
 		for _, p := range ts.Children(ps) {
 			if p.Kind() == "parameter" {
-				f.bind(env, p.ChildByFieldName("pattern"), f.typeChainIn(p.ChildByFieldName("type"), env))
+				f.bind(env, p.ChildByFieldId(fPattern), f.typeChainIn(p.ChildByFieldId(fType), env))
 			}
 		}
 	}
-	body := def.ChildByFieldName("body")
+	body := def.ChildByFieldId(fBody)
 	if body == nil {
 		return
 	}
@@ -193,39 +230,43 @@ func (f *rsFile) visit(n *sitter.Node, env *fnEnv, uid string) bool {
 		}
 		env.pending = kept
 	}
-	switch n.Kind() {
-	case "macro_invocation", "attribute_item", "macro_definition":
+	id := n.KindId()
+	if int(id) < len(leaf) && leaf[id] {
+		return false
+	}
+	switch id {
+	case idMacroInvocation, idAttributeItem, idMacroDefinition:
 		return false // token trees: no calls are read in them
-	case "let_declaration":
+	case idLetDeclaration:
 		var v *lang.Chain
-		if t := n.ChildByFieldName("type"); t != nil {
+		if t := n.ChildByFieldId(fType); t != nil {
 			v = f.typeChainIn(t, env)
 		} else {
-			v = f.exprChain(n.ChildByFieldName("value"), env)
+			v = f.exprChain(n.ChildByFieldId(fValue), env)
 		}
-		pat := n.ChildByFieldName("pattern")
+		pat := n.ChildByFieldId(fPattern)
 		if pat != nil && pat.Kind() == "identifier" {
 			env.pending = append(env.pending, pendingLocal{end: n.EndByte(), name: f.text(pat), value: v})
 		} else {
 			f.bind(env, pat, nil)
 		}
-	case "closure_expression":
-		if ps := n.ChildByFieldName("parameters"); ps != nil {
+	case idClosureExpression:
+		if ps := n.ChildByFieldId(fParameters); ps != nil {
 			for _, p := range ts.Children(ps) {
 				if p.Kind() == "parameter" {
-					f.bind(env, p.ChildByFieldName("pattern"), f.typeChainIn(p.ChildByFieldName("type"), env))
+					f.bind(env, p.ChildByFieldId(fPattern), f.typeChainIn(p.ChildByFieldId(fType), env))
 				} else {
 					f.bind(env, &p, nil)
 				}
 			}
 		}
-	case "for_expression":
-		f.bind(env, n.ChildByFieldName("pattern"), nil)
-	case "if_let_expression", "let_condition", "match_arm":
-		f.bind(env, n.ChildByFieldName("pattern"), nil)
-	case "function_item":
-		env.locals[f.text(n.ChildByFieldName("name"))] = nil
-	case "call_expression":
+	case idForExpression:
+		f.bind(env, n.ChildByFieldId(fPattern), nil)
+	case idLetCondition, idMatchArm:
+		f.bind(env, n.ChildByFieldId(fPattern), nil)
+	case idFunctionItem:
+		env.locals[f.text(n.ChildByFieldId(fName))] = nil
+	case idCallExpression:
 		f.call(n, env, uid)
 	}
 	return true
@@ -233,9 +274,9 @@ func (f *rsFile) visit(n *sitter.Node, env *fnEnv, uid string) bool {
 
 // call records the reference of a call expression.
 func (f *rsFile) call(n *sitter.Node, env *fnEnv, from string) {
-	fn := n.ChildByFieldName("function")
+	fn := n.ChildByFieldId(fFunction)
 	if fn != nil && fn.Kind() == "generic_function" {
-		fn = fn.ChildByFieldName("function")
+		fn = fn.ChildByFieldId(fFunction)
 	}
 	if fn == nil {
 		return
@@ -263,12 +304,12 @@ func (f *rsFile) call(n *sitter.Node, env *fnEnv, from string) {
 		}
 		f.fr.Refs = append(f.fr.Refs, r)
 	case "field_expression":
-		name := f.text(fn.ChildByFieldName("field"))
+		name := f.text(fn.ChildByFieldId(fField))
 		if name == "" || name[0] >= '0' && name[0] <= '9' {
 			return
 		}
 		f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: graph.EdgeCalls, From: from, Line: line,
-			Recv: f.exprChain(fn.ChildByFieldName("value"), env), Name: name, Stub: "*." + name})
+			Recv: f.exprChain(fn.ChildByFieldId(fValue), env), Name: name, Stub: "*." + name})
 	}
 }
 
@@ -292,23 +333,23 @@ func (f *rsFile) exprChain(n *sitter.Node, env *fnEnv) *lang.Chain {
 	case "scoped_identifier":
 		return f.valuePath(f.pathSegs(n), env)
 	case "field_expression":
-		field := f.text(n.ChildByFieldName("field"))
+		field := f.text(n.ChildByFieldId(fField))
 		if field == "" || field[0] >= '0' && field[0] <= '9' {
 			return nil
 		}
-		return f.exprChain(n.ChildByFieldName("value"), env).Then(field)
+		return f.exprChain(n.ChildByFieldId(fValue), env).Then(field)
 	case "call_expression":
-		fn := n.ChildByFieldName("function")
+		fn := n.ChildByFieldId(fFunction)
 		if fn != nil && fn.Kind() == "generic_function" {
-			fn = fn.ChildByFieldName("function")
+			fn = fn.ChildByFieldId(fFunction)
 		}
 		if fn == nil {
 			return nil
 		}
 		switch fn.Kind() {
 		case "field_expression":
-			m := f.text(fn.ChildByFieldName("field"))
-			recv := f.exprChain(fn.ChildByFieldName("value"), env)
+			m := f.text(fn.ChildByFieldId(fField))
+			recv := f.exprChain(fn.ChildByFieldId(fValue), env)
 			if transparent[m] {
 				return recv
 			}
@@ -316,7 +357,7 @@ func (f *rsFile) exprChain(n *sitter.Node, env *fnEnv) *lang.Chain {
 		case "identifier", "scoped_identifier":
 			segs := f.pathSegs(fn)
 			if wrapperCtors[strings.Join(segs, "::")] {
-				if args := n.ChildByFieldName("arguments"); args != nil {
+				if args := n.ChildByFieldId(fArguments); args != nil {
 					if kids := ts.Children(args); len(kids) > 0 {
 						return f.exprChain(&kids[0], env)
 					}
@@ -341,22 +382,22 @@ func (f *rsFile) exprChain(n *sitter.Node, env *fnEnv) *lang.Chain {
 			return f.exprChain(&kids[0], env)
 		}
 	case "reference_expression":
-		return f.exprChain(n.ChildByFieldName("value"), env)
+		return f.exprChain(n.ChildByFieldId(fValue), env)
 	case "unary_expression": // *x: auto-deref reaches the same methods
 		if kids := ts.Children(n); len(kids) == 1 {
 			return f.exprChain(&kids[0], env)
 		}
 	case "struct_expression":
-		name := n.ChildByFieldName("name")
+		name := n.ChildByFieldId(fName)
 		if name != nil && name.Kind() == "generic_type_with_turbofish" {
-			name = name.ChildByFieldName("type")
+			name = name.ChildByFieldId(fType)
 		}
 		if c := f.valuePath(f.pathSegs(name), env); c != nil {
 			c.Inst = true
 			return c
 		}
 	case "type_cast_expression":
-		return f.typeChainIn(n.ChildByFieldName("type"), env)
+		return f.typeChainIn(n.ChildByFieldId(fType), env)
 	}
 	return nil
 }

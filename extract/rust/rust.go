@@ -98,7 +98,7 @@ func (f *rsFile) items(n *sitter.Node) {
 		c := c
 		switch c.Kind() {
 		case "function_item":
-			name := f.text(c.ChildByFieldName("name"))
+			name := f.text(c.ChildByFieldId(fName))
 			if name == "" {
 				continue
 			}
@@ -118,20 +118,20 @@ func (f *rsFile) items(n *sitter.Node) {
 		case "use_declaration":
 			f.use(&c)
 		case "const_item", "static_item":
-			name := f.text(c.ChildByFieldName("name"))
+			name := f.text(c.ChildByFieldId(fName))
 			if name == "" {
 				continue
 			}
 			f.local[name] = true
 			f.later(func() {
-				if t := f.typeChain(c.ChildByFieldName("type"), nil); t != nil {
+				if t := f.typeChain(c.ChildByFieldId(fType), nil); t != nil {
 					f.fr.Decl.SetFact(lang.FactVar+name, t)
 				}
 			})
 		case "extern_crate_declaration":
-			if a := c.ChildByFieldName("alias"); a != nil {
+			if a := c.ChildByFieldId(fAlias); a != nil {
 				f.local[f.text(a)] = true
-				name, alias := f.text(c.ChildByFieldName("name")), f.text(a)
+				name, alias := f.text(c.ChildByFieldId(fName)), f.text(a)
 				f.fr.Decl.SetFact(lang.FactImport+alias, &lang.Chain{Scope: "rustcrate:" + name})
 			}
 		}
@@ -152,7 +152,7 @@ func (f *rsFile) node(uid, kind, label string, n *sitter.Node, meta map[string]a
 
 // typeItem declares a struct, enum, union, trait or type alias.
 func (f *rsFile) typeItem(n *sitter.Node) {
-	name := f.text(n.ChildByFieldName("name"))
+	name := f.text(n.ChildByFieldId(fName))
 	if name == "" {
 		return
 	}
@@ -170,7 +170,7 @@ func (f *rsFile) typeItem(n *sitter.Node) {
 	f.fr.Decl.Names[name] = graph.KindClass
 	switch n.Kind() {
 	case "struct_item", "union_item":
-		body := n.ChildByFieldName("body")
+		body := n.ChildByFieldId(fBody)
 		if body == nil || body.Kind() != "field_declaration_list" {
 			return
 		}
@@ -180,20 +180,20 @@ func (f *rsFile) typeItem(n *sitter.Node) {
 				if fd.Kind() != "field_declaration" {
 					continue
 				}
-				if t := f.typeChain(fd.ChildByFieldName("type"), generics); t != nil {
-					f.fr.Decl.SetFact(lang.FactAttr+name+"."+f.text(fd.ChildByFieldName("name")), t)
+				if t := f.typeChain(fd.ChildByFieldId(fType), generics); t != nil {
+					f.fr.Decl.SetFact(lang.FactAttr+name+"."+f.text(fd.ChildByFieldId(fName)), t)
 				}
 			}
 		})
 	case "type_item":
 		f.later(func() {
-			if t := f.typeChain(n.ChildByFieldName("type"), f.generics(n, nil, "")); t != nil {
+			if t := f.typeChain(n.ChildByFieldId(fType), f.generics(n, nil, "")); t != nil {
 				t.Inst = false
 				f.addBase(name, t)
 			}
 		})
 	case "trait_item":
-		if b := n.ChildByFieldName("bounds"); b != nil {
+		if b := n.ChildByFieldId(fBounds); b != nil {
 			f.later(func() {
 				for _, t := range ts.Children(b) {
 					if c := f.typeChain(&t, nil); c != nil {
@@ -204,13 +204,13 @@ func (f *rsFile) typeItem(n *sitter.Node) {
 				}
 			})
 		}
-		body := n.ChildByFieldName("body")
+		body := n.ChildByFieldId(fBody)
 		for _, m := range ts.Children(body) {
 			if m.Kind() != "function_item" && m.Kind() != "function_signature_item" {
 				continue
 			}
 			m := m
-			mname := f.text(m.ChildByFieldName("name"))
+			mname := f.text(m.ChildByFieldId(fName))
 			if mname == "" {
 				continue
 			}
@@ -251,20 +251,20 @@ func (f *rsFile) typeRef(typ, from string, n *sitter.Node) lang.Ref {
 // impl reads an impl block: its methods (<Type>.<method>), and for impl
 // Trait for Type the implements edges.
 func (f *rsFile) impl(n *sitter.Node) {
-	typ := f.typeName(n.ChildByFieldName("type"))
-	body := n.ChildByFieldName("body")
+	typ := f.typeName(n.ChildByFieldId(fType))
+	body := n.ChildByFieldId(fBody)
 	if typ == "" || body == nil {
 		return
 	}
 	owner, ownerHere := f.types[typ]
-	trait := n.ChildByFieldName("trait")
+	trait := n.ChildByFieldId(fTrait)
 	var methods []string
 	for _, m := range ts.Children(body) {
 		if m.Kind() != "function_item" {
 			continue
 		}
 		m := m
-		mname := f.text(m.ChildByFieldName("name"))
+		mname := f.text(m.ChildByFieldId(fName))
 		if mname == "" {
 			continue
 		}
@@ -310,9 +310,9 @@ func (f *rsFile) typeName(n *sitter.Node) string {
 		case "type_identifier":
 			return f.text(n)
 		case "generic_type", "reference_type", "pointer_type":
-			n = n.ChildByFieldName("type")
+			n = n.ChildByFieldId(fType)
 		case "scoped_type_identifier":
-			n = n.ChildByFieldName("name")
+			n = n.ChildByFieldId(fName)
 		default:
 			return ""
 		}
@@ -324,12 +324,12 @@ func (f *rsFile) typeName(n *sitter.Node) string {
 // x/mod.rs, and x a module of the file; an inline mod's items are read
 // as the file's own (their names are declared in the file's scope).
 func (f *rsFile) mod(n *sitter.Node) {
-	name := f.text(n.ChildByFieldName("name"))
+	name := f.text(n.ChildByFieldId(fName))
 	if name == "" {
 		return
 	}
 	f.local[name] = true
-	if body := n.ChildByFieldName("body"); body != nil {
+	if body := n.ChildByFieldId(fBody); body != nil {
 		f.fr.Decl.SetFact(lang.FactImport+name, &lang.Chain{Scope: f.scope})
 		f.depth++
 		f.items(body)
@@ -356,7 +356,7 @@ func (f *rsFile) mod(n *sitter.Node) {
 // module's names.
 func (f *rsFile) use(n *sitter.Node) {
 	line := ts.Line(n)
-	f.useTree(n.ChildByFieldName("argument"), nil, func(segs []string, alias string, glob bool) {
+	f.useTree(n.ChildByFieldId(fArgument), nil, func(segs []string, alias string, glob bool) {
 		if alias != "" && alias != "_" {
 			f.local[alias] = true
 		}
@@ -420,20 +420,20 @@ func (f *rsFile) useTree(n *sitter.Node, prefix []string, leaf func(segs []strin
 			leaf(segs, segs[len(segs)-1], false)
 		}
 	case "use_as_clause":
-		segs := with(f.pathSegs(n.ChildByFieldName("path")))
+		segs := with(f.pathSegs(n.ChildByFieldId(fPath)))
 		if len(segs) > 0 && segs[len(segs)-1] == "self" {
 			segs = segs[:len(segs)-1]
 		}
 		if len(segs) > 0 {
-			leaf(segs, f.text(n.ChildByFieldName("alias")), false)
+			leaf(segs, f.text(n.ChildByFieldId(fAlias)), false)
 		}
 	case "use_list":
 		for _, c := range ts.Children(n) {
 			f.useTree(&c, prefix, leaf)
 		}
 	case "scoped_use_list":
-		p := with(f.pathSegs(n.ChildByFieldName("path")))
-		f.useTree(n.ChildByFieldName("list"), p, leaf)
+		p := with(f.pathSegs(n.ChildByFieldId(fPath)))
+		f.useTree(n.ChildByFieldId(fList), p, leaf)
 	case "use_wildcard":
 		var segs []string
 		if kids := ts.Children(n); len(kids) > 0 {
@@ -456,25 +456,25 @@ func (f *rsFile) pathSegs(n *sitter.Node) []string {
 		return []string{f.text(n)}
 	case "scoped_identifier", "scoped_type_identifier":
 		var head []string
-		if p := n.ChildByFieldName("path"); p != nil {
+		if p := n.ChildByFieldId(fPath); p != nil {
 			if head = f.pathSegs(p); head == nil {
 				return nil
 			}
 		}
-		name := f.text(n.ChildByFieldName("name"))
+		name := f.text(n.ChildByFieldId(fName))
 		if name == "" {
 			return nil
 		}
 		return append(head, name)
 	case "generic_type":
-		return f.pathSegs(n.ChildByFieldName("type"))
+		return f.pathSegs(n.ChildByFieldId(fType))
 	case "bracketed_type":
 		kids := ts.Children(n)
 		if len(kids) != 1 {
 			return nil
 		}
 		if kids[0].Kind() == "qualified_type" {
-			return f.typeSegs(kids[0].ChildByFieldName("alias"))
+			return f.typeSegs(kids[0].ChildByFieldId(fAlias))
 		}
 		return f.typeSegs(&kids[0])
 	}
@@ -486,11 +486,11 @@ func (f *rsFile) typeSegs(n *sitter.Node) []string {
 	for n != nil {
 		switch n.Kind() {
 		case "reference_type", "pointer_type", "generic_type":
-			n = n.ChildByFieldName("type")
+			n = n.ChildByFieldId(fType)
 		case "dynamic_type", "abstract_type":
-			n = n.ChildByFieldName("trait")
+			n = n.ChildByFieldId(fTrait)
 		case "bounded_type":
-			n = n.ChildByFieldName("left")
+			n = n.ChildByFieldId(fLeft)
 		default:
 			return f.pathSegs(n)
 		}
