@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -187,5 +189,54 @@ func TestRust_Nodes(t *testing.T) {
 		if !contains[e] {
 			t.Errorf("missing contains edge %s", e)
 		}
+	}
+}
+
+// TestRust_Incremental renames a method of the library crate: the
+// binary crate's files calling it, unchanged themselves, are extracted
+// again and their edges follow (the stub of an unknown receiver
+// method), and renaming it back restores them.
+func TestRust_Incremental(t *testing.T) {
+	root := copyTree(t, "testdata/rust")
+	opts := Options{CacheDir: t.TempDir()}
+	first := index(t, root, opts, nil)
+	const edge = "calls app/src/main.rs::main -> shapes/src/geo.rs::Point.norm"
+	has := func(payloads map[string]graph.FileExtracted, e string) bool {
+		for _, g := range rustEdges(payloads, graph.EdgeCalls) {
+			if g == e {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(first.Payloads, edge) {
+		t.Fatalf("first index lacks %s", edge)
+	}
+	prev := hashes(first.Payloads)
+	geo := filepath.Join(root, "shapes/src/geo.rs")
+	data, err := os.ReadFile(geo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := strings.ReplaceAll(string(data), "fn norm(", "fn length(")
+	writeFile(t, root, "shapes/src/geo.rs", []byte(renamed))
+	second := index(t, root, opts, prev)
+	main, ok := second.Payloads["app/src/main.rs"]
+	if !ok {
+		t.Fatalf("app/src/main.rs not re-extracted after its callee was renamed; emitted %v", keys(second.Payloads))
+	}
+	if has(second.Payloads, edge) {
+		t.Errorf("%s survives the rename", edge)
+	}
+	if !has(second.Payloads, "calls app/src/main.rs::main -> code:external:*.norm") {
+		t.Errorf("main's call is not a stub after the rename: %v", rustEdges(map[string]graph.FileExtracted{"m": main}, graph.EdgeCalls))
+	}
+	for p, h := range hashes(second.Payloads) {
+		prev[p] = h
+	}
+	writeFile(t, root, "shapes/src/geo.rs", data)
+	third := index(t, root, opts, prev)
+	if !has(third.Payloads, edge) {
+		t.Errorf("renaming back does not restore %s", edge)
 	}
 }

@@ -298,7 +298,10 @@ func (f *rsFile) call(n *sitter.Node, env *fnEnv, from string) {
 		if len(segs) == 0 {
 			return
 		}
-		r := lang.Ref{Type: graph.EdgeCalls, From: from, Line: line, Stub: strings.Join(segs, "::")}
+		r := lang.Ref{Type: graph.EdgeCalls, From: from, Line: line}
+		if !isUpper(segs[len(segs)-1]) {
+			r.Stub = strings.Join(segs, "::") // E::Variant(x) is no call
+		}
 		if recv, name, ok := f.pathCall(segs, env); ok {
 			r.Recv, r.Name = recv, name
 		}

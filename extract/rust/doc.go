@@ -35,6 +35,7 @@
 // file's own (super:: inside it is the file). An impl whose type is
 // declared in another file gives methods contained by the file and no
 // type-level implements edge, and those methods are not found through
-// the type (only through its file's scope). Closure calls, enum and tuple
-// constructors (Some, Ok, Variant(x)) make no edge.
+// the type (only through its file's scope). A tuple struct's constructor
+// Foo(x) is a call of Foo's class node; calls of local closures, of enum
+// variants (E::V(x)) and of Some, Ok and Err make no edge.
 package rust
