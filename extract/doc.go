@@ -16,7 +16,7 @@
 // # Extractors
 //
 // Each language or format is a package implementing lang.Extractor
-// (golang, python, jsts, c, cpp, markdown, config, manifest), listed once in
+// (golang, python, jsts, c, cpp, rust, markdown, config, manifest), listed once in
 // registry.go; the first that owns a path reads the file. Package lang
 // holds what they share with the runner (lang.Result, lang.Ref,
 // lang.Decl, lang.Env), package resolve the declarations table, the
@@ -52,13 +52,21 @@
 //	          declarations, macros followed), inherits_from; cpp also
 //	          reads CMakeLists.txt: config:cmake:<path>#<command>/<name>
 //	          for project(), add_library(), add_executable()
+//	rust      tree-sitter: structs, enums, unions, traits, aliases (class),
+//	          functions, impl and trait methods <Type>.<fn>, calls
+//	          (receivers inferred: self, Self::, T::f, typed locals and
+//	          params, fields, returns, dyn/impl/generic trait bounds),
+//	          imports (use and mod, to in-tree files, across the
+//	          workspace's crates by name), implements (see package rust)
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
 //	          config:toml:<path>#<dotted-key>; keys to Options.MaxConfigDepth
 //	manifest  go.mod, package.json, pyproject.toml, requirements*.txt,
 //	          Cargo.toml: go|npm|pypi|crates:package:<name> with requires
-//	          edges; .mcp.json: mcp:server:<name>; plus config keys
+//	          edges (a Cargo.toml also defines its own crate's node and
+//	          declares "cargo:<name>" for Rust's crate paths);
+//	          .mcp.json: mcp:server:<name>; plus config keys
 //	file      anything else: the code:file node only
 //
 // Every payload also carries the file's folder chain, folder:. → … →
@@ -76,9 +84,11 @@
 // edges, its declarations (scope + names) and its unresolved references.
 // Resolution then looks each reference up in a declarations table of the
 // whole repository: scopes are "go:<dir>" (one Go package; "#test" for an
-// external test package), "py:<path>" and "js:<path>" (one module) and
-// "md:<path>" (a document's heading slugs), and "c:" for every C and C++
-// file (one linkage namespace; a static function stays in its file). Go import paths are mapped to
+// external test package), "py:<path>", "js:<path>" and "rust:<path>" (one
+// module; "rustcrate:<name>" is the root file of the workspace crate
+// whose Cargo.toml declares "cargo:<name>"), "md:<path>" (a document's
+// heading slugs), and "c:" for every C and C++ file (one linkage
+// namespace; a static function stays in its file). Go import paths are mapped to
 // folders through every go.mod of the tree (module "std" for GOROOT/src).
 //
 // The table is built from the files parsed in this run plus the

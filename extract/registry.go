@@ -10,6 +10,7 @@ import (
 	"github.com/cos-dev/cos/extract/manifest"
 	"github.com/cos-dev/cos/extract/markdown"
 	"github.com/cos-dev/cos/extract/python"
+	"github.com/cos-dev/cos/extract/rust"
 )
 
 // extractors are the languages and formats Run reads, asked in this order
@@ -24,6 +25,7 @@ var extractors = []lang.Extractor{
 	jsts.Extractor{},
 	c.Extractor{},
 	cpp.Extractor{},
+	rust.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

@@ -15,6 +15,7 @@ const (
 	ExtractorMarkdown = "markdown"
 	ExtractorConfig   = "config"
 	ExtractorManifest = "manifest"
+	ExtractorRust     = "rust"
 	ExtractorFolder   = "folder"
 	ExtractorFile     = "file"
 )

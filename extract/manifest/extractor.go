@@ -19,8 +19,10 @@ func (Extractor) Name() string { return lang.ExtractorManifest }
 // Owns reports whether p's base name is a manifest (IsManifest).
 func (Extractor) Owns(p string) bool { return IsManifest(path.Base(p)) }
 
-// Declares returns false.
-func (Extractor) Declares() bool { return false }
+// Declares returns true: a Cargo.toml declares its crate's name (scope
+// "cargo:<name>"), through which Rust files of the tree find the crate;
+// the other manifests declare nothing.
+func (Extractor) Declares() bool { return true }
 
 // Provides returns nil.
 func (Extractor) Provides(string) []string { return nil }

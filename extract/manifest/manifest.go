@@ -64,6 +64,7 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	case "cargo.toml":
 		config.Read(fr, data, e)
 		deps = cargoDeps(src)
+		cargoCrate(fr, src, e)
 	case ".mcp.json":
 		config.Read(fr, data, e)
 		mcpServers(fr, src)
@@ -270,4 +271,54 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// cargoCrate reads what a Cargo.toml says about its own crate: a
+// [package] defines crates:package:<name> and declares the scope
+// "cargo:<name>" (dashes as underscores, as Rust code names the crate),
+// through which Rust files of other crates find it; a [workspace]'s
+// members (folders, or globs of one "*" segment) each get a requires
+// edge (metadata scope "workspace") to their Cargo.toml file.
+func cargoCrate(fr *lang.Result, src string, e *lang.Env) {
+	var c struct {
+		Package struct {
+			Name string `toml:"name"`
+		} `toml:"package"`
+		Workspace struct {
+			Members []string `toml:"members"`
+		} `toml:"workspace"`
+	}
+	if _, err := toml.Decode(src, &c); err != nil {
+		return
+	}
+	from := lang.FileUID(fr.Path)
+	if name := c.Package.Name; name != "" {
+		uid := lang.ClampUID("crates:package:" + lang.UIDPart(name))
+		fr.AddNode(graph.Node{UID: uid, Kind: graph.KindDependency, Label: lang.CleanString(name), Metadata: map[string]any{"ecosystem": "crates"}})
+		fr.AddEdge(from, uid, graph.EdgeDefines, 0)
+		fr.Decl = &lang.Decl{Scope: "cargo:" + strings.ReplaceAll(name, "-", "_")}
+	}
+	if e == nil || len(c.Workspace.Members) == 0 {
+		return
+	}
+	dir := path.Dir(fr.Path)
+	var members []string
+	for _, m := range c.Workspace.Members {
+		pat := path.Join(dir, m, "Cargo.toml")
+		if !strings.Contains(m, "*") {
+			if e.Files[pat] && pat != fr.Path {
+				members = append(members, pat)
+			}
+			continue
+		}
+		for p := range e.Files {
+			if ok, _ := path.Match(pat, p); ok && p != fr.Path {
+				members = append(members, p)
+			}
+		}
+	}
+	sort.Strings(members)
+	for _, m := range members {
+		fr.Edges = append(fr.Edges, graph.Edge{Source: from, Target: lang.FileUID(m), Type: graph.EdgeRequires, Extractor: fr.Extractor, Metadata: map[string]any{"scope": "workspace"}})
+	}
 }

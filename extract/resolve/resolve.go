@@ -112,6 +112,9 @@ func (t *Table) names(scope string) (map[string][]Candidate, map[string]string) 
 // the repository package with that import path; other scopes are returned
 // unchanged. ok is false for an import path outside the repository.
 func (t *Table) NormScope(scope string) (string, bool) {
+	if crate, ok := strings.CutPrefix(scope, "rustcrate:"); ok {
+		return t.rustCrateScope(crate)
+	}
 	ip, isImport := strings.CutPrefix(scope, "goimport:")
 	if !isImport {
 		return scope, true
@@ -256,6 +259,10 @@ func Resolve(fr *lang.Result, t *Table) {
 		case lang.RefWatch:
 			continue
 		case lang.RefImport:
+			if r.Recv != nil {
+				resolveRustUse(fr, t, r, add)
+				continue
+			}
 			resolveImport(fr, t, r, add, addNode)
 			continue
 		case lang.RefContainedBy:
