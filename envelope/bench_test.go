@@ -80,7 +80,7 @@ func BenchmarkOK_ListHeavy(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			loop(b, func() {
-				env := OK(body, Meta{Layer: LayerDocs}, Options{})
+				env := OK(body, Meta{Layer: layerDocs}, Options{})
 				if env.Meta()[KeyTruncated] != true {
 					b.Fatal("not trimmed")
 				}
@@ -101,7 +101,7 @@ func BenchmarkOK_ListHeavyGeneric(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			loop(b, func() {
-				env := OK(tree, Meta{Layer: LayerDocs}, Options{})
+				env := OK(tree, Meta{Layer: layerDocs}, Options{})
 				if env.Meta()[KeyTruncated] != true {
 					b.Fatal("not trimmed")
 				}
@@ -121,7 +121,7 @@ func BenchmarkTrim_ListHeavy(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			loop(b, func() {
-				env := okBody(maps.Clone(tree), Meta{Layer: LayerDocs}, Options{}.withDefaults())
+				env := okBody(maps.Clone(tree), Meta{Layer: layerDocs}, Options{}.withDefaults())
 				if env.Meta()[KeyTruncated] != true || len(env.JSON()) > DefaultBudgetChars {
 					b.Fatal("not trimmed to budget")
 				}

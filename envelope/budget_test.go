@@ -222,11 +222,11 @@ func TestOK_ListTrim_MatchesOneAtATime(t *testing.T) {
 
 func TestOK_CJK(t *testing.T) {
 	body := map[string]any{"text": strings.Repeat("知識", 10_000)} // 20,000 CJK characters
-	env := OK(body, Meta{Layer: LayerDocs}, Options{NoBudget: true})
+	env := OK(body, Meta{Layer: layerDocs}, Options{NoBudget: true})
 	if got := asInt(t, env.Meta()[KeyTokensEstimated]); got < 12_000 {
 		t.Errorf("untrimmed tokens_estimated = %d, want >= 12000", got)
 	}
-	env = OK(body, Meta{Layer: LayerDocs}, Options{})
+	env = OK(body, Meta{Layer: layerDocs}, Options{})
 	data := checkSuccess(t, env, body, Options{})
 	meta := data[keyMeta].(map[string]any)
 	if meta[KeyTruncated] != true || meta[KeyUnshrinkable] == true {
@@ -506,7 +506,7 @@ func TestOK_MetaCannotBeSpoofed(t *testing.T) {
 
 func TestOK_ToolMeta(t *testing.T) {
 	env := OK(nil, Meta{Layer: LayerGraph, LogSeq: 3, Tool: ToolMeta{
-		ResolvedFrom: ResolvedFuzzy, DefaultKindsPicked: Bool(false), FixableCategories: []string{},
+		ResolvedFrom: "fuzzy", DefaultKindsPicked: boolPtr(false), FixableCategories: []string{},
 		Completeness: "lower_bound", CompletenessReasons: map[string]int{"reflect_calls": 2},
 	}}, Options{})
 	m := env.Meta()

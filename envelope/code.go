@@ -132,8 +132,8 @@ func (c Code) Category() Category {
 	return CategoryInternal
 }
 
-// Known reports whether c is in the catalogue.
-func (c Code) Known() bool {
+// known reports whether c is in the catalogue.
+func (c Code) known() bool {
 	_, ok := categoryOf[c]
 	return ok
 }

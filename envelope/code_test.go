@@ -44,7 +44,7 @@ func TestCatalogue_Frozen(t *testing.T) {
 		t.Fatal(err)
 	}
 	for code, cat := range frozen {
-		if !code.Known() {
+		if !code.known() {
 			t.Errorf("published code %s is gone from the catalogue (renamed or removed)", code)
 			continue
 		}
@@ -74,7 +74,7 @@ func TestCatalogue_WellFormed(t *testing.T) {
 		"STALE_CURSOR", "E_CURSOR", "E_REQUEST_REUSE", "E_REQUEST_ID", "E_CAS_REQUIRED",
 		"COMMIT_UNKNOWN", "E_STORAGE", "E_INTEGRITY", "E_TIMEOUT", "E_INTERNAL", "E_UNKNOWN_TOOL",
 		"E_CONTEXT_BUDGET", "E_NOT_FOUND", "E_AMBIGUOUS", "E_UNAVAILABLE", "E_MODULE_DISABLED", "E_CLAIMED"} {
-		if !c.Known() {
+		if !c.known() {
 			t.Errorf("code %s missing", c)
 		}
 	}
@@ -121,7 +121,7 @@ func TestErrorf_TakesCategoryAndRetryableFromCatalogue(t *testing.T) {
 
 func TestError_WithRetryableAndDetailsCopy(t *testing.T) {
 	base := Errorf(CodeArgument, "bad").WithDetails(map[string]any{"field": "limit"})
-	over := base.WithRetryable(true).WithDetails(map[string]any{"range": "1..500"})
+	over := base.withRetryable(true).WithDetails(map[string]any{"range": "1..500"})
 	if base.Retryable || len(base.Details) != 1 {
 		t.Errorf("base modified: %+v", base)
 	}

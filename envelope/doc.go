@@ -20,8 +20,7 @@
 // cut), the truncated_* markers and envelope_unshrinkable.
 //
 // Failures carry a Code from one catalogue (code.go), each code with one
-// Category whose default sets "retryable" (category.go); Error.WithRetryable
-// overrides it for one call.
+// Category whose default sets "retryable" (category.go).
 //
 // # Token budget
 //

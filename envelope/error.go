@@ -61,9 +61,9 @@ func (e *Error) WithDetails(d map[string]any) *Error {
 	return &c
 }
 
-// WithRetryable returns a copy of e with Retryable overridden; use it when the
-// category default is wrong for one call.
-func (e *Error) WithRetryable(r bool) *Error {
+// withRetryable returns a copy of e with Retryable overridden: the
+// category default, wrong for one call (only the tests need it today).
+func (e *Error) withRetryable(r bool) *Error {
 	c := *e
 	c.Retryable = r
 	return &c

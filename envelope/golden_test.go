@@ -43,8 +43,8 @@ func goldenCases() []goldenCase {
 		}},
 		{"success_tool_meta", func() Envelope {
 			return OK(map[string]any{"path": []string{"a", "b"}}, Meta{Layer: LayerGraph, LogSeq: 3, Tool: ToolMeta{
-				ResolvedFrom: ResolvedDirect, SourceResolvedFrom: ResolvedPathPrefix, TargetResolvedFrom: ResolvedFuzzy,
-				DefaultKindsPicked: Bool(true), NodeKind: "function", SemanticScope: "transitive_depth_2",
+				ResolvedFrom: "direct", SourceResolvedFrom: "path_prefix", TargetResolvedFrom: "fuzzy",
+				DefaultKindsPicked: boolPtr(true), NodeKind: "function", SemanticScope: "transitive_depth_2",
 				FixableCategories: []string{"stale_paths", "dangling_source"}, InformationalCategories: []string{"slowest_extractions"},
 			}}, Options{})
 		}},
@@ -52,7 +52,7 @@ func goldenCases() []goldenCase {
 			return OK(map[string]any{"x": 1, "meta": map[string]any{"truncated": true, "tokens_estimated": 1, "envelope_unshrinkable": true}}, Meta{Layer: LayerHealth}, Options{})
 		}},
 		{"trim_list", func() Envelope {
-			return OK(map[string]any{"results": numbered("r", 40, 8), "scope": "high"}, Meta{Layer: LayerDocs, LogSeq: 5}, small)
+			return OK(map[string]any{"results": numbered("r", 40, 8), "scope": "high"}, Meta{Layer: layerDocs, LogSeq: 5}, small)
 		}},
 		{"trim_two_lists", func() Envelope {
 			return OK(map[string]any{"results": numbered("r", 3, 200), "references": numbered("ref", 40, 4)}, Meta{Layer: LayerGraph}, small)
@@ -91,7 +91,7 @@ func goldenCases() []goldenCase {
 			return OK([]int{1, 2, 3}, Meta{}, Options{})
 		}},
 		{"failure_retryable_override", func() Envelope {
-			return Fail(Errorf(CodeStorage, "storage busy").WithRetryable(true))
+			return Fail(Errorf(CodeStorage, "storage busy").withRetryable(true))
 		}},
 		{"safe_panic", func() Envelope {
 			return Safe(context.Background(), CallInfo{Tool: "cos_example"}, nil, func(context.Context) (Envelope, error) {

@@ -85,22 +85,14 @@ func TruncatedToKey(key string) string { return "truncated_" + key + "_to" }
 
 // Layers for meta.layer: graph, tasks, metrics, health and audit are used
 // today; memory, docs, routing and learning are reserved (only docs has a
-// constant, which the tests use).
+// constant, unexported: the tests use it).
 const (
-	LayerDocs    = "docs"
+	layerDocs    = "docs"
 	LayerTasks   = "tasks"
 	LayerMetrics = "metrics"
 	LayerGraph   = "graph"
 	LayerHealth  = "health"
 	LayerAudit   = "audit"
-)
-
-// ResolvedFrom values for ToolMeta.ResolvedFrom and friends (docs/uids.md,
-// resolution).
-const (
-	ResolvedDirect     = "direct"
-	ResolvedPathPrefix = "path_prefix"
-	ResolvedFuzzy      = "fuzzy"
 )
 
 // Meta is what a handler may say about its answer. Everything else in
@@ -175,7 +167,7 @@ type ToolMeta struct {
 	// cos_graph_path's two ends.
 	SourceResolvedMatch string
 	TargetResolvedMatch string
-	// DefaultKindsPicked: cos_graph_references; nil omits it (use Bool).
+	// DefaultKindsPicked: cos_graph_references; nil omits it.
 	DefaultKindsPicked *bool
 	// NodeKind: cos_graph_references, the kind of the resolved root node.
 	NodeKind string
@@ -206,8 +198,8 @@ type ToolMeta struct {
 	BudgetChars int
 }
 
-// Bool returns &b, for ToolMeta.DefaultKindsPicked.
-func Bool(b bool) *bool { return &b }
+// boolPtr returns &b, for ToolMeta.DefaultKindsPicked.
+func boolPtr(b bool) *bool { return &b }
 
 // generic returns the handler-supplied part of meta as a generic map.
 func (m Meta) generic() map[string]any {

@@ -9,11 +9,11 @@ import (
 // resolved_from; unset ones are left out.
 func TestOK_ResolvedMatch(t *testing.T) {
 	env := OK(nil, Meta{Layer: LayerGraph, Tool: ToolMeta{
-		ResolvedFrom: ResolvedFuzzy, ResolvedMatch: "typo",
-		SourceResolvedFrom: ResolvedDirect, SourceResolvedMatch: "uid",
+		ResolvedFrom: "fuzzy", ResolvedMatch: "typo",
+		SourceResolvedFrom: "direct", SourceResolvedMatch: "uid",
 	}}, Options{})
 	m := env.Meta()
-	for k, want := range map[string]string{KeyResolvedMatch: "typo", KeySourceResolvedMatch: "uid", KeyResolvedFrom: ResolvedFuzzy} {
+	for k, want := range map[string]string{KeyResolvedMatch: "typo", KeySourceResolvedMatch: "uid", KeyResolvedFrom: "fuzzy"} {
 		if m[k] != want {
 			t.Errorf("meta[%s] = %#v, want %q", k, m[k], want)
 		}

@@ -16,7 +16,7 @@ func TestIndexer_CancelledRunIsNotAFailure(t *testing.T) {
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{root}})
 	ctx, cancel := context.WithCancel(context.Background())
 	x.afterBatch = cancel // cancel once the first batch is committed
-	rep, err := x.Index(ctx, root, nil)
+	rep, err := x.index(ctx, root, nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("run: %v, want context.Canceled", err)
 	}
@@ -28,7 +28,7 @@ func TestIndexer_CancelledRunIsNotAFailure(t *testing.T) {
 	if h.LastIndex == nil || h.LastIndex.State != state.IndexCancelled || h.LastIndex.Error != graph.IndexCancelled {
 		t.Fatalf("last index after a cancel: %+v, want state %q", h.LastIndex, state.IndexCancelled)
 	}
-	again, err := x.Index(context.Background(), root, nil)
+	again, err := x.index(context.Background(), root, nil)
 	if err != nil || again.FilesChanged == 0 || again.FilesChanged >= 600 {
 		t.Fatalf("the next run: %+v %v, want it to extract what the cancelled one left", again, err)
 	}

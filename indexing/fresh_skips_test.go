@@ -30,7 +30,7 @@ func TestFreshness_Scan_NewSkipsWhatIndexingSkips(t *testing.T) {
 	g.Write("img.png", "\x89PNG\r\n\x1a\n\x00\x00\x00")
 	g.Write("big.txt", strings.Repeat("a", 3<<20))
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{root}})
-	if _, err := x.Index(ctx, root, nil); err != nil {
+	if _, err := x.index(ctx, root, nil); err != nil {
 		t.Fatal(err)
 	}
 	f := NewFreshness(st)

@@ -68,7 +68,7 @@ func TestFreshness_Stale(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(root, "b.go"), justNow, justNow); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := x.Index(ctx, root, nil); err != nil {
+	if _, err := x.index(ctx, root, nil); err != nil {
 		t.Fatal(err)
 	}
 	all := []string{"a.go", "b.go", "c.go", "../x.go", "/etc/passwd", "d.go"}
@@ -109,7 +109,7 @@ func TestFreshness_Stale(t *testing.T) {
 
 	// Re-indexed, every file is fresh again (the extractor sees b.go's
 	// racy change too); the stat cache is read anew.
-	if _, err := x.Index(ctx, root, nil); err != nil {
+	if _, err := x.index(ctx, root, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := staleOf(t, st, f, false, all...); len(got) != 0 {
@@ -148,7 +148,7 @@ func BenchmarkFreshness_Stale20(b *testing.B) {
 	}
 	root := freshTree(b, files)
 	x, st := openIndexer(b, b.TempDir(), Options{Roots: []string{root}})
-	if _, err := x.Index(context.Background(), root, nil); err != nil {
+	if _, err := x.index(context.Background(), root, nil); err != nil {
 		b.Fatal(err)
 	}
 	f := NewFreshness(st)

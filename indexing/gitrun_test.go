@@ -40,7 +40,7 @@ func TestIndexer_RunRecordsCommit(t *testing.T) {
 	root, git := gitRepo(t)
 	ctx := context.Background()
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{root}})
-	rep, err := x.Index(ctx, root, nil)
+	rep, err := x.index(ctx, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestIndexer_RunRecordsCommit(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, name), []byte(testutil.DemoRepo[name]+"\n// more\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = x.Index(ctx, root, nil)
+	rep, err = x.index(ctx, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestIndexer_RunRecordsCommit(t *testing.T) {
 	// The edit committed: no file changes, but the base is a new commit.
 	git("commit", "-q", "-am", "second")
 	second := git("rev-parse", "HEAD")
-	rep, err = x.Index(ctx, root, nil)
+	rep, err = x.index(ctx, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestIndexer_RunRecordsCommit(t *testing.T) {
 
 	// Same commit, same tree: nothing appended.
 	before := st.Position().Seq
-	rep, err = x.Index(ctx, root, nil)
+	rep, err = x.index(ctx, root, nil)
 	if err != nil || rep.LastSeq != 0 || st.Position().Seq != before {
 		t.Fatalf("no-change run appended: %+v (head %d → %d) %v", rep, before, st.Position().Seq, err)
 	}

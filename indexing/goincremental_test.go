@@ -29,7 +29,7 @@ func TestWatch_IncrementalEqualsFresh_BrokenTestVariantImplements(t *testing.T) 
 	})
 	const want = "edge code:class:p/p.go::T code:external:io.WriterTo implements go 5"
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{g.Root}})
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Contains(graphLines(t, st), want) {
@@ -38,7 +38,7 @@ func TestWatch_IncrementalEqualsFresh_BrokenTestVariantImplements(t *testing.T) 
 	// A new interface: the tree's interfaces change, so the incremental run
 	// extracts every package again after p's importers.
 	g.Write("p/p.go", "package p\n\nimport \"io\"\n\ntype T struct{}\n\nfunc (T) WriteTo(w io.Writer) (int64, error) { return 0, nil }\n\ntype I interface{ M() }\n")
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, fresh := graphLines(t, st), freshLines(t, g.Root)
@@ -65,12 +65,12 @@ func TestWatch_IncrementalEqualsFresh_MarkdownLinkTarget(t *testing.T) {
 		"a.go":      "package m\n",
 	})
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{g.Root}})
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	g.Run("rm", "-q", "a.go")
 	g.Write("b.go", "package m\n")
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	if d := diffLines(graphLines(t, st), freshLines(t, g.Root)); d != "" {
@@ -96,12 +96,12 @@ func TestWatch_IncrementalEqualsFresh_StubOfSeveralExtractors(t *testing.T) {
 	}
 	g := testutil.GitRepo(t, files)
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{g.Root}})
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"a.go", "b.js", "c.py"} {
 		g.Write(p, "// edited\n"+files[p])
-		if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+		if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 			t.Fatal(err)
 		}
 		if d := diffLines(graphLines(t, st), freshLines(t, g.Root)); d != "" {
@@ -131,7 +131,7 @@ func TestWatch_IncrementalEqualsFresh_StubOwnerLeaves(t *testing.T) {
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{g.Root}})
 	for _, branch := range []string{"main", "other", "main"} {
 		g.Run("checkout", "-q", branch)
-		if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+		if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 			t.Fatal(err)
 		}
 		if d := diffLines(graphLines(t, st), freshLines(t, g.Root)); d != "" {

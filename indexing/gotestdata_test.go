@@ -22,7 +22,7 @@ func TestWatch_IncrementalEqualsFresh_TestdataPackage(t *testing.T) {
 		"a/testdata/prog/main.go": "package main\n\nimport \"example.com/m/a\"\n\nfunc main() { _ = a.F() }\n",
 	})
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{g.Root}})
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	if d := diffLines(graphLines(t, st), freshLines(t, g.Root)); d != "" {
@@ -36,7 +36,7 @@ func TestWatch_IncrementalEqualsFresh_TestdataPackage(t *testing.T) {
 		t.Errorf("targeted run of an edited testdata file: the graph differs from a fresh index (+ graph, - fresh):\n%s", d)
 	}
 	g.Write("a/a.go", "package a\n\ntype T struct{}\n\nfunc New() *T { return &T{} }\n\nfunc (*T) M() {}\n\nfunc G() {}\n")
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	if d := diffLines(graphLines(t, st), freshLines(t, g.Root)); d != "" {

@@ -48,7 +48,7 @@ func TestIndexer_IndexThenNoChange(t *testing.T) {
 	root := testutil.WriteTree(t, testutil.DemoRepo)
 	root, _ = filepath.EvalSymlinks(root)
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{root}})
-	rep, err := x.Index(context.Background(), root, nil)
+	rep, err := x.index(context.Background(), root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestIndexer_IndexThenNoChange(t *testing.T) {
 		t.Fatalf("IndexedRoot = %q, want %q", got, root)
 	}
 	head := st.Position()
-	again, err := x.Index(context.Background(), root, nil)
+	again, err := x.index(context.Background(), root, nil)
 	if err != nil || again.Events != 0 || again.FilesChanged != 0 {
 		t.Fatalf("second run: %+v %v", again, err)
 	}
@@ -82,7 +82,7 @@ func TestIndexer_RunsTakeTurns(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			reps[i], errs[i] = x.Index(context.Background(), root, nil)
+			reps[i], errs[i] = x.index(context.Background(), root, nil)
 		}()
 	}
 	wg.Wait()
@@ -134,7 +134,7 @@ func TestIndexer_ReadOnlyState(t *testing.T) {
 	root := testutil.WriteTree(t, testutil.DemoRepo)
 	dir := t.TempDir()
 	x, _ := openIndexer(t, dir, Options{Roots: []string{root}})
-	if _, err := x.Index(context.Background(), root, nil); err != nil {
+	if _, err := x.index(context.Background(), root, nil); err != nil {
 		t.Fatal(err)
 	}
 	past, err := state.Open(context.Background(), state.Options{Dir: dir, At: &projections.Until{Seq: 1}})
@@ -146,7 +146,7 @@ func TestIndexer_ReadOnlyState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = px.Index(context.Background(), root, nil)
+	_, err = px.index(context.Background(), root, nil)
 	var ee *envelope.Error
 	if !errors.As(err, &ee) || ee.Code != envelope.CodeReadOnly {
 		t.Fatalf("Index on a point-in-time state = %v, want E_READ_ONLY", err)

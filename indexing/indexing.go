@@ -111,28 +111,13 @@ type Report struct {
 	Failed          []extract.FileNote `json:"failed,omitempty"`
 }
 
-// Index indexes the folder root into the log: it runs the extractors
-// (extract.Run) against the content hashes the graph projection already
-// holds, and appends each batch of changed files as ONE eventlog.Append call
-// (one transaction) holding one graph.file_extracted request per file on the
-// graph stream, plus one graph.file_removed request per vanished path on the
-// last batch. Unchanged files append nothing.
-//
-// The graph holds one tree: paths are relative to root, so indexing another
-// folder into the same state folder replaces the graph's files with that
-// folder's. The extractor caches live in <state>/index-cache/<root hash>.
-//
-// A payload over the log's 1 MiB event limit is trimmed, never dropped (see
-// trimPayload). progress, when set, receives (files done, files seen so far)
-// from one goroutine at a time. Index runs one at a time per process.
-//
-// Errors: E_READ_ONLY on a point-in-time server, an envelope E_PATH when
-// root is not a folder, the log's errors as the log returns them, ctx.Err().
-func (x *Indexer) Index(ctx context.Context, root string, progress func(done, total int)) (Report, error) {
+// index is IndexWith with only o.Progress set: a full run.
+func (x *Indexer) index(ctx context.Context, root string, progress func(done, total int)) (Report, error) {
 	return x.IndexWith(ctx, root, RunOptions{Progress: progress})
 }
 
-// RunOptions tune IndexWith. The zero value indexes as Index does.
+// RunOptions tune IndexWith. The zero value is a full run without
+// progress.
 type RunOptions struct {
 	// Progress, when set, receives (files done, files seen so far) from
 	// one goroutine at a time.
@@ -167,9 +152,26 @@ type RunOptions struct {
 	Paths []string
 }
 
-// IndexWith is Index with options: with o.Precise, the files the SCIP
-// indexes cover get calls and references from them (see preciseStage), and
-// Report.Precise says which. A missing or failing indexer is reported
+// IndexWith indexes the folder root into the log: it runs the extractors
+// (extract.Run) against the content hashes the graph projection already
+// holds, and appends each batch of changed files as ONE eventlog.Append call
+// (one transaction) holding one graph.file_extracted request per file on the
+// graph stream, plus one graph.file_removed request per vanished path on the
+// last batch. Unchanged files append nothing.
+//
+// The graph holds one tree: paths are relative to root, so indexing another
+// folder into the same state folder replaces the graph's files with that
+// folder's. The extractor caches live in <state>/index-cache/<root hash>.
+//
+// A payload over the log's 1 MiB event limit is trimmed, never dropped (see
+// trimPayload). o.Progress, when set, receives (files done, files seen so
+// far) from one goroutine at a time. Runs go one at a time per process.
+//
+// Errors: E_READ_ONLY on a point-in-time server, an envelope E_PATH when
+// root is not a folder, the log's errors as the log returns them, ctx.Err().
+//
+// With o.Precise, the files the SCIP indexes cover get calls and references
+// from them (see preciseStage), and Report.Precise says which. A missing or failing indexer is reported
 // there, not an error; an index file that cannot be read or is not a SCIP
 // index is E_ARGUMENT.
 func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Report, error) {

@@ -70,7 +70,7 @@ func TestIndexer_KilledRunChild(t *testing.T) {
 		_ = os.WriteFile(os.Getenv(killChildMarker), []byte("1"), 0o644)
 		time.Sleep(time.Hour)
 	}
-	_, _ = x.Index(context.Background(), os.Getenv(killChildRoot), nil)
+	_, _ = x.index(context.Background(), os.Getenv(killChildRoot), nil)
 }
 
 // kill -9 part way through an index leaves a graph that says so: health
@@ -109,7 +109,7 @@ func TestIndexer_KilledRunIsVisible(t *testing.T) {
 
 	// The next run indexes the rest and finishes.
 	x, st := openIndexer(t, dir, Options{})
-	rep, err := x.Index(context.Background(), root, nil)
+	rep, err := x.index(context.Background(), root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

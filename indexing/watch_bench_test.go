@@ -55,7 +55,7 @@ func diffLines(got, want []string) string {
 func freshLines(tb testing.TB, root string) []string {
 	tb.Helper()
 	x, st := openIndexer(tb, tb.TempDir(), Options{Roots: []string{root}})
-	if _, err := x.Index(context.Background(), root, nil); err != nil {
+	if _, err := x.index(context.Background(), root, nil); err != nil {
 		tb.Fatal(err)
 	}
 	return graphLines(tb, st)

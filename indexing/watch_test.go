@@ -55,7 +55,7 @@ func graphDigest(tb testing.TB, st *state.State) string {
 func freshDigest(tb testing.TB, root string) string {
 	tb.Helper()
 	x, st := openIndexer(tb, tb.TempDir(), Options{Roots: []string{root}})
-	if _, err := x.Index(context.Background(), root, nil); err != nil {
+	if _, err := x.index(context.Background(), root, nil); err != nil {
 		tb.Fatal(err)
 	}
 	return graphDigest(tb, st)
@@ -123,7 +123,7 @@ func watchedRepo(t *testing.T, files map[string]string) (*testutil.Git, *Indexer
 	t.Helper()
 	g := testutil.GitRepo(t, files)
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{g.Root}})
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	runs := startWatch(t, x, WatchOptions{})
@@ -258,7 +258,7 @@ func TestWatch_BranchSwitch(t *testing.T) {
 	g.Run("checkout", "-q", "main")
 
 	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{g.Root}})
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	runs := startWatch(t, x, WatchOptions{})
@@ -279,7 +279,7 @@ func TestWatch_ElectionFailover(t *testing.T) {
 	dir := t.TempDir()
 	a, st := openIndexer(t, dir, Options{Roots: []string{g.Root}})
 	b, _ := openIndexer(t, dir, Options{Roots: []string{g.Root}})
-	if _, err := a.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := a.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	ctxA, stopA := context.WithCancel(context.Background())
@@ -322,7 +322,7 @@ func TestWatch_WaitsForAFirstIndex(t *testing.T) {
 	if _, root := x.Watching(); root != "" {
 		t.Fatalf("watching %q before any index", root)
 	}
-	if _, err := x.Index(context.Background(), g.Root, nil); err != nil {
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 2*time.Second, "the first index is not watched", func() bool { _, root := x.Watching(); return root == g.Root })

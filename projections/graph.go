@@ -404,8 +404,8 @@ func (g *Graph) Files() []FileInfo {
 	return out
 }
 
-// File returns the extraction record of (extractor, path).
-func (g *Graph) File(extractor, path string) (FileInfo, bool) {
+// file returns the extraction record of (extractor, path).
+func (g *Graph) file(extractor, path string) (FileInfo, bool) {
 	o := g.owners[ownerKey{extractor, path}]
 	if o == nil {
 		return FileInfo{}, false

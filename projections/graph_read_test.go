@@ -107,7 +107,7 @@ func TestGraph_ReadAPI(t *testing.T) {
 	if len(files) != 3 || files[1].Extractor != "go" || files[1].Path != "y.go" || !reflect.DeepEqual(files[1].ParseErrors, []string{"y.go:3: bad"}) || files[0].DurationMS != 4 {
 		t.Errorf("Files = %+v", files)
 	}
-	if fi, ok := g.File("go", "x.go"); !ok || fi.Nodes != 3 || fi.Edges != 3 {
+	if fi, ok := g.file("go", "x.go"); !ok || fi.Nodes != 3 || fi.Edges != 3 {
 		t.Errorf("File(go, x.go) = %+v, %v; want 3 nodes and 3 edges", fi, ok)
 	}
 	if got, want := g.Counts(), (GraphCounts{Nodes: 4, Edges: 5, Files: 2, Extractions: 3}); got != want {

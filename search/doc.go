@@ -17,7 +17,7 @@
 // finds the folder (and checkpoint) a dead one left and only applies the
 // events after it. Each document is a node: its uid (the document id), kind,
 // label and path, plus the lowercased whole label, path and bare names (see
-// Lookup), and the words of the label and name through the identifier
+// lookup), and the words of the label and name through the identifier
 // analyzer (Tokens): HTTPServerConfig → http server config,
 // parse_json_token → parse json token, with kebab-case, dotted names and
 // paths split too and no bare '_' tokens.

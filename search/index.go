@@ -115,7 +115,7 @@ type Candidate struct {
 // slot folder it holds a lock on, checkpointed by log seq.
 //
 // All methods are safe for concurrent use. Apply calls are serialised with
-// each other; Search, Suggest and Lookup run beside them and see each batch
+// each other; Search, Suggest and lookup run beside them and see each batch
 // whole or not at all.
 //
 // The caller feeding it (the tailer) applies the graph events after
@@ -343,11 +343,11 @@ func (ix *Index) anyWord(ctx context.Context, q string, kinds []string, limit in
 	return ix.run(ctx, withKinds(query, kinds), limit, matchAnyWord, true)
 }
 
-// Lookup returns up to limit nodes whose label or bare name (see nameKeys:
+// lookup returns up to limit nodes whose label or bare name (see nameKeys:
 // the part after "::" and its last dotted segment, a file's base name, a
 // package's name) equals name, ignoring case, labels first (the "exact"
 // tier). limit ≤ 0 means DefaultSearchLimit. Errors are Search's.
-func (ix *Index) Lookup(ctx context.Context, name string, limit int) ([]Candidate, error) {
+func (ix *Index) lookup(ctx context.Context, name string, limit int) ([]Candidate, error) {
 	return ix.searchTier(ctx, tierSearch{tier: tierExact, q: name, limit: clampLimit(limit), typos: true, fields: true})
 }
 

@@ -83,7 +83,7 @@ func TestIndex_Search_Empty(t *testing.T) {
 
 func TestIndex_Lookup_BareName(t *testing.T) {
 	ix := indexWith(t, indexFixture)
-	got, err := ix.Lookup(context.Background(), "PARSEJSONTOKEN", 10)
+	got, err := ix.lookup(context.Background(), "PARSEJSONTOKEN", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestIndex_Apply_Delete(t *testing.T) {
 	if want := uint64(len(indexFixture) - 1); n != want {
 		t.Errorf("docCount = %d, want %d", n, want)
 	}
-	got, err := ix.Lookup(ctx, "LoadConfig", 10)
+	got, err := ix.lookup(ctx, "LoadConfig", 10)
 	if err != nil || len(got) != 0 {
 		t.Errorf("Lookup(deleted) = %q, %v", uids(got), err)
 	}
@@ -129,7 +129,7 @@ func TestIndex_Apply_Upsert_Replaces(t *testing.T) {
 	if len(got) != 1 || got[0].UID != renamed.UID || got[0].Label != renamed.Label {
 		t.Errorf("Search(new label words) = %+v", got)
 	}
-	got, _ = ix.Lookup(ctx, "GRPCListenerOptions", 10)
+	got, _ = ix.lookup(ctx, "GRPCListenerOptions", 10)
 	if len(got) != 1 || got[0].UID != renamed.UID || got[0].Label != renamed.Label {
 		t.Errorf("new label not found: %+v", got)
 	}
@@ -182,7 +182,7 @@ func TestIndex_Closed(t *testing.T) {
 	if _, err := ix.Search(ctx, "x", nil, 1); !errors.Is(err, ErrClosed) {
 		t.Errorf("Search after Close = %v", err)
 	}
-	if _, err := ix.Lookup(ctx, "x", 1); !errors.Is(err, ErrClosed) {
+	if _, err := ix.lookup(ctx, "x", 1); !errors.Is(err, ErrClosed) {
 		t.Errorf("Lookup after Close = %v", err)
 	}
 	if err := ix.Apply(ctx, nil, nil, 1); !errors.Is(err, ErrClosed) {
@@ -218,7 +218,7 @@ func TestIndex_Restart_ReusesSlotAndCheckpoint(t *testing.T) {
 	if n, _ := again.docCount(); n != uint64(len(indexFixture)) {
 		t.Errorf("docCount after restart = %d, want %d", n, len(indexFixture))
 	}
-	if got, _ := again.Lookup(ctx, "HTTPServerConfig", 1); len(got) != 1 {
+	if got, _ := again.lookup(ctx, "HTTPServerConfig", 1); len(got) != 1 {
 		t.Errorf("document lost across restart: %q", uids(got))
 	}
 }

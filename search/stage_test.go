@@ -79,7 +79,7 @@ func TestIndex_Stage_Merges(t *testing.T) {
 	if n, _ := ix.docCount(); n != uint64(len(indexFixture)-2) {
 		t.Errorf("docCount = %d, want %d", n, len(indexFixture)-2)
 	}
-	if got, _ := ix.Lookup(ctx, "Settings", 10); len(got) != 1 || got[0].UID != cfg.UID {
+	if got, _ := ix.lookup(ctx, "Settings", 10); len(got) != 1 || got[0].UID != cfg.UID {
 		t.Errorf("Lookup(Settings) = %q, want the renamed node", uids(got))
 	}
 	if ix.Checkpoint() != 5 {

@@ -40,7 +40,7 @@ func TestState_Close_WritesStagedSearchBatches(t *testing.T) {
 	if got := ix.Checkpoint(); got != seq {
 		t.Errorf("checkpoint on disk after Close = %d, want %d", got, seq)
 	}
-	if got, err := ix.Lookup(ctx, uid, 10); err != nil || len(got) != 1 {
-		t.Errorf("Lookup after Close = %v, %v; want the staged node", got, err)
+	if got, err := ix.Search(ctx, uid, nil, 10); err != nil || len(got) != 1 {
+		t.Errorf("Search after Close = %v, %v; want the staged node", got, err)
 	}
 }

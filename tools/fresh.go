@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 
 // Read-your-edits: a graph read answers from files that are what the graph
 // holds. After the handler of a graph read tool answers, the files its
-// answer names (the path and file fields of its nodes and candidates) are
+// answer names, which the handler declares (Call.NameFiles), are
 // checked cheaply (indexing.Freshness); when some changed on disk and this
 // server can write, they are re-indexed, and the handler runs once more in
 // a view that includes the run. meta.index says how fresh the answer is.
@@ -41,11 +40,11 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 		return r.st.Read(ctx, func(v state.View) {
 			c.V, c.inView = v, true
 			defer func() { c.inView = false }()
-			c.files, c.filesNamed = nil, false
+			c.files = nil
 			data, tm, err = c.Tool.Handler(ctx, c)
 			chk, cerr = indexing.Check{}, nil
 			if err == nil && r.fresh != nil {
-				chk, cerr = r.fresh.StaleHeld(v, c.answerFiles(data))
+				chk, cerr = r.fresh.StaleHeld(v, c.files)
 				c.index = indexMeta(v, chk, cerr)
 			}
 		})
@@ -254,10 +253,12 @@ func (c *Call) Warn(msg string) { c.warnings = append(c.warnings, msg) }
 
 // NameFiles declares files the answer names (repo-relative paths; "" is
 // ignored): the files a graph read checks against the disk after its
-// handler answers. A handler that declares none of its files leaves them to
-// answerPaths, which finds them in the answer by reflection.
+// handler answers. Every handler of a graph read tool (graphRead) declares
+// each file its answer names — the path and file fields of its nodes,
+// candidates and sites, and the "path" and "file" keys of the metadata it
+// shows (nameNode, nameMetadata); a file left out is never checked, so an
+// answer naming it may show lines the disk no longer holds.
 func (c *Call) NameFiles(paths ...string) {
-	c.filesNamed = true
 	for _, p := range paths {
 		if p != "" {
 			c.files = append(c.files, p)
@@ -272,17 +273,29 @@ func (c *Call) nameNode(n query.NodeView) {
 	c.nameMetadata(n.Metadata)
 }
 
+// nameNodes declares the files of each node view.
+func (c *Call) nameNodes(ns []query.NodeView) {
+	for _, n := range ns {
+		c.nameNode(n)
+	}
+}
+
 // nameMetadata declares every string held under a "path" or "file" key
-// anywhere in a node's or an edge's metadata (a generic JSON tree), as
-// answerPaths would find it.
+// anywhere in a node's or an edge's metadata (a generic JSON tree, at most
+// metadataDepth levels deep).
 func (c *Call) nameMetadata(m map[string]any) {
 	if len(m) > 0 {
 		c.nameIn(m, 0)
 	}
 }
 
+// metadataDepth bounds the nesting nameMetadata follows.
+const metadataDepth = 24
+
+func isPathKey(k string) bool { return k == "path" || k == "file" }
+
 func (c *Call) nameIn(v any, depth int) {
-	if depth > pathWalkDepth {
+	if depth > metadataDepth {
 		return
 	}
 	switch x := v.(type) {
@@ -299,99 +312,6 @@ func (c *Call) nameIn(v any, depth int) {
 	case []any:
 		for _, e := range x {
 			c.nameIn(e, depth+1)
-		}
-	}
-}
-
-// answerFiles returns the files the answer data names: those the handler
-// declared (NameFiles), else answerPaths(data).
-func (c *Call) answerFiles(data any) []string {
-	if c.filesNamed {
-		return c.files
-	}
-	return answerPaths(data)
-}
-
-// answerPaths returns the distinct strings held under a "path" or "file"
-// key anywhere in data (struct fields by their JSON name, map keys), in
-// the order met: the files an answer names. It is for the handlers that do
-// not declare them (Call.NameFiles).
-func answerPaths(data any) []string {
-	w := pathWalk{seen: map[string]bool{}}
-	w.walk(reflect.ValueOf(data), 0)
-	return w.out
-}
-
-type pathWalk struct {
-	seen map[string]bool
-	out  []string
-}
-
-// pathWalkDepth bounds the nesting answerPaths follows.
-const pathWalkDepth = 24
-
-func isPathKey(k string) bool { return k == "path" || k == "file" }
-
-func (w *pathWalk) add(v reflect.Value) {
-	for v.Kind() == reflect.Interface && !v.IsNil() {
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.String {
-		w.walk(v, 1)
-		return
-	}
-	if s := v.String(); s != "" && !w.seen[s] {
-		w.seen[s] = true
-		w.out = append(w.out, s)
-	}
-}
-
-func (w *pathWalk) walk(v reflect.Value, depth int) {
-	if depth > pathWalkDepth || !v.IsValid() {
-		return
-	}
-	switch v.Kind() {
-	case reflect.Interface, reflect.Pointer:
-		if !v.IsNil() {
-			w.walk(v.Elem(), depth+1)
-		}
-	case reflect.Map:
-		if v.Type().Key().Kind() != reflect.String {
-			return
-		}
-		for it := v.MapRange(); it.Next(); {
-			if isPathKey(it.Key().String()) {
-				w.add(it.Value())
-				continue
-			}
-			w.walk(it.Value(), depth+1)
-		}
-	case reflect.Slice, reflect.Array:
-		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return
-		}
-		for i := range v.Len() {
-			w.walk(v.Index(i), depth+1)
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() && !f.Anonymous {
-				continue // an embedded struct's fields are encoded even when its type is not exported
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" && !f.Anonymous {
-				name = f.Name
-			}
-			if isPathKey(name) {
-				w.add(v.Field(i))
-				continue
-			}
-			w.walk(v.Field(i), depth+1)
 		}
 	}
 }

@@ -46,7 +46,7 @@ func BenchmarkContext_Freshness20Files(b *testing.B) {
 			if !e.OK() {
 				b.Fatalf("%s", e.JSON())
 			}
-			if n := len(answerPaths(e.Data())); n < 20 {
+			if n := len(jsonPaths(b, e.Data())); n < 20 {
 				b.Fatalf("the answer names %d files, want ≥ 20", n)
 			}
 			var times []time.Duration

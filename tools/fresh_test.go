@@ -237,7 +237,9 @@ func TestReadYourEdits_AcrossProcesses(t *testing.T) {
 	}
 }
 
-func TestAnswerPaths(t *testing.T) {
+// TestJSONPaths checks the oracle TestNamedFiles_EveryGraphRead compares
+// the declared files with.
+func TestJSONPaths(t *testing.T) {
 	type nested struct {
 		query.NodeView
 		Depth int `json:"depth"`
@@ -248,11 +250,48 @@ func TestAnswerPaths(t *testing.T) {
 		"results":    []map[string]any{{"path": "c.go"}, {"file": "d.go", "path": ""}},
 		"other":      map[string]any{"paths": "x.go"},
 	}
-	got := answerPaths(data)
+	got := jsonPaths(t, data)
 	slices.Sort(got)
 	if want := []string{"a.go", "b.go", "c.go", "d.go"}; !slices.Equal(got, want) {
-		t.Errorf("answerPaths = %v, want %v", got, want)
+		t.Errorf("jsonPaths = %v, want %v", got, want)
 	}
+}
+
+// jsonPaths returns the distinct non-empty strings held under a "path" or
+// "file" key anywhere in data as JSON encodes it, in the order met: the
+// files an answer names, found without the handler's help.
+func jsonPaths(t testing.TB, data any) []string {
+	t.Helper()
+	b, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree any
+	if err := json.Unmarshal(b, &tree); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	var walk func(v any, named bool)
+	walk = func(v any, named bool) {
+		switch x := v.(type) {
+		case string:
+			if named && x != "" && !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		case map[string]any:
+			for k, e := range x {
+				walk(e, k == "path" || k == "file")
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, false)
+			}
+		}
+	}
+	walk(tree, false)
+	return out
 }
 
 func testNode(path string) graph.Node {
@@ -321,30 +360,47 @@ func TestGraphChanges_ReadOnlyServerAnswersWithAWarning(t *testing.T) {
 	}
 }
 
-// The files cos_graph_context and cos_graph_references declare
-// (Call.NameFiles) are the files answerPaths finds in their answers:
-// node paths, reference files, and "path" or "file" keys anywhere in node
-// and edge metadata.
-func TestNamedFiles_SameAsAnswerPaths(t *testing.T) {
+// Every graph read tool declares (Call.NameFiles) each file its answer
+// names: node paths, candidate paths, reference and site files, and "path"
+// or "file" keys anywhere in node and edge metadata, as the encoded answer
+// shows them. A graph read tool without a case here fails the test.
+func TestNamedFiles_EveryGraphRead(t *testing.T) {
 	r := openFixture(t)
+	graphOK(t, r.s, "cos_graph_index", `{}`)
 	graphOK(t, r.s, "cos_graph_upsert", `{"nodes": [
 	  {"uid": "code:function:lib/util.go::meta", "kind": "function", "label": "meta", "path": "lib/util.go",
 	   "metadata": {"file": "cmd/util.go", "deep": [{"x": {"path": "README.md"}}], "path": {"file": "main.go"}}}],
 	 "edges": [
 	  {"source": "code:function:lib/util.go::meta", "target": "code:function:cmd/a.go::run", "type": "calls", "line": 1,
 	   "metadata": {"path": "edge-only.go"}}]}`)
-	ctx := context.Background()
-	for _, tc := range []struct{ tool, args string }{
+	cases := []struct{ tool, args string }{
+		{"cos_graph_resolve", `{"q": "run"}`},
+		{"cos_graph_resolve", `{"q": "lib/util.go"}`},
 		{"cos_graph_context", `{"uid_or_name": "code:function:cmd/a.go::run", "depth": 2}`},
 		{"cos_graph_references", `{"uid": "code:function:cmd/a.go::run"}`},
 		{"cos_graph_references", `{"uid": "code:function:cmd/a.go::run", "limit": 1}`},
-	} {
+		{"cos_graph_impact", `{"uid": "code:function:cmd/a.go::run", "depth": 3}`},
+		{"cos_graph_impact", `{"uid": "code:function:cmd/a.go::run", "limit": 1}`},
+		{"cos_graph_path", `{"source": "code:function:lib/util.go::meta", "target": "code:function:lib/b.go::run"}`},
+		{"cos_graph_similar", `{"uid": "code:function:cmd/a.go::run"}`},
+		{"cos_graph_rename_plan", `{"uid": "code:function:cmd/a.go::run", "new_name": "launch"}`},
+		{"cos_graph_export", `{"root": "code:function:cmd/a.go::run", "max_hops": 2}`},
+		{"cos_graph_export", `{"max_nodes": 50}`},
+		{"cos_graph_source", `{"uid": "code:function:cmd/a.go::run"}`},
+	}
+	covered := map[string]bool{}
+	ctx := context.Background()
+	for _, tc := range cases {
 		tool := r.s.tools[tc.tool]
+		if tool == nil || !graphRead(tool) {
+			t.Fatalf("%s is not a graph read tool", tc.tool)
+		}
+		covered[tc.tool] = true
 		args, aerr := parseArgs(tool, json.RawMessage(tc.args))
 		if aerr != nil {
 			t.Fatal(aerr)
 		}
-		c := &Call{Tool: tool, Args: args, st: r.s.st, runner: r.s.r, fresh: r.s.r.fresh}
+		c := &Call{Tool: tool, Args: args, st: r.s.st, ix: r.s.ix, runner: r.s.r, fresh: r.s.r.fresh}
 		var (
 			data any
 			err  error
@@ -353,16 +409,18 @@ func TestNamedFiles_SameAsAnswerPaths(t *testing.T) {
 			c.V = v
 			data, _, err = tool.Handler(ctx, c)
 		}); rerr != nil || err != nil {
-			t.Fatal(rerr, err)
-		}
-		if !c.filesNamed {
-			t.Fatalf("%s declares no files", tc.tool)
+			t.Fatalf("%s %s: %v %v", tc.tool, tc.args, rerr, err)
 		}
 		declared := slices.Compact(slices.Sorted(slices.Values(c.files)))
-		found := answerPaths(data)
+		found := jsonPaths(t, data)
 		slices.Sort(found)
-		if !slices.Equal(declared, found) || len(found) < 2 {
+		if !slices.Equal(declared, found) || len(found) == 0 {
 			t.Errorf("%s %s: declared %v, the answer names %v", tc.tool, tc.args, declared, found)
+		}
+	}
+	for name, tool := range r.s.tools {
+		if graphRead(tool) && !covered[name] {
+			t.Errorf("graph read tool %s has no case: add one that names files", name)
 		}
 	}
 }

@@ -65,6 +65,7 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		}
 		tm = resolvedMeta(res)
 		body["root"] = query.ViewOf(res.Node)
+		c.nameNode(query.ViewOf(res.Node))
 		body["selection"] = "neighbourhood"
 		uids = neighbourhood(g.Out, g.In, res.Node.UID, maxHops, maxNodes, keep)
 	} else {
@@ -82,10 +83,13 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	edges := []query.EdgeView{}
 	for _, uid := range uids {
 		in, out := g.Degree(uid)
-		nodes = append(nodes, exportNode{query.NodeOrMissing(g, uid), in + out})
+		n := exportNode{query.NodeOrMissing(g, uid), in + out}
+		nodes = append(nodes, n)
+		c.nameNode(n.NodeView)
 		for _, e := range g.Out(uid) {
 			if kept[e.Target] && keep(e) {
 				edges = append(edges, query.EdgeOf(e))
+				c.nameMetadata(e.Metadata)
 			}
 		}
 	}

@@ -57,6 +57,10 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, tm, err
 	}
+	c.nameNode(query.ViewOf(res.Node))
+	for _, d := range nodes {
+		c.nameNode(d.NodeView)
+	}
 	data := map[string]any{
 		"node":            query.ViewOf(res.Node),
 		"depth":           depth,

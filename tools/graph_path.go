@@ -65,6 +65,14 @@ func pathTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		return nil, tm, envelope.Errorf(envelope.CodeNotFound, "%s", msg).
 			WithDetails(map[string]any{"source": from, "target": to, "max_hops": maxHops, "direction": direction, "suggestions": []search.Candidate{}})
 	}
+	c.nameNode(query.ViewOf(src.Node))
+	c.nameNode(query.ViewOf(dst.Node))
+	for _, s := range steps {
+		c.nameNode(s.NodeView)
+		if s.Edge != nil {
+			c.nameMetadata(s.Edge.Metadata)
+		}
+	}
 	return map[string]any{
 		"source":    query.ViewOf(src.Node),
 		"target":    query.ViewOf(dst.Node),

@@ -84,6 +84,7 @@ func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 			// add noise (and cost milliseconds on a long uid).
 			n := res.Node
 			results := []search.Candidate{{UID: n.UID, Kind: n.Kind, Label: n.Label, Path: n.Path, Score: res.Score, Match: res.Match}}
+			c.NameFiles(n.Path)
 			return map[string]any{"query": q, "results": results}, tm, nil
 		}
 	} else if _, amb := asAmbiguous(err); !amb && !errors.As(err, &nf) {
@@ -98,6 +99,9 @@ func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 			return nil, tm, nf
 		}
 		return nil, tm, &search.NotFoundError{Query: q}
+	}
+	for _, r := range results {
+		c.NameFiles(r.Path)
 	}
 	return map[string]any{"query": q, "results": results}, tm, nil
 }

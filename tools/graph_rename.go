@@ -72,8 +72,16 @@ func renamePlanTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		"skipped":       plan.Skipped,
 		"conflicts":     plan.Conflicts,
 	}
+	c.nameNode(query.ViewOf(node))
+	c.nameNodes(plan.Conflicts)
+	for _, s := range plan.Skipped {
+		c.NameFiles(s.Path)
+	}
 	for k, v := range sites {
 		body[k] = v
+		for _, s := range v {
+			c.NameFiles(s.File)
+		}
 	}
 	return body, tm, nil
 }

@@ -34,6 +34,10 @@ func similarTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err != nil {
 		return nil, tm, err
 	}
+	c.nameNode(query.ViewOf(res.Node))
+	for _, r := range sim.Results {
+		c.nameNode(r.NodeView)
+	}
 	return map[string]any{
 		"node":    query.ViewOf(res.Node),
 		"degree":  sim.Degree,

@@ -83,7 +83,7 @@ func (s *testServer) StateDir() string            { return s.st.Dir() }
 func (s *testServer) Tools() []*Tool              { return s.r.Tools() }
 
 func (s *testServer) Index(ctx context.Context, root string, progress func(done, total int)) (indexing.Report, error) {
-	return s.ix.Index(ctx, root, progress)
+	return s.ix.IndexWith(ctx, root, indexing.RunOptions{Progress: progress})
 }
 
 func (s *testServer) IndexWith(ctx context.Context, root string, o indexing.RunOptions) (indexing.Report, error) {

@@ -226,6 +226,7 @@ func graphSourceTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, erro
 			WithDetails(map[string]any{"uid": n.UID, "path": n.Path})
 	}
 	ans.Lines = lines
+	c.NameFiles(ans.Path)
 	ans.Truncated = ans.Truncated || cut
 	ans.EndLine = start + len(lines) - 1
 	if len(lines) == 0 {

@@ -93,9 +93,8 @@ type Call struct {
 	// argument, at.go); nil for an answer from the live state.
 	atSeq *uint64
 	// files are the files the answer names, declared by the handler
-	// (NameFiles); filesNamed is set once it declares any (fresh.go).
-	files      []string
-	filesNamed bool
+	// (NameFiles, fresh.go).
+	files []string
 }
 
 // Call runs the tool name with raw JSON arguments and returns its envelope,

@@ -114,7 +114,7 @@ func TestTaskCreate_RelationsAreChecked(t *testing.T) {
 	if len(b.DependsOn) != 1 || b.DependsOn[0] != a.ID || b.Parent != a.ID {
 		t.Fatalf("b = %+v", b)
 	}
-	if n := s.board.Len(); n != 2 {
+	if n := len(s.board.All()); n != 2 {
 		t.Fatalf("refused creates wrote tasks: board holds %d", n)
 	}
 }
@@ -247,7 +247,7 @@ func TestTaskWrites_RequestID(t *testing.T) {
 	if again.Data["replayed"] != true || again.Data["seq"] != first.Data["seq"] {
 		t.Fatalf("resend: replayed=%v seq=%v, first seq=%v", again.Data["replayed"], again.Data["seq"], first.Data["seq"])
 	}
-	if n := s.board.Len(); n != 1 {
+	if n := len(s.board.All()); n != 1 {
 		t.Fatalf("board holds %d tasks after a resend, want 1", n)
 	}
 	e := failEnv(t, call(t, s, "cos_task_create", `{"title":"changed","request_id":"rq-1"}`), "E_REQUEST_REUSE", "reuse")
@@ -397,7 +397,7 @@ func TestTaskTools_ModuleGate(t *testing.T) {
 			t.Fatalf("%s with tasks disabled: %+v", tool, e)
 		}
 	}
-	if s.board.Len() != 0 {
+	if len(s.board.All()) != 0 {
 		t.Fatal("a disabled module wrote")
 	}
 }
@@ -460,8 +460,8 @@ func TestTaskSignals_SeedWrongFormsThroughTheTools(t *testing.T) {
 			}
 		}
 	}
-	if s.board.Len() != 0 {
-		t.Fatalf("a create with wrong signals wrote %d tasks", s.board.Len())
+	if len(s.board.All()) != 0 {
+		t.Fatalf("a create with wrong signals wrote %d tasks", len(s.board.All()))
 	}
 }
 

@@ -288,9 +288,6 @@ func (b *Board) Revisions(id string) (task, relations uint64, ok bool) {
 	return e.Task.Revision - e.Relinks, b.relRev, true
 }
 
-// Len returns the number of tasks.
-func (b *Board) Len() int { return len(b.tasks) }
-
 // insert adds a new entry to the map and, in id order, to order. Ids are
 // allocated increasing, so this is an append in the common case.
 func (b *Board) insert(e *entry) {

@@ -60,7 +60,7 @@ func openIndexed(b *testing.B, root string) (*tools.Runner, *state.State) {
 	})
 	if !indexed {
 		start := time.Now()
-		rep, err := ix.Index(ctx, root, nil)
+		rep, err := ix.IndexWith(ctx, root, indexing.RunOptions{})
 		if err != nil {
 			b.Fatalf("index %s: %v", root, err)
 		}

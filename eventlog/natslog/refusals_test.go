@@ -16,6 +16,11 @@ import (
 	"github.com/cos-dev/cos/eventlog/natslog"
 )
 
+// What the log refuses, and how: a URL with a bad port, a server that is
+// absent, stopped or silent (ErrUnavailable, never a bare StorageError), an
+// import whose event the server's max_payload cannot carry, a stream name
+// that differs from another only in case.
+
 // TestParseStore_PortOutOfRange: a port outside 1–65535 is refused by
 // ParseStore, naming it, instead of failing at the dial.
 func TestParseStore_PortOutOfRange(t *testing.T) {
