@@ -3,6 +3,7 @@ package extract
 import (
 	"github.com/cos-dev/cos/extract/config"
 	"github.com/cos-dev/cos/extract/golang"
+	"github.com/cos-dev/cos/extract/java"
 	"github.com/cos-dev/cos/extract/jsts"
 	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/extract/manifest"
@@ -20,6 +21,7 @@ var extractors = []lang.Extractor{
 	golang.Extractor{},
 	python.Extractor{},
 	jsts.Extractor{},
+	java.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

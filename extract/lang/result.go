@@ -10,6 +10,7 @@ const (
 	ExtractorGo       = "go"
 	ExtractorPython   = "python"
 	ExtractorJSTS     = "jsts"
+	ExtractorJava     = "java"
 	ExtractorMarkdown = "markdown"
 	ExtractorConfig   = "config"
 	ExtractorManifest = "manifest"
