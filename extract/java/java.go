@@ -27,6 +27,8 @@ type class struct {
 	outer      *class
 	named      bool
 	methods    map[string]bool
+	spans      map[string][2]int      // method → first and last lines of its overloads
+	returns    map[string]*lang.Chain // an anonymous class's method → its return type
 	fields     map[string]*lang.Chain // field → its declared type (nil: unknown)
 	tparams    map[string]bool
 	base       *lang.Chain // an anonymous or local class: what it extends
@@ -294,7 +296,17 @@ func (f *file) members(body *sitter.Node, c *class, nested func(*sitter.Node)) {
 	for _, m := range ts.Children(body) {
 		switch m.Kind() {
 		case "method_declaration", "annotation_type_element_declaration":
-			c.methods[ts.Text(m.ChildByFieldName("name"), f.src)] = true
+			mn := ts.Text(m.ChildByFieldName("name"), f.src)
+			c.methods[mn] = true
+			if c.spans == nil {
+				c.spans = map[string][2]int{}
+			}
+			sp, ok := c.spans[mn]
+			if !ok {
+				sp = [2]int{ts.Line(&m), ts.EndLine(&m)}
+			}
+			sp[0], sp[1] = min(sp[0], ts.Line(&m)), max(sp[1], ts.EndLine(&m))
+			c.spans[mn] = sp
 		case "field_declaration", "constant_declaration":
 			for _, d := range ts.Children(&m) {
 				if d.Kind() == "variable_declarator" {
@@ -534,7 +546,8 @@ func (f *file) method(m *sitter.Node, c *class, cuid string) {
 	line := ts.Line(m)
 	if _, seen := f.fr.Decl.Names[full]; !seen {
 		f.fr.Decl.Names[full] = graph.KindMethod
-		f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMethod, Label: full, Line: line, EndLine: ts.EndLine(m), Metadata: map[string]any{"language": "java"}})
+		sp := c.spans[name]
+		f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMethod, Label: full, Line: sp[0], EndLine: sp[1], Metadata: map[string]any{"language": "java"}})
 		f.fr.AddEdge(cuid, uid, graph.EdgeContains, line)
 	}
 	cx := &ctx{from: uid, cls: c, tparams: typeParams(m.ChildByFieldName("type_parameters"), f.src), locals: map[string]*lang.Chain{}}
@@ -731,6 +744,17 @@ func (f *file) anonymous(body *sitter.Node, base *lang.Chain, cx *ctx) {
 		switch m.Kind() {
 		case "method_declaration", "constructor_declaration":
 			mc := &ctx{from: cx.from, cls: c, tparams: cx.tparams, locals: cloneLocals(cx.locals)}
+			if m.Kind() == "method_declaration" && m.ChildByFieldName("dimensions") == nil {
+				if c.returns == nil {
+					c.returns = map[string]*lang.Chain{}
+				}
+				mn := ts.Text(m.ChildByFieldName("name"), f.src)
+				rt := f.typeChain(m.ChildByFieldName("type"), mc)
+				if old, dup := c.returns[mn]; dup && (old == nil || rt == nil || lang.EncodeChains(old) != lang.EncodeChains(rt)) {
+					rt = nil
+				}
+				c.returns[mn] = rt
+			}
 			f.params(m.ChildByFieldName("parameters"), mc)
 			f.walk(m.ChildByFieldName("body"), mc)
 		case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration":
@@ -1068,6 +1092,11 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 		if obj == nil {
 			var skip bool
 			if recv, skip = f.ownerOf(name, cx); skip {
+				for c := cx.cls; c != nil; c = c.outer {
+					if c.methods[name] {
+						return copyChain(c.returns[name])
+					}
+				}
 				return nil
 			}
 		} else {
