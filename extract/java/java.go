@@ -378,9 +378,15 @@ func (f *file) emit(n *sitter.Node, outer *class, parent string) {
 					fieldNames = append(fieldNames, pn)
 					if t != nil {
 						f.fr.Decl.SetFact(lang.FactAttr+name+"."+fieldPrefix+pn, t)
-						if !c.methods[pn] {
-							f.setReturn(name+"."+pn, t)
-						}
+					}
+					if !c.methods[pn] && pn != "" {
+						// The implicit accessor of a record component.
+						full := name + "." + pn
+						muid := lang.CodeUID("function", f.fr.Path, full)
+						f.fr.Decl.Names[full] = graph.KindMethod
+						f.fr.AddNode(graph.Node{UID: muid, Kind: graph.KindMethod, Label: full, Line: ts.Line(&p), EndLine: ts.EndLine(&p), Metadata: map[string]any{"language": "java", "implicit": true}})
+						f.fr.AddEdge(uid, muid, graph.EdgeContains, ts.Line(&p))
+						f.setReturn(full, t)
 					}
 				}
 			}
