@@ -16,7 +16,7 @@
 // # Extractors
 //
 // Each language or format is a package implementing lang.Extractor
-// (golang, python, jsts, markdown, config, manifest), listed once in
+// (golang, python, jsts, java, markdown, config, manifest), listed once in
 // registry.go; the first that owns a path reads the file. Package lang
 // holds what they share with the runner (lang.Result, lang.Ref,
 // lang.Decl, lang.Env), package resolve the declarations table, the
@@ -45,12 +45,19 @@
 //	          (receivers inferred), references (values and types used),
 //	          imports and require() (code:file: or npm:package:),
 //	          inherits_from (extends), implements
+//	java      tree-sitter: classes, interfaces, enums, records and
+//	          annotation types (nested as Outer.Inner), methods (overloads
+//	          one node), calls (receivers typed from declarations; new X()
+//	          calls the class), imports (to in-tree files and package
+//	          folders), inherits_from (extends), implements; scope
+//	          "java:<package>" (see package java)
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
 //	          config:toml:<path>#<dotted-key>; keys to Options.MaxConfigDepth
 //	manifest  go.mod, package.json, pyproject.toml, requirements*.txt,
-//	          Cargo.toml: go|npm|pypi|crates:package:<name> with requires
+//	          Cargo.toml, pom.xml, build.gradle(.kts):
+//	          go|npm|pypi|crates|maven:package:<name> with requires
 //	          edges; .mcp.json: mcp:server:<name>; plus config keys
 //	file      anything else: the code:file node only
 //

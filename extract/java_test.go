@@ -1,10 +1,15 @@
 package extract
 
 import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cos-dev/cos/graph"
 )
@@ -150,4 +155,39 @@ func TestJava_Fixture(t *testing.T) {
 	if f := nodes["code:class:"+shapes+"Circle.java::Circle"].Metadata["fields"]; f == nil {
 		t.Errorf("Circle lists no fields")
 	}
+}
+
+// BenchmarkRun_Java extracts the Java tree named by COS_JAVA_BENCH_DIR from
+// scratch, reporting lines of Java per second and, once, the counts of
+// files, nodes and edges by type.
+func BenchmarkRun_Java(b *testing.B) {
+	root := os.Getenv("COS_JAVA_BENCH_DIR")
+	if root == "" {
+		b.Skip("COS_JAVA_BENCH_DIR is not set")
+	}
+	lines, files := 0, 0
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".java") {
+			if data, err := os.ReadFile(p); err == nil {
+				lines += bytes.Count(data, []byte("\n"))
+				files++
+			}
+		}
+		return nil
+	})
+	b.ResetTimer()
+	start := time.Now()
+	var last indexResult
+	for i := 0; i < b.N; i++ {
+		last = index(b, root, Options{}, nil)
+	}
+	b.ReportMetric(float64(lines*b.N)/time.Since(start).Seconds(), "lines/s")
+	nodes, edges := 0, map[string]int{}
+	for _, pl := range last.Payloads {
+		nodes += len(pl.Nodes)
+		for _, e := range pl.Edges {
+			edges[e.Type]++
+		}
+	}
+	b.Logf("%d java files, %d lines, %d payloads, %d nodes, edges %v, parse errors in %d files", files, lines, len(last.Payloads), nodes, edges, last.Stats.FilesWithParseErrors)
 }

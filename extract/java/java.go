@@ -793,14 +793,40 @@ func cloneLocals(m map[string]*lang.Chain) map[string]*lang.Chain {
 	return out
 }
 
+// Symbol ids of the node kinds visit switches on.
+var (
+	kLocalVariableDeclaration      = language.IdForNodeKind("local_variable_declaration", true)
+	kResource                      = language.IdForNodeKind("resource", true)
+	kEnhancedForStatement          = language.IdForNodeKind("enhanced_for_statement", true)
+	kCatchFormalParameter          = language.IdForNodeKind("catch_formal_parameter", true)
+	kLambdaExpression              = language.IdForNodeKind("lambda_expression", true)
+	kInstanceofExpression          = language.IdForNodeKind("instanceof_expression", true)
+	kTypePattern                   = language.IdForNodeKind("type_pattern", true)
+	kRecordPattern                 = language.IdForNodeKind("record_pattern", true)
+	kClassDeclaration              = language.IdForNodeKind("class_declaration", true)
+	kInterfaceDeclaration          = language.IdForNodeKind("interface_declaration", true)
+	kEnumDeclaration               = language.IdForNodeKind("enum_declaration", true)
+	kRecordDeclaration             = language.IdForNodeKind("record_declaration", true)
+	kMethodInvocation              = language.IdForNodeKind("method_invocation", true)
+	kObjectCreationExpression      = language.IdForNodeKind("object_creation_expression", true)
+	kMethodReference               = language.IdForNodeKind("method_reference", true)
+	kExplicitConstructorInvocation = language.IdForNodeKind("explicit_constructor_invocation", true)
+)
+
 // walk visits the code under n in document order: declarations type
 // locals, calls become references.
 func (f *file) walk(n *sitter.Node, cx *ctx) {
 	if n == nil {
 		return
 	}
-	switch n.Kind() {
-	case "local_variable_declaration", "resource":
+	ts.WalkSkip(n, func(k *sitter.Node) bool { return f.visit(k, cx) })
+}
+
+// visit handles one node of walk; false when it walked the node's
+// descendants itself (or they hold no code).
+func (f *file) visit(n *sitter.Node, cx *ctx) bool {
+	switch n.KindId() {
+	case kLocalVariableDeclaration, kResource:
 		t := f.declType(n, cx)
 		isVar := false
 		if tn := n.ChildByFieldName("type"); tn != nil && ts.Text(tn, f.src) == "var" {
@@ -814,7 +840,7 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 				}
 			}
 			f.local(n.ChildByFieldName("name"), t, cx)
-			return
+			return false
 		}
 		for _, d := range ts.Children(n) {
 			if d.Kind() != "variable_declarator" {
@@ -833,8 +859,8 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 			}
 			f.local(d.ChildByFieldName("name"), dt, cx)
 		}
-		return
-	case "enhanced_for_statement":
+		return false
+	case kEnhancedForStatement:
 		if v := n.ChildByFieldName("value"); v != nil {
 			f.walk(v, cx)
 		}
@@ -844,8 +870,8 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 		}
 		f.local(n.ChildByFieldName("name"), t, cx)
 		f.walk(n.ChildByFieldName("body"), cx)
-		return
-	case "catch_formal_parameter":
+		return false
+	case kCatchFormalParameter:
 		var t *lang.Chain
 		for _, k := range ts.Children(n) {
 			if k.Kind() == "catch_type" {
@@ -855,8 +881,8 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 			}
 		}
 		f.local(n.ChildByFieldName("name"), t, cx)
-		return
-	case "lambda_expression":
+		return false
+	case kLambdaExpression:
 		lc := &ctx{from: cx.from, cls: cx.cls, tparams: cx.tparams, locals: cloneLocals(cx.locals)}
 		if p := n.ChildByFieldName("parameters"); p != nil {
 			if p.Kind() == "identifier" {
@@ -866,8 +892,8 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 			}
 		}
 		f.walk(n.ChildByFieldName("body"), lc)
-		return
-	case "instanceof_expression":
+		return false
+	case kInstanceofExpression:
 		f.walk(n.ChildByFieldName("left"), cx)
 		if nm := n.ChildByFieldName("name"); nm != nil {
 			f.local(nm, f.typeChain(n.ChildByFieldName("right"), cx), cx)
@@ -875,26 +901,24 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 		if p := n.ChildByFieldName("pattern"); p != nil {
 			f.patterns(p, cx)
 		}
-		return
-	case "type_pattern", "record_pattern":
+		return false
+	case kTypePattern, kRecordPattern:
 		f.patterns(n, cx)
-		return
-	case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration":
+		return false
+	case kClassDeclaration, kInterfaceDeclaration, kEnumDeclaration, kRecordDeclaration:
 		f.localClass(n, cx)
-		return
-	case "method_invocation":
+		return false
+	case kMethodInvocation:
 		f.call(n, cx)
-	case "object_creation_expression":
+	case kObjectCreationExpression:
 		f.newExpr(n, cx)
-		return
-	case "method_reference":
+		return false
+	case kMethodReference:
 		f.methodRef(n, cx)
-	case "explicit_constructor_invocation":
+	case kExplicitConstructorInvocation:
 		f.ctorCall(n, cx)
 	}
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		f.walk(n.NamedChild(i), cx)
-	}
+	return true
 }
 
 // patterns types the variables of a type or record pattern.
