@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -106,6 +107,25 @@ func TestJava_Fixture(t *testing.T) {
 		"pom.xml -> maven:package:com.google.code.gson:gson",
 		"pom.xml -> maven:package:org.junit.jupiter:junit-jupiter",
 	})
+	// Versions and scopes: ${property} expanded, the Gradle configuration.
+	versions := map[string]string{}
+	for _, pl := range p {
+		for _, e := range pl.Edges {
+			if e.Type == graph.EdgeRequires {
+				versions[pl.Path+" "+strings.TrimPrefix(e.Target, "maven:package:")] = fmt.Sprint(e.Metadata["version"], " ", e.Metadata["scope"])
+			}
+		}
+	}
+	for k, want := range map[string]string{
+		"pom.xml org.junit.jupiter:junit-jupiter": "5.10.0 test",
+		"pom.xml com.google.code.gson:gson":       "2.11.0 <nil>",
+		"build.gradle org.projectlombok:lombok":   "1.18.30 compileOnly",
+		"build.gradle.kts org.slf4j:slf4j-api":    "2.0.9 api",
+	} {
+		if versions[k] != want {
+			t.Errorf("requires %s: version and scope %q, want %q", k, versions[k], want)
+		}
+	}
 	// Declarations: nested types, kinds, overloads as one node, contains.
 	nodes := map[string]graph.Node{}
 	contains := map[string]bool{}
