@@ -16,7 +16,7 @@
 // # Extractors
 //
 // Each language or format is a package implementing lang.Extractor
-// (golang, python, jsts, c, cpp, rust, markdown, config, manifest), listed once in
+// (golang, python, jsts, java, c, cpp, rust, markdown, config, manifest), listed once in
 // registry.go; the first that owns a path reads the file. Package lang
 // holds what they share with the runner (lang.Result, lang.Ref,
 // lang.Decl, lang.Env), package resolve the declarations table, the
@@ -45,6 +45,12 @@
 //	          (receivers inferred), references (values and types used),
 //	          imports and require() (code:file: or npm:package:),
 //	          inherits_from (extends), implements
+//	java      tree-sitter: classes, interfaces, enums, records and
+//	          annotation types (nested as Outer.Inner), methods (overloads
+//	          one node), calls (receivers typed from declarations; new X()
+//	          calls the class), imports (to in-tree files and package
+//	          folders), inherits_from (extends), implements; scope
+//	          "java:<package>" (see package java)
 //	c, cpp    tree-sitter (internal/cfamily; .h is C++ when the tree has a
 //	          C++ source): functions (one node, where defined), structs,
 //	          unions, enums, typedefs, classes, methods, constructors,
@@ -63,7 +69,8 @@
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
 //	          config:toml:<path>#<dotted-key>; keys to Options.MaxConfigDepth
 //	manifest  go.mod, package.json, pyproject.toml, requirements*.txt,
-//	          Cargo.toml: go|npm|pypi|crates:package:<name> with requires
+//	          Cargo.toml, pom.xml, build.gradle(.kts):
+//	          go|npm|pypi|crates|maven:package:<name> with requires
 //	          edges (a Cargo.toml also defines its own crate's node and
 //	          declares "cargo:<name>" for Rust's crate paths);
 //	          .mcp.json: mcp:server:<name>; plus config keys

@@ -5,6 +5,7 @@ import (
 	"github.com/cos-dev/cos/extract/config"
 	"github.com/cos-dev/cos/extract/cpp"
 	"github.com/cos-dev/cos/extract/golang"
+	"github.com/cos-dev/cos/extract/java"
 	"github.com/cos-dev/cos/extract/jsts"
 	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/extract/manifest"
@@ -26,6 +27,7 @@ var extractors = []lang.Extractor{
 	c.Extractor{},
 	cpp.Extractor{},
 	rust.Extractor{},
+	java.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

@@ -100,10 +100,13 @@ func TestWalk_Ignore(t *testing.T) {
 // FuzzExtractFile feeds arbitrary bytes to every extractor: no panic, every
 // uid valid, every string UTF-8.
 func FuzzExtractFile(f *testing.F) {
-	for _, seed := range []string{"package p\nfunc F() { G() }\n", "def f():\n  g()\n", "class A extends B { m() { this.n() } }", "# T\n[x](y.md#z)\n", `{"a":{"b":1}}`, "a = 1\n[b]\nc = 2\n", "a:\n  b: 1\n", "module m\nrequire x v1\n", "\xff\xfe\x00"} {
+	for _, seed := range []string{"package p\nfunc F() { G() }\n", "def f():\n  g()\n", "class A extends B { m() { this.n() } }", "# T\n[x](y.md#z)\n", `{"a":{"b":1}}`, "a = 1\n[b]\nc = 2\n", "a:\n  b: 1\n", "module m\nrequire x v1\n", "\xff\xfe\x00",
+		"package a.b;\nimport static c.D.*;\nclass A<T> extends B implements I { record R(int x) {} T t; void m(C c) { new C() { void n() { n(); } }.n(); super.m(); Runnable r = X::new; c.k().j(); } }",
+		"<project><dependencies><dependency><groupId>g</groupId><artifactId>a</artifactId><version>${v}</version></dependency></dependencies></project>",
+		"dependencies {\n implementation 'g:a:1'\n}\n"} {
 		f.Add(seed)
 	}
-	exts := []string{"x.go", "x.c", "x.h", "x.cc", "x.rs", "x.py", "x.js", "x.ts", "x.tsx", "x.md", "x.json", "x.toml", "x.yaml", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "requirements.txt", ".mcp.json"}
+	exts := []string{"x.go", "x.c", "x.h", "x.cc", "x.rs", "x.py", "x.js", "x.ts", "x.tsx", "x.md", "x.json", "x.toml", "x.yaml", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "requirements.txt", ".mcp.json", "x.java", "pom.xml", "build.gradle", "build.gradle.kts"}
 	e := &lang.Env{Modules: lang.NewGoModules(map[string]string{"": "m"}), Files: map[string]bool{"y.md": true}, MaxDepth: DefaultMaxConfigDepth}
 	f.Fuzz(func(t *testing.T, src string) {
 		payloads := map[string]graph.FileExtracted{}

@@ -12,6 +12,7 @@ const (
 	ExtractorJSTS     = "jsts"
 	ExtractorC        = "c"
 	ExtractorCPP      = "cpp"
+	ExtractorJava     = "java"
 	ExtractorMarkdown = "markdown"
 	ExtractorConfig   = "config"
 	ExtractorManifest = "manifest"

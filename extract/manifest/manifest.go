@@ -20,7 +20,7 @@ import (
 func IsManifest(base string) bool {
 	l := strings.ToLower(base)
 	switch l {
-	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json":
+	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json", "pom.xml", "build.gradle", "build.gradle.kts":
 		return true
 	}
 	return strings.HasPrefix(l, "requirements") && strings.HasSuffix(l, ".txt")
@@ -28,7 +28,7 @@ func IsManifest(base string) bool {
 
 // dependency is one package a manifest requires.
 type dependency struct {
-	Ecosystem string // go, npm, pypi, crates
+	Ecosystem string // go, npm, pypi, crates, maven
 	Name      string
 	Version   string
 	Scope     string // "", dev, optional, peer, build, indirect, …
@@ -65,6 +65,17 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 		config.Read(fr, data, e)
 		deps = cargoDeps(src)
 		cargoCrate(fr, src, e)
+	case "pom.xml":
+		var self map[string]string
+		deps, self = pomDeps(src)
+		meta := map[string]any{"language": "maven"}
+		if self["artifactId"] != "" {
+			meta["artifact"] = self["groupId"] + ":" + self["artifactId"]
+		}
+		lang.FileNode(fr, meta)
+	case "build.gradle", "build.gradle.kts":
+		lang.FileNode(fr, map[string]any{"language": "gradle"})
+		deps = gradleDeps(src)
 	case ".mcp.json":
 		config.Read(fr, data, e)
 		mcpServers(fr, src)

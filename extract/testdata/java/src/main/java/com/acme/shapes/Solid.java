@@ -1,0 +1,5 @@
+package com.acme.shapes;
+
+public interface Solid extends Shape {
+  double volume();
+}
