@@ -7,6 +7,7 @@ import (
 	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/extract/manifest"
 	"github.com/cos-dev/cos/extract/markdown"
+	"github.com/cos-dev/cos/extract/php"
 	"github.com/cos-dev/cos/extract/python"
 )
 
@@ -20,6 +21,7 @@ var extractors = []lang.Extractor{
 	golang.Extractor{},
 	python.Extractor{},
 	jsts.Extractor{},
+	php.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

@@ -13,6 +13,7 @@ const (
 	ExtractorMarkdown = "markdown"
 	ExtractorConfig   = "config"
 	ExtractorManifest = "manifest"
+	ExtractorPHP      = "php"
 	ExtractorFolder   = "folder"
 	ExtractorFile     = "file"
 )

@@ -1,0 +1,6 @@
+<?php
+
+function greet(string $who): string
+{
+    return 'hello ' . $who;
+}
