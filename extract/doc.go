@@ -16,7 +16,7 @@
 // # Extractors
 //
 // Each language or format is a package implementing lang.Extractor
-// (golang, python, jsts, markdown, config, manifest), listed once in
+// (golang, python, jsts, php, markdown, config, manifest), listed once in
 // registry.go; the first that owns a path reads the file. Package lang
 // holds what they share with the runner (lang.Result, lang.Ref,
 // lang.Decl, lang.Env), package resolve the declarations table, the
@@ -45,12 +45,22 @@
 //	          (receivers inferred), references (values and types used),
 //	          imports and require() (code:file: or npm:package:),
 //	          inherits_from (extends), implements
+//	php       tree-sitter (HTML around <?php included): the namespace's
+//	          code:module:<A\B> (file defines it), classes, interfaces,
+//	          traits, enums (type_kind; properties in fields), functions,
+//	          methods (constructors are __construct), imports (use →
+//	          the file composer.json's psr-4 map or the namespace's
+//	          folders name; require/include of literal paths), calls
+//	          (receivers inferred: $this, self::, static::, parent::,
+//	          typed parameters and properties, new), inherits_from
+//	          (extends, use Trait), implements; scope "php:<namespace>"
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
 //	          config:toml:<path>#<dotted-key>; keys to Options.MaxConfigDepth
 //	manifest  go.mod, package.json, pyproject.toml, requirements*.txt,
-//	          Cargo.toml: go|npm|pypi|crates:package:<name> with requires
+//	          Cargo.toml, composer.json, Gemfile, *.gemspec:
+//	          go|npm|pypi|crates|composer|gem:package:<name> with requires
 //	          edges; .mcp.json: mcp:server:<name>; plus config keys
 //	file      anything else: the code:file node only
 //

@@ -43,6 +43,8 @@ var uidPrefixes = []struct{ prefix, kind string }{
 	{"npm:package:", KindDependency},
 	{"pypi:package:", KindDependency},
 	{"crates:package:", KindDependency},
+	{"composer:package:", KindDependency},
+	{"gem:package:", KindDependency},
 	{"mcp:server:", KindMCPServer},
 	{"cos:hook:", KindExternal},
 	{"cos:identifier:", KindExternal},
@@ -89,7 +91,7 @@ func ValidateUID(uid string) error {
 			return nil
 		}
 	}
-	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, mcp:server:")
+	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, composer:package:, gem:package:, mcp:server:")
 }
 
 // FileUID returns the uid of a repo-relative file: doc:file: for Markdown,

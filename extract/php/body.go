@@ -43,37 +43,60 @@ func (b *body) params(params *sitter.Node) {
 func (f *file) body(n *sitter.Node, uid, class string) {
 	b := f.newBody(uid, class, n.ChildByFieldName("parameters"))
 	bd := n.ChildByFieldName("body")
-	b.collect(bd)
-	b.uses(bd)
+	b.read(b.scan(bd))
 }
 
-// collect reads the assignments under n in document order: a variable
-// whose assignments agree has their value; closures' typed parameters
-// are variables too (PHP variables are function-wide).
-func (b *body) collect(n *sitter.Node) {
+// scan walks n once and returns, in document order, the nodes the body
+// reads: assignments, closures, calls, news and includes. Nested class
+// declarations are not entered.
+func (b *body) scan(n *sitter.Node) []sitter.Node {
+	var items []sitter.Node
 	ts.WalkSkip(n, func(x *sitter.Node) bool {
-		switch x.Kind() {
-		case "assignment_expression":
-			left := x.ChildByFieldName("left")
-			if left == nil || left.Kind() != "variable_name" {
-				return true
-			}
-			name := ts.Text(left, b.f.src)
-			if name == "$this" {
-				return true
-			}
-			v := b.chainOf(x.ChildByFieldName("right"))
-			if old, seen := b.vars[name]; seen && (old == nil || v == nil || lang.EncodeChains(old) != lang.EncodeChains(v)) {
-				v = nil
-			}
-			b.vars[name] = v
-		case "anonymous_function", "arrow_function":
-			b.params(x.ChildByFieldName("parameters"))
-		case "anonymous_class", "class_declaration", "interface_declaration", "trait_declaration", "enum_declaration":
+		switch x.KindId() {
+		case idAssignment, idAnonFunction, idArrowFunction, idMemberCall, idNullsafeMemberCall, idScopedCall, idFunctionCall,
+			idNew, idRequire, idRequireOnce, idInclude, idIncludeOnce:
+			items = append(items, *x)
+		case idAnonClass, idClassDecl, idInterfaceDecl, idTraitDecl, idEnumDecl:
 			return false
 		}
 		return true
 	})
+	return items
+}
+
+// read types the variables from the assignments and closures of items,
+// then reads their calls.
+func (b *body) read(items []sitter.Node) {
+	for i := range items {
+		b.collect(&items[i])
+	}
+	for i := range items {
+		b.use(&items[i])
+	}
+}
+
+// collect reads one assignment (a variable whose assignments agree has
+// their value) or closure (its typed parameters are variables too: PHP
+// variables are function-wide).
+func (b *body) collect(x *sitter.Node) {
+	switch x.KindId() {
+	case idAssignment:
+		left := x.ChildByFieldName("left")
+		if left == nil || left.KindId() != idVariableName {
+			return
+		}
+		name := ts.Text(left, b.f.src)
+		if name == "$this" {
+			return
+		}
+		v := b.chainOf(x.ChildByFieldName("right"))
+		if old, seen := b.vars[name]; seen && (old == nil || v == nil || lang.EncodeChains(old) != lang.EncodeChains(v)) {
+			v = nil
+		}
+		b.vars[name] = v
+	case idAnonFunction, idArrowFunction:
+		b.params(x.ChildByFieldName("parameters"))
+	}
 }
 
 // thisChain is the value of $this: an instance of the enclosing class.
@@ -170,70 +193,66 @@ func (b *body) chainOf(n *sitter.Node) *lang.Chain {
 // newClass returns the class new X(…) constructs (a chain to the class)
 // and its fully qualified name ("" for new self/static).
 func (b *body) newClass(n *sitter.Node) (*lang.Chain, string) {
-	for _, c := range ts.Children(n) {
-		switch c.Kind() {
-		case "name", "qualified_name", "relative_scope":
-			ch, fqn := b.classRef(&c)
-			if ch == nil || ch.Super {
-				return nil, ""
-			}
-			return ch, fqn
-		}
+	kids := ts.Children(n)
+	if len(kids) == 0 {
 		return nil, ""
+	}
+	switch c := &kids[0]; c.Kind() {
+	case "name", "qualified_name", "relative_scope":
+		ch, fqn := b.classRef(c)
+		if ch == nil || ch.Super {
+			return nil, ""
+		}
+		return ch, fqn
 	}
 	return nil, ""
 }
 
-// uses reads the calls, news and includes under n.
-func (b *body) uses(n *sitter.Node) {
+// use reads one call, new or include.
+func (b *body) use(x *sitter.Node) {
 	f := b.f
-	ts.WalkSkip(n, func(x *sitter.Node) bool {
-		switch x.Kind() {
-		case "member_call_expression", "nullsafe_member_call_expression":
-			name := x.ChildByFieldName("name")
-			if name == nil || name.Kind() != "name" {
-				return true
-			}
-			m := ts.Text(name, f.src)
-			b.call(x, b.chainOf(x.ChildByFieldName("object")), m, "*."+m)
-		case "scoped_call_expression":
-			name := x.ChildByFieldName("name")
-			if name == nil || name.Kind() != "name" {
-				return true
-			}
-			m := ts.Text(name, f.src)
-			recv, fqn := b.classRef(x.ChildByFieldName("scope"))
-			stub := "*." + m
-			if fqn != "" {
-				stub = fqn + "::" + m
-			}
-			b.call(x, recv, m, stub)
-		case "function_call_expression":
-			fn := x.ChildByFieldName("function")
-			if fn == nil || (fn.Kind() != "name" && fn.Kind() != "qualified_name") {
-				return true
-			}
-			scope, name, stub := f.functionName(ts.Text(fn, f.src))
-			f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefCall, From: b.from, Line: ts.Line(x), Scope: scope, Name: name, Stub: stub})
-		case "object_creation_expression":
-			c, fqn := b.newClass(x)
-			if c == nil {
-				return true
-			}
-			stub := fqn
-			if stub == "" {
-				stub = c.Name
-			}
-			f.fr.Refs = append(f.fr.Refs,
-				lang.Ref{Type: lang.RefCall, From: b.from, Line: ts.Line(x), Scope: c.Scope, Name: c.Name, Stub: stub},
-				lang.Ref{Type: lang.RefCall, From: b.from, Line: ts.Line(x), Recv: c, Name: "__construct"})
-		case "require_expression", "require_once_expression", "include_expression", "include_once_expression":
-			f.include(x)
-		case "anonymous_class", "class_declaration", "interface_declaration", "trait_declaration", "enum_declaration":
-			return false
+	switch x.KindId() {
+	case idMemberCall, idNullsafeMemberCall:
+		name := x.ChildByFieldName("name")
+		if name == nil || name.KindId() != idName {
+			return
 		}
-		return true
-	})
+		m := ts.Text(name, f.src)
+		b.call(x, b.chainOf(x.ChildByFieldName("object")), m, "*."+m)
+	case idScopedCall:
+		name := x.ChildByFieldName("name")
+		if name == nil || name.KindId() != idName {
+			return
+		}
+		m := ts.Text(name, f.src)
+		recv, fqn := b.classRef(x.ChildByFieldName("scope"))
+		stub := "*." + m
+		if fqn != "" {
+			stub = fqn + "::" + m
+		}
+		b.call(x, recv, m, stub)
+	case idFunctionCall:
+		fn := x.ChildByFieldName("function")
+		if fn == nil || (fn.KindId() != idName && fn.KindId() != idQualifiedName) {
+			return
+		}
+		scope, name, stub := f.functionName(ts.Text(fn, f.src))
+		f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefCall, From: b.from, Line: ts.Line(x), Scope: scope, Name: name, Stub: stub})
+	case idNew:
+		c, fqn := b.newClass(x)
+		if c == nil {
+			return
+		}
+		stub := fqn
+		if stub == "" {
+			stub = c.Name
+		}
+		f.fr.Refs = append(f.fr.Refs,
+			lang.Ref{Type: lang.RefCall, From: b.from, Line: ts.Line(x), Scope: c.Scope, Name: c.Name, Stub: stub},
+			lang.Ref{Type: lang.RefCall, From: b.from, Line: ts.Line(x), Recv: c, Name: "__construct"})
+	case idRequire, idRequireOnce, idInclude, idIncludeOnce:
+		f.include(x)
+	}
 }
 
 // call adds a call of the member m on recv (nil: unknown, the stub).

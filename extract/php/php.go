@@ -18,6 +18,30 @@ import (
 // (the binding's "php", not "php_only"), loaded once.
 var language = sitter.NewLanguage(tsphp.LanguagePHP())
 
+// Symbol ids of the grammar's node kinds read on hot paths.
+var (
+	idAssignment         = language.IdForNodeKind("assignment_expression", true)
+	idAnonFunction       = language.IdForNodeKind("anonymous_function", true)
+	idArrowFunction      = language.IdForNodeKind("arrow_function", true)
+	idMemberCall         = language.IdForNodeKind("member_call_expression", true)
+	idNullsafeMemberCall = language.IdForNodeKind("nullsafe_member_call_expression", true)
+	idScopedCall         = language.IdForNodeKind("scoped_call_expression", true)
+	idFunctionCall       = language.IdForNodeKind("function_call_expression", true)
+	idNew                = language.IdForNodeKind("object_creation_expression", true)
+	idRequire            = language.IdForNodeKind("require_expression", true)
+	idRequireOnce        = language.IdForNodeKind("require_once_expression", true)
+	idInclude            = language.IdForNodeKind("include_expression", true)
+	idIncludeOnce        = language.IdForNodeKind("include_once_expression", true)
+	idAnonClass          = language.IdForNodeKind("anonymous_class", true)
+	idClassDecl          = language.IdForNodeKind("class_declaration", true)
+	idInterfaceDecl      = language.IdForNodeKind("interface_declaration", true)
+	idTraitDecl          = language.IdForNodeKind("trait_declaration", true)
+	idEnumDecl           = language.IdForNodeKind("enum_declaration", true)
+	idVariableName       = language.IdForNodeKind("variable_name", true)
+	idName               = language.IdForNodeKind("name", true)
+	idQualifiedName      = language.IdForNodeKind("qualified_name", true)
+)
+
 // file is the state of one PHP file's extraction.
 type file struct {
 	fr      *lang.Result
@@ -95,12 +119,11 @@ func (f *file) statements(n *sitter.Node) {
 			saved := f.ns
 			f.ns = ns
 			b := f.newBody(f.fileUID, "", nil)
+			var items []sitter.Node
 			for i := range top {
-				b.collect(&top[i])
+				items = append(items, b.scan(&top[i])...)
 			}
-			for i := range top {
-				b.uses(&top[i])
-			}
+			b.read(items)
 			f.ns = saved
 		})
 	}
