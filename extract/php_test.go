@@ -2,6 +2,8 @@ package extract
 
 import (
 	"reflect"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/cos-dev/cos/graph"
@@ -137,4 +139,19 @@ func TestPHP_NamespaceFolders(t *testing.T) {
 	})
 	checkFileEdges(t, pl, "app.php", graph.EdgeImports, "app.php -> Lib/Util.php")
 	checkFileEdges(t, pl, "app.php", graph.EdgeCalls, "app.php -> Lib/Util.php::Util.run")
+}
+
+// dumpEdges logs every non-folder edge of the payloads, for writing
+// fixture expectations.
+func dumpEdges(t *testing.T, payloads map[string]graph.FileExtracted) {
+	var all []string
+	for p, pl := range payloads {
+		for _, e := range pl.Edges {
+			if e.Extractor != "folder" && e.Type != graph.EdgeContains {
+				all = append(all, p+": "+e.Type+" "+shortUID(e.Source)+" -> "+shortUID(e.Target))
+			}
+		}
+	}
+	sort.Strings(all)
+	t.Log("\n" + strings.Join(all, "\n"))
 }

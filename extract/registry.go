@@ -9,6 +9,7 @@ import (
 	"github.com/cos-dev/cos/extract/markdown"
 	"github.com/cos-dev/cos/extract/php"
 	"github.com/cos-dev/cos/extract/python"
+	"github.com/cos-dev/cos/extract/ruby"
 )
 
 // extractors are the languages and formats Run reads, asked in this order
@@ -22,6 +23,7 @@ var extractors = []lang.Extractor{
 	python.Extractor{},
 	jsts.Extractor{},
 	php.Extractor{},
+	ruby.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

@@ -103,7 +103,7 @@ func FuzzExtractFile(f *testing.F) {
 	for _, seed := range []string{"package p\nfunc F() { G() }\n", "def f():\n  g()\n", "class A extends B { m() { this.n() } }", "# T\n[x](y.md#z)\n", `{"a":{"b":1}}`, "a = 1\n[b]\nc = 2\n", "a:\n  b: 1\n", "module m\nrequire x v1\n", "\xff\xfe\x00"} {
 		f.Add(seed)
 	}
-	exts := []string{"x.go", "x.py", "x.js", "x.ts", "x.tsx", "x.md", "x.json", "x.toml", "x.yaml", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "requirements.txt", ".mcp.json", "x.php", "composer.json"}
+	exts := []string{"x.go", "x.py", "x.js", "x.ts", "x.tsx", "x.md", "x.json", "x.toml", "x.yaml", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "requirements.txt", ".mcp.json", "x.php", "composer.json", "x.rb", "Gemfile", "x.gemspec"}
 	e := &lang.Env{Modules: lang.NewGoModules(map[string]string{"": "m"}), Files: map[string]bool{"y.md": true}, MaxDepth: DefaultMaxConfigDepth}
 	f.Fuzz(func(t *testing.T, src string) {
 		payloads := map[string]graph.FileExtracted{}
