@@ -54,6 +54,16 @@
 //	          (receivers inferred: $this, self::, static::, parent::,
 //	          typed parameters and properties, new), inherits_from
 //	          (extends, use Trait), implements; scope "php:<namespace>"
+//	ruby      tree-sitter (.rb, .rake, .ru, Rakefile): modules and
+//	          classes by full constant (code:class:<path>::<A::B>, a module
+//	          with type_kind module; attr_* names in fields), methods
+//	          <A::B>.<m> (def self.m and class << self: singleton),
+//	          top-level functions, imports (require via lib/,
+//	          require_relative), calls (receivers inferred: self, bare
+//	          calls, Cls.new → the class and initialize, Cls.m, super,
+//	          locals and @ivars from Cls.new), inherits_from (< Base,
+//	          include, extend, prepend); one scope "rb:", constants read
+//	          inside modules looked up lexically ("rbnest:<A::B>")
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
@@ -79,8 +89,9 @@
 // edges, its declarations (scope + names) and its unresolved references.
 // Resolution then looks each reference up in a declarations table of the
 // whole repository: scopes are "go:<dir>" (one Go package; "#test" for an
-// external test package), "py:<path>" and "js:<path>" (one module) and
-// "md:<path>" (a document's heading slugs). Go import paths are mapped to
+// external test package), "py:<path>" and "js:<path>" (one module),
+// "php:<namespace>" (every file of a PHP namespace), "rb:" (every Ruby
+// file) and "md:<path>" (a document's heading slugs). Go import paths are mapped to
 // folders through every go.mod of the tree (module "std" for GOROOT/src).
 //
 // The table is built from the files parsed in this run plus the

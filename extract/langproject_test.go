@@ -34,6 +34,9 @@ func TestRun_LangProject(t *testing.T) {
 		nodes += len(pl.Nodes)
 		for _, e := range pl.Edges {
 			edges[e.Type]++
+			if e.Type == "calls" && strings.HasPrefix(e.Target, "code:external:") {
+				edges["calls to stubs"]++
+			}
 		}
 	}
 	var byType []string

@@ -2,8 +2,6 @@ package extract
 
 import (
 	"reflect"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/cos-dev/cos/graph"
@@ -86,6 +84,13 @@ func TestPHP_Fixture(t *testing.T) {
 		"src/Service.php::Service.run -> src/Logger.php::Logger.info",
 	)
 	checkFileEdges(t, pl, "src/Models/Status.php", graph.EdgeCalls, "src/Models/Status.php::Status.label -> src/Models/Status.php::Status.describe")
+	// A function declared inside if (!function_exists(…)) { … } (twice:
+	// one node).
+	checkFileEdges(t, pl, "lib/helpers.php", graph.EdgeCalls,
+		"lib/helpers.php -> external:function_exists",
+		"lib/helpers.php::greet -> lib/helpers.php::shout",
+		"lib/helpers.php::shout -> external:strtoupper",
+	)
 	checkFileEdges(t, pl, "src/Logger.php", graph.EdgeCalls, "src/Logger.php::Logger.info -> src/Logger.php::format_line")
 
 	// Declarations: the namespace node, kinds, fields.
@@ -139,19 +144,4 @@ func TestPHP_NamespaceFolders(t *testing.T) {
 	})
 	checkFileEdges(t, pl, "app.php", graph.EdgeImports, "app.php -> Lib/Util.php")
 	checkFileEdges(t, pl, "app.php", graph.EdgeCalls, "app.php -> Lib/Util.php::Util.run")
-}
-
-// dumpEdges logs every non-folder edge of the payloads, for writing
-// fixture expectations.
-func dumpEdges(t *testing.T, payloads map[string]graph.FileExtracted) {
-	var all []string
-	for p, pl := range payloads {
-		for _, e := range pl.Edges {
-			if e.Extractor != "folder" && e.Type != graph.EdgeContains {
-				all = append(all, p+": "+e.Type+" "+shortUID(e.Source)+" -> "+shortUID(e.Target))
-			}
-		}
-	}
-	sort.Strings(all)
-	t.Log("\n" + strings.Join(all, "\n"))
 }

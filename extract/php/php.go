@@ -58,6 +58,9 @@ type file struct {
 	funcUses map[string]string
 	// imported are the files an imports edge already points at.
 	imported map[string]bool
+	// declared are the uids of the declarations already made (a name
+	// declared twice, in two branches, is one node).
+	declared map[string]bool
 	// bodies are read after every declaration and use of the file.
 	bodies []func()
 }
@@ -74,7 +77,7 @@ func extract(fr *lang.Result, data []byte, env *lang.Env) {
 	defer tree.Close()
 	root := tree.RootNode()
 	ts.SyntaxErrors(fr, root)
-	f := &file{fr: fr, env: env, src: src, fileUID: fileUID, uses: map[string]string{}, funcUses: map[string]string{}, imported: map[string]bool{}}
+	f := &file{fr: fr, env: env, src: src, fileUID: fileUID, uses: map[string]string{}, funcUses: map[string]string{}, imported: map[string]bool{}, declared: map[string]bool{}}
 	f.scope = "php:" + f.firstNamespace(root)
 	fr.Decl = &lang.Decl{Scope: f.scope, Names: map[string]string{}}
 	f.statements(root)
@@ -108,6 +111,20 @@ func (f *file) statements(n *sitter.Node) {
 			f.classDecl(&c)
 		case "function_definition":
 			f.function(&c)
+		case "if_statement":
+			// if (!function_exists('f')) { function f() {} }: the
+			// declarations of a braced body are the file's.
+			body := c.ChildByFieldName("body")
+			if body == nil || body.Kind() != "compound_statement" {
+				top = append(top, c)
+				continue
+			}
+			for _, k := range ts.Children(&c) {
+				if k.StartByte() != body.StartByte() {
+					top = append(top, k)
+				}
+			}
+			f.statements(body)
 		case "text", "php_tag", "text_interpolation", "comment":
 		default:
 			top = append(top, c)
@@ -300,6 +317,10 @@ func (f *file) function(n *sitter.Node) {
 		return
 	}
 	uid := lang.CodeUID("function", f.fr.Path, name)
+	if f.declared[uid] {
+		return
+	}
+	f.declared[uid] = true
 	line := ts.Line(n)
 	f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindFunction, Label: name, Line: line, EndLine: ts.EndLine(n)})
 	f.fr.AddEdge(f.fileUID, uid, graph.EdgeContains, line)
@@ -325,6 +346,10 @@ func (f *file) classDecl(n *sitter.Node) {
 		return
 	}
 	uid := lang.CodeUID("class", f.fr.Path, name)
+	if f.declared[uid] {
+		return
+	}
+	f.declared[uid] = true
 	line := ts.Line(n)
 	meta := map[string]any{}
 	switch n.Kind() {
@@ -421,6 +446,10 @@ func (f *file) method(n *sitter.Node, class, classUID string) []string {
 	}
 	full := class + "." + mname
 	uid := lang.CodeUID("function", f.fr.Path, full)
+	if f.declared[uid] {
+		return nil
+	}
+	f.declared[uid] = true
 	line := ts.Line(n)
 	f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMethod, Label: full, Line: line, EndLine: ts.EndLine(n)})
 	f.fr.AddEdge(classUID, uid, graph.EdgeContains, line)

@@ -1,6 +1,18 @@
 <?php
 
-function greet(string $who): string
+if (! function_exists('greet')) {
+    function greet(string $who): string
+    {
+        return shout('hello ' . $who);
+    }
+} else {
+    function greet(string $who): string
+    {
+        return $who;
+    }
+}
+
+function shout(string $s): string
 {
-    return 'hello ' . $who;
+    return strtoupper($s);
 }
