@@ -145,3 +145,25 @@ func TestPHP_NamespaceFolders(t *testing.T) {
 	checkFileEdges(t, pl, "app.php", graph.EdgeImports, "app.php -> Lib/Util.php")
 	checkFileEdges(t, pl, "app.php", graph.EdgeCalls, "app.php -> Lib/Util.php::Util.run")
 }
+
+// TestPHP_Incremental: a method moving from a class to its base
+// re-extracts the caller in another namespace, and a use import of a
+// file that appears later gets its edge.
+func TestPHP_Incremental(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeFile(t, root, "Lib/Base.php", []byte("<?php\nnamespace Lib;\nclass Base { public function run() {} }\n"))
+	writeFile(t, root, "Lib/Child.php", []byte("<?php\nnamespace Lib;\nclass Child extends Base { public function run() {} }\n"))
+	writeFile(t, root, "app.php", []byte("<?php\nuse Lib\\Child;\nuse Lib\\Later;\nfunction go(Child $c) { $c->run(); }\n"))
+	first := index(t, root, Options{CacheDir: cache}, nil)
+	checkFileEdges(t, first.Payloads, "app.php", graph.EdgeCalls, "app.php::go -> Lib/Child.php::Child.run")
+	checkFileEdges(t, first.Payloads, "app.php", graph.EdgeImports, "app.php -> Lib/Child.php")
+
+	writeFile(t, root, "Lib/Child.php", []byte("<?php\nnamespace Lib;\nclass Child extends Base {}\n"))
+	writeFile(t, root, "Lib/Later.php", []byte("<?php\nnamespace Lib;\nclass Later {}\n"))
+	second := index(t, root, Options{CacheDir: cache}, hashes(first.Payloads))
+	if _, ok := second.Payloads["app.php"]; !ok {
+		t.Fatalf("app.php was not re-extracted (emitted: %v)", sortedPaths(second.Payloads))
+	}
+	checkFileEdges(t, second.Payloads, "app.php", graph.EdgeCalls, "app.php::go -> Lib/Base.php::Base.run")
+	checkFileEdges(t, second.Payloads, "app.php", graph.EdgeImports, "app.php -> Lib/Child.php", "app.php -> Lib/Later.php")
+}

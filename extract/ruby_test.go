@@ -87,3 +87,35 @@ func TestRuby_Fixture(t *testing.T) {
 		}
 	}
 }
+
+// TestRuby_Incremental: a method moving from a class to its superclass
+// in another file re-extracts the caller.
+func TestRuby_Incremental(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeFile(t, root, "lib/base.rb", []byte("class Base\n  def run; end\nend\n"))
+	writeFile(t, root, "lib/child.rb", []byte("class Child < Base\n  def run; end\nend\n"))
+	writeFile(t, root, "app.rb", []byte("def go\n  c = Child.new\n  c.run\nend\n"))
+	first := index(t, root, Options{CacheDir: cache}, nil)
+	checkFileEdges(t, first.Payloads, "app.rb", graph.EdgeCalls, "app.rb::go -> lib/child.rb::Child", "app.rb::go -> lib/child.rb::Child.run")
+
+	writeFile(t, root, "lib/child.rb", []byte("class Child < Base\nend\n"))
+	second := index(t, root, Options{CacheDir: cache}, hashes(first.Payloads))
+	if _, ok := second.Payloads["app.rb"]; !ok {
+		t.Fatalf("app.rb was not re-extracted (emitted: %v)", sortedPaths(second.Payloads))
+	}
+	checkFileEdges(t, second.Payloads, "app.rb", graph.EdgeCalls, "app.rb::go -> lib/child.rb::Child", "app.rb::go -> lib/base.rb::Base.run")
+}
+
+// TestRuby_RequireAppears: a require of a file that appears later gets
+// its edge on the next index.
+func TestRuby_RequireAppears(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	writeFile(t, root, "app.rb", []byte("require 'shop/cart'\nrequire_relative 'util'\n"))
+	first := index(t, root, Options{CacheDir: cache}, nil)
+	checkFileEdges(t, first.Payloads, "app.rb", graph.EdgeImports)
+
+	writeFile(t, root, "lib/shop/cart.rb", []byte("class Cart; end\n"))
+	writeFile(t, root, "util.rb", []byte("def util; end\n"))
+	second := index(t, root, Options{CacheDir: cache}, hashes(first.Payloads))
+	checkFileEdges(t, second.Payloads, "app.rb", graph.EdgeImports, "app.rb -> lib/shop/cart.rb", "app.rb -> util.rb")
+}

@@ -13,5 +13,8 @@
 // Every Ruby file declares in the one scope "rb:" (constants are global);
 // a constant read inside modules A::B is looked up as A::B::C, A::C, then
 // C (lang.RubyNestScope). A class reopened in several files is one name
-// with one node per file.
+// with one node per file; its bases are those of the first file (by
+// path) that names them. Sharing one scope means that a change to any
+// Ruby file's declarations re-extracts every Ruby file of the tree on
+// the next index (as a Go package's files are).
 package ruby

@@ -267,8 +267,8 @@ func (f *file) method(n *sitter.Node, class string, singleton bool) func() {
 }
 
 // require links the file to the in-tree file a require (lib/<x>.rb,
-// <x>.rb) or require_relative (<dir>/<x>.rb) names; a require_relative
-// that finds none watches for it.
+// <x>.rb) or require_relative (<dir>/<x>.rb) names; one that finds none
+// watches for the first of them.
 func (f *file) require(c *sitter.Node, relative bool) {
 	args := ts.Children(c.ChildByFieldName("arguments"))
 	if len(args) != 1 || args[0].Kind() != "string" {
@@ -302,7 +302,7 @@ func (f *file) require(c *sitter.Node, relative bool) {
 			return
 		}
 	}
-	if relative && !strings.HasPrefix(cands[0], "../") {
+	if !strings.HasPrefix(cands[0], "../") {
 		f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefWatch, Scope: missingScope(cands[0])})
 	}
 }
