@@ -16,7 +16,8 @@
 // # Extractors
 //
 // Each language or format is a package implementing lang.Extractor
-// (golang, python, jsts, java, c, cpp, rust, markdown, config, manifest), listed once in
+// (golang, python, jsts, java, c, cpp, rust, php, ruby, markdown, config,
+// manifest), listed once in
 // registry.go; the first that owns a path reads the file. Package lang
 // holds what they share with the runner (lang.Result, lang.Ref,
 // lang.Decl, lang.Env), package resolve the declarations table, the
@@ -64,15 +65,34 @@
 //	          params, fields, returns, dyn/impl/generic trait bounds),
 //	          imports (use and mod, to in-tree files, across the
 //	          workspace's crates by name), implements (see package rust)
+//	php       tree-sitter (HTML around <?php included): the namespace's
+//	          code:module:<A\B> (file defines it), classes, interfaces,
+//	          traits, enums (type_kind; properties in fields), functions,
+//	          methods (constructors are __construct), imports (use →
+//	          the file composer.json's psr-4 map or the namespace's
+//	          folders name; require/include of literal paths), calls
+//	          (receivers inferred: $this, self::, static::, parent::,
+//	          typed parameters and properties, new), inherits_from
+//	          (extends, use Trait), implements; scope "php:<namespace>"
+//	ruby      tree-sitter (.rb, .rake, .ru, Rakefile): modules and
+//	          classes by full constant (code:class:<path>::<A::B>, a module
+//	          with type_kind module; attr_* names in fields), methods
+//	          <A::B>.<m> (def self.m and class << self: singleton),
+//	          top-level functions, imports (require via lib/,
+//	          require_relative), calls (receivers inferred: self, bare
+//	          calls, Cls.new → the class and initialize, Cls.m, super,
+//	          locals and @ivars from Cls.new), inherits_from (< Base,
+//	          include, extend, prepend); one scope "rb:", constants read
+//	          inside modules looked up lexically ("rbnest:<A::B>")
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
 //	          config:toml:<path>#<dotted-key>; keys to Options.MaxConfigDepth
 //	manifest  go.mod, package.json, pyproject.toml, requirements*.txt,
-//	          Cargo.toml, pom.xml, build.gradle(.kts):
-//	          go|npm|pypi|crates|maven:package:<name> with requires
-//	          edges (a Cargo.toml also defines its own crate's node and
-//	          declares "cargo:<name>" for Rust's crate paths);
+//	          Cargo.toml, pom.xml, build.gradle(.kts), composer.json, Gemfile,
+//	          *.gemspec: go|npm|pypi|crates|maven|composer|gem:package:<name>
+//	          with requires edges (a Cargo.toml also defines its own crate's
+//	          node and declares "cargo:<name>" for Rust's crate paths);
 //	          .mcp.json: mcp:server:<name>; plus config keys
 //	file      anything else: the code:file node only
 //
@@ -93,9 +113,10 @@
 // whole repository: scopes are "go:<dir>" (one Go package; "#test" for an
 // external test package), "py:<path>", "js:<path>" and "rust:<path>" (one
 // module; "rustcrate:<name>" is the root file of the workspace crate
-// whose Cargo.toml declares "cargo:<name>"), "md:<path>" (a document's
-// heading slugs), and "c:" for every C and C++ file (one linkage
-// namespace; a static function stays in its file). Go import paths are mapped to
+// whose Cargo.toml declares "cargo:<name>"), "php:<namespace>" (every
+// file of a PHP namespace), "rb:" (every Ruby file), "md:<path>" (a
+// document's heading slugs), and "c:" for every C and C++ file (one
+// linkage namespace; a static function stays in its file). Go import paths are mapped to
 // folders through every go.mod of the tree (module "std" for GOROOT/src).
 //
 // The table is built from the files parsed in this run plus the

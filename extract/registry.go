@@ -10,7 +10,9 @@ import (
 	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/extract/manifest"
 	"github.com/cos-dev/cos/extract/markdown"
+	"github.com/cos-dev/cos/extract/php"
 	"github.com/cos-dev/cos/extract/python"
+	"github.com/cos-dev/cos/extract/ruby"
 	"github.com/cos-dev/cos/extract/rust"
 )
 
@@ -28,6 +30,8 @@ var extractors = []lang.Extractor{
 	cpp.Extractor{},
 	rust.Extractor{},
 	java.Extractor{},
+	php.Extractor{},
+	ruby.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

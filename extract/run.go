@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/extract/lang"
+	"github.com/cos-dev/cos/extract/php"
 	"github.com/cos-dev/cos/extract/python"
 	"github.com/cos-dev/cos/extract/resolve"
 
@@ -270,6 +271,7 @@ func (r *runner) run() error {
 	for _, f := range w.Files {
 		byPath[f.Rel] = f
 	}
+	e.PHPAutoload = php.Autoload(e.Files, func(p string) ([]byte, error) { return os.ReadFile(byPath[p].Abs) })
 	mods, modsChanged := r.goModules(present, byPath)
 	// A go.mod (its go line, its requirements), go.sum or go.work that
 	// appears, changes or goes changes what go list resolves and how the

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -78,14 +77,4 @@ func TestRun_RustProject(t *testing.T) {
 	t.Logf("files %d (.rs %d, %d lines, %d with syntax errors), nodes %d, edges %s", res.Stats.FilesSeen, rsFiles, lines, parseErr, nodes, strings.Join(parts, " "))
 	t.Logf("calls from .rs: %d in tree, %d to stubs; wall %v (%.0f .rs lines/s), CPU %v (%.0f .rs lines per CPU-second)",
 		inTree, stubbed, wall.Round(time.Millisecond), float64(lines)/wall.Seconds(), cpu.Round(time.Millisecond), float64(lines)/cpu.Seconds())
-}
-
-// cpuTime is the process's user and system CPU time so far (the machine
-// may be shared: wall time alone does not measure the extractor).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -45,6 +45,8 @@ var uidPrefixes = []struct{ prefix, kind string }{
 	{"pypi:package:", KindDependency},
 	{"crates:package:", KindDependency},
 	{"maven:package:", KindDependency},
+	{"composer:package:", KindDependency},
+	{"gem:package:", KindDependency},
 	{"mcp:server:", KindMCPServer},
 	{"cos:hook:", KindExternal},
 	{"cos:identifier:", KindExternal},
@@ -91,7 +93,7 @@ func ValidateUID(uid string) error {
 			return nil
 		}
 	}
-	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, maven:package:, mcp:server:")
+	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, maven:package:, composer:package:, gem:package:, mcp:server:")
 }
 
 // FileUID returns the uid of a repo-relative file: doc:file: for Markdown,

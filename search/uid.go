@@ -26,6 +26,8 @@ var uidPrefixes = []string{
 	"npm:package:",
 	"pypi:package:",
 	"crates:package:",
+	"composer:package:",
+	"gem:package:",
 	"mcp:server:",
 	"cos:hook:",
 	"cos:identifier:",

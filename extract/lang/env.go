@@ -13,6 +13,9 @@ type Env struct {
 	Files     map[string]bool // every indexed path
 	PyModules map[string]string
 	MaxDepth  int
+	// PHPAutoload maps PHP namespace prefixes to folders (composer.json
+	// psr-4 maps; see php.Autoload).
+	PHPAutoload map[string][]string
 }
 
 // FileNode adds the file's own node (doc:file: or code:file:).

@@ -17,6 +17,8 @@ const (
 	ExtractorConfig   = "config"
 	ExtractorManifest = "manifest"
 	ExtractorRust     = "rust"
+	ExtractorPHP      = "php"
+	ExtractorRuby     = "ruby"
 	ExtractorFolder   = "folder"
 	ExtractorFile     = "file"
 )
@@ -36,6 +38,11 @@ const (
 	// re-extracts the importer (see watchKeys).
 	RefWatch = "watch"
 )
+
+// RubyNestScope prefixes the scope of a Ruby constant read inside
+// modules ("rbnest:A::B"): the name is looked up as A::B::C, A::C, then C
+// in the "rb:" scope (package resolve).
+const RubyNestScope = "rbnest:"
 
 // Ref is one reference whose target lives in the declarations table: a call,
 // a base class, an import, a method's receiver type.

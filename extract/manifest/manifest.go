@@ -20,7 +20,10 @@ import (
 func IsManifest(base string) bool {
 	l := strings.ToLower(base)
 	switch l {
-	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json", "pom.xml", "build.gradle", "build.gradle.kts":
+	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json", "pom.xml", "build.gradle", "build.gradle.kts", "composer.json", "gemfile":
+		return true
+	}
+	if strings.HasSuffix(l, ".gemspec") {
 		return true
 	}
 	return strings.HasPrefix(l, "requirements") && strings.HasSuffix(l, ".txt")
@@ -28,7 +31,7 @@ func IsManifest(base string) bool {
 
 // dependency is one package a manifest requires.
 type dependency struct {
-	Ecosystem string // go, npm, pypi, crates, maven
+	Ecosystem string // go, npm, pypi, crates, maven, composer, gem
 	Name      string
 	Version   string
 	Scope     string // "", dev, optional, peer, build, indirect, …
@@ -36,7 +39,8 @@ type dependency struct {
 }
 
 // extract reads go.mod, package.json, pyproject.toml,
-// requirements*.txt and Cargo.toml into <ecosystem>:package:<name> nodes
+// requirements*.txt, Cargo.toml, composer.json, Gemfile and *.gemspec
+// into <ecosystem>:package:<name> nodes
 // with requires edges from the manifest file, and .mcp.json into
 // mcp:server:<name> nodes the file defines. JSON and TOML manifests also
 // get their config key nodes.
@@ -76,11 +80,23 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	case "build.gradle", "build.gradle.kts":
 		lang.FileNode(fr, map[string]any{"language": "gradle"})
 		deps = gradleDeps(src)
+	case "composer.json":
+		config.Read(fr, data, e)
+		deps = composerDeps(src)
+	case "gemfile":
+		lang.FileNode(fr, map[string]any{"language": "gemfile"})
+		deps = gemfileDeps(src)
 	case ".mcp.json":
 		config.Read(fr, data, e)
 		mcpServers(fr, src)
 		return
-	default: // requirements*.txt
+	default:
+		if strings.HasSuffix(base, ".gemspec") {
+			lang.FileNode(fr, map[string]any{"language": "gemspec"})
+			deps = gemspecDeps(src)
+			break
+		}
+		// requirements*.txt
 		lang.FileNode(fr, map[string]any{"language": "requirements"})
 		deps = requirementsDeps(src)
 	}

@@ -53,6 +53,7 @@ func (t *Table) symbolOnce(scope, name string, depth int) (value, bool) {
 	if t.tooDeep(depth) {
 		return value{}, false
 	}
+	scope, name = t.nested(scope, name)
 	s, ok := t.NormScope(scope)
 	if !ok {
 		return value{}, false
@@ -143,6 +144,7 @@ func (t *Table) typeSymbol(scope, name string, depth int) (value, bool) {
 	if t.tooDeep(depth) {
 		return value{}, false
 	}
+	scope, name = t.nested(scope, name)
 	s, ok := t.NormScope(scope)
 	if !ok || name == "" {
 		return t.symbol(scope, name, depth+1)

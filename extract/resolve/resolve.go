@@ -109,11 +109,15 @@ func (t *Table) names(scope string) (map[string][]Candidate, map[string]string) 
 }
 
 // NormScope maps a "goimport:<import path>" scope to the "go:<dir>" scope of
-// the repository package with that import path; other scopes are returned
-// unchanged. ok is false for an import path outside the repository.
+// the repository package with that import path, and a Ruby "rbnest:…"
+// scope to "rb:"; other scopes are returned unchanged. ok is false for an
+// import path outside the repository.
 func (t *Table) NormScope(scope string) (string, bool) {
 	if crate, ok := strings.CutPrefix(scope, "rustcrate:"); ok {
 		return t.rustCrateScope(crate)
+	}
+	if strings.HasPrefix(scope, rubyNestScope) {
+		return "rb:", true // a Ruby constant read inside modules (nested)
 	}
 	ip, isImport := strings.CutPrefix(scope, "goimport:")
 	if !isImport {
@@ -134,6 +138,7 @@ func (t *Table) NormScope(scope string) (string, bool) {
 // then one whose file name suits this platform (no foreign _GOOS/_GOARCH
 // suffix), then the first by path.
 func (t *Table) lookup(scope, name, fromPath string) (Candidate, bool) {
+	scope, name = t.nested(scope, name)
 	s, ok := t.NormScope(scope)
 	if !ok {
 		return Candidate{}, false

@@ -1,0 +1,8 @@
+<?php
+
+namespace App\Contracts;
+
+interface Repository
+{
+    public function find(int $id): ?\App\Models\User;
+}

@@ -1,0 +1,11 @@
+<?php
+
+namespace App\Models;
+
+trait HasName
+{
+    public function name(): string
+    {
+        return 'n';
+    }
+}

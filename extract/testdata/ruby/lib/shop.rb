@@ -1,0 +1,3 @@
+require_relative 'shop/base'
+require 'shop/user'
+require 'json'

@@ -1,0 +1,5 @@
+module Shop
+  class Repo
+    def store(obj); end
+  end
+end
