@@ -22,9 +22,27 @@ func gitRepo(t *testing.T) (string, func(dir string, args ...string)) {
 	if gitfiles.Binary() == "" {
 		t.Skip("git is not on PATH")
 	}
+	// The go command that Run starts (go/packages) finds its caches under
+	// HOME: keep them where they were, so it does not fill a new build
+	// cache in the test's folder.
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOENV"} {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		t.Setenv(k, strings.TrimSpace(string(out)))
+	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", "")
+	// The go command's telemetry writes under the user config folder and
+	// may outlive the command: give it a folder whose removal is best
+	// effort (git reads ~/.gitconfig whatever this is).
+	cfg, err := os.MkdirTemp("", "cos-test-config-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(cfg) })
+	t.Setenv("XDG_CONFIG_HOME", cfg)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("GIT_CONFIG_GLOBAL", "")
 	os.Unsetenv("GIT_CONFIG_GLOBAL")
