@@ -359,7 +359,7 @@ func (ps *preciseStage) emit(next extract.EmitFunc) extract.EmitFunc {
 
 // mergeable reports whether scip.Merge works on payloads of extractor.
 func mergeable(extractor string) bool {
-	return extractor == extract.ExtractorPython || extractor == extract.ExtractorJSTS || extractor == extract.ExtractorFile
+	return scip.Mergeable(extractor)
 }
 
 func (ps *preciseStage) noteInferred(path string) {

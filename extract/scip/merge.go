@@ -14,6 +14,7 @@ import (
 	scippb "github.com/sourcegraph/scip/bindings/go/scip"
 
 	"github.com/cos-dev/cos/extract"
+	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/graph"
 )
 
@@ -68,11 +69,24 @@ const stubStar = "*."
 // constructorSuffix ends the symbol of a TypeScript constructor.
 const constructorSuffix = "`<constructor>`()."
 
+// classOfConstructor returns the symbol of the class a constructor symbol
+// (TypeScript's C#`<constructor>`()., Java's C#`<init>`(+1).) belongs to.
+func classOfConstructor(sym string) string {
+	if s, ok := strings.CutSuffix(sym, constructorSuffix); ok {
+		return s
+	}
+	if i := strings.LastIndex(sym, "#`<init>`("); i >= 0 {
+		return sym[:i+1]
+	}
+	return sym
+}
+
 // Merge makes the payloads of the files that the indexes have a document
 // for precise, in place; root is the folder the payloads' paths are
 // relative to (their files are read for the text around each occurrence).
-// Only payloads of the python, jsts and file extractors are touched (Go is
-// type-checked already; docs and configs have no calls).
+// Only payloads of the python, jsts, java, c, cpp, rust and file
+// extractors are touched (see Mergeable; Go is type-checked already, docs
+// and configs have no calls).
 //
 // A payload made precise loses its inferred calls and references edges and
 // gets the index's: every reference occurrence of a symbol that maps to a
@@ -184,10 +198,25 @@ func dialectOf(extractor string) (dialect, bool) {
 		return dialectPython, true
 	case extract.ExtractorJSTS:
 		return dialectJS, true
+	case lang.ExtractorJava:
+		return dialectJava, true
+	case lang.ExtractorC, lang.ExtractorCPP:
+		return dialectC, true
+	case lang.ExtractorRust:
+		return dialectRust, true
 	case extract.ExtractorFile:
 		return dialectOther, true
 	}
 	return dialectOther, false
+}
+
+// Mergeable reports whether Merge works on payloads of extractor: the
+// languages cos infers calls for without a type checker (Python,
+// JavaScript/TypeScript, Java, C, C++, Rust) and the files it does not
+// parse.
+func Mergeable(extractor string) bool {
+	_, ok := dialectOf(extractor)
+	return ok
 }
 
 // dialectFor reads a SCIP document's language.
@@ -197,6 +226,12 @@ func dialectFor(lang string) dialect {
 		return dialectPython
 	case "typescript", "javascript", "typescriptreact", "javascriptreact", "tsx", "jsx":
 		return dialectJS
+	case "java":
+		return dialectJava
+	case "c", "cpp", "c++", "cuda", "objective-c", "objective-cpp":
+		return dialectC
+	case "rust":
+		return dialectRust
 	}
 	return dialectOther
 }
@@ -728,7 +763,7 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 		sites[sk] |= siteGlobal
 		uid, ok := "", false
 		if info.constructor {
-			uid, ok = defs.lookup(strings.TrimSuffix(sym, constructorSuffix))
+			uid, ok = defs.lookup(classOfConstructor(sym))
 		}
 		if !ok {
 			uid, ok = defs.lookup(sym)

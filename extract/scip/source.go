@@ -25,7 +25,10 @@ type dialect uint8
 const (
 	dialectOther dialect = iota
 	dialectPython
-	dialectJS // JavaScript and TypeScript
+	dialectJS   // JavaScript and TypeScript
+	dialectJava // Java
+	dialectC    // C and C++
+	dialectRust // Rust
 )
 
 func newSource(text string, d dialect) *source {
@@ -93,15 +96,33 @@ func byteOffset(line string, char int, enc scippb.PositionEncoding) int {
 
 // isCall reports whether the name at sp is called or constructed: it is
 // followed, after blanks (and in JavaScript/TypeScript a non-null !, type
-// arguments <…> and ?.), by "(", or preceded by new (a dotted path
-// between new and the name allowed).
+// arguments <…> and ?.; in C++ template arguments <…>; in Rust a
+// turbofish ::<…>), by "(", or preceded by new (a dotted path between new
+// and the name allowed).
 func (s *source) isCall(sp span, d dialect) bool {
 	text := s.line(sp.line)
 	if afterNew(text[:sp.col]) {
 		return true
 	}
 	i := skipBlank(text, sp.end)
-	if d == dialectJS {
+	switch d {
+	case dialectC:
+		if i < len(text) && text[i] == '<' {
+			j, ok := skipTypeArgs(text, i)
+			if !ok {
+				return false
+			}
+			i = skipBlank(text, j)
+		}
+	case dialectRust:
+		if strings.HasPrefix(text[i:], "::<") {
+			j, ok := skipTypeArgs(text, i+2)
+			if !ok {
+				return false
+			}
+			i = skipBlank(text, j)
+		}
+	case dialectJS:
 		if i < len(text) && text[i] == '!' {
 			i = skipBlank(text, i+1)
 		}
@@ -182,7 +203,9 @@ const maxImportLines = 500
 
 // importLines returns the 0-based lines of import statements (Python
 // import / from … import, parenthesised or continued; JavaScript and
-// TypeScript import … from and export { … } / export * lists).
+// TypeScript import … from and export { … } / export * lists; Java
+// import and package; C++ using-declarations and using namespace; Rust
+// use and extern crate, up to their ;).
 func importLines(lines []string, d dialect) map[int]bool {
 	out := map[int]bool{}
 	if d == dialectOther {
@@ -199,6 +222,8 @@ func importLines(lines []string, d dialect) map[int]bool {
 			t := strings.TrimSpace(lines[j])
 			if c := strings.IndexByte(t, '#'); d == dialectPython && c >= 0 {
 				t = strings.TrimSpace(t[:c])
+			} else if d != dialectPython {
+				t = stripLineComment(t)
 			}
 			depth += strings.Count(t, "(") + strings.Count(t, "{") - strings.Count(t, ")") - strings.Count(t, "}")
 			i = j
@@ -211,6 +236,9 @@ func importLines(lines []string, d dialect) map[int]bool {
 			if d == dialectJS && (strings.HasSuffix(t, "from") || strings.HasSuffix(t, ",")) {
 				continue
 			}
+			if d != dialectPython && d != dialectJS && !strings.HasSuffix(stripLineComment(t), ";") {
+				continue // import a.b.\n    C; use a::{\n b };
+			}
 			break
 		}
 	}
@@ -218,12 +246,36 @@ func importLines(lines []string, d dialect) map[int]bool {
 }
 
 func importStart(t string, d dialect) bool {
-	if d == dialectPython {
+	switch d {
+	case dialectPython:
 		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "from ") && strings.Contains(t, " import")
+	case dialectJava:
+		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "package ")
+	case dialectC:
+		// using N::f; and using namespace N; — not using T = …; (an alias
+		// whose right side is a use).
+		return strings.HasPrefix(t, "using ") && !strings.Contains(stripLineComment(t), "=")
+	case dialectRust:
+		t = strings.TrimPrefix(t, "pub ")
+		if strings.HasPrefix(t, "pub(") {
+			if i := strings.IndexByte(t, ')'); i >= 0 {
+				t = strings.TrimSpace(t[i+1:])
+			}
+		}
+		return strings.HasPrefix(t, "use ") || strings.HasPrefix(t, "extern crate ")
 	}
 	if strings.HasPrefix(t, "import(") || strings.HasPrefix(t, "import.") {
 		return false // a dynamic import or import.meta: an expression
 	}
 	return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "import{") || strings.HasPrefix(t, "export {") ||
 		strings.HasPrefix(t, "export{") || strings.HasPrefix(t, "export *") || strings.HasPrefix(t, "export type {")
+}
+
+// stripLineComment returns t without a trailing // comment, trimmed (a
+// // inside a string literal is cut too: an import line has none).
+func stripLineComment(t string) string {
+	if c := strings.Index(t, "//"); c >= 0 {
+		t = t[:c]
+	}
+	return strings.TrimSpace(t)
 }

@@ -38,7 +38,8 @@ type symbolInfo struct {
 	// parentType is set when the descriptor before the last is a type: a
 	// method or field of a class.
 	parentType bool
-	// constructor is set on a constructor symbol (`<constructor>`), which
+	// constructor is set on a constructor symbol (`<constructor>`,
+	// Java's `<init>`), which
 	// a new C() reference maps to the class of, as C() does in Python.
 	constructor bool
 }
@@ -136,7 +137,7 @@ func parseSymbolInfo(sym string) symbolInfo {
 	}
 	n := len(s.chain)
 	s.parentType = n >= 2 && ds[len(ds)-2].Suffix == scippb.Descriptor_Type
-	if s.chain[n-1] == "<constructor>" {
+	if s.chain[n-1] == "<constructor>" || s.chain[n-1] == "<init>" { // TypeScript, Java
 		s.chain[n-1] = "constructor"
 		s.constructor = s.parentType
 	}
