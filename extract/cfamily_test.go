@@ -2,6 +2,7 @@ package extract
 
 import (
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -163,7 +164,46 @@ func TestCPP_Fixture(t *testing.T) {
 		"calls src/main.cc::main -> src/registry.cc::Registry.Registry",
 		"calls src/main.cc::main -> src/registry.cc::Registry.Add",
 		"calls src/main.cc::main -> src/registry.cc::Sum",
+		// struct Derived : Base, both in a header; the override is
+		// defined out of class in a .cc file.
+		"imports src/drive.cc -> include/drive.h",
+		"inherits_from include/drive.h::Derived -> include/drive.h::Base",
+		// A virtual call through a base reference or pointer: the base's
+		// method; through a Derived pointer: the out-of-class override.
+		"calls src/drive.cc::drive -> include/drive.h::Base.run",
+		"calls src/drive.cc::twice -> include/drive.h::Base.run",
+		"calls src/drive.cc::twice -> src/drive.cc::Derived.run",
 	})
+	// A method defined out of class is contained by its class, found
+	// through the declarations when the class is in another file (a
+	// header), and not by its file.
+	var contains []string
+	for _, pl := range res.Payloads {
+		for _, e := range pl.Edges {
+			_, member, _ := strings.Cut(e.Target, "::")
+			if e.Type == graph.EdgeContains && strings.HasPrefix(e.Target, "code:function:") && strings.Contains(member, ".") {
+				contains = append(contains, e.Source+" -> "+e.Target)
+			}
+		}
+	}
+	sort.Strings(contains)
+	for _, want := range []string{
+		"code:class:include/drive.h::Base -> code:function:include/drive.h::Base.run",
+		"code:class:include/drive.h::Derived -> code:function:src/drive.cc::Derived.run",
+		"code:class:include/shape.h::Shape -> code:function:include/shape.h::Shape.Area",
+		"code:class:include/shape.h::Shape -> code:function:src/shape.cc::Shape.Shape",
+		"code:class:include/shape.h::Square -> code:function:src/shape.cc::Square.Area",
+		"code:class:src/registry.h::Registry -> code:function:src/registry.cc::Registry.Total",
+	} {
+		if !slices.Contains(contains, want) {
+			t.Errorf("no contains edge %s in %v", want, contains)
+		}
+	}
+	for _, e := range contains {
+		if strings.HasPrefix(e, "code:file:") {
+			t.Errorf("a method defined out of class is contained by its file: %s", e)
+		}
+	}
 	nodes := nodesOf(res.Payloads)
 	for uid, kind := range map[string]string{
 		"code:class:include/shape.h::Shape":          graph.KindClass,

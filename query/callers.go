@@ -431,6 +431,35 @@ func implementationsOf(g *projections.Graph, ifaceMethod string) []string {
 	return out
 }
 
+// overridesOf returns the methods that override method: for its class C
+// and every class that inherits from C, directly or not, the method with
+// the same name (a Python, JavaScript, TypeScript, Java or C++ override).
+func overridesOf(g *projections.Graph, method string) []string {
+	name := memberName(method)
+	class := ownerClass(g, method)
+	if name == "" || class == "" {
+		return nil
+	}
+	var out []string
+	visited := map[string]bool{class: true}
+	queue := []string{class}
+	for len(queue) > 0 && len(visited) < maxAncestors {
+		c := queue[0]
+		queue = queue[1:]
+		for _, sub := range g.Sources(c, graph.EdgeInheritsFrom) {
+			if visited[sub] {
+				continue
+			}
+			visited[sub] = true
+			queue = append(queue, sub)
+			if m := methodOf(g, sub, name); m != "" && m != method {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
 // interfaceMethodsIn returns the methods of class when it is an interface
 // (metadata type_kind "interface", or something implements it), else nil.
 func interfaceMethodsIn(g *projections.Graph, class string) []string {

@@ -15,9 +15,10 @@ import (
 // structure, not dependence, and are left out.
 //
 // implements also makes the walk interface-aware (ImpactOf): a method's
-// dependents include the callers of the interface methods it implements, an
-// interface method's include its implementations, and an interface's
-// include the callers of its methods.
+// dependents include the callers of the interface methods it implements
+// and of the base-class methods it overrides, an interface method's include
+// its implementations, a base-class method's its overrides, and an
+// interface's include the callers of its methods.
 var ImpactEdgeTypes = []string{
 	graph.EdgeCalls, graph.EdgeReferences, graph.EdgeImports, graph.EdgeInheritsFrom, graph.EdgeImplements,
 	graph.EdgeConstructs, graph.EdgeHasParamType, graph.EdgeAccessesField,
@@ -33,7 +34,8 @@ type Dependent struct {
 	// method that node implements (the dependent calls or references the
 	// interface method, which dispatches to it). Via is "implements" only
 	// for the hop between an implementation and its interface or interface
-	// method. When several edges reach it at its depth, the least (through,
+	// method; "inherits_from" for the hop between an override and the
+	// base-class method it overrides, or a caller of that base method. When several edges reach it at its depth, the least (through,
 	// via) wins.
 	Via     string `json:"via"`
 	Through string `json:"through"`
@@ -139,6 +141,10 @@ func (w *impactWalk) expand(uid string, d int) {
 		// uid is an interface method: its implementations must follow it.
 		for _, impl := range implementationsOf(w.g, uid) {
 			w.visit(impl, reach{d, graph.EdgeImplements, uid})
+		}
+		// uid is a base-class method: its overrides must follow it.
+		for _, o := range overridesOf(w.g, uid) {
+			w.visit(o, reach{d, graph.EdgeInheritsFrom, uid})
 		}
 	case graph.KindClass:
 		// An interface: the callers of its methods (its implementers come

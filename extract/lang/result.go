@@ -29,9 +29,9 @@ const (
 	RefCall     = graph.EdgeCalls
 	RefInherits = graph.EdgeInheritsFrom
 	RefImport   = graph.EdgeImports
-	// RefContainedBy links a Go method to its receiver type, which may be
-	// declared in another file of the package: the edge is
-	// class --contains--> method.
+	// RefContainedBy links a method to its type, which may be declared in
+	// another file (a Go receiver type of the package, a Rust impl's type,
+	// a C++ class in a header): the edge is class --contains--> method.
 	RefContainedBy = "contained_by"
 	// RefWatch emits nothing: its Scope ("missing:…") names a module or
 	// file an import looked for in vain, so that adding it later

@@ -23,7 +23,9 @@
 // A function or method is one node, in the file that defines it (its
 // body): a prototype in a header makes no node, so a call lands on the
 // definition. A pure virtual method, which has no definition, is a node
-// at its declaration. A static function, or one in an anonymous
+// at its declaration. A method is contained by its class, also when it is
+// defined in another file than the class (resolve finds the class in the
+// scope, as for a call). A static function, or one in an anonymous
 // namespace, of a .c or .cc file is file-local: it is not declared in the
 // scope and only calls in its file reach it. Overloads are one node.
 // Fields make no node; their types are facts for receivers.

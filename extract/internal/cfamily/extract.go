@@ -390,11 +390,15 @@ func (f *file) function(c *sitter.Node, ns string, anon bool, class string) {
 	} else {
 		f.members[full] = uid
 		f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMethod, Label: full, Line: line, EndLine: end, Metadata: meta})
-		container := f.fileUID
 		if f.classes[owner] {
-			container = lang.CodeUID("class", f.fr.Path, owner)
+			f.fr.AddEdge(lang.CodeUID("class", f.fr.Path, owner), uid, graph.EdgeContains, line)
+		} else {
+			// The class is in another file (a header): resolve links it
+			// to the method, as a Go method to a receiver type declared
+			// in another file (the file contains the method when the
+			// class is found nowhere).
+			f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefContainedBy, From: uid, Line: line, Scope: Scope, Name: owner})
 		}
-		f.fr.AddEdge(container, uid, graph.EdgeContains, line)
 		f.fr.Decl.Names[full] = graph.KindMethod
 		if ret != nil {
 			f.fr.Decl.SetFact(lang.FactReturn+full, ret)

@@ -1,0 +1,12 @@
+#pragma once
+
+struct Base {
+  virtual int run() { return 0; }
+};
+
+struct Derived : Base {
+  int run() override;
+};
+
+int drive(Base&);
+int twice(Derived*);
