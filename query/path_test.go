@@ -2,46 +2,14 @@ package query
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/cos-dev/cos/internal/graphtest"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 )
-
-// randomEdgeTypes are the edge types randomGraph draws from.
-var randomEdgeTypes = []string{graph.EdgeContains, graph.EdgeCalls, graph.EdgeImports}
-
-// randomGraph builds a projection of n function nodes and m random edges
-// (self loops and parallel types included) from seed.
-func randomGraph(t *testing.T, seed uint64, n, m int) *projections.Graph {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 0))
-	uid := func(i int) string { return fmt.Sprintf("code:function:g.go::f%03d", i) }
-	var nodes []graph.Node
-	for i := range n {
-		nodes = append(nodes, graph.Node{UID: uid(i), Kind: graph.KindFunction, Label: fmt.Sprintf("f%d", i)})
-	}
-	var edges []graph.Edge
-	for range m {
-		edges = append(edges, graph.Edge{Source: uid(rng.IntN(n)), Target: uid(rng.IntN(n)), Type: randomEdgeTypes[rng.IntN(3)]})
-	}
-	g := projections.NewGraph()
-	for i, p := range []any{graph.NodesUpserted{Nodes: nodes}, graph.EdgesUpserted{Edges: edges}} {
-		typ := graph.TypeNodesUpserted
-		if i == 1 {
-			typ = graph.TypeEdgesUpserted
-		}
-		data, _ := json.Marshal(p)
-		if err := g.Apply(eventlog.Event{Seq: uint64(i + 1), Stream: graph.Stream, Revision: uint64(i + 1), Type: typ, Data: data}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return g
-}
 
 // bfsHops is the reference: one-sided breadth-first distance in direction,
 // -1 when unreachable within max.
@@ -85,7 +53,7 @@ func bfsHops(g *projections.Graph, from, to string, limit int, follow map[string
 
 func TestShortestPath_MatchesOneSidedBFS(t *testing.T) {
 	for seed := range uint64(40) {
-		g := randomGraph(t, seed, 60, 70+int(seed))
+		g := graphtest.Random(t, seed, 60, 70+int(seed))
 		rng := rand.New(rand.NewPCG(seed, 1))
 		for range 30 {
 			from, to := fmt.Sprintf("code:function:g.go::f%03d", rng.IntN(60)), fmt.Sprintf("code:function:g.go::f%03d", rng.IntN(60))
