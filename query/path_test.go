@@ -3,11 +3,11 @@ package query
 import (
 	"context"
 	"fmt"
-	"github.com/cos-dev/cos/internal/graphtest"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/internal/graphtest"
 	"github.com/cos-dev/cos/projections"
 )
 

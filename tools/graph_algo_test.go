@@ -1,12 +1,12 @@
 package tools
 
 import (
-	"github.com/cos-dev/cos/internal/graphtest"
 	"slices"
 	"sort"
 	"testing"
 
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/internal/graphtest"
 )
 
 func TestTopByDegree_MatchesFullSort(t *testing.T) {
