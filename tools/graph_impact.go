@@ -12,7 +12,7 @@ func graphImpactTool() *Tool {
 	return &Tool{
 		Name:        "cos_graph_impact",
 		Title:       "What a change breaks",
-		Description: "Nodes that depend on this one within depth hops, interfaces included. Paged.",
+		Description: "Nodes that depend on this one within depth hops, interfaces and overridden methods included. Paged.",
 		Data: Fields{"node": "object", "nodes": "[]object", "count": "integer", "listed": "integer", "limit": "integer", "depth": "integer",
 			"counts_by_depth": "object", "edge_types": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
 			"build_excluded_count": "integer", "note": "string"},
