@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -229,5 +230,34 @@ func TestCPP_Fixture(t *testing.T) {
 	}
 	if _, ok := nodes["code:function:include/shape.h::Square.Grow"]; ok {
 		t.Errorf("an in-class declaration made a node")
+	}
+}
+
+// TestCPP_DeepNamespacesAreBounded checks that namespaces nested past a
+// 1,024-byte path (maxNamespacePath) are not read: a function 20,000
+// namespaces deep makes no node, one a few levels deep does, and the file
+// indexes without the n² namespace paths it cost before (1.5 GB).
+func TestCPP_DeepNamespacesAreBounded(t *testing.T) {
+	root := t.TempDir()
+	deep := 20000
+	var b strings.Builder
+	b.WriteString("namespace top { namespace mid { void shallow() {} } }\n")
+	for i := range deep {
+		fmt.Fprintf(&b, "namespace n%d { ", i)
+	}
+	b.WriteString("void inner() {}")
+	b.WriteString(strings.Repeat(" }", deep))
+	b.WriteString("\n")
+	writeFile(t, root, "deep.cpp", []byte(b.String()))
+	res := index(t, root, Options{}, nil)
+	got := map[string]bool{}
+	for _, n := range res.Payloads["deep.cpp"].Nodes {
+		got[n.UID] = true
+	}
+	if !got["code:function:deep.cpp::shallow"] {
+		t.Errorf("no node for shallow, two namespaces deep; nodes %v", got)
+	}
+	if got["code:function:deep.cpp::inner"] {
+		t.Error("inner, 20,000 namespaces deep, has a node: the nesting bound did not apply")
 	}
 }

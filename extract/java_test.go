@@ -211,3 +211,23 @@ func BenchmarkRun_Java(b *testing.B) {
 	}
 	b.Logf("%d java files, %d lines, %d payloads, %d nodes, edges %v, parse errors in %d files", files, lines, len(last.Payloads), nodes, edges, last.Stats.FilesWithParseErrors)
 }
+
+// TestJava_DeepNestingIsBounded checks that type declarations nested past
+// maxTypeNesting (64) are left out: 64 levels are nodes, the 65th and
+// deeper are not, and 20,000 levels index in bounded memory and time
+// instead of the n² names they cost before.
+func TestJava_DeepNestingIsBounded(t *testing.T) {
+	root := t.TempDir()
+	deep := 20000
+	writeFile(t, root, "Nest.java", []byte("class A{"+strings.Repeat("class B{", deep)+strings.Repeat("}", deep)+"}\n"))
+	res := index(t, root, Options{}, nil)
+	classes := 0
+	for _, n := range res.Payloads["Nest.java"].Nodes {
+		if n.Kind == graph.KindClass {
+			classes++
+		}
+	}
+	if classes != 64 {
+		t.Errorf("%d class nodes for 20,001 nested classes, want the 64 outermost", classes)
+	}
+}

@@ -93,6 +93,12 @@ func IsHeader(p string) bool {
 
 func (f *file) text(n *sitter.Node) string { return ts.Text(n, f.src) }
 
+// maxNamespacePath is the longest namespace path (n0::n1::…, in bytes)
+// whose body is read: each level's path holds every enclosing name, so
+// without a bound 20,000 nested namespaces cost n² bytes (1.5 GB for a
+// 388 KB file). Real code nests a few levels.
+const maxNamespacePath = 1024
+
 // top reads the declarations of a translation unit, namespace or linkage
 // block.
 func (f *file) top(n *sitter.Node, ns string, anon bool, env *lang.Env) {
@@ -126,7 +132,7 @@ func (f *file) decl(c *sitter.Node, ns string, anon bool, env *lang.Env) {
 		} else {
 			inner += "::" + name
 		}
-		if b := c.ChildByFieldName("body"); b != nil {
+		if b := c.ChildByFieldName("body"); b != nil && len(inner) <= maxNamespacePath {
 			f.top(b, inner, a, env)
 		}
 	case "linkage_specification":
