@@ -68,14 +68,12 @@ type ctx struct {
 func extract(fr *lang.Result, data []byte, env *lang.Env) {
 	src := lang.SourceText(data)
 	fileUID := lang.FileNode(fr, map[string]any{"language": "java"})
-	tree, err := ts.Parse(language, src)
-	if err != nil {
-		fr.ParseError(err.Error())
+	tree := ts.ParseFile(fr, language, src)
+	if tree == nil {
 		return
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	ts.SyntaxErrors(fr, root)
 	if env == nil {
 		env = &lang.Env{}
 	}

@@ -89,14 +89,12 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	case "tsx":
 		grammar, gr = langTSX, jsGrammarTSX
 	}
-	tree, err := ts.Parse(grammar, src)
-	if err != nil {
-		fr.ParseError(err.Error())
+	tree := ts.ParseFile(fr, grammar, src)
+	if tree == nil {
 		return
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	ts.SyntaxErrors(fr, root)
 	js := &jsFile{fr: fr, e: e, src: src, grammar: gr, scope: "js:" + fr.Path, fileUID: fileUID,
 		bindings: map[string]jsBinding{}, nodeAt: map[string]int{}, bodied: map[string]bool{},
 		moduleAliases: map[string]bool{"exports": true}, exportedVars: map[string]bool{}, protoOf: map[string]bool{}, conflict: map[string]bool{}}

@@ -69,14 +69,12 @@ type file struct {
 func extract(fr *lang.Result, data []byte, env *lang.Env) {
 	src := lang.SourceText(data)
 	fileUID := lang.FileNode(fr, map[string]any{"language": "php"})
-	tree, err := ts.Parse(language, src)
-	if err != nil {
-		fr.ParseError(err.Error())
+	tree := ts.ParseFile(fr, language, src)
+	if tree == nil {
 		return
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	ts.SyntaxErrors(fr, root)
 	f := &file{fr: fr, env: env, src: src, fileUID: fileUID, uses: map[string]string{}, funcUses: map[string]string{}, imported: map[string]bool{}, declared: map[string]bool{}}
 	f.scope = "php:" + f.firstNamespace(root)
 	fr.Decl = &lang.Decl{Scope: f.scope, Names: map[string]string{}}

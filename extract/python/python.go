@@ -136,14 +136,12 @@ type pyFile struct {
 func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	src := lang.SourceText(data)
 	fileUID := lang.FileNode(fr, map[string]any{"language": "python"})
-	tree, err := ts.Parse(langPython, src)
-	if err != nil {
-		fr.ParseError(err.Error())
+	tree := ts.ParseFile(fr, langPython, src)
+	if tree == nil {
 		return
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	ts.SyntaxErrors(fr, root)
 	mod := pyModuleName(fr.Path)
 	py := &pyFile{fr: fr, e: e, src: src, scope: "py:" + fr.Path, fileUID: fileUID, module: mod,
 		isPkg: strings.HasSuffix(fr.Path, "__init__.py") || strings.HasSuffix(fr.Path, "__init__.pyi"), bindings: map[string]pyBinding{}, classes: map[string]bool{}, moduleVars: map[string]bool{}}

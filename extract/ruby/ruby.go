@@ -39,14 +39,12 @@ type file struct {
 func extract(fr *lang.Result, data []byte, env *lang.Env) {
 	src := lang.SourceText(data)
 	fileUID := lang.FileNode(fr, map[string]any{"language": "ruby"})
-	tree, err := ts.Parse(language, src)
-	if err != nil {
-		fr.ParseError(err.Error())
+	tree := ts.ParseFile(fr, language, src)
+	if tree == nil {
 		return
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	ts.SyntaxErrors(fr, root)
 	f := &file{fr: fr, env: env, src: src, fileUID: fileUID, added: map[string]bool{}, fields: map[string][]string{}, nodes: map[string]int{}}
 	fr.Decl = &lang.Decl{Scope: scope, Names: map[string]string{}}
 	f.statements(root, "", false, fileUID)

@@ -59,14 +59,12 @@ type pendingLocal struct {
 func extract(fr *lang.Result, data []byte, env *lang.Env) {
 	src := lang.SourceText(data)
 	fileUID := lang.FileNode(fr, map[string]any{"language": "rust"})
-	tree, err := ts.Parse(language, src)
-	if err != nil {
-		fr.ParseError(err.Error())
+	tree := ts.ParseFile(fr, language, src)
+	if tree == nil {
 		return
 	}
 	defer tree.Close()
 	root := tree.RootNode()
-	ts.SyntaxErrors(fr, root)
 	files := map[string]bool{}
 	if env != nil && env.Files != nil {
 		files = env.Files

@@ -66,6 +66,20 @@ func Children(n *sitter.Node) []sitter.Node {
 	return n.NamedChildren(c)
 }
 
+// ParseFile parses src with grammar for the file fr extracts: a parser
+// failure is recorded as fr's parse error and nil returned; otherwise the
+// tree's syntax errors are recorded (SyntaxErrors) and the tree returned,
+// which the caller closes.
+func ParseFile(fr *lang.Result, grammar *sitter.Language, src []byte) *sitter.Tree {
+	tree, err := Parse(grammar, src)
+	if err != nil {
+		fr.ParseError(err.Error())
+		return nil
+	}
+	SyntaxErrors(fr, tree.RootNode())
+	return tree
+}
+
 // SyntaxErrors records where tree-sitter found errors (ERROR or MISSING
 // nodes), up to maxParseErrors; the rest of the tree is still extracted.
 func SyntaxErrors(fr *lang.Result, root *sitter.Node) {
