@@ -156,7 +156,10 @@ type EdgesDeleted struct {
 // paths a targeted run looked at again (the watcher, read-your-edits); 0 is
 // a run over the whole tree.
 type IndexStarted struct {
-	Root     string `json:"root"`
+	Root string `json:"root"`
+	// Name is the root's name in the graph's paths (RootPath); "" is the
+	// primary root.
+	Name     string `json:"name,omitempty"`
 	Commit   string `json:"commit,omitempty"`
 	Dirty    bool   `json:"dirty,omitempty"`
 	Targeted int    `json:"targeted,omitempty"`
@@ -175,6 +178,7 @@ const IndexCancelled = "cancelled"
 // Events count what it appended.
 type IndexFinished struct {
 	Root         string `json:"root"`
+	Name         string `json:"name,omitempty"`
 	StartedSeq   uint64 `json:"started_seq"`
 	Error        string `json:"error,omitempty"`
 	FilesSeen    int    `json:"files_seen,omitempty"`

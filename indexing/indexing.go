@@ -2,12 +2,11 @@ package indexing
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -33,8 +32,15 @@ const maxReportNotes = 20
 
 // Report is what one index run did.
 type Report struct {
-	// Root is the absolute folder indexed; payload paths are relative to it.
-	Root string `json:"root"`
+	// Root is the absolute folder of the root indexed; payload paths are
+	// relative to it. RootName is its name ("" the primary root: paths
+	// carry no name; see graph.RootPath), Under the folder inside it a
+	// run looked at alone (a refresh of part of the root), "" for the
+	// whole root; RootAdded says the run added the root to the graph.
+	Root      string `json:"root"`
+	RootName  string `json:"root_name,omitempty"`
+	Under     string `json:"under,omitempty"`
+	RootAdded bool   `json:"root_added,omitempty"`
 	// FilesSeen … FilesSkipped are extract.Stats' counts: files accepted by
 	// the walk, emitted because their content changed, emitted again because
 	// a declaration they resolve against changed, vanished, unreadable, and
@@ -150,6 +156,11 @@ type RunOptions struct {
 	// looked at again, everything else is taken as the graph holds it.
 	// The watcher and read-your-edits use it; nil walks the whole tree.
 	Paths []string
+	// Name is the name a folder that is not yet a root takes as a new root
+	// (default: its folder's name, made unique); ignored for the first
+	// root of a state folder, whose paths carry no name. A folder that is
+	// a root already must be given its own name or none.
+	Name string
 }
 
 // IndexWith indexes the folder root into the log: it runs the extractors
@@ -201,54 +212,53 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	rep.Root = abs
-	wait := ctx
-	if o.LockWait > 0 {
-		var cancel context.CancelFunc
-		wait, cancel = context.WithTimeout(ctx, o.LockWait)
-		defer cancel()
+	release, err := x.takeTurn(ctx, o.LockWait)
+	if err != nil {
+		return rep, err
 	}
-	select {
-	case x.turn <- struct{}{}:
-		defer func() { <-x.turn }()
-	case <-wait.Done():
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
-		}
-		return rep, envelope.Errorf(envelope.CodeUnavailable, "another index run of this process did not finish within %v", o.LockWait)
-	}
-	// Across processes too: two indexes at once would each remove the
-	// other's files (the graph holds one indexed tree).
-	lock := flock.New(filepath.Join(x.st.Dir(), state.IndexLockFile))
-	locked, err := lock.TryLock()
-	if err == nil && !locked {
-		x.logger.Info("waiting for another cos index on this state folder to finish")
-		locked, err = lock.TryLockContext(wait, 200*time.Millisecond)
-	}
-	if err != nil || !locked {
-		if ctx.Err() != nil {
-			return rep, ctx.Err()
-		}
-		return rep, envelope.Errorf(envelope.CodeUnavailable, "another index of this state folder is running and did not finish: %v", err)
-	}
-	defer func() { _ = lock.Unlock() }()
+	defer release()
 	start := time.Now()
 	var (
 		previous, wasPrecise map[string]string
 		last                 projections.IndexRun
 		hasLast              bool
 	)
+	var at placement
+	var perr error
 	if err := x.st.ReadStrict(ctx, func(v state.View) {
-		previous = v.Graph.FileHashes()
-		wasPrecise = preciseFiles(v.Graph, previous)
-		last, hasLast = v.Graph.LastIndex()
+		at, perr = place(abs, v.Graph.Roots(), o.Name)
+		if perr != nil {
+			return
+		}
+		all := v.Graph.FileHashes()
+		previous = rootFiles(all, at.name)
+		wasPrecise = rootFiles(preciseFiles(v.Graph, all), at.name)
+		if at.last != nil {
+			last, hasLast = *at.last, true
+		}
 	}); err != nil {
 		return rep, err
 	}
+	if perr != nil {
+		return rep, perr
+	}
+	// A folder inside a root refreshes that part of the root only.
+	asked := abs
+	abs, rep.Root, rep.RootName, rep.Under, rep.RootAdded = at.folder, at.folder, at.name, at.sub, at.added
+	if at.sub != "" {
+		if o.Paths == nil {
+			o.Paths = []string{at.sub}
+		} else {
+			paths := make([]string, len(o.Paths))
+			for i, p := range o.Paths {
+				paths[i] = path.Join(at.sub, p)
+			}
+			o.Paths = paths
+		}
+	}
 
-	sum := sha256.Sum256([]byte(abs))
 	opts := extract.Options{
-		CacheDir:    filepath.Join(x.st.Dir(), state.IndexCacheDir, hex.EncodeToString(sum[:8])),
+		CacheDir:    x.cacheDirOf(abs),
 		Progress:    progress,
 		Logger:      x.logger,
 		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), x.opts.Exclude...),
@@ -274,7 +284,7 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	}
 	defer ps.close()
 	opts.Reemit = ps.reemit
-	run := &runLog{root: abs, targeted: len(o.Paths)}
+	run := &runLog{root: abs, name: at.name, targeted: len(o.Paths)}
 	if o.Paths != nil && run.targeted == 0 {
 		run.targeted = -1 // asked to look at nothing: still not a whole-tree run
 	}
@@ -291,6 +301,7 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	}
 	toLog := func(batch []graph.FileExtracted, removed []string) error {
 		files, events := len(batch), rep.Events
+		inRoot(at.name, batch, removed)
 		if err := x.appendBatch(ctx, &rep, run, batch, removed); err != nil {
 			return err
 		}
@@ -344,12 +355,15 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 			return rep, ae.err // the log's own error, for the caller to map
 		}
 		if errors.Is(err, extract.ErrRoot) {
-			return rep, envelope.Wrap(err, envelope.CodePath, "%s is not a readable folder", root)
+			return rep, envelope.Wrap(err, envelope.CodePath, "%s is not a readable folder", asked)
 		}
 		return rep, fmt.Errorf("index %s: %w", abs, err)
 	}
-	// Remember which folder the graph's repo-relative paths are relative
-	// to: the doctor's stale_paths and rename plans read files under it.
+	// Remember which folder the primary root's paths are relative to:
+	// the doctor's stale_paths and rename plans read files under it.
+	if at.name != "" {
+		return rep, nil
+	}
 	if b, err := json.Marshal(indexRoot{Root: abs}); err == nil {
 		if err := atomicfile.Write(filepath.Join(x.st.Dir(), state.IndexRootFile), append(b, '\n')); err != nil {
 			x.logger.Warn("index root not recorded; doctor and rename plans fall back to the working directory", "err", err)
@@ -553,3 +567,42 @@ type appendError struct{ err error }
 
 func (e appendError) Error() string { return e.err.Error() }
 func (e appendError) Unwrap() error { return e.err }
+
+// takeTurn waits for the index runs of this process (Indexer.turn) and of
+// other processes (the index lock file) to finish, for at most lockWait
+// when positive, else until ctx ends; release gives the turn back. Two
+// runs at once would each take the other's files for vanished. Errors:
+// ctx.Err(), E_UNAVAILABLE past lockWait.
+func (x *Indexer) takeTurn(ctx context.Context, lockWait time.Duration) (release func(), err error) {
+	wait := ctx
+	if lockWait > 0 {
+		var cancel context.CancelFunc
+		wait, cancel = context.WithTimeout(ctx, lockWait)
+		defer cancel()
+	}
+	select {
+	case x.turn <- struct{}{}:
+	case <-wait.Done():
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, envelope.Errorf(envelope.CodeUnavailable, "another index run of this process did not finish within %v", lockWait)
+	}
+	lock := flock.New(filepath.Join(x.st.Dir(), state.IndexLockFile))
+	locked, err := lock.TryLock()
+	if err == nil && !locked {
+		x.logger.Info("waiting for another cos index on this state folder to finish")
+		locked, err = lock.TryLockContext(wait, 200*time.Millisecond)
+	}
+	if err != nil || !locked {
+		<-x.turn
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, envelope.Errorf(envelope.CodeUnavailable, "another index of this state folder is running and did not finish: %v", err)
+	}
+	return func() {
+		_ = lock.Unlock()
+		<-x.turn
+	}, nil
+}

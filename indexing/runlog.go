@@ -25,7 +25,8 @@ const finishTimeout = 5 * time.Second
 // began from, and the seq of its graph.index_started once its first batch
 // is appended (0 before).
 type runLog struct {
-	root string
+	// root is the root's folder, name its name ("" the primary root).
+	root, name string
 	// git is closed once commit and dirty are known.
 	git    chan struct{}
 	commit string
@@ -41,7 +42,7 @@ type runLog struct {
 // startRequest is the request appending the run's graph.index_started.
 func (r *runLog) startRequest(client string) (eventlog.AppendRequest, error) {
 	<-r.git
-	data, err := json.Marshal(graph.IndexStarted{Root: r.root, Commit: r.commit, Dirty: r.dirty, Targeted: max(r.targeted, 0)})
+	data, err := json.Marshal(graph.IndexStarted{Root: r.root, Name: r.name, Commit: r.commit, Dirty: r.dirty, Targeted: max(r.targeted, 0)})
 	if err != nil {
 		return eventlog.AppendRequest{}, err
 	}
@@ -103,7 +104,7 @@ func (x *Indexer) finishRun(ctx context.Context, rep *Report, run *runLog, runEr
 		}
 		reqs = append(reqs, req)
 	}
-	p := graph.IndexFinished{Root: run.root, StartedSeq: run.startedSeq, FilesSeen: rep.FilesSeen,
+	p := graph.IndexFinished{Root: run.root, Name: run.name, StartedSeq: run.startedSeq, FilesSeen: rep.FilesSeen,
 		FilesChanged: rep.FilesChanged + rep.FilesReextracted, FilesRemoved: rep.FilesRemoved, Events: rep.Events}
 	switch {
 	case runErr != nil && errors.Is(runErr, context.Canceled):

@@ -81,6 +81,9 @@ type Graph struct {
 	// lastIndex is the last index run recorded (graph.index_started and
 	// graph.index_finished); nil when the log records none.
 	lastIndex *IndexRun
+	// roots is the last run of each root, by name ("" the primary root);
+	// lastIndex is one of them.
+	roots map[string]*IndexRun
 
 	// cacheMu guards the caches below, which readers fill lazily; Apply
 	// clears them (it runs with no reader present).
@@ -250,6 +253,7 @@ func (g *Graph) reset() {
 	g.unresolved = UnresolvedCounts{}
 	g.changed, g.changedUnknown = 0, false
 	g.lastIndex = nil
+	g.roots = map[string]*IndexRun{}
 	g.invalidate()
 }
 

@@ -42,12 +42,15 @@ func (g *Graph) Apply(ev eventlog.Event) error {
 		err = g.applyNodesDeleted(ev.Data)
 	case graph.TypeEdgesDeleted:
 		err = g.applyEdgesDeleted(ev.Data)
-	case graph.TypeIndexStarted, graph.TypeIndexFinished:
-		// Index runs change no node or edge: LastChange stays.
-		if ev.Type == graph.TypeIndexStarted {
+	case graph.TypeIndexStarted, graph.TypeIndexFinished, graph.TypeRootRemoved:
+		// Index runs and roots change no node or edge: LastChange stays.
+		switch ev.Type {
+		case graph.TypeIndexStarted:
 			err = g.applyIndexStarted(ev)
-		} else {
+		case graph.TypeIndexFinished:
 			err = g.applyIndexFinished(ev)
+		default:
+			err = g.applyRootRemoved(ev)
 		}
 		if err != nil {
 			return fmt.Errorf("graph projection: seq %d %s: %w", ev.Seq, ev.Type, err)

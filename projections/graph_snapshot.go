@@ -197,7 +197,7 @@ func (g *Graph) UnmarshalSnapshot(data []byte) error {
 	g.byLabel, g.strs, g.agent, g.nodes = ng.byLabel, ng.strs, ng.agent, ng.nodes
 	g.syms, g.symID = ng.syms, ng.symID
 	g.unresolved, g.changed, g.changedUnknown = ng.unresolved, 0, true
-	g.lastIndex = ng.lastIndex
+	g.lastIndex, g.roots = ng.lastIndex, ng.roots
 	g.invalidate()
 	return nil
 }

@@ -1,0 +1,91 @@
+package graph
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// RootSep separates a root's name from the path inside it in the graph's
+// paths and uids: "lib//util/strings.go" is util/strings.go of the root
+// named lib. A clean repo-relative path never holds "//", so a path names
+// exactly one root. The first root indexed in a state folder (the primary
+// root) has no name in its paths: a state folder with one root keeps the
+// paths and uids it always had (docs/uids.md, "Roots").
+const RootSep = "//"
+
+// TypeRootRemoved is the event type that takes a root out of the graph:
+// appended after the graph.file_removed of each of its files, in the same
+// transaction.
+const TypeRootRemoved = "graph.root_removed"
+
+// RootRemoved is the payload of graph.root_removed: the root Name ("" is
+// the primary root) is no longer indexed.
+type RootRemoved struct {
+	Name string `json:"name"`
+}
+
+// rootName is what a root name may be: a letter or digit, then up to 63
+// letters, digits, '.', '_' or '-'.
+var rootName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// ValidRootName returns an error saying what a root name may be when name
+// is not one.
+func ValidRootName(name string) error {
+	if !rootName.MatchString(name) {
+		return fmt.Errorf("root name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// RootPath returns the graph path of rel (repo-relative, slash-separated,
+// "." for the root folder) in the root name: rel itself for the primary
+// root (name ""), name+"//"+rel otherwise.
+func RootPath(name, rel string) string {
+	if name == "" {
+		return rel
+	}
+	return name + RootSep + rel
+}
+
+// SplitRoot returns the root name and the path inside it of a graph path:
+// ("lib", "a/b.go") for "lib//a/b.go", ("", p) for a path of the primary
+// root.
+func SplitRoot(p string) (name, rel string) {
+	if i := strings.Index(p, RootSep); i > 0 {
+		return p[:i], p[i+len(RootSep):]
+	}
+	return "", p
+}
+
+// pathBodied are the uid prefixes whose body starts with a graph path: the
+// nodes of a file belong to its root. The others (modules by import name,
+// packages, external stubs, MCP servers) name the same thing in every root.
+var pathBodied = []string{"code:file:", "code:function:", "code:class:", "doc:file:", "doc:heading:", "folder:", "config:"}
+
+// InRoot returns uid as the root name holds it: a uid whose body is a path
+// (files, their declarations, folders, config keys) gets the root's name
+// in front of the path; any other uid, and every uid of the primary root
+// (name ""), is returned as it is. The result is clamped to MaxUIDLen
+// (ClampUID).
+func InRoot(uid, name string) string {
+	if name == "" {
+		return uid
+	}
+	for _, p := range pathBodied {
+		if !strings.HasPrefix(uid, p) {
+			continue
+		}
+		body := uid[len(p):]
+		if p == "config:" {
+			// config:<format>:<path>#…
+			i := strings.IndexByte(body, ':')
+			if i < 0 {
+				return uid
+			}
+			p, body = uid[:len(p)+i+1], body[i+1:]
+		}
+		return ClampUID(p + name + RootSep + body)
+	}
+	return uid
+}

@@ -1,0 +1,313 @@
+package indexing
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/state"
+)
+
+// A state folder holds any number of roots: folders indexed side by side.
+// The first one indexed is the primary root, whose graph paths are
+// repo-relative as they always were; every other root has a name, and its
+// paths are name//path (graph.RootPath). Indexing a folder
+//
+//   - that is a root refreshes that root (only its files can be removed);
+//   - inside a root refreshes that part of it (a targeted run: nothing
+//     outside the folder is looked at or removed);
+//   - holding a root is refused (the root would be indexed twice);
+//   - anywhere else adds a root.
+//
+// Removing a root is its own request (RemoveRoot).
+
+// placement is where a folder given to IndexWith goes in the graph.
+type placement struct {
+	// name is the root's name ("" the primary root), folder its absolute
+	// folder.
+	name, folder string
+	// sub is the folder asked for relative to folder, slash-separated; ""
+	// when it is the root itself.
+	sub string
+	// added says the root is new to the graph; last is the root's last
+	// run otherwise.
+	added bool
+	last  *projections.IndexRun
+}
+
+// place finds where abs (absolute, symlinks resolved) goes among the
+// graph's roots; want is the name asked for a new root ("" picks one from
+// the folder's name). Errors are E_ARGUMENT envelope errors.
+func place(abs string, roots []projections.IndexRun, want string) (placement, error) {
+	for i := range roots {
+		r := &roots[i]
+		switch {
+		case r.Root == abs:
+			if want != "" && want != r.Name {
+				return placement{}, envelope.Errorf(envelope.CodeArgument, "%s is already indexed as the root %s; leave out the name to refresh it",
+					abs, rootLabel(*r)).WithDetails(map[string]any{"root": r.Root, "name": r.Name})
+			}
+			return placement{name: r.Name, folder: r.Root, last: r}, nil
+		case within(r.Root, abs):
+			rel, err := filepath.Rel(r.Root, abs)
+			if err != nil {
+				return placement{}, envelope.Errorf(envelope.CodePath, "%s: %v", abs, err)
+			}
+			return placement{name: r.Name, folder: r.Root, sub: filepath.ToSlash(rel), last: r}, nil
+		case within(abs, r.Root):
+			return placement{}, envelope.Errorf(envelope.CodeArgument,
+				"%s holds the indexed root %s (%s); index that root or a folder inside it, or remove the root first (cos index --remove %s)",
+				abs, rootLabel(*r), r.Root, removeArg(*r)).WithDetails(map[string]any{"root": r.Root, "name": r.Name})
+		}
+	}
+	if len(roots) == 0 {
+		// The first root is the primary one: its paths carry no name, so a
+		// state folder with one root has the uids it always had.
+		return placement{folder: abs, added: true}, nil
+	}
+	taken := make(map[string]bool, len(roots))
+	for _, r := range roots {
+		taken[r.Name] = true
+	}
+	if want != "" {
+		if err := graph.ValidRootName(want); err != nil {
+			return placement{}, envelope.Errorf(envelope.CodeArgument, "%v", err)
+		}
+		if taken[want] {
+			return placement{}, envelope.Errorf(envelope.CodeArgument, "the name %s is taken by another root; pick another", want)
+		}
+		return placement{name: want, folder: abs, added: true}, nil
+	}
+	base := rootNameOf(filepath.Base(abs))
+	name := base
+	for i := 2; taken[name]; i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	return placement{name: name, folder: abs, added: true}, nil
+}
+
+// rootNameOf makes a root name of a folder's base name: every character a
+// name may not hold becomes '-', and a name that would not start with a
+// letter or digit gets "root" in front.
+func rootNameOf(base string) string {
+	b := []byte(base)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	name := string(b)
+	if len(name) > 48 {
+		name = name[:48]
+	}
+	if graph.ValidRootName(name) != nil {
+		name = "root-" + name
+	}
+	if graph.ValidRootName(name) != nil {
+		name = "root"
+	}
+	return name
+}
+
+// rootLabel names a root for a message: its name, or "primary" for the
+// primary root.
+func rootLabel(r projections.IndexRun) string {
+	if r.Name == "" {
+		return "primary"
+	}
+	return r.Name
+}
+
+// removeArg is what names r to RemoveRoot on a command line.
+func removeArg(r projections.IndexRun) string {
+	if r.Name == "" {
+		return r.Root
+	}
+	return r.Name
+}
+
+// rootFiles returns the content hashes of the files of the root name,
+// keyed by their path inside the root.
+func rootFiles(all map[string]string, name string) map[string]string {
+	out := make(map[string]string)
+	for p, h := range all {
+		if n, rel := graph.SplitRoot(p); n == name {
+			out[rel] = h
+		}
+	}
+	return out
+}
+
+// inRoot rewrites a batch extracted from the root name's folder to the
+// graph paths and uids of that root (graph.RootPath, graph.InRoot), in
+// place; the primary root's batches are left as they are.
+func inRoot(name string, batch []graph.FileExtracted, removed []string) {
+	if name == "" {
+		return
+	}
+	for i := range batch {
+		f := &batch[i]
+		f.Path = graph.RootPath(name, f.Path)
+		for j := range f.Nodes {
+			n := &f.Nodes[j]
+			n.UID = graph.InRoot(n.UID, name)
+			if n.Path != "" {
+				n.Path = graph.RootPath(name, n.Path)
+			}
+		}
+		for j := range f.Edges {
+			e := &f.Edges[j]
+			e.Source, e.Target = graph.InRoot(e.Source, name), graph.InRoot(e.Target, name)
+		}
+	}
+	for i, p := range removed {
+		removed[i] = graph.RootPath(name, p)
+	}
+}
+
+// cacheDirOf is the extractor cache folder of the root folder abs.
+func (x *Indexer) cacheDirOf(abs string) string {
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(x.st.Dir(), state.IndexCacheDir, hex.EncodeToString(sum[:8]))
+}
+
+// IndexedRoots returns the roots the graph of v holds, each with its last
+// index run, ordered by name (the primary root first).
+func IndexedRoots(v state.View) []projections.IndexRun { return v.Graph.Roots() }
+
+// DiskPath returns where the graph path p lies on disk among roots: the
+// root's folder and p's path inside it (slash-separated); false when p
+// belongs to no root the graph holds.
+func DiskPath(roots []projections.IndexRun, p string) (folder, rel string, ok bool) {
+	name, rel := graph.SplitRoot(p)
+	for _, r := range roots {
+		if r.Name == name {
+			return r.Root, rel, true
+		}
+	}
+	return "", "", false
+}
+
+// RootRemoval is what RemoveRoot did.
+type RootRemoval struct {
+	// Name and Root are the root removed ("" the primary root) and its
+	// folder; FilesRemoved counts its files taken out of the graph.
+	Name         string `json:"name"`
+	Root         string `json:"root"`
+	FilesRemoved int    `json:"files_removed"`
+	// FirstSeq and LastSeq bound the events appended.
+	FirstSeq uint64 `json:"first_seq"`
+	LastSeq  uint64 `json:"last_seq"`
+}
+
+// removeBatch is how many graph.file_removed events RemoveRoot appends
+// per transaction.
+const removeBatch = 2000
+
+// RemoveRoot takes a root out of the graph: a graph.file_removed for each
+// of its files, then graph.root_removed, in transactions of up to 2,000
+// files (the last one holding graph.root_removed; an interrupted removal
+// leaves the root listed, and removing it again finishes). which is the
+// root's name or its folder (absolute or relative to the working
+// directory). No other root changes.
+//
+// Errors: E_READ_ONLY as for IndexWith; E_NOT_FOUND naming the roots when
+// which names none; E_UNAVAILABLE when an index run holds the state
+// folder past ctx; the log's errors.
+func (x *Indexer) RemoveRoot(ctx context.Context, which string) (RootRemoval, error) {
+	var out RootRemoval
+	if x.st.ReadOnly() || !x.st.Writable() {
+		return out, envelope.Errorf(envelope.CodeReadOnly, "removing a root writes, and this state folder is read-only here")
+	}
+	release, err := x.takeTurn(ctx, 0)
+	if err != nil {
+		return out, err
+	}
+	defer release()
+	var (
+		roots []projections.IndexRun
+		files map[string]string
+	)
+	if err := x.st.ReadStrict(ctx, func(v state.View) {
+		roots, files = v.Graph.Roots(), v.Graph.FileHashes()
+	}); err != nil {
+		return out, err
+	}
+	folder := which
+	if abs, err := filepath.Abs(which); err == nil {
+		folder = abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			folder = real
+		}
+	}
+	var root *projections.IndexRun
+	for i := range roots {
+		if (roots[i].Name != "" && roots[i].Name == which) || roots[i].Root == folder || roots[i].Root == which {
+			root = &roots[i]
+			break
+		}
+	}
+	if root == nil {
+		names := make([]string, 0, len(roots))
+		for _, r := range roots {
+			names = append(names, removeArg(r))
+		}
+		return out, envelope.Errorf(envelope.CodeNotFound, "no indexed root is named %q; the roots are: %s", which, strings.Join(names, ", ")).
+			WithDetails(map[string]any{"roots": names})
+	}
+	out.Name, out.Root = root.Name, root.Root
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		if n, _ := graph.SplitRoot(p); n == root.Name {
+			paths = append(paths, p)
+		}
+	}
+	done, err := json.Marshal(graph.RootRemoved{Name: root.Name})
+	if err != nil {
+		return out, err
+	}
+	for len(paths) > 0 || out.LastSeq == 0 {
+		n := min(len(paths), removeBatch)
+		reqs := make([]eventlog.AppendRequest, 0, n+1)
+		for _, p := range paths[:n] {
+			data, err := json.Marshal(graph.FileRemoved{Path: p})
+			if err != nil {
+				return out, err
+			}
+			reqs = append(reqs, eventlog.AppendRequest{Stream: graph.Stream, Client: x.st.Client(),
+				Events: []eventlog.Payload{{Type: graph.TypeFileRemoved, Data: data}}})
+		}
+		paths = paths[n:]
+		if len(paths) == 0 {
+			reqs = append(reqs, eventlog.AppendRequest{Stream: graph.Stream, Client: x.st.Client(),
+				Events: []eventlog.Payload{{Type: graph.TypeRootRemoved, Data: done}}})
+		}
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		recs, err := x.st.Append(context.WithoutCancel(ctx), reqs...)
+		if err != nil {
+			return out, err
+		}
+		out.FilesRemoved += n
+		if out.FirstSeq == 0 {
+			out.FirstSeq = recs[0].FirstSeq
+		}
+		out.LastSeq = recs[len(recs)-1].LastSeq
+	}
+	// The extractor caches of the folder say which files were indexed:
+	// a root indexed again must extract them all.
+	if err := os.RemoveAll(x.cacheDirOf(root.Root)); err != nil {
+		x.logger.Warn("the removed root's extractor cache stays", "err", err)
+	}
+	return out, nil
+}
