@@ -17,6 +17,7 @@ import (
 
 	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/gitfiles"
+	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/state"
 )
@@ -48,21 +49,28 @@ type Freshness struct {
 	// mu guards every field below. It is a leaf lock: nothing else is
 	// taken while it is held.
 	mu sync.Mutex
-	// root is the folder records and memo describe.
-	root string
+	// caches holds what is known of each root folder's files.
+	caches map[string]*rootCache
+	// hashes is hashesOf's FileHashes at hashesSeq (its LastChange), kept
+	// because a copy of the whole map per call costs more than the check;
+	// byRoot is it split by root (nil until a graph with several roots
+	// asks for it).
+	hashes    map[string]string
+	byRoot    map[string]map[string]string
+	hashesOf  *projections.Graph
+	hashesSeq uint64
+}
+
+// rootCache is what a Freshness knows of one root folder's files.
+type rootCache struct {
 	// cacheStamp is the stat cache file's size and modification time when
 	// records was read; zero when there was none.
 	cacheStamp fileStamp
-	// records is the extractor's stat cache of root: each record says when
-	// its file was read (StatRecord.Hashed).
+	// records is the extractor's stat cache of the root: each record says
+	// when its file was read (StatRecord.Hashed).
 	records map[string]extract.StatRecord
 	// memo holds files read and hashed since, by path.
 	memo map[string]verified
-	// hashes is hashesOf's FileHashes at hashesSeq (its LastChange), kept
-	// because a copy of the whole map per call costs more than the check.
-	hashes    map[string]string
-	hashesOf  *projections.Graph
-	hashesSeq uint64
 }
 
 // fileStamp identifies a version of a file cheaply.
@@ -80,13 +88,13 @@ type verified struct {
 
 // NewFreshness returns a Freshness for the graph of st.
 func NewFreshness(st *state.State) *Freshness {
-	return &Freshness{st: st, memo: map[string]verified{}}
+	return &Freshness{st: st, caches: map[string]*rootCache{}}
 }
 
 // Check is the outcome of Freshness.Stale.
 type Check struct {
-	// Root is the absolute folder the graph was last indexed from; the
-	// paths are relative to it.
+	// Root is the absolute folder of the root the graph was last indexed
+	// from.
 	Root string
 	// IndexedSeq is the seq of the last index run's graph.index_finished,
 	// or of its graph.index_started while none is recorded.
@@ -97,10 +105,10 @@ type Check struct {
 	// graph holds: changed, gone, or (for a path the graph does not hold)
 	// a regular file that is there and not known to be binary.
 	Stale []string
-	// Reindex names the files of Stale as they are named on disk, for
-	// RunOptions.Paths: the graph holds a name that is not valid UTF-8
-	// under its Latin-1 reading.
-	Reindex []string
+	// Reindex names the files of Stale by the folder of their root, as
+	// they are named on disk under it, for RunOptions.Paths: the graph
+	// holds a name that is not valid UTF-8 under its Latin-1 reading.
+	Reindex map[string][]string
 }
 
 // Stale checks paths — repo-relative, slash-separated paths of the
@@ -121,29 +129,39 @@ func (f *Freshness) stale(v state.View, paths []string, heldOnly bool) (Check, e
 	if !ok {
 		return Check{}, ErrNoIndexRun
 	}
+	roots := v.Graph.Roots()
 	c := Check{Root: run.Root, IndexedSeq: indexedSeq(run)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.load(run.Root)
 	hashes := f.graphHashes(v)
 	seen := make(map[string]bool, len(paths))
 	for _, p := range paths {
-		if seen[p] || !relPath(p) {
+		if seen[p] {
 			continue
 		}
 		seen[p] = true
+		folder, rel, ok := DiskPath(roots, p)
+		if !ok || !relPath(rel) {
+			continue
+		}
 		want, held := hashes[p]
 		if heldOnly && !held {
 			continue
 		}
 		c.Checked++
-		if disk := OnDisk(run.Root, p); f.staleLocked(run.Root, disk, want, held) {
+		rc := f.load(folder)
+		if disk := OnDisk(folder, rel); f.staleLocked(rc, folder, disk, want, held) {
 			c.Stale = append(c.Stale, p)
-			c.Reindex = append(c.Reindex, disk)
+			if c.Reindex == nil {
+				c.Reindex = map[string][]string{}
+			}
+			c.Reindex[folder] = append(c.Reindex[folder], disk)
 		}
 	}
 	slices.Sort(c.Stale)
-	slices.Sort(c.Reindex)
+	for _, l := range c.Reindex {
+		slices.Sort(l)
+	}
 	return c, nil
 }
 
@@ -208,9 +226,31 @@ func latin1Bytes(s string) (string, bool) {
 func (f *Freshness) graphHashes(v state.View) map[string]string {
 	seq := v.Graph.LastChange(v.Pos.Seq)
 	if f.hashes == nil || f.hashesOf != v.Graph || f.hashesSeq != seq {
-		f.hashes, f.hashesOf, f.hashesSeq = v.Graph.FileHashes(), v.Graph, seq
+		f.hashes, f.byRoot, f.hashesOf, f.hashesSeq = v.Graph.FileHashes(), nil, v.Graph, seq
 	}
 	return f.hashes
+}
+
+// rootHashes returns the content hashes of the root name's files, keyed
+// by their path inside the root. Called with mu held, inside the view v.
+func (f *Freshness) rootHashes(v state.View, name string, several bool) map[string]string {
+	all := f.graphHashes(v)
+	if !several && name == "" {
+		return all
+	}
+	if f.byRoot == nil {
+		f.byRoot = map[string]map[string]string{}
+		for p, h := range all {
+			n, rel := graph.SplitRoot(p)
+			m := f.byRoot[n]
+			if m == nil {
+				m = map[string]string{}
+				f.byRoot[n] = m
+			}
+			m[rel] = h
+		}
+	}
+	return f.byRoot[name]
 }
 
 // cacheDir is where the extractor keeps its caches for root (as IndexWith
@@ -220,24 +260,25 @@ func cacheDir(stateDir, root string) string {
 	return filepath.Join(stateDir, state.IndexCacheDir, hex.EncodeToString(sum[:8]))
 }
 
-// load reads the extractor's stat cache of root again when it changed on
-// disk (or root did). Called with mu held. A cache that cannot be read
-// leaves no records: every file is then hashed, which is slower, not
-// wrong.
-func (f *Freshness) load(root string) {
-	if root != f.root {
-		f.root, f.records, f.cacheStamp = root, nil, fileStamp{}
-		clear(f.memo)
+// load returns what is known of the files of root, reading the
+// extractor's stat cache of root again when it changed on disk. Called
+// with mu held. A cache that cannot be read leaves no records: every file
+// is then hashed, which is slower, not wrong.
+func (f *Freshness) load(root string) *rootCache {
+	rc := f.caches[root]
+	if rc == nil {
+		rc = &rootCache{memo: map[string]verified{}}
+		f.caches[root] = rc
 	}
 	dir := cacheDir(f.st.Dir(), root)
 	fi, err := os.Stat(filepath.Join(dir, extract.StatCacheFile))
 	if err != nil {
-		f.records, f.cacheStamp = nil, fileStamp{}
-		return
+		rc.records, rc.cacheStamp = nil, fileStamp{}
+		return rc
 	}
 	stamp := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if stamp == f.cacheStamp && f.records != nil {
-		return
+	if stamp == rc.cacheStamp && rc.records != nil {
+		return rc
 	}
 	recs, ok, err := extract.ReadStatCache(dir, root)
 	if err != nil {
@@ -246,18 +287,19 @@ func (f *Freshness) load(root string) {
 	if !ok {
 		recs = nil
 	}
-	f.records, f.cacheStamp = recs, stamp
+	rc.records, rc.cacheStamp = recs, stamp
+	return rc
 }
 
 // staleLocked reports whether the file p under root is not what the graph
 // holds (want, when held). Called with mu held.
-func (f *Freshness) staleLocked(root, p, want string, held bool) bool {
+func (f *Freshness) staleLocked(rc *rootCache, root, p, want string, held bool) bool {
 	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
 	if err != nil || !fi.Mode().IsRegular() {
 		return held // gone (or no longer a file): stale when the graph holds it
 	}
 	st := fileStamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if r, ok := f.records[p]; ok && r.Size == st.size && r.ModTime == st.mtime && !racy(st.mtime, r.Hashed) {
+	if r, ok := rc.records[p]; ok && r.Size == st.size && r.ModTime == st.mtime && !racy(st.mtime, r.Hashed) {
 		if !held {
 			return !r.Binary // a binary file is never held; any other is new
 		}
@@ -266,7 +308,7 @@ func (f *Freshness) staleLocked(root, p, want string, held bool) bool {
 	if !held {
 		return true // a file the graph does not hold and the extractor did not see
 	}
-	if m, ok := f.memo[p]; ok && m.fileStamp == st && !racy(st.mtime, m.at) {
+	if m, ok := rc.memo[p]; ok && m.fileStamp == st && !racy(st.mtime, m.at) {
 		return m.hash != want
 	}
 	now := time.Now().UnixNano()
@@ -274,7 +316,7 @@ func (f *Freshness) staleLocked(root, p, want string, held bool) bool {
 	if err != nil {
 		return true // unreadable: the graph cannot be shown to hold it
 	}
-	f.memo[p] = verified{fileStamp: st, hash: h, at: now}
+	rc.memo[p] = verified{fileStamp: st, hash: h, at: now}
 	return h != want
 }
 
@@ -300,31 +342,53 @@ func hashFile(abs string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Target is what a freshness scan compares the disk with: the graph's
-// indexed root and its content hashes, taken inside a view so that the
-// scan itself (file reads, git) runs outside it.
+// Target is what a freshness scan compares the disk with: one root of
+// the graph and its content hashes, taken inside a view so that the scan
+// itself (file reads, git) runs outside it. Its paths are relative to the
+// root's folder; graph.RootPath(Name, p) is the graph's path.
 type Target struct {
-	// Root is the absolute folder the graph was last indexed from.
+	// Root is the root's absolute folder, Name its name ("" the primary
+	// root).
 	Root string
-	// IndexedSeq is the last index run's finished seq, else its started
-	// seq.
+	Name string
+	// IndexedSeq is the root's last index run's finished seq, else its
+	// started seq.
 	IndexedSeq uint64
-	// Commit is the commit the last index run recorded, "" when none.
+	// Commit is the commit the root's last index run recorded, "" when
+	// none.
 	Commit string
 	hashes map[string]string
 }
 
-// Target returns what Scan compares with, and false when the graph
-// records no index run. Call it inside the view v; the hashes it holds are
-// shared and must not be changed.
+// Target returns what Scan compares with for the root the graph was last
+// indexed from, and false when the graph records no index run. Call it
+// inside the view v; the hashes it holds are shared and must not be
+// changed.
 func (f *Freshness) Target(v state.View) (Target, bool) {
 	run, ok := v.Graph.LastIndex()
 	if !ok {
 		return Target{}, false
 	}
+	for _, t := range f.Targets(v) {
+		if t.Name == run.Name {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// Targets returns a Target for each root of the graph, ordered by name
+// (the primary root first). Call it inside the view v.
+func (f *Freshness) Targets(v state.View) []Target {
+	roots := v.Graph.Roots()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return Target{Root: run.Root, IndexedSeq: indexedSeq(run), Commit: run.Commit, hashes: f.graphHashes(v)}, true
+	out := make([]Target, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, Target{Root: r.Root, Name: r.Name, IndexedSeq: indexedSeq(r), Commit: r.Commit,
+			hashes: f.rootHashes(v, r.Name, len(roots) > 1)})
+	}
+	return out
 }
 
 // Scan is what Freshness.Scan found.
@@ -423,10 +487,10 @@ func (f *Freshness) Changed(ctx context.Context, t Target) ([]string, error) {
 	var changed []string
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.load(t.Root)
+	rc := f.load(t.Root)
 	n := 0
 	for p, want := range t.hashes {
-		if f.staleLocked(t.Root, OnDisk(t.Root, p), want, true) {
+		if f.staleLocked(rc, t.Root, OnDisk(t.Root, p), want, true) {
 			changed = append(changed, p)
 		}
 		if n++; n%1024 == 0 && ctx.Err() != nil {
@@ -480,8 +544,7 @@ func (f *Freshness) indexable(root, p string) bool {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.load(root)
-	r, ok := f.records[p]
+	r, ok := f.load(root).records[p]
 	return !ok || !r.Binary || r.Size != fi.Size() || r.ModTime != fi.ModTime().UnixNano()
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/gitfiles"
+	"github.com/cos-dev/cos/state"
 )
 
 // Defaults of WatchOptions.
@@ -118,16 +120,16 @@ func (o WatchOptions) withDefaults() WatchOptions {
 	return o
 }
 
-// errRootChanged ends the watch of one root: the graph was indexed from
-// another folder.
-var errRootChanged = errors.New("the indexed root changed")
+// errRootChanged ends the watch of the roots: a root was added or
+// removed.
+var errRootChanged = errors.New("the indexed roots changed")
 
-// Watch keeps the graph current with the folder it was last indexed from
-// (IndexedRoot) until ctx ends. Several processes on one state folder
+// Watch keeps the graph current with the folders of its roots until ctx
+// ends. Several processes on one state folder
 // elect one watcher (state.WatchLockFile); the others wait, trying again
 // every ElectRetry, and one of them takes over when the watcher stops or
 // dies. Before any index it waits (looking every RootPoll) for a first
-// one; when the graph is indexed from another folder it follows.
+// one; when a root is added or removed it follows.
 //
 // The watcher runs a full index first (catching what changed while nobody
 // watched), then one targeted run (RunOptions.Paths) per burst of file
@@ -164,17 +166,28 @@ func (x *Indexer) Watch(ctx context.Context, o WatchOptions) error {
 	x.setWatching(true, "")
 	x.logger.Info("watching the indexed tree for changes")
 	for {
-		root, ok := x.awaitRoot(ctx, o.RootPoll)
+		roots, ok := x.awaitRoots(ctx, o.RootPoll)
 		if !ok {
 			return nil
 		}
-		x.setWatching(true, root)
-		err := x.watchRoot(ctx, root, o)
+		x.setWatching(true, strings.Join(roots, ", "))
+		// One watch per root; when one ends (an error, or the roots
+		// changed) they all end and the set is watched afresh.
+		wctx, cancel := context.WithCancel(ctx)
+		errs := make(chan error, len(roots))
+		for _, root := range roots {
+			go func() { errs <- x.watchRoot(wctx, root, roots, o) }()
+		}
+		err := <-errs
+		cancel()
+		for range len(roots) - 1 {
+			<-errs
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
 		if err != nil && !errors.Is(err, errRootChanged) {
-			x.logger.Warn("watching the tree failed; trying again", "root", root, "err", err, "in", o.Retry)
+			x.logger.Warn("watching the tree failed; trying again", "roots", roots, "err", err, "in", o.Retry)
 			if !sleep(ctx, o.Retry) {
 				return nil
 			}
@@ -182,17 +195,40 @@ func (x *Indexer) Watch(ctx context.Context, o WatchOptions) error {
 	}
 }
 
-// awaitRoot returns the indexed root, looking every poll until there is
-// one; false when ctx ends first.
-func (x *Indexer) awaitRoot(ctx context.Context, poll time.Duration) (string, bool) {
-	for {
+// rootFolders returns the folders of the graph's roots that are folders
+// on disk, sorted; before any root is recorded in the graph, the folder
+// the last index named (IndexedRoot), if any.
+func (x *Indexer) rootFolders(ctx context.Context) []string {
+	var out []string
+	_ = x.st.Read(ctx, func(v state.View) {
+		for _, r := range v.Graph.Roots() {
+			out = append(out, r.Root)
+		}
+	})
+	if len(out) == 0 {
 		if r := x.IndexedRoot(); r != "" {
-			if fi, err := os.Stat(r); err == nil && fi.IsDir() {
-				return r, true
-			}
+			out = append(out, r)
+		}
+	}
+	kept := out[:0]
+	for _, r := range out {
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			kept = append(kept, r)
+		}
+	}
+	slices.Sort(kept)
+	return kept
+}
+
+// awaitRoots returns the graph's root folders, looking every poll until
+// there is one; false when ctx ends first.
+func (x *Indexer) awaitRoots(ctx context.Context, poll time.Duration) ([]string, bool) {
+	for {
+		if rs := x.rootFolders(ctx); len(rs) > 0 {
+			return rs, true
 		}
 		if !sleep(ctx, poll) {
-			return "", false
+			return nil, false
 		}
 	}
 }
@@ -228,9 +264,9 @@ type treeWatch struct {
 	full  bool
 }
 
-// watchRoot watches root until ctx ends or the indexed root changes
-// (errRootChanged).
-func (x *Indexer) watchRoot(ctx context.Context, root string, o WatchOptions) error {
+// watchRoot watches root, one of the roots all, until ctx ends or the
+// graph's roots change (errRootChanged).
+func (x *Indexer) watchRoot(ctx context.Context, root string, all []string, o WatchOptions) error {
 	w, err := fsnotify.NewBufferedWatcher(watchEventBuffer)
 	if err != nil {
 		return fmt.Errorf("start the file system watcher: %w", err)
@@ -277,8 +313,8 @@ func (x *Indexer) watchRoot(ctx context.Context, root string, o WatchOptions) er
 		case <-ctx.Done():
 			return nil
 		case <-poll.C:
-			if r := x.IndexedRoot(); r != "" && r != root {
-				x.logger.Info("the graph was indexed from another folder; watching it instead", "root", r)
+			if rs := x.rootFolders(ctx); len(rs) > 0 && !slices.Equal(rs, all) {
+				x.logger.Info("the graph's roots changed; watching them instead", "roots", rs)
 				return errRootChanged
 			}
 		case err, ok := <-w.Errors:

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/query"
 	"github.com/cos-dev/cos/state"
@@ -56,8 +59,8 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 		// A not-found names no file to check, but what was asked for may
 		// be in a file written since the last index (a function just
 		// added): bring every changed file in, then ask once more.
-		if paths, root := r.pendingFiles(ctx); len(paths) > 0 {
-			if seq, ierr := r.reindex(ctx, root, paths); ierr == nil && r.st.WaitFor(ctx, seq) == nil {
+		if pending := r.pendingFiles(ctx); len(pending) > 0 {
+			if seq, ierr := r.reindex(ctx, pending); ierr == nil && r.st.WaitFor(ctx, seq) == nil {
 				if rerr := run(); rerr != nil {
 					return nil, tm, nil, rerr
 				}
@@ -68,11 +71,11 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 		return data, tm, err, nil
 	}
 	stale := chk.Stale
-	if why := r.cannotReindex(chk.Root); why != "" {
+	if why := r.cannotReindex(chk.Reindex); why != "" {
 		tm.Warnings = append(tm.Warnings, staleWarning(stale, why))
 		return data, tm, nil, nil
 	}
-	seq, ierr := r.reindex(ctx, chk.Root, chk.Reindex)
+	seq, ierr := r.reindex(ctx, chk.Reindex)
 	if ierr != nil {
 		tm.Warnings = append(tm.Warnings, staleWarning(stale, "re-indexing them failed: "+ierr.Error()))
 		return data, tm, nil, nil
@@ -98,42 +101,55 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 // with a warning: a read is not held up by a long run.
 const refreshLockWait = 2 * time.Second
 
-// pendingFiles returns every file an index of the graph's root would look
-// at again (changed, gone, or new and kept by git) and the root; none when
-// the graph records no index run.
-func (r *Runner) pendingFiles(ctx context.Context) ([]string, string) {
-	var (
-		t  indexing.Target
-		ok bool
-	)
-	if err := r.st.Read(ctx, func(v state.View) { t, ok = r.fresh.Target(v) }); err != nil || !ok {
-		return nil, ""
+// pendingFiles returns every file an index of the graph's roots would
+// look at again (changed, gone, or new and kept by git), by root folder;
+// none when the graph records no index run.
+func (r *Runner) pendingFiles(ctx context.Context) map[string][]string {
+	var ts []indexing.Target
+	if err := r.st.Read(ctx, func(v state.View) { ts = r.fresh.Targets(v) }); err != nil {
+		return nil
 	}
-	if r.cannotReindex(t.Root) != "" {
-		return nil, "" // nothing could come of the scan
+	out := map[string][]string{}
+	for _, t := range ts {
+		if r.cannotReindex(map[string][]string{t.Root: nil}) != "" {
+			continue // nothing could come of the scan
+		}
+		if paths, err := r.fresh.Pending(ctx, t); err == nil && len(paths) > 0 {
+			out[t.Root] = paths
+		}
 	}
-	paths, err := r.fresh.Pending(ctx, t)
-	if err != nil {
-		return nil, ""
-	}
-	return paths, t.Root
+	return out
 }
 
-// reindex indexes paths of root (a targeted run) and returns the seq the
-// projections must reach for the answer to include it. It waits at most
-// refreshLockWait for another index run to finish.
-func (r *Runner) reindex(ctx context.Context, root string, paths []string) (uint64, error) {
-	rep, err := r.ix.IndexWith(ctx, root, indexing.RunOptions{Paths: paths, Report: indexProgress(ctx), LockWait: refreshLockWait})
-	if err != nil {
-		return 0, err
+// reindex indexes the paths of each root folder of byRoot (targeted runs)
+// and returns the seq the projections must reach for the answer to
+// include them. Each run waits at most refreshLockWait for another index
+// run to finish.
+func (r *Runner) reindex(ctx context.Context, byRoot map[string][]string) (uint64, error) {
+	var seq uint64
+	for _, root := range slices.Sorted(maps.Keys(byRoot)) {
+		rep, err := r.ix.IndexWith(ctx, root, indexing.RunOptions{Paths: byRoot[root], Report: indexProgress(ctx), LockWait: refreshLockWait})
+		if err != nil {
+			return 0, err
+		}
+		r.st.Logger().Debug("re-indexed files an answer named", "files", len(byRoot[root]), "seq", rep.LastSeq)
+		seq = max(seq, rep.LastSeq)
 	}
-	r.st.Logger().Debug("re-indexed files an answer named", "files", len(paths), "seq", rep.LastSeq)
-	return rep.LastSeq, nil
+	return seq, nil
 }
 
 // cannotReindex says why this server cannot re-index the graph's files
-// under root, or "" when it can.
-func (r *Runner) cannotReindex(root string) string {
+// under the root folders of byRoot, or "" when it can.
+func (r *Runner) cannotReindex(byRoot map[string][]string) string {
+	for _, root := range slices.Sorted(maps.Keys(byRoot)) {
+		if why := r.cannotReindexRoot(root); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+func (r *Runner) cannotReindexRoot(root string) string {
 	switch {
 	case r.st.ReadOnly():
 		return fmt.Sprintf("this server is a read-only view of the log at seq %d and does not re-index", r.st.Position().Seq)
@@ -229,10 +245,10 @@ func (c *Call) Refresh(ctx context.Context, paths []string) (stale []string, err
 	if len(chk.Stale) == 0 {
 		return nil, nil
 	}
-	if why := c.runner.cannotReindex(chk.Root); why != "" {
+	if why := c.runner.cannotReindex(chk.Reindex); why != "" {
 		return chk.Stale, errors.New(why)
 	}
-	seq, err := c.runner.reindex(ctx, chk.Root, chk.Reindex)
+	seq, err := c.runner.reindex(ctx, chk.Reindex)
 	if err != nil {
 		return chk.Stale, fmt.Errorf("re-index: %w", err)
 	}
@@ -329,19 +345,27 @@ func (c *Call) changedOnDisk(ctx context.Context) []string {
 		c.index = nil
 		return nil
 	}
-	changed, err := c.fresh.Changed(ctx, t)
-	c.index = &envelope.Index{Root: t.Root, Commit: t.Commit, IndexedSeq: t.IndexedSeq, StaleFiles: len(changed)}
-	if err != nil {
-		return nil
+	var changed []string
+	for _, rt := range c.fresh.Targets(c.V) {
+		paths, err := c.fresh.Changed(ctx, rt)
+		if err != nil {
+			return nil
+		}
+		for _, p := range paths {
+			changed = append(changed, graph.RootPath(rt.Name, p))
+		}
 	}
+	slices.Sort(changed)
+	c.index = &envelope.Index{Root: t.Root, Commit: t.Commit, IndexedSeq: t.IndexedSeq, StaleFiles: len(changed)}
 	return changed
 }
 
-// freshTarget is what cos_health's freshness scan compares with; false
-// when the graph records no index run. Call it inside the view c.V.
-func (c *Call) freshTarget() (indexing.Target, bool) {
+// freshTargets are what cos_health's freshness scan compares with, one
+// per root; none when the graph records no index run. Call it inside the
+// view c.V.
+func (c *Call) freshTargets() []indexing.Target {
 	if c.fresh == nil {
-		return indexing.Target{}, false
+		return nil
 	}
-	return c.fresh.Target(c.V)
+	return c.fresh.Targets(c.V)
 }

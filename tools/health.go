@@ -48,6 +48,16 @@ type healthFreshness struct {
 	indexing.Scan
 	Watched   bool   `json:"watched"`
 	WatchedBy string `json:"watched_by,omitempty"`
+	// Roots is the scan of every root, by name ("" the primary root),
+	// when the state folder holds several; the fields above are then the
+	// first root's.
+	Roots []rootScan `json:"roots,omitempty"`
+}
+
+// rootScan is the freshness scan of one root.
+type rootScan struct {
+	Name string `json:"name"`
+	indexing.Scan
 }
 
 // watcher reports whether some cos process watches the indexed tree (holds
@@ -122,15 +132,24 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	// freshness compares the graph with the disk; it reads files and runs
 	// git, so outside the view.
-	if t, ok := c.freshTarget(); ok {
+	if ts := c.freshTargets(); len(ts) > 0 {
 		c.afterView = append(c.afterView, func(ctx context.Context) {
-			s, err := c.fresh.Scan(ctx, t, healthFreshPaths)
-			if err != nil {
-				out["freshness"] = map[string]any{"root": t.Root, "error": err.Error()}
-				return
+			var f healthFreshness
+			for i, t := range ts {
+				s, err := c.fresh.Scan(ctx, t, healthFreshPaths)
+				if err != nil {
+					out["freshness"] = map[string]any{"root": t.Root, "error": err.Error()}
+					return
+				}
+				if i == 0 {
+					f.Scan = s
+				}
+				if len(ts) > 1 {
+					f.Roots = append(f.Roots, rootScan{Name: t.Name, Scan: s})
+				}
 			}
-			watched, by := c.watcher()
-			out["freshness"] = healthFreshness{Scan: s, Watched: watched, WatchedBy: by}
+			f.Watched, f.WatchedBy = c.watcher()
+			out["freshness"] = f
 		})
 	}
 	return out, envelope.ToolMeta{}, nil

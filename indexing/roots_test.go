@@ -1,0 +1,178 @@
+package indexing
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/internal/testutil"
+	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/state"
+)
+
+// graphFiles returns the paths of the files the graph holds, sorted, and
+// its roots.
+func graphFiles(t *testing.T, st *state.State) ([]string, []projections.IndexRun) {
+	t.Helper()
+	var (
+		files []string
+		roots []projections.IndexRun
+	)
+	if err := st.ReadStrict(context.Background(), func(v state.View) {
+		for p := range v.Graph.FileHashes() {
+			files = append(files, p)
+		}
+		roots = v.Graph.Roots()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(files)
+	return files, roots
+}
+
+// A state folder holds several roots: a folder inside the primary root
+// refreshes that part only (nothing is removed, uids stay), another folder
+// is added under its name with name//path uids, a folder holding a root is
+// refused, and removing a root removes its files only.
+func TestRoots_RefreshAddRemove(t *testing.T) {
+	ctx := context.Background()
+	svc := testutil.WriteTree(t, map[string]string{
+		"go.mod":           "module example.com/svc\n\ngo 1.22\n",
+		"main.go":          "package main\n\nimport \"example.com/svc/shapes\"\n\nfunc main() { _ = shapes.Total() }\n",
+		"shapes/shapes.go": "package shapes\n\n// Total sums.\nfunc Total() int { return 1 }\n",
+		"README.md":        "# svc\n",
+	})
+	lib := testutil.WriteTree(t, map[string]string{
+		"util.py":   "def helper():\n    return 1\n",
+		"README.md": "# lib\n",
+	})
+	svc, _ = filepath.EvalSymlinks(svc)
+	lib, _ = filepath.EvalSymlinks(lib)
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{filepath.Dir(svc), filepath.Dir(lib)}})
+
+	if _, err := x.IndexWith(ctx, svc, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := graphFiles(t, st)
+	want := []string{"README.md", "go.mod", "main.go", "shapes/shapes.go"}
+	if !slices.Equal(before, want) {
+		t.Fatalf("files after the first index = %v, want %v", before, want)
+	}
+
+	// A folder inside the root: a refresh of that part, nothing removed.
+	rep, err := x.IndexWith(ctx, filepath.Join(svc, "shapes"), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.FilesRemoved != 0 || rep.Root != svc || rep.Under != "shapes" || rep.RootName != "" || rep.RootAdded {
+		t.Fatalf("refresh of shapes: %+v", rep)
+	}
+	if after, _ := graphFiles(t, st); !slices.Equal(after, want) {
+		t.Fatalf("files after refreshing shapes = %v, want %v", after, want)
+	}
+
+	// Another folder: a second root, named after its folder.
+	rep, err = x.IndexWith(ctx, lib, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(lib)
+	if !rep.RootAdded || rep.RootName != rootNameOf(name) || rep.FilesRemoved != 0 {
+		t.Fatalf("second root: %+v", rep)
+	}
+	name = rep.RootName
+	files, roots := graphFiles(t, st)
+	want2 := append(slices.Clone(want), name+"//README.md", name+"//util.py")
+	slices.Sort(want2)
+	if !slices.Equal(files, want2) {
+		t.Fatalf("files with two roots = %v, want %v", files, want2)
+	}
+	if len(roots) != 2 || roots[0].Name != "" || roots[0].Root != svc || roots[1].Name != name || roots[1].Root != lib {
+		t.Fatalf("roots = %+v", roots)
+	}
+	var fn, file bool
+	if err := st.ReadStrict(ctx, func(v state.View) {
+		_, fn = v.Graph.Node("code:function:" + name + "//util.py::helper")
+		_, file = v.Graph.Node("code:function:shapes/shapes.go::Total")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !fn || !file {
+		t.Fatalf("the second root's function found %v, the first root's %v; want both", fn, file)
+	}
+
+	// Indexing the primary root again leaves the second one alone.
+	if rep, err := x.IndexWith(ctx, svc, RunOptions{}); err != nil || rep.FilesRemoved != 0 || rep.Events != 0 {
+		t.Fatalf("refresh of the primary root: %+v %v", rep, err)
+	}
+
+	// A folder holding a root is refused, and changes nothing.
+	_, err = x.IndexWith(ctx, filepath.Dir(lib), RunOptions{})
+	var ee *envelope.Error
+	if !errors.As(err, &ee) || ee.Code != envelope.CodeArgument {
+		t.Fatalf("indexing a folder that holds a root: %v, want E_ARGUMENT", err)
+	}
+	if got, _ := graphFiles(t, st); !slices.Equal(got, want2) {
+		t.Fatalf("files after a refused index = %v", got)
+	}
+
+	// Removing the second root takes its files only; naming no root is
+	// E_NOT_FOUND.
+	if _, err := x.RemoveRoot(ctx, "no-such-root"); !errors.As(err, &ee) || ee.Code != envelope.CodeNotFound {
+		t.Fatalf("removing an unknown root: %v, want E_NOT_FOUND", err)
+	}
+	out, err := x.RemoveRoot(ctx, name)
+	if err != nil || out.FilesRemoved != 2 || out.Root != lib {
+		t.Fatalf("remove: %+v %v", out, err)
+	}
+	files, roots = graphFiles(t, st)
+	if !slices.Equal(files, want) || len(roots) != 1 || roots[0].Root != svc {
+		t.Fatalf("after removing the second root: files %v roots %+v", files, roots)
+	}
+
+	// Indexed again, it comes back whole (its extractor cache went with it).
+	rep, err = x.IndexWith(ctx, lib, RunOptions{Name: "lib"})
+	if err != nil || rep.RootName != "lib" || rep.FilesChanged != 2 {
+		t.Fatalf("second root again, named lib: %+v %v", rep, err)
+	}
+}
+
+// A graph with several roots survives a snapshot: the roots decode as
+// they were encoded.
+func TestRoots_Snapshot(t *testing.T) {
+	ctx := context.Background()
+	a := testutil.WriteTree(t, map[string]string{"a.py": "def f():\n    pass\n"})
+	b := testutil.WriteTree(t, map[string]string{"b.py": "def g():\n    pass\n"})
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{filepath.Dir(a), filepath.Dir(b)}})
+	for _, r := range []string{a, b} {
+		if _, err := x.IndexWith(ctx, r, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var data []byte
+	var want []projections.IndexRun
+	if err := st.ReadStrict(ctx, func(v state.View) {
+		want = v.Graph.Roots()
+		var err error
+		data, err = v.Graph.MarshalSnapshot()
+		if err != nil {
+			t.Error(err)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	g := projections.NewGraph()
+	if err := g.UnmarshalSnapshot(data); err != nil {
+		t.Fatal(err)
+	}
+	got := g.Roots()
+	if len(got) != 2 || !slices.Equal(got, want) {
+		t.Fatalf("roots after a snapshot = %+v, want %+v", got, want)
+	}
+	if last, ok := g.LastIndex(); !ok || last.Name != want[1].Name {
+		t.Fatalf("last run after a snapshot = %+v, want the second root's", last)
+	}
+}
