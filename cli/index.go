@@ -14,6 +14,7 @@ import (
 
 	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/state"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
@@ -33,69 +34,68 @@ func (a *app) indexCommand() *cobra.Command {
 		fileTO time.Duration
 		force  bool
 		watch  bool
+		name   string
+		remove string
 	)
 	cmd := &cobra.Command{
-		Use:   "index [PATH]",
-		Short: "Index a repository into the code/doc graph (default: the working directory)",
-		Long: "Walk PATH (default the working directory), honouring .gitignore, extract every file whose content changed " +
+		Use:   "index [PATH...]",
+		Short: "Index repositories into the code/doc graph (default: the working directory)",
+		Long: "Walk each PATH (default the working directory), honouring .gitignore, extract every file whose content changed " +
 			"since the last index, and append one graph.file_extracted event per changed file and graph.file_removed per " +
 			"vanished one. On a terminal a progress bar runs on stderr; the summary line goes to stdout: files seen / " +
-			"changed / removed / failed, nodes, edges, events and bytes appended, seconds, the slowest extractions. " +
-			"The state folder holds one indexed tree: indexing another folder replaces it.",
-		Example: "  cos index\n  cos index \"$(go env GOROOT)/src/net/http\"\n  cos index --json .",
-		Args:    cobra.MaximumNArgs(1),
+			"changed / removed / failed, nodes, edges, events and bytes appended, seconds, the slowest extractions.\n\n" +
+			"A state folder holds several roots side by side. The first folder indexed keeps plain repo-relative paths " +
+			"(code:file:main.go); every other root is named after its folder (or --name) and its paths are NAME//path " +
+			"(code:file:lib//util.go). A PATH inside a root refreshes that part only; nothing outside it is removed. " +
+			"--remove takes a root out of the graph.",
+		Example: "  cos index\n  cos index ../service ../library\n  cos index src/parser        # refresh one folder of the root\n" +
+			"  cos index --remove library\n  cos index --json .",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root := "."
-			if len(args) == 1 {
-				root = args[0]
-			}
 			ctx := cmd.Context()
 			if fileTO <= 0 {
 				return usageError("--file-timeout %v: give a positive duration such as 30s", fileTO)
+			}
+			if name != "" && len(args) > 1 {
+				return usageError("--name names one new root; give one PATH with it")
+			}
+			if remove != "" && (len(args) > 0 || name != "") {
+				return usageError("--remove takes no PATH and no --name; remove a root on its own")
 			}
 			ix, st, err := a.openIndexer(ctx, f, a.stderrLogger(slog.LevelWarn), nil)
 			if err != nil {
 				return failure(err)
 			}
 			defer func() { _ = st.Close(context.Background()) }()
-			var progress func(done, total int)
-			var bar *progressbar.ProgressBar
-			if !noBar && isTerminal(a.io.Err) {
-				bar = newIndexBar(a.io.Err)
-				progress = func(done, total int) {
-					bar.ChangeMax(max(total, 1))
-					_ = bar.Set(done)
+			if remove != "" {
+				out, err := ix.RemoveRoot(ctx, remove)
+				if err != nil {
+					return failure(err)
 				}
-			}
-			rep, err := ix.IndexWith(ctx, root, indexing.RunOptions{Progress: progress, Precise: pf.options(), FileTimeout: fileTO, Force: force,
-				SnapshotMinBytes: 1})
-			if bar != nil {
-				_ = bar.Finish()
-				_, _ = fmt.Fprintln(a.io.Err)
-			}
-			if err != nil {
-				return failure(err)
-			}
-			// The run has brought the projections up to its end and
-			// snapshotted them (so the next command starts warm); catch up
-			// with anything appended since.
-			projStart := time.Now()
-			if _, err := st.Tailer().CatchUp(ctx); err != nil {
-				return failure(err)
-			}
-			projected := rep.SnapshotSeconds + time.Since(projStart).Seconds()
-			if asJSON {
-				enc := json.NewEncoder(a.io.Out)
-				enc.SetEscapeHTML(false)
-				return enc.Encode(map[string]any{"report": rep, "projected_seconds": projected})
-			}
-			if _, err := fmt.Fprintln(a.io.Out, summaryLine(rep, projected)); err != nil || !watch {
+				if asJSON {
+					return json.NewEncoder(a.io.Out).Encode(map[string]any{"removed": out})
+				}
+				_, err = fmt.Fprintf(a.io.Out, "removed root %s (%s): %d files\n", rootLabel(out.Name), out.Root, out.FilesRemoved)
 				return err
 			}
-			return a.watchIndex(ctx, ix)
+			if len(args) == 0 {
+				args = []string{"."}
+			}
+			for i, root := range args {
+				last := i == len(args)-1
+				if err := a.indexOne(ctx, ix, st, root, indexing.RunOptions{Precise: pf.options(), FileTimeout: fileTO, Force: force,
+					SnapshotMinBytes: 1, Name: name}, noBar, asJSON); err != nil {
+					return err
+				}
+				if last && watch && !asJSON {
+					return a.watchIndex(ctx, ix)
+				}
+			}
+			return nil
 		},
 	}
 	f.add(cmd, "off")
+	cmd.Flags().StringVar(&name, "name", "", "name of a new root (default: its folder's name); the first root of a state folder has none")
+	cmd.Flags().StringVar(&remove, "remove", "", "take the root with this name (or folder) out of the graph, and nothing else")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole report as JSON instead of the summary line")
 	cmd.Flags().BoolVar(&noBar, "no-progress", false, "no progress bar, even on a terminal")
 	cmd.Flags().BoolVar(&force, "force", false, "extract every file again, changed or not (brings back nodes deleted by hand)")
@@ -105,6 +105,50 @@ func (a *app) indexCommand() *cobra.Command {
 		"re-indexed within a second of the last write, one summary line per run on stderr")
 	pf.add(cmd)
 	return cmd
+}
+
+// indexOne indexes root with o (a progress bar on a terminal unless
+// noBar) and prints its summary line, or the report as JSON.
+func (a *app) indexOne(ctx context.Context, ix *indexing.Indexer, st *state.State, root string, o indexing.RunOptions, noBar, asJSON bool) error {
+	var bar *progressbar.ProgressBar
+	if !noBar && isTerminal(a.io.Err) {
+		bar = newIndexBar(a.io.Err)
+		o.Progress = func(done, total int) {
+			bar.ChangeMax(max(total, 1))
+			_ = bar.Set(done)
+		}
+	}
+	rep, err := ix.IndexWith(ctx, root, o)
+	if bar != nil {
+		_ = bar.Finish()
+		_, _ = fmt.Fprintln(a.io.Err)
+	}
+	if err != nil {
+		return failure(err)
+	}
+	// The run has brought the projections up to its end and snapshotted
+	// them (so the next command starts warm); catch up with anything
+	// appended since.
+	projStart := time.Now()
+	if _, err := st.Tailer().CatchUp(ctx); err != nil {
+		return failure(err)
+	}
+	projected := rep.SnapshotSeconds + time.Since(projStart).Seconds()
+	if asJSON {
+		enc := json.NewEncoder(a.io.Out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(map[string]any{"report": rep, "projected_seconds": projected})
+	}
+	_, err = fmt.Fprintln(a.io.Out, summaryLine(rep, projected))
+	return err
+}
+
+// rootLabel names a root for a person: its name, or "primary".
+func rootLabel(name string) string {
+	if name == "" {
+		return "primary"
+	}
+	return name
 }
 
 // watchIndex is cos index --watch after the first run: it watches until
@@ -188,8 +232,17 @@ func isTerminal(w io.Writer) bool {
 //	812 events (4.1 MB) in 3.20 s (+0.90 s projecting); slowest: a.go 41 ms, b.go 30 ms, c.go 22 ms
 func summaryLine(r indexing.Report, projected float64) string {
 	var b strings.Builder
+	where := r.Root
+	switch {
+	case r.Under != "":
+		where = fmt.Sprintf("%s (refreshed %s of root %s)", r.Root, r.Under, rootLabel(r.RootName))
+	case r.RootName != "" && r.RootAdded:
+		where = fmt.Sprintf("%s (new root %s: its paths are %s//…)", r.Root, r.RootName, r.RootName)
+	case r.RootName != "":
+		where = fmt.Sprintf("%s (root %s)", r.Root, r.RootName)
+	}
 	fmt.Fprintf(&b, "indexed %s: %d files seen, %d changed, %d removed, %d failed, %d skipped",
-		r.Root, r.FilesSeen, r.FilesChanged+r.FilesReextracted, r.FilesRemoved, r.FilesFailed, r.FilesSkipped)
+		where, r.FilesSeen, r.FilesChanged+r.FilesReextracted, r.FilesRemoved, r.FilesFailed, r.FilesSkipped)
 	if r.FilesWithParseErrors > 0 {
 		fmt.Fprintf(&b, ", %d with parse errors", r.FilesWithParseErrors)
 	}

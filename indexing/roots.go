@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cos-dev/cos/envelope"
@@ -310,4 +312,22 @@ func (x *Indexer) RemoveRoot(ctx context.Context, which string) (RootRemoval, er
 		x.logger.Warn("the removed root's extractor cache stays", "err", err)
 	}
 	return out, nil
+}
+
+// IndexPaths runs IndexWith over the paths of each root folder of byRoot
+// (targeted runs: RunOptions.Paths of o replaced by each root's list), in
+// the order of the folders, and returns the last seq they appended (0 when
+// none did). The first error stops it.
+func (x *Indexer) IndexPaths(ctx context.Context, byRoot map[string][]string, o RunOptions) (uint64, error) {
+	var seq uint64
+	for _, root := range slices.Sorted(maps.Keys(byRoot)) {
+		o.Paths = byRoot[root]
+		rep, err := x.IndexWith(ctx, root, o)
+		if err != nil {
+			return 0, err
+		}
+		x.logger.Debug("re-indexed files", "root", root, "files", len(o.Paths), "seq", rep.LastSeq)
+		seq = max(seq, rep.LastSeq)
+	}
+	return seq, nil
 }

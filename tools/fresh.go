@@ -121,21 +121,11 @@ func (r *Runner) pendingFiles(ctx context.Context) map[string][]string {
 	return out
 }
 
-// reindex indexes the paths of each root folder of byRoot (targeted runs)
-// and returns the seq the projections must reach for the answer to
-// include them. Each run waits at most refreshLockWait for another index
-// run to finish.
+// reindex indexes the paths of each root folder of byRoot (targeted runs,
+// each waiting at most refreshLockWait for another run) and returns the
+// seq the projections must reach for the answer to include them.
 func (r *Runner) reindex(ctx context.Context, byRoot map[string][]string) (uint64, error) {
-	var seq uint64
-	for _, root := range slices.Sorted(maps.Keys(byRoot)) {
-		rep, err := r.ix.IndexWith(ctx, root, indexing.RunOptions{Paths: byRoot[root], Report: indexProgress(ctx), LockWait: refreshLockWait})
-		if err != nil {
-			return 0, err
-		}
-		r.st.Logger().Debug("re-indexed files an answer named", "files", len(byRoot[root]), "seq", rep.LastSeq)
-		seq = max(seq, rep.LastSeq)
-	}
-	return seq, nil
+	return r.ix.IndexPaths(ctx, byRoot, indexing.RunOptions{Report: indexProgress(ctx), LockWait: refreshLockWait})
 }
 
 // cannotReindex says why this server cannot re-index the graph's files

@@ -12,8 +12,9 @@ func indexTools() []*Tool {
 	return []*Tool{{
 		Name:        "cos_graph_index",
 		Title:       "Index the repository",
-		Description: "Index a folder (default: the repository); only changed files are extracted again.",
-		Data:        Fields{"report": "object", "graph": "object"},
+		Description: "Index a folder (default: the repository); only changed files are extracted again. A folder inside an indexed root " +
+			"refreshes that part only; another folder is added as a root whose paths are name//path; remove takes a root out.",
+		Data:        Fields{"report": "object", "graph": "object", "removed": "object"},
 		Module:      "graph", Layer: envelope.LayerGraph, Idempotent: true,
 		Example: `{"path": ".", "precise": true}`,
 		Params: []Param{
@@ -21,6 +22,8 @@ func indexTools() []*Tool {
 			{Name: "precise", Type: TBool, Default: false, Description: "Python/TypeScript calls from installed SCIP indexers"},
 			{Name: "force", Type: TBool, Default: false, Description: "extract unchanged files too"},
 			{Name: "scip", Type: TStringList, MaxLen: maxSCIPFiles, Description: "SCIP index files to merge"},
+			{Name: "name", Type: TString, MaxLen: 64, Description: "name of a new root (default: its folder's name)"},
+			{Name: "remove", Type: TString, MaxLen: 4096, Description: "name or folder of a root to take out of the graph (alone)"},
 		},
 		Handler: indexTool,
 	}}
@@ -30,12 +33,19 @@ func indexTools() []*Tool {
 const maxSCIPFiles = 16
 
 func indexTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	if which := c.Args.Str("remove"); which != "" {
+		if c.Args.Str("path") != "" || c.Args.Str("name") != "" {
+			return nil, envelope.ToolMeta{}, envelope.Errorf(envelope.CodeArgument, "remove takes no path and no name; remove a root on its own")
+		}
+		out, err := c.ix.RemoveRoot(ctx, which)
+		return map[string]any{"removed": out}, envelope.ToolMeta{}, err
+	}
 	root, err := c.ix.ApprovedPath(c.Args.Str("path"))
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
 	o := indexing.RunOptions{Precise: indexing.PreciseOptions{Run: c.Args.Bool("precise", false), Tools: c.ix.SCIPTools()},
-		Force: c.Args.Bool("force", false), Report: indexProgress(ctx)}
+		Force: c.Args.Bool("force", false), Report: indexProgress(ctx), Name: c.Args.Str("name")}
 	for _, f := range c.Args.Strings("scip") {
 		p, err := c.ix.ApprovedFile(f)
 		if err != nil {

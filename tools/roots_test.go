@@ -1,0 +1,77 @@
+package tools
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/internal/testutil"
+)
+
+// What an agent does: index the repository, then refresh one folder of it
+// with cos_graph_index {"path": "shapes"}. The refresh removes nothing and
+// the uids stay; another repository is added beside it as a named root,
+// both answer, and removing that root leaves the first whole.
+func TestRoots_AgentRefreshesAFolderThenAddsALibrary(t *testing.T) {
+	svc := testutil.WriteTree(t, map[string]string{
+		"go.mod":           "module example.com/svc\n\ngo 1.22\n",
+		"main.go":          "package main\n\nimport \"example.com/svc/shapes\"\n\nfunc main() { _ = shapes.Total() }\n",
+		"shapes/shapes.go": "package shapes\n\n// Total sums.\nfunc Total() int { return 1 }\n",
+	})
+	lib := testutil.WriteTree(t, map[string]string{"util.py": "def helper():\n    return 1\n"})
+	svc, _ = filepath.EvalSymlinks(svc)
+	lib, _ = filepath.EvalSymlinks(lib)
+	s, err := openTestServer(context.Background(), testOptions{StateDir: t.TempDir(), Roots: []string{svc, lib}, NATS: "off", NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+
+	idxReport(t, s, `{}`)
+	rep := idxReport(t, s, `{"path": "shapes"}`)
+	if rep.FilesRemoved != 0 || rep.Under != "shapes" || rep.Root != svc {
+		t.Fatalf("refreshing shapes: removed %d, under %q, root %q", rep.FilesRemoved, rep.Under, rep.Root)
+	}
+	for _, q := range []string{"main", "Total", "shapes/shapes.go"} {
+		if e := idxCall(t, s, "cos_graph_context", `{"uid_or_name": "`+q+`"}`); !e.OK {
+			t.Fatalf("%s after refreshing shapes: %s %s", q, e.Error.Code, e.Error.Message)
+		}
+	}
+
+	rep = idxReport(t, s, `{"path": "`+lib+`", "name": "lib"}`)
+	if !rep.RootAdded || rep.RootName != "lib" || rep.FilesRemoved != 0 {
+		t.Fatalf("adding lib: %+v", rep)
+	}
+	e := idxCall(t, s, "cos_graph_context", `{"uid_or_name": "helper"}`)
+	if !e.OK {
+		t.Fatalf("helper: %s %s", e.Error.Code, e.Error.Message)
+	}
+	if uid := e.Data["node"].(map[string]any)["uid"]; uid != "code:function:lib//util.py::helper" {
+		t.Fatalf("helper's uid = %v, want code:function:lib//util.py::helper", uid)
+	}
+	if e := idxCall(t, s, "cos_graph_context", `{"uid_or_name": "lib//util.py"}`); !e.OK {
+		t.Fatalf("lib//util.py by path: %s %s", e.Error.Code, e.Error.Message)
+	}
+	if e := idxCall(t, s, "cos_graph_context", `{"uid_or_name": "Total"}`); !e.OK {
+		t.Fatalf("Total with two roots: %s %s", e.Error.Code, e.Error.Message)
+	}
+	h := idxCall(t, s, "cos_health", `{}`)
+	if roots, _ := h.Data["freshness"].(map[string]any)["roots"].([]any); len(roots) != 2 {
+		t.Fatalf("cos_health freshness roots = %v, want two", h.Data["freshness"])
+	}
+
+	if e := idxCall(t, s, "cos_graph_index", `{"remove": "lib", "path": "."}`); e.OK || e.Error.Code != string(envelope.CodeArgument) {
+		t.Fatalf("remove with a path: %+v, want E_ARGUMENT", e.Error)
+	}
+	e = idxCall(t, s, "cos_graph_index", `{"remove": "lib"}`)
+	if !e.OK || e.Data["removed"].(map[string]any)["files_removed"] != float64(1) {
+		t.Fatalf("remove lib: %+v %v", e.Error, e.Data)
+	}
+	if e := idxCall(t, s, "cos_graph_context", `{"uid_or_name": "code:function:lib//util.py::helper"}`); e.OK || e.Error.Code != string(envelope.CodeNotFound) {
+		t.Fatalf("helper after removing lib: ok=%v, want E_NOT_FOUND", e.OK)
+	}
+	if e := idxCall(t, s, "cos_graph_context", `{"uid_or_name": "Total"}`); !e.OK {
+		t.Fatalf("Total after removing lib: %s %s", e.Error.Code, e.Error.Message)
+	}
+}
