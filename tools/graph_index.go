@@ -10,12 +10,12 @@ import (
 
 func indexTools() []*Tool {
 	return []*Tool{{
-		Name:        "cos_graph_index",
-		Title:       "Index the repository",
+		Name:  "cos_graph_index",
+		Title: "Index the repository",
 		Description: "Index a folder (default: the repository); only changed files are extracted again. A folder inside an indexed root " +
 			"refreshes that part only; another folder is added as a root whose paths are name//path; remove takes a root out.",
-		Data:        Fields{"report": "object", "graph": "object", "removed": "object"},
-		Module:      "graph", Layer: envelope.LayerGraph, Idempotent: true,
+		Data:   Fields{"report": "object", "graph": "object", "removed": "object"},
+		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
 		Example: `{"path": ".", "precise": true}`,
 		Params: []Param{
 			{Name: "path", Type: TString, MaxLen: 4096},
