@@ -124,9 +124,15 @@ type Meta struct {
 
 // Index describes the index a graph answer was read from, for meta.index.
 type Index struct {
-	// Root is the absolute folder the graph was last indexed from; the
-	// answer's paths are relative to it.
-	Root string
+	// Root is the absolute folder of the root the answer's files belong
+	// to (the first by name when they belong to several; the root last
+	// indexed when the answer names no file); Name is that root's name,
+	// "" (the key omitted) for the primary root, whose paths carry no
+	// name. Roots names every root the answer's files belong to when
+	// there are several (nil otherwise).
+	Root  string
+	Name  string
+	Roots []string
 	// Commit is the git commit HEAD named when that run began; "" (the
 	// key omitted) outside git or when the run recorded none.
 	Commit string
@@ -222,6 +228,12 @@ func (m Meta) generic() map[string]any {
 		}
 		if m.Index.Commit != "" {
 			idx["commit"] = m.Index.Commit
+		}
+		if m.Index.Name != "" {
+			idx["root_name"] = m.Index.Name
+		}
+		if len(m.Index.Roots) > 1 {
+			idx["roots"] = m.Index.Roots
 		}
 		out[KeyIndex] = idx
 	}

@@ -99,8 +99,10 @@ type Check struct {
 	// IndexedSeq is the seq of the last index run's graph.index_finished,
 	// or of its graph.index_started while none is recorded.
 	IndexedSeq uint64
-	// Checked counts the distinct paths looked at.
+	// Checked counts the distinct paths looked at; Roots names, sorted,
+	// the roots they belong to ("" the primary root).
 	Checked int
+	Roots   []string
 	// Stale lists, sorted, the paths whose file differs from what the
 	// graph holds: changed, gone, or (for a path the graph does not hold)
 	// a regular file that is there and not known to be binary.
@@ -149,6 +151,9 @@ func (f *Freshness) stale(v state.View, paths []string, heldOnly bool) (Check, e
 			continue
 		}
 		c.Checked++
+		if name, _ := graph.SplitRoot(p); !slices.Contains(c.Roots, name) {
+			c.Roots = append(c.Roots, name)
+		}
 		rc := f.load(folder)
 		if disk := OnDisk(folder, rel); f.staleLocked(rc, folder, disk, want, held) {
 			c.Stale = append(c.Stale, p)
@@ -159,6 +164,7 @@ func (f *Freshness) stale(v state.View, paths []string, heldOnly bool) (Check, e
 		}
 	}
 	slices.Sort(c.Stale)
+	slices.Sort(c.Roots)
 	for _, l := range c.Reindex {
 		slices.Sort(l)
 	}

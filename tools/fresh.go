@@ -179,7 +179,15 @@ func indexMeta(v state.View, chk indexing.Check, cerr error) *envelope.Index {
 	if !ok {
 		return nil
 	}
-	idx := &envelope.Index{Root: run.Root, Commit: run.Commit, IndexedSeq: chk.IndexedSeq, StaleFiles: len(chk.Stale)}
+	idx := &envelope.Index{IndexedSeq: chk.IndexedSeq, StaleFiles: len(chk.Stale)}
+	if len(chk.Roots) > 0 && (len(chk.Roots) > 1 || chk.Roots[0] != run.Name) {
+		for _, r := range v.Graph.Roots() {
+			if r.Name == chk.Roots[0] {
+				run, idx.IndexedSeq, idx.Roots = r, 0, chk.Roots
+			}
+		}
+	}
+	idx.Root, idx.Name, idx.Commit = run.Root, run.Name, run.Commit
 	if cerr != nil || idx.IndexedSeq == 0 {
 		idx.IndexedSeq = run.Finished.Seq
 		if idx.IndexedSeq == 0 {

@@ -84,6 +84,9 @@ func (x *Index) summarize(ev *eventlog.Event, pos uint32, t *touches) string {
 			return ev.Type
 		}
 		s := "index run of " + p.Root + " started"
+		if p.Name != "" {
+			s = "index run of root " + p.Name + " (" + p.Root + ") started"
+		}
 		if p.Commit != "" {
 			s += " at " + p.Commit[:min(12, len(p.Commit))]
 		}
@@ -91,6 +94,15 @@ func (x *Index) summarize(ev *eventlog.Event, pos uint32, t *touches) string {
 			s += fmt.Sprintf(" (%d paths looked at again)", p.Targeted)
 		}
 		return s
+	case graph.TypeRootRemoved:
+		var p graph.RootRemoved
+		if json.Unmarshal(ev.Data, &p) != nil {
+			return ev.Type
+		}
+		if p.Name == "" {
+			return "the primary root was removed"
+		}
+		return "root " + p.Name + " was removed"
 	case graph.TypeIndexFinished:
 		var p graph.IndexFinished
 		if json.Unmarshal(ev.Data, &p) != nil {
