@@ -9,7 +9,7 @@ import (
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
-// ctx is where code is walked: the node calls come from, the type this
+// ctx is where code is read: the node calls come from, the type this
 // names, the namespace, the member's type parameters and locals.
 type ctx struct {
 	from    string
@@ -20,37 +20,13 @@ type ctx struct {
 	member  *member
 }
 
-// member is what one member's walk shares across its lambdas and local
+// member is what one member's code shares across its lambdas and local
 // functions: the local functions declared, and the unqualified calls made
-// (indexes into Result.Refs from start), dropped at the end when they
-// name a local function (which may be declared after the call).
+// (indexes into Result.Refs), dropped at the end when they name a local
+// function (which may be declared after the call).
 type member struct {
-	start   int
 	localFn map[string]bool
 	unq     []int
-}
-
-// drop removes the unqualified calls of local functions from f's refs.
-func (m *member) drop(f *file) {
-	if m == nil || len(m.localFn) == 0 || len(m.unq) == 0 {
-		return
-	}
-	skip := map[int]bool{}
-	for _, i := range m.unq {
-		if m.localFn[f.fr.Refs[i].Name] {
-			skip[i] = true
-		}
-	}
-	if len(skip) == 0 {
-		return
-	}
-	kept := f.fr.Refs[:m.start]
-	for i := m.start; i < len(f.fr.Refs); i++ {
-		if !skip[i] {
-			kept = append(kept, f.fr.Refs[i])
-		}
-	}
-	f.fr.Refs = kept
 }
 
 func (c *ctx) with(locals map[string]*lang.Chain) *ctx {
@@ -65,119 +41,6 @@ func cloneLocals(m map[string]*lang.Chain) map[string]*lang.Chain {
 		out[k] = v
 	}
 	return out
-}
-
-// Symbol ids of the node kinds visit switches on.
-var (
-	kVariableDeclaration    = language.IdForNodeKind("variable_declaration", true)
-	kForeachStatement       = language.IdForNodeKind("foreach_statement", true)
-	kCatchDeclaration       = language.IdForNodeKind("catch_declaration", true)
-	kDeclarationExpression  = language.IdForNodeKind("declaration_expression", true)
-	kDeclarationPattern     = language.IdForNodeKind("declaration_pattern", true)
-	kRecursivePattern       = language.IdForNodeKind("recursive_pattern", true)
-	kLambdaExpression       = language.IdForNodeKind("lambda_expression", true)
-	kAnonymousMethod        = language.IdForNodeKind("anonymous_method_expression", true)
-	kLocalFunctionStatement = language.IdForNodeKind("local_function_statement", true)
-	kInvocationExpression   = language.IdForNodeKind("invocation_expression", true)
-	kObjectCreation         = language.IdForNodeKind("object_creation_expression", true)
-)
-
-// walk visits the code under n in document order: declarations type
-// locals, calls become references.
-func (f *file) walk(n *sitter.Node, cx *ctx) {
-	if n == nil {
-		return
-	}
-	ts.WalkSkip(n, func(k *sitter.Node) bool { return f.visit(k, cx) })
-}
-
-// visit handles one node of walk; false when it walked the node's
-// descendants itself.
-func (f *file) visit(n *sitter.Node, cx *ctx) bool {
-	switch n.KindId() {
-	case kVariableDeclaration:
-		tn := n.ChildByFieldName("type")
-		isVar := tn == nil || tn.Kind() == "implicit_type"
-		var t *lang.Chain
-		if !isVar {
-			t = f.typeChain(tn, cx)
-		}
-		for _, d := range ts.Children(n) {
-			if d.Kind() != "variable_declarator" {
-				continue
-			}
-			v := initialiser(&d)
-			dt := t
-			if v != nil {
-				if v.Kind() == "implicit_object_creation_expression" && t != nil {
-					f.classRef(cx, ts.Line(v), t) // T x = new(…)
-				}
-				f.walk(v, cx)
-				if isVar {
-					dt = f.exprChain(v, cx)
-				}
-			}
-			f.local(d.ChildByFieldName("name"), dt, cx)
-		}
-		return false
-	case kForeachStatement:
-		f.walk(n.ChildByFieldName("right"), cx)
-		var t *lang.Chain
-		if tn := n.ChildByFieldName("type"); tn != nil && tn.Kind() != "implicit_type" {
-			t = f.typeChain(tn, cx)
-		}
-		if l := n.ChildByFieldName("left"); l != nil && l.Kind() == "identifier" {
-			f.local(l, t, cx)
-		}
-		f.walk(n.ChildByFieldName("body"), cx)
-		return false
-	case kCatchDeclaration, kDeclarationExpression, kDeclarationPattern:
-		var t *lang.Chain
-		if tn := n.ChildByFieldName("type"); tn != nil && tn.Kind() != "implicit_type" {
-			t = f.typeChain(tn, cx)
-		}
-		f.local(n.ChildByFieldName("name"), t, cx)
-		return false
-	case kRecursivePattern:
-		f.local(n.ChildByFieldName("name"), f.typeChain(n.ChildByFieldName("type"), cx), cx)
-		return true
-	case kLambdaExpression, kAnonymousMethod:
-		lc := cx.with(cloneLocals(cx.locals))
-		if p := n.ChildByFieldName("parameters"); p != nil {
-			if p.Kind() == "implicit_parameter" {
-				lc.locals[ts.Text(p, f.src)] = nil
-			} else {
-				f.params(p, lc)
-			}
-		}
-		if b := n.ChildByFieldName("body"); b != nil {
-			f.walk(b, lc)
-		} else {
-			for _, k := range ts.Children(n) {
-				if k.Kind() == "block" {
-					f.walk(&k, lc)
-				}
-			}
-		}
-		return false
-	case kLocalFunctionStatement:
-		if cx.member != nil {
-			if cx.member.localFn == nil {
-				cx.member.localFn = map[string]bool{}
-			}
-			cx.member.localFn[ts.Text(n.ChildByFieldName("name"), f.src)] = true
-		}
-		lc := cx.with(cloneLocals(cx.locals))
-		lc.tparams = typeParams(n.ChildByFieldName("type_parameters"), f.src, cloneSet(cx.tparams))
-		f.params(n.ChildByFieldName("parameters"), lc)
-		f.walk(n.ChildByFieldName("body"), lc)
-		return false
-	case kInvocationExpression:
-		f.call(n, cx)
-	case kObjectCreation:
-		f.classRef(cx, ts.Line(n), f.typeChain(n.ChildByFieldName("type"), cx))
-	}
-	return true
 }
 
 // initialiser is the value of a variable declarator (nil without one).
@@ -216,7 +79,7 @@ func (f *file) local(name *sitter.Node, t *lang.Chain, cx *ctx) {
 	cx.locals[ts.Text(name, f.src)] = t
 }
 
-// ref appends a call reference from the walk's node.
+// ref appends a call reference from the context's node.
 func (f *file) ref(cx *ctx, line int, recv *lang.Chain, name string) {
 	f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefCall, From: cx.from, Line: line, Recv: recv, Name: name, Stub: "*." + name})
 }

@@ -72,7 +72,9 @@ type file struct {
 	returns map[string]string      // FactReturn key → encoded chain, "" on disagreement
 	methods map[string]bool        // method uids emitted
 	types   []typeDecl
-	globals []sitter.Node // top-level statements
+	globals []sitter.Node          // top-level statements
+	spans   []span                 // code to read, with its context
+	kids    map[uint][]sitter.Node // a type body's members, by the body's start byte
 }
 
 func extract(fr *lang.Result, data []byte, env *lang.Env) {
@@ -103,8 +105,9 @@ func extract(fr *lang.Result, data []byte, env *lang.Env) {
 		f.emit(&f.types[i].n, f.types[i].ns, nil, fileUID)
 	}
 	for i := range f.globals {
-		f.walk(&f.globals[i], &ctx{from: fileUID, locals: map[string]*lang.Chain{}, member: &member{}})
+		f.code(&f.globals[i], &ctx{from: fileUID, locals: map[string]*lang.Chain{}, member: &member{}})
 	}
+	f.readCode(root)
 	for k, v := range f.returns {
 		if v != "" {
 			if cs := lang.DecodeChains(v); len(cs) == 1 {
@@ -193,6 +196,25 @@ func (f *file) scan(n *sitter.Node, ns string, usings *[]sitter.Node) {
 		}
 	}
 }
+
+// children returns the named children of a type body (or of a
+// preprocessor block in one), listed once: the declaration pass reads
+// each body three times.
+func (f *file) children(body *sitter.Node) []sitter.Node {
+	k := body.StartByte()
+	if kids, ok := f.kids[k]; ok {
+		return kids
+	}
+	if f.kids == nil {
+		f.kids = map[uint][]sitter.Node{}
+	}
+	kids := ts.Children(body)
+	f.kids[k] = kids
+	return kids
+}
+
+// text is the source text of n ("" for nil).
+func (f *file) text(n *sitter.Node) string { return ts.Text(n, f.src) }
 
 // stripSpace drops whitespace from a name's text.
 func stripSpace(s string) string {
@@ -301,7 +323,7 @@ func (f *file) declare(n *sitter.Node, ns string, outer *class) {
 // members records the methods and fields of a type body in c and
 // declares its nested types.
 func (f *file) members(body *sitter.Node, c *class, ns string) {
-	for _, m := range ts.Children(body) {
+	for _, m := range f.children(body) {
 		switch m.Kind() {
 		case "method_declaration":
 			mn := ts.Text(m.ChildByFieldName("name"), f.src)
@@ -530,7 +552,7 @@ func (f *file) fieldTypes(body *sitter.Node, c *class, cx *ctx, names *[]string)
 	if body == nil {
 		return
 	}
-	for _, m := range ts.Children(body) {
+	for _, m := range f.children(body) {
 		switch m.Kind() {
 		case "field_declaration", "event_field_declaration":
 			for _, v := range ts.Children(&m) {
@@ -577,7 +599,7 @@ func (f *file) setReturn(key string, t *lang.Chain) {
 
 // classBody emits a type's members and walks the code in them.
 func (f *file) classBody(body *sitter.Node, c *class, uid string) {
-	for _, m := range ts.Children(body) {
+	for _, m := range f.children(body) {
 		m := m
 		switch m.Kind() {
 		case "method_declaration":
@@ -593,14 +615,12 @@ func (f *file) classBody(body *sitter.Node, c *class, uid string) {
 				case "constructor_initializer":
 					f.ctorInit(k, c, cx)
 				case "block", "arrow_expression_clause", "accessor_list":
-					f.walk(k, cx)
+					f.code(k, cx)
 				}
 			}
-			cx.member.drop(f)
 		case "field_declaration", "event_field_declaration", "enum_member_declaration":
 			cx := f.memberCtx(uid, c)
-			f.walk(&m, cx)
-			cx.member.drop(f)
+			f.code(&m, cx)
 		case "enum_member_declaration_list", "preproc_if", "preproc_elif", "preproc_else":
 			f.classBody(&m, c, uid)
 		default:
@@ -613,7 +633,7 @@ func (f *file) classBody(body *sitter.Node, c *class, uid string) {
 
 // memberCtx is the context of a member's code, calling from uid.
 func (f *file) memberCtx(uid string, c *class) *ctx {
-	return &ctx{from: uid, cls: c, ns: c.ns, tparams: c.tparams, locals: map[string]*lang.Chain{}, member: &member{start: len(f.fr.Refs)}}
+	return &ctx{from: uid, cls: c, ns: c.ns, tparams: c.tparams, locals: map[string]*lang.Chain{}, member: &member{}}
 }
 
 // memberNode adds the node of a method or property (once per name).
@@ -648,8 +668,7 @@ func (f *file) method(m *sitter.Node, c *class, cuid string) {
 		f.setReturn(c.name+"."+name, f.typeChain(m.ChildByFieldName("returns"), cx))
 	}
 	f.params(m.ChildByFieldName("parameters"), cx)
-	f.walk(m.ChildByFieldName("body"), cx)
-	cx.member.drop(f)
+	f.code(m.ChildByFieldName("body"), cx)
 }
 
 // property emits a property with code (an accessor body or an arrow) as
@@ -671,10 +690,9 @@ func (f *file) property(m *sitter.Node, c *class, cuid string) {
 	}
 	cx := f.memberCtx(from, c)
 	if value != nil {
-		f.walk(value, cx)
+		f.code(value, cx)
 	}
-	f.walk(m.ChildByFieldName("accessors"), cx)
-	cx.member.drop(f)
+	f.code(m.ChildByFieldName("accessors"), cx)
 }
 
 // ctorInit handles : base(…) (a call of the superclass) and : this(…).
@@ -684,7 +702,7 @@ func (f *file) ctorInit(n *sitter.Node, c *class, cx *ctx) {
 			f.classRef(cx, ts.Line(n), c.super)
 		}
 	}
-	f.walk(n, cx)
+	f.code(n, cx)
 }
 
 func cloneSet(m map[string]bool) map[string]bool {
