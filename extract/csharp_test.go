@@ -152,3 +152,28 @@ func TestCSharp_Fixture(t *testing.T) {
 		}
 	}
 }
+
+// TestCSharp_DeepNestingIsBounded feeds 20,000 nested classes and 20,000
+// nested namespace blocks: every nested name holds the enclosing ones, so
+// without the bounds a file of n levels costs n² in names.
+func TestCSharp_DeepNestingIsBounded(t *testing.T) {
+	root := t.TempDir()
+	deep := 20000
+	writeFile(t, root, "Nest.cs", []byte("class A{"+strings.Repeat("class B{", deep)+strings.Repeat("}", deep)+"}\n"))
+	writeFile(t, root, "Ns.cs", []byte(strings.Repeat("namespace N{", deep)+"class C{}"+strings.Repeat("}", deep)+"\n"))
+	res := index(t, root, Options{}, nil)
+	classes := 0
+	for _, n := range res.Payloads["Nest.cs"].Nodes {
+		if n.Kind == graph.KindClass {
+			classes++
+		}
+	}
+	if classes != 64 {
+		t.Errorf("%d class nodes for 20,001 nested classes, want the 64 outermost", classes)
+	}
+	for _, n := range res.Payloads["Ns.cs"].Nodes {
+		if n.Kind == graph.KindClass {
+			t.Errorf("class %s of a namespace nested past the bound has a node", n.UID)
+		}
+	}
+}
