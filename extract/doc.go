@@ -16,8 +16,8 @@
 // # Extractors
 //
 // Each language or format is a package implementing lang.Extractor
-// (golang, python, jsts, java, c, cpp, rust, php, ruby, markdown, config,
-// manifest), listed once in
+// (golang, python, jsts, java, c, cpp, rust, php, ruby, csharp, markdown,
+// config, manifest), listed once in
 // registry.go; the first that owns a path reads the file. Package lang
 // holds what they share with the runner (lang.Result, lang.Ref,
 // lang.Decl, lang.Env), package resolve the declarations table, the
@@ -84,6 +84,12 @@
 //	          locals and @ivars from Cls.new), inherits_from (< Base,
 //	          include, extend, prepend); one scope "rb:", constants read
 //	          inside modules looked up lexically ("rbnest:<A::B>")
+//	csharp    tree-sitter (.cs, .csx): classes, structs, interfaces,
+//	          records, enums, methods and properties with code, using
+//	          imports, calls (this, base, typed locals/fields/parameters/
+//	          properties, T.M(), new T(), new()), inherits_from,
+//	          implements; scope "cs:<namespace>", type names looked up
+//	          through "csns:<ns>|…|<using>" lists (see package csharp)
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
@@ -114,7 +120,7 @@
 // external test package), "py:<path>", "js:<path>" and "rust:<path>" (one
 // module; "rustcrate:<name>" is the root file of the workspace crate
 // whose Cargo.toml declares "cargo:<name>"), "php:<namespace>" (every
-// file of a PHP namespace), "rb:" (every Ruby file), "md:<path>" (a
+// file of a PHP namespace), "cs:<namespace>" (C#), "rb:" (every Ruby file), "md:<path>" (a
 // document's heading slugs), and "c:" for every C and C++ file (one
 // linkage namespace; a static function stays in its file). Go import paths are mapped to
 // folders through every go.mod of the tree (module "std" for GOROOT/src).

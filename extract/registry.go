@@ -4,6 +4,7 @@ import (
 	"github.com/cos-dev/cos/extract/c"
 	"github.com/cos-dev/cos/extract/config"
 	"github.com/cos-dev/cos/extract/cpp"
+	"github.com/cos-dev/cos/extract/csharp"
 	"github.com/cos-dev/cos/extract/golang"
 	"github.com/cos-dev/cos/extract/java"
 	"github.com/cos-dev/cos/extract/jsts"
@@ -32,6 +33,7 @@ var extractors = []lang.Extractor{
 	java.Extractor{},
 	php.Extractor{},
 	ruby.Extractor{},
+	csharp.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

@@ -19,6 +19,7 @@ const (
 	ExtractorRust     = "rust"
 	ExtractorPHP      = "php"
 	ExtractorRuby     = "ruby"
+	ExtractorCSharp   = "csharp"
 	ExtractorFolder   = "folder"
 	ExtractorFile     = "file"
 )

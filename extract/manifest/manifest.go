@@ -23,7 +23,7 @@ func IsManifest(base string) bool {
 	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json", "pom.xml", "build.gradle", "build.gradle.kts", "composer.json", "gemfile":
 		return true
 	}
-	if strings.HasSuffix(l, ".gemspec") {
+	if strings.HasSuffix(l, ".gemspec") || isProjectFile(l) {
 		return true
 	}
 	return strings.HasPrefix(l, "requirements") && strings.HasSuffix(l, ".txt")
@@ -31,7 +31,7 @@ func IsManifest(base string) bool {
 
 // dependency is one package a manifest requires.
 type dependency struct {
-	Ecosystem string // go, npm, pypi, crates, maven, composer, gem
+	Ecosystem string // go, npm, pypi, crates, maven, composer, gem, nuget
 	Name      string
 	Version   string
 	Scope     string // "", dev, optional, peer, build, indirect, …
@@ -91,6 +91,13 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 		mcpServers(fr, src)
 		return
 	default:
+		if isProjectFile(base) {
+			lang.FileNode(fr, map[string]any{"language": "msbuild"})
+			var projects []dependency
+			deps, projects = csprojDeps(src)
+			csprojProjects(fr, projects, e)
+			break
+		}
 		if strings.HasSuffix(base, ".gemspec") {
 			lang.FileNode(fr, map[string]any{"language": "gemspec"})
 			deps = gemspecDeps(src)

@@ -264,6 +264,10 @@ func Resolve(fr *lang.Result, t *Table) {
 		case lang.RefWatch:
 			continue
 		case lang.RefImport:
+			if strings.HasPrefix(r.Scope, csharpScope) {
+				resolveCSharpUsing(fr, t, r, add)
+				continue
+			}
 			if r.Recv != nil {
 				resolveRustUse(fr, t, r, add)
 				continue

@@ -6,8 +6,12 @@ import "strings"
 // lang.RubyNestScope + "A::B" the name C is A::B::C, A::C or C of the
 // "rb:" scope, the first one declared (Ruby's lexical constant lookup),
 // with whatever follows the constant (".m") kept; C itself when none is.
+// A C# namespace list (csharpListScope) is resolved by csharpNested.
 // Other scopes are returned unchanged.
 func (t *Table) nested(scope, name string) (string, string) {
+	if list, ok := strings.CutPrefix(scope, csharpListScope); ok {
+		return t.csharpNested(list, name)
+	}
 	nest, ok := strings.CutPrefix(scope, rubyNestScope)
 	if !ok {
 		return scope, name

@@ -4,9 +4,9 @@
 // bindings, and merges them into the extractors' payloads: the files an
 // index covers get calls and references edges resolved by a type checker
 // instead of inferred from the syntax ("precise" files). It works on the
-// payloads of the Python, JavaScript/TypeScript, Java, C, C++ and Rust
+// payloads of the Python, JavaScript/TypeScript, Java, C, C++, Rust and C#
 // extractors (an index from any SCIP indexer: scip-java, scip-clang,
-// rust-analyzer) and on the files cos does not parse, whose nodes it
+// rust-analyzer, scip-dotnet) and on the files cos does not parse, whose nodes it
 // makes from the index (see Mergeable).
 //
 // # Basics
@@ -26,9 +26,10 @@
 // lines hold the definition and whose label's last segment (after the last
 // ".") is the descriptor's name, the smallest such; the first definition
 // that maps wins, and the node's metadata keeps the symbol (scip_symbol).
-// A TypeScript constructor (C#`<constructor>`().) or Java one
-// (C#`<init>`().) maps to its class when referenced: new C() is a call of
-// the class, as C() is in Python. A
+// A TypeScript constructor (C#`<constructor>`().), a Java one
+// (C#`<init>`().) or a C# one (scip-dotnet's C#`.ctor`().) maps to its
+// class when referenced: new C() is a call of the class, as C() is in
+// Python. A
 // reference with no definition of its exact symbol is looked up without
 // its package when one uid only has that (a tree that is a library is
 // referred to under two packages: see definitions). An alias maps to what

@@ -70,13 +70,16 @@ const stubStar = "*."
 const constructorSuffix = "`<constructor>`()."
 
 // classOfConstructor returns the symbol of the class a constructor symbol
-// (TypeScript's C#`<constructor>`()., Java's C#`<init>`(+1).) belongs to.
+// (TypeScript's C#`<constructor>`()., Java's C#`<init>`(+1)., scip-dotnet's
+// C#`.ctor`(+1).) belongs to.
 func classOfConstructor(sym string) string {
 	if s, ok := strings.CutSuffix(sym, constructorSuffix); ok {
 		return s
 	}
-	if i := strings.LastIndex(sym, "#`<init>`("); i >= 0 {
-		return sym[:i+1]
+	for _, init := range []string{"#`<init>`(", "#`.ctor`(", "#`.cctor`("} {
+		if i := strings.LastIndex(sym, init); i >= 0 {
+			return sym[:i+1]
+		}
 	}
 	return sym
 }
@@ -84,7 +87,7 @@ func classOfConstructor(sym string) string {
 // Merge makes the payloads of the files that the indexes have a document
 // for precise, in place; root is the folder the payloads' paths are
 // relative to (their files are read for the text around each occurrence).
-// Only payloads of the python, jsts, java, c, cpp, rust and file
+// Only payloads of the python, jsts, java, c, cpp, rust, csharp and file
 // extractors are touched (see Mergeable; Go is type-checked already, docs
 // and configs have no calls).
 //
@@ -204,6 +207,8 @@ func dialectOf(extractor string) (dialect, bool) {
 		return dialectC, true
 	case lang.ExtractorRust:
 		return dialectRust, true
+	case lang.ExtractorCSharp:
+		return dialectCSharp, true
 	case extract.ExtractorFile:
 		return dialectOther, true
 	}
@@ -212,7 +217,7 @@ func dialectOf(extractor string) (dialect, bool) {
 
 // Mergeable reports whether Merge works on payloads of extractor: the
 // languages cos infers calls for without a type checker (Python,
-// JavaScript/TypeScript, Java, C, C++, Rust) and the files it does not
+// JavaScript/TypeScript, Java, C, C++, Rust, C#) and the files it does not
 // parse.
 func Mergeable(extractor string) bool {
 	_, ok := dialectOf(extractor)
@@ -232,6 +237,8 @@ func dialectFor(lang string) dialect {
 		return dialectC
 	case "rust":
 		return dialectRust
+	case "csharp", "c#":
+		return dialectCSharp
 	}
 	return dialectOther
 }

@@ -25,10 +25,11 @@ type dialect uint8
 const (
 	dialectOther dialect = iota
 	dialectPython
-	dialectJS   // JavaScript and TypeScript
-	dialectJava // Java
-	dialectC    // C and C++
-	dialectRust // Rust
+	dialectJS     // JavaScript and TypeScript
+	dialectJava   // Java
+	dialectC      // C and C++
+	dialectRust   // Rust
+	dialectCSharp // C#
 )
 
 func newSource(text string, d dialect) *source {
@@ -96,7 +97,7 @@ func byteOffset(line string, char int, enc scippb.PositionEncoding) int {
 
 // isCall reports whether the name at sp is called or constructed: it is
 // followed, after blanks (and in JavaScript/TypeScript a non-null !, type
-// arguments <…> and ?.; in C++ template arguments <…>; in Rust a
+// arguments <…> and ?.; in C++ template and C# type arguments <…>; in Rust a
 // turbofish ::<…>), by "(", or preceded by new (a dotted path between new
 // and the name allowed).
 func (s *source) isCall(sp span, d dialect) bool {
@@ -106,7 +107,7 @@ func (s *source) isCall(sp span, d dialect) bool {
 	}
 	i := skipBlank(text, sp.end)
 	switch d {
-	case dialectC:
+	case dialectC, dialectCSharp:
 		if i < len(text) && text[i] == '<' {
 			j, ok := skipTypeArgs(text, i)
 			if !ok {
@@ -255,6 +256,11 @@ func importStart(t string, d dialect) bool {
 		// using N::f; and using namespace N; — not using T = …; (an alias
 		// whose right side is a use).
 		return strings.HasPrefix(t, "using ") && !strings.Contains(stripLineComment(t), "=")
+	case dialectCSharp:
+		// using N; using static N.T; using A = N.T; global using N; — not
+		// the statements using (…) and using var x = …;.
+		t = strings.TrimPrefix(t, "global ")
+		return strings.HasPrefix(t, "using ") && !strings.HasPrefix(t, "using (") && !strings.HasPrefix(t, "using var ") || strings.HasPrefix(t, "namespace ")
 	case dialectRust:
 		t = strings.TrimPrefix(t, "pub ")
 		if strings.HasPrefix(t, "pub(") {

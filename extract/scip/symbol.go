@@ -137,7 +137,8 @@ func parseSymbolInfo(sym string) symbolInfo {
 	}
 	n := len(s.chain)
 	s.parentType = n >= 2 && ds[len(ds)-2].Suffix == scippb.Descriptor_Type
-	if s.chain[n-1] == "<constructor>" || s.chain[n-1] == "<init>" { // TypeScript, Java
+	switch s.chain[n-1] {
+	case "<constructor>", "<init>", ".ctor", ".cctor": // TypeScript, Java, C# (scip-dotnet)
 		s.chain[n-1] = "constructor"
 		s.constructor = s.parentType
 	}

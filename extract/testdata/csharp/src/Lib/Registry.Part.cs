@@ -1,0 +1,6 @@
+namespace Demo.Lib;
+
+public partial class Registry
+{
+    public int Count() => 0;
+}
