@@ -85,7 +85,10 @@ func TestIndex_Failures(t *testing.T) {
 	}{
 		{"missing folder", []string{"index", filepath.Join(state, "nope")}, ExitError, "E_PATH: "},
 		{"a file", []string{"index", file}, ExitError, "E_PATH: "},
-		{"two paths", []string{"index", "a", "b"}, ExitUsage, "accepts at most 1 arg"},
+		{"two paths, the first missing", []string{"index", "a", "b"}, ExitError, "E_PATH: a is not a readable folder"},
+		{"a name for two paths", []string{"index", "--name", "x", "a", "b"}, ExitUsage, "--name names one new root"},
+		{"remove with a path", []string{"index", "--remove", "x", "a"}, ExitUsage, "--remove takes no PATH"},
+		{"remove an unknown root", []string{"index", "--remove", "nosuch"}, ExitError, "E_NOT_FOUND: no indexed root is named"},
 	}
 	for _, c := range cases {
 		code, out, errs := run(t, state, c.args...)
