@@ -7,6 +7,7 @@ import (
 	"github.com/cos-dev/cos/extract/golang"
 	"github.com/cos-dev/cos/extract/java"
 	"github.com/cos-dev/cos/extract/jsts"
+	"github.com/cos-dev/cos/extract/kotlin"
 	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/extract/manifest"
 	"github.com/cos-dev/cos/extract/markdown"
@@ -30,6 +31,7 @@ var extractors = []lang.Extractor{
 	cpp.Extractor{},
 	rust.Extractor{},
 	java.Extractor{},
+	kotlin.Extractor{},
 	php.Extractor{},
 	ruby.Extractor{},
 	markdown.Extractor{},

@@ -256,9 +256,15 @@ func Resolve(fr *lang.Result, t *Table) {
 		seenStub[n.UID] = true
 		fr.Nodes = append(fr.Nodes, n)
 	}
+	found := false // a reference of the current run of Else alternatives found its target
 	for _, r := range fr.Refs {
 		if s, ok := t.NormScope(r.Scope); ok && s != "" {
 			deps[s] = true
+		}
+		if !r.Else {
+			found = false
+		} else if found {
+			continue
 		}
 		switch r.Type {
 		case lang.RefWatch:
@@ -266,6 +272,10 @@ func Resolve(fr *lang.Result, t *Table) {
 		case lang.RefImport:
 			if r.Recv != nil {
 				resolveRustUse(fr, t, r, add)
+				continue
+			}
+			if strings.HasPrefix(r.Scope, kotlinScope) {
+				resolveKotlinImport(fr, t, r, add)
 				continue
 			}
 			resolveImport(fr, t, r, add, addNode)
@@ -281,6 +291,7 @@ func Resolve(fr *lang.Result, t *Table) {
 			continue
 		}
 		if c, ok := t.Target(r, fr); ok {
+			found = true
 			uid, kind := uidOf(c)
 			if r.Type == lang.RefCall && kind == graph.KindClass && fr.Extractor == lang.ExtractorGo {
 				continue // a Go conversion T(x), not a call
