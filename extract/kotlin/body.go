@@ -22,6 +22,25 @@ var (
 	kCallableReference   = language.IdForNodeKind("callable_reference", true)
 )
 
+// leaf marks the node kinds whose descendants hold no call: tokens,
+// names, literals, types, modifiers (not descending into them saves the
+// walk cgo calls per node).
+var leaf []bool
+
+func init() {
+	leaf = make([]bool, language.NodeKindCount())
+	for id := range leaf {
+		leaf[id] = !language.NodeKindIsNamed(uint16(id))
+	}
+	for _, k := range []string{"identifier", "number_literal", "character_literal", "boolean_literal", "null_literal",
+		"user_type", "nullable_type", "function_type", "type_arguments", "type_parameters", "type_constraints",
+		"modifiers", "line_comment", "block_comment", "string_content", "label", "this_expression"} {
+		if id := language.IdForNodeKind(k, true); int(id) < len(leaf) && id != 0 {
+			leaf[id] = true
+		}
+	}
+}
+
 // walk visits the code under n in document order: declarations type
 // locals, calls become references.
 func (f *file) walk(n *sitter.Node, cx *ctx) {
@@ -34,7 +53,11 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 // visit handles one node of walk; false when it walked the node's
 // descendants itself (or they hold no code).
 func (f *file) visit(n *sitter.Node, cx *ctx) bool {
-	switch n.KindId() {
+	id := n.KindId()
+	if int(id) < len(leaf) && leaf[id] {
+		return false
+	}
+	switch id {
 	case kPropertyDeclaration:
 		init := initializer(n)
 		f.walk(init, cx)

@@ -3,6 +3,7 @@ package kotlin
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/cos-dev/cos/extract/internal/ts"
 	"github.com/cos-dev/cos/extract/lang"
@@ -334,13 +335,23 @@ func bodyOf(n *sitter.Node) *sitter.Node {
 	return nil
 }
 
+// kindIDs caches the symbol ids of the node kinds childOfKind is asked
+// for: comparing ids saves a cgo call and a string per child.
+var kindIDs sync.Map // string → uint16
+
 // childOfKind returns the first named child of n of kind k.
 func childOfKind(n *sitter.Node, k string) *sitter.Node {
 	if n == nil {
 		return nil
 	}
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if c := n.NamedChild(i); c.Kind() == k {
+	v, ok := kindIDs.Load(k)
+	if !ok {
+		v, _ = kindIDs.LoadOrStore(k, language.IdForNodeKind(k, true))
+	}
+	id := v.(uint16)
+	cnt := n.NamedChildCount()
+	for i := uint(0); i < cnt; i++ {
+		if c := n.NamedChild(i); c.KindId() == id {
 			return c
 		}
 	}
