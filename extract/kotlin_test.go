@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ func ktEdges(payloads map[string]graph.FileExtracted, typ string) []string {
 	for _, e := range edgesOfType(payloads, typ) {
 		out = append(out, strings.ReplaceAll(e, "src/main/kotlin/com/acme/", ""))
 	}
+	sort.Strings(out)
 	return out
 }
 
@@ -39,6 +41,8 @@ func TestKotlin_Fixture(t *testing.T) {
 		"app/App.kt::App.run -> *.listOf",                                   // neither the package's nor star-imported
 		"app/App.kt::App.run -> *.toString",                                 // it: unknown
 		"app/App.kt::App.run -> app/App.kt::helper",                         // top-level function of the file
+		"app/App.kt::App.run -> ext/CircleExt.kt::Circle.label",             // imported extension: c's type's
+		"app/App.kt::App.run -> ext/PointExt.kt::Point.label",               // (label of Point, another file)
 		"app/App.kt::App.run -> geo/Point.kt::Point.Companion.origin",       // Point.origin(): the companion's
 		"app/App.kt::App.run -> geo/Point.kt::Point.norm",                   // val p: Point; p.scale(2).norm()
 		"app/App.kt::App.run -> geo/Point.kt::Point.scale",                  // extension function on a typed local
@@ -71,6 +75,7 @@ func TestKotlin_Fixture(t *testing.T) {
 		"shapes/Circle.kt::Circle.name -> shapes/Base.kt::Base.describe",    // this.describe(): inherited
 		"shapes/Circle.kt::Circle.name -> shapes/Base.kt::Base.name",        // super.name()
 		"shapes/Circle.kt::Circle.name -> shapes/Circle.kt::Circle.area",    // unqualified: own class
+		"shapes/Circle.kt::Circle.name -> ext/CircleExt.kt::Circle.label",   // unqualified imported extension of this
 		"shapes/Helper.kt::Registry.register -> shapes/Shape.kt::Color.hex", // Color.RED.hex(): an enum entry
 		"shapes/Helper.kt::Registry.register -> shapes/Shape.kt::Shape.area",
 		"shapes/Shape.kt::Kind.Round -> shapes/Shape.kt::Kind", // object Round : Kind()
@@ -87,8 +92,14 @@ func TestKotlin_Fixture(t *testing.T) {
 		"shapes/Circle.kt::Circle -> shapes/Circle.kt::Solid",
 	})
 	checkEdgeSet(t, "imports", ktEdges(p, graph.EdgeImports), []string{
-		"app/App.kt -> folder:geo", // import com.acme.geo.*: the package's folder
+		"app/App.kt -> folder:geo",       // import com.acme.geo.*: the package's folder
+		"app/App.kt -> ext/CircleExt.kt", // import com.acme.ext.label: every file declaring an extension label
+		"app/App.kt -> ext/PointExt.kt",
 		"app/App.kt -> shapes/Circle.kt",
+		"ext/CircleExt.kt -> shapes/Circle.kt",
+		"ext/PointExt.kt -> geo/Point.kt",
+		"shapes/Circle.kt -> ext/CircleExt.kt",
+		"shapes/Circle.kt -> ext/PointExt.kt",
 		"app/App.kt -> shapes/Helper.kt", // import …Registry as Reg
 		"app/App.kt -> shapes/Shape.kt",
 		"shapes/Base.kt -> geo/Point.kt",
@@ -137,13 +148,14 @@ func TestKotlin_Fixture(t *testing.T) {
 		"shapes/Base.kt::Base":                 "class class [abstract] <nil> [origin helper]",
 		"shapes/Circle.kt::Circle":             "class class <nil> <nil> [radius]",
 		"app/App.kt::Settings.Defaults":        "class object <nil> <nil> <nil>",
+		"ext/CircleExt.kt::Circle.label":       "function <nil> <nil> Circle <nil>",
 	} {
 		if got := nodes[uid]; got != want {
 			t.Errorf("node %s: %q, want %q", uid, got, want)
 		}
 	}
-	if len(nodes) != 37 {
-		t.Errorf("%d declaration nodes, want 37:\n%v", len(nodes), nodes)
+	if len(nodes) != 39 {
+		t.Errorf("%d declaration nodes, want 39:\n%v", len(nodes), nodes)
 	}
 	for path, pl := range p {
 		if len(pl.ParseErrors) > 0 {

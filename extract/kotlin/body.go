@@ -350,7 +350,7 @@ func (f *file) call(n *sitter.Node, cx *ctx) {
 			// its bare name).
 			start := len(f.fr.Refs)
 			f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefCall, From: cx.from, Line: line, Recv: recv, Name: name})
-			f.scopeRef(cx, line, imp.Scope, imp.Name, false)
+			f.importedExtension(cx, line, imp, recv, name)
 			f.alternatives(start, name)
 			return
 		}
@@ -440,7 +440,13 @@ func (f *file) unqualified(name string, line int, cx *ctx) {
 		return
 	}
 	if imp, ok := f.imports[name]; ok {
-		f.scopeRef(cx, line, imp.Scope, imp.Name, true)
+		start := len(f.fr.Refs)
+		if !isType(imp.Name) {
+			f.importedExtension(cx, line, imp, f.thisChain(cx), name)
+		} else {
+			f.scopeRef(cx, line, imp.Scope, imp.Name, false)
+		}
+		f.alternatives(start, name)
 		return
 	}
 	this := cx.recv
@@ -466,6 +472,17 @@ func (f *file) unqualified(name string, line int, cx *ctx) {
 		f.scopeRef(cx, line, ScopePrefix+p, name, false)
 	}
 	f.alternatives(start, name)
+}
+
+// importedExtension refers to an imported function name called on recv:
+// the extension function of recv's type in the imported package when
+// recv is a typed value (T.name), else whatever the bare name stands for
+// there (a plain function, or an extension function of its name).
+func (f *file) importedExtension(cx *ctx, line int, imp, recv *lang.Chain, name string) {
+	if recv != nil && recv.Inst && !recv.Super && len(recv.Steps) == 0 {
+		f.scopeRef(cx, line, imp.Scope, recv.Name+"."+imp.Name, false)
+	}
+	f.scopeRef(cx, line, imp.Scope, imp.Name, false)
 }
 
 // alternatives makes the references from start on one run of

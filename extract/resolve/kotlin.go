@@ -40,6 +40,25 @@ func resolveKotlinImport(fr *lang.Result, t *Table, r lang.Ref, add func(graph.E
 		}
 		return
 	}
+	names, alias := t.names(r.Scope)
+	if _, ext := alias[r.Name]; ext && len(names[r.Name]) == 0 {
+		// The bare name of extension functions: every file declaring
+		// one of that name (T.name, U.name, …).
+		suffix := "." + r.Name
+		seen := map[string]bool{fr.Path: true}
+		for n, cands := range names {
+			if !strings.HasSuffix(n, suffix) {
+				continue
+			}
+			for _, c := range cands {
+				if c.Kind == graph.KindFunction && !seen[c.Path] {
+					seen[c.Path] = true
+					edge(lang.FileUID(c.Path))
+				}
+			}
+		}
+		return
+	}
 	c, ok := t.lookup(r.Scope, r.Name, fr.Path)
 	if !ok {
 		// import a.b.Outer.Inner of a file declaring only Outer's node

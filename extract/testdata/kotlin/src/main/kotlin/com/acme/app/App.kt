@@ -1,5 +1,6 @@
 package com.acme.app
 
+import com.acme.ext.label
 import com.acme.geo.*
 import com.acme.shapes.Circle
 import com.acme.shapes.Shape
@@ -19,6 +20,8 @@ class App(private val shape: Shape) {
         Reg.register(c)
         p.scale(2).norm()
         helper()
+        p.label()
+        c.label()
         listOf(1).forEach { it.toString() }
     }
 }

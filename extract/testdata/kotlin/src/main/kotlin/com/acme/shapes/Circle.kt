@@ -1,5 +1,6 @@
 package com.acme.shapes
 
+import com.acme.ext.label
 import com.acme.geo.Point
 import com.acme.geo.distance
 
@@ -14,7 +15,7 @@ class Circle(origin: Point, private val radius: Int) : Base(origin), Solid {
 
     override fun name(): String {
         val far = distance(origin, Point(1, 2))
-        return super.name() + this.describe() + area() + far
+        return super.name() + this.describe() + area() + far + label()
     }
 }
 
