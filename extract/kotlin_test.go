@@ -163,3 +163,33 @@ func TestKotlin_Fixture(t *testing.T) {
 		}
 	}
 }
+
+// TestKotlin_DeepNestingIsBounded: a nested class's name holds every
+// enclosing one, so classes nest at most 64 levels (the deeper ones have
+// no node); nested lambdas and object literals are walked without a
+// bound on their depth but at a cost linear in it.
+func TestKotlin_DeepNestingIsBounded(t *testing.T) {
+	root := t.TempDir()
+	deep := 5000
+	writeFile(t, root, "Nest.kt", []byte("class A {\n"+strings.Repeat("class B {\n", deep)+strings.Repeat("}\n", deep)+"}\n"))
+	writeFile(t, root, "Lambdas.kt", []byte("fun f() {\n"+strings.Repeat("run {\n", deep)+"g()\n"+strings.Repeat("}\n", deep)+"}\n"))
+	res := index(t, root, Options{}, nil)
+	classes := 0
+	for _, n := range res.Payloads["Nest.kt"].Nodes {
+		if n.Kind == graph.KindClass {
+			classes++
+		}
+	}
+	if classes != 64 {
+		t.Errorf("%d class nodes for %d nested classes, want the 64 outermost", classes, deep+1)
+	}
+	calls := 0
+	for _, e := range res.Payloads["Lambdas.kt"].Edges {
+		if e.Type == graph.EdgeCalls {
+			calls++
+		}
+	}
+	if calls != 2 { // run → *.run, g → *.g
+		t.Errorf("%d calls edges from nested lambdas, want 2", calls)
+	}
+}
