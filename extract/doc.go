@@ -16,8 +16,8 @@
 // # Extractors
 //
 // Each language or format is a package implementing lang.Extractor
-// (golang, python, jsts, java, c, cpp, rust, php, ruby, csharp, markdown,
-// config, manifest), listed once in
+// (golang, python, jsts, java, kotlin, c, cpp, rust, php, ruby, csharp,
+// markdown, config, manifest), listed once in
 // registry.go; the first that owns a path reads the file. Package lang
 // holds what they share with the runner (lang.Result, lang.Ref,
 // lang.Decl, lang.Env), package resolve the declarations table, the
@@ -52,6 +52,13 @@
 //	          calls the class), imports (to in-tree files and package
 //	          folders), inherits_from (extends), implements; scope
 //	          "java:<package>" (see package java)
+//	kotlin    tree-sitter (.kt, .kts; Gradle scripts stay manifest's):
+//	          classes, interfaces, objects, companions (Outer.Companion),
+//	          functions, extension functions (T.f), calls (receivers typed
+//	          from declarations; T(…) calls the class), imports (to the
+//	          in-tree file declaring the name, package folders for p.*),
+//	          inherits_from, implements; scope "kt:<package>" (see
+//	          package kotlin)
 //	c, cpp    tree-sitter (internal/cfamily; .h is C++ when the tree has a
 //	          C++ source): functions (one node, where defined), structs,
 //	          unions, enums, typedefs, classes, methods, constructors,

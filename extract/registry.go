@@ -8,6 +8,7 @@ import (
 	"github.com/cos-dev/cos/extract/golang"
 	"github.com/cos-dev/cos/extract/java"
 	"github.com/cos-dev/cos/extract/jsts"
+	"github.com/cos-dev/cos/extract/kotlin"
 	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/extract/manifest"
 	"github.com/cos-dev/cos/extract/markdown"
@@ -31,6 +32,7 @@ var extractors = []lang.Extractor{
 	cpp.Extractor{},
 	rust.Extractor{},
 	java.Extractor{},
+	kotlin.Extractor{},
 	php.Extractor{},
 	ruby.Extractor{},
 	csharp.Extractor{},

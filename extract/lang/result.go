@@ -13,6 +13,7 @@ const (
 	ExtractorC        = "c"
 	ExtractorCPP      = "cpp"
 	ExtractorJava     = "java"
+	ExtractorKotlin   = "kotlin"
 	ExtractorMarkdown = "markdown"
 	ExtractorConfig   = "config"
 	ExtractorManifest = "manifest"
@@ -65,6 +66,11 @@ type Ref struct {
 	// Stub names the code:external: node used when Name is not found;
 	// empty drops an unresolved reference.
 	Stub string
+	// Else makes the reference an alternative of the one before it in
+	// Result.Refs: it is resolved only when none of the references of
+	// its run (the last one without Else and those after it) found a
+	// target (Kotlin: a member of this, else a function of the package).
+	Else bool
 }
 
 // Decl is what one file declares and depends on, cached per content hash so

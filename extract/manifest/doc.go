@@ -4,5 +4,6 @@
 // <ecosystem>:package:<name> nodes the file requires, and .mcp.json into
 // mcp:server:<name> nodes it defines (Maven and Gradle dependencies are
 // maven:package:<group>:<artifact>); JSON and TOML manifests also get
-// their config key nodes (config.Read).
+// their config key nodes (config.Read). Gradle's settings.gradle and
+// settings.gradle.kts get their file node (language gradle) only.
 package manifest

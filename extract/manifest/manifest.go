@@ -26,6 +26,9 @@ func IsManifest(base string) bool {
 	if strings.HasSuffix(l, ".gemspec") || isProjectFile(l) {
 		return true
 	}
+	if l == "settings.gradle" || l == "settings.gradle.kts" {
+		return true // a Gradle build's module list: no dependencies
+	}
 	return strings.HasPrefix(l, "requirements") && strings.HasSuffix(l, ".txt")
 }
 
@@ -80,6 +83,8 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	case "build.gradle", "build.gradle.kts":
 		lang.FileNode(fr, map[string]any{"language": "gradle"})
 		deps = gradleDeps(src)
+	case "settings.gradle", "settings.gradle.kts":
+		lang.FileNode(fr, map[string]any{"language": "gradle"})
 	case "composer.json":
 		config.Read(fr, data, e)
 		deps = composerDeps(src)

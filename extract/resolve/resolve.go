@@ -256,9 +256,15 @@ func Resolve(fr *lang.Result, t *Table) {
 		seenStub[n.UID] = true
 		fr.Nodes = append(fr.Nodes, n)
 	}
+	found := false // a reference of the current run of Else alternatives found its target
 	for _, r := range fr.Refs {
 		if s, ok := t.NormScope(r.Scope); ok && s != "" {
 			deps[s] = true
+		}
+		if !r.Else {
+			found = false
+		} else if found {
+			continue
 		}
 		switch r.Type {
 		case lang.RefWatch:
@@ -270,6 +276,10 @@ func Resolve(fr *lang.Result, t *Table) {
 			}
 			if r.Recv != nil {
 				resolveRustUse(fr, t, r, add)
+				continue
+			}
+			if strings.HasPrefix(r.Scope, kotlinScope) {
+				resolveKotlinImport(fr, t, r, add)
 				continue
 			}
 			resolveImport(fr, t, r, add, addNode)
@@ -285,6 +295,7 @@ func Resolve(fr *lang.Result, t *Table) {
 			continue
 		}
 		if c, ok := t.Target(r, fr); ok {
+			found = true
 			uid, kind := uidOf(c)
 			if r.Type == lang.RefCall && kind == graph.KindClass && fr.Extractor == lang.ExtractorGo {
 				continue // a Go conversion T(x), not a call

@@ -1,0 +1,3 @@
+package com.acme.app
+
+fun ping() {}

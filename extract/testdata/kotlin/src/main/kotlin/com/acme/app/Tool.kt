@@ -1,0 +1,8 @@
+package com.acme.app
+
+class Tool : Runnable {
+    override fun run() {
+        helper()
+        ping()
+    }
+}
