@@ -19,6 +19,7 @@ const (
 	ExtractorRust     = "rust"
 	ExtractorPHP      = "php"
 	ExtractorRuby     = "ruby"
+	ExtractorScala    = "scala"
 	ExtractorFolder   = "folder"
 	ExtractorFile     = "file"
 )

@@ -8,6 +8,9 @@ import "strings"
 // with whatever follows the constant (".m") kept; C itself when none is.
 // Other scopes are returned unchanged.
 func (t *Table) nested(scope, name string) (string, string) {
+	if list, ok := strings.CutPrefix(scope, scalaSearchScope); ok {
+		return t.scalaSearch(list, name)
+	}
 	nest, ok := strings.CutPrefix(scope, rubyNestScope)
 	if !ok {
 		return scope, name
