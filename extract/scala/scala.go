@@ -75,7 +75,7 @@ type ctx struct {
 func extract(fr *lang.Result, data []byte, env *lang.Env) {
 	src := lang.SourceText(data)
 	fileUID := lang.FileNode(fr, map[string]any{"language": "scala"})
-	tree := ts.ParseFile(fr, language, src)
+	tree := parse(fr, src)
 	if tree == nil {
 		return
 	}
