@@ -320,6 +320,10 @@ func (f *file) valueChain(v *sitter.Node, cx *ctx) *lang.Chain {
 	return f.exprChain(v, cx)
 }
 
+// maxSteps bounds the steps of a receiver chain: each step copies the
+// chain, so a.b.c… n long would cost n² (a hostile file of 20,000 steps).
+const maxSteps = 32
+
 // exprChain is the value of an expression as a chain; nil when unknown.
 func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 	if n == nil {
@@ -359,7 +363,7 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 	case "field_expression":
 		fld := ts.Text(n.ChildByFieldName("field"), f.src)
 		oc := f.valueChain(n.ChildByFieldName("value"), cx)
-		if oc == nil || oc.Super {
+		if oc == nil || oc.Super || len(oc.Steps) >= maxSteps {
 			return nil
 		}
 		if !oc.Inst && len(oc.Steps) == 0 && isUpper(fld) {
@@ -386,7 +390,6 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 			recv, top := f.ownerOf(name, cx)
 			if top {
 				return &lang.Chain{Scope: f.topScope(name), Name: name, Steps: []string{lang.CallStep}}
-				return nil
 			}
 			if recv == nil {
 				return nil
@@ -394,7 +397,7 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 			return recv.Then(name).Then(lang.CallStep)
 		case "field_expression":
 			recv := f.valueChain(fn.ChildByFieldName("value"), cx)
-			if recv == nil || recv.Super {
+			if recv == nil || recv.Super || len(recv.Steps) >= maxSteps {
 				return nil
 			}
 			return recv.Then(ts.Text(fn.ChildByFieldName("field"), f.src)).Then(lang.CallStep)

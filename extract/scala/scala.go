@@ -36,6 +36,7 @@ type class struct {
 	// superclass (its arguments call its constructor).
 	firstIsClass bool
 	emitted      bool
+	companion    bool // a class (or trait) and an object of the name
 	fieldNames   []string
 }
 
@@ -226,8 +227,11 @@ func (f *file) declare(n *sitter.Node, outer *class) {
 		c = &class{name: name, outer: outer, kind: kind, methods: map[string]bool{}, fields: map[string]*lang.Chain{}}
 		f.classes[name] = c
 		f.fr.Decl.Names[name] = graph.KindClass
-	} else if c.kind == "object" {
-		c.kind = kind // the class of a companion object read first
+	} else if (c.kind == "object") != (kind == "object") {
+		c.companion = true
+		if c.kind == "object" {
+			c.kind = kind // the class of a companion object read first
+		}
 	}
 	for tp := range typeParams(n.ChildByFieldName("type_parameters"), f.src) {
 		if c.tparams == nil {
@@ -416,7 +420,7 @@ func (f *file) emit(n *sitter.Node, outer *class, parent string) {
 	if !c.emitted {
 		c.emitted = true
 		meta := map[string]any{"language": "scala", "type_kind": c.kind}
-		if c.kind != "object" && f.hasCompanion(n, name) {
+		if c.companion {
 			meta["companion"] = true
 		}
 		f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindClass, Label: name, Line: line, EndLine: ts.EndLine(n), Metadata: meta})
@@ -443,22 +447,6 @@ func (f *file) emit(n *sitter.Node, outer *class, parent string) {
 	if body != nil {
 		f.classBody(body, c, uid)
 	}
-}
-
-// hasCompanion reports whether the file declares both a class (or trait)
-// and an object named name.
-func (f *file) hasCompanion(n *sitter.Node, name string) bool {
-	p := n.Parent()
-	if p == nil {
-		return false
-	}
-	short := name[strings.LastIndexByte(name, '.')+1:]
-	for _, k := range ts.Children(p) {
-		if k.Kind() == "object_definition" && ts.Text(k.ChildByFieldName("name"), f.src) == short {
-			return true
-		}
-	}
-	return false
 }
 
 // field records a field's type (and its attribute fact).
