@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ func scalaEdges(p map[string]graph.FileExtracted, typ string) []string {
 	for _, e := range edgesOfType(p, typ) {
 		out = append(out, strings.ReplaceAll(e, "src/main/scala/com/acme/", ""))
 	}
+	sort.Strings(out)
 	return out
 }
 
@@ -73,6 +75,7 @@ func TestScala_Fixture(t *testing.T) {
 	checkEdgeSet(t, "implements", scalaEdges(p, graph.EdgeImplements), []string{
 		"model/Shape.scala::Circle -> model/Shape.scala::Named",   // with Named
 		"model/Shape.scala::Circle -> model/Shape.scala::Shape",   // with Shape
+		"model/Shape.scala::Circle -> scala.Serializable",         // a standard trait: its stub
 		"model/Shape.scala::Registry -> model/Shape.scala::Named", // object extends a trait of its file
 	})
 	checkEdgeSet(t, "imports", scalaEdges(p, graph.EdgeImports), []string{

@@ -538,6 +538,9 @@ func (f *file) bases(n *sitter.Node, c *class, uid string) {
 		isFirst := first
 		first = false
 		if ch == nil {
+			ch = f.standardType(t)
+		}
+		if ch == nil {
 			continue
 		}
 		ch.Inst = false
@@ -562,6 +565,23 @@ func (f *file) bases(n *sitter.Node, c *class, uid string) {
 		f.classRef(bcx, ts.Line(a), c.bases[0])
 		f.walk(a, bcx)
 	}
+}
+
+// standardType is the chain of a standard parent (Serializable,
+// App, Product…: scalaTypes) in package scala, which no in-tree file
+// declares: the edge goes to its stub scala.<Name>. nil for anything else.
+func (f *file) standardType(t *sitter.Node) *lang.Chain {
+	if t.Kind() == "generic_type" {
+		t = t.ChildByFieldName("type")
+	}
+	if t == nil || t.Kind() != "type_identifier" {
+		return nil
+	}
+	name := ts.Text(t, f.src)
+	if !scalaTypes[name] {
+		return nil
+	}
+	return &lang.Chain{Scope: "scala:scala", Name: name}
 }
 
 // qualified is the stub label of a class chain.

@@ -252,7 +252,8 @@ func init() {
 	Tuple2 Tuple3 Function0 Function1 Function2 PartialFunction BigInt BigDecimal StringBuilder Range Stream LazyList
 	Throwable Exception RuntimeException Error IllegalArgumentException IllegalStateException
 	UnsupportedOperationException NoSuchElementException Serializable Product Equals Ordering Ordered Numeric
-	Class Thread Runnable Comparable Iterable CharSequence Integer Character Future Try Success Failure`) {
+	Class Thread Runnable Comparable CharSequence Integer Character Future Try Success Failure
+	App Enumeration Dynamic AutoCloseable Cloneable`) {
 		scalaTypes[n] = true
 	}
 }

@@ -14,7 +14,7 @@ abstract class Base(val id: Int) {
   def ping(): Unit = ()
 }
 
-case class Circle(r: Double) extends Base(1) with Shape with Named {
+case class Circle(r: Double) extends Base(1) with Shape with Named with Serializable {
   def area(): Double = 3.14 * r * r
   override def describe(): String = super.describe() + this.label()
   def label(): String = title()
