@@ -200,6 +200,8 @@ func dialectOf(extractor string) (dialect, bool) {
 		return dialectJS, true
 	case lang.ExtractorJava:
 		return dialectJava, true
+	case lang.ExtractorScala:
+		return dialectScala, true
 	case lang.ExtractorC, lang.ExtractorCPP:
 		return dialectC, true
 	case lang.ExtractorRust:
@@ -212,7 +214,7 @@ func dialectOf(extractor string) (dialect, bool) {
 
 // Mergeable reports whether Merge works on payloads of extractor: the
 // languages cos infers calls for without a type checker (Python,
-// JavaScript/TypeScript, Java, C, C++, Rust) and the files it does not
+// JavaScript/TypeScript, Java, Scala, C, C++, Rust) and the files it does not
 // parse.
 func Mergeable(extractor string) bool {
 	_, ok := dialectOf(extractor)
@@ -228,6 +230,8 @@ func dialectFor(lang string) dialect {
 		return dialectJS
 	case "java":
 		return dialectJava
+	case "scala":
+		return dialectScala
 	case "c", "cpp", "c++", "cuda", "objective-c", "objective-cpp":
 		return dialectC
 	case "rust":
