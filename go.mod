@@ -145,6 +145,7 @@ require (
 	github.com/tetratelabs/wazero v1.3.0 // indirect
 	github.com/tree-sitter/tree-sitter-c-sharp v0.23.1 // indirect
 	github.com/tree-sitter/tree-sitter-java v0.23.5 // indirect
+	github.com/tree-sitter/tree-sitter-scala v0.24.0 // indirect
 	github.com/vbatts/tar-split v0.11.3 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.opentelemetry.io/otel v1.16.0 // indirect

@@ -59,6 +59,13 @@
 //	          in-tree file declaring the name, package folders for p.*),
 //	          inherits_from, implements; scope "kt:<package>" (see
 //	          package kotlin)
+//	scala     tree-sitter (.scala, .sc): classes, case classes, traits,
+//	          objects (a companion shares its class's node), enums,
+//	          methods, givens, top-level defs, imports (to the in-tree
+//	          file declaring the name, wildcards to package folders),
+//	          calls (receivers typed from declarations; new T(…) and
+//	          T(…) call the class), inherits_from / implements from
+//	          extends … with …; scope "scala:<package>" (see package scala)
 //	c, cpp    tree-sitter (internal/cfamily; .h is C++ when the tree has a
 //	          C++ source): functions (one node, where defined), structs,
 //	          unions, enums, typedefs, classes, methods, constructors,

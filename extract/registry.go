@@ -16,6 +16,7 @@ import (
 	"github.com/cos-dev/cos/extract/python"
 	"github.com/cos-dev/cos/extract/ruby"
 	"github.com/cos-dev/cos/extract/rust"
+	"github.com/cos-dev/cos/extract/scala"
 )
 
 // extractors are the languages and formats Run reads, asked in this order
@@ -36,6 +37,7 @@ var extractors = []lang.Extractor{
 	php.Extractor{},
 	ruby.Extractor{},
 	csharp.Extractor{},
+	scala.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

@@ -21,6 +21,7 @@ const (
 	ExtractorPHP      = "php"
 	ExtractorRuby     = "ruby"
 	ExtractorCSharp   = "csharp"
+	ExtractorScala    = "scala"
 	ExtractorFolder   = "folder"
 	ExtractorFile     = "file"
 )

@@ -20,7 +20,7 @@ import (
 func IsManifest(base string) bool {
 	l := strings.ToLower(base)
 	switch l {
-	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json", "pom.xml", "build.gradle", "build.gradle.kts", "composer.json", "gemfile":
+	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json", "pom.xml", "build.gradle", "build.gradle.kts", "composer.json", "gemfile", "build.sbt":
 		return true
 	}
 	if strings.HasSuffix(l, ".gemspec") || isProjectFile(l) {
@@ -42,7 +42,7 @@ type dependency struct {
 }
 
 // extract reads go.mod, package.json, pyproject.toml,
-// requirements*.txt, Cargo.toml, composer.json, Gemfile and *.gemspec
+// requirements*.txt, Cargo.toml, build.sbt, composer.json, Gemfile and *.gemspec
 // into <ecosystem>:package:<name> nodes
 // with requires edges from the manifest file, and .mcp.json into
 // mcp:server:<name> nodes the file defines. JSON and TOML manifests also
@@ -85,6 +85,9 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 		deps = gradleDeps(src)
 	case "settings.gradle", "settings.gradle.kts":
 		lang.FileNode(fr, map[string]any{"language": "gradle"})
+	case "build.sbt":
+		lang.FileNode(fr, map[string]any{"language": "sbt"})
+		deps = sbtDeps(src)
 	case "composer.json":
 		config.Read(fr, data, e)
 		deps = composerDeps(src)

@@ -116,6 +116,10 @@ func (t *Table) NormScope(scope string) (string, bool) {
 	if crate, ok := strings.CutPrefix(scope, "rustcrate:"); ok {
 		return t.rustCrateScope(crate)
 	}
+	if list, ok := strings.CutPrefix(scope, scalaSearchScope); ok {
+		own, _, _ := strings.Cut(list, "|")
+		return scalaScope + own, true // a Scala name looked up in several packages
+	}
 	if strings.HasPrefix(scope, rubyNestScope) {
 		return "rb:", true // a Ruby constant read inside modules (nested)
 	}
@@ -280,6 +284,10 @@ func Resolve(fr *lang.Result, t *Table) {
 			}
 			if strings.HasPrefix(r.Scope, kotlinScope) {
 				resolveKotlinImport(fr, t, r, add)
+				continue
+			}
+			if isScalaImport(r) {
+				resolveScalaImport(fr, t, r, add)
 				continue
 			}
 			resolveImport(fr, t, r, add, addNode)

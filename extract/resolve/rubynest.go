@@ -12,6 +12,9 @@ func (t *Table) nested(scope, name string) (string, string) {
 	if list, ok := strings.CutPrefix(scope, csharpListScope); ok {
 		return t.csharpNested(list, name)
 	}
+	if list, ok := strings.CutPrefix(scope, scalaSearchScope); ok {
+		return t.scalaSearch(list, name)
+	}
 	nest, ok := strings.CutPrefix(scope, rubyNestScope)
 	if !ok {
 		return scope, name

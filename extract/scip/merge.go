@@ -203,6 +203,8 @@ func dialectOf(extractor string) (dialect, bool) {
 		return dialectJS, true
 	case lang.ExtractorJava:
 		return dialectJava, true
+	case lang.ExtractorScala:
+		return dialectScala, true
 	case lang.ExtractorC, lang.ExtractorCPP:
 		return dialectC, true
 	case lang.ExtractorRust:
@@ -217,7 +219,7 @@ func dialectOf(extractor string) (dialect, bool) {
 
 // Mergeable reports whether Merge works on payloads of extractor: the
 // languages cos infers calls for without a type checker (Python,
-// JavaScript/TypeScript, Java, C, C++, Rust, C#) and the files it does not
+// JavaScript/TypeScript, Java, Scala, C, C++, Rust, C#) and the files it does not
 // parse.
 func Mergeable(extractor string) bool {
 	_, ok := dialectOf(extractor)
@@ -233,6 +235,8 @@ func dialectFor(lang string) dialect {
 		return dialectJS
 	case "java":
 		return dialectJava
+	case "scala":
+		return dialectScala
 	case "c", "cpp", "c++", "cuda", "objective-c", "objective-cpp":
 		return dialectC
 	case "rust":

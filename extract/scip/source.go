@@ -30,6 +30,9 @@ const (
 	dialectC      // C and C++
 	dialectRust   // Rust
 	dialectCSharp // C#
+	// dialectScala: Java's import and package lines, ended by the line
+	// (or the closing brace of import a.{…}) instead of a semicolon.
+	dialectScala
 )
 
 func newSource(text string, d dialect) *source {
@@ -205,7 +208,7 @@ const maxImportLines = 500
 // importLines returns the 0-based lines of import statements (Python
 // import / from … import, parenthesised or continued; JavaScript and
 // TypeScript import … from and export { … } / export * lists; Java
-// import and package; C++ using-declarations and using namespace; Rust
+// and Scala import and package; C++ using-declarations and using namespace; Rust
 // use and extern crate, up to their ;).
 func importLines(lines []string, d dialect) map[int]bool {
 	out := map[int]bool{}
@@ -226,6 +229,9 @@ func importLines(lines []string, d dialect) map[int]bool {
 			} else if d != dialectPython {
 				t = stripLineComment(t)
 			}
+			if d == dialectScala && j == i && strings.HasPrefix(t, "package ") {
+				break // package a.b, or package a.b { …: one line
+			}
 			depth += strings.Count(t, "(") + strings.Count(t, "{") - strings.Count(t, ")") - strings.Count(t, "}")
 			i = j
 			if depth > 0 {
@@ -237,7 +243,7 @@ func importLines(lines []string, d dialect) map[int]bool {
 			if d == dialectJS && (strings.HasSuffix(t, "from") || strings.HasSuffix(t, ",")) {
 				continue
 			}
-			if d != dialectPython && d != dialectJS && !strings.HasSuffix(stripLineComment(t), ";") {
+			if d != dialectPython && d != dialectJS && d != dialectScala && !strings.HasSuffix(stripLineComment(t), ";") {
 				continue // import a.b.\n    C; use a::{\n b };
 			}
 			break
@@ -250,7 +256,7 @@ func importStart(t string, d dialect) bool {
 	switch d {
 	case dialectPython:
 		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "from ") && strings.Contains(t, " import")
-	case dialectJava:
+	case dialectJava, dialectScala:
 		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "package ")
 	case dialectC:
 		// using N::f; and using namespace N; — not using T = …; (an alias
