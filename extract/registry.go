@@ -14,6 +14,7 @@ import (
 	"github.com/cos-dev/cos/extract/python"
 	"github.com/cos-dev/cos/extract/ruby"
 	"github.com/cos-dev/cos/extract/rust"
+	"github.com/cos-dev/cos/extract/swift"
 )
 
 // extractors are the languages and formats Run reads, asked in this order
@@ -32,6 +33,7 @@ var extractors = []lang.Extractor{
 	java.Extractor{},
 	php.Extractor{},
 	ruby.Extractor{},
+	swift.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

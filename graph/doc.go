@@ -16,7 +16,7 @@
 //	config:toml:<path>#<dotted-key>
 //	config:yaml:<path>#<json-pointer>
 //	npm:package:<name>  pypi:package:<name>  crates:package:<name>
-//	composer:package:<vendor/name>  gem:package:<name>
+//	composer:package:<vendor/name>  gem:package:<name>  swiftpm:package:<identity>
 //	Go modules: go:package:<module path>
 //	mcp:server:<name>
 //	cos:hook:<name>  cos:identifier:<name>  accepted on write, kind external

@@ -47,6 +47,7 @@ var uidPrefixes = []struct{ prefix, kind string }{
 	{"maven:package:", KindDependency},
 	{"composer:package:", KindDependency},
 	{"gem:package:", KindDependency},
+	{"swiftpm:package:", KindDependency},
 	{"mcp:server:", KindMCPServer},
 	{"cos:hook:", KindExternal},
 	{"cos:identifier:", KindExternal},
@@ -93,7 +94,7 @@ func ValidateUID(uid string) error {
 			return nil
 		}
 	}
-	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, maven:package:, composer:package:, gem:package:, mcp:server:")
+	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, maven:package:, composer:package:, gem:package:, swiftpm:package:, mcp:server:")
 }
 
 // FileUID returns the uid of a repo-relative file: doc:file: for Markdown,

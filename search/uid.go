@@ -28,6 +28,7 @@ var uidPrefixes = []string{
 	"crates:package:",
 	"composer:package:",
 	"gem:package:",
+	"swiftpm:package:",
 	"mcp:server:",
 	"cos:hook:",
 	"cos:identifier:",

@@ -19,6 +19,7 @@ const (
 	ExtractorRust     = "rust"
 	ExtractorPHP      = "php"
 	ExtractorRuby     = "ruby"
+	ExtractorSwift    = "swift"
 	ExtractorFolder   = "folder"
 	ExtractorFile     = "file"
 )

@@ -23,7 +23,7 @@ func IsManifest(base string) bool {
 	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json", "pom.xml", "build.gradle", "build.gradle.kts", "composer.json", "gemfile":
 		return true
 	}
-	if strings.HasSuffix(l, ".gemspec") {
+	if strings.HasSuffix(l, ".gemspec") || isSwiftPM(l) {
 		return true
 	}
 	return strings.HasPrefix(l, "requirements") && strings.HasSuffix(l, ".txt")
@@ -31,7 +31,7 @@ func IsManifest(base string) bool {
 
 // dependency is one package a manifest requires.
 type dependency struct {
-	Ecosystem string // go, npm, pypi, crates, maven, composer, gem
+	Ecosystem string // go, npm, pypi, crates, maven, composer, gem, swiftpm
 	Name      string
 	Version   string
 	Scope     string // "", dev, optional, peer, build, indirect, …
@@ -39,7 +39,8 @@ type dependency struct {
 }
 
 // extract reads go.mod, package.json, pyproject.toml,
-// requirements*.txt, Cargo.toml, composer.json, Gemfile and *.gemspec
+// requirements*.txt, Cargo.toml, composer.json, Gemfile, *.gemspec and
+// Package.swift
 // into <ecosystem>:package:<name> nodes
 // with requires edges from the manifest file, and .mcp.json into
 // mcp:server:<name> nodes the file defines. JSON and TOML manifests also
@@ -91,6 +92,12 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 		mcpServers(fr, src)
 		return
 	default:
+		if isSwiftPM(base) {
+			lang.FileNode(fr, map[string]any{"language": "swiftpm"})
+			deps = swiftPMDeps(src)
+			swiftPMPackage(fr, src)
+			break
+		}
 		if strings.HasSuffix(base, ".gemspec") {
 			lang.FileNode(fr, map[string]any{"language": "gemspec"})
 			deps = gemspecDeps(src)

@@ -99,8 +99,10 @@ func (t *Table) names(scope string) (map[string][]Candidate, map[string]string) 
 			if facts == nil {
 				facts = map[string]string{}
 			}
-			if _, dup := facts[k]; !dup {
+			if old, dup := facts[k]; !dup {
 				facts[k] = v
+			} else if k == lang.FactStar && strings.HasPrefix(scope, swiftScope) {
+				facts[k] = unionStars(old, v)
 			}
 		}
 	}
