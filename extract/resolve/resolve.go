@@ -282,12 +282,19 @@ func Resolve(fr *lang.Result, t *Table) {
 			add(graph.Edge{Source: lang.FileUID(fr.Path), Target: r.From, Type: graph.EdgeContains, Extractor: fr.Extractor, Line: r.Line})
 			continue
 		}
+		typ := r.Type
+		if typ == lang.RefSwiftBase {
+			typ = graph.EdgeInheritsFrom
+		}
 		if c, ok := t.Target(r, fr); ok {
 			uid, kind := uidOf(c)
 			if r.Type == lang.RefCall && kind == graph.KindClass && fr.Extractor == lang.ExtractorGo {
 				continue // a Go conversion T(x), not a call
 			}
-			add(graph.Edge{Source: r.From, Target: uid, Type: r.Type, Extractor: fr.Extractor, Line: r.Line})
+			if r.Type == lang.RefSwiftBase && t.swiftProtocol(c) {
+				typ = graph.EdgeImplements
+			}
+			add(graph.Edge{Source: r.From, Target: uid, Type: typ, Extractor: fr.Extractor, Line: r.Line})
 			continue
 		}
 		if r.Stub == "" {
@@ -295,7 +302,7 @@ func Resolve(fr *lang.Result, t *Table) {
 		}
 		uid := lang.ExternalUID(r.Stub)
 		addNode(graph.Node{UID: uid, Kind: graph.KindExternal, Label: lang.CleanString(r.Stub), Extractor: fr.Extractor, Metadata: map[string]any{"stub": true}})
-		add(graph.Edge{Source: r.From, Target: uid, Type: r.Type, Extractor: fr.Extractor, Line: r.Line})
+		add(graph.Edge{Source: r.From, Target: uid, Type: typ, Extractor: fr.Extractor, Line: r.Line})
 	}
 	fr.Refs = nil
 	if fr.Decl != nil {

@@ -1,6 +1,10 @@
 package resolve
 
-import "github.com/cos-dev/cos/extract/lang"
+import (
+	"strings"
+
+	"github.com/cos-dev/cos/extract/lang"
+)
 
 // swiftScope prefixes the scope of a Swift module ("swift:<Module>"),
 // which all the module's files share. Each file imports modules of its
@@ -20,4 +24,20 @@ func unionStars(a, b string) string {
 		}
 	}
 	return lang.EncodeChains(out...)
+}
+
+// swiftProtocol reports whether a looked-up candidate is a Swift protocol
+// (its file marks it with lang.FactSwiftProtocol).
+func (t *Table) swiftProtocol(c Candidate) bool {
+	_, name, _ := strings.Cut(c.Kind, "\x00")
+	d := t.fresh[c.Path]
+	if d == nil {
+		r, ok := t.cached[c.Path]
+		if !ok || !strings.Contains(r.Facts, lang.FactSwiftProtocol+name+"\t") {
+			return false
+		}
+		d = r.Decl()
+	}
+	_, ok := d.Facts[lang.FactSwiftProtocol+name]
+	return ok
 }

@@ -182,7 +182,14 @@ func (f *file) classRef(cx *ctx, line int, t *lang.Chain) {
 	if t == nil {
 		return
 	}
-	f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefCall, From: cx.from, Line: line, Scope: t.Scope, Name: t.Name})
+	f.fr.Refs = append(f.fr.Refs, typeRef(lang.RefCall, cx.from, line, t, ""))
+}
+
+// typeRef is a reference of type typ to the type t names, looked up as a
+// type: through the modules its scope imports when the module does not
+// declare it.
+func typeRef(typ, from string, line int, t *lang.Chain, stub string) lang.Ref {
+	return lang.Ref{Type: typ, From: from, Line: line, Recv: &lang.Chain{Scope: t.Scope, Name: t.Name, Inst: true}, Name: lang.TypeRefName, Stub: stub}
 }
 
 // ownerOf is the receiver of an unqualified call of m: the innermost
@@ -214,12 +221,13 @@ func (f *file) call(n *sitter.Node, cx *ctx) {
 			return // a closure held in a local or parameter
 		}
 		if f.isTypeName(name, cx) {
-			f.classRef(cx, line, f.typeRef(name, cx))
+			f.classRef(cx, line, f.resolveType(name, cx))
 			return
 		}
 		recv, fn := f.ownerOf(name, cx)
 		if fn {
-			f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefCall, From: cx.from, Line: line, Scope: f.scope, Name: name, Stub: name})
+			// A free function: of the module or of a module it imports.
+			f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefCall, From: cx.from, Line: line, Recv: &lang.Chain{Scope: f.scope}, Name: name, Stub: name})
 			return
 		}
 		f.ref(cx, line, recv, name)

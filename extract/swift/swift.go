@@ -237,6 +237,9 @@ func (f *file) declare(n *sitter.Node, outer *typeDecl, depth int) {
 		}
 		t.tparams = typeParams(n, f.src)
 		f.fr.Decl.Names[name] = graph.KindClass
+		if kind == "protocol" {
+			f.fr.Decl.SetFact(lang.FactSwiftProtocol+name, &lang.Chain{Scope: f.scope, Name: name})
+		}
 	}
 	body := n.ChildByFieldName("body")
 	if body == nil {
@@ -558,11 +561,9 @@ func (f *file) bases(n *sitter.Node, t *typeDecl, kind, uid string) {
 		case kind == "protocol":
 			typ = graph.EdgeInheritsFrom
 		case kind == "class" && isFirst:
-			if d := f.types[ch.Name]; ch.Scope != f.scope || d == nil || d.kind != "protocol" {
-				typ = graph.EdgeInheritsFrom
-			}
+			typ = lang.RefSwiftBase
 		}
-		f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: typ, From: uid, Line: ts.Line(tn), Scope: ch.Scope, Name: ch.Name, Stub: ch.Name})
+		f.fr.Refs = append(f.fr.Refs, typeRef(typ, uid, ts.Line(tn), ch, ch.Name))
 	}
 }
 

@@ -1,0 +1,13 @@
+open class Base: Shape {
+    let helper: Helper = Helper.make()
+    public var name: String { "base" }
+
+    public init() {}
+
+    public func area() -> Double { 0 }
+
+    func render() {
+        helper.help()
+        describe()
+    }
+}
