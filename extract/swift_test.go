@@ -23,7 +23,8 @@ func swiftEdges(t *testing.T, res indexResult, typ string) []string {
 // and contains edges of its Swift code: self./super. calls and unqualified
 // calls (the type's own, inherited, an extension's in another file),
 // super.init(…), T(…) and T.f() across modules, typed parameters, locals
-// and properties, if let and optional chaining, declared returns, calls
+// and properties (any P, T?), if let and optional chaining, subscripts
+// (no call), declared returns, calls
 // through protocol types to requirements and to a protocol extension's
 // default, enum cases, and the methods of extensions belonging to their
 // type.
@@ -53,6 +54,8 @@ func TestSwift_Fixture(t *testing.T) {
 		"Shapes/Base.swift::Base -> Shapes/Helper.swift::Helper.make", // property initialiser: the class
 		"Shapes/Base.swift::Base.render -> Shapes/Helper.swift::Helper.help",
 		"Shapes/Base.swift::Base.render -> Shapes/Shape.swift::Shape.describe",        // unqualified, through the protocol
+		"Shapes/Base.swift::Registry.first -> *.area",                                 // shapes["x"]!: a subscript, no call; its element unknown
+		"Shapes/Base.swift::Registry.first -> Shapes/Shape.swift::Shape.area",         // current: (any Shape)?
 		"Shapes/Circle+Extra.swift::Circle.extra -> *.label",                          // Circle.Kind is in another file
 		"Shapes/Circle+Extra.swift::Circle.extra -> Shapes/Circle.swift::Circle.grow", // extension → the type's method
 		"Shapes/Circle.swift::Circle -> Geo/Point.swift::Point.copy",                  // initializer body: the class
@@ -107,6 +110,8 @@ func TestSwift_Fixture(t *testing.T) {
 		"Shapes/Base.swift -> Shapes/Base.swift::Base",
 		"Shapes/Base.swift::Base -> Shapes/Base.swift::Base.area",
 		"Shapes/Base.swift::Base -> Shapes/Base.swift::Base.render",
+		"Shapes/Base.swift -> Shapes/Base.swift::Registry",
+		"Shapes/Base.swift::Registry -> Shapes/Base.swift::Registry.first",
 		"Shapes/Circle.swift -> Shapes/Circle.swift::Circle",
 		"Shapes/Circle.swift::Circle -> Shapes/Circle+Extra.swift::Circle.extra", // an extension's method, another file
 		"Shapes/Circle.swift::Circle -> Shapes/Circle.swift::Circle.Kind",
@@ -158,6 +163,7 @@ func TestSwift_Fixture(t *testing.T) {
 		"Circle":      "class [center]",
 		"Circle.Kind": "enum <nil>",
 		"Helper":      "class <nil>",
+		"Registry":    "class [shapes current]",
 	} {
 		if kinds[k] != want {
 			t.Errorf("class %s: type_kind and properties %q, want %q", k, kinds[k], want)

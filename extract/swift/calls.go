@@ -23,6 +23,25 @@ var (
 	kProtocolDeclaration = language.IdForNodeKind("protocol_declaration", true)
 )
 
+// barren marks the node kinds, by symbol id, that hold no code to visit
+// below them: every anonymous node (a token) and named ones made of
+// tokens or types. walk does not descend into them, saving a call into the
+// parser's library per node.
+var barren = func() []bool {
+	out := make([]bool, language.NodeKindCount())
+	for id := range out {
+		out[id] = !language.NodeKindIsNamed(uint16(id))
+	}
+	for _, k := range []string{"simple_identifier", "type_identifier", "user_type", "integer_literal", "real_literal",
+		"boolean_literal", "comment", "multiline_comment", "modifiers", "value_argument_label", "navigation_suffix",
+		"type_annotation", "attribute", "self_expression", "super_expression", "value_binding_pattern"} {
+		if id := language.IdForNodeKind(k, true); int(id) < len(out) && id != 0 {
+			out[id] = true
+		}
+	}
+	return out
+}()
+
 // walk visits the code under n in document order: declarations type
 // locals, calls become references.
 func (f *file) walk(n *sitter.Node, cx *ctx) {
@@ -35,7 +54,11 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 // visit handles one node of walk; false when it walked the node's
 // descendants itself.
 func (f *file) visit(n *sitter.Node, cx *ctx) bool {
-	switch n.KindId() {
+	id := n.KindId()
+	if int(id) < len(barren) && barren[id] {
+		return false
+	}
+	switch id {
 	case kCallExpression:
 		f.call(n, cx)
 	case kPropertyDeclaration:
@@ -207,9 +230,26 @@ func (f *file) ownerOf(m string, cx *ctx) (recv *lang.Chain, fn bool) {
 	return f.classChain(cx.cls), false
 }
 
+// isSubscript reports whether a call expression is a subscript, x[i]
+// (the grammar reads it as a call whose arguments are in brackets).
+func isSubscript(n *sitter.Node) bool {
+	if n.NamedChildCount() < 2 {
+		return false
+	}
+	s := n.NamedChild(n.NamedChildCount() - 1)
+	if s.Kind() != "call_suffix" || s.NamedChildCount() == 0 {
+		return false
+	}
+	a := s.NamedChild(0)
+	if a.Kind() != "value_arguments" || a.ChildCount() == 0 {
+		return false
+	}
+	return a.Child(0).Kind() == "["
+}
+
 // call handles a call expression.
 func (f *file) call(n *sitter.Node, cx *ctx) {
-	if n.NamedChildCount() == 0 {
+	if n.NamedChildCount() == 0 || isSubscript(n) {
 		return
 	}
 	callee := n.NamedChild(0)
@@ -356,7 +396,7 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 		}
 		return recv.Then(name)
 	case "call_expression":
-		if n.NamedChildCount() == 0 {
+		if n.NamedChildCount() == 0 || isSubscript(n) {
 			return nil
 		}
 		callee := n.NamedChild(0)

@@ -322,8 +322,11 @@ type binding struct {
 // bindings splits a property declaration into its bindings.
 func (f *file) bindings(n *sitter.Node) []binding {
 	var out []binding
-	for i := uint(0); i < n.NamedChildCount(); i++ {
-		c := n.NamedChild(i)
+	for i := uint(0); i < n.ChildCount(); i++ {
+		c := n.Child(i)
+		if c == nil || !c.IsNamed() {
+			continue
+		}
 		switch c.Kind() {
 		case "pattern":
 			b := binding{line: ts.Line(c)}
@@ -341,7 +344,7 @@ func (f *file) bindings(n *sitter.Node) []binding {
 				continue
 			}
 			b := &out[len(out)-1]
-			if n.FieldNameForChild(uint32(childIndex(n, c))) == "value" && b.value == nil {
+			if b.value == nil && n.FieldNameForChild(uint32(i)) == "value" {
 				b.value = c
 			} else {
 				b.other = append(b.other, *c)
@@ -349,16 +352,6 @@ func (f *file) bindings(n *sitter.Node) []binding {
 		}
 	}
 	return out
-}
-
-// childIndex is the index of c among n's children (named or not).
-func childIndex(n, c *sitter.Node) uint {
-	for i := uint(0); i < n.ChildCount(); i++ {
-		if k := n.Child(i); k != nil && k.StartByte() == c.StartByte() && k.EndByte() == c.EndByte() && k.KindId() == c.KindId() {
-			return i
-		}
-	}
-	return 0
 }
 
 // typeOfAnnotation is the type node of a type_annotation.
@@ -703,7 +696,7 @@ func (f *file) param(p *sitter.Node, cx *ctx) {
 }
 
 // typeChain is the chain of an instance of the type node t (T, T?, T!,
-// M.T, T<U>); nil for tuples, functions, collections and generic
+// M.T, T<U>, any P, some P, (T)); nil for tuples, functions, collections and generic
 // parameters.
 func (f *file) typeChain(t *sitter.Node, cx *ctx) *lang.Chain {
 	if t == nil {
@@ -736,6 +729,14 @@ func (f *file) typeChain(t *sitter.Node, cx *ctx) *lang.Chain {
 		}
 	case "type_identifier":
 		return f.resolveType(ts.Text(t, f.src), cx)
+	case "existential_type", "opaque_type", "tuple_type", "tuple_type_item":
+		// any P, some P, (P): a one-element tuple type is its element.
+		if t.NamedChildCount() == 1 {
+			return f.typeChain(t.NamedChild(0), cx)
+		}
+		if t.Kind() == "tuple_type_item" {
+			return f.typeChain(t.ChildByFieldName("element"), cx)
+		}
 	}
 	return nil
 }

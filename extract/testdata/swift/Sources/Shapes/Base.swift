@@ -11,3 +11,12 @@ open class Base: Shape {
         describe()
     }
 }
+
+final class Registry {
+    var shapes: [String: Shape] = [:]
+    var current: (any Shape)?
+
+    func first() -> Double {
+        current?.area() ?? shapes["x"]!.area()
+    }
+}
