@@ -204,6 +204,8 @@ func dialectOf(extractor string) (dialect, bool) {
 		return dialectC, true
 	case lang.ExtractorRust:
 		return dialectRust, true
+	case lang.ExtractorSwift:
+		return dialectOther, true // syntax-level; before it was read, a file of the "file" extractor
 	case extract.ExtractorFile:
 		return dialectOther, true
 	}
@@ -212,8 +214,8 @@ func dialectOf(extractor string) (dialect, bool) {
 
 // Mergeable reports whether Merge works on payloads of extractor: the
 // languages cos infers calls for without a type checker (Python,
-// JavaScript/TypeScript, Java, C, C++, Rust) and the files it does not
-// parse.
+// JavaScript/TypeScript, Java, C, C++, Rust, Swift) and the files it
+// does not parse.
 func Mergeable(extractor string) bool {
 	_, ok := dialectOf(extractor)
 	return ok
