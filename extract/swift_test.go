@@ -2,6 +2,7 @@ package extract
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -168,5 +169,38 @@ func TestSwift_Fixture(t *testing.T) {
 		if kinds[k] != want {
 			t.Errorf("class %s: type_kind and properties %q, want %q", k, kinds[k], want)
 		}
+	}
+}
+
+// TestSwift_IncrementalNewModule checks that a file importing a module the
+// tree does not have yet (an external stub) is re-extracted when the
+// module's folder appears: its import and its calls (M.T(), through
+// the module's name) then reach the tree.
+func TestSwift_IncrementalNewModule(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "Sources/App/main.swift", []byte("import Later\n\nfunc run() {\n    Later.Clock().tick()\n}\n"))
+	opts := Options{CacheDir: t.TempDir()}
+	g := simGraph{}
+	g.apply(index(t, root, opts, nil))
+	writeFile(t, root, "Sources/Later/Clock.swift", []byte("public struct Clock {\n    public func tick() {}\n}\n"))
+	res := index(t, root, opts, hashes(g))
+	g.apply(res)
+	if got, want := keys(res.Payloads), []string{"Sources/App/main.swift", "Sources/Later/Clock.swift"}; !equalStrings(got, want) {
+		t.Errorf("emitted %v, want %v", got, want)
+	}
+	var got []string
+	for _, e := range g["Sources/App/main.swift"].Edges {
+		if e.Type == graph.EdgeImports || e.Type == graph.EdgeCalls {
+			got = append(got, e.Type+" "+e.Target)
+		}
+	}
+	sort.Strings(got)
+	checkEdgeSet(t, "imports and calls", got, []string{
+		"imports folder:Sources/Later",
+		"calls code:function:Sources/Later/Clock.swift::Clock.tick",
+		"calls code:class:Sources/Later/Clock.swift::Clock",
+	})
+	if d := dangling(g); len(d) > 0 {
+		t.Errorf("dangling edges: %v", d)
 	}
 }

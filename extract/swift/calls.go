@@ -304,14 +304,15 @@ func (f *file) call(n *sitter.Node, cx *ctx) {
 			return
 		}
 		recv := f.exprChain(target, cx)
-		if recv != nil && !recv.Inst && len(recv.Steps) == 0 && recv.Name != "" {
-			// A type: T.init(…), T.Nested(…), T.staticF().
-			if name == "init" {
+		if recv != nil && !recv.Inst && len(recv.Steps) == 0 {
+			// A type: T.init(…), T.Nested(…), T.staticF(); a module:
+			// M.T(…), M.f().
+			if name == "init" && recv.Name != "" {
 				f.classRef(cx, line, recv)
 				return
 			}
 			if name[0] >= 'A' && name[0] <= 'Z' {
-				f.classRef(cx, line, &lang.Chain{Scope: recv.Scope, Name: recv.Name + "." + name})
+				f.classRef(cx, line, &lang.Chain{Scope: recv.Scope, Name: dotted(recv.Name, name)})
 				return
 			}
 		}
@@ -349,6 +350,9 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 				}
 				return f.classChain(c).Then(name)
 			}
+		}
+		if f.modules[name] && f.types[name] == nil {
+			return &lang.Chain{Scope: "swift:" + name} // M.f(), M.T
 		}
 		if f.isTypeName(name, cx) {
 			return f.typeRef(name, cx)
@@ -392,7 +396,7 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 			return nil
 		}
 		if !recv.Inst && len(recv.Steps) == 0 && name[0] >= 'A' && name[0] <= 'Z' {
-			return &lang.Chain{Scope: recv.Scope, Name: recv.Name + "." + name}
+			return &lang.Chain{Scope: recv.Scope, Name: dotted(recv.Name, name)}
 		}
 		return recv.Then(name)
 	case "call_expression":
@@ -429,13 +433,21 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 					return recv
 				}
 				if name[0] >= 'A' && name[0] <= 'Z' {
-					return &lang.Chain{Scope: recv.Scope, Name: recv.Name + "." + name, Inst: true}
+					return &lang.Chain{Scope: recv.Scope, Name: dotted(recv.Name, name), Inst: true}
 				}
 			}
 			return recv.Then(name).Then(lang.CallStep)
 		}
 	}
 	return nil
+}
+
+// dotted joins a type's (or a module's, "") name and a member's.
+func dotted(outer, name string) string {
+	if outer == "" {
+		return name
+	}
+	return outer + "." + name
 }
 
 func copyChain(c *lang.Chain) *lang.Chain {

@@ -18,8 +18,9 @@
 // properties) and their declared types type receivers.
 //
 // import M is an imports edge to the folder Sources/M (or Tests/M) when the
-// tree has one, whose names the file then sees; another module is an
-// external stub (code:external:<M>). The inheritance clause of a class
+// tree has one, whose names the file then sees (M.T and M.f() too);
+// another module is an external stub (code:external:<M>), re-extracted
+// when the tree gains the module's folder. The inheritance clause of a class
 // gives an inherits_from edge for its first entry (a superclass must come
 // first; an entry the file declares as a protocol is implemented instead)
 // and implements edges for the others; those of structs, enums, actors and

@@ -25,9 +25,20 @@ func (Extractor) Owns(p string) bool {
 // module's scope ("swift:<Module>").
 func (Extractor) Declares() bool { return true }
 
-// Provides returns nil: a new file changes its module's declarations,
-// which re-extracts the files whose references looked into the module.
-func (Extractor) Provides(string) []string { return nil }
+// Provides returns "missing:swift:<Module>" for a file of a SwiftPM module
+// folder (Sources/<Module>/…): a file that imported the module before the
+// tree had it re-extracts, its import now in-tree. Other files of a module
+// change its declarations, which re-extracts the files that looked into it.
+func (Extractor) Provides(p string) []string {
+	if m, _ := moduleOf(p); m != "" {
+		return []string{missingScope + m}
+	}
+	return nil
+}
+
+// missingScope prefixes the watch scope of an import of a module the tree
+// does not have.
+const missingScope = "missing:swift:"
 
 // Extract parses data as Swift (see the package doc).
 func (Extractor) Extract(r *lang.Result, data []byte, env *lang.Env) { extract(r, data, env) }

@@ -45,6 +45,7 @@ type file struct {
 	globals map[string]*lang.Chain
 	returns map[string]string // FactReturn key → encoded chain, "" on disagreement
 	nodes   map[string]bool   // function uids emitted (overloads share one)
+	modules map[string]bool   // in-tree modules the file imports
 }
 
 // ctx is where code is walked: the node its calls come from, the type
@@ -70,7 +71,7 @@ func extract(fr *lang.Result, data []byte, env *lang.Env) {
 	}
 	mod, _ := moduleOf(fr.Path)
 	f := &file{fr: fr, env: env, src: src, scope: "swift:" + mod, fileUID: fileUID,
-		types: map[string]*typeDecl{}, funcs: map[string]bool{}, globals: map[string]*lang.Chain{}, returns: map[string]string{}, nodes: map[string]bool{}}
+		types: map[string]*typeDecl{}, funcs: map[string]bool{}, globals: map[string]*lang.Chain{}, returns: map[string]string{}, nodes: map[string]bool{}, modules: map[string]bool{}}
 	fr.Decl = &lang.Decl{Scope: f.scope, Names: map[string]string{}}
 	kids := ts.Children(root)
 	// Declarations first, so that bodies see every type of the file.
@@ -147,9 +148,11 @@ func (f *file) importDecl(n *sitter.Node) {
 	}
 	if dir, ok := modules(f.env)[mod]; ok {
 		f.fr.Decl.AddStar("swift:" + mod)
+		f.modules[mod] = true
 		f.fr.AddEdge(f.fileUID, lang.ClampUID("folder:"+lang.UIDPart(dir)), graph.EdgeImports, line)
 		return
 	}
+	f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefWatch, Scope: missingScope + mod})
 	uid := lang.ExternalUID(mod)
 	f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindExternal, Label: lang.CleanString(mod), Metadata: map[string]any{"stub": true}})
 	f.fr.AddEdge(f.fileUID, uid, graph.EdgeImports, line)
