@@ -104,13 +104,21 @@
 //	          properties, T.M(), new T(), new()), inherits_from,
 //	          implements; scope "cs:<namespace>", type names looked up
 //	          through "csns:<ns>|…|<using>" lists (see package csharp)
+//	swift     tree-sitter (vendored grammar): classes, structs, enums,
+//	          actors, protocols (type_kind; properties listed), functions,
+//	          methods <Type>.<m> (extension members are the type's),
+//	          initializers as their type, imports (to Sources/<Module>),
+//	          calls (receivers inferred: self, super, T.f, T(…), typed
+//	          params/locals/properties, returns, protocol types),
+//	          inherits_from, implements; scope "swift:<Module>"
 //	markdown  goldmark: doc:file, doc:heading:<path>#<slug>:<level> with
 //	          GitHub slugs, links_to (doc→doc, doc→code file), cites_heading
 //	config    JSON, YAML: config:json|yaml:<path>#<json-pointer>; TOML:
 //	          config:toml:<path>#<dotted-key>; keys to Options.MaxConfigDepth
 //	manifest  go.mod, package.json, pyproject.toml, requirements*.txt,
 //	          Cargo.toml, pom.xml, build.gradle(.kts), composer.json, Gemfile,
-//	          *.gemspec: go|npm|pypi|crates|maven|composer|gem:package:<name>
+//	          *.gemspec, Package.swift:
+//	          go|npm|pypi|crates|maven|composer|gem|swiftpm:package:<name>
 //	          with requires edges (a Cargo.toml also defines its own crate's
 //	          node and declares "cargo:<name>" for Rust's crate paths);
 //	          .mcp.json: mcp:server:<name>; plus config keys

@@ -17,6 +17,7 @@ import (
 	"github.com/cos-dev/cos/extract/ruby"
 	"github.com/cos-dev/cos/extract/rust"
 	"github.com/cos-dev/cos/extract/scala"
+	"github.com/cos-dev/cos/extract/swift"
 )
 
 // extractors are the languages and formats Run reads, asked in this order
@@ -38,6 +39,7 @@ var extractors = []lang.Extractor{
 	ruby.Extractor{},
 	csharp.Extractor{},
 	scala.Extractor{},
+	swift.Extractor{},
 	markdown.Extractor{},
 	config.Extractor{},
 }

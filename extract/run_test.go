@@ -106,7 +106,7 @@ func FuzzExtractFile(f *testing.F) {
 		"dependencies {\n implementation 'g:a:1'\n}\n"} {
 		f.Add(seed)
 	}
-	exts := []string{"x.go", "x.c", "x.h", "x.cc", "x.rs", "x.py", "x.js", "x.ts", "x.tsx", "x.md", "x.json", "x.toml", "x.yaml", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "requirements.txt", ".mcp.json", "x.java", "pom.xml", "build.gradle", "build.gradle.kts", "x.php", "composer.json", "x.rb", "Gemfile", "x.gemspec", "x.cs", "App.csproj", "x.kt", "x.kts", "settings.gradle.kts", "x.scala", "x.sc", "build.sbt"}
+	exts := []string{"x.go", "x.c", "x.h", "x.cc", "x.rs", "x.py", "x.js", "x.ts", "x.tsx", "x.md", "x.json", "x.toml", "x.yaml", "go.mod", "package.json", "Cargo.toml", "pyproject.toml", "requirements.txt", ".mcp.json", "x.java", "pom.xml", "build.gradle", "build.gradle.kts", "x.php", "composer.json", "x.rb", "Gemfile", "x.gemspec", "x.cs", "App.csproj", "x.kt", "x.kts", "settings.gradle.kts", "x.scala", "x.sc", "build.sbt", "x.swift", "Package.swift"}
 	e := &lang.Env{Modules: lang.NewGoModules(map[string]string{"": "m"}), Files: map[string]bool{"y.md": true}, MaxDepth: DefaultMaxConfigDepth}
 	f.Fuzz(func(t *testing.T, src string) {
 		payloads := map[string]graph.FileExtracted{}

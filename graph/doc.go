@@ -17,6 +17,7 @@
 //	config:yaml:<path>#<json-pointer>
 //	npm:package:<name>  pypi:package:<name>  crates:package:<name>
 //	composer:package:<vendor/name>  gem:package:<name>  nuget:package:<id>
+//	swiftpm:package:<identity>
 //	Go modules: go:package:<module path>
 //	mcp:server:<name>
 //	cos:hook:<name>  cos:identifier:<name>  accepted on write, kind external

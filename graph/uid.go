@@ -48,6 +48,7 @@ var uidPrefixes = []struct{ prefix, kind string }{
 	{"composer:package:", KindDependency},
 	{"gem:package:", KindDependency},
 	{"nuget:package:", KindDependency},
+	{"swiftpm:package:", KindDependency},
 	{"mcp:server:", KindMCPServer},
 	{"cos:hook:", KindExternal},
 	{"cos:identifier:", KindExternal},
@@ -94,7 +95,7 @@ func ValidateUID(uid string) error {
 			return nil
 		}
 	}
-	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, maven:package:, composer:package:, gem:package:, nuget:package:, mcp:server:")
+	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, maven:package:, composer:package:, gem:package:, nuget:package:, swiftpm:package:, mcp:server:")
 }
 
 // FileUID returns the uid of a repo-relative file: doc:file: for Markdown,

@@ -29,6 +29,7 @@ var uidPrefixes = []string{
 	"composer:package:",
 	"gem:package:",
 	"nuget:package:",
+	"swiftpm:package:",
 	"mcp:server:",
 	"cos:hook:",
 	"cos:identifier:",

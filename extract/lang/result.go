@@ -22,6 +22,7 @@ const (
 	ExtractorRuby     = "ruby"
 	ExtractorCSharp   = "csharp"
 	ExtractorScala    = "scala"
+	ExtractorSwift    = "swift"
 	ExtractorFolder   = "folder"
 	ExtractorFile     = "file"
 )

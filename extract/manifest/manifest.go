@@ -23,7 +23,7 @@ func IsManifest(base string) bool {
 	case "go.mod", "package.json", "pyproject.toml", "cargo.toml", ".mcp.json", "pom.xml", "build.gradle", "build.gradle.kts", "composer.json", "gemfile", "build.sbt":
 		return true
 	}
-	if strings.HasSuffix(l, ".gemspec") || isProjectFile(l) {
+	if strings.HasSuffix(l, ".gemspec") || isProjectFile(l) || isSwiftPM(l) {
 		return true
 	}
 	if l == "settings.gradle" || l == "settings.gradle.kts" {
@@ -34,7 +34,7 @@ func IsManifest(base string) bool {
 
 // dependency is one package a manifest requires.
 type dependency struct {
-	Ecosystem string // go, npm, pypi, crates, maven, composer, gem, nuget
+	Ecosystem string // go, npm, pypi, crates, maven, composer, gem, nuget, swiftpm
 	Name      string
 	Version   string
 	Scope     string // "", dev, optional, peer, build, indirect, …
@@ -42,7 +42,8 @@ type dependency struct {
 }
 
 // extract reads go.mod, package.json, pyproject.toml,
-// requirements*.txt, Cargo.toml, build.sbt, composer.json, Gemfile and *.gemspec
+// requirements*.txt, Cargo.toml, build.sbt, composer.json, Gemfile, *.gemspec
+// and Package.swift
 // into <ecosystem>:package:<name> nodes
 // with requires edges from the manifest file, and .mcp.json into
 // mcp:server:<name> nodes the file defines. JSON and TOML manifests also
@@ -104,6 +105,12 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 			var projects []dependency
 			deps, projects = csprojDeps(src)
 			csprojProjects(fr, projects, e)
+			break
+		}
+		if isSwiftPM(base) {
+			lang.FileNode(fr, map[string]any{"language": "swiftpm"})
+			deps = swiftPMDeps(src)
+			swiftPMPackage(fr, src)
 			break
 		}
 		if strings.HasSuffix(base, ".gemspec") {

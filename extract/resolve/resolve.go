@@ -99,8 +99,10 @@ func (t *Table) names(scope string) (map[string][]Candidate, map[string]string) 
 			if facts == nil {
 				facts = map[string]string{}
 			}
-			if _, dup := facts[k]; !dup {
+			if old, dup := facts[k]; !dup {
 				facts[k] = v
+			} else if k == lang.FactStar && strings.HasPrefix(scope, swiftScope) {
+				facts[k] = unionStars(old, v)
 			}
 		}
 	}
@@ -302,13 +304,20 @@ func Resolve(fr *lang.Result, t *Table) {
 			add(graph.Edge{Source: lang.FileUID(fr.Path), Target: r.From, Type: graph.EdgeContains, Extractor: fr.Extractor, Line: r.Line})
 			continue
 		}
+		typ := r.Type
+		if typ == lang.RefSwiftBase {
+			typ = graph.EdgeInheritsFrom
+		}
 		if c, ok := t.Target(r, fr); ok {
 			found = true
 			uid, kind := uidOf(c)
 			if r.Type == lang.RefCall && kind == graph.KindClass && fr.Extractor == lang.ExtractorGo {
 				continue // a Go conversion T(x), not a call
 			}
-			add(graph.Edge{Source: r.From, Target: uid, Type: r.Type, Extractor: fr.Extractor, Line: r.Line})
+			if r.Type == lang.RefSwiftBase && t.swiftProtocol(c) {
+				typ = graph.EdgeImplements
+			}
+			add(graph.Edge{Source: r.From, Target: uid, Type: typ, Extractor: fr.Extractor, Line: r.Line})
 			continue
 		}
 		if r.Stub == "" {
@@ -316,7 +325,7 @@ func Resolve(fr *lang.Result, t *Table) {
 		}
 		uid := lang.ExternalUID(r.Stub)
 		addNode(graph.Node{UID: uid, Kind: graph.KindExternal, Label: lang.CleanString(r.Stub), Extractor: fr.Extractor, Metadata: map[string]any{"stub": true}})
-		add(graph.Edge{Source: r.From, Target: uid, Type: r.Type, Extractor: fr.Extractor, Line: r.Line})
+		add(graph.Edge{Source: r.From, Target: uid, Type: typ, Extractor: fr.Extractor, Line: r.Line})
 	}
 	fr.Refs = nil
 	if fr.Decl != nil {

@@ -211,6 +211,8 @@ func dialectOf(extractor string) (dialect, bool) {
 		return dialectRust, true
 	case lang.ExtractorCSharp:
 		return dialectCSharp, true
+	case lang.ExtractorSwift:
+		return dialectOther, true // syntax-level; before it was read, a file of the "file" extractor
 	case extract.ExtractorFile:
 		return dialectOther, true
 	}
@@ -219,8 +221,8 @@ func dialectOf(extractor string) (dialect, bool) {
 
 // Mergeable reports whether Merge works on payloads of extractor: the
 // languages cos infers calls for without a type checker (Python,
-// JavaScript/TypeScript, Java, Scala, C, C++, Rust, C#) and the files it does not
-// parse.
+// JavaScript/TypeScript, Java, Scala, C, C++, Rust, C#, Swift) and the files
+// it does not parse.
 func Mergeable(extractor string) bool {
 	_, ok := dialectOf(extractor)
 	return ok

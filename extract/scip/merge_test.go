@@ -551,33 +551,33 @@ func TestMerge_ChangedFileKeepsInferredEdges(t *testing.T) {
 
 // A file of a language cos does not parse gets its nodes from the index.
 func TestMerge_SynthesizesNodesForOtherLanguages(t *testing.T) {
-	root := writeTree(t, map[string]string{"Foo.swift": `class Foo {
+	root := writeTree(t, map[string]string{"Foo.dart": `class Foo {
   void bar() { baz(); }
   void baz() {}
 }
 `})
 	ps := extractTree(t, root)
-	if p := payloadOf(t, ps, "Foo.swift"); p.Extractor != extract.ExtractorFile {
-		t.Fatalf("Foo.swift extractor = %s", p.Extractor)
+	if p := payloadOf(t, ps, "Foo.dart"); p.Extractor != extract.ExtractorFile {
+		t.Fatalf("Foo.dart extractor = %s", p.Extractor)
 	}
 	const s = "semanticdb maven . . "
-	idx := index("scip-java", "0.10", root, &scippb.Document{RelativePath: "Foo.swift", Language: "swift", Occurrences: []*scippb.Occurrence{
+	idx := index("scip-java", "0.10", root, &scippb.Document{RelativePath: "Foo.dart", Language: "dart", Occurrences: []*scippb.Occurrence{
 		occ(s+"Foo#", def, []int32{0, 6, 9}, 0, 0, 3, 1),
 		occ(s+"Foo#bar().", def, []int32{1, 7, 10}, 1, 2, 23),
 		occ(s+"Foo#baz().", 0, []int32{1, 15, 18}),
 		occ(s+"Foo#baz().", def, []int32{2, 7, 10}, 2, 2, 15),
 	}})
 	res := scip.Merge(root, ps, scip.Place(idx, root))
-	if !slices.Equal(res.Precise, []string{"Foo.swift"}) {
+	if !slices.Equal(res.Precise, []string{"Foo.dart"}) {
 		t.Fatalf("Precise = %v, skipped %v", res.Precise, res.Skipped)
 	}
-	p := payloadOf(t, ps, "Foo.swift")
-	cls := nodeOf(t, p, "code:class:Foo.swift::Foo")
-	bar := nodeOf(t, p, "code:function:Foo.swift::Foo.bar")
+	p := payloadOf(t, ps, "Foo.dart")
+	cls := nodeOf(t, p, "code:class:Foo.dart::Foo")
+	bar := nodeOf(t, p, "code:function:Foo.dart::Foo.bar")
 	if cls.Kind != graph.KindClass || cls.Line != 1 || cls.EndLine != 4 || bar.Kind != graph.KindMethod || bar.Line != 2 || bar.EndLine != 2 {
 		t.Errorf("nodes: %+v %+v", cls, bar)
 	}
-	want := []string{"calls code:function:Foo.swift::Foo.bar -> code:function:Foo.swift::Foo.baz @2"}
+	want := []string{"calls code:function:Foo.dart::Foo.bar -> code:function:Foo.dart::Foo.baz @2"}
 	if got := callEdges(ps, true); !slices.Equal(got, want) {
 		t.Errorf("edges = %v, want %v", got, want)
 	}
@@ -588,11 +588,11 @@ func TestMerge_SynthesizesNodesForOtherLanguages(t *testing.T) {
 		}
 	}
 	sort.Strings(contains)
-	wantC := []string{"code:class:Foo.swift::Foo -> code:function:Foo.swift::Foo.bar", "code:class:Foo.swift::Foo -> code:function:Foo.swift::Foo.baz", "code:file:Foo.swift -> code:class:Foo.swift::Foo"}
+	wantC := []string{"code:class:Foo.dart::Foo -> code:function:Foo.dart::Foo.bar", "code:class:Foo.dart::Foo -> code:function:Foo.dart::Foo.baz", "code:file:Foo.dart -> code:class:Foo.dart::Foo"}
 	if !slices.Equal(contains, wantC) {
 		t.Errorf("contains = %v, want %v", contains, wantC)
 	}
-	if lang := nodeOf(t, p, "code:file:Foo.swift").Metadata[graph.MetaLanguage]; lang != "swift" {
+	if lang := nodeOf(t, p, "code:file:Foo.dart").Metadata[graph.MetaLanguage]; lang != "dart" {
 		t.Errorf("language = %v", lang)
 	}
 }

@@ -1,0 +1,3 @@
+public protocol Solid: Shape {
+    func volume() -> Double
+}
