@@ -790,14 +790,14 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 			}
 			continue
 		}
-		if caller == uid {
-			continue
-		}
-		sites[sk] |= siteMapped
 		typ := graph.EdgeReferences
 		if r := o.GetRange(); f.src.isCall(sp, f.d) && !(uncallable[uid] && callableAt[[2]int32{r[0], r[1]}]) {
 			typ = graph.EdgeCalls
 		}
+		if caller == uid && typ != graph.EdgeCalls {
+			continue // a name in its own declaration; a recursive call stays
+		}
+		sites[sk] |= siteMapped
 		k := key{caller, uid, typ}
 		if i, dup := at[k]; dup {
 			added[i].Line = min(added[i].Line, sp.line+1)
