@@ -204,6 +204,10 @@ func dialectOf(extractor string) (dialect, bool) {
 		return dialectC, true
 	case lang.ExtractorRust:
 		return dialectRust, true
+	case lang.ExtractorPHP:
+		return dialectPHP, true
+	case lang.ExtractorRuby:
+		return dialectRuby, true
 	case extract.ExtractorFile:
 		return dialectOther, true
 	}
@@ -212,7 +216,7 @@ func dialectOf(extractor string) (dialect, bool) {
 
 // Mergeable reports whether Merge works on payloads of extractor: the
 // languages cos infers calls for without a type checker (Python,
-// JavaScript/TypeScript, Java, C, C++, Rust) and the files it does not
+// JavaScript/TypeScript, Java, C, C++, Rust, PHP, Ruby) and the files it does not
 // parse.
 func Mergeable(extractor string) bool {
 	_, ok := dialectOf(extractor)
@@ -232,6 +236,10 @@ func dialectFor(lang string) dialect {
 		return dialectC
 	case "rust":
 		return dialectRust
+	case "php":
+		return dialectPHP
+	case "ruby":
+		return dialectRuby
 	}
 	return dialectOther
 }

@@ -29,6 +29,8 @@ const (
 	dialectJava // Java
 	dialectC    // C and C++
 	dialectRust // Rust
+	dialectPHP  // PHP
+	dialectRuby // Ruby
 )
 
 func newSource(text string, d dialect) *source {
@@ -106,6 +108,13 @@ func (s *source) isCall(sp span, d dialect) bool {
 	}
 	i := skipBlank(text, sp.end)
 	switch d {
+	case dialectRuby:
+		// Parentheses are optional: a method's name is a call (x.save,
+		// save x, self.name = v), a constant is called by Cls.new.
+		if name := text[sp.col:sp.end]; name != "" && (name[0] == '_' || name[0] >= 'a' && name[0] <= 'z') {
+			return true
+		}
+		return strings.HasPrefix(text[i:], ".new") && (len(text) == i+4 || !isIdent(text[i+4]))
 	case dialectC:
 		if i < len(text) && text[i] == '<' {
 			j, ok := skipTypeArgs(text, i)
@@ -184,11 +193,12 @@ func isIdent(b byte) bool {
 }
 
 // afterNew reports whether before (the line up to a name) ends with the
-// keyword new, possibly followed by a dotted path (new ns.C).
+// keyword new, possibly followed by a dotted path (new ns.C; PHP's
+// new \A\C).
 func afterNew(before string) bool {
 	s := strings.TrimRight(before, " \t")
-	if strings.HasSuffix(s, ".") {
-		for len(s) > 0 && (isIdent(s[len(s)-1]) || s[len(s)-1] == '.') {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "\\") {
+		for len(s) > 0 && (isIdent(s[len(s)-1]) || s[len(s)-1] == '.' || s[len(s)-1] == '\\') {
 			s = s[:len(s)-1]
 		}
 		s = strings.TrimRight(s, " \t")
@@ -205,7 +215,8 @@ const maxImportLines = 500
 // import / from … import, parenthesised or continued; JavaScript and
 // TypeScript import … from and export { … } / export * lists; Java
 // import and package; C++ using-declarations and using namespace; Rust
-// use and extern crate, up to their ;).
+// use and extern crate; PHP namespace and use, up to their ;; Ruby
+// require, require_relative and load, one line each).
 func importLines(lines []string, d dialect) map[int]bool {
 	out := map[int]bool{}
 	if d == dialectOther {
@@ -220,7 +231,7 @@ func importLines(lines []string, d dialect) map[int]bool {
 		for j := i; j < len(lines) && j-i < maxImportLines; j++ {
 			out[j] = true
 			t := strings.TrimSpace(lines[j])
-			if c := strings.IndexByte(t, '#'); d == dialectPython && c >= 0 {
+			if c := strings.IndexByte(t, '#'); (d == dialectPython || d == dialectRuby) && c >= 0 {
 				t = strings.TrimSpace(t[:c])
 			} else if d != dialectPython {
 				t = stripLineComment(t)
@@ -235,6 +246,9 @@ func importLines(lines []string, d dialect) map[int]bool {
 			}
 			if d == dialectJS && (strings.HasSuffix(t, "from") || strings.HasSuffix(t, ",")) {
 				continue
+			}
+			if d == dialectRuby {
+				break
 			}
 			if d != dialectPython && d != dialectJS && !strings.HasSuffix(stripLineComment(t), ";") {
 				continue // import a.b.\n    C; use a::{\n b };
@@ -255,6 +269,15 @@ func importStart(t string, d dialect) bool {
 		// using N::f; and using namespace N; — not using T = …; (an alias
 		// whose right side is a use).
 		return strings.HasPrefix(t, "using ") && !strings.Contains(stripLineComment(t), "=")
+	case dialectPHP:
+		return strings.HasPrefix(t, "use ") || strings.HasPrefix(t, "namespace ") && !strings.HasSuffix(stripLineComment(t), "{")
+	case dialectRuby:
+		for _, k := range []string{"require ", "require(", "require_relative ", "require_relative(", "load ", "load("} {
+			if strings.HasPrefix(t, k) {
+				return true
+			}
+		}
+		return false
 	case dialectRust:
 		t = strings.TrimPrefix(t, "pub ")
 		if strings.HasPrefix(t, "pub(") {
