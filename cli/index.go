@@ -43,7 +43,8 @@ func (a *app) indexCommand() *cobra.Command {
 		Long: "Walk each PATH (default the working directory), honouring .gitignore, extract every file whose content changed " +
 			"since the last index, and append one graph.file_extracted event per changed file and graph.file_removed per " +
 			"vanished one. On a terminal a progress bar runs on stderr; the summary line goes to stdout: files seen / " +
-			"changed / removed / failed, nodes, edges, events and bytes appended, seconds, the slowest extractions.\n\n" +
+			"changed / removed / failed / skipped (the first skipped files named, with why: a file over --max-file-size, " +
+			"2 MiB by default, is not read), nodes, edges, events and bytes appended, seconds, the slowest extractions.\n\n" +
 			"A state folder holds several roots side by side. The first folder indexed keeps plain repo-relative paths " +
 			"(code:file:main.go); every other root is named after its folder (or --name) and its paths are NAME//path " +
 			"(code:file:lib//util.go). A PATH inside a root refreshes that part only; nothing outside it is removed. " +
@@ -243,6 +244,9 @@ func summaryLine(r indexing.Report, projected float64) string {
 	}
 	fmt.Fprintf(&b, "indexed %s: %d files seen, %d changed, %d removed, %d failed, %d skipped",
 		where, r.FilesSeen, r.FilesChanged+r.FilesReextracted, r.FilesRemoved, r.FilesFailed, r.FilesSkipped)
+	if s := skippedSummary(r); s != "" {
+		fmt.Fprintf(&b, " (%s)", s)
+	}
 	if r.FilesWithParseErrors > 0 {
 		fmt.Fprintf(&b, ", %d with parse errors", r.FilesWithParseErrors)
 	}
@@ -292,6 +296,39 @@ func summaryLine(r indexing.Report, projected float64) string {
 		}
 	}
 	return b.String()
+}
+
+// summarySkipped is how many skipped files the summary line names.
+const summarySkipped = 3
+
+// skippedSummary names the first skipped files with their reason, the
+// size limit beside too_large:
+//
+//	big.min.js: too large, over 2.0 MiB; logo.png: binary; and 4 more (see --json)
+func skippedSummary(r indexing.Report) string {
+	var parts []string
+	for _, n := range r.Skipped[:min(len(r.Skipped), summarySkipped)] {
+		why := strings.ReplaceAll(n.Reason, "_", " ")
+		if n.Reason == extract.SkipTooLarge && r.MaxFileSize > 0 {
+			why += ", over " + humanBinary(r.MaxFileSize)
+		}
+		parts = append(parts, n.Path+": "+why)
+	}
+	if more := r.FilesSkipped - len(parts); more > 0 && len(parts) > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more (see --json)", more))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// humanBinary renders a byte count in KiB or MiB ("2.0 MiB").
+func humanBinary(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // preciseSummary is the precise part of the summary line:

@@ -19,7 +19,7 @@ func (a *app) stateOptions(f serverFlags, logger *slog.Logger, at *projections.U
 
 // indexingOptions are the indexing.Options the flags f describe.
 func indexingOptions(f serverFlags, logger *slog.Logger) indexing.Options {
-	return indexing.Options{Roots: f.roots, Exclude: f.exclude, SCIPTools: os.Getenv(SCIPToolsEnv), Logger: logger}
+	return indexing.Options{Roots: f.roots, Exclude: f.exclude, MaxFileSize: f.maxFileSize, SCIPTools: os.Getenv(SCIPToolsEnv), Logger: logger}
 }
 
 // budgetOptions is the envelope budget the flags f ask for; check has

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/hub"
 	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/mcp"
@@ -27,6 +28,8 @@ type serverFlags struct {
 	roots     []string
 	exclude   []string
 	budget    int
+	// maxFileSize is --max-file-size, in bytes.
+	maxFileSize int64
 }
 
 func (f *serverFlags) add(cmd *cobra.Command, defaultNATS string) {
@@ -34,6 +37,8 @@ func (f *serverFlags) add(cmd *cobra.Command, defaultNATS string) {
 	cmd.Flags().StringVar(&f.namespace, "namespace", "", "subject namespace (default: derived from the state folder)")
 	cmd.Flags().StringArrayVar(&f.roots, "root", nil, "folder cos_graph_index may index (repeatable; default: the working directory)")
 	cmd.Flags().StringArrayVar(&f.exclude, "exclude", nil, "folder name indexing skips, on top of node_modules, vendor, .venv, __pycache__, dist, build, .cos (repeatable)")
+	cmd.Flags().Int64Var(&f.maxFileSize, "max-file-size", extract.DefaultMaxFileSize, "largest file indexing reads, in bytes; "+
+		"a larger file is skipped (reason too_large) and named in the index summary")
 	cmd.Flags().IntVar(&f.budget, "budget-chars", 0, "envelope token budget in characters, ≥ 0 (0: the default, 32000)")
 	// The flags are checked once parsed, before RunE opens anything: a bad
 	// budget must not get as far as running a tool (cos call would write
@@ -53,6 +58,9 @@ func (f *serverFlags) add(cmd *cobra.Command, defaultNATS string) {
 // check validates the flags that need no state folder: a usage error
 // (exit 2) naming the flag, its value and what is legal.
 func (f *serverFlags) check() error {
+	if f.maxFileSize <= 0 {
+		return usageError("--max-file-size %d: give a positive number of bytes (default %d, 2 MiB)", f.maxFileSize, extract.DefaultMaxFileSize)
+	}
 	if err := f.budgetOptions().Validate(); err != nil {
 		return usageError("--budget-chars %d: want 0 (the default, %d) or a positive number of characters",
 			f.budget, envelope.DefaultBudgetChars)

@@ -174,6 +174,8 @@ func TestCPP_Fixture(t *testing.T) {
 		"calls src/drive.cc::drive -> include/drive.h::Base.run",
 		"calls src/drive.cc::twice -> include/drive.h::Base.run",
 		"calls src/drive.cc::twice -> src/drive.cc::Derived.run",
+		// Recursion is a calls edge to itself.
+		"calls src/drive.cc::fact -> src/drive.cc::fact",
 	})
 	// A method defined out of class is contained by its class, found
 	// through the declarations when the class is in another file (a

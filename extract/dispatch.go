@@ -104,7 +104,7 @@ func payload(fr *lang.Result) graph.FileExtracted {
 	out.Edges = make([]graph.Edge, 0, len(edges))
 	for _, e := range edges {
 		k := e.Key()
-		if seenEdge[k] || e.Source == e.Target || bad[e.Source] || bad[e.Target] {
+		if seenEdge[k] || lang.SelfLoop(e) || bad[e.Source] || bad[e.Target] {
 			continue
 		}
 		if graph.ValidateUID(e.Source) != nil || graph.ValidateUID(e.Target) != nil {

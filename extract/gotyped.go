@@ -227,8 +227,8 @@ func (fx *typedFileExtraction) edge(src, dst, typ string, line int) int {
 	if i, ok := fx.edgeAt[k]; ok {
 		return i
 	}
-	if src == dst {
-		return -1
+	if src == dst && typ != graph.EdgeCalls {
+		return -1 // see lang.SelfLoop
 	}
 	fx.edges = append(fx.edges, graph.Edge{Source: src, Target: dst, Type: typ, Extractor: lang.ExtractorGo, Line: line})
 	fx.edgeAt[k] = len(fx.edges) - 1

@@ -74,6 +74,7 @@ func TestJava_Fixture(t *testing.T) {
 		"geo/Point.java::Point.origin -> geo/Point.java::Point",
 		"shapes/Base.java::Base -> shapes/Helper.java::Helper.make",              // field initialiser: the class
 		"shapes/Base.java::Base.name -> shapes/Base.java::Base.describe",         // unqualified: this class
+		"shapes/Base.java::Base.describe -> shapes/Base.java::Base.describe",     // one overload calls another: one uid
 		"shapes/Base.java::Base.name -> shapes/Helper.java::Helper.help",         // typed field
 		"shapes/Circle.java::Circle -> geo/Point.java::Point.copy",               // constructor body: the class
 		"shapes/Circle.java::Circle -> shapes/Base.java::Base",                   // super(…)

@@ -400,6 +400,7 @@ anon();
 `,
 	})
 	checkFileEdges(t, p, "lib/layer.js", graph.EdgeCalls,
+		"lib/layer.js::Layer -> lib/layer.js::Layer",
 		"lib/layer.js::Layer -> lib/layer.js::Layer.init",
 		"lib/layer.js::Layer.init -> lib/layer.js::Layer.match",
 		"lib/layer.js::Layer.match -> lib/layer.js::helper",

@@ -167,3 +167,38 @@ func TestPHP_Incremental(t *testing.T) {
 	checkFileEdges(t, second.Payloads, "app.php", graph.EdgeCalls, "app.php::go -> Lib/Base.php::Base.run")
 	checkFileEdges(t, second.Payloads, "app.php", graph.EdgeImports, "app.php -> Lib/Child.php", "app.php -> Lib/Later.php")
 }
+
+// TestPHP_ComposerChangeReextracts: the psr-4 map of composer.json says
+// which file a use import names, so a composer.json edit extracts the
+// PHP files again and their imports follow the new map; an unchanged
+// composer.json extracts nothing.
+func TestPHP_ComposerChangeReextracts(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "composer.json", []byte(`{"autoload": {"psr-4": {"App\\": "src/"}}}`))
+	writeFile(t, root, "src/Repo.php", []byte("<?php\nnamespace App;\nclass Repo {}\n"))
+	writeFile(t, root, "lib/Repo.php", []byte("<?php\nnamespace App;\nclass Repo {}\n"))
+	writeFile(t, root, "app/main.php", []byte("<?php\nuse App\\Repo;\n$r = new Repo();\n"))
+	opts := Options{CacheDir: t.TempDir()}
+	g := simGraph{}
+	g.apply(index(t, root, opts, nil))
+	imports := func() []string {
+		var out []string
+		for _, e := range g["app/main.php"].Edges {
+			if e.Type == graph.EdgeImports {
+				out = append(out, e.Target)
+			}
+		}
+		return out
+	}
+	if got := imports(); !equalStrings(got, []string{"code:file:src/Repo.php"}) {
+		t.Fatalf("imports before: %v", got)
+	}
+	if res := index(t, root, opts, hashes(g)); len(res.Payloads) != 0 {
+		t.Fatalf("no change emitted %v", keys(res.Payloads))
+	}
+	writeFile(t, root, "composer.json", []byte(`{"autoload": {"psr-4": {"App\\": "lib/"}}}`))
+	g.apply(index(t, root, opts, hashes(g)))
+	if got := imports(); !equalStrings(got, []string{"code:file:lib/Repo.php"}) {
+		t.Errorf("imports after composer.json maps App\\ to lib/: %v", got)
+	}
+}

@@ -275,11 +275,15 @@ func (r *runner) run() error {
 	mods, modsChanged := r.goModules(present, byPath)
 	// A go.mod (its go line, its requirements), go.sum or go.work that
 	// appears, changes or goes changes what go list resolves and how the
-	// packages type-check.
+	// packages type-check. A composer.json (outside vendor/) likewise
+	// changes which file a PHP use import names (its psr-4 map).
+	autoloadChanged := false
 	for _, f := range append(append([]entry(nil), changed...), removedEntries(removed)...) {
 		switch path.Base(f.Rel) {
 		case "go.mod", "go.work", "go.work.sum", "go.sum":
 			modsChanged = true
+		case "composer.json":
+			autoloadChanged = autoloadChanged || php.IsAutoloadManifest(f.Rel)
 		}
 	}
 	e.Modules = mods
@@ -370,7 +374,7 @@ func (r *runner) run() error {
 		if r.pending[p] {
 			return true
 		}
-		if modsChanged && extractorFor(p) == lang.ExtractorGo || affected[scope] {
+		if modsChanged && extractorFor(p) == lang.ExtractorGo || autoloadChanged && extractorFor(p) == lang.ExtractorPHP || affected[scope] {
 			return true
 		}
 		for _, s := range deps {

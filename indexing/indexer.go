@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -18,6 +19,11 @@ type Options struct {
 	// Exclude names more folders (base names, like node_modules) that
 	// indexing skips, on top of extract.DefaultExcludeDirs.
 	Exclude []string
+	// MaxFileSize is the largest file extracted, in bytes (cos index and
+	// cos serve --max-file-size); 0 means extract.DefaultMaxFileSize
+	// (2 MiB). A larger file is not read: Report.Skipped names it with
+	// reason too_large, and the graph keeps no node of it but its folder's.
+	MaxFileSize int64
 	// SCIPTools is the folder the SCIP indexers are looked for in (before
 	// PATH) for a precise index; a client cannot name one, as that would
 	// let it pick what the server runs. Empty means PATH only.
@@ -32,6 +38,9 @@ var ErrOptions = errors.New("invalid options")
 
 // Validate reports the first invalid option, wrapping ErrOptions.
 func (o Options) Validate() error {
+	if o.MaxFileSize < 0 {
+		return fmt.Errorf("%w: max file size %d < 0", ErrOptions, o.MaxFileSize)
+	}
 	for _, x := range o.Exclude {
 		if x == "" || x == "." || x == ".." || strings.ContainsAny(x, `/\\*?[`) {
 			return fmt.Errorf("%w: exclude %q: give a folder name such as generated (no slashes, no patterns)", ErrOptions, x)
@@ -95,4 +104,12 @@ func (x *Indexer) Roots() []string {
 		}
 	}
 	return out
+}
+
+// maxFileSize is Options.MaxFileSize with its default.
+func (x *Indexer) maxFileSize() int64 {
+	if x.opts.MaxFileSize > 0 {
+		return x.opts.MaxFileSize
+	}
+	return extract.DefaultMaxFileSize
 }

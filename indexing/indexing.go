@@ -111,6 +111,9 @@ type Report struct {
 	Seconds float64 `json:"seconds"`
 	// Slowest are the slowest extractions of this run, slowest first.
 	Slowest []extract.Timing `json:"slowest_extractions"`
+	// MaxFileSize is the size limit of the run, in bytes (Options.MaxFileSize):
+	// a larger file is in Skipped with reason too_large.
+	MaxFileSize int64 `json:"max_file_size"`
 	// ParseErrorPaths, Skipped and Failed name up to 20 files each.
 	ParseErrorPaths []string           `json:"parse_error_paths,omitempty"`
 	Skipped         []extract.FileNote `json:"skipped,omitempty"`
@@ -264,6 +267,7 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), x.opts.Exclude...),
 		FileTimeout: o.FileTimeout,
 		Only:        o.Paths,
+		MaxFileSize: x.maxFileSize(),
 	}
 	if prog != nil {
 		opts.Progress = func(done, total int) {
@@ -336,6 +340,7 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	}
 	rep.ParseErrorPaths = capList(st.ParseErrorPaths)
 	rep.Skipped, rep.Failed = capList(st.Skipped), capList(st.Failed)
+	rep.MaxFileSize = x.maxFileSize()
 	rep.Seconds = time.Since(start).Seconds()
 	// Close the run in the log (when it appended anything), then
 	// snapshot, so the next start does not replay what it appended.

@@ -47,12 +47,14 @@ const (
 	// calls are a name-based guess), when an asked node lives in a Go
 	// file.
 	reasonSyntaxFallbackFiles = "syntax_fallback_files"
-	// reasonNameMatchedNodes is the number of asked nodes that are code in
-	// another language than Go (a function, method or class in a Python,
-	// TypeScript or JavaScript file) whose callers are matched by name,
-	// without types: their own file, or another file of their language,
-	// is not precise (cos index --precise), so calls through dynamic
-	// dispatch may not be seen.
+	// reasonNameMatchedNodes is the number of asked nodes of another
+	// language than Go (a file, function, method or class of a Python,
+	// TypeScript, JavaScript, Java, C, C++, Rust, PHP or Ruby file, or a
+	// code:external: stub their unresolved calls point at) whose callers
+	// and references are matched by name, without types: their own file,
+	// or another file of their language, is not precise (cos index
+	// --precise or --scip), so calls through dynamic dispatch may not be
+	// seen.
 	reasonNameMatchedNodes = "name_matched_nodes"
 	// reasonInferredFiles is the number of files of an asked node's
 	// language (Python; or JavaScript and TypeScript) whose calls were
@@ -110,34 +112,81 @@ type Completeness struct {
 	precise map[string]bool
 }
 
+// Extractor ids (graph.Node.Extractor) whose incoming edges are found by
+// type or by path, never by matching a name: the Go extractor (type-checked;
+// its syntax fallback is counted by reasonSyntaxFallbackFiles), and the
+// folder, plain file, document, config and manifest nodes, reached by
+// contains, links_to and depends_on edges resolved from paths and package
+// names. Every other extractor, including one added later, matches callers
+// and references by name: its nodes are a lower bound unless a SCIP index
+// made their file precise. The values are the ids of package extract/lang.
+var exactExtractors = map[string]bool{
+	"go": true, "folder": true, "file": true, "markdown": true, "config": true, "manifest": true,
+}
+
+// Extractor ids handled apart: Python and JavaScript/TypeScript files are
+// counted by family (reasonInferredFiles); nodes an agent wrote are read by
+// their path.
+const (
+	extractorPython = "python"
+	extractorJSTS   = "jsts"
+	extractorAgent  = projections.AgentOwner
+)
+
 // Add records an asked node; referenced says it has an incoming
 // references edge (a class's, from a type annotation, does not count: only
 // a function or method is called through a func value).
+//
+// Whether its callers can be exact is keyed on the extractor that wrote
+// it: an allow-list (exactExtractors), so that a node of any other
+// language — its file node, its declarations, the code:external: stubs its
+// unresolved calls point at — counts in reasonNameMatchedNodes unless its
+// file is precise. A node an agent wrote (or one without an extractor) is
+// judged by its path: a Go file's as Go, a declaration elsewhere as name
+// matched, anything else as written.
 func (c *Completeness) Add(n graph.Node, referenced bool) {
-	goFile := strings.HasSuffix(n.Path, ".go")
+	code := n.Kind == graph.KindFunction || n.Kind == graph.KindMethod || n.Kind == graph.KindClass
+	byPath := n.Extractor == "" || n.Extractor == extractorAgent
+	goNode := n.Extractor == "go" || byPath && strings.HasSuffix(n.Path, ".go")
+	goFile := goNode && strings.HasSuffix(n.Path, ".go")
 	c.referenced = c.referenced || referenced && n.Kind != graph.KindClass
 	c.inGo = c.inGo || goFile
 	if goFile && n.Kind == graph.KindMethod && exportedName(memberName(n.UID)) {
 		c.reflectable = true
 	}
-	if goFile || n.Path == "" || (n.Kind != graph.KindFunction && n.Kind != graph.KindMethod && n.Kind != graph.KindClass) {
+	switch {
+	case goNode, exactExtractors[n.Extractor]:
+		return
+	case byPath && (n.Path == "" || !code):
 		return
 	}
 	fam := familyOf(n.Path)
+	switch {
+	case n.Extractor == extractorPython:
+		fam = familyPython
+	case n.Extractor == extractorJSTS:
+		fam = familyJS
+	case !byPath:
+		// Another language: matched by name unless a SCIP index made its
+		// file precise.
+		fam = familyNone
+	}
 	if fam == familyNone {
-		// A language cos does not parse: its nodes come from a SCIP
-		// index, unless an agent wrote them.
-		if !c.filePrecise(n.Path) {
+		// A language cos does not parse (its nodes come from a SCIP index,
+		// unless an agent wrote them), or one it parses without types.
+		if n.Path == "" || !c.filePrecise(n.Path) {
 			c.nameMatched++
 		}
 		return
 	}
 	c.families[fam] = true
-	if c.members == nil {
-		c.members = map[string]int{}
+	if code {
+		if c.members == nil {
+			c.members = map[string]int{}
+		}
+		c.members[n.Label[strings.LastIndexByte(n.Label, '.')+1:]] = fam
 	}
-	c.members[n.Label[strings.LastIndexByte(n.Label, '.')+1:]] = fam
-	if !c.filePrecise(n.Path) || c.inferred(fam) > 0 {
+	if n.Path == "" || !c.filePrecise(n.Path) || c.inferred(fam) > 0 {
 		c.nameMatched++
 	} else if full, ok := c.g.Node(n.UID); ok {
 		c.inferredSites += metaCount(full.Metadata[graph.MetaInferredSites])

@@ -144,3 +144,13 @@ const MaxParseErrors = 10
 // HeadingKindPrefix marks a heading in the declarations table; the level
 // follows it ("heading:2").
 const HeadingKindPrefix = "heading:"
+
+// SelfLoop reports whether e joins a node to itself by any edge type but
+// calls: such an edge is dropped (a class inheriting from itself, a file
+// importing itself, a name resolved to its own declaration). A calls edge
+// from a function to itself is kept: it is recursion, a real call, and
+// "what calls f" lists f when f calls itself (as x/tools/go/callgraph
+// does).
+func SelfLoop(e graph.Edge) bool {
+	return e.Source == e.Target && e.Type != graph.EdgeCalls
+}

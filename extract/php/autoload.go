@@ -16,7 +16,7 @@ import (
 func Autoload(files map[string]bool, read func(p string) ([]byte, error)) map[string][]string {
 	var manifests []string
 	for p := range files {
-		if path.Base(p) == "composer.json" && !inVendor(p) {
+		if IsAutoloadManifest(p) {
 			manifests = append(manifests, p)
 		}
 	}
@@ -66,6 +66,13 @@ func folder(base, d string) string {
 		return ""
 	}
 	return j + "/"
+}
+
+// IsAutoloadManifest reports whether Autoload reads the repo-relative
+// path p: a composer.json outside vendor/ folders. When one appears,
+// changes or goes, every PHP file is extracted again.
+func IsAutoloadManifest(p string) bool {
+	return path.Base(p) == "composer.json" && !inVendor(p)
 }
 
 func inVendor(p string) bool {

@@ -246,7 +246,7 @@ func Resolve(fr *lang.Result, t *Table) {
 		seenEdge[e.Key()] = true
 	}
 	add := func(e graph.Edge) {
-		if e.Source == e.Target {
+		if lang.SelfLoop(e) {
 			return
 		}
 		if seenEdge[e.Key()] {

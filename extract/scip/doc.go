@@ -4,9 +4,9 @@
 // bindings, and merges them into the extractors' payloads: the files an
 // index covers get calls and references edges resolved by a type checker
 // instead of inferred from the syntax ("precise" files). It works on the
-// payloads of the Python, JavaScript/TypeScript, Java, Scala, C, C++, Rust and C#
-// extractors (an index from any SCIP indexer: scip-java, scip-clang,
-// rust-analyzer, scip-dotnet) and on the files cos does not parse, whose nodes it
+// payloads of the Python, JavaScript/TypeScript, Java, Scala, C, C++, Rust,
+// C#, PHP and Ruby extractors (an index from any SCIP indexer: scip-java,
+// scip-clang, rust-analyzer, scip-dotnet, scip-php, scip-ruby) and on the files cos does not parse, whose nodes it
 // makes from the index (see Mergeable).
 //
 // # Basics

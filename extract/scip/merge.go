@@ -213,6 +213,10 @@ func dialectOf(extractor string) (dialect, bool) {
 		return dialectCSharp, true
 	case lang.ExtractorSwift:
 		return dialectOther, true // syntax-level; before it was read, a file of the "file" extractor
+	case lang.ExtractorPHP:
+		return dialectPHP, true
+	case lang.ExtractorRuby:
+		return dialectRuby, true
 	case extract.ExtractorFile:
 		return dialectOther, true
 	}
@@ -221,8 +225,8 @@ func dialectOf(extractor string) (dialect, bool) {
 
 // Mergeable reports whether Merge works on payloads of extractor: the
 // languages cos infers calls for without a type checker (Python,
-// JavaScript/TypeScript, Java, Scala, C, C++, Rust, C#, Swift) and the files
-// it does not parse.
+// JavaScript/TypeScript, Java, Scala, C, C++, Rust, C#, Swift, PHP, Ruby) and
+// the files it does not parse.
 func Mergeable(extractor string) bool {
 	_, ok := dialectOf(extractor)
 	return ok
@@ -245,6 +249,10 @@ func dialectFor(lang string) dialect {
 		return dialectRust
 	case "csharp", "c#":
 		return dialectCSharp
+	case "php":
+		return dialectPHP
+	case "ruby":
+		return dialectRuby
 	}
 	return dialectOther
 }
@@ -803,14 +811,14 @@ func (f *file) rewrite(syms *symbols, defs *definitions, uncallable map[string]b
 			}
 			continue
 		}
-		if caller == uid {
-			continue
-		}
-		sites[sk] |= siteMapped
 		typ := graph.EdgeReferences
 		if r := o.GetRange(); f.src.isCall(sp, f.d) && !(uncallable[uid] && callableAt[[2]int32{r[0], r[1]}]) {
 			typ = graph.EdgeCalls
 		}
+		if caller == uid && typ != graph.EdgeCalls {
+			continue // a name in its own declaration; a recursive call stays
+		}
+		sites[sk] |= siteMapped
 		k := key{caller, uid, typ}
 		if i, dup := at[k]; dup {
 			added[i].Line = min(added[i].Line, sp.line+1)

@@ -190,3 +190,29 @@ func TestMerge_C(t *testing.T) {
 		t.Errorf("Calls, InferredSites = %d, %d; want 2, 1", res.Calls, res.InferredSites)
 	}
 }
+
+// A recursive call the index resolves is a calls edge from the function
+// to itself; the function's name in its own declaration is not an edge.
+func TestMerge_KeepsRecursiveCalls(t *testing.T) {
+	root := writeTree(t, map[string]string{"lib/f.c": "int fact(int n) { return n ? n * fact(n - 1) : 1; }\n"})
+	ps := extractTree(t, root)
+	const c = "cxx . . $ "
+	idx := index("scip-clang", "0.3.2", root, &scippb.Document{
+		RelativePath: "lib/f.c", Language: "c", PositionEncoding: scippb.PositionEncoding_UTF8CodeUnitOffsetFromLineStart,
+		Occurrences: []*scippb.Occurrence{
+			occ(c+"fact(9b289cee16747614).", def, []int32{0, 4, 8}, 0, 0, 51),
+			occ(c+"fact(9b289cee16747614).", 0, []int32{0, 33, 37}),
+		},
+	})
+	res := scip.Merge(root, ps, scip.Place(idx, root))
+	if !slices.Equal(res.Precise, []string{"lib/f.c"}) {
+		t.Fatalf("Precise = %v, Skipped = %v", res.Precise, res.Skipped)
+	}
+	const fact = "code:function:lib/f.c::fact"
+	if got, want := callEdges(ps, true), []string{"calls " + fact + " -> " + fact + " @1"}; !slices.Equal(got, want) {
+		t.Errorf("edges = %v, want %v", got, want)
+	}
+	if res.Calls != 1 {
+		t.Errorf("Calls = %d, want 1", res.Calls)
+	}
+}

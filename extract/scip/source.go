@@ -30,6 +30,8 @@ const (
 	dialectC      // C and C++
 	dialectRust   // Rust
 	dialectCSharp // C#
+	dialectPHP    // PHP
+	dialectRuby   // Ruby
 	// dialectScala: Java's import and package lines, ended by the line
 	// (or the closing brace of import a.{…}) instead of a semicolon.
 	dialectScala
@@ -110,6 +112,13 @@ func (s *source) isCall(sp span, d dialect) bool {
 	}
 	i := skipBlank(text, sp.end)
 	switch d {
+	case dialectRuby:
+		// Parentheses are optional: a method's name is a call (x.save,
+		// save x, self.name = v), a constant is called by Cls.new.
+		if name := text[sp.col:sp.end]; name != "" && (name[0] == '_' || name[0] >= 'a' && name[0] <= 'z') {
+			return true
+		}
+		return strings.HasPrefix(text[i:], ".new") && (len(text) == i+4 || !isIdent(text[i+4]))
 	case dialectC, dialectCSharp:
 		if i < len(text) && text[i] == '<' {
 			j, ok := skipTypeArgs(text, i)
@@ -188,11 +197,12 @@ func isIdent(b byte) bool {
 }
 
 // afterNew reports whether before (the line up to a name) ends with the
-// keyword new, possibly followed by a dotted path (new ns.C).
+// keyword new, possibly followed by a dotted path (new ns.C; PHP's
+// new \A\C).
 func afterNew(before string) bool {
 	s := strings.TrimRight(before, " \t")
-	if strings.HasSuffix(s, ".") {
-		for len(s) > 0 && (isIdent(s[len(s)-1]) || s[len(s)-1] == '.') {
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "\\") {
+		for len(s) > 0 && (isIdent(s[len(s)-1]) || s[len(s)-1] == '.' || s[len(s)-1] == '\\') {
 			s = s[:len(s)-1]
 		}
 		s = strings.TrimRight(s, " \t")
@@ -208,8 +218,10 @@ const maxImportLines = 500
 // importLines returns the 0-based lines of import statements (Python
 // import / from … import, parenthesised or continued; JavaScript and
 // TypeScript import … from and export { … } / export * lists; Java
-// and Scala import and package; C++ using-declarations and using namespace; Rust
-// use and extern crate, up to their ;).
+// and Scala import and package; C++ using-declarations and using namespace;
+// Rust use and extern crate; C# using and namespace, up to their ;; PHP
+// namespace and use, up to their ;; Ruby require, require_relative and
+// load, one line each).
 func importLines(lines []string, d dialect) map[int]bool {
 	out := map[int]bool{}
 	if d == dialectOther {
@@ -224,7 +236,7 @@ func importLines(lines []string, d dialect) map[int]bool {
 		for j := i; j < len(lines) && j-i < maxImportLines; j++ {
 			out[j] = true
 			t := strings.TrimSpace(lines[j])
-			if c := strings.IndexByte(t, '#'); d == dialectPython && c >= 0 {
+			if c := strings.IndexByte(t, '#'); (d == dialectPython || d == dialectRuby) && c >= 0 {
 				t = strings.TrimSpace(t[:c])
 			} else if d != dialectPython {
 				t = stripLineComment(t)
@@ -242,6 +254,9 @@ func importLines(lines []string, d dialect) map[int]bool {
 			}
 			if d == dialectJS && (strings.HasSuffix(t, "from") || strings.HasSuffix(t, ",")) {
 				continue
+			}
+			if d == dialectRuby {
+				break
 			}
 			if d != dialectPython && d != dialectJS && d != dialectScala && !strings.HasSuffix(stripLineComment(t), ";") {
 				continue // import a.b.\n    C; use a::{\n b };
@@ -267,6 +282,15 @@ func importStart(t string, d dialect) bool {
 		// the statements using (…) and using var x = …;.
 		t = strings.TrimPrefix(t, "global ")
 		return strings.HasPrefix(t, "using ") && !strings.HasPrefix(t, "using (") && !strings.HasPrefix(t, "using var ") || strings.HasPrefix(t, "namespace ")
+	case dialectPHP:
+		return strings.HasPrefix(t, "use ") || strings.HasPrefix(t, "namespace ") && !strings.HasSuffix(stripLineComment(t), "{")
+	case dialectRuby:
+		for _, k := range []string{"require ", "require(", "require_relative ", "require_relative(", "load ", "load("} {
+			if strings.HasPrefix(t, k) {
+				return true
+			}
+		}
+		return false
 	case dialectRust:
 		t = strings.TrimPrefix(t, "pub ")
 		if strings.HasPrefix(t, "pub(") {

@@ -58,7 +58,9 @@
 //     code:file:<path> (package-level variable initialisers). Calls of
 //     other packages' initialisers and of init functions are not counted.
 //   - A call whose caller and callee map to the same uid (recursion, a
-//     closure called in place) is not an edge: cos records no self edge.
+//     closure called in place) is not an edge, and cos's recursive calls
+//     edges (a self edge) are left out too: closures fold into their
+//     enclosing function, so the oracle cannot tell the two apart.
 //   - Outside the folder: code:external:<import path>.<Name>; such edges
 //     are left out of the scores (only the "every named interface" site
 //     share uses them).

@@ -455,7 +455,7 @@ func (w *walker) site(fn *ssa.Function, s ssa.CallInstruction) {
 
 func (w *walker) edge(caller, callee string, cat category, st site, t tag) {
 	if caller == callee {
-		return // cos records no self edge (recursion)
+		return // self pairs are left out on both sides (doc.go)
 	}
 	k := pair{caller, callee}
 	e := w.or.Edges[k]

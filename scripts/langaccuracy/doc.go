@@ -106,7 +106,8 @@
 //     other definition of a mapped symbol in the same file (a TypeScript
 //     overload's implementation after its signatures, a Python property
 //     setter or conditional redefinition) is added to the uid's lines;
-//   - caller == U is not an edge (recursion; cos records no self edge);
+//   - caller == U is not an edge, nor is cos's self edge (recursion): both
+//     sides leave self pairs out;
 //   - (caller, U) is a reference pair; it is a calls edge when the
 //     occurrence is a call syntactically: followed, after blanks (and in
 //     TS/JS a non-null !, type arguments <...> on the same line, ?.), by

@@ -179,9 +179,10 @@ func (f *file) exprChain(x *fn, e *sitter.Node) *lang.Chain {
 	return nil
 }
 
-// edge adds a calls edge from the body to a node of this file, once.
+// edge adds a calls edge from the body to a node of this file, once (to
+// itself when it recurses).
 func (f *file) edge(x *fn, to string, line int) {
-	if to == "" || to == x.b.uid || x.seen[to] {
+	if to == "" || x.seen[to] {
 		return
 	}
 	x.seen[to] = true

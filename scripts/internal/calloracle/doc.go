@@ -57,7 +57,9 @@
 // has around it); with none, the oracle's caller declaration mapped as
 // above, or code:file:<file> for code outside any function (a C
 // initialiser). A site whose caller and callee map to the same uid is not
-// an edge (recursion; cos records no self edge).
+// an edge, and neither is cos's recursive calls edge (a self edge): a
+// lambda folds into the node around it and overloads share one uid, so a
+// self pair is not always recursion; both sides leave them out.
 //
 // # The comparison
 //
