@@ -35,7 +35,9 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 	var (
 		chk  indexing.Check
 		cerr error
+		why  string // why nothing was found, when the graph is empty or filling
 	)
+	defer func() { err = notFoundBecause(err, why) }()
 	run := func() error {
 		return r.st.Read(ctx, func(v state.View) {
 			c.V, c.inView = v, true
@@ -46,13 +48,15 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 			if err == nil && r.fresh != nil {
 				chk, cerr = r.fresh.StaleHeld(v, c.files)
 				c.index = indexMeta(v, chk, cerr)
+			} else if err != nil {
+				why = r.ix.NotFoundReason(v)
 			}
 		})
 	}
 	if rerr := run(); rerr != nil {
 		return nil, tm, nil, rerr
 	}
-	if err != nil && r.fresh != nil && ToEnvelopeError(err).Code == envelope.CodeNotFound {
+	if err != nil && why == "" && r.fresh != nil && ToEnvelopeError(err).Code == envelope.CodeNotFound {
 		// A not-found names no file to check, but what was asked for may
 		// be in a file written since the last index (a function just
 		// added): bring every changed file in, then ask once more.
@@ -181,6 +185,37 @@ func indexMeta(v state.View, chk indexing.Check, cerr error) *envelope.Index {
 		}
 	}
 	return idx
+}
+
+// notFoundBecause adds why (indexing.Indexer.NotFoundReason) to an
+// E_NOT_FOUND, keeping its details; other errors pass unchanged.
+func notFoundBecause(err error, why string) error {
+	if err == nil || why == "" {
+		return err
+	}
+	ee := ToEnvelopeError(err)
+	if ee.Code != envelope.CodeNotFound {
+		return err
+	}
+	out := envelope.Wrap(err, envelope.CodeNotFound, "%s; %s", ee.Message, why).WithDetails(ee.Details)
+	out.Retryable = !strings.HasPrefix(why, "the graph is empty")
+	return out
+}
+
+// withIndexState sets meta.index.state while this server's start index
+// fills the graph (a meta.index with only the root when the graph records
+// no run yet).
+func (r *Runner) withIndexState(m *envelope.Index) *envelope.Index {
+	run, ok := r.ix.Starting()
+	if !ok {
+		return m
+	}
+	out := envelope.Index{Root: run.Root}
+	if m != nil {
+		out = *m
+	}
+	out.State = envelope.IndexStateIndexing
+	return &out
 }
 
 // errInView is returned by Refresh called from inside a view, where

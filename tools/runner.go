@@ -169,6 +169,7 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		if data, tm, err, rerr = r.readGraph(ctx, c); rerr != nil {
 			return envelope.Fail(ToEnvelopeError(rerr)), nil
 		}
+		c.index = r.withIndexState(c.index)
 	} else if t.ReadOnly && t.OwnViews {
 		data, tm, err = t.Handler(ctx, c)
 	} else if t.ReadOnly {
