@@ -169,7 +169,6 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		if data, tm, err, rerr = r.readGraph(ctx, c); rerr != nil {
 			return envelope.Fail(ToEnvelopeError(rerr)), nil
 		}
-		c.index = r.withIndexState(c.index)
 	} else if t.ReadOnly && t.OwnViews {
 		data, tm, err = t.Handler(ctx, c)
 	} else if t.ReadOnly {
@@ -197,6 +196,9 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 				WithDetails(map[string]any{"state_dir": r.st.Dir()})), nil
 		}
 		data, tm, err = t.Handler(ctx, c)
+	}
+	if c.atSeq == nil && (graphRead(t) || c.index != nil) {
+		c.index = r.withIndexState(c.index)
 	}
 	if err != nil && len(c.committed) > 0 {
 		// The handler failed after its write committed: a failure would
