@@ -165,27 +165,28 @@ func (x *Indexer) IndexAtStart(ctx context.Context) {
 // NotFoundReason says why a graph read found nothing when the reason is
 // the graph rather than the question: the graph is empty (no index run
 // recorded and no file), or this process's start index is still filling
-// it. "" otherwise, and when x is nil. Call it inside the view v.
-func (x *Indexer) NotFoundReason(v state.View) string {
+// it (filling: trying again shortly may find it). "" otherwise, and when x
+// is nil. Call it inside the view v.
+func (x *Indexer) NotFoundReason(v state.View) (why string, filling bool) {
 	if x == nil {
-		return ""
+		return "", false
 	}
 	if r, ok := x.Starting(); ok {
 		if r.State == StartWaiting {
-			return fmt.Sprintf("the index of %s is about to run (it waits for another index run of this state folder); try again shortly", r.Root)
+			return fmt.Sprintf("the index of %s is about to run (it waits for another index run of this state folder); try again shortly", r.Root), true
 		}
 		done := fmt.Sprintf("%d of %d files", r.FilesAppended, r.FilesChanged)
 		if r.FilesChanged == 0 {
 			done = "listing the files"
 		}
-		return fmt.Sprintf("the index of %s is running (%s); try again shortly", r.Root, done)
+		return fmt.Sprintf("the index of %s is running (%s); try again shortly", r.Root, done), true
 	}
 	if _, ok := v.Graph.LastIndex(); ok || v.Graph.Counts().Files > 0 || x.IndexedRoot() != "" {
-		return ""
+		return "", false
 	}
 	path := "PATH"
 	if p, err := x.ApprovedPath(""); err == nil {
 		path = p
 	}
-	return fmt.Sprintf("the graph is empty: no folder has been indexed yet; run cos_graph_index {\"path\": %q} or `cos index %s`", path, path)
+	return fmt.Sprintf("the graph is empty: no folder has been indexed yet; run cos_graph_index {\"path\": %q} or `cos index %s`", path, path), false
 }

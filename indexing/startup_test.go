@@ -16,7 +16,7 @@ import (
 func notFoundReason(tb testing.TB, x *Indexer, st *state.State) string {
 	tb.Helper()
 	var why string
-	if err := st.Read(context.Background(), func(v state.View) { why = x.NotFoundReason(v) }); err != nil {
+	if err := st.Read(context.Background(), func(v state.View) { why, _ = x.NotFoundReason(v) }); err != nil {
 		tb.Fatal(err)
 	}
 	return why

@@ -36,8 +36,9 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 		chk  indexing.Check
 		cerr error
 		why  string // why nothing was found, when the graph is empty or filling
+		fill bool   // the graph is filling: a retry may find it
 	)
-	defer func() { err = notFoundBecause(err, why) }()
+	defer func() { err = notFoundBecause(err, why, fill) }()
 	run := func() error {
 		return r.st.Read(ctx, func(v state.View) {
 			c.V, c.inView = v, true
@@ -49,7 +50,7 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 				chk, cerr = r.fresh.StaleHeld(v, c.files)
 				c.index = indexMeta(v, chk, cerr)
 			} else if err != nil {
-				why = r.ix.NotFoundReason(v)
+				why, fill = r.ix.NotFoundReason(v)
 			}
 		})
 	}
@@ -188,8 +189,9 @@ func indexMeta(v state.View, chk indexing.Check, cerr error) *envelope.Index {
 }
 
 // notFoundBecause adds why (indexing.Indexer.NotFoundReason) to an
-// E_NOT_FOUND, keeping its details; other errors pass unchanged.
-func notFoundBecause(err error, why string) error {
+// E_NOT_FOUND, keeping its details, retryable while the graph is filling;
+// other errors pass unchanged.
+func notFoundBecause(err error, why string, filling bool) error {
 	if err == nil || why == "" {
 		return err
 	}
@@ -198,7 +200,7 @@ func notFoundBecause(err error, why string) error {
 		return err
 	}
 	out := envelope.Wrap(err, envelope.CodeNotFound, "%s; %s", ee.Message, why).WithDetails(ee.Details)
-	out.Retryable = !strings.HasPrefix(why, "the graph is empty")
+	out.Retryable = filling
 	return out
 }
 
