@@ -151,7 +151,7 @@ var serveHubLine = regexp.MustCompile(`serving MCP over HTTP" addr=(127\.0\.0\.1
 // after it names it.
 func TestServe_HTTPServesHubBesideMCP(t *testing.T) {
 	dir := t.TempDir()
-	srv := startWeb(t, serveHubLine, "--state-dir", dir, "serve", "--http", "127.0.0.1:0", "--stdio=false", "--nats", "off", "--watch=false")
+	srv := startWeb(t, serveHubLine, "--state-dir", dir, "serve", "--http", "127.0.0.1:0", "--stdio=false", "--nats", "off", "--watch=false", "--index=false")
 	if status, ctype, body := get(t, srv.url); status != 200 || !strings.HasPrefix(ctype, "text/html") || !strings.Contains(string(body), "<html") {
 		t.Fatalf("GET /: %d %s", status, ctype)
 	}

@@ -70,7 +70,7 @@ func TestReadOnlyStateFolder_ReadsWorkWritesRefused(t *testing.T) {
 	}
 
 	// cos serve over stdio answers a read.
-	cmd := cosProcess(t, "--state-dir", dir, "serve", "--nats", "off")
+	cmd := cosProcess(t, "--state-dir", dir, "serve", "--nats", "off", "--index=false")
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	var stderr strings.Builder

@@ -88,7 +88,7 @@ func TestRecovery_SalvageThenRestore(t *testing.T) {
 // waits until it answers on stdio; the process is killed at cleanup.
 func startServe(t *testing.T, dir string) int {
 	t.Helper()
-	cmd := cosProcess(t, "--state-dir", dir, "serve", "--nats", "off")
+	cmd := cosProcess(t, "--state-dir", dir, "serve", "--nats", "off", "--index=false")
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

@@ -132,6 +132,7 @@ func (a *app) serveCommand() *cobra.Command {
 		stdio   bool
 		debug   bool
 		watch   bool
+		index   bool
 		idle    time.Duration
 	)
 	cmd := &cobra.Command{
@@ -170,7 +171,8 @@ func (a *app) serveCommand() *cobra.Command {
 				return failure(err)
 			}
 			defer func() { _ = o.close(context.Background()) }()
-			// The watcher stops before the state folder closes.
+			// The watcher and the start index stop before the state folder
+			// closes.
 			wctx, stopWatch := context.WithCancel(cmd.Context())
 			var watching sync.WaitGroup
 			defer func() { stopWatch(); watching.Wait() }()
@@ -180,6 +182,9 @@ func (a *app) serveCommand() *cobra.Command {
 						logger.Warn("the indexed tree is not watched; run cos index after edits", "err", err)
 					}
 				})
+			}
+			if index {
+				watching.Go(func() { o.ix.IndexAtStart(wctx) })
 			}
 			srv := mcp.New(o.r, mcp.Options{Version: Version, Budget: f.budgetOptions(), Logger: logger})
 			var web *webHub
@@ -198,6 +203,9 @@ func (a *app) serveCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&debug, "debug", false, "debug logs on stderr")
 	cmd.Flags().BoolVar(&watch, "watch", true, "keep the graph current with the indexed folder: re-index changed files within a second "+
 		"of the last write (one server per state folder watches; another takes over if it stops); --watch=false never watches")
+	cmd.Flags().BoolVar(&index, "index", true, "at start, index in the background each --root the graph holds no index of "+
+		"(without --root: the working directory, when it is in a git work tree and nothing was ever indexed); "+
+		"reads answer meanwhile and say meta.index.state \"indexing\"; --index=false never does")
 	return cmd
 }
 

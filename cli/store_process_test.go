@@ -27,12 +27,21 @@ type stdioServer struct {
 	stderr strings.Builder
 }
 
-// startServe starts `cos serve` over stdio with args and initializes an
-// MCP session; the process is killed at cleanup.
+// startStdioServe starts `cos serve` over stdio (no NATS, no watcher, no
+// index at start) with the global flags args and initializes an MCP
+// session; the process is killed at cleanup.
 func startStdioServe(t *testing.T, name string, args ...string) *stdioServer {
 	t.Helper()
+	return startStdioProcess(t, name, append(args, "serve", "--nats", "off", "--watch=false", "--index=false", "--stdio")...)
+}
+
+// startStdioProcess starts `cos args...` (a serve command line) and
+// initializes an MCP session over its stdio; the process is killed at
+// cleanup.
+func startStdioProcess(t *testing.T, name string, args ...string) *stdioServer {
+	t.Helper()
 	s := &stdioServer{t: t, name: name, lines: make(chan string, 64), nextID: 10}
-	s.cmd = cosProcess(t, append(args, "serve", "--nats", "off", "--watch=false", "--stdio")...)
+	s.cmd = cosProcess(t, args...)
 	s.in, _ = s.cmd.StdinPipe()
 	out, _ := s.cmd.StdoutPipe()
 	s.cmd.Stderr = &lockedWriter{mu: &s.mu, b: &s.stderr}

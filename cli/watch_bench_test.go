@@ -119,7 +119,7 @@ type serveProc struct {
 // off, debug logs on stderr) and stops it when b ends.
 func benchServe(b *testing.B, bin, dir string, args ...string) *serveProc {
 	b.Helper()
-	cmd := exec.Command(bin, append([]string{"--state-dir", dir, "serve", "--nats", "off", "--debug"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"--state-dir", dir, "serve", "--nats", "off", "--index=false", "--debug"}, args...)...)
 	stdin, err := cmd.StdinPipe() // held open: the server runs until stopped
 	if err != nil {
 		b.Fatal(err)

@@ -58,7 +58,7 @@ func TestServe_WatcherFailover_RealProcesses(t *testing.T) {
 
 	servers := map[int]*exec.Cmd{}
 	for range 2 {
-		cmd := exec.Command(bin, "--state-dir", dir, "serve", "--nats", "off")
+		cmd := exec.Command(bin, "--state-dir", dir, "serve", "--nats", "off", "--index=false")
 		cmd.Dir = g.Root
 		stdin, err := cmd.StdinPipe() // held open: the server runs until killed
 		if err != nil {

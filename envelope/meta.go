@@ -113,7 +113,7 @@ type Meta struct {
 	Integrity *Integrity
 	// Index, when set, says how fresh a graph answer is: meta.index is
 	// then {"root", "commit" (omitted when empty), "indexed_seq",
-	// "stale_files"}. Nil (the graph records no index run, or the answer
+	// "stale_files", "state" (omitted when empty)}. Nil (the graph records no index run, or the answer
 	// is not about the graph) omits the key.
 	Index *Index
 	// AtSeq, when set, says the answer is from the state at a past log
@@ -143,7 +143,14 @@ type Index struct {
 	// is not what the graph holds, after any re-index; 0 when the answer
 	// is exact.
 	StaleFiles int
+	// State is IndexStateIndexing while the server's start index of a
+	// folder is still filling the graph (the answer may miss what it has
+	// not reached yet); "" (the key omitted) otherwise.
+	State string
 }
+
+// IndexStateIndexing is Index.State while the graph is being filled.
+const IndexStateIndexing = "indexing"
 
 // Integrity describes a damaged event log for meta.integrity.
 type Integrity struct {
@@ -234,6 +241,9 @@ func (m Meta) generic() map[string]any {
 		}
 		if len(m.Index.Roots) > 1 {
 			idx["roots"] = m.Index.Roots
+		}
+		if m.Index.State != "" {
+			idx["state"] = m.Index.State
 		}
 		out[KeyIndex] = idx
 	}

@@ -129,7 +129,7 @@ var listenAddrRe = regexp.MustCompile(`(?:addr=|http://)(127\.0\.0\.1:[0-9]+)`)
 // stopped (SIGINT, then killed after 10 s) when the test ends.
 func startHubProc(tb testing.TB, bin, state, root string, extra ...string) *hubProcess {
 	tb.Helper()
-	return startServer(tb, bin, state, root, append([]string{"serve", "--state-dir", state, "--nats", "off", "--root", root,
+	return startServer(tb, bin, state, root, append([]string{"serve", "--state-dir", state, "--nats", "off", "--index=false", "--root", root,
 		"--http", "127.0.0.1:0", "--stdio=false", "--watch=false"}, extra...))
 }
 

@@ -19,6 +19,10 @@
 // resolved on both sides; Roots says where the graph's repo-relative paths
 // are read from (the doctor, rename plans).
 //
+// IndexAtStart is what `cos serve` runs in the background: it indexes each
+// approved root the graph holds no index of (Indexed), under the index lock
+// like any run, and Starting says how far it is while it runs.
+//
 // # Payloads
 //
 // One graph.file_extracted event per file; a payload over the log's 1 MiB

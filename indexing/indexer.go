@@ -66,6 +66,8 @@ type Indexer struct {
 	// afterBatch, when set (by tests), is called after each batch is
 	// committed: a test kills its process there to leave a run half done.
 	afterBatch func()
+	// start is the index run IndexAtStart began, for Starting.
+	start startState
 }
 
 // New returns an Indexer appending to st. Errors: an invalid option

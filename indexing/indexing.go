@@ -147,7 +147,8 @@ type RunOptions struct {
 	FileTimeout time.Duration
 	// Report, when set, receives the run's Progress each time it moves
 	// (per file extracted, per batch appended), from one goroutine at a
-	// time; it must return quickly.
+	// time, once the run has its turn (the index lock); it must return
+	// quickly.
 	Report func(Progress)
 	// LockWait bounds how long the run waits for another index run (of
 	// this process or another) to finish before it starts; 0 waits until
@@ -164,6 +165,11 @@ type RunOptions struct {
 	// root of a state folder, whose paths carry no name. A folder that is
 	// a root already must be given its own name or none.
 	Name string
+	// UnlessIndexed makes the run do nothing, and return
+	// ErrAlreadyIndexed, when once it holds the index lock the graph
+	// already holds an index of root (Indexed): servers starting together
+	// index a folder once (IndexAtStart).
+	UnlessIndexed bool
 }
 
 // IndexWith indexes the folder root into the log: it runs the extractors
@@ -191,7 +197,6 @@ type RunOptions struct {
 func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Report, error) {
 	progress := o.Progress
 	rep := Report{Slowest: []extract.Timing{}}
-	prog := newProgressState(o.Report)
 	if x.st.ReadOnly() {
 		return rep, envelope.Errorf(envelope.CodeReadOnly, "indexing writes, and this is a read-only view of the log")
 	}
@@ -220,6 +225,11 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 		return rep, err
 	}
 	defer release()
+	if o.UnlessIndexed && x.Indexed(abs) {
+		return rep, ErrAlreadyIndexed
+	}
+	// Progress is reported from here: a run waiting for its turn has none.
+	prog := newProgressState(o.Report)
 	start := time.Now()
 	var (
 		previous, wasPrecise map[string]string

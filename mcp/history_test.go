@@ -34,7 +34,7 @@ func TestHistory_ActorsOverMCP(t *testing.T) {
 	if err := httpCl.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	stdioCl, err := mcpclient.NewStdioMCPClient(cosBin, nil, "serve", "--state-dir", state, "--nats", "off", "--root", root, "--watch=false")
+	stdioCl, err := mcpclient.NewStdioMCPClient(cosBin, nil, "serve", "--state-dir", state, "--nats", "off", "--root", root, "--watch=false", "--index=false")
 	if err != nil {
 		t.Fatal(err)
 	}

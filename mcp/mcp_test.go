@@ -54,7 +54,7 @@ type wireClient struct {
 // root, and performs the MCP handshake.
 func wireStart(t testing.TB, state, root string, extra ...string) *wireClient {
 	t.Helper()
-	args := append([]string{"serve", "--state-dir", state, "--nats", "off", "--root", root}, extra...)
+	args := append([]string{"serve", "--state-dir", state, "--nats", "off", "--index=false", "--root", root}, extra...)
 	cmd := exec.Command(cosBin, args...)
 	cmd.Dir = root
 	stdin, err := cmd.StdinPipe()
@@ -568,7 +568,7 @@ func TestWire_LogsStayOffStdout(t *testing.T) {
 // client library.
 func TestWire_MCPGoClient(t *testing.T) {
 	root, state := wireRepo(t)
-	cl, err := mcpclient.NewStdioMCPClient(cosBin, nil, "serve", "--state-dir", state, "--nats", "off", "--root", root)
+	cl, err := mcpclient.NewStdioMCPClient(cosBin, nil, "serve", "--state-dir", state, "--nats", "off", "--index=false", "--root", root)
 	if err != nil {
 		t.Fatal(err)
 	}

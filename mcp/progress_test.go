@@ -63,7 +63,7 @@ type rawSession struct {
 
 func rawStart(t testing.TB, state, root string) *rawSession {
 	t.Helper()
-	cmd := exec.Command(cosBin, "serve", "--state-dir", state, "--nats", "off", "--watch=false", "--root", root)
+	cmd := exec.Command(cosBin, "serve", "--state-dir", state, "--nats", "off", "--watch=false", "--index=false", "--root", root)
 	cmd.Dir = root
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -48,7 +48,7 @@ type liveNote struct {
 // handshake.
 func liveStart(t testing.TB, state, root string, extra ...string) *liveClient {
 	t.Helper()
-	args := append([]string{"serve", "--state-dir", state, "--root", root, "--watch=false"}, extra...)
+	args := append([]string{"serve", "--state-dir", state, "--root", root, "--watch=false", "--index=false"}, extra...)
 	cmd := exec.Command(cosBin, args...)
 	cmd.Dir = root
 	stdin, err := cmd.StdinPipe()
@@ -618,7 +618,7 @@ func mcpGoLive(t *testing.T, cl *mcpclient.Client, state, version string) {
 
 func TestResources_MCPGoClientStdio(t *testing.T) {
 	root, state := liveFixture(t)
-	cl, err := mcpclient.NewStdioMCPClient(cosBin, nil, "serve", "--state-dir", state, "--nats", "off", "--root", root, "--watch=false")
+	cl, err := mcpclient.NewStdioMCPClient(cosBin, nil, "serve", "--state-dir", state, "--nats", "off", "--root", root, "--watch=false", "--index=false")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -630,7 +630,7 @@ func TestResources_MCPGoClientStdio(t *testing.T) {
 // 2026-07-28, which subscribes through a subscriptions/listen stream.
 func TestResources_MCPGoClientStdioListen(t *testing.T) {
 	root, state := liveFixture(t)
-	cl, err := mcpclient.NewStdioMCPClient(cosBin, nil, "serve", "--state-dir", state, "--nats", "off", "--root", root, "--watch=false")
+	cl, err := mcpclient.NewStdioMCPClient(cosBin, nil, "serve", "--state-dir", state, "--nats", "off", "--root", root, "--watch=false", "--index=false")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -370,7 +370,7 @@ func TestServe_SignalEndsStdio(t *testing.T) {
 // serveProc starts `cos serve` with stdin as given (nil: /dev/null).
 func serveProc(t testing.TB, stdin io.Reader, args ...string) (*exec.Cmd, *lockedBuffer) {
 	t.Helper()
-	cmd := exec.Command(cosBin, append([]string{"serve", "--state-dir", t.TempDir(), "--nats", "off"}, args...)...)
+	cmd := exec.Command(cosBin, append([]string{"serve", "--state-dir", t.TempDir(), "--nats", "off", "--index=false"}, args...)...)
 	cmd.Stdin = stdin
 	stderr := &lockedBuffer{b: &bytes.Buffer{}}
 	cmd.Stderr = stderr

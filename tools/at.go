@@ -150,7 +150,7 @@ func (r *Runner) readAt(ctx context.Context, c *Call) (data any, tm envelope.Too
 		defer func() { c.inView = false }()
 		data, tm, err = c.Tool.Handler(ctx, c)
 		if err == nil && graphRead(c.Tool) {
-			c.index = indexMeta(v, indexing.Check{}, nil)
+			c.index = indexing.IndexMeta(v, indexing.Check{}, nil)
 		}
 	}); rerr != nil {
 		return nil, tm, nil, rerr

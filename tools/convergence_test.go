@@ -48,7 +48,7 @@ type serveProc struct {
 func startServe(t *testing.T, bin, dir, nats, name string) *serveProc {
 	t.Helper()
 	p := &serveProc{name: name, stderr: &testutil.SyncBuffer{}}
-	tr := transport.NewStdioWithOptions(bin, os.Environ(), []string{"--state-dir", dir, "serve", "--nats", nats},
+	tr := transport.NewStdioWithOptions(bin, os.Environ(), []string{"--state-dir", dir, "serve", "--nats", nats, "--index=false"},
 		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			p.cmd = exec.Command(command, args...)
 			p.cmd.Env = env

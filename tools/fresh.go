@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cos-dev/cos/envelope"
@@ -24,9 +23,6 @@ import (
 // server can write, they are re-indexed, and the handler runs once more in
 // a view that includes the run. meta.index says how fresh the answer is.
 
-// staleListMax bounds the paths a warning names.
-const staleListMax = 10
-
 // graphRead reports whether t is a read tool of the graph module: its
 // answers name files, and get meta.index.
 func graphRead(t *Tool) bool { return t.Module == "graph" && t.ReadOnly }
@@ -38,7 +34,10 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 	var (
 		chk  indexing.Check
 		cerr error
+		why  string // why nothing was found, when the graph is empty or filling
+		fill bool   // the graph is filling: a retry may find it
 	)
+	defer func() { err = notFoundBecause(err, why, fill) }()
 	run := func() error {
 		return r.st.Read(ctx, func(v state.View) {
 			c.V, c.inView = v, true
@@ -48,14 +47,16 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 			chk, cerr = indexing.Check{}, nil
 			if err == nil && r.fresh != nil {
 				chk, cerr = r.fresh.StaleHeld(v, c.files)
-				c.index = indexMeta(v, chk, cerr)
+				c.index = indexing.IndexMeta(v, chk, cerr)
+			} else if err != nil {
+				why, fill = r.ix.NotFoundReason(v)
 			}
 		})
 	}
 	if rerr := run(); rerr != nil {
 		return nil, tm, nil, rerr
 	}
-	if err != nil && r.fresh != nil && ToEnvelopeError(err).Code == envelope.CodeNotFound {
+	if err != nil && why == "" && r.fresh != nil && ToEnvelopeError(err).Code == envelope.CodeNotFound {
 		// A not-found names no file to check, but what was asked for may
 		// be in a file written since the last index (a function just
 		// added): bring every changed file in, then ask once more.
@@ -72,26 +73,26 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 	}
 	stale := chk.Stale
 	if why := r.cannotReindex(chk.Reindex); why != "" {
-		tm.Warnings = append(tm.Warnings, staleWarning(stale, why))
+		tm.Warnings = append(tm.Warnings, indexing.StaleWarning(stale, why))
 		return data, tm, nil, nil
 	}
 	seq, ierr := r.reindex(ctx, chk.Reindex)
 	if ierr != nil {
-		tm.Warnings = append(tm.Warnings, staleWarning(stale, "re-indexing them failed: "+ierr.Error()))
+		tm.Warnings = append(tm.Warnings, indexing.StaleWarning(stale, "re-indexing them failed: "+ierr.Error()))
 		return data, tm, nil, nil
 	}
 	if werr := r.st.WaitFor(ctx, seq); werr != nil {
-		tm.Warnings = append(tm.Warnings, staleWarning(stale, "the re-index committed, but this answer could not wait for it: "+werr.Error()))
+		tm.Warnings = append(tm.Warnings, indexing.StaleWarning(stale, "the re-index committed, but this answer could not wait for it: "+werr.Error()))
 		return data, tm, nil, nil
 	}
 	first, firstTM, firstIndex := data, tm, c.index
 	if rerr := run(); rerr != nil {
-		firstTM.Warnings = append(firstTM.Warnings, staleWarning(stale, "they were re-indexed, but the graph could not be read again: "+rerr.Error()))
+		firstTM.Warnings = append(firstTM.Warnings, indexing.StaleWarning(stale, "they were re-indexed, but the graph could not be read again: "+rerr.Error()))
 		c.index = firstIndex
 		return first, firstTM, nil, nil
 	}
 	if err == nil && len(chk.Stale) > 0 {
-		tm.Warnings = append(tm.Warnings, staleWarning(chk.Stale, "they still differ after re-indexing (changed again meanwhile, or indexing skips them)"))
+		tm.Warnings = append(tm.Warnings, indexing.StaleWarning(chk.Stale, "they still differ after re-indexing (changed again meanwhile, or indexing skips them)"))
 	}
 	return data, tm, err, nil
 }
@@ -156,45 +157,20 @@ func (r *Runner) cannotReindexRoot(root string) string {
 	return ""
 }
 
-// staleWarning is the meta.warnings line of an answer that names files
-// the graph is behind on.
-func staleWarning(stale []string, why string) string {
-	names := stale
-	more := ""
-	if len(names) > staleListMax {
-		names, more = names[:staleListMax], fmt.Sprintf(" and %d more", len(stale)-staleListMax)
+// notFoundBecause adds why (indexing.Indexer.NotFoundReason) to an
+// E_NOT_FOUND, keeping its details, retryable while the graph is filling;
+// other errors pass unchanged.
+func notFoundBecause(err error, why string, filling bool) error {
+	if err == nil || why == "" {
+		return err
 	}
-	noun := "files this answer names differ"
-	if len(stale) == 1 {
-		noun = "file this answer names differs"
+	ee := ToEnvelopeError(err)
+	if ee.Code != envelope.CodeNotFound {
+		return err
 	}
-	return fmt.Sprintf("%d %s on disk from what the graph holds (%s%s), so its lines may be out of date; %s; run cos index to bring the graph up to date",
-		len(stale), noun, strings.Join(names, ", "), more, why)
-}
-
-// indexMeta is meta.index of an answer read in v with the check chk (nil
-// when the graph records no index run).
-func indexMeta(v state.View, chk indexing.Check, cerr error) *envelope.Index {
-	run, ok := v.Graph.LastIndex()
-	if !ok {
-		return nil
-	}
-	idx := &envelope.Index{IndexedSeq: chk.IndexedSeq, StaleFiles: len(chk.Stale)}
-	if len(chk.Roots) > 0 && (len(chk.Roots) > 1 || chk.Roots[0] != run.Name) {
-		for _, r := range v.Graph.Roots() {
-			if r.Name == chk.Roots[0] {
-				run, idx.IndexedSeq, idx.Roots = r, 0, chk.Roots
-			}
-		}
-	}
-	idx.Root, idx.Name, idx.Commit = run.Root, run.Name, run.Commit
-	if cerr != nil || idx.IndexedSeq == 0 {
-		idx.IndexedSeq = run.Finished.Seq
-		if idx.IndexedSeq == 0 {
-			idx.IndexedSeq = run.Started.Seq
-		}
-	}
-	return idx
+	out := envelope.Wrap(err, envelope.CodeNotFound, "%s; %s", ee.Message, why).WithDetails(ee.Details)
+	out.Retryable = filling
+	return out
 }
 
 // errInView is returned by Refresh called from inside a view, where
@@ -231,7 +207,7 @@ func (c *Call) Refresh(ctx context.Context, paths []string) (stale []string, err
 	check := func() error {
 		return c.st.Read(ctx, func(v state.View) {
 			chk, cerr = c.fresh.Stale(v, paths)
-			c.index = indexMeta(v, chk, cerr)
+			c.index = indexing.IndexMeta(v, chk, cerr)
 		})
 	}
 	if err := check(); err != nil {

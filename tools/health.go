@@ -20,7 +20,7 @@ func healthTools() []*Tool {
 		Data: Fields{"version": "string", "started": "string", "uptime_seconds": "integer", "state_dir": "string", "read_only": "boolean",
 			"log": "object", "projections": "object", "graph": "object", "state_hash": "string", "bus": "object", "integrity": "object",
 			"writable": "boolean", "search": "object", "last_index": "object", "snapshot_failure": "object", "modules": "[]object",
-			"freshness": "object"},
+			"freshness": "object", "indexing": "object"},
 		Layer: envelope.LayerHealth, ReadOnly: true, Idempotent: true,
 		Example: `{}`,
 		Handler: healthTool,
@@ -121,6 +121,11 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	// tree until the next cos index).
 	if h.LastIndex != nil {
 		out["last_index"] = h.LastIndex
+	}
+	// indexing: the index this server began at start of a folder the graph
+	// held no index of, while it waits or runs, with its file counts.
+	if run, ok := c.ix.Starting(); ok {
+		out["indexing"] = run
 	}
 	if h.SnapshotFailure != nil {
 		// snapshot_failure: the last snapshot attempt failed (time, seq,

@@ -197,6 +197,9 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		}
 		data, tm, err = t.Handler(ctx, c)
 	}
+	if c.atSeq == nil && (graphRead(t) || c.index != nil) {
+		c.index = r.ix.WithStartState(c.index)
+	}
 	if err != nil && len(c.committed) > 0 {
 		// The handler failed after its write committed: a failure would
 		// invite a retry that writes again. Answer ok with the receipts and

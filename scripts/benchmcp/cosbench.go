@@ -33,7 +33,7 @@ const (
 // cosServer is `cos serve` on stateDir over stdio, with NATS off unless
 // natsMode says otherwise, plus extra flags.
 func cosServer(cosBin, stateDir, natsMode string, extra ...string) Server {
-	argv := append([]string{cosBin, "--state-dir", stateDir, "serve", "--nats", natsMode}, extra...)
+	argv := append([]string{cosBin, "--state-dir", stateDir, "serve", "--nats", natsMode, "--index=false"}, extra...)
 	return Server{Argv: argv}
 }
 
