@@ -56,14 +56,13 @@ func Line(n *sitter.Node) int { return int(n.StartPosition().Row) + 1 }
 // EndLine returns the 1-based end line of n.
 func EndLine(n *sitter.Node) int { return int(n.EndPosition().Row) + 1 }
 
-// Children returns n's named children.
+// Children returns n's named children, read by one call into the core
+// (a cursor step per child through cgo cost more than the extraction).
 func Children(n *sitter.Node) []sitter.Node {
 	if n == nil {
 		return nil
 	}
-	c := n.Walk()
-	defer c.Close()
-	return n.NamedChildren(c)
+	return namedChildren(n)
 }
 
 // ParseFile parses src with grammar for the file fr extracts: a parser
@@ -108,30 +107,22 @@ func SyntaxErrors(fr *lang.Result, root *sitter.Node) {
 	}
 }
 
-// WalkSkip visits n and its descendants in document order with one
-// cursor (far cheaper through cgo than recursing over child lists); a
-// visit that returns false skips the node's descendants.
+// WalkSkip visits n and its descendants in document order; a visit that
+// returns false skips the node's descendants. The subtree is read by one
+// call into the core (a cursor step per node through cgo cost as much as
+// the parse), so each visited *sitter.Node stays valid after the visit.
 func WalkSkip(n *sitter.Node, visit func(*sitter.Node) bool) {
 	if n == nil {
 		return
 	}
-	cur := n.Walk()
-	defer cur.Close()
-	depth := 0
-	for {
-		if visit(cur.Node()) && cur.GotoFirstChild() {
-			depth++
+	nodes, depth := preorder(n)
+	for i := 0; i < len(nodes); {
+		if visit(&nodes[i]) {
+			i++
 			continue
 		}
-		for {
-			if depth == 0 {
-				return
-			}
-			if cur.GotoNextSibling() {
-				break
-			}
-			cur.GotoParent()
-			depth--
+		d := depth[i]
+		for i++; i < len(nodes) && depth[i] > d; i++ {
 		}
 	}
 }

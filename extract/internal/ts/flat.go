@@ -1,0 +1,114 @@
+package ts
+
+/*
+#include <stdbool.h>
+#include <stdint.h>
+
+// The tree-sitter core's node and cursor (tree_sitter/api.h of
+// github.com/tree-sitter/go-tree-sitter, which links the core in); the
+// layouts must match it exactly.
+typedef struct {
+	uint32_t context[4];
+	const void *id;
+	const void *tree;
+} cos_ts_node;
+
+typedef struct {
+	const void *tree;
+	const void *id;
+	uint32_t context[3];
+} cos_ts_cursor;
+
+extern uint32_t ts_node_descendant_count(cos_ts_node self);
+extern uint32_t ts_node_named_child_count(cos_ts_node self);
+extern bool ts_node_is_named(cos_ts_node self);
+extern cos_ts_cursor ts_tree_cursor_new(cos_ts_node node);
+extern void ts_tree_cursor_delete(cos_ts_cursor *self);
+extern cos_ts_node ts_tree_cursor_current_node(const cos_ts_cursor *self);
+extern bool ts_tree_cursor_goto_first_child(cos_ts_cursor *self);
+extern bool ts_tree_cursor_goto_next_sibling(cos_ts_cursor *self);
+extern bool ts_tree_cursor_goto_parent(cos_ts_cursor *self);
+
+// cos_ts_preorder writes root and its descendants in document order
+// into out, and each one's depth below root into depth, up to max nodes;
+// it returns how many it wrote.
+static uint32_t cos_ts_preorder(cos_ts_node root, cos_ts_node *out, uint32_t *depth, uint32_t max) {
+	cos_ts_cursor c = ts_tree_cursor_new(root);
+	uint32_t n = 0, d = 0;
+	for (;;) {
+		if (n == max) break;
+		out[n] = ts_tree_cursor_current_node(&c);
+		depth[n] = d;
+		n++;
+		if (ts_tree_cursor_goto_first_child(&c)) { d++; continue; }
+		for (;;) {
+			if (d == 0) goto done;
+			if (ts_tree_cursor_goto_next_sibling(&c)) break;
+			ts_tree_cursor_goto_parent(&c);
+			d--;
+		}
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	return n;
+}
+
+// cos_ts_named_children writes parent's named children into out, up to
+// max; it returns how many it wrote.
+static uint32_t cos_ts_named_children(cos_ts_node parent, cos_ts_node *out, uint32_t max) {
+	cos_ts_cursor c = ts_tree_cursor_new(parent);
+	uint32_t n = 0;
+	if (ts_tree_cursor_goto_first_child(&c)) {
+		do {
+			if (n == max) break;
+			cos_ts_node x = ts_tree_cursor_current_node(&c);
+			if (ts_node_is_named(x)) out[n++] = x;
+		} while (ts_tree_cursor_goto_next_sibling(&c));
+	}
+	ts_tree_cursor_delete(&c);
+	return n;
+}
+
+static uint32_t cos_ts_descendants(cos_ts_node n) { return ts_node_descendant_count(n); }
+static uint32_t cos_ts_named_count(cos_ts_node n) { return ts_node_named_child_count(n); }
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// A sitter.Node is the core's TSNode by value; cNode reads one as the
+// same bytes.
+func cNode(n *sitter.Node) C.cos_ts_node { return *(*C.cos_ts_node)(unsafe.Pointer(n)) }
+
+// The layouts must agree: a sitter.Node is exactly one TSNode.
+var _ [unsafe.Sizeof(sitter.Node{}) - unsafe.Sizeof(C.cos_ts_node{})]struct{}
+var _ [unsafe.Sizeof(C.cos_ts_node{}) - unsafe.Sizeof(sitter.Node{})]struct{}
+
+// preorder returns n and its descendants (named or not) in document order
+// with each one's depth below n, read by one call into the core.
+func preorder(n *sitter.Node) ([]sitter.Node, []uint32) {
+	count := uint32(C.cos_ts_descendants(cNode(n)))
+	if count == 0 {
+		count = 1
+	}
+	nodes := make([]sitter.Node, count)
+	depth := make([]uint32, count)
+	got := uint32(C.cos_ts_preorder(cNode(n), (*C.cos_ts_node)(unsafe.Pointer(&nodes[0])), (*C.uint32_t)(unsafe.Pointer(&depth[0])), C.uint32_t(count)))
+	return nodes[:got], depth[:got]
+}
+
+// namedChildren returns n's named children, read by one call into the
+// core.
+func namedChildren(n *sitter.Node) []sitter.Node {
+	count := uint32(C.cos_ts_named_count(cNode(n)))
+	if count == 0 {
+		return []sitter.Node{}
+	}
+	out := make([]sitter.Node, count)
+	got := uint32(C.cos_ts_named_children(cNode(n), (*C.cos_ts_node)(unsafe.Pointer(&out[0])), C.uint32_t(count)))
+	return out[:got]
+}
