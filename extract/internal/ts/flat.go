@@ -22,6 +22,8 @@ typedef struct {
 extern uint32_t ts_node_descendant_count(cos_ts_node self);
 extern uint32_t ts_node_named_child_count(cos_ts_node self);
 extern bool ts_node_is_named(cos_ts_node self);
+extern const char *ts_node_type(cos_ts_node self);
+extern cos_ts_node ts_node_child_by_field_name(cos_ts_node self, const char *name, uint32_t name_length);
 extern cos_ts_cursor ts_tree_cursor_new(cos_ts_node node);
 extern void ts_tree_cursor_delete(cos_ts_cursor *self);
 extern cos_ts_node ts_tree_cursor_current_node(const cos_ts_cursor *self);
@@ -75,6 +77,7 @@ static uint32_t cos_ts_named_count(cos_ts_node n) { return ts_node_named_child_c
 import "C"
 
 import (
+	"sync"
 	"unsafe"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -111,4 +114,36 @@ func namedChildren(n *sitter.Node) []sitter.Node {
 	out := make([]sitter.Node, count)
 	got := uint32(C.cos_ts_named_children(cNode(n), (*C.cos_ts_node)(unsafe.Pointer(&out[0])), C.uint32_t(count)))
 	return out[:got]
+}
+
+// kindNames maps the core's node type strings (static in each grammar, so
+// one pointer per kind) to Go strings: Kind allocates no string per call.
+var kindNames sync.Map // uintptr → string
+
+// Kind returns n's type, as n.Kind() does, through one call into the core
+// and no allocation (n.Kind() copies the C string each time).
+func Kind(n *sitter.Node) string {
+	p := C.ts_node_type(cNode(n))
+	if p == nil {
+		return ""
+	}
+	key := uintptr(unsafe.Pointer(p))
+	if s, ok := kindNames.Load(key); ok {
+		return s.(string)
+	}
+	s, _ := kindNames.LoadOrStore(key, C.GoString(p))
+	return s.(string)
+}
+
+// Field returns n's child of the field name, nil when there is none, as
+// n.ChildByFieldName(name) does but through one call into the core (that
+// one copies name to C memory and frees it: three calls).
+func Field(n *sitter.Node, name string) *sitter.Node {
+	c := C.ts_node_child_by_field_name(cNode(n), (*C.char)(unsafe.Pointer(unsafe.StringData(name))), C.uint32_t(len(name)))
+	if c.id == nil {
+		return nil
+	}
+	out := new(sitter.Node)
+	*(*C.cos_ts_node)(unsafe.Pointer(out)) = c
+	return out
 }
