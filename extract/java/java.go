@@ -831,13 +831,13 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 	if n == nil {
 		return
 	}
-	ts.WalkSkip(n, func(k *sitter.Node) bool { return f.visit(k, cx) })
+	ts.WalkSym(n, func(k *sitter.Node, sym uint16) bool { return f.visit(k, sym, cx) })
 }
 
 // visit handles one node of walk; false when it walked the node's
 // descendants itself (or they hold no code).
-func (f *file) visit(n *sitter.Node, cx *ctx) bool {
-	switch n.KindId() {
+func (f *file) visit(n *sitter.Node, sym uint16, cx *ctx) bool {
+	switch sym {
 	case kLocalVariableDeclaration, kResource:
 		t := f.declType(n, cx)
 		isVar := false

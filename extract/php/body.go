@@ -51,8 +51,8 @@ func (f *file) body(n *sitter.Node, uid, class string) {
 // declarations are not entered.
 func (b *body) scan(n *sitter.Node) []sitter.Node {
 	var items []sitter.Node
-	ts.WalkSkip(n, func(x *sitter.Node) bool {
-		switch x.KindId() {
+	ts.WalkSym(n, func(x *sitter.Node, sym uint16) bool {
+		switch sym {
 		case idAssignment, idAnonFunction, idArrowFunction, idMemberCall, idNullsafeMemberCall, idScopedCall, idFunctionCall,
 			idNew, idRequire, idRequireOnce, idInclude, idIncludeOnce:
 			items = append(items, *x)

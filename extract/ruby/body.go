@@ -74,8 +74,8 @@ func (f *file) newBody(from, class, method string) *body {
 
 // params makes the identifiers of parameters locals.
 func (b *body) params(n *sitter.Node) {
-	ts.WalkSkip(n, func(x *sitter.Node) bool {
-		if x.KindId() == idIdentifier {
+	ts.WalkSym(n, func(x *sitter.Node, sym uint16) bool {
+		if sym == idIdentifier {
 			b.locals[ts.Text(x, b.f.src)] = true
 			b.notCall[x.Id()] = true
 		}
@@ -88,8 +88,8 @@ func (b *body) params(n *sitter.Node) {
 // definitions are not entered.
 func (b *body) scan(n *sitter.Node) []sitter.Node {
 	var items []sitter.Node
-	ts.WalkSkip(n, func(x *sitter.Node) bool {
-		switch x.KindId() {
+	ts.WalkSym(n, func(x *sitter.Node, sym uint16) bool {
+		switch sym {
 		case idAlias, idUndef:
 			return false
 		case idMethod, idSingleton, idClass, idModule, idSingletonCl:

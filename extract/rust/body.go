@@ -195,7 +195,7 @@ func (f *rsFile) function(def *sitter.Node, uid, name, impl string, outer map[st
 	if body == nil {
 		return
 	}
-	ts.WalkSkip(body, func(n *sitter.Node) bool { return f.visit(n, env, uid) })
+	ts.WalkSym(body, func(n *sitter.Node, id uint16) bool { return f.visit(n, id, env, uid) })
 }
 
 // bind makes the names of a pattern locals: an identifier gets value,
@@ -208,16 +208,16 @@ func (f *rsFile) bind(env *fnEnv, pat *sitter.Node, value *lang.Chain) {
 		env.locals[f.text(pat)] = value
 		return
 	}
-	ts.WalkSkip(pat, func(x *sitter.Node) bool {
-		if ts.Kind(x) == "identifier" && !isUpper(f.text(x)) {
+	ts.WalkKind(pat, func(x *sitter.Node, kind string) bool {
+		if kind == "identifier" && !isUpper(f.text(x)) {
 			env.locals[f.text(x)] = nil
 		}
-		return ts.Kind(x) != "scoped_identifier"
+		return kind != "scoped_identifier"
 	})
 }
 
 // visit reads one node of a function body.
-func (f *rsFile) visit(n *sitter.Node, env *fnEnv, uid string) bool {
+func (f *rsFile) visit(n *sitter.Node, id uint16, env *fnEnv, uid string) bool {
 	if len(env.pending) > 0 {
 		start := n.StartByte()
 		kept := env.pending[:0]
@@ -230,7 +230,6 @@ func (f *rsFile) visit(n *sitter.Node, env *fnEnv, uid string) bool {
 		}
 		env.pending = kept
 	}
-	id := n.KindId()
 	if int(id) < len(leaf) && leaf[id] {
 		return false
 	}

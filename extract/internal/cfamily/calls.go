@@ -52,8 +52,8 @@ func (f *file) calls(b body) {
 // walkCalls reads the calls, constructions and constructing declarations
 // under n, in document order, binding locals as their declarations come.
 func (f *file) walkCalls(x *fn, n *sitter.Node) {
-	ts.WalkSkip(n, func(n *sitter.Node) bool {
-		switch ts.Kind(n) {
+	ts.WalkKind(n, func(n *sitter.Node, kind string) bool {
+		switch kind {
 		case "call_expression":
 			f.call(x, n)
 		case "new_expression":

@@ -23,6 +23,7 @@ extern uint32_t ts_node_descendant_count(cos_ts_node self);
 extern uint32_t ts_node_named_child_count(cos_ts_node self);
 extern bool ts_node_is_named(cos_ts_node self);
 extern const char *ts_node_type(cos_ts_node self);
+extern uint16_t ts_node_symbol(cos_ts_node self);
 extern cos_ts_node ts_node_child_by_field_name(cos_ts_node self, const char *name, uint32_t name_length);
 extern cos_ts_cursor ts_tree_cursor_new(cos_ts_node node);
 extern void ts_tree_cursor_delete(cos_ts_cursor *self);
@@ -32,15 +33,19 @@ extern bool ts_tree_cursor_goto_next_sibling(cos_ts_cursor *self);
 extern bool ts_tree_cursor_goto_parent(cos_ts_cursor *self);
 
 // cos_ts_preorder writes root and its descendants in document order
-// into out, and each one's depth below root into depth, up to max nodes;
-// it returns how many it wrote.
-static uint32_t cos_ts_preorder(cos_ts_node root, cos_ts_node *out, uint32_t *depth, uint32_t max) {
+// into out, each one's depth below root into depth, its symbol
+// (ts_node_symbol) into sym and its type string (ts_node_type) into type,
+// up to max nodes; it returns how many it wrote.
+static uint32_t cos_ts_preorder(cos_ts_node root, cos_ts_node *out, uint32_t *depth, uint16_t *sym, const char **type, uint32_t max) {
 	cos_ts_cursor c = ts_tree_cursor_new(root);
 	uint32_t n = 0, d = 0;
 	for (;;) {
 		if (n == max) break;
-		out[n] = ts_tree_cursor_current_node(&c);
+		cos_ts_node x = ts_tree_cursor_current_node(&c);
+		out[n] = x;
 		depth[n] = d;
+		sym[n] = ts_node_symbol(x);
+		type[n] = ts_node_type(x);
 		n++;
 		if (ts_tree_cursor_goto_first_child(&c)) { d++; continue; }
 		for (;;) {
@@ -91,17 +96,46 @@ func cNode(n *sitter.Node) C.cos_ts_node { return *(*C.cos_ts_node)(unsafe.Point
 var _ [unsafe.Sizeof(sitter.Node{}) - unsafe.Sizeof(C.cos_ts_node{})]struct{}
 var _ [unsafe.Sizeof(C.cos_ts_node{}) - unsafe.Sizeof(sitter.Node{})]struct{}
 
-// preorder returns n and its descendants (named or not) in document order
-// with each one's depth below n, read by one call into the core.
-func preorder(n *sitter.Node) ([]sitter.Node, []uint32) {
+// subtree is a node and its descendants (named or not) in document
+// order, with each one's depth below the node, symbol (KindId) and type
+// string in the core (Kind).
+type subtree struct {
+	nodes []sitter.Node
+	depth []uint32
+	sym   []uint16
+	kind  []*C.char
+}
+
+// preorder reads n's subtree by one call into the core.
+func preorder(n *sitter.Node) subtree {
 	count := uint32(C.cos_ts_descendants(cNode(n)))
 	if count == 0 {
 		count = 1
 	}
-	nodes := make([]sitter.Node, count)
-	depth := make([]uint32, count)
-	got := uint32(C.cos_ts_preorder(cNode(n), (*C.cos_ts_node)(unsafe.Pointer(&nodes[0])), (*C.uint32_t)(unsafe.Pointer(&depth[0])), C.uint32_t(count)))
-	return nodes[:got], depth[:got]
+	t := subtree{
+		nodes: make([]sitter.Node, count),
+		depth: make([]uint32, count),
+		sym:   make([]uint16, count),
+		kind:  make([]*C.char, count),
+	}
+	got := uint32(C.cos_ts_preorder(cNode(n), (*C.cos_ts_node)(unsafe.Pointer(&t.nodes[0])), (*C.uint32_t)(unsafe.Pointer(&t.depth[0])),
+		(*C.uint16_t)(unsafe.Pointer(&t.sym[0])), &t.kind[0], C.uint32_t(count)))
+	t.nodes, t.depth, t.sym, t.kind = t.nodes[:got], t.depth[:got], t.sym[:got], t.kind[:got]
+	return t
+}
+
+// walk calls visit with the index of each node of t in document order;
+// a visit that returns false skips the node's descendants.
+func (t subtree) walk(visit func(i int) bool) {
+	for i := 0; i < len(t.nodes); {
+		if visit(i) {
+			i++
+			continue
+		}
+		d := t.depth[i]
+		for i++; i < len(t.nodes) && t.depth[i] > d; i++ {
+		}
+	}
 }
 
 // namedChildren returns n's named children, read by one call into the
@@ -118,20 +152,23 @@ func namedChildren(n *sitter.Node) []sitter.Node {
 
 // kindNames maps the core's node type strings (static in each grammar, so
 // one pointer per kind) to Go strings: Kind allocates no string per call.
-var kindNames sync.Map // uintptr → string
+var kindNames sync.Map // *C.char → string
 
 // Kind returns n's type, as n.Kind() does, through one call into the core
 // and no allocation (n.Kind() copies the C string each time).
 func Kind(n *sitter.Node) string {
-	p := C.ts_node_type(cNode(n))
+	return kindName(C.ts_node_type(cNode(n)))
+}
+
+// kindName is the Go string of the core's type string at p.
+func kindName(p *C.char) string {
 	if p == nil {
 		return ""
 	}
-	key := uintptr(unsafe.Pointer(p))
-	if s, ok := kindNames.Load(key); ok {
+	if s, ok := kindNames.Load(p); ok {
 		return s.(string)
 	}
-	s, _ := kindNames.LoadOrStore(key, C.GoString(p))
+	s, _ := kindNames.LoadOrStore(p, C.GoString(p))
 	return s.(string)
 }
 

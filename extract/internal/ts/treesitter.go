@@ -115,14 +115,26 @@ func WalkSkip(n *sitter.Node, visit func(*sitter.Node) bool) {
 	if n == nil {
 		return
 	}
-	nodes, depth := preorder(n)
-	for i := 0; i < len(nodes); {
-		if visit(&nodes[i]) {
-			i++
-			continue
-		}
-		d := depth[i]
-		for i++; i < len(nodes) && depth[i] > d; i++ {
-		}
+	t := preorder(n)
+	t.walk(func(i int) bool { return visit(&t.nodes[i]) })
+}
+
+// WalkSym is WalkSkip with each node's KindId, read with the subtree (no
+// call into the core per node).
+func WalkSym(n *sitter.Node, visit func(x *sitter.Node, sym uint16) bool) {
+	if n == nil {
+		return
 	}
+	t := preorder(n)
+	t.walk(func(i int) bool { return visit(&t.nodes[i], t.sym[i]) })
+}
+
+// WalkKind is WalkSkip with each node's Kind, read with the subtree (no
+// call into the core per node).
+func WalkKind(n *sitter.Node, visit func(x *sitter.Node, kind string) bool) {
+	if n == nil {
+		return
+	}
+	t := preorder(n)
+	t.walk(func(i int) bool { return visit(&t.nodes[i], kindName(t.kind[i])) })
 }
