@@ -25,6 +25,7 @@ extern bool ts_node_is_named(cos_ts_node self);
 extern const char *ts_node_type(cos_ts_node self);
 extern uint16_t ts_node_symbol(cos_ts_node self);
 extern cos_ts_node ts_node_child_by_field_name(cos_ts_node self, const char *name, uint32_t name_length);
+extern void *ts_parser_parse_string(void *self, const void *old_tree, const char *string, uint32_t length);
 extern cos_ts_cursor ts_tree_cursor_new(cos_ts_node node);
 extern void ts_tree_cursor_delete(cos_ts_cursor *self);
 extern cos_ts_node ts_tree_cursor_current_node(const cos_ts_cursor *self);
@@ -183,4 +184,28 @@ func Field(n *sitter.Node, name string) *sitter.Node {
 	out := new(sitter.Node)
 	*(*C.cos_ts_node)(unsafe.Pointer(out)) = c
 	return out
+}
+
+// A sitter.Parser and a sitter.Tree are each the core's pointer.
+var _ [unsafe.Sizeof(sitter.Parser{}) - unsafe.Sizeof(unsafe.Pointer(nil))]struct{}
+var _ [unsafe.Sizeof(unsafe.Pointer(nil)) - unsafe.Sizeof(sitter.Parser{})]struct{}
+var _ [unsafe.Sizeof(sitter.Tree{}) - unsafe.Sizeof(unsafe.Pointer(nil))]struct{}
+var _ [unsafe.Sizeof(unsafe.Pointer(nil)) - unsafe.Sizeof(sitter.Tree{})]struct{}
+
+// parseString parses src whole with p (ts_parser_parse_string), nil when
+// the core returns no tree. p.Parse(src, nil) hands the core its input
+// through a Go callback that copies the rest of the file twice (to a Go
+// string, then to C) at every read, the whole file at least once.
+func parseString(p *sitter.Parser, src []byte) *sitter.Tree {
+	var data *C.char
+	if len(src) > 0 {
+		data = (*C.char)(unsafe.Pointer(&src[0]))
+	}
+	t := C.ts_parser_parse_string(*(*unsafe.Pointer)(unsafe.Pointer(p)), nil, data, C.uint32_t(len(src)))
+	if t == nil {
+		return nil
+	}
+	tree := new(sitter.Tree)
+	*(*unsafe.Pointer)(unsafe.Pointer(tree)) = t
+	return tree
 }

@@ -30,7 +30,7 @@ func Parse(grammar *sitter.Language, src []byte) (*sitter.Tree, error) {
 		return nil, fmt.Errorf("tree-sitter: %v", got)
 	}
 	defer pool.Put(p)
-	tree := p.Parse(src, nil)
+	tree := parseString(p, src)
 	if tree == nil {
 		p.Reset()
 		return nil, fmt.Errorf("tree-sitter: parse returned no tree")
