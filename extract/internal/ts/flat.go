@@ -24,6 +24,7 @@ extern uint32_t ts_node_named_child_count(cos_ts_node self);
 extern bool ts_node_is_named(cos_ts_node self);
 extern const char *ts_node_type(cos_ts_node self);
 extern uint16_t ts_node_symbol(cos_ts_node self);
+extern uint32_t ts_node_end_byte(cos_ts_node self);
 extern cos_ts_node ts_node_child_by_field_name(cos_ts_node self, const char *name, uint32_t name_length);
 extern void *ts_parser_parse_string(void *self, const void *old_tree, const char *string, uint32_t length);
 extern cos_ts_cursor ts_tree_cursor_new(cos_ts_node node);
@@ -209,3 +210,16 @@ func parseString(p *sitter.Parser, src []byte) *sitter.Tree {
 	*(*unsafe.Pointer)(unsafe.Pointer(tree)) = t
 	return tree
 }
+
+// A node carries its start in itself (the core's ts_node_start_byte and
+// ts_node_start_point read context[0] and context[1..2]): no call into the
+// core is needed for them.
+
+// startByte is n.StartByte() without a call into the core.
+func startByte(n *sitter.Node) uint { return uint(cNode(n).context[0]) }
+
+// startRow is n.StartPosition().Row without a call into the core.
+func startRow(n *sitter.Node) uint { return uint(cNode(n).context[1]) }
+
+// endByte is n.EndByte().
+func endByte(n *sitter.Node) uint { return uint(C.ts_node_end_byte(cNode(n))) }

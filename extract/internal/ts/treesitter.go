@@ -43,7 +43,7 @@ func Text(n *sitter.Node, src []byte) string {
 	if n == nil {
 		return ""
 	}
-	s, e := n.StartByte(), n.EndByte()
+	s, e := startByte(n), endByte(n)
 	if e > uint(len(src)) || s > e {
 		return ""
 	}
@@ -51,7 +51,7 @@ func Text(n *sitter.Node, src []byte) string {
 }
 
 // Line returns the 1-based start line of n.
-func Line(n *sitter.Node) int { return int(n.StartPosition().Row) + 1 }
+func Line(n *sitter.Node) int { return int(startRow(n)) + 1 }
 
 // EndLine returns the 1-based end line of n.
 func EndLine(n *sitter.Node) int { return int(n.EndPosition().Row) + 1 }
