@@ -123,11 +123,14 @@ func treeRoot(entries []compileEntry, files map[string]bool) (string, bool) {
 }
 
 // absPath is p made absolute against dir (both as a compiler sees them),
-// cleaned, with slashes.
+// cleaned, with slashes; a relative dir is taken from "/".
 func absPath(dir, p string) string {
 	p = filepath.ToSlash(p)
 	if !strings.HasPrefix(p, "/") && !isWindowsAbs(p) {
 		p = path.Join(filepath.ToSlash(dir), p)
+	}
+	if !strings.HasPrefix(p, "/") && !isWindowsAbs(p) {
+		p = "/" + p
 	}
 	return path.Clean(p)
 }

@@ -32,3 +32,12 @@ func TestIncludePaths_RootAndOrder(t *testing.T) {
 		t.Errorf("undecodable database: %q, want nil", got)
 	}
 }
+
+func TestIncludePaths_RelativeDirectory(t *testing.T) {
+	files := map[string]bool{"src/a.c": true, "inc/a.h": true}
+	db := `[{"directory": ".", "file": "src/a.c", "command": "cc -Iinc -I../up -c src/a.c"}]`
+	got := IncludePaths(files, func(string) ([]byte, error) { return []byte(db), nil })
+	if want := []string{"inc"}; !slices.Equal(got["src/a.c"], want) {
+		t.Errorf("IncludePaths = %q, want src/a.c → %q", got, want)
+	}
+}
