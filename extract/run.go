@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cos-dev/cos/extract/internal/cfamily"
 	"github.com/cos-dev/cos/extract/lang"
 	"github.com/cos-dev/cos/extract/php"
 	"github.com/cos-dev/cos/extract/python"
@@ -272,6 +273,7 @@ func (r *runner) run() error {
 		byPath[f.Rel] = f
 	}
 	e.PHPAutoload = php.Autoload(e.Files, func(p string) ([]byte, error) { return os.ReadFile(byPath[p].Abs) })
+	e.CIncludePaths = cfamily.IncludePaths(e.Files, func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(r.root, filepath.FromSlash(p))) })
 	mods, modsChanged := r.goModules(present, byPath)
 	// A go.mod (its go line, its requirements), go.sum or go.work that
 	// appears, changes or goes changes what go list resolves and how the

@@ -12,7 +12,9 @@
 #   --runs N   runs per figure (default 3); each figure is the median, (min–max) the spread
 #   --out FILE also write the report to FILE, and the raw results (JSON lines,
 #              re-render with: go run ./scripts/benchmcp table FILE.jsonl) to FILE.jsonl
-# Environment: COS_BENCH_DIR caches the npm install (default ~/.cache/cos-bench).
+# Environment: COS_BENCH_DIR caches the npm install (default ~/.cache/cos-bench);
+#   COS_JAVA_ROOT, COS_C_ROOT, COS_CPP_ROOT, COS_RUST_ROOT, COS_PHP_ROOT, COS_RUBY_ROOT
+#   name real projects to measure each language's extraction on (lines/s, lines/cpu-s).
 # Needs Go, a C compiler (cgo grammars), node ≥ 18 and npm. Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; runs=2 ;;
     --runs) runs="${2:?--runs needs a number}"; shift ;;
     --out) out="${2:?--out needs a file}"; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -105,6 +107,18 @@ if grep -qs '^func BenchmarkPropagation' tools/*_test.go; then
   tools_jsonl="$work/tools.jsonl"
 fi
 
+# Syntax-level languages on real projects: only for the languages whose
+# project folder is named (COS_JAVA_ROOT, COS_C_ROOT, COS_CPP_ROOT,
+# COS_RUST_ROOT, COS_PHP_ROOT, COS_RUBY_ROOT; see BenchmarkLang in extract/).
+lang_jsonl=""
+if [ -n "${COS_JAVA_ROOT:-}${COS_C_ROOT:-}${COS_CPP_ROOT:-}${COS_RUST_ROOT:-}${COS_PHP_ROOT:-}${COS_RUBY_ROOT:-}" ]; then
+  step "extract: go test -bench Lang (count $runs)"
+  go test -run '^$' -bench '^BenchmarkLang$' -benchtime 2x -count "$runs" ./extract \
+    >"$work/lang.txt" 2>&1 || echo "bench.sh: some language benchmarks failed (see the table)" >&2
+  "$work/benchmcp" gobench -table langbench <"$work/lang.txt" >"$work/lang.jsonl"
+  lang_jsonl="$work/lang.jsonl"
+fi
+
 step "side by side with $memory_pkg@$memory_version"
 bm compare -node node -memory-js "$memory_js" -entities "$entities" -lookups "$lookups" -reads "$reads" -writers 4 \
   >"$work/compare.jsonl" 2> >(grep -v '^Knowledge Graph MCP Server running on stdio$' >&2)
@@ -117,13 +131,13 @@ report="$work/report.md"
   echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores (${cpu:-unknown CPU}), $(uname -sr), $(go version | cut -d' ' -f3), node $(node --version), $memory_pkg $memory_version."
   echo "Load average before/after: $load_before / $load_after. Mode: $mode; each figure is the median of $runs runs, (min–max) the spread."
   echo
-  "$work/benchmcp" table "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/reads.jsonl "$work"/propagation.jsonl $tools_jsonl "$work"/compare.jsonl
+  "$work/benchmcp" table "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/reads.jsonl "$work"/propagation.jsonl $tools_jsonl $lang_jsonl "$work"/compare.jsonl
   echo "Reproduce: \`bash scripts/bench.sh\`"
 } >"$report"
 cat "$report"
 if [ -n "$out" ]; then
   cp "$report" "$out"
-  cat "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/reads.jsonl "$work"/propagation.jsonl $tools_jsonl "$work"/compare.jsonl >"$out.jsonl"
+  cat "$work"/eventlog.jsonl "$work"/roundtrip.jsonl "$work"/index.jsonl "$work"/reads.jsonl "$work"/propagation.jsonl $tools_jsonl $lang_jsonl "$work"/compare.jsonl >"$out.jsonl"
 fi
 # The watcher's benchmarks (real cos serve processes, a git copy of GOROOT/src
 # indexed three times on a first run): only with COS_BENCH_WATCH=1.

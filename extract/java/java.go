@@ -81,9 +81,9 @@ func extract(fr *lang.Result, data []byte, env *lang.Env) {
 		imports: map[string]*lang.Chain{}, statics: map[string]*lang.Chain{}, classes: map[string]*class{}, returns: map[string]string{}}
 	kids := ts.Children(root)
 	for i := range kids {
-		if kids[i].Kind() == "package_declaration" {
+		if ts.Kind(&kids[i]) == "package_declaration" {
 			for _, c := range ts.Children(&kids[i]) {
-				if c.Kind() == "scoped_identifier" || c.Kind() == "identifier" {
+				if ts.Kind(&c) == "scoped_identifier" || ts.Kind(&c) == "identifier" {
 					f.pkg = ts.Text(&c, src)
 				}
 			}
@@ -101,14 +101,14 @@ func extract(fr *lang.Result, data []byte, env *lang.Env) {
 	}
 	fr.Decl = &lang.Decl{Scope: f.scope, Names: map[string]string{}}
 	for i := range kids {
-		if kids[i].Kind() == "import_declaration" {
+		if ts.Kind(&kids[i]) == "import_declaration" {
 			f.importDecl(&kids[i])
 		}
 	}
 	// Declarations first, so that bodies see every class of the file.
 	var types []sitter.Node
 	for i := range kids {
-		if isTypeDecl(kids[i].Kind()) {
+		if isTypeDecl(ts.Kind(&kids[i])) {
 			types = append(types, kids[i])
 			f.declare(&kids[i], nil)
 		}
@@ -196,7 +196,7 @@ func (f *file) importDecl(n *sitter.Node) {
 	static, star := false, false
 	var name string
 	for _, c := range ts.Children(n) {
-		switch c.Kind() {
+		switch ts.Kind(&c) {
 		case "asterisk":
 			star = true
 		case "scoped_identifier", "identifier":
@@ -204,7 +204,7 @@ func (f *file) importDecl(n *sitter.Node) {
 		}
 	}
 	for i := uint(0); i < n.ChildCount(); i++ {
-		if c := n.Child(i); c != nil && c.Kind() == "static" {
+		if c := n.Child(i); c != nil && ts.Kind(c) == "static" {
 			static = true
 		}
 	}
@@ -261,7 +261,7 @@ const maxTypeNesting = 64
 // declare records a type declaration and its nested types, to
 // maxTypeNesting levels.
 func (f *file) declare(n *sitter.Node, outer *class) {
-	name := ts.Text(n.ChildByFieldName("name"), f.src)
+	name := ts.Text(ts.Field(n, "name"), f.src)
 	if name == "" {
 		return
 	}
@@ -275,26 +275,26 @@ func (f *file) declare(n *sitter.Node, outer *class) {
 	if outer != nil {
 		name = outer.name + "." + name
 	}
-	c := &class{name: name, outer: outer, named: true, methods: map[string]bool{}, fields: map[string]*lang.Chain{}, tparams: typeParams(n.ChildByFieldName("type_parameters"), f.src)}
-	c.superclass = n.ChildByFieldName("superclass") != nil
-	c.hasBase = c.superclass || n.ChildByFieldName("interfaces") != nil
+	c := &class{name: name, outer: outer, named: true, methods: map[string]bool{}, fields: map[string]*lang.Chain{}, tparams: typeParams(ts.Field(n, "type_parameters"), f.src)}
+	c.superclass = ts.Field(n, "superclass") != nil
+	c.hasBase = c.superclass || ts.Field(n, "interfaces") != nil
 	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if k := n.NamedChild(i); k != nil && k.Kind() == "extends_interfaces" {
+		if k := n.NamedChild(i); k != nil && ts.Kind(k) == "extends_interfaces" {
 			c.hasBase = true
 		}
 	}
 	f.classes[name] = c
 	f.fr.Decl.Names[name] = graph.KindClass
-	body := n.ChildByFieldName("body")
+	body := ts.Field(n, "body")
 	if body == nil {
 		return
 	}
 	f.members(body, c, func(k *sitter.Node) { f.declare(k, c) })
-	if n.Kind() == "record_declaration" {
-		if ps := n.ChildByFieldName("parameters"); ps != nil {
+	if ts.Kind(n) == "record_declaration" {
+		if ps := ts.Field(n, "parameters"); ps != nil {
 			for _, p := range ts.Children(ps) {
-				if p.Kind() == "formal_parameter" {
-					pn := ts.Text(p.ChildByFieldName("name"), f.src)
+				if ts.Kind(&p) == "formal_parameter" {
+					pn := ts.Text(ts.Field(&p, "name"), f.src)
 					c.fields[pn] = nil
 				}
 			}
@@ -306,9 +306,9 @@ func (f *file) declare(n *sitter.Node, outer *class) {
 // nested for each nested type declaration.
 func (f *file) members(body *sitter.Node, c *class, nested func(*sitter.Node)) {
 	for _, m := range ts.Children(body) {
-		switch m.Kind() {
+		switch ts.Kind(&m) {
 		case "method_declaration", "annotation_type_element_declaration":
-			mn := ts.Text(m.ChildByFieldName("name"), f.src)
+			mn := ts.Text(ts.Field(&m, "name"), f.src)
 			c.methods[mn] = true
 			if c.spans == nil {
 				c.spans = map[string][2]int{}
@@ -321,16 +321,16 @@ func (f *file) members(body *sitter.Node, c *class, nested func(*sitter.Node)) {
 			c.spans[mn] = sp
 		case "field_declaration", "constant_declaration":
 			for _, d := range ts.Children(&m) {
-				if d.Kind() == "variable_declarator" {
-					c.fields[ts.Text(d.ChildByFieldName("name"), f.src)] = nil
+				if ts.Kind(&d) == "variable_declarator" {
+					c.fields[ts.Text(ts.Field(&d, "name"), f.src)] = nil
 				}
 			}
 		case "enum_body_declarations":
 			f.members(&m, c, nested)
 		case "enum_constant":
-			c.fields[ts.Text(m.ChildByFieldName("name"), f.src)] = nil
+			c.fields[ts.Text(ts.Field(&m, "name"), f.src)] = nil
 		default:
-			if isTypeDecl(m.Kind()) {
+			if isTypeDecl(ts.Kind(&m)) {
 				nested(&m)
 			}
 		}
@@ -343,9 +343,9 @@ func typeParams(n *sitter.Node, src []byte) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, p := range ts.Children(n) {
-		if p.Kind() == "type_parameter" {
+		if ts.Kind(&p) == "type_parameter" {
 			for _, k := range ts.Children(&p) {
-				if k.Kind() == "type_identifier" || k.Kind() == "identifier" {
+				if ts.Kind(&k) == "type_identifier" || ts.Kind(&k) == "identifier" {
 					out[ts.Text(&k, src)] = true
 					break
 				}
@@ -363,7 +363,7 @@ func (f *file) classChain(c *class) *lang.Chain {
 // emit adds the nodes, edges and facts of a declared type and walks its
 // members' bodies.
 func (f *file) emit(n *sitter.Node, outer *class, parent string) {
-	name := ts.Text(n.ChildByFieldName("name"), f.src)
+	name := ts.Text(ts.Field(n, "name"), f.src)
 	if outer != nil {
 		name = outer.name + "." + name
 	}
@@ -373,19 +373,19 @@ func (f *file) emit(n *sitter.Node, outer *class, parent string) {
 	}
 	uid := lang.CodeUID("class", f.fr.Path, name)
 	line := ts.Line(n)
-	meta := map[string]any{"language": "java", "type_kind": typeKind(n.Kind())}
+	meta := map[string]any{"language": "java", "type_kind": typeKind(ts.Kind(n))}
 	f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindClass, Label: name, Line: line, EndLine: ts.EndLine(n), Metadata: meta})
 	f.fr.AddEdge(parent, uid, graph.EdgeContains, line)
 	// Field types first: method bodies and other classes read them.
-	body := n.ChildByFieldName("body")
+	body := ts.Field(n, "body")
 	cx := &ctx{from: uid, cls: c, locals: map[string]*lang.Chain{}}
 	var fieldNames []string
-	if n.Kind() == "record_declaration" {
-		if ps := n.ChildByFieldName("parameters"); ps != nil {
+	if ts.Kind(n) == "record_declaration" {
+		if ps := ts.Field(n, "parameters"); ps != nil {
 			for _, p := range ts.Children(ps) {
-				if p.Kind() == "formal_parameter" {
-					pn := ts.Text(p.ChildByFieldName("name"), f.src)
-					t := f.typeChain(p.ChildByFieldName("type"), cx)
+				if ts.Kind(&p) == "formal_parameter" {
+					pn := ts.Text(ts.Field(&p, "name"), f.src)
+					t := f.typeChain(ts.Field(&p, "type"), cx)
 					c.fields[pn] = t
 					fieldNames = append(fieldNames, pn)
 					if t != nil {
@@ -424,15 +424,15 @@ func (f *file) emit(n *sitter.Node, outer *class, parent string) {
 			f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: typ, From: uid, Line: ts.Line(&t), Scope: ch.Scope, Name: ch.Name, Stub: qualified(ch)})
 		}
 	}
-	iface := n.Kind() == "interface_declaration"
-	baseRefs(n.ChildByFieldName("superclass"), graph.EdgeInheritsFrom)
+	iface := ts.Kind(n) == "interface_declaration"
+	baseRefs(ts.Field(n, "superclass"), graph.EdgeInheritsFrom)
 	implType := graph.EdgeImplements
 	if iface {
 		implType = graph.EdgeInheritsFrom
 	}
-	baseRefs(n.ChildByFieldName("interfaces"), implType)
+	baseRefs(ts.Field(n, "interfaces"), implType)
 	for i := uint(0); i < n.NamedChildCount(); i++ {
-		if k := n.NamedChild(i); k != nil && k.Kind() == "extends_interfaces" {
+		if k := n.NamedChild(i); k != nil && ts.Kind(k) == "extends_interfaces" {
 			baseRefs(k, graph.EdgeInheritsFrom)
 		}
 	}
@@ -459,7 +459,7 @@ func qualified(c *lang.Chain) string {
 func typeNodes(n *sitter.Node) []sitter.Node {
 	var out []sitter.Node
 	for _, k := range ts.Children(n) {
-		if k.Kind() == "type_list" {
+		if ts.Kind(&k) == "type_list" {
 			out = append(out, ts.Children(&k)...)
 		} else {
 			out = append(out, k)
@@ -474,17 +474,17 @@ func (f *file) fieldTypes(body *sitter.Node, c *class, cx *ctx, names *[]string)
 		return
 	}
 	for _, m := range ts.Children(body) {
-		switch m.Kind() {
+		switch ts.Kind(&m) {
 		case "field_declaration", "constant_declaration":
-			t := f.typeChain(m.ChildByFieldName("type"), cx)
+			t := f.typeChain(ts.Field(&m, "type"), cx)
 			for _, d := range ts.Children(&m) {
-				if d.Kind() != "variable_declarator" {
+				if ts.Kind(&d) != "variable_declarator" {
 					continue
 				}
-				fn := ts.Text(d.ChildByFieldName("name"), f.src)
+				fn := ts.Text(ts.Field(&d, "name"), f.src)
 				*names = append(*names, fn)
 				ft := t
-				if d.ChildByFieldName("dimensions") != nil {
+				if ts.Field(&d, "dimensions") != nil {
 					ft = nil
 				}
 				c.fields[fn] = ft
@@ -493,7 +493,7 @@ func (f *file) fieldTypes(body *sitter.Node, c *class, cx *ctx, names *[]string)
 				}
 			}
 		case "enum_constant":
-			fn := ts.Text(m.ChildByFieldName("name"), f.src)
+			fn := ts.Text(ts.Field(&m, "name"), f.src)
 			*names = append(*names, fn)
 			if c.named {
 				t := f.classChain(c)
@@ -525,25 +525,25 @@ func (f *file) setReturn(key string, t *lang.Chain) {
 func (f *file) classBody(body *sitter.Node, c *class, uid string) {
 	for _, m := range ts.Children(body) {
 		m := m
-		switch m.Kind() {
+		switch ts.Kind(&m) {
 		case "method_declaration", "annotation_type_element_declaration":
 			f.method(&m, c, uid)
 		case "constructor_declaration", "compact_constructor_declaration":
-			cx := &ctx{from: uid, cls: c, tparams: typeParams(m.ChildByFieldName("type_parameters"), f.src), locals: map[string]*lang.Chain{}}
-			f.params(m.ChildByFieldName("parameters"), cx)
-			f.walk(m.ChildByFieldName("body"), cx)
+			cx := &ctx{from: uid, cls: c, tparams: typeParams(ts.Field(&m, "type_parameters"), f.src), locals: map[string]*lang.Chain{}}
+			f.params(ts.Field(&m, "parameters"), cx)
+			f.walk(ts.Field(&m, "body"), cx)
 		case "enum_body_declarations":
 			f.classBody(&m, c, uid)
 		case "enum_constant":
 			cx := &ctx{from: uid, cls: c, locals: map[string]*lang.Chain{}}
-			if a := m.ChildByFieldName("arguments"); a != nil {
+			if a := ts.Field(&m, "arguments"); a != nil {
 				f.walk(a, cx)
 			}
-			if b := m.ChildByFieldName("body"); b != nil {
+			if b := ts.Field(&m, "body"); b != nil {
 				f.anonymous(b, f.classChain(c), cx)
 			}
 		default:
-			if isTypeDecl(m.Kind()) {
+			if isTypeDecl(ts.Kind(&m)) {
 				f.emit(&m, c, uid)
 				continue
 			}
@@ -555,7 +555,7 @@ func (f *file) classBody(body *sitter.Node, c *class, uid string) {
 
 // method emits one method (overloads share its node) and walks its body.
 func (f *file) method(m *sitter.Node, c *class, cuid string) {
-	name := ts.Text(m.ChildByFieldName("name"), f.src)
+	name := ts.Text(ts.Field(m, "name"), f.src)
 	if name == "" {
 		return
 	}
@@ -568,14 +568,14 @@ func (f *file) method(m *sitter.Node, c *class, cuid string) {
 		f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMethod, Label: full, Line: sp[0], EndLine: sp[1], Metadata: map[string]any{"language": "java"}})
 		f.fr.AddEdge(cuid, uid, graph.EdgeContains, line)
 	}
-	cx := &ctx{from: uid, cls: c, tparams: typeParams(m.ChildByFieldName("type_parameters"), f.src), locals: map[string]*lang.Chain{}}
+	cx := &ctx{from: uid, cls: c, tparams: typeParams(ts.Field(m, "type_parameters"), f.src), locals: map[string]*lang.Chain{}}
 	var rt *lang.Chain
-	if t := m.ChildByFieldName("type"); t != nil && m.ChildByFieldName("dimensions") == nil {
+	if t := ts.Field(m, "type"); t != nil && ts.Field(m, "dimensions") == nil {
 		rt = f.typeChain(t, cx)
 	}
 	f.setReturn(full, rt)
-	f.params(m.ChildByFieldName("parameters"), cx)
-	f.walk(m.ChildByFieldName("body"), cx)
+	f.params(ts.Field(m, "parameters"), cx)
+	f.walk(ts.Field(m, "body"), cx)
 }
 
 // params types a method's, constructor's or lambda's parameters.
@@ -584,13 +584,13 @@ func (f *file) params(ps *sitter.Node, cx *ctx) {
 		return
 	}
 	for _, p := range ts.Children(ps) {
-		switch p.Kind() {
+		switch ts.Kind(&p) {
 		case "formal_parameter":
-			f.local(p.ChildByFieldName("name"), f.declType(&p, cx), cx)
+			f.local(ts.Field(&p, "name"), f.declType(&p, cx), cx)
 		case "spread_parameter":
 			for _, k := range ts.Children(&p) {
-				if k.Kind() == "variable_declarator" {
-					cx.locals[ts.Text(k.ChildByFieldName("name"), f.src)] = nil
+				if ts.Kind(&k) == "variable_declarator" {
+					cx.locals[ts.Text(ts.Field(&k, "name"), f.src)] = nil
 				}
 			}
 		case "identifier":
@@ -602,10 +602,10 @@ func (f *file) params(ps *sitter.Node, cx *ctx) {
 // declType is the declared type of a parameter or variable node (nil for
 // arrays and unknown types).
 func (f *file) declType(n *sitter.Node, cx *ctx) *lang.Chain {
-	if n.ChildByFieldName("dimensions") != nil {
+	if ts.Field(n, "dimensions") != nil {
 		return nil
 	}
-	return f.typeChain(n.ChildByFieldName("type"), cx)
+	return f.typeChain(ts.Field(n, "type"), cx)
 }
 
 func (f *file) local(name *sitter.Node, t *lang.Chain, cx *ctx) {
@@ -621,10 +621,10 @@ func (f *file) typeChain(t *sitter.Node, cx *ctx) *lang.Chain {
 	if t == nil {
 		return nil
 	}
-	switch t.Kind() {
+	switch ts.Kind(t) {
 	case "generic_type":
 		for _, k := range ts.Children(t) {
-			if k.Kind() == "type_identifier" || k.Kind() == "scoped_type_identifier" {
+			if ts.Kind(&k) == "type_identifier" || ts.Kind(&k) == "scoped_type_identifier" {
 				return f.typeChain(&k, cx)
 			}
 		}
@@ -639,7 +639,7 @@ func (f *file) typeChain(t *sitter.Node, cx *ctx) *lang.Chain {
 		return f.resolveDotted(stripGenerics(ts.Text(t, f.src)), cx)
 	case "annotated_type":
 		for _, k := range ts.Children(t) {
-			if k.Kind() != "marker_annotation" && k.Kind() != "annotation" {
+			if ts.Kind(&k) != "marker_annotation" && ts.Kind(&k) != "annotation" {
 				return f.typeChain(&k, cx)
 			}
 		}
@@ -759,22 +759,22 @@ func (f *file) anonymous(body *sitter.Node, base *lang.Chain, cx *ctx) {
 	f.fieldTypes(body, c, inner, &names)
 	for _, m := range ts.Children(body) {
 		m := m
-		switch m.Kind() {
+		switch ts.Kind(&m) {
 		case "method_declaration", "constructor_declaration":
 			mc := &ctx{from: cx.from, cls: c, tparams: cx.tparams, locals: cloneLocals(cx.locals)}
-			if m.Kind() == "method_declaration" && m.ChildByFieldName("dimensions") == nil {
+			if ts.Kind(&m) == "method_declaration" && ts.Field(&m, "dimensions") == nil {
 				if c.returns == nil {
 					c.returns = map[string]*lang.Chain{}
 				}
-				mn := ts.Text(m.ChildByFieldName("name"), f.src)
-				rt := f.typeChain(m.ChildByFieldName("type"), mc)
+				mn := ts.Text(ts.Field(&m, "name"), f.src)
+				rt := f.typeChain(ts.Field(&m, "type"), mc)
 				if old, dup := c.returns[mn]; dup && (old == nil || rt == nil || lang.EncodeChains(old) != lang.EncodeChains(rt)) {
 					rt = nil
 				}
 				c.returns[mn] = rt
 			}
-			f.params(m.ChildByFieldName("parameters"), mc)
-			f.walk(m.ChildByFieldName("body"), mc)
+			f.params(ts.Field(&m, "parameters"), mc)
+			f.walk(ts.Field(&m, "body"), mc)
 		case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration":
 			f.localClass(&m, inner)
 		default:
@@ -787,12 +787,12 @@ func (f *file) anonymous(body *sitter.Node, base *lang.Chain, cx *ctx) {
 // anonymous class): its code belongs to the enclosing node.
 func (f *file) localClass(n *sitter.Node, cx *ctx) {
 	var base *lang.Chain
-	if s := n.ChildByFieldName("superclass"); s != nil {
+	if s := ts.Field(n, "superclass"); s != nil {
 		if ts := typeNodes(s); len(ts) > 0 {
 			base = f.typeChain(&ts[0], cx)
 		}
 	}
-	if b := n.ChildByFieldName("body"); b != nil {
+	if b := ts.Field(n, "body"); b != nil {
 		f.anonymous(b, base, cx)
 	}
 }
@@ -831,34 +831,34 @@ func (f *file) walk(n *sitter.Node, cx *ctx) {
 	if n == nil {
 		return
 	}
-	ts.WalkSkip(n, func(k *sitter.Node) bool { return f.visit(k, cx) })
+	ts.WalkSym(n, func(k *sitter.Node, sym uint16) bool { return f.visit(k, sym, cx) })
 }
 
 // visit handles one node of walk; false when it walked the node's
 // descendants itself (or they hold no code).
-func (f *file) visit(n *sitter.Node, cx *ctx) bool {
-	switch n.KindId() {
+func (f *file) visit(n *sitter.Node, sym uint16, cx *ctx) bool {
+	switch sym {
 	case kLocalVariableDeclaration, kResource:
 		t := f.declType(n, cx)
 		isVar := false
-		if tn := n.ChildByFieldName("type"); tn != nil && ts.Text(tn, f.src) == "var" {
+		if tn := ts.Field(n, "type"); tn != nil && ts.Text(tn, f.src) == "var" {
 			isVar = true
 		}
-		if n.Kind() == "resource" {
-			if v := n.ChildByFieldName("value"); v != nil {
+		if ts.Kind(n) == "resource" {
+			if v := ts.Field(n, "value"); v != nil {
 				f.walk(v, cx)
 				if isVar {
 					t = f.exprChain(v, cx)
 				}
 			}
-			f.local(n.ChildByFieldName("name"), t, cx)
+			f.local(ts.Field(n, "name"), t, cx)
 			return false
 		}
 		for _, d := range ts.Children(n) {
-			if d.Kind() != "variable_declarator" {
+			if ts.Kind(&d) != "variable_declarator" {
 				continue
 			}
-			v := d.ChildByFieldName("value")
+			v := ts.Field(&d, "value")
 			if v != nil {
 				f.walk(v, cx)
 			}
@@ -866,51 +866,51 @@ func (f *file) visit(n *sitter.Node, cx *ctx) bool {
 			if isVar && v != nil {
 				dt = f.exprChain(v, cx)
 			}
-			if d.ChildByFieldName("dimensions") != nil {
+			if ts.Field(&d, "dimensions") != nil {
 				dt = nil
 			}
-			f.local(d.ChildByFieldName("name"), dt, cx)
+			f.local(ts.Field(&d, "name"), dt, cx)
 		}
 		return false
 	case kEnhancedForStatement:
-		if v := n.ChildByFieldName("value"); v != nil {
+		if v := ts.Field(n, "value"); v != nil {
 			f.walk(v, cx)
 		}
 		t := f.declType(n, cx)
-		if tn := n.ChildByFieldName("type"); tn != nil && ts.Text(tn, f.src) == "var" {
+		if tn := ts.Field(n, "type"); tn != nil && ts.Text(tn, f.src) == "var" {
 			t = nil
 		}
-		f.local(n.ChildByFieldName("name"), t, cx)
-		f.walk(n.ChildByFieldName("body"), cx)
+		f.local(ts.Field(n, "name"), t, cx)
+		f.walk(ts.Field(n, "body"), cx)
 		return false
 	case kCatchFormalParameter:
 		var t *lang.Chain
 		for _, k := range ts.Children(n) {
-			if k.Kind() == "catch_type" {
+			if ts.Kind(&k) == "catch_type" {
 				if kids := ts.Children(&k); len(kids) == 1 {
 					t = f.typeChain(&kids[0], cx)
 				}
 			}
 		}
-		f.local(n.ChildByFieldName("name"), t, cx)
+		f.local(ts.Field(n, "name"), t, cx)
 		return false
 	case kLambdaExpression:
 		lc := &ctx{from: cx.from, cls: cx.cls, tparams: cx.tparams, locals: cloneLocals(cx.locals)}
-		if p := n.ChildByFieldName("parameters"); p != nil {
-			if p.Kind() == "identifier" {
+		if p := ts.Field(n, "parameters"); p != nil {
+			if ts.Kind(p) == "identifier" {
 				lc.locals[ts.Text(p, f.src)] = nil
 			} else {
 				f.params(p, lc)
 			}
 		}
-		f.walk(n.ChildByFieldName("body"), lc)
+		f.walk(ts.Field(n, "body"), lc)
 		return false
 	case kInstanceofExpression:
-		f.walk(n.ChildByFieldName("left"), cx)
-		if nm := n.ChildByFieldName("name"); nm != nil {
-			f.local(nm, f.typeChain(n.ChildByFieldName("right"), cx), cx)
+		f.walk(ts.Field(n, "left"), cx)
+		if nm := ts.Field(n, "name"); nm != nil {
+			f.local(nm, f.typeChain(ts.Field(n, "right"), cx), cx)
 		}
-		if p := n.ChildByFieldName("pattern"); p != nil {
+		if p := ts.Field(n, "pattern"); p != nil {
 			f.patterns(p, cx)
 		}
 		return false
@@ -935,7 +935,7 @@ func (f *file) visit(n *sitter.Node, cx *ctx) bool {
 
 // patterns types the variables of a type or record pattern.
 func (f *file) patterns(n *sitter.Node, cx *ctx) {
-	if n.Kind() == "type_pattern" {
+	if ts.Kind(n) == "type_pattern" {
 		kids := ts.Children(n)
 		if len(kids) >= 2 {
 			f.local(&kids[len(kids)-1], f.typeChain(&kids[0], cx), cx)
@@ -943,7 +943,7 @@ func (f *file) patterns(n *sitter.Node, cx *ctx) {
 		return
 	}
 	for _, k := range ts.Children(n) {
-		if k.Kind() == "type_pattern" || k.Kind() == "record_pattern" || k.Kind() == "record_pattern_body" {
+		if ts.Kind(&k) == "type_pattern" || ts.Kind(&k) == "record_pattern" || ts.Kind(&k) == "record_pattern_body" {
 			f.patterns(&k, cx)
 		}
 	}
@@ -1009,16 +1009,16 @@ func (f *file) ownerOf(m string, cx *ctx) (recv *lang.Chain, skip bool) {
 
 // call handles a method invocation.
 func (f *file) call(n *sitter.Node, cx *ctx) {
-	nameNode := n.ChildByFieldName("name")
+	nameNode := ts.Field(n, "name")
 	name := ts.Text(nameNode, f.src)
 	if name == "" {
 		return
 	}
 	line := ts.Line(nameNode)
-	obj := n.ChildByFieldName("object")
+	obj := ts.Field(n, "object")
 	superCall := false
 	for i := uint(0); i < n.ChildCount(); i++ {
-		if k := n.Child(i); k != nil && k.Kind() == "super" && (obj == nil || k.StartByte() != obj.StartByte()) {
+		if k := n.Child(i); k != nil && ts.Kind(k) == "super" && (obj == nil || k.StartByte() != obj.StartByte()) {
 			superCall = true // X.super.m()
 		}
 	}
@@ -1035,7 +1035,7 @@ func (f *file) call(n *sitter.Node, cx *ctx) {
 		return
 	}
 	var recv *lang.Chain
-	switch obj.Kind() {
+	switch ts.Kind(obj) {
 	case "super":
 		if cx.cls != nil && cx.cls.named {
 			recv = f.classChain(cx.cls)
@@ -1059,7 +1059,7 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 	if n == nil {
 		return nil
 	}
-	switch n.Kind() {
+	switch ts.Kind(n) {
 	case "identifier", "type_identifier":
 		name := ts.Text(n, f.src)
 		if t, ok := cx.locals[name]; ok {
@@ -1086,20 +1086,20 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 			return f.exprChain(&kids[0], cx)
 		}
 	case "cast_expression":
-		return f.typeChain(n.ChildByFieldName("type"), cx)
+		return f.typeChain(ts.Field(n, "type"), cx)
 	case "object_creation_expression":
-		return f.typeChain(n.ChildByFieldName("type"), cx)
+		return f.typeChain(ts.Field(n, "type"), cx)
 	case "field_access":
-		fld := n.ChildByFieldName("field")
-		obj := n.ChildByFieldName("object")
+		fld := ts.Field(n, "field")
+		obj := ts.Field(n, "object")
 		if fld == nil || obj == nil {
 			return nil
 		}
 		fname := ts.Text(fld, f.src)
-		if fld.Kind() == "this" { // Outer.this
+		if ts.Kind(fld) == "this" { // Outer.this
 			return f.typeChain(obj, cx)
 		}
-		if obj.Kind() == "super" {
+		if ts.Kind(obj) == "super" {
 			return nil
 		}
 		if oc := f.exprChain(obj, cx); oc != nil {
@@ -1128,8 +1128,8 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 			return t
 		}
 	case "method_invocation":
-		name := ts.Text(n.ChildByFieldName("name"), f.src)
-		obj := n.ChildByFieldName("object")
+		name := ts.Text(ts.Field(n, "name"), f.src)
+		obj := ts.Field(n, "object")
 		var recv *lang.Chain
 		if obj == nil {
 			var skip bool
@@ -1142,7 +1142,7 @@ func (f *file) exprChain(n *sitter.Node, cx *ctx) *lang.Chain {
 				return nil
 			}
 		} else {
-			switch obj.Kind() {
+			switch ts.Kind(obj) {
 			case "super":
 				if cx.cls != nil && cx.cls.named {
 					recv = f.classChain(cx.cls)
@@ -1176,17 +1176,17 @@ func copyChain(c *lang.Chain) *lang.Chain {
 
 // newExpr handles new X(…) and new X(…) {…}.
 func (f *file) newExpr(n *sitter.Node, cx *ctx) {
-	t := f.typeChain(n.ChildByFieldName("type"), cx)
+	t := f.typeChain(ts.Field(n, "type"), cx)
 	f.classRef(cx, ts.Line(n), t)
 	for i := uint(0); i < n.NamedChildCount(); i++ {
 		k := n.NamedChild(i)
-		switch k.Kind() {
+		switch ts.Kind(k) {
 		case "class_body":
 			f.anonymous(k, t, cx)
 		case "argument_list":
 			f.walk(k, cx)
 		default:
-			if k.StartByte() < n.ChildByFieldName("type").StartByte() {
+			if k.StartByte() < ts.Field(n, "type").StartByte() {
 				f.walk(k, cx) // outer.new Inner()
 			}
 		}
@@ -1204,9 +1204,9 @@ func (f *file) methodRef(n *sitter.Node, cx *ctx) {
 	if last == nil {
 		return
 	}
-	if last.Kind() == "new" {
+	if ts.Kind(last) == "new" {
 		t := f.typeChain(first, cx)
-		if first.Kind() == "field_access" || first.Kind() == "scoped_identifier" {
+		if ts.Kind(first) == "field_access" || ts.Kind(first) == "scoped_identifier" {
 			t = f.resolveDotted(stripGenerics(ts.Text(first, f.src)), cx)
 		}
 		f.classRef(cx, line, t)
@@ -1214,7 +1214,7 @@ func (f *file) methodRef(n *sitter.Node, cx *ctx) {
 	}
 	name := ts.Text(last, f.src)
 	var recv *lang.Chain
-	switch first.Kind() {
+	switch ts.Kind(first) {
 	case "super":
 		if cx.cls != nil && cx.cls.named {
 			recv = f.classChain(cx.cls)
@@ -1232,8 +1232,8 @@ func (f *file) methodRef(n *sitter.Node, cx *ctx) {
 
 // ctorCall handles this(…) and super(…) in a constructor.
 func (f *file) ctorCall(n *sitter.Node, cx *ctx) {
-	c := n.ChildByFieldName("constructor")
-	if c == nil || c.Kind() != "super" || cx.cls == nil || !cx.cls.named {
+	c := ts.Field(n, "constructor")
+	if c == nil || ts.Kind(c) != "super" || cx.cls == nil || !cx.cls.named {
 		return
 	}
 	bs := f.fr.Decl.Facts[lang.FactBase+cx.cls.name]

@@ -16,6 +16,10 @@ type Env struct {
 	// PHPAutoload maps PHP namespace prefixes to folders (composer.json
 	// psr-4 maps; see php.Autoload).
 	PHPAutoload map[string][]string
+	// CIncludePaths maps a C/C++ source to the in-tree folders its
+	// compile_commands.json entry's -I/-iquote/-isystem flags name ("" →
+	// every such folder); nil without a database (cfamily.IncludePaths).
+	CIncludePaths map[string][]string
 }
 
 // FileNode adds the file's own node (doc:file: or code:file:).

@@ -29,11 +29,11 @@ func (f *file) newBody(from, class string, params *sitter.Node) *body {
 // params types the variables of typed parameters (promoted ones too).
 func (b *body) params(params *sitter.Node) {
 	for _, p := range ts.Children(params) {
-		switch p.Kind() {
+		switch ts.Kind(&p) {
 		case "simple_parameter", "property_promotion_parameter":
-			name := ts.Text(p.ChildByFieldName("name"), b.f.src)
+			name := ts.Text(ts.Field(&p, "name"), b.f.src)
 			if name != "" {
-				b.vars[name] = b.f.typeChain(p.ChildByFieldName("type"), b.class)
+				b.vars[name] = b.f.typeChain(ts.Field(&p, "type"), b.class)
 			}
 		}
 	}
@@ -41,8 +41,8 @@ func (b *body) params(params *sitter.Node) {
 
 // body reads a function or method: its parameters, variables and calls.
 func (f *file) body(n *sitter.Node, uid, class string) {
-	b := f.newBody(uid, class, n.ChildByFieldName("parameters"))
-	bd := n.ChildByFieldName("body")
+	b := f.newBody(uid, class, ts.Field(n, "parameters"))
+	bd := ts.Field(n, "body")
 	b.read(b.scan(bd))
 }
 
@@ -51,8 +51,8 @@ func (f *file) body(n *sitter.Node, uid, class string) {
 // declarations are not entered.
 func (b *body) scan(n *sitter.Node) []sitter.Node {
 	var items []sitter.Node
-	ts.WalkSkip(n, func(x *sitter.Node) bool {
-		switch x.KindId() {
+	ts.WalkSym(n, func(x *sitter.Node, sym uint16) bool {
+		switch sym {
 		case idAssignment, idAnonFunction, idArrowFunction, idMemberCall, idNullsafeMemberCall, idScopedCall, idFunctionCall,
 			idNew, idRequire, idRequireOnce, idInclude, idIncludeOnce:
 			items = append(items, *x)
@@ -81,7 +81,7 @@ func (b *body) read(items []sitter.Node) {
 func (b *body) collect(x *sitter.Node) {
 	switch x.KindId() {
 	case idAssignment:
-		left := x.ChildByFieldName("left")
+		left := ts.Field(x, "left")
 		if left == nil || left.KindId() != idVariableName {
 			return
 		}
@@ -89,13 +89,13 @@ func (b *body) collect(x *sitter.Node) {
 		if name == "$this" {
 			return
 		}
-		v := b.chainOf(x.ChildByFieldName("right"))
+		v := b.chainOf(ts.Field(x, "right"))
 		if old, seen := b.vars[name]; seen && (old == nil || v == nil || lang.EncodeChains(old) != lang.EncodeChains(v)) {
 			v = nil
 		}
 		b.vars[name] = v
 	case idAnonFunction, idArrowFunction:
-		b.params(x.ChildByFieldName("parameters"))
+		b.params(ts.Field(x, "parameters"))
 	}
 }
 
@@ -126,7 +126,7 @@ func (b *body) classRef(scope *sitter.Node) (c *lang.Chain, fqn string) {
 		}
 		return &lang.Chain{Scope: b.f.scope, Name: b.class, Super: true}, ""
 	}
-	if scope.Kind() != "name" && scope.Kind() != "qualified_name" {
+	if ts.Kind(scope) != "name" && ts.Kind(scope) != "qualified_name" {
 		return nil, ""
 	}
 	fqn = b.f.className(text)
@@ -142,7 +142,7 @@ func (b *body) chainOf(n *sitter.Node) *lang.Chain {
 	if n == nil {
 		return nil
 	}
-	switch n.Kind() {
+	switch ts.Kind(n) {
 	case "variable_name":
 		name := ts.Text(n, b.f.src)
 		if name == "$this" {
@@ -161,27 +161,27 @@ func (b *body) chainOf(n *sitter.Node) *lang.Chain {
 		c.Inst = true
 		return c
 	case "member_access_expression", "nullsafe_member_access_expression":
-		name := n.ChildByFieldName("name")
-		if name == nil || name.Kind() != "name" {
+		name := ts.Field(n, "name")
+		if name == nil || ts.Kind(name) != "name" {
 			return nil
 		}
-		return b.chainOf(n.ChildByFieldName("object")).Then(ts.Text(name, b.f.src))
+		return b.chainOf(ts.Field(n, "object")).Then(ts.Text(name, b.f.src))
 	case "member_call_expression", "nullsafe_member_call_expression":
-		name := n.ChildByFieldName("name")
-		if name == nil || name.Kind() != "name" {
+		name := ts.Field(n, "name")
+		if name == nil || ts.Kind(name) != "name" {
 			return nil
 		}
-		return b.chainOf(n.ChildByFieldName("object")).Then(ts.Text(name, b.f.src)).Then(lang.CallStep)
+		return b.chainOf(ts.Field(n, "object")).Then(ts.Text(name, b.f.src)).Then(lang.CallStep)
 	case "scoped_call_expression":
-		name := n.ChildByFieldName("name")
-		c, _ := b.classRef(n.ChildByFieldName("scope"))
-		if c == nil || c.Super || name == nil || name.Kind() != "name" {
+		name := ts.Field(n, "name")
+		c, _ := b.classRef(ts.Field(n, "scope"))
+		if c == nil || c.Super || name == nil || ts.Kind(name) != "name" {
 			return nil
 		}
 		return c.Then(ts.Text(name, b.f.src)).Then(lang.CallStep)
 	case "function_call_expression":
-		fn := n.ChildByFieldName("function")
-		if fn == nil || (fn.Kind() != "name" && fn.Kind() != "qualified_name") {
+		fn := ts.Field(n, "function")
+		if fn == nil || (ts.Kind(fn) != "name" && ts.Kind(fn) != "qualified_name") {
 			return nil
 		}
 		scope, name, _ := b.f.functionName(ts.Text(fn, b.f.src))
@@ -197,7 +197,7 @@ func (b *body) newClass(n *sitter.Node) (*lang.Chain, string) {
 	if len(kids) == 0 {
 		return nil, ""
 	}
-	switch c := &kids[0]; c.Kind() {
+	switch c := &kids[0]; ts.Kind(c) {
 	case "name", "qualified_name", "relative_scope":
 		ch, fqn := b.classRef(c)
 		if ch == nil || ch.Super {
@@ -213,26 +213,26 @@ func (b *body) use(x *sitter.Node) {
 	f := b.f
 	switch x.KindId() {
 	case idMemberCall, idNullsafeMemberCall:
-		name := x.ChildByFieldName("name")
+		name := ts.Field(x, "name")
 		if name == nil || name.KindId() != idName {
 			return
 		}
 		m := ts.Text(name, f.src)
-		b.call(x, b.chainOf(x.ChildByFieldName("object")), m, "*."+m)
+		b.call(x, b.chainOf(ts.Field(x, "object")), m, "*."+m)
 	case idScopedCall:
-		name := x.ChildByFieldName("name")
+		name := ts.Field(x, "name")
 		if name == nil || name.KindId() != idName {
 			return
 		}
 		m := ts.Text(name, f.src)
-		recv, fqn := b.classRef(x.ChildByFieldName("scope"))
+		recv, fqn := b.classRef(ts.Field(x, "scope"))
 		stub := "*." + m
 		if fqn != "" {
 			stub = fqn + "::" + m
 		}
 		b.call(x, recv, m, stub)
 	case idFunctionCall:
-		fn := x.ChildByFieldName("function")
+		fn := ts.Field(x, "function")
 		if fn == nil || (fn.KindId() != idName && fn.KindId() != idQualifiedName) {
 			return
 		}

@@ -88,8 +88,8 @@ func extract(fr *lang.Result, data []byte, env *lang.Env) {
 // declaration, "" for the global namespace.
 func (f *file) firstNamespace(root *sitter.Node) string {
 	for _, c := range ts.Children(root) {
-		if c.Kind() == "namespace_definition" {
-			return ts.Text(c.ChildByFieldName("name"), f.src)
+		if ts.Kind(&c) == "namespace_definition" {
+			return ts.Text(ts.Field(&c, "name"), f.src)
 		}
 	}
 	return ""
@@ -100,7 +100,7 @@ func (f *file) firstNamespace(root *sitter.Node) string {
 func (f *file) statements(n *sitter.Node) {
 	var top []sitter.Node
 	for _, c := range ts.Children(n) {
-		switch c.Kind() {
+		switch ts.Kind(&c) {
 		case "namespace_definition":
 			f.namespace(&c)
 		case "namespace_use_declaration":
@@ -112,8 +112,8 @@ func (f *file) statements(n *sitter.Node) {
 		case "if_statement":
 			// if (!function_exists('f')) { function f() {} }: the
 			// declarations of a braced body are the file's.
-			body := c.ChildByFieldName("body")
-			if body == nil || body.Kind() != "compound_statement" {
+			body := ts.Field(&c, "body")
+			if body == nil || ts.Kind(body) != "compound_statement" {
 				top = append(top, c)
 				continue
 			}
@@ -147,13 +147,13 @@ func (f *file) statements(n *sitter.Node) {
 // namespace starts a namespace (namespace A\B;) or reads a namespace
 // block (namespace A\B { … }).
 func (f *file) namespace(n *sitter.Node) {
-	name := ts.Text(n.ChildByFieldName("name"), f.src)
+	name := ts.Text(ts.Field(n, "name"), f.src)
 	if name != "" {
 		uid := lang.ClampUID("code:module:" + lang.UIDPart(name))
 		f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindModule, Label: name, Metadata: map[string]any{"language": "php"}})
 		f.fr.AddEdge(f.fileUID, uid, graph.EdgeDefines, ts.Line(n))
 	}
-	body := n.ChildByFieldName("body")
+	body := ts.Field(n, "body")
 	if body == nil {
 		f.ns = name
 		f.uses, f.funcUses = map[string]string{}, map[string]string{}
@@ -168,35 +168,35 @@ func (f *file) namespace(n *sitter.Node) {
 // useDecl binds the aliases of a use statement (use A\B, use A\{B, C as
 // D}, use function A\f) and links the file to the files of the classes.
 func (f *file) useDecl(n *sitter.Node) {
-	kind := ts.Text(n.ChildByFieldName("type"), f.src)
+	kind := ts.Text(ts.Field(n, "type"), f.src)
 	prefix := ""
-	if g := n.ChildByFieldName("body"); g != nil {
+	if g := ts.Field(n, "body"); g != nil {
 		for _, c := range ts.Children(n) {
-			if c.Kind() == "namespace_name" {
+			if ts.Kind(&c) == "namespace_name" {
 				prefix = strings.TrimLeft(ts.Text(&c, f.src), `\`) + `\`
 			}
 		}
 		for _, c := range ts.Children(g) {
-			if c.Kind() == "namespace_use_clause" {
+			if ts.Kind(&c) == "namespace_use_clause" {
 				f.useClause(&c, prefix, kind)
 			}
 		}
 		return
 	}
 	for _, c := range ts.Children(n) {
-		if c.Kind() == "namespace_use_clause" {
+		if ts.Kind(&c) == "namespace_use_clause" {
 			f.useClause(&c, "", kind)
 		}
 	}
 }
 
 func (f *file) useClause(c *sitter.Node, prefix, kind string) {
-	if k := ts.Text(c.ChildByFieldName("type"), f.src); k != "" {
+	if k := ts.Text(ts.Field(c, "type"), f.src); k != "" {
 		kind = k
 	}
 	var target string
 	for _, k := range ts.Children(c) {
-		if k.Kind() == "name" || k.Kind() == "qualified_name" {
+		if ts.Kind(&k) == "name" || ts.Kind(&k) == "qualified_name" {
 			target = ts.Text(&k, f.src)
 			break
 		}
@@ -205,7 +205,7 @@ func (f *file) useClause(c *sitter.Node, prefix, kind string) {
 		return
 	}
 	fqn := prefix + strings.TrimLeft(target, `\`)
-	alias := ts.Text(c.ChildByFieldName("alias"), f.src)
+	alias := ts.Text(ts.Field(c, "alias"), f.src)
 	if alias == "" {
 		alias = lastSegment(fqn)
 	}
@@ -259,12 +259,12 @@ func (f *file) include(n *sitter.Node) {
 		return
 	}
 	lit, rel := "", false
-	switch arg.Kind() {
+	switch ts.Kind(arg) {
 	case "string", "encapsed_string":
 		lit = stringValue(arg, f.src)
 	case "binary_expression":
-		left, right := arg.ChildByFieldName("left"), arg.ChildByFieldName("right")
-		if left == nil || right == nil || (right.Kind() != "string" && right.Kind() != "encapsed_string") {
+		left, right := ts.Field(arg, "left"), ts.Field(arg, "right")
+		if left == nil || right == nil || (ts.Kind(right) != "string" && ts.Kind(right) != "encapsed_string") {
 			return
 		}
 		lt := ts.Text(left, f.src)
@@ -300,7 +300,7 @@ func (f *file) include(n *sitter.Node) {
 func stringValue(n *sitter.Node, src []byte) string {
 	var b strings.Builder
 	for _, c := range ts.Children(n) {
-		if c.Kind() != "string_content" && c.Kind() != "string_value" {
+		if ts.Kind(&c) != "string_content" && ts.Kind(&c) != "string_value" {
 			return ""
 		}
 		b.WriteString(ts.Text(&c, src))
@@ -310,7 +310,7 @@ func stringValue(n *sitter.Node, src []byte) string {
 
 // function declares a top-level function and queues its body.
 func (f *file) function(n *sitter.Node) {
-	name := ts.Text(n.ChildByFieldName("name"), f.src)
+	name := ts.Text(ts.Field(n, "name"), f.src)
 	if name == "" {
 		return
 	}
@@ -323,7 +323,7 @@ func (f *file) function(n *sitter.Node) {
 	f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindFunction, Label: name, Line: line, EndLine: ts.EndLine(n)})
 	f.fr.AddEdge(f.fileUID, uid, graph.EdgeContains, line)
 	f.fr.Decl.Names[name] = graph.KindFunction
-	if rt := f.typeChain(n.ChildByFieldName("return_type"), ""); rt != nil {
+	if rt := f.typeChain(ts.Field(n, "return_type"), ""); rt != nil {
 		f.fr.Decl.SetFact(lang.FactReturn+name, rt)
 	}
 	ns := f.ns
@@ -339,7 +339,7 @@ func (f *file) function(n *sitter.Node) {
 // properties, its bases (inherits_from: extends, use Trait; implements)
 // and queues its methods' bodies.
 func (f *file) classDecl(n *sitter.Node) {
-	name := ts.Text(n.ChildByFieldName("name"), f.src)
+	name := ts.Text(ts.Field(n, "name"), f.src)
 	if name == "" {
 		return
 	}
@@ -350,7 +350,7 @@ func (f *file) classDecl(n *sitter.Node) {
 	f.declared[uid] = true
 	line := ts.Line(n)
 	meta := map[string]any{}
-	switch n.Kind() {
+	switch ts.Kind(n) {
 	case "interface_declaration":
 		meta["type_kind"] = "interface"
 	case "trait_declaration":
@@ -373,7 +373,7 @@ func (f *file) classDecl(n *sitter.Node) {
 		return &lang.Chain{Scope: scope, Name: short}
 	}
 	for _, c := range ts.Children(n) {
-		switch c.Kind() {
+		switch ts.Kind(&c) {
 		case "base_clause":
 			for _, b := range ts.Children(&c) {
 				if ch := base(&b, lang.RefInherits); ch != nil {
@@ -389,24 +389,24 @@ func (f *file) classDecl(n *sitter.Node) {
 		}
 	}
 	var fields []string
-	body := n.ChildByFieldName("body")
+	body := ts.Field(n, "body")
 	for _, c := range ts.Children(body) {
-		switch c.Kind() {
+		switch ts.Kind(&c) {
 		case "use_declaration":
 			for _, t := range ts.Children(&c) {
-				if t.Kind() == "name" || t.Kind() == "qualified_name" {
+				if ts.Kind(&t) == "name" || ts.Kind(&t) == "qualified_name" {
 					if ch := base(&t, lang.RefInherits); ch != nil {
 						traits = append(traits, ch)
 					}
 				}
 			}
 		case "property_declaration":
-			typ := f.typeChain(c.ChildByFieldName("type"), name)
+			typ := f.typeChain(ts.Field(&c, "type"), name)
 			for _, el := range ts.Children(&c) {
-				if el.Kind() != "property_element" {
+				if ts.Kind(&el) != "property_element" {
 					continue
 				}
-				prop := strings.TrimPrefix(ts.Text(el.ChildByFieldName("name"), f.src), "$")
+				prop := strings.TrimPrefix(ts.Text(ts.Field(&el, "name"), f.src), "$")
 				if prop == "" {
 					continue
 				}
@@ -438,7 +438,7 @@ func (f *file) classDecl(n *sitter.Node) {
 // method declares one method of class (uid classUID) and queues its
 // body; it returns the properties its promoted parameters declare.
 func (f *file) method(n *sitter.Node, class, classUID string) []string {
-	mname := ts.Text(n.ChildByFieldName("name"), f.src)
+	mname := ts.Text(ts.Field(n, "name"), f.src)
 	if mname == "" {
 		return nil
 	}
@@ -452,24 +452,24 @@ func (f *file) method(n *sitter.Node, class, classUID string) []string {
 	f.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindMethod, Label: full, Line: line, EndLine: ts.EndLine(n)})
 	f.fr.AddEdge(classUID, uid, graph.EdgeContains, line)
 	f.fr.Decl.Names[full] = graph.KindMethod
-	if rt := f.typeChain(n.ChildByFieldName("return_type"), class); rt != nil {
+	if rt := f.typeChain(ts.Field(n, "return_type"), class); rt != nil {
 		f.fr.Decl.SetFact(lang.FactReturn+full, rt)
 	}
 	var promoted []string
-	for _, p := range ts.Children(n.ChildByFieldName("parameters")) {
-		if p.Kind() != "property_promotion_parameter" {
+	for _, p := range ts.Children(ts.Field(n, "parameters")) {
+		if ts.Kind(&p) != "property_promotion_parameter" {
 			continue
 		}
-		prop := strings.TrimPrefix(ts.Text(p.ChildByFieldName("name"), f.src), "$")
+		prop := strings.TrimPrefix(ts.Text(ts.Field(&p, "name"), f.src), "$")
 		if prop == "" {
 			continue
 		}
 		promoted = append(promoted, prop)
-		if typ := f.typeChain(p.ChildByFieldName("type"), class); typ != nil {
+		if typ := f.typeChain(ts.Field(&p, "type"), class); typ != nil {
 			f.fr.Decl.SetFact(lang.FactAttr+class+"."+prop, typ)
 		}
 	}
-	if body := n.ChildByFieldName("body"); body != nil {
+	if body := ts.Field(n, "body"); body != nil {
 		ns := f.ns
 		f.bodies = append(f.bodies, func() {
 			saved := f.ns
@@ -557,7 +557,7 @@ func (f *file) typeChain(t *sitter.Node, class string) *lang.Chain {
 	if t == nil {
 		return nil
 	}
-	switch t.Kind() {
+	switch ts.Kind(t) {
 	case "optional_type":
 		for _, c := range ts.Children(t) {
 			return f.typeChain(&c, class)
@@ -565,7 +565,7 @@ func (f *file) typeChain(t *sitter.Node, class string) *lang.Chain {
 	case "union_type":
 		var only *sitter.Node
 		for _, c := range ts.Children(t) {
-			if c.Kind() == "primitive_type" && strings.EqualFold(ts.Text(&c, f.src), "null") {
+			if ts.Kind(&c) == "primitive_type" && strings.EqualFold(ts.Text(&c, f.src), "null") {
 				continue
 			}
 			if only != nil {

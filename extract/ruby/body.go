@@ -74,8 +74,8 @@ func (f *file) newBody(from, class, method string) *body {
 
 // params makes the identifiers of parameters locals.
 func (b *body) params(n *sitter.Node) {
-	ts.WalkSkip(n, func(x *sitter.Node) bool {
-		if x.KindId() == idIdentifier {
+	ts.WalkSym(n, func(x *sitter.Node, sym uint16) bool {
+		if sym == idIdentifier {
 			b.locals[ts.Text(x, b.f.src)] = true
 			b.notCall[x.Id()] = true
 		}
@@ -88,8 +88,8 @@ func (b *body) params(n *sitter.Node) {
 // definitions are not entered.
 func (b *body) scan(n *sitter.Node) []sitter.Node {
 	var items []sitter.Node
-	ts.WalkSkip(n, func(x *sitter.Node) bool {
-		switch x.KindId() {
+	ts.WalkSym(n, func(x *sitter.Node, sym uint16) bool {
+		switch sym {
 		case idAlias, idUndef:
 			return false
 		case idMethod, idSingleton, idClass, idModule, idSingletonCl:
@@ -98,7 +98,7 @@ func (b *body) scan(n *sitter.Node) []sitter.Node {
 			b.params(x)
 			return false
 		case idAssignment, idOpAssignment:
-			if l := x.ChildByFieldName("left"); l != nil {
+			if l := ts.Field(x, "left"); l != nil {
 				switch l.KindId() {
 				case idIdentifier:
 					b.locals[ts.Text(l, b.f.src)] = true
@@ -109,9 +109,9 @@ func (b *body) scan(n *sitter.Node) []sitter.Node {
 			}
 			items = append(items, *x)
 		case idFor:
-			b.params(x.ChildByFieldName("pattern"))
+			b.params(ts.Field(x, "pattern"))
 		case idCall:
-			if m := x.ChildByFieldName("method"); m != nil {
+			if m := ts.Field(x, "method"); m != nil {
 				b.notCall[m.Id()] = true
 			}
 			items = append(items, *x)
@@ -133,7 +133,7 @@ func (b *body) read(items []sitter.Node) {
 		if x.KindId() != idAssignment {
 			continue
 		}
-		l, r := x.ChildByFieldName("left"), x.ChildByFieldName("right")
+		l, r := ts.Field(x, "left"), ts.Field(x, "right")
 		if l == nil {
 			continue
 		}
@@ -193,8 +193,8 @@ func (b *body) chainOf(n *sitter.Node) *lang.Chain {
 			return b.chainOf(&kids[0])
 		}
 	case idCall:
-		m := ts.Text(n.ChildByFieldName("method"), b.f.src)
-		recv := n.ChildByFieldName("receiver")
+		m := ts.Text(ts.Field(n, "method"), b.f.src)
+		recv := ts.Field(n, "receiver")
 		if recv == nil {
 			if m == "new" && b.class != "" {
 				return &lang.Chain{Scope: scope, Name: b.class, Inst: true}
@@ -202,7 +202,7 @@ func (b *body) chainOf(n *sitter.Node) *lang.Chain {
 			if b.locals[m] {
 				return nil
 			}
-			if n.ChildByFieldName("arguments") == nil {
+			if ts.Field(n, "arguments") == nil {
 				return b.self().Then(m)
 			}
 			return b.self().Then(m).Then(lang.CallStep)
@@ -214,7 +214,7 @@ func (b *body) chainOf(n *sitter.Node) *lang.Chain {
 			return nil
 		}
 		c := b.chainOf(recv).Then(m)
-		if n.ChildByFieldName("arguments") != nil {
+		if ts.Field(n, "arguments") != nil {
 			c = c.Then(lang.CallStep)
 		}
 		return c
@@ -234,7 +234,7 @@ func (b *body) use(x *sitter.Node) {
 	case idSuper:
 		b.super(x)
 	case idCall:
-		mn := x.ChildByFieldName("method")
+		mn := ts.Field(x, "method")
 		if mn == nil {
 			return
 		}
@@ -243,7 +243,7 @@ func (b *body) use(x *sitter.Node) {
 			return
 		}
 		m := ts.Text(mn, f.src)
-		recv := x.ChildByFieldName("receiver")
+		recv := ts.Field(x, "receiver")
 		if recv == nil {
 			switch m {
 			case "require":

@@ -102,25 +102,25 @@ func (f *file) statements(n *sitter.Node, class string, singleton bool, from str
 	var bases []*lang.Chain
 	var first []func()
 	for _, c := range ts.Children(n) {
-		switch c.Kind() {
+		switch ts.Kind(&c) {
 		case "class", "module":
 			f.classDecl(&c, class)
 		case "singleton_class":
-			if v := c.ChildByFieldName("value"); v != nil && v.Kind() == "self" && class != "" {
-				bases = append(bases, f.statements(c.ChildByFieldName("body"), class, true, from)...)
+			if v := ts.Field(&c, "value"); v != nil && ts.Kind(v) == "self" && class != "" {
+				bases = append(bases, f.statements(ts.Field(&c, "body"), class, true, from)...)
 			}
 		case "method":
 			if fn := f.method(&c, class, singleton); fn != nil {
 				first = append(first, fn)
 			}
 		case "singleton_method":
-			if o := c.ChildByFieldName("object"); o != nil && o.Kind() == "self" {
+			if o := ts.Field(&c, "object"); o != nil && ts.Kind(o) == "self" {
 				if fn := f.method(&c, class, true); fn != nil {
 					first = append(first, fn)
 				}
 			}
 		case "call":
-			if class != "" && c.ChildByFieldName("receiver") == nil && f.directive(&c, class, from, &bases) {
+			if class != "" && ts.Field(&c, "receiver") == nil && f.directive(&c, class, from, &bases) {
 				continue
 			}
 			loose = append(loose, c)
@@ -153,7 +153,7 @@ func nestScope(nest string) string { return lang.RubyNestScope + nest }
 // constName returns a constant's text without a leading "::", "" for
 // anything but a constant or a scope_resolution of constants.
 func (f *file) constName(n *sitter.Node) string {
-	if n == nil || (n.Kind() != "constant" && n.Kind() != "scope_resolution") {
+	if n == nil || (ts.Kind(n) != "constant" && ts.Kind(n) != "scope_resolution") {
 		return ""
 	}
 	t := strings.TrimPrefix(ts.Text(n, f.src), "::")
@@ -166,7 +166,7 @@ func (f *file) constName(n *sitter.Node) string {
 // classDecl declares a class or module nested in nest, its superclass
 // and reads its body.
 func (f *file) classDecl(n *sitter.Node, nest string) {
-	nameNode := n.ChildByFieldName("name")
+	nameNode := ts.Field(n, "name")
 	name := f.constName(nameNode)
 	if name == "" {
 		return
@@ -178,14 +178,14 @@ func (f *file) classDecl(n *sitter.Node, nest string) {
 	uid := lang.CodeUID("class", f.fr.Path, full)
 	line := ts.Line(n)
 	var meta map[string]any
-	if n.Kind() == "module" {
+	if ts.Kind(n) == "module" {
 		meta = map[string]any{"type_kind": "module"}
 	}
 	f.addNode(graph.Node{UID: uid, Kind: graph.KindClass, Label: full, Line: line, EndLine: ts.EndLine(n), Metadata: meta})
 	f.addEdge(f.fileUID, uid, graph.EdgeContains, line)
 	f.fr.Decl.Names[full] = graph.KindClass
 	var super *lang.Chain
-	if sc := n.ChildByFieldName("superclass"); sc != nil {
+	if sc := ts.Field(n, "superclass"); sc != nil {
 		for _, c := range ts.Children(sc) {
 			if base := f.constName(&c); base != "" {
 				f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefInherits, From: uid, Line: ts.Line(&c), Scope: nestScope(nest), Name: base, Stub: base})
@@ -193,7 +193,7 @@ func (f *file) classDecl(n *sitter.Node, nest string) {
 			}
 		}
 	}
-	bases := f.statements(n.ChildByFieldName("body"), full, false, uid)
+	bases := f.statements(ts.Field(n, "body"), full, false, uid)
 	if super != nil {
 		bases = append(bases, super)
 	}
@@ -206,8 +206,8 @@ func (f *file) classDecl(n *sitter.Node, nest string) {
 // edges and bases) or attr_accessor, attr_reader, attr_writer (fields);
 // false for any other call.
 func (f *file) directive(c *sitter.Node, class, from string, bases *[]*lang.Chain) bool {
-	m := ts.Text(c.ChildByFieldName("method"), f.src)
-	args := ts.Children(c.ChildByFieldName("arguments"))
+	m := ts.Text(ts.Field(c, "method"), f.src)
+	args := ts.Children(ts.Field(c, "arguments"))
 	switch m {
 	case "include", "extend", "prepend":
 		for i := range args {
@@ -219,7 +219,7 @@ func (f *file) directive(c *sitter.Node, class, from string, bases *[]*lang.Chai
 		return true
 	case "attr_accessor", "attr_reader", "attr_writer":
 		for _, a := range args {
-			if a.Kind() == "simple_symbol" {
+			if ts.Kind(&a) == "simple_symbol" {
 				f.fields[from] = append(f.fields[from], strings.TrimPrefix(ts.Text(&a, f.src), ":"))
 			}
 		}
@@ -231,7 +231,7 @@ func (f *file) directive(c *sitter.Node, class, from string, bases *[]*lang.Chai
 // method declares a method of class (a function at top level) and
 // returns the reading of its body.
 func (f *file) method(n *sitter.Node, class string, singleton bool) func() {
-	name := ts.Text(n.ChildByFieldName("name"), f.src)
+	name := ts.Text(ts.Field(n, "name"), f.src)
 	if name == "" {
 		return nil
 	}
@@ -259,8 +259,8 @@ func (f *file) method(n *sitter.Node, class string, singleton bool) func() {
 	}
 	return func() {
 		b := f.newBody(uid, class, name)
-		b.params(n.ChildByFieldName("parameters"))
-		b.read(b.scan(n.ChildByFieldName("body")))
+		b.params(ts.Field(n, "parameters"))
+		b.read(b.scan(ts.Field(n, "body")))
 	}
 }
 
@@ -268,13 +268,13 @@ func (f *file) method(n *sitter.Node, class string, singleton bool) func() {
 // <x>.rb) or require_relative (<dir>/<x>.rb) names; one that finds none
 // watches for the first of them.
 func (f *file) require(c *sitter.Node, relative bool) {
-	args := ts.Children(c.ChildByFieldName("arguments"))
-	if len(args) != 1 || args[0].Kind() != "string" {
+	args := ts.Children(ts.Field(c, "arguments"))
+	if len(args) != 1 || ts.Kind(&args[0]) != "string" {
 		return
 	}
 	var lit string
 	for _, k := range ts.Children(&args[0]) {
-		if k.Kind() != "string_content" {
+		if ts.Kind(&k) != "string_content" {
 			return
 		}
 		lit += ts.Text(&k, f.src)

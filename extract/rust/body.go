@@ -90,18 +90,18 @@ func (f *rsFile) generics(n *sitter.Node, outer map[string]*lang.Chain, self str
 	}
 	if tp := n.ChildByFieldId(fTypeParameters); tp != nil {
 		for _, p := range ts.Children(tp) {
-			if p.Kind() == "type_parameter" {
+			if ts.Kind(&p) == "type_parameter" {
 				bound(f.text(p.ChildByFieldId(fName)), p.ChildByFieldId(fBounds))
 			}
 		}
 	}
 	for _, c := range ts.Children(n) {
-		if c.Kind() != "where_clause" {
+		if ts.Kind(&c) != "where_clause" {
 			continue
 		}
 		for _, w := range ts.Children(&c) {
-			if w.Kind() == "where_predicate" {
-				if l := w.ChildByFieldId(fLeft); l != nil && l.Kind() == "type_identifier" {
+			if ts.Kind(&w) == "where_predicate" {
+				if l := w.ChildByFieldId(fLeft); l != nil && ts.Kind(l) == "type_identifier" {
 					bound(f.text(l), w.ChildByFieldId(fBounds))
 				}
 			}
@@ -119,7 +119,7 @@ func (f *rsFile) typeChain(n *sitter.Node, generics map[string]*lang.Chain) *lan
 
 func (f *rsFile) typeChainIn(n *sitter.Node, env *fnEnv) *lang.Chain {
 	for n != nil {
-		switch n.Kind() {
+		switch ts.Kind(n) {
 		case "reference_type", "pointer_type":
 			n = n.ChildByFieldId(fType)
 			continue
@@ -135,7 +135,7 @@ func (f *rsFile) typeChainIn(n *sitter.Node, env *fnEnv) *lang.Chain {
 				if args := n.ChildByFieldId(fTypeArguments); args != nil {
 					var first *sitter.Node
 					for _, a := range ts.Children(args) {
-						if a.Kind() != "lifetime" {
+						if ts.Kind(&a) != "lifetime" {
 							first = &a
 							break
 						}
@@ -186,7 +186,7 @@ func (f *rsFile) function(def *sitter.Node, uid, name, impl string, outer map[st
 	}
 	if ps := def.ChildByFieldId(fParameters); ps != nil {
 		for _, p := range ts.Children(ps) {
-			if p.Kind() == "parameter" {
+			if ts.Kind(&p) == "parameter" {
 				f.bind(env, p.ChildByFieldId(fPattern), f.typeChainIn(p.ChildByFieldId(fType), env))
 			}
 		}
@@ -195,7 +195,7 @@ func (f *rsFile) function(def *sitter.Node, uid, name, impl string, outer map[st
 	if body == nil {
 		return
 	}
-	ts.WalkSkip(body, func(n *sitter.Node) bool { return f.visit(n, env, uid) })
+	ts.WalkSym(body, func(n *sitter.Node, id uint16) bool { return f.visit(n, id, env, uid) })
 }
 
 // bind makes the names of a pattern locals: an identifier gets value,
@@ -204,20 +204,20 @@ func (f *rsFile) bind(env *fnEnv, pat *sitter.Node, value *lang.Chain) {
 	if pat == nil {
 		return
 	}
-	if pat.Kind() == "identifier" {
+	if ts.Kind(pat) == "identifier" {
 		env.locals[f.text(pat)] = value
 		return
 	}
-	ts.WalkSkip(pat, func(x *sitter.Node) bool {
-		if x.Kind() == "identifier" && !isUpper(f.text(x)) {
+	ts.WalkKind(pat, func(x *sitter.Node, kind string) bool {
+		if kind == "identifier" && !isUpper(f.text(x)) {
 			env.locals[f.text(x)] = nil
 		}
-		return x.Kind() != "scoped_identifier"
+		return kind != "scoped_identifier"
 	})
 }
 
 // visit reads one node of a function body.
-func (f *rsFile) visit(n *sitter.Node, env *fnEnv, uid string) bool {
+func (f *rsFile) visit(n *sitter.Node, id uint16, env *fnEnv, uid string) bool {
 	if len(env.pending) > 0 {
 		start := n.StartByte()
 		kept := env.pending[:0]
@@ -230,7 +230,6 @@ func (f *rsFile) visit(n *sitter.Node, env *fnEnv, uid string) bool {
 		}
 		env.pending = kept
 	}
-	id := n.KindId()
 	if int(id) < len(leaf) && leaf[id] {
 		return false
 	}
@@ -245,7 +244,7 @@ func (f *rsFile) visit(n *sitter.Node, env *fnEnv, uid string) bool {
 			v = f.exprChain(n.ChildByFieldId(fValue), env)
 		}
 		pat := n.ChildByFieldId(fPattern)
-		if pat != nil && pat.Kind() == "identifier" {
+		if pat != nil && ts.Kind(pat) == "identifier" {
 			env.pending = append(env.pending, pendingLocal{end: n.EndByte(), name: f.text(pat), value: v})
 		} else {
 			f.bind(env, pat, nil)
@@ -253,7 +252,7 @@ func (f *rsFile) visit(n *sitter.Node, env *fnEnv, uid string) bool {
 	case idClosureExpression:
 		if ps := n.ChildByFieldId(fParameters); ps != nil {
 			for _, p := range ts.Children(ps) {
-				if p.Kind() == "parameter" {
+				if ts.Kind(&p) == "parameter" {
 					f.bind(env, p.ChildByFieldId(fPattern), f.typeChainIn(p.ChildByFieldId(fType), env))
 				} else {
 					f.bind(env, &p, nil)
@@ -275,14 +274,14 @@ func (f *rsFile) visit(n *sitter.Node, env *fnEnv, uid string) bool {
 // call records the reference of a call expression.
 func (f *rsFile) call(n *sitter.Node, env *fnEnv, from string) {
 	fn := n.ChildByFieldId(fFunction)
-	if fn != nil && fn.Kind() == "generic_function" {
+	if fn != nil && ts.Kind(fn) == "generic_function" {
 		fn = fn.ChildByFieldId(fFunction)
 	}
 	if fn == nil {
 		return
 	}
 	line := ts.Line(n)
-	switch fn.Kind() {
+	switch ts.Kind(fn) {
 	case "identifier":
 		name := f.text(fn)
 		if _, local := env.locals[name]; local {
@@ -321,7 +320,7 @@ func (f *rsFile) exprChain(n *sitter.Node, env *fnEnv) *lang.Chain {
 	if n == nil {
 		return nil
 	}
-	switch n.Kind() {
+	switch ts.Kind(n) {
 	case "identifier":
 		name := f.text(n)
 		if v, local := env.locals[name]; local {
@@ -343,13 +342,13 @@ func (f *rsFile) exprChain(n *sitter.Node, env *fnEnv) *lang.Chain {
 		return f.exprChain(n.ChildByFieldId(fValue), env).Then(field)
 	case "call_expression":
 		fn := n.ChildByFieldId(fFunction)
-		if fn != nil && fn.Kind() == "generic_function" {
+		if fn != nil && ts.Kind(fn) == "generic_function" {
 			fn = fn.ChildByFieldId(fFunction)
 		}
 		if fn == nil {
 			return nil
 		}
-		switch fn.Kind() {
+		switch ts.Kind(fn) {
 		case "field_expression":
 			m := f.text(fn.ChildByFieldId(fField))
 			recv := f.exprChain(fn.ChildByFieldId(fValue), env)
@@ -392,7 +391,7 @@ func (f *rsFile) exprChain(n *sitter.Node, env *fnEnv) *lang.Chain {
 		}
 	case "struct_expression":
 		name := n.ChildByFieldId(fName)
-		if name != nil && name.Kind() == "generic_type_with_turbofish" {
+		if name != nil && ts.Kind(name) == "generic_type_with_turbofish" {
 			name = name.ChildByFieldId(fType)
 		}
 		if c := f.valuePath(f.pathSegs(name), env); c != nil {

@@ -94,7 +94,7 @@ func (f *rsFile) text(n *sitter.Node) string { return ts.Text(n, f.src) }
 func (f *rsFile) items(n *sitter.Node) {
 	for _, c := range ts.Children(n) {
 		c := c
-		switch c.Kind() {
+		switch ts.Kind(&c) {
 		case "function_item":
 			name := f.text(c.ChildByFieldId(fName))
 			if name == "" {
@@ -154,7 +154,7 @@ func (f *rsFile) typeItem(n *sitter.Node) {
 	if name == "" {
 		return
 	}
-	kind := strings.TrimSuffix(n.Kind(), "_item")
+	kind := strings.TrimSuffix(ts.Kind(n), "_item")
 	if kind == "type" {
 		kind = "alias"
 	}
@@ -166,16 +166,16 @@ func (f *rsFile) typeItem(n *sitter.Node) {
 	f.types[name] = uid
 	f.fr.AddEdge(f.fileUID, uid, graph.EdgeContains, ts.Line(n))
 	f.fr.Decl.Names[name] = graph.KindClass
-	switch n.Kind() {
+	switch ts.Kind(n) {
 	case "struct_item", "union_item":
 		body := n.ChildByFieldId(fBody)
-		if body == nil || body.Kind() != "field_declaration_list" {
+		if body == nil || ts.Kind(body) != "field_declaration_list" {
 			return
 		}
 		f.later(func() {
 			generics := f.generics(n, nil, "")
 			for _, fd := range ts.Children(body) {
-				if fd.Kind() != "field_declaration" {
+				if ts.Kind(&fd) != "field_declaration" {
 					continue
 				}
 				if t := f.typeChain(fd.ChildByFieldId(fType), generics); t != nil {
@@ -204,7 +204,7 @@ func (f *rsFile) typeItem(n *sitter.Node) {
 		}
 		body := n.ChildByFieldId(fBody)
 		for _, m := range ts.Children(body) {
-			if m.Kind() != "function_item" && m.Kind() != "function_signature_item" {
+			if ts.Kind(&m) != "function_item" && ts.Kind(&m) != "function_signature_item" {
 				continue
 			}
 			m := m
@@ -258,7 +258,7 @@ func (f *rsFile) impl(n *sitter.Node) {
 	trait := n.ChildByFieldId(fTrait)
 	var methods []string
 	for _, m := range ts.Children(body) {
-		if m.Kind() != "function_item" {
+		if ts.Kind(&m) != "function_item" {
 			continue
 		}
 		m := m
@@ -304,7 +304,7 @@ func (f *rsFile) impl(n *sitter.Node) {
 // Foo<T>, a::Foo and &Foo.
 func (f *rsFile) typeName(n *sitter.Node) string {
 	for n != nil {
-		switch n.Kind() {
+		switch ts.Kind(n) {
 		case "type_identifier":
 			return f.text(n)
 		case "generic_type", "reference_type", "pointer_type":
@@ -402,7 +402,7 @@ func (f *rsFile) useTree(n *sitter.Node, prefix []string, leaf func(segs []strin
 		return
 	}
 	with := func(extra []string) []string { return append(append([]string(nil), prefix...), extra...) }
-	switch n.Kind() {
+	switch ts.Kind(n) {
 	case "identifier", "crate", "super", "metavariable":
 		leaf(with([]string{f.text(n)}), f.text(n), false)
 	case "self":
@@ -449,7 +449,7 @@ func (f *rsFile) pathSegs(n *sitter.Node) []string {
 	if n == nil {
 		return nil
 	}
-	switch n.Kind() {
+	switch ts.Kind(n) {
 	case "identifier", "type_identifier", "self", "super", "crate", "metavariable", "field_identifier":
 		return []string{f.text(n)}
 	case "scoped_identifier", "scoped_type_identifier":
@@ -471,7 +471,7 @@ func (f *rsFile) pathSegs(n *sitter.Node) []string {
 		if len(kids) != 1 {
 			return nil
 		}
-		if kids[0].Kind() == "qualified_type" {
+		if ts.Kind(&kids[0]) == "qualified_type" {
 			return f.typeSegs(kids[0].ChildByFieldId(fAlias))
 		}
 		return f.typeSegs(&kids[0])
@@ -482,7 +482,7 @@ func (f *rsFile) pathSegs(n *sitter.Node) []string {
 // typeSegs is pathSegs of a type, through references and generics.
 func (f *rsFile) typeSegs(n *sitter.Node) []string {
 	for n != nil {
-		switch n.Kind() {
+		switch ts.Kind(n) {
 		case "reference_type", "pointer_type", "generic_type":
 			n = n.ChildByFieldId(fType)
 		case "dynamic_type", "abstract_type":

@@ -23,18 +23,18 @@ type fn struct {
 // calls reads the calls of one function or method body.
 func (f *file) calls(b body) {
 	x := &fn{b: b, locals: map[string]*lang.Chain{}, seen: map[string]bool{}}
-	_, params, _ := declName(b.def.ChildByFieldName("declarator"))
+	_, params, _ := declName(ts.Field(b.def, "declarator"))
 	for _, p := range ts.Children(params) {
 		f.local(x, &p)
 	}
-	bd := b.def.ChildByFieldName("body")
+	bd := ts.Field(b.def, "body")
 	if bd == nil {
 		return
 	}
 	for _, k := range ts.Children(b.def) {
-		if k.Kind() == "field_initializer_list" && f.isCPP() {
+		if ts.Kind(&k) == "field_initializer_list" && f.isCPP() {
 			for _, fi := range ts.Children(&k) {
-				if fi.Kind() != "field_initializer" || fi.NamedChildCount() == 0 {
+				if ts.Kind(&fi) != "field_initializer" || fi.NamedChildCount() == 0 {
 					continue
 				}
 				// A base's or a member's initialiser: only a class has
@@ -52,12 +52,12 @@ func (f *file) calls(b body) {
 // walkCalls reads the calls, constructions and constructing declarations
 // under n, in document order, binding locals as their declarations come.
 func (f *file) walkCalls(x *fn, n *sitter.Node) {
-	ts.WalkSkip(n, func(n *sitter.Node) bool {
-		switch n.Kind() {
+	ts.WalkKind(n, func(n *sitter.Node, kind string) bool {
+		switch kind {
 		case "call_expression":
 			f.call(x, n)
 		case "new_expression":
-			if t := f.typeName(n.ChildByFieldName("type")); t != "" {
+			if t := f.typeName(ts.Field(n, "type")); t != "" {
 				f.construct(x, t, ts.Line(n))
 			}
 		case "declaration":
@@ -68,7 +68,7 @@ func (f *file) walkCalls(x *fn, n *sitter.Node) {
 		case "for_range_loop", "parameter_declaration", "optional_parameter_declaration", "condition_clause":
 			f.local(x, n)
 		default:
-			return !leafKind(n.Kind())
+			return !leafKind(ts.Kind(n))
 		}
 		return true
 	})
@@ -79,12 +79,12 @@ func (f *file) isCPP() bool { return f.lang == "c++" }
 // local records the names a parameter, declaration or range loop binds,
 // with the class their type names (auto: the initialiser's).
 func (f *file) local(x *fn, n *sitter.Node) {
-	typ := n.ChildByFieldName("type")
+	typ := ts.Field(n, "type")
 	tc := f.typeChain(typ)
-	auto := typ != nil && (typ.Kind() == "placeholder_type_specifier" || f.text(typ) == "auto")
+	auto := typ != nil && (ts.Kind(typ) == "placeholder_type_specifier" || f.text(typ) == "auto")
 	var decls []sitter.Node
-	if n.Kind() == "condition_clause" {
-		if v := n.ChildByFieldName("value"); v != nil && v.Kind() == "declaration" {
+	if ts.Kind(n) == "condition_clause" {
+		if v := ts.Field(n, "value"); v != nil && ts.Kind(v) == "declaration" {
 			f.local(x, v)
 		}
 		return
@@ -95,8 +95,8 @@ func (f *file) local(x *fn, n *sitter.Node) {
 	for i := range decls {
 		d := &decls[i]
 		c := tc
-		if auto && d.Kind() == "init_declarator" {
-			c = f.exprChain(x, d.ChildByFieldName("value"))
+		if auto && ts.Kind(d) == "init_declarator" {
+			c = f.exprChain(x, ts.Field(d, "value"))
 		}
 		nameNode, _, isFunc := declName(d)
 		if nameNode == nil || isFunc {
@@ -122,7 +122,7 @@ func (f *file) exprChain(x *fn, e *sitter.Node) *lang.Chain {
 	if e == nil {
 		return nil
 	}
-	switch e.Kind() {
+	switch ts.Kind(e) {
 	case "this":
 		if x.b.class != "" {
 			return &lang.Chain{Scope: Scope, Name: x.b.class, Inst: true}
@@ -140,13 +140,13 @@ func (f *file) exprChain(x *fn, e *sitter.Node) *lang.Chain {
 		}
 		return &lang.Chain{Scope: Scope, Name: id}
 	case "field_expression":
-		return f.exprChain(x, e.ChildByFieldName("argument")).Then(f.text(e.ChildByFieldName("field")))
+		return f.exprChain(x, ts.Field(e, "argument")).Then(f.text(ts.Field(e, "field")))
 	case "call_expression":
-		fun := e.ChildByFieldName("function")
+		fun := ts.Field(e, "function")
 		if fun == nil {
 			return nil
 		}
-		switch fun.Kind() {
+		switch ts.Kind(fun) {
 		case "field_expression":
 			return f.exprChain(x, fun).Then(lang.CallStep)
 		case "identifier":
@@ -168,12 +168,12 @@ func (f *file) exprChain(x *fn, e *sitter.Node) *lang.Chain {
 			return f.exprChain(x, e.NamedChild(0))
 		}
 	case "pointer_expression":
-		return f.exprChain(x, e.ChildByFieldName("argument"))
+		return f.exprChain(x, ts.Field(e, "argument"))
 	case "new_expression":
-		return f.typeChain(e.ChildByFieldName("type"))
+		return f.typeChain(ts.Field(e, "type"))
 	case "cast_expression":
-		if t := e.ChildByFieldName("type"); t != nil {
-			return f.typeChain(t.ChildByFieldName("type"))
+		if t := ts.Field(e, "type"); t != nil {
+			return f.typeChain(ts.Field(t, "type"))
 		}
 	}
 	return nil
@@ -196,22 +196,22 @@ func (f *file) ref(x *fn, r lang.Ref) {
 
 // call reads one call expression.
 func (f *file) call(x *fn, n *sitter.Node) {
-	fun := n.ChildByFieldName("function")
+	fun := ts.Field(n, "function")
 	if fun == nil {
 		return
 	}
 	line := ts.Line(n)
-	switch fun.Kind() {
+	switch ts.Kind(fun) {
 	case "identifier":
 		f.plainCall(x, f.text(fun), line, 0)
 	case "template_function":
-		f.plainCall(x, f.text(fun.ChildByFieldName("name")), line, 0)
+		f.plainCall(x, f.text(ts.Field(fun, "name")), line, 0)
 	case "field_expression":
-		name := f.baseName(fun.ChildByFieldName("field"))
+		name := f.baseName(ts.Field(fun, "field"))
 		if name == "" {
 			return
 		}
-		recv := f.exprChain(x, fun.ChildByFieldName("argument"))
+		recv := f.exprChain(x, ts.Field(fun, "argument"))
 		if recv == nil {
 			f.ref(x, lang.Ref{Line: line, Name: name, Stub: "*." + name})
 			return
@@ -321,7 +321,7 @@ func (f *file) construct(x *fn, t string, line int) {
 
 // declConstruct reads T x(args); T x{args}; and T x; of a class T.
 func (f *file) declConstruct(x *fn, n *sitter.Node) {
-	t := f.typeName(n.ChildByFieldName("type"))
+	t := f.typeName(ts.Field(n, "type"))
 	if t == "" {
 		return
 	}
@@ -330,12 +330,12 @@ func (f *file) declConstruct(x *fn, n *sitter.Node) {
 	cur.Close()
 	for i := range decls {
 		d := &decls[i]
-		switch d.Kind() {
+		switch ts.Kind(d) {
 		case "identifier":
 			f.construct(x, t, ts.Line(d))
 		case "init_declarator":
-			v := d.ChildByFieldName("value")
-			if v != nil && (v.Kind() == "argument_list" || v.Kind() == "initializer_list") {
+			v := ts.Field(d, "value")
+			if v != nil && (ts.Kind(v) == "argument_list" || ts.Kind(v) == "initializer_list") {
 				f.construct(x, t, ts.Line(d))
 			}
 		}

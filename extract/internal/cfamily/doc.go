@@ -33,11 +33,14 @@
 // # Includes
 //
 // #include "x.h" and <x.h> become imports edges to the in-tree file found
-// first in: the including file's folder, the tree's root, then every
-// folder of the tree named "include" (shortest path first). An include
-// found nowhere makes no edge (system and outside headers). The -I paths
-// of a compile_commands.json are not read (an extraction reads one file);
-// the file itself gets config nodes as any JSON file does, and a
+// first in: the including file's folder, the in-tree folders of the
+// -I/-iquote/-isystem flags a compile_commands.json (at the root, else in
+// build/) gives the file — any entry's for a header it does not compile —
+// (IncludePaths, read once per run into lang.Env.CIncludePaths), the
+// tree's root, then every folder of the tree named "include" (shortest
+// path first). An include found nowhere makes no edge (system and outside
+// headers). A database that changes alone does not re-extract the sources.
+// The database itself gets config nodes as any JSON file does, and a
 // CMakeLists.txt one config node per project() and target (ExtractCMake).
 //
 // # Macros the grammar cannot read

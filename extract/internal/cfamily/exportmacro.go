@@ -8,7 +8,35 @@ import (
 // exportMacro matches an export or visibility macro between class, struct
 // or union and the type's name (class LEVELDB_EXPORT Status {): a name in
 // capitals followed by another name and the start of a body or base list.
-var exportMacro = regexp.MustCompile(`\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*)[ \t]+[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:[:{]|\n)`)
+// It is tried at each class, struct or union keyword that starts a word
+// (exportMacros), not run over the whole file.
+var exportMacro = regexp.MustCompile(`^(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*)[ \t]+[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:[:{]|\n)`)
+
+// exportMacros returns the spans ([from, to) pairs) of the macros
+// exportMacro matches in src, in order and not overlapping.
+func exportMacros(src []byte) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case 'c', 's', 'u':
+		default:
+			continue
+		}
+		if i > 0 && isIdent(src[i-1]) {
+			continue
+		}
+		if !bytes.HasPrefix(src[i:], []byte("class")) && !bytes.HasPrefix(src[i:], []byte("struct")) && !bytes.HasPrefix(src[i:], []byte("union")) {
+			continue
+		}
+		l := exportMacro.FindSubmatchIndex(src[i:])
+		if l == nil {
+			continue
+		}
+		out = append(out, [2]int{i + l[2], i + l[3]})
+		i += l[1] - 1
+	}
+	return out
+}
 
 // notDeclarator are the words after which a macro is a call, not an
 // annotation.
@@ -27,8 +55,8 @@ func blankExportMacros(src []byte) []byte {
 			out[i] = ' '
 		}
 	}
-	for _, l := range exportMacro.FindAllSubmatchIndex(src, -1) {
-		blank(l[2], l[3])
+	for _, l := range exportMacros(src) {
+		blank(l[0], l[1])
 	}
 	for i := range src {
 		if src[i] == '(' {

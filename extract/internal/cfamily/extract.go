@@ -108,7 +108,7 @@ func (f *file) top(n *sitter.Node, ns string, anon bool, env *lang.Env) {
 }
 
 func (f *file) decl(c *sitter.Node, ns string, anon bool, env *lang.Env) {
-	switch c.Kind() {
+	switch ts.Kind(c) {
 	case "preproc_include":
 		f.include(c, env)
 	case "preproc_function_def":
@@ -120,7 +120,7 @@ func (f *file) decl(c *sitter.Node, ns string, anon bool, env *lang.Env) {
 			f.decl(&k, ns, anon, env)
 		}
 	case "namespace_definition":
-		name := f.text(c.ChildByFieldName("name"))
+		name := f.text(ts.Field(c, "name"))
 		inner, a := ns, anon
 		for _, part := range strings.Split(name, "::") {
 			f.namespaces[strings.TrimSpace(part)] = true
@@ -132,12 +132,12 @@ func (f *file) decl(c *sitter.Node, ns string, anon bool, env *lang.Env) {
 		} else {
 			inner += "::" + name
 		}
-		if b := c.ChildByFieldName("body"); b != nil && len(inner) <= maxNamespacePath {
+		if b := ts.Field(c, "body"); b != nil && len(inner) <= maxNamespacePath {
 			f.top(b, inner, a, env)
 		}
 	case "linkage_specification":
-		if b := c.ChildByFieldName("body"); b != nil {
-			if b.Kind() == "declaration_list" {
+		if b := ts.Field(c, "body"); b != nil {
+			if ts.Kind(b) == "declaration_list" {
 				f.top(b, ns, anon, env)
 			} else {
 				f.decl(b, ns, anon, env)
@@ -160,7 +160,7 @@ func (f *file) decl(c *sitter.Node, ns string, anon bool, env *lang.Env) {
 
 // include adds an imports edge to the in-tree file #include names.
 func (f *file) include(c *sitter.Node, env *lang.Env) {
-	p := c.ChildByFieldName("path")
+	p := ts.Field(c, "path")
 	if p == nil {
 		return
 	}
@@ -183,13 +183,13 @@ func WatchScope(base string) string { return "missing:cinc:" + base }
 // i-th called name, v:NAME its first) for calls in other files, and in
 // f.macros for this one.
 func (f *file) macro(c *sitter.Node) {
-	name := f.text(c.ChildByFieldName("name"))
-	v := c.ChildByFieldName("value")
+	name := f.text(ts.Field(c, "name"))
+	v := ts.Field(c, "value")
 	if name == "" || v == nil {
 		return
 	}
 	params := map[string]bool{}
-	for _, p := range ts.Children(c.ChildByFieldName("parameters")) {
+	for _, p := range ts.Children(ts.Field(c, "parameters")) {
 		params[f.text(&p)] = true
 	}
 	var called []string
@@ -272,7 +272,7 @@ func isIdent(c byte) bool      { return isIdentStart(c) || (c >= '0' && c <= '9'
 // storage reports whether a declaration carries the storage class word.
 func (f *file) storage(n *sitter.Node, word string) bool {
 	for _, c := range ts.Children(n) {
-		if c.Kind() == "storage_class_specifier" && f.text(&c) == word {
+		if ts.Kind(&c) == "storage_class_specifier" && f.text(&c) == word {
 			return true
 		}
 	}
@@ -283,11 +283,11 @@ func (f *file) storage(n *sitter.Node, word string) bool {
 // function declarator was met (with its parameters).
 func declName(d *sitter.Node) (name, params *sitter.Node, isFunc bool) {
 	for d != nil {
-		switch d.Kind() {
+		switch ts.Kind(d) {
 		case "function_declarator":
 			isFunc = true
-			params = d.ChildByFieldName("parameters")
-			d = d.ChildByFieldName("declarator")
+			params = ts.Field(d, "parameters")
+			d = ts.Field(d, "declarator")
 			continue
 		case "identifier", "field_identifier", "type_identifier", "qualified_identifier", "destructor_name", "operator_name", "template_function", "primitive_type":
 			return d, params, isFunc
@@ -299,7 +299,7 @@ func declName(d *sitter.Node) (name, params *sitter.Node, isFunc bool) {
 			d = d.NamedChild(n - 1)
 			continue
 		}
-		next := d.ChildByFieldName("declarator")
+		next := ts.Field(d, "declarator")
 		if next == nil {
 			return nil, params, isFunc
 		}
@@ -312,13 +312,13 @@ func declName(d *sitter.Node) (name, params *sitter.Node, isFunc bool) {
 // template arguments.
 func (f *file) segments(n *sitter.Node) []string {
 	var out []string
-	for n != nil && n.Kind() == "qualified_identifier" {
-		if s := n.ChildByFieldName("scope"); s != nil {
+	for n != nil && ts.Kind(n) == "qualified_identifier" {
+		if s := ts.Field(n, "scope"); s != nil {
 			out = append(out, f.baseName(s))
 		} else {
 			out = append(out, "")
 		}
-		n = n.ChildByFieldName("name")
+		n = ts.Field(n, "name")
 	}
 	if n != nil {
 		out = append(out, f.baseName(n))
@@ -328,8 +328,8 @@ func (f *file) segments(n *sitter.Node) []string {
 
 // baseName is a name without template arguments.
 func (f *file) baseName(n *sitter.Node) string {
-	if n.Kind() == "template_type" || n.Kind() == "template_function" {
-		return f.text(n.ChildByFieldName("name"))
+	if ts.Kind(n) == "template_type" || ts.Kind(n) == "template_function" {
+		return f.text(ts.Field(n, "name"))
 	}
 	s := f.text(n)
 	if i := strings.IndexByte(s, '<'); i > 0 {
@@ -340,12 +340,12 @@ func (f *file) baseName(n *sitter.Node) string {
 
 // function adds a function or method definition.
 func (f *file) function(c *sitter.Node, ns string, anon bool, class string) {
-	nameNode, _, _ := declName(c.ChildByFieldName("declarator"))
+	nameNode, _, _ := declName(ts.Field(c, "declarator"))
 	if nameNode == nil {
 		return
 	}
 	for _, k := range ts.Children(c) {
-		if k.Kind() == "delete_method_clause" {
+		if ts.Kind(&k) == "delete_method_clause" {
 			return // = delete: nothing to call
 		}
 	}
@@ -363,7 +363,7 @@ func (f *file) function(c *sitter.Node, ns string, anon bool, class string) {
 	if ns != "" {
 		meta["namespace"] = ns
 	}
-	ret := f.typeChain(c.ChildByFieldName("type"))
+	ret := f.typeChain(ts.Field(c, "type"))
 	if owner == "" {
 		uid := lang.CodeUID("function", f.fr.Path, name)
 		local := (f.storage(c, "static") || anon) && !f.header
@@ -430,14 +430,14 @@ func (f *file) widen(uid string, line, end int) {
 // declaration: the types it defines, pure virtual methods, fields, global
 // variables and method return types.
 func (f *file) declaration(c *sitter.Node, ns string, anon bool, class string) {
-	typ := c.ChildByFieldName("type")
+	typ := ts.Field(c, "type")
 	if typ != nil {
-		switch typ.Kind() {
+		switch ts.Kind(typ) {
 		case "struct_specifier", "union_specifier", "enum_specifier", "class_specifier":
-			if typ.ChildByFieldName("body") != nil {
+			if ts.Field(typ, "body") != nil {
 				tdName := ""
-				if c.Kind() == "type_definition" && typ.ChildByFieldName("name") == nil {
-					if n, _, _ := declName(c.ChildByFieldName("declarator")); n != nil {
+				if ts.Kind(c) == "type_definition" && ts.Field(typ, "name") == nil {
+					if n, _, _ := declName(ts.Field(c, "declarator")); n != nil {
 						tdName = f.text(n)
 					}
 				}
@@ -457,8 +457,8 @@ func (f *file) declaration(c *sitter.Node, ns string, anon bool, class string) {
 		}
 		name := f.text(nameNode)
 		switch {
-		case c.Kind() == "type_definition":
-			if typ != nil && typ.ChildByFieldName("body") != nil && typ.ChildByFieldName("name") == nil {
+		case ts.Kind(c) == "type_definition":
+			if typ != nil && ts.Field(typ, "body") != nil && ts.Field(typ, "name") == nil {
 				continue // the anonymous struct took the typedef's name
 			}
 			if tchain != nil && tchain.Name != name {
@@ -510,7 +510,7 @@ func (f *file) declaration(c *sitter.Node, ns string, anon bool, class string) {
 // pure reports whether a member declaration ends in "= 0".
 func (f *file) pure(c *sitter.Node) bool {
 	for _, k := range ts.Children(c) {
-		if k.Kind() == "number_literal" && f.text(&k) == "0" {
+		if ts.Kind(&k) == "number_literal" && f.text(&k) == "0" {
 			return true
 		}
 	}
@@ -544,12 +544,12 @@ func (f *file) typeNode(n *sitter.Node, name, kind, ns, outer string) string {
 // class adds a struct, union, enum or class with a body, its bases and
 // its members.
 func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
-	b := n.ChildByFieldName("body")
+	b := ts.Field(n, "body")
 	if b == nil {
 		return
 	}
 	name := typedefName
-	if nn := n.ChildByFieldName("name"); nn != nil {
+	if nn := ts.Field(n, "name"); nn != nil {
 		segs := f.segments(nn)
 		name = f.typePath(segs)
 		if outer == "" && len(segs) > 1 {
@@ -565,7 +565,7 @@ func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
 	} else if outer != "" {
 		name = outer + "." + name
 	}
-	kind := strings.TrimSuffix(n.Kind(), "_specifier")
+	kind := strings.TrimSuffix(ts.Kind(n), "_specifier")
 	uid := f.typeNode(n, name, kind, ns, outer)
 	if typedefName != "" && typedefName != name {
 		f.fr.Decl.SetFact(lang.FactVar+typedefName, &lang.Chain{Scope: Scope, Name: name})
@@ -594,11 +594,11 @@ func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
 	// one: constructing it calls nothing in the tree.
 	var bases []*lang.Chain
 	for _, k := range ts.Children(n) {
-		if k.Kind() != "base_class_clause" {
+		if ts.Kind(&k) != "base_class_clause" {
 			continue
 		}
 		for _, bc := range ts.Children(&k) {
-			switch bc.Kind() {
+			switch ts.Kind(&bc) {
 			case "type_identifier", "qualified_identifier", "template_type":
 				segs := f.segments(&bc)
 				base := segs[len(segs)-1]
@@ -614,14 +614,14 @@ func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
 		f.fr.Decl.SetFact(lang.FactBase+name, bases...)
 	}
 	for _, m := range ts.Children(b) {
-		switch m.Kind() {
+		switch ts.Kind(&m) {
 		case "function_definition":
 			f.function(&m, ns, false, name)
 		case "field_declaration", "declaration":
 			f.declaration(&m, ns, false, name)
 		case "template_declaration":
 			for _, k := range ts.Children(&m) {
-				switch k.Kind() {
+				switch ts.Kind(&k) {
 				case "function_definition":
 					f.function(&k, ns, false, name)
 				case "field_declaration", "declaration":
@@ -632,7 +632,7 @@ func (f *file) class(n *sitter.Node, ns, outer, typedefName string) {
 			f.class(&m, ns, name, "")
 		case "preproc_if", "preproc_ifdef", "preproc_else":
 			for _, k := range ts.Children(&m) {
-				if k.Kind() == "field_declaration" {
+				if ts.Kind(&k) == "field_declaration" {
 					f.declaration(&k, ns, false, name)
 				}
 			}
@@ -658,42 +658,42 @@ func (f *file) typeName(t *sitter.Node) string {
 	if t == nil {
 		return ""
 	}
-	switch t.Kind() {
+	switch ts.Kind(t) {
 	case "type_identifier":
 		return f.text(t)
 	case "struct_specifier", "union_specifier", "class_specifier":
-		if n := t.ChildByFieldName("name"); n != nil {
+		if n := ts.Field(t, "name"); n != nil {
 			segs := f.segments(n)
 			return segs[len(segs)-1]
 		}
 	case "qualified_identifier", "template_type":
 		inner := t
 		var outer []string
-		for inner.Kind() == "qualified_identifier" {
-			if s := inner.ChildByFieldName("scope"); s != nil && f.text(s) == "std" {
-				n := inner.ChildByFieldName("name")
-				if n != nil && n.Kind() == "template_type" && smartPointers[f.text(n.ChildByFieldName("name"))] {
+		for ts.Kind(inner) == "qualified_identifier" {
+			if s := ts.Field(inner, "scope"); s != nil && f.text(s) == "std" {
+				n := ts.Field(inner, "name")
+				if n != nil && ts.Kind(n) == "template_type" && smartPointers[f.text(ts.Field(n, "name"))] {
 					return f.templateArg(n)
 				}
 				return ""
 			} else if s != nil {
 				outer = append(outer, f.baseName(s))
 			}
-			inner = inner.ChildByFieldName("name")
+			inner = ts.Field(inner, "name")
 			if inner == nil {
 				return ""
 			}
 		}
-		if len(outer) > 0 && inner.Kind() == "type_identifier" {
+		if len(outer) > 0 && ts.Kind(inner) == "type_identifier" {
 			return f.typePath(append(outer, f.text(inner)))
 		}
-		if inner.Kind() == "template_type" {
-			if smartPointers[f.text(inner.ChildByFieldName("name"))] {
+		if ts.Kind(inner) == "template_type" {
+			if smartPointers[f.text(ts.Field(inner, "name"))] {
 				return f.templateArg(inner)
 			}
-			return f.text(inner.ChildByFieldName("name"))
+			return f.text(ts.Field(inner, "name"))
 		}
-		if inner.Kind() == "type_identifier" {
+		if ts.Kind(inner) == "type_identifier" {
 			return f.text(inner)
 		}
 	}
@@ -716,13 +716,13 @@ func (f *file) typePath(segs []string) string {
 
 // templateArg is the class named by a template's first argument.
 func (f *file) templateArg(n *sitter.Node) string {
-	args := n.ChildByFieldName("arguments")
+	args := ts.Field(n, "arguments")
 	if args == nil || args.NamedChildCount() == 0 {
 		return ""
 	}
 	a := args.NamedChild(0)
-	if a.Kind() == "type_descriptor" {
-		return f.typeName(a.ChildByFieldName("type"))
+	if ts.Kind(a) == "type_descriptor" {
+		return f.typeName(ts.Field(a, "type"))
 	}
 	return f.typeName(a)
 }

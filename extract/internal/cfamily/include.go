@@ -55,8 +55,11 @@ func sameMap(a, b map[string]bool) bool {
 }
 
 // ResolveInclude finds the in-tree file #include name (as written, without
-// quotes) from the file from refers to: in from's folder, at the tree's
-// root, then in each folder named "include" (IncludeDirs).
+// quotes) from the file from refers to: in from's folder, then in the
+// folders the compilation database's include flags give from (or, for a
+// file it does not compile, any of its sources: env.CIncludePaths, see
+// IncludePaths), then at the tree's root, then in each folder named
+// "include" (IncludeDirs).
 func ResolveInclude(from, name string, env *lang.Env) (string, bool) {
 	if env == nil || env.Files == nil || strings.HasPrefix(name, "/") {
 		return "", false
@@ -70,6 +73,17 @@ func ResolveInclude(from, name string, env *lang.Env) (string, bool) {
 	}
 	if p, ok := try(path.Dir(from)); ok {
 		return p, true
+	}
+	if env.CIncludePaths != nil {
+		dirs, ok := env.CIncludePaths[from]
+		if !ok {
+			dirs = env.CIncludePaths[""]
+		}
+		for _, d := range dirs {
+			if p, ok := try(d); ok {
+				return p, true
+			}
+		}
 	}
 	if p, ok := try("."); ok {
 		return p, true

@@ -1,6 +1,7 @@
 package cfamily
 
 import (
+	"regexp"
 	"slices"
 	"testing"
 )
@@ -31,6 +32,27 @@ func TestBlankExportMacros(t *testing.T) {
 	} {
 		if got := string(blankExportMacros([]byte(src))); got != want {
 			t.Errorf("blankExportMacros(%q) = %q, want %q", src, got, want)
+		}
+	}
+}
+
+// TestExportMacros_SameAsWholeFileScan: trying exportMacro at each
+// keyword finds what the unanchored pattern finds over the whole source.
+func TestExportMacros_SameAsWholeFileScan(t *testing.T) {
+	whole := regexp.MustCompile(`\b(?:class|struct|union)[ \t]+([A-Z][A-Z0-9_]*)[ \t]+[A-Za-z_]\w*(?:[ \t]+final)?[ \t]*(?:[:{]|\n)`)
+	for _, src := range []string{
+		"class LEVELDB_EXPORT Status {\nstruct API Opts : Base {};\nunion U_X V\n",
+		"subclass API X {\n_struct API Y {\nxunion A B {\n",
+		"struct A class\nclass B C {\nstruct FOO class {",
+		"class\tX_1 final_t final {\nclass X Y final:\nstruct Sé API Z {\n",
+		"classAPI X {\nclass  APi X {\nstruct X Y Z {\nclass",
+	} {
+		var want [][2]int
+		for _, l := range whole.FindAllSubmatchIndex([]byte(src), -1) {
+			want = append(want, [2]int{l[2], l[3]})
+		}
+		if got := exportMacros([]byte(src)); !slices.Equal(got, want) {
+			t.Errorf("exportMacros(%q) = %v, want %v", src, got, want)
 		}
 	}
 }

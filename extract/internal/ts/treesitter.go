@@ -30,7 +30,7 @@ func Parse(grammar *sitter.Language, src []byte) (*sitter.Tree, error) {
 		return nil, fmt.Errorf("tree-sitter: %v", got)
 	}
 	defer pool.Put(p)
-	tree := p.Parse(src, nil)
+	tree := parseString(p, src)
 	if tree == nil {
 		p.Reset()
 		return nil, fmt.Errorf("tree-sitter: parse returned no tree")
@@ -43,7 +43,7 @@ func Text(n *sitter.Node, src []byte) string {
 	if n == nil {
 		return ""
 	}
-	s, e := n.StartByte(), n.EndByte()
+	s, e := startByte(n), endByte(n)
 	if e > uint(len(src)) || s > e {
 		return ""
 	}
@@ -51,19 +51,18 @@ func Text(n *sitter.Node, src []byte) string {
 }
 
 // Line returns the 1-based start line of n.
-func Line(n *sitter.Node) int { return int(n.StartPosition().Row) + 1 }
+func Line(n *sitter.Node) int { return int(startRow(n)) + 1 }
 
 // EndLine returns the 1-based end line of n.
 func EndLine(n *sitter.Node) int { return int(n.EndPosition().Row) + 1 }
 
-// Children returns n's named children.
+// Children returns n's named children, read by one call into the core
+// (a cursor step per child through cgo cost more than the extraction).
 func Children(n *sitter.Node) []sitter.Node {
 	if n == nil {
 		return nil
 	}
-	c := n.Walk()
-	defer c.Close()
-	return n.NamedChildren(c)
+	return namedChildren(n)
 }
 
 // ParseFile parses src with grammar for the file fr extracts: a parser
@@ -108,30 +107,34 @@ func SyntaxErrors(fr *lang.Result, root *sitter.Node) {
 	}
 }
 
-// WalkSkip visits n and its descendants in document order with one
-// cursor (far cheaper through cgo than recursing over child lists); a
-// visit that returns false skips the node's descendants.
+// WalkSkip visits n and its descendants in document order; a visit that
+// returns false skips the node's descendants. The subtree is read by one
+// call into the core (a cursor step per node through cgo cost as much as
+// the parse), so each visited *sitter.Node stays valid after the visit.
 func WalkSkip(n *sitter.Node, visit func(*sitter.Node) bool) {
 	if n == nil {
 		return
 	}
-	cur := n.Walk()
-	defer cur.Close()
-	depth := 0
-	for {
-		if visit(cur.Node()) && cur.GotoFirstChild() {
-			depth++
-			continue
-		}
-		for {
-			if depth == 0 {
-				return
-			}
-			if cur.GotoNextSibling() {
-				break
-			}
-			cur.GotoParent()
-			depth--
-		}
+	t := preorder(n)
+	t.walk(func(i int) bool { return visit(&t.nodes[i]) })
+}
+
+// WalkSym is WalkSkip with each node's KindId, read with the subtree (no
+// call into the core per node).
+func WalkSym(n *sitter.Node, visit func(x *sitter.Node, sym uint16) bool) {
+	if n == nil {
+		return
 	}
+	t := preorder(n)
+	t.walk(func(i int) bool { return visit(&t.nodes[i], t.sym[i]) })
+}
+
+// WalkKind is WalkSkip with each node's Kind, read with the subtree (no
+// call into the core per node).
+func WalkKind(n *sitter.Node, visit func(x *sitter.Node, kind string) bool) {
+	if n == nil {
+		return
+	}
+	t := preorder(n)
+	t.walk(func(i int) bool { return visit(&t.nodes[i], kindName(t.kind[i])) })
 }

@@ -1,0 +1,3 @@
+#include "zbuf.h"
+
+struct conn { int fd; };

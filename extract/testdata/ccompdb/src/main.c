@@ -1,0 +1,5 @@
+#include "net/conn.h"
+#include "zbuf.h"
+#include <stdio.h>
+
+int main(void) { return 0; }

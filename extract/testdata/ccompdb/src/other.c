@@ -1,0 +1,4 @@
+#include "zbuf.h"
+#include "conn.h"
+
+int other(void) { return 1; }

@@ -1,0 +1,1 @@
+struct zbuf { int len; };
