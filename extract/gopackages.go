@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/extract/lang"
+	"github.com/cos-dev/cos/graph"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -242,9 +243,10 @@ func goAvailable() bool {
 // maps the tree's Go files (goFiles: repo-relative path → absolute path as
 // on disk) to their packages. A root that cannot be listed marks the Go
 // files below it failed; nothing is fatal but ctx's end.
-func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot, goFiles map[string]string, goflags string) (*goPackageGraph, error) {
+func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot, goFiles map[string]string, goflags string, others map[string]string) (*goPackageGraph, error) {
 	g := &goPackageGraph{pkgs: map[string]*packages.Package{}, owner: map[string]*packages.Package{}, inTree: map[string][]string{}, failed: map[string]string{}, listedDirs: map[string]bool{}, ignored: map[string]bool{}}
 	rel := newRelMapper(absRoot, goFiles)
+	rel.others = others
 	g.rel = rel
 	for _, r := range roots {
 		cfg := &packages.Config{
@@ -377,6 +379,9 @@ type relMapper struct {
 	// lossy maps the JSON reading of an absolute name that is not valid
 	// UTF-8 (each bad byte U+FFFD) to the name on disk.
 	lossy map[string]string
+	// others are the folders of the state folder's other roots, by
+	// absolute folder, with their names (Options.OtherRoots).
+	others map[string]string
 }
 
 func newRelMapper(absRoot string, goFiles map[string]string) *relMapper {
@@ -423,6 +428,22 @@ func (m *relMapper) of(abs string) (string, bool) {
 		if rest, ok := strings.CutPrefix(abs, m.realRoot+string(filepath.Separator)); ok {
 			rp, ok := m.byAbs[filepath.Join(m.root, rest)]
 			return rp, ok
+		}
+	}
+	return "", false
+}
+
+// targetOf is of for the target of an edge: a file of another root of the
+// state folder (a module the tree requires, replaces or shares a go.work
+// with) is named by its graph path there (graph.RootedPath), so a call
+// into it lands on that root's node rather than a stub.
+func (m *relMapper) targetOf(abs string) (string, bool) {
+	if rp, ok := m.of(abs); ok {
+		return rp, true
+	}
+	for dir, name := range m.others {
+		if rest, ok := strings.CutPrefix(abs, dir+string(filepath.Separator)); ok && filepath.Ext(rest) == ".go" {
+			return graph.RootedPath(name, filepath.ToSlash(rest)), true
 		}
 	}
 	return "", false

@@ -54,7 +54,7 @@ func newTypedRun(r *runner, results map[string]*lang.Result, byPath map[string]e
 
 // listAll lists every package of the tree.
 func (tr *typedRun) listAll(in goInputFiles) error {
-	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, goListRoots(tr.r.root, in.modDirs, in.enclosing), in.files, tr.r.build.flags)
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, goListRoots(tr.r.root, in.modDirs, in.enclosing), in.files, tr.r.build.flags, tr.r.o.OtherRoots)
 	tr.r.phase("go list")
 	if err != nil {
 		return err
@@ -86,7 +86,7 @@ func (tr *typedRun) listFolders(in goInputFiles, results map[string]*lang.Result
 			delete(dirs, d)
 		}
 	}
-	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, slices.Sorted(maps.Keys(dirs))), in.files, tr.r.build.flags)
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, slices.Sorted(maps.Keys(dirs))), in.files, tr.r.build.flags, tr.r.o.OtherRoots)
 	tr.r.phase("go list (touched folders)")
 	if err != nil {
 		return err

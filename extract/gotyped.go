@@ -70,6 +70,19 @@ func (x *typedExtractor) relOf(pos token.Pos) (string, bool) {
 	return x.rel.of(f.Name())
 }
 
+// targetOf is relOf for the target of an edge, which may lie in another
+// root (relMapper.targetOf).
+func (x *typedExtractor) targetOf(pos token.Pos) (string, bool) {
+	if !pos.IsValid() {
+		return "", false
+	}
+	f := x.fset.File(pos)
+	if f == nil {
+		return "", false
+	}
+	return x.rel.targetOf(f.Name())
+}
+
 // funcTarget returns the uid of a function or method as a target, whether
 // it is in the tree, and the label of its external stub. Methods are named
 // by their receiver's named type (the declaring type for a promoted
@@ -90,7 +103,7 @@ func (x *typedExtractor) funcTarget(fn *types.Func) (uid string, inTree bool, st
 		}
 		name = named.Origin().Obj().Name() + "." + name
 	}
-	if rp, in := x.relOf(fn.Pos()); in {
+	if rp, in := x.targetOf(fn.Pos()); in {
 		return lang.CodeUID("function", rp, name), true, "", true
 	}
 	stub = name
@@ -106,7 +119,7 @@ func (x *typedExtractor) typeTarget(tn *types.TypeName) (uid string, inTree bool
 	if !packageLevel(tn) {
 		return "", false, "" // a type declared in a function has no node
 	}
-	if rp, in := x.relOf(tn.Pos()); in {
+	if rp, in := x.targetOf(tn.Pos()); in {
 		return lang.CodeUID("class", rp, tn.Name()), true, ""
 	}
 	stub = tn.Name()

@@ -36,6 +36,12 @@ var DefaultExcludeDirs = []string{"node_modules", "vendor", ".venv", "__pycache_
 // Options tune Run. The zero value is valid: every zero field takes its
 // default.
 type Options struct {
+	// OtherRoots are the other roots of the state folder, by absolute
+	// folder, with their names ("" the primary root): a Go call or type
+	// the type checker finds in one of them (a module this tree requires,
+	// replaces or shares a go.work with) is an edge to that root's node
+	// (graph.RootedPath) instead of an external stub.
+	OtherRoots map[string]string
 	// CacheDir holds the stat cache (mtime+size → hash) and the declaration
 	// cache that make a no-change re-index cheap. Empty disables both: every
 	// file is then read and hashed, and unchanged files are parsed for their

@@ -58,20 +58,24 @@ func SplitRoot(p string) (name, rel string) {
 	return "", p
 }
 
+// RootedPath is the graph path an extractor gives a file of another root
+// than the one it reads: name//rel, or //rel for the primary root (name
+// ""), whose paths carry no name once stored — InRoot drops the marker.
+func RootedPath(name, rel string) string { return name + RootSep + rel }
+
 // pathBodied are the uid prefixes whose body starts with a graph path: the
 // nodes of a file belong to its root. The others (modules by import name,
 // packages, external stubs, MCP servers) name the same thing in every root.
 var pathBodied = []string{"code:file:", "code:function:", "code:class:", "doc:file:", "doc:heading:", "folder:", "config:"}
 
-// InRoot returns uid as the root name holds it: a uid whose body is a path
-// (files, their declarations, folders, config keys) gets the root's name
-// in front of the path; any other uid, and every uid of the primary root
-// (name ""), is returned as it is. The result is clamped to MaxUIDLen
-// (ClampUID).
+// InRoot returns uid as the root name holds it. A uid whose body is a
+// path (files, their declarations, folders, config keys) gets the root's
+// name in front of the path — unless the path already names a root
+// (RootedPath, an edge into another root): name//rel stays, //rel (the
+// primary root) loses its marker. Any other uid, and every unmarked uid of
+// the primary root (name ""), is returned as it is. The result is clamped
+// to MaxUIDLen (ClampUID).
 func InRoot(uid, name string) string {
-	if name == "" {
-		return uid
-	}
 	for _, p := range pathBodied {
 		if !strings.HasPrefix(uid, p) {
 			continue
@@ -84,6 +88,16 @@ func InRoot(uid, name string) string {
 				return uid
 			}
 			p, body = uid[:len(p)+i+1], body[i+1:]
+		}
+		path := body
+		if i := strings.IndexAny(path, "#:"); i >= 0 {
+			path = path[:i]
+		}
+		switch {
+		case strings.HasPrefix(path, RootSep):
+			return p + body[len(RootSep):]
+		case strings.Contains(path, RootSep) || name == "":
+			return uid
 		}
 		return ClampUID(p + name + RootSep + body)
 	}

@@ -70,6 +70,10 @@ type Report struct {
 	// FilesTrimmed counts payloads cut to fit the log's 1 MiB event limit
 	// (see trimPayload); TrimmedPaths names up to 20 of them.
 	FilesTrimmed int      `json:"files_trimmed"`
+	// Dependents are the other roots whose Go files were extracted again
+	// because this run added a root holding a Go module they use (their
+	// calls into it were stubs and now land on its nodes).
+	Dependents []Dependent `json:"dependents,omitempty"`
 	TrimmedPaths []string `json:"trimmed_paths,omitempty"`
 	// Precise says which files SCIP indexes made precise (cos index
 	// --precise, --scip), and which files the graph held as precise lost
@@ -160,6 +164,9 @@ type RunOptions struct {
 	// looked at again, everything else is taken as the graph holds it.
 	// The watcher and read-your-edits use it; nil walks the whole tree.
 	Paths []string
+	// forceGo extracts the Go files again whatever their content hash: a
+	// root holding a module they use was added (reextractDependents).
+	forceGo bool
 	// Name is the name a folder that is not yet a root takes as a new root
 	// (default: its folder's name, made unique); ignored for the first
 	// root of a state folder, whose paths carry no name. A folder that is
@@ -195,7 +202,6 @@ type RunOptions struct {
 // there, not an error; an index file that cannot be read or is not a SCIP
 // index is E_ARGUMENT.
 func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Report, error) {
-	progress := o.Progress
 	rep := Report{Slowest: []extract.Timing{}}
 	if x.st.ReadOnly() {
 		return rep, envelope.Errorf(envelope.CodeReadOnly, "indexing writes, and this is a read-only view of the log")
@@ -228,6 +234,14 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	if o.UnlessIndexed && x.Indexed(abs) {
 		return rep, ErrAlreadyIndexed
 	}
+	return x.indexLocked(ctx, abs, o)
+}
+
+// indexLocked is IndexWith once the run holds the index turn (takeTurn),
+// abs absolute with its symbolic links resolved.
+func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Report, error) {
+	progress := o.Progress
+	rep := Report{Slowest: []extract.Timing{}}
 	// Progress is reported from here: a run waiting for its turn has none.
 	prog := newProgressState(o.Report)
 	start := time.Now()
@@ -238,10 +252,17 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	)
 	var at placement
 	var perr error
+	others := map[string]string{}
 	if err := x.st.ReadStrict(ctx, func(v state.View) {
-		at, perr = place(abs, v.Graph.Roots(), o.Name)
+		roots := v.Graph.Roots()
+		at, perr = place(abs, roots, o.Name)
 		if perr != nil {
 			return
+		}
+		for _, r := range roots {
+			if r.Name != at.name {
+				others[r.Root] = r.Name
+			}
 		}
 		all := v.Graph.FileHashes()
 		previous = rootFiles(all, at.name)
@@ -271,6 +292,7 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 	}
 
 	opts := extract.Options{
+		OtherRoots:  others,
 		CacheDir:    x.cacheDirOf(abs),
 		Progress:    progress,
 		Logger:      x.logger,
@@ -323,12 +345,15 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 		return nil
 	}
 	known := previous
-	if o.Force {
+	if o.Force || o.forceGo {
 		// No hash matches "": every file is changed, and the paths the
 		// graph holds are still known (a vanished one is still removed).
 		known = make(map[string]string, len(previous))
-		for p := range previous {
-			known[p] = ""
+		for p, h := range previous {
+			if o.Force || strings.HasSuffix(p, ".go") {
+				h = ""
+			}
+			known[p] = h
 		}
 	}
 	st, err := extract.Run(ctx, abs, opts, known, ps.emit(toLog))
@@ -373,6 +398,9 @@ func (x *Indexer) IndexWith(ctx context.Context, root string, o RunOptions) (Rep
 			return rep, envelope.Wrap(err, envelope.CodePath, "%s is not a readable folder", asked)
 		}
 		return rep, fmt.Errorf("index %s: %w", abs, err)
+	}
+	if at.added {
+		x.reextractDependents(ctx, &rep, abs, others)
 	}
 	// Remember which folder the primary root's paths are relative to:
 	// the doctor's stale_paths and rename plans read files under it.

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/mod/modfile"
+
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
@@ -151,11 +153,9 @@ func rootFiles(all map[string]string, name string) map[string]string {
 
 // inRoot rewrites a batch extracted from the root name's folder to the
 // graph paths and uids of that root (graph.RootPath, graph.InRoot), in
-// place; the primary root's batches are left as they are.
+// place: the primary root's paths stay as they are, and the edges into
+// other roots (graph.RootedPath) take those roots' uids.
 func inRoot(name string, batch []graph.FileExtracted, removed []string) {
-	if name == "" {
-		return
-	}
 	for i := range batch {
 		f := &batch[i]
 		f.Path = graph.RootPath(name, f.Path)
@@ -330,4 +330,78 @@ func (x *Indexer) IndexPaths(ctx context.Context, byRoot map[string][]string, o 
 		seq = max(seq, rep.LastSeq)
 	}
 	return seq, nil
+}
+
+// reextractDependents extracts again the Go files of the other roots
+// whose go.mod or go.work names the Go module of the root just added at
+// folder (a require, a replace, a use): their calls into it were stubs and
+// now land on its nodes. It runs after the new root's run, which holds the
+// index turn; a failure is logged and left for the next index of that
+// root. Report.Dependents names the roots re-extracted.
+func (x *Indexer) reextractDependents(ctx context.Context, rep *Report, folder string, others map[string]string) {
+	mod := goModulePath(filepath.Join(folder, "go.mod"))
+	if mod == "" {
+		return
+	}
+	for _, dir := range slices.Sorted(maps.Keys(others)) {
+		if !mentionsModule(dir, mod) {
+			continue
+		}
+		sub, err := x.indexLocked(ctx, dir, RunOptions{forceGo: true})
+		if err != nil {
+			x.logger.Warn("the Go files that use the new root were not extracted again; index their root again", "root", dir, "err", err)
+			continue
+		}
+		rep.Dependents = append(rep.Dependents, Dependent{Root: dir, Name: others[dir], FilesChanged: sub.FilesChanged, LastSeq: sub.LastSeq})
+		rep.LastSeq = max(rep.LastSeq, sub.LastSeq)
+	}
+}
+
+// Dependent is a root whose Go files were extracted again because the
+// run added a root holding a Go module they use.
+type Dependent struct {
+	Root         string `json:"root"`
+	Name         string `json:"name"`
+	FilesChanged int    `json:"files_changed"`
+	LastSeq      uint64 `json:"last_seq,omitempty"`
+}
+
+// goModulePath returns the module path a go.mod declares, "" when the
+// file is missing or declares none.
+func goModulePath(gomod string) string {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return ""
+	}
+	return modfile.ModulePath(data)
+}
+
+// mentionsModule reports whether the go.mod or go.work at the top of dir
+// names the module mod in a require or replace directive (go.work: a use
+// of a folder whose go.mod declares it).
+func mentionsModule(dir, mod string) bool {
+	if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+		if f, err := modfile.ParseLax("go.mod", data, nil); err == nil {
+			for _, r := range f.Require {
+				if r.Mod.Path == mod {
+					return true
+				}
+			}
+			for _, r := range f.Replace {
+				if r.Old.Path == mod {
+					return true
+				}
+			}
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "go.work")); err == nil {
+		if f, err := modfile.ParseWork("go.work", data, nil); err == nil {
+			for _, u := range f.Use {
+				if goModulePath(filepath.Join(dir, u.Path, "go.mod")) == mod {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
