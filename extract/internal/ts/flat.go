@@ -33,14 +33,19 @@ extern cos_ts_node ts_tree_cursor_current_node(const cos_ts_cursor *self);
 extern bool ts_tree_cursor_goto_first_child(cos_ts_cursor *self);
 extern bool ts_tree_cursor_goto_next_sibling(cos_ts_cursor *self);
 extern bool ts_tree_cursor_goto_parent(cos_ts_cursor *self);
+extern void ts_tree_cursor_goto_descendant(cos_ts_cursor *self, uint32_t goal_descendant_index);
+extern uint32_t ts_tree_cursor_current_depth(const cos_ts_cursor *self);
 
-// cos_ts_preorder writes root and its descendants in document order
-// into out, each one's depth below root into depth, its symbol
-// (ts_node_symbol) into sym and its type string (ts_node_type) into type,
-// up to max nodes; it returns how many it wrote.
-static uint32_t cos_ts_preorder(cos_ts_node root, cos_ts_node *out, uint32_t *depth, uint16_t *sym, const char **type, uint32_t max) {
+// cos_ts_preorder writes the nodes of root's subtree in document order,
+// from its start-th descendant (0 is root itself, as the core counts
+// them), into out: each one's depth below root into depth, its symbol
+// (ts_node_symbol) into sym, its type string (ts_node_type) into type and
+// its descendant count (itself included) into desc, up to max nodes; it
+// returns how many it wrote.
+static uint32_t cos_ts_preorder(cos_ts_node root, uint32_t start, cos_ts_node *out, uint32_t *depth, uint16_t *sym, const char **type, uint32_t *desc, uint32_t max) {
 	cos_ts_cursor c = ts_tree_cursor_new(root);
-	uint32_t n = 0, d = 0;
+	if (start > 0) ts_tree_cursor_goto_descendant(&c, start);
+	uint32_t n = 0, d = ts_tree_cursor_current_depth(&c);
 	for (;;) {
 		if (n == max) break;
 		cos_ts_node x = ts_tree_cursor_current_node(&c);
@@ -48,6 +53,7 @@ static uint32_t cos_ts_preorder(cos_ts_node root, cos_ts_node *out, uint32_t *de
 		depth[n] = d;
 		sym[n] = ts_node_symbol(x);
 		type[n] = ts_node_type(x);
+		desc[n] = ts_node_descendant_count(x);
 		n++;
 		if (ts_tree_cursor_goto_first_child(&c)) { d++; continue; }
 		for (;;) {
@@ -98,44 +104,43 @@ func cNode(n *sitter.Node) C.cos_ts_node { return *(*C.cos_ts_node)(unsafe.Point
 var _ [unsafe.Sizeof(sitter.Node{}) - unsafe.Sizeof(C.cos_ts_node{})]struct{}
 var _ [unsafe.Sizeof(C.cos_ts_node{}) - unsafe.Sizeof(sitter.Node{})]struct{}
 
-// subtree is a node and its descendants (named or not) in document
-// order, with each one's depth below the node, symbol (KindId) and type
-// string in the core (Kind).
-type subtree struct {
-	nodes []sitter.Node
-	depth []uint32
-	sym   []uint16
-	kind  []*C.char
-}
+// walkChunk is how many nodes walkPreorder reads by one call into the
+// core: a walk that skips a subtree never reads past the chunk it is in,
+// so walks nested in a visitor (a language's recursive descent) cost what
+// they visit, not their subtree each.
+const walkChunk = 512
 
-// preorder reads n's subtree by one call into the core.
-func preorder(n *sitter.Node) subtree {
-	count := uint32(C.cos_ts_descendants(cNode(n)))
-	if count == 0 {
-		count = 1
+// walkPreorder calls visit with each node of n's subtree (named or not) in
+// document order, with its symbol (KindId) and, when withKind, its Kind
+// ("" otherwise); a visit that returns false skips the node's
+// descendants. The nodes are read walkChunk at a time, each chunk by one
+// call into the core.
+func walkPreorder(n *sitter.Node, withKind bool, visit func(x *sitter.Node, sym uint16, kind string) bool) {
+	total := uint32(C.cos_ts_descendants(cNode(n)))
+	if total == 0 {
+		total = 1
 	}
-	t := subtree{
-		nodes: make([]sitter.Node, count),
-		depth: make([]uint32, count),
-		sym:   make([]uint16, count),
-		kind:  make([]*C.char, count),
-	}
-	got := uint32(C.cos_ts_preorder(cNode(n), (*C.cos_ts_node)(unsafe.Pointer(&t.nodes[0])), (*C.uint32_t)(unsafe.Pointer(&t.depth[0])),
-		(*C.uint16_t)(unsafe.Pointer(&t.sym[0])), &t.kind[0], C.uint32_t(count)))
-	t.nodes, t.depth, t.sym, t.kind = t.nodes[:got], t.depth[:got], t.sym[:got], t.kind[:got]
-	return t
-}
-
-// walk calls visit with the index of each node of t in document order;
-// a visit that returns false skips the node's descendants.
-func (t subtree) walk(visit func(i int) bool) {
-	for i := 0; i < len(t.nodes); {
-		if visit(i) {
-			i++
-			continue
+	size := min(total, walkChunk)
+	nodes := make([]sitter.Node, size)
+	depth := make([]uint32, size)
+	sym := make([]uint16, size)
+	kind := make([]*C.char, size)
+	desc := make([]uint32, size)
+	for i := uint32(0); i < total; {
+		got := uint32(C.cos_ts_preorder(cNode(n), C.uint32_t(i), (*C.cos_ts_node)(unsafe.Pointer(&nodes[0])), (*C.uint32_t)(unsafe.Pointer(&depth[0])),
+			(*C.uint16_t)(unsafe.Pointer(&sym[0])), &kind[0], (*C.uint32_t)(unsafe.Pointer(&desc[0])), C.uint32_t(min(size, total-i))))
+		if got == 0 {
+			return
 		}
-		d := t.depth[i]
-		for i++; i < len(t.nodes) && t.depth[i] > d; i++ {
+		for j := uint32(0); j < got; {
+			step, k := uint32(1), ""
+			if withKind {
+				k = kindName(kind[j])
+			}
+			if !visit(&nodes[j], sym[j], k) {
+				step = max(desc[j], 1)
+			}
+			i, j = i+step, j+step
 		}
 	}
 }

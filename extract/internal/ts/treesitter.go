@@ -115,8 +115,7 @@ func WalkSkip(n *sitter.Node, visit func(*sitter.Node) bool) {
 	if n == nil {
 		return
 	}
-	t := preorder(n)
-	t.walk(func(i int) bool { return visit(&t.nodes[i]) })
+	walkPreorder(n, false, func(x *sitter.Node, _ uint16, _ string) bool { return visit(x) })
 }
 
 // WalkSym is WalkSkip with each node's KindId, read with the subtree (no
@@ -125,8 +124,7 @@ func WalkSym(n *sitter.Node, visit func(x *sitter.Node, sym uint16) bool) {
 	if n == nil {
 		return
 	}
-	t := preorder(n)
-	t.walk(func(i int) bool { return visit(&t.nodes[i], t.sym[i]) })
+	walkPreorder(n, false, func(x *sitter.Node, sym uint16, _ string) bool { return visit(x, sym) })
 }
 
 // WalkKind is WalkSkip with each node's Kind, read with the subtree (no
@@ -135,6 +133,5 @@ func WalkKind(n *sitter.Node, visit func(x *sitter.Node, kind string) bool) {
 	if n == nil {
 		return
 	}
-	t := preorder(n)
-	t.walk(func(i int) bool { return visit(&t.nodes[i], kindName(t.kind[i])) })
+	walkPreorder(n, true, func(x *sitter.Node, _ uint16, kind string) bool { return visit(x, kind) })
 }
