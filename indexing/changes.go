@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/envelope"
@@ -37,7 +39,11 @@ type ChangeSet struct {
 	Commit string
 	// Note says how the changes were found when it is not a plain diff.
 	Note string
-	root string
+	// root is the folder the paths are relative to; roots, in a change
+	// set of several roots (DiffRoots), each root's folder by name, the
+	// paths then being graph paths (graph.RootPath).
+	root  string
+	roots map[string]string
 	// base holds the base content of each old path that has one (nil
 	// when there is no base revision: base "index" outside git).
 	base map[string][]byte
@@ -58,7 +64,7 @@ func (cs *ChangeSet) OldNodes(p string) ([]graph.Node, bool) {
 	if cs.olds == nil {
 		cs.olds = map[string][]graph.Node{}
 	}
-	s := fileNodes(p, data)
+	s := cs.nodesOf(p, data)
 	cs.olds[p] = s
 	return s, true
 }
@@ -66,11 +72,96 @@ func (cs *ChangeSet) OldNodes(p string) ([]graph.Node, bool) {
 // DiskNodes returns the declarations (nodes with a line) of the file p
 // on disk under the root, and whether it could be read.
 func (cs *ChangeSet) DiskNodes(p string) ([]graph.Node, bool) {
-	data, err := os.ReadFile(filepath.Join(cs.root, filepath.FromSlash(p)))
+	folder, rel := cs.disk(p)
+	data, err := os.ReadFile(filepath.Join(folder, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, false
 	}
-	return fileNodes(p, data), true
+	return cs.nodesOf(p, data), true
+}
+
+// Matches reports whether the file p (a path of the change set) has the
+// content hash want on disk (FileMatches).
+func (cs *ChangeSet) Matches(p, want string) bool {
+	folder, rel := cs.disk(p)
+	return FileMatches(folder, rel, want)
+}
+
+// disk returns the folder and the path inside it of the change set's
+// path p.
+func (cs *ChangeSet) disk(p string) (folder, rel string) {
+	if cs.roots == nil {
+		return cs.root, p
+	}
+	name, rel := graph.SplitRoot(p)
+	return cs.roots[name], rel
+}
+
+// nodesOf is fileNodes for the change set's path p: the nodes of a file of
+// a named root carry that root's uids.
+func (cs *ChangeSet) nodesOf(p string, data []byte) []graph.Node {
+	if cs.roots == nil {
+		return fileNodes(p, data)
+	}
+	name, rel := graph.SplitRoot(p)
+	out := fileNodes(rel, data)
+	for i := range out {
+		out[i].UID, out[i].Path = graph.InRoot(out[i].UID, name), p
+	}
+	return out
+}
+
+// DiffRoots is Diff over every root of the graph (roots, with all the
+// graph's content hashes): one change set whose paths are graph paths.
+// Commit is the primary root's base commit (the first root's when there
+// is no primary). A root whose repository cannot answer base (base names
+// a commit of another repository, the root is not in git) is left out,
+// and Note says so; when no root can, the first root's error is returned.
+func DiffRoots(ctx context.Context, roots []projections.IndexRun, base string, hashes map[string]string) (*ChangeSet, error) {
+	if len(roots) == 1 && roots[0].Name == "" {
+		return Diff(ctx, roots[0].Root, base, hashes, roots[0], true)
+	}
+	out := &ChangeSet{roots: map[string]string{}, base: map[string][]byte{}}
+	var (
+		notes    []string
+		firstErr error
+		answered bool
+	)
+	for _, r := range roots {
+		cs, err := Diff(ctx, r.Root, base, rootFiles(hashes, r.Name), r, true)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			notes = append(notes, fmt.Sprintf("root %s (%s) left out: %v", rootLabel(r), r.Root, err))
+			continue
+		}
+		answered = true
+		out.roots[r.Name] = r.Root
+		if out.Commit == "" || r.Name == "" {
+			out.Commit = cs.Commit
+		}
+		if cs.Note != "" {
+			notes = append(notes, fmt.Sprintf("root %s: %s", rootLabel(r), cs.Note))
+		}
+		for _, f := range cs.Files {
+			if f.OldPath != "" {
+				f.OldPath = graph.RootPath(r.Name, f.OldPath)
+			}
+			if f.NewPath != "" {
+				f.NewPath = graph.RootPath(r.Name, f.NewPath)
+			}
+			out.Files = append(out.Files, f)
+		}
+		for p, b := range cs.base {
+			out.base[graph.RootPath(r.Name, p)] = b
+		}
+	}
+	if !answered {
+		return nil, firstErr
+	}
+	out.Note = strings.Join(notes, "; ")
+	return out, nil
 }
 
 // HasBase reports whether the diff has a base commit.

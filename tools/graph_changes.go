@@ -47,16 +47,17 @@ func changesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	var (
 		hashes map[string]string
-		last   projections.IndexRun
-		hasRun bool
+		roots  []projections.IndexRun
 	)
 	if err := c.st.Read(ctx, func(v state.View) {
-		hashes = v.Graph.FileHashes()
-		last, hasRun = v.Graph.LastIndex()
+		hashes, roots = v.Graph.FileHashes(), v.Graph.Roots()
 	}); err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
-	d, err := indexing.Diff(ctx, root, base, hashes, last, hasRun)
+	if len(roots) == 0 {
+		roots = []projections.IndexRun{{Root: root}} // a log from before index runs were recorded
+	}
+	d, err := indexing.DiffRoots(ctx, roots, base, hashes)
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
@@ -70,7 +71,7 @@ func changesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}); err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
-	refreshed, warn := c.refreshChanged(ctx, root, d, hashes)
+	refreshed, warn := c.refreshChanged(ctx, d, hashes)
 
 	var ch query.Changes
 	tm := envelope.ToolMeta{SemanticScope: fmt.Sprintf("transitive_depth_%d", depth)}
@@ -128,10 +129,10 @@ func (c *Call) changesRoot() string {
 // current, and returns the paths it brought up to date. It never fails
 // the call: when this server cannot write, or the run fails, the answer
 // is computed on the graph as it is, with a warning.
-func (c *Call) refreshChanged(ctx context.Context, root string, d *indexing.ChangeSet, hashes map[string]string) ([]string, string) {
+func (c *Call) refreshChanged(ctx context.Context, d *indexing.ChangeSet, hashes map[string]string) ([]string, string) {
 	var stale []string
 	for _, f := range d.Files {
-		if f.NewPath != "" && !indexing.FileMatches(root, f.NewPath, hashes[f.NewPath]) {
+		if f.NewPath != "" && !d.Matches(f.NewPath, hashes[f.NewPath]) {
 			stale = append(stale, f.NewPath)
 		} else if _, held := hashes[f.NewPath]; f.NewPath != "" && !held {
 			stale = append(stale, f.NewPath)

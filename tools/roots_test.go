@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/cos-dev/cos/envelope"
@@ -73,5 +74,37 @@ func TestRoots_AgentRefreshesAFolderThenAddsALibrary(t *testing.T) {
 	}
 	if e := idxCall(t, s, "cos_graph_context", `{"uid_or_name": "Total"}`); !e.OK {
 		t.Fatalf("Total after removing lib: %s %s", e.Error.Code, e.Error.Message)
+	}
+}
+
+// cos_graph_changes takes the diff of every root: a function changed in the
+// second root is listed with that root's uid, and one changed in the
+// primary root with its plain uid.
+func TestRoots_ChangesCoverEveryRoot(t *testing.T) {
+	a := testutil.GitRepo(t, map[string]string{"a.py": "def alpha():\n    return 1\n\n\ndef keep():\n    return 0\n"})
+	b := testutil.GitRepo(t, map[string]string{"b.py": "def beta():\n    return 2\n"})
+	s, err := openTestServer(context.Background(), testOptions{StateDir: t.TempDir(), Roots: []string{a.Root, b.Root}, NATS: "off", NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	idxReport(t, s, `{}`)
+	if rep := idxReport(t, s, `{"path": "`+b.Root+`", "name": "b"}`); rep.RootName != "b" {
+		t.Fatalf("second root: %+v", rep)
+	}
+	a.Write("a.py", "def alpha():\n    return 10\n\n\ndef keep():\n    return 0\n")
+	b.Write("b.py", "def beta():\n    return 20\n")
+	e := idxCall(t, s, "cos_graph_changes", `{"base": "HEAD"}`)
+	if !e.OK {
+		t.Fatalf("changes: %s %s", e.Error.Code, e.Error.Message)
+	}
+	var got []string
+	for _, c := range e.Data["changed"].([]any) {
+		got = append(got, c.(map[string]any)["uid"].(string))
+	}
+	slices.Sort(got)
+	want := []string{"code:function:a.py::alpha", "code:function:b//b.py::beta"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("changed = %v, want %v (note %v)", got, want, e.Data["note"])
 	}
 }
