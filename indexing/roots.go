@@ -405,3 +405,37 @@ func mentionsModule(dir, mod string) bool {
 	}
 	return false
 }
+
+// PathMapper maps the graph's paths to the folders they are read under:
+// a path of the primary root under the folders the server approves, a
+// path of a named root (name//rel) as rel under that root's folder.
+type PathMapper struct {
+	primary []string
+	named   map[string]string
+}
+
+// NewPathMapper returns the PathMapper of the graph of v, the primary
+// root's paths read under primary. Call it inside the view v; the mapper
+// may be used outside.
+func NewPathMapper(v state.View, primary []string) PathMapper {
+	m := PathMapper{primary: primary, named: map[string]string{}}
+	for _, r := range v.Graph.Roots() {
+		if r.Name != "" {
+			m.named[r.Name] = r.Root
+		}
+	}
+	return m
+}
+
+// Map returns the folders p is read under and its path inside them;
+// no folder when p names a root the graph does not hold.
+func (m PathMapper) Map(p string) (folders []string, rel string) {
+	name, rel := graph.SplitRoot(p)
+	if name == "" {
+		return m.primary, p
+	}
+	if folder, ok := m.named[name]; ok {
+		return []string{folder}, rel
+	}
+	return nil, rel
+}

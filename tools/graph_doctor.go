@@ -35,16 +35,17 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	// the folder last indexed. A graph built without either (only agent
 	// upserts) skips that check rather than calling every path stale.
 	var exists func(p string) bool
-	if c.ix.HasRoots() || c.ix.IndexedRoot() != "" {
-		roots := c.ix.Roots()
-		exists = func(p string) bool { return existsUnder(roots, p) }
-	}
+	useRoots := c.ix.HasRoots() || c.ix.IndexedRoot() != ""
 	var (
 		body map[string]any
 		plan *query.DoctorPlan
 	)
 	var changed []string
 	if err := freshView(ctx, c, func() {
+		if useRoots {
+			m := indexing.NewPathMapper(c.V, c.ix.Roots())
+			exists = func(p string) bool { fs, rel := m.Map(p); return existsUnder(fs, rel) }
+		}
 		changed = c.changedOnDisk(ctx)
 		body, plan = doctorBody(query.Diagnose(c.V.Graph, exists, changed))
 	}); err != nil {

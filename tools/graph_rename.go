@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/query"
 )
 
@@ -52,8 +53,8 @@ func renamePlanTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	if oldName == newName {
 		return nil, tm, argError(c.Tool, "new_name", describeString(newName), "a name other than the current one")
 	}
-	roots := c.ix.Roots()
-	plan, err := query.RenamePlanOf(ctx, c.V.Graph, node, oldName, newName, func(p string) ([]byte, string) { return readUnderRoots(roots, p) })
+	m := indexing.NewPathMapper(c.V, c.ix.Roots())
+	plan, err := query.RenamePlanOf(ctx, c.V.Graph, node, oldName, newName, func(p string) ([]byte, string) { fs, rel := m.Map(p); return readUnderRoots(fs, rel) })
 	if err != nil {
 		return nil, tm, err
 	}

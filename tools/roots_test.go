@@ -57,6 +57,20 @@ func TestRoots_AgentRefreshesAFolderThenAddsALibrary(t *testing.T) {
 	if e := idxCall(t, s, "cos_graph_context", `{"uid_or_name": "Total"}`); !e.OK {
 		t.Fatalf("Total with two roots: %s %s", e.Error.Code, e.Error.Message)
 	}
+	d := idxCall(t, s, "cos_graph_doctor", `{}`)
+	if !d.OK {
+		t.Fatalf("doctor: %s %s", d.Error.Code, d.Error.Message)
+	}
+	for _, is := range d.Data["issues"].([]any) {
+		is := is.(map[string]any)
+		if (is["category"] == "stale_paths" || is["category"] == "changed_on_disk") && is["count"] != float64(0) {
+			t.Fatalf("doctor: %v with two roots, want none", is)
+		}
+	}
+	if e := idxCall(t, s, "cos_graph_rename_plan", `{"uid": "code:function:lib//util.py::helper", "new_name": "assist"}`); !e.OK ||
+		e.Data["files_scanned"] == float64(0) {
+		t.Fatalf("rename plan in the second root: %+v %v", e.Error, e.Data)
+	}
 	h := idxCall(t, s, "cos_health", `{}`)
 	if roots, _ := h.Data["freshness"].(map[string]any)["roots"].([]any); len(roots) != 2 {
 		t.Fatalf("cos_health freshness roots = %v, want two", h.Data["freshness"])
