@@ -12,8 +12,8 @@ func indexTools() []*Tool {
 	return []*Tool{{
 		Name:  "cos_graph_index",
 		Title: "Index the repository",
-		Description: "Index a folder (default: the repository); only changed files are extracted again. A folder inside an indexed root " +
-			"refreshes that part only; another folder is added as a root whose paths are name//path; remove takes a root out.",
+		Description: "Index a folder (default: the repository); only changed files are extracted again. A folder inside a root " +
+			"refreshes that part; another folder becomes a root (paths name//path).",
 		Data:   Fields{"report": "object", "graph": "object", "removed": "object"},
 		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
 		Example: `{"path": ".", "precise": true}`,
@@ -22,8 +22,8 @@ func indexTools() []*Tool {
 			{Name: "precise", Type: TBool, Default: false, Description: "Python/TypeScript calls from installed SCIP indexers"},
 			{Name: "force", Type: TBool, Default: false, Description: "extract unchanged files too"},
 			{Name: "scip", Type: TStringList, MaxLen: maxSCIPFiles, Description: "SCIP index files to merge"},
-			{Name: "name", Type: TString, MaxLen: 64, Description: "name of a new root (default: its folder's name)"},
-			{Name: "remove", Type: TString, MaxLen: 4096, Description: "name or folder of a root to take out of the graph (alone)"},
+			{Name: "name", Type: TString, MaxLen: 64, Description: "a new root's name"},
+			{Name: "remove", Type: TString, MaxLen: 4096, Description: "root (name or folder) to take out"},
 		},
 		Handler: indexTool,
 	}}
