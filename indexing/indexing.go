@@ -69,12 +69,12 @@ type Report struct {
 	FilesSplit int `json:"files_split"`
 	// FilesTrimmed counts payloads cut to fit the log's 1 MiB event limit
 	// (see trimPayload); TrimmedPaths names up to 20 of them.
-	FilesTrimmed int      `json:"files_trimmed"`
+	FilesTrimmed int `json:"files_trimmed"`
 	// Dependents are the other roots whose Go files were extracted again
 	// because this run added a root holding a Go module they use (their
 	// calls into it were stubs and now land on its nodes).
-	Dependents []Dependent `json:"dependents,omitempty"`
-	TrimmedPaths []string `json:"trimmed_paths,omitempty"`
+	Dependents   []Dependent `json:"dependents,omitempty"`
+	TrimmedPaths []string    `json:"trimmed_paths,omitempty"`
 	// Precise says which files SCIP indexes made precise (cos index
 	// --precise, --scip), and which files the graph held as precise lost
 	// it; absent when there is nothing to say.

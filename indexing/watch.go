@@ -181,7 +181,9 @@ func (x *Indexer) Watch(ctx context.Context, o WatchOptions) error {
 		err := <-errs
 		cancel()
 		for range len(roots) - 1 {
-			<-errs
+			if e := <-errs; err == nil {
+				err = e
+			}
 		}
 		if ctx.Err() != nil {
 			return nil
