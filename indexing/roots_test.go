@@ -5,7 +5,9 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/internal/testutil"
@@ -232,4 +234,31 @@ func TestRoots_GoCallsCrossRoots(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The watcher keeps every root current: an edit in a second root, added
+// while the watch runs, is in the graph under that root's paths.
+func TestRoots_WatchEveryRoot(t *testing.T) {
+	a := testutil.GitRepo(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	b := testutil.GitRepo(t, map[string]string{"b.py": "def g():\n    return 2\n"})
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{a.Root, b.Root}})
+	if _, err := x.IndexWith(context.Background(), a.Root, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	runs := startWatch(t, x, WatchOptions{RootPoll: 50 * time.Millisecond})
+	waitFor(t, 5*time.Second, "the watcher's first run", func() bool { return runs.Load() >= 1 })
+	if _, err := x.IndexWith(context.Background(), b.Root, RunOptions{Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the watcher does not watch the second root", func() bool {
+		on, roots := x.Watching()
+		return on && strings.Contains(roots, b.Root) && strings.Contains(roots, a.Root)
+	})
+	content := "def g():\n    return 20\n\n\ndef h():\n    return g()\n"
+	b.Write("b.py", content)
+	waitFor(t, 5*time.Second, "the edit of the second root is not in the graph", func() bool { return fileHash(t, st, "b//b.py") == sha(content) })
+	a.Write("a.py", "def f():\n    return 10\n")
+	waitFor(t, 5*time.Second, "the edit of the first root is not in the graph", func() bool {
+		return fileHash(t, st, "a.py") == sha("def f():\n    return 10\n")
+	})
 }
