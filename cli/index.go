@@ -59,6 +59,9 @@ func (a *app) indexCommand() *cobra.Command {
 			if name != "" && len(args) > 1 {
 				return usageError("--name names one new root; give one PATH with it")
 			}
+			if cmd.Flags().Changed("remove") && remove == "" {
+				return usageError("--remove names a root: its name, or primary")
+			}
 			if remove != "" && (len(args) > 0 || name != "") {
 				return usageError("--remove takes no PATH and no --name; remove a root on its own")
 			}
@@ -83,8 +86,14 @@ func (a *app) indexCommand() *cobra.Command {
 			}
 			for i, root := range args {
 				last := i == len(args)-1
+				// One snapshot, after the last folder: each snapshot
+				// writes the whole state.
+				snap := int64(-1)
+				if last {
+					snap = 1
+				}
 				if err := a.indexOne(ctx, ix, st, root, indexing.RunOptions{Precise: pf.options(), FileTimeout: fileTO, Force: force,
-					SnapshotMinBytes: 1, Name: name}, noBar, asJSON); err != nil {
+					SnapshotMinBytes: snap, Name: name}, noBar, asJSON); err != nil {
 					return err
 				}
 				if last && watch && !asJSON {
@@ -96,7 +105,7 @@ func (a *app) indexCommand() *cobra.Command {
 	}
 	f.add(cmd, "off")
 	cmd.Flags().StringVar(&name, "name", "", "name of a new root (default: its folder's name); the first root of a state folder has none")
-	cmd.Flags().StringVar(&remove, "remove", "", "take the root with this name (or folder) out of the graph, and nothing else")
+	cmd.Flags().StringVar(&remove, "remove", "", "take the root with this name (primary: the first root; or its folder) out of the graph, and nothing else")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole report as JSON instead of the summary line")
 	cmd.Flags().BoolVar(&noBar, "no-progress", false, "no progress bar, even on a terminal")
 	cmd.Flags().BoolVar(&force, "force", false, "extract every file again, changed or not (brings back nodes deleted by hand)")

@@ -88,7 +88,8 @@ func TestIndex_Failures(t *testing.T) {
 		{"two paths, the first missing", []string{"index", "a", "b"}, ExitError, "E_PATH: a is not a readable folder"},
 		{"a name for two paths", []string{"index", "--name", "x", "a", "b"}, ExitUsage, "--name names one new root"},
 		{"remove with a path", []string{"index", "--remove", "x", "a"}, ExitUsage, "--remove takes no PATH"},
-		{"remove an unknown root", []string{"index", "--remove", "nosuch"}, ExitError, "E_NOT_FOUND: no indexed root is named"},
+		{"remove an unknown root", []string{"index", "--remove", "nosuch"}, ExitError, "E_NOT_FOUND: no root is indexed"},
+		{"remove nothing", []string{"index", "--remove", ""}, ExitUsage, "--remove names a root"},
 	}
 	for _, c := range cases {
 		code, out, errs := run(t, state, c.args...)

@@ -107,7 +107,9 @@ func payload(fr *lang.Result) graph.FileExtracted {
 		if seenEdge[k] || lang.SelfLoop(e) || bad[e.Source] || bad[e.Target] {
 			continue
 		}
-		if graph.ValidateUID(e.Source) != nil || graph.ValidateUID(e.Target) != nil {
+		// A target in another root (graph.RootedPath) is checked as it
+		// will be stored.
+		if graph.ValidateUID(e.Source) != nil || graph.ValidateUID(graph.InRoot(e.Target, "")) != nil {
 			continue
 		}
 		seenEdge[k] = true

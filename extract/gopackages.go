@@ -434,7 +434,7 @@ func (m *relMapper) of(abs string) (string, bool) {
 }
 
 // targetOf is of for the target of an edge: a file of another root of the
-// state folder (a module the tree requires, replaces or shares a go.work
+// state folder (a module the tree replaces with that folder or shares a go.work
 // with) is named by its graph path there (graph.RootedPath), so a call
 // into it lands on that root's node rather than a stub.
 func (m *relMapper) targetOf(abs string) (string, bool) {

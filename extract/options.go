@@ -38,8 +38,8 @@ var DefaultExcludeDirs = []string{"node_modules", "vendor", ".venv", "__pycache_
 type Options struct {
 	// OtherRoots are the other roots of the state folder, by absolute
 	// folder, with their names ("" the primary root): a Go call or type
-	// the type checker finds in one of them (a module this tree requires,
-	// replaces or shares a go.work with) is an edge to that root's node
+	// the type checker finds in one of them (a module this tree replaces
+	// with that folder, or shares a go.work with) is an edge to that root's node
 	// (graph.RootedPath) instead of an external stub.
 	OtherRoots map[string]string
 	// CacheDir holds the stat cache (mtime+size → hash) and the declaration

@@ -103,3 +103,40 @@ func InRoot(uid, name string) string {
 	}
 	return uid
 }
+
+// rootedPathProblem says what is wrong with the root part of a uid whose
+// body is a path holding RootSep, "" when nothing is (or it has none): the
+// part before it must be a root name (ValidRootName), and the path after
+// it non-empty, with no second RootSep, not absolute and not "./".
+func rootedPathProblem(uid string) string {
+	for _, p := range pathBodied {
+		if !strings.HasPrefix(uid, p) {
+			continue
+		}
+		body := uid[len(p):]
+		if p == "config:" {
+			i := strings.IndexByte(body, ':')
+			if i < 0 {
+				return ""
+			}
+			body = body[i+1:]
+		}
+		path := body
+		if i := strings.IndexAny(path, "#:"); i >= 0 {
+			path = path[:i]
+		}
+		i := strings.Index(path, RootSep)
+		if i < 0 {
+			return ""
+		}
+		name, rel := path[:i], path[i+len(RootSep):]
+		switch {
+		case ValidRootName(name) != nil:
+			return fmt.Sprintf("%q before // is not a root name (letters, digits, '.', '_', '-')", name)
+		case rel == "" || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, "./") || strings.Contains(rel, RootSep):
+			return "a path after root//  must be a clean path inside the root"
+		}
+		return ""
+	}
+	return ""
+}

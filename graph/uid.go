@@ -92,6 +92,9 @@ func ValidateUID(uid string) error {
 			if len(uid) == len(p.prefix) {
 				return bad("nothing after the prefix " + p.prefix)
 			}
+			if why := rootedPathProblem(uid); why != "" {
+				return bad(why)
+			}
 			return nil
 		}
 	}

@@ -167,6 +167,9 @@ type RunOptions struct {
 	// forceGo extracts the Go files again whatever their content hash: a
 	// root holding a module they use was added (reextractDependents).
 	forceGo bool
+	// forceOnly extracts these paths again whatever their content hash: a
+	// root they had edges into was removed (RemoveRoot).
+	forceOnly []string
 	// Name is the name a folder that is not yet a root takes as a new root
 	// (default: its folder's name, made unique); ignored for the first
 	// root of a state folder, whose paths carry no name. A folder that is
@@ -345,12 +348,16 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 		return nil
 	}
 	known := previous
-	if o.Force || o.forceGo {
+	if o.Force || o.forceGo || o.forceOnly != nil {
 		// No hash matches "": every file is changed, and the paths the
 		// graph holds are still known (a vanished one is still removed).
 		known = make(map[string]string, len(previous))
+		only := make(map[string]bool, len(o.forceOnly))
+		for _, p := range o.forceOnly {
+			only[p] = true
+		}
 		for p, h := range previous {
-			if o.Force || strings.HasSuffix(p, ".go") {
+			if o.Force || o.forceGo && strings.HasSuffix(p, ".go") || only[p] {
 				h = ""
 			}
 			known[p] = h

@@ -62,6 +62,10 @@ func place(abs string, roots []projections.IndexRun, want string) (placement, er
 			}
 			return placement{name: r.Name, folder: r.Root, last: r}, nil
 		case within(r.Root, abs):
+			if want != "" {
+				return placement{}, envelope.Errorf(envelope.CodeArgument, "%s lies inside the root %s, so indexing it refreshes that part of the root; leave out the name",
+					abs, rootLabel(*r)).WithDetails(map[string]any{"root": r.Root, "name": r.Name})
+			}
 			rel, err := filepath.Rel(r.Root, abs)
 			if err != nil {
 				return placement{}, envelope.Errorf(envelope.CodePath, "%s: %v", abs, err)
@@ -76,6 +80,10 @@ func place(abs string, roots []projections.IndexRun, want string) (placement, er
 	if len(roots) == 0 {
 		// The first root is the primary one: its paths carry no name, so a
 		// state folder with one root has the uids it always had.
+		if want != "" {
+			return placement{}, envelope.Errorf(envelope.CodeArgument,
+				"the first folder indexed into a state folder is its primary root, whose paths carry no name; index %s without a name", abs)
+		}
 		return placement{folder: abs, added: true}, nil
 	}
 	taken := make(map[string]bool, len(roots))
@@ -86,14 +94,14 @@ func place(abs string, roots []projections.IndexRun, want string) (placement, er
 		if err := graph.ValidRootName(want); err != nil {
 			return placement{}, envelope.Errorf(envelope.CodeArgument, "%v", err)
 		}
-		if taken[want] {
+		if taken[want] || want == primaryName {
 			return placement{}, envelope.Errorf(envelope.CodeArgument, "the name %s is taken by another root; pick another", want)
 		}
 		return placement{name: want, folder: abs, added: true}, nil
 	}
 	base := rootNameOf(filepath.Base(abs))
 	name := base
-	for i := 2; taken[name]; i++ {
+	for i := 2; taken[name] || name == primaryName; i++ {
 		name = fmt.Sprintf("%s-%d", base, i)
 	}
 	return placement{name: name, folder: abs, added: true}, nil
@@ -126,7 +134,7 @@ func rootNameOf(base string) string {
 // primary root.
 func rootLabel(r projections.IndexRun) string {
 	if r.Name == "" {
-		return "primary"
+		return primaryName
 	}
 	return r.Name
 }
@@ -134,10 +142,14 @@ func rootLabel(r projections.IndexRun) string {
 // removeArg is what names r to RemoveRoot on a command line.
 func removeArg(r projections.IndexRun) string {
 	if r.Name == "" {
-		return r.Root
+		return primaryName
 	}
 	return r.Name
 }
+
+// primaryName names the primary root in messages and to RemoveRoot; no
+// named root may take it.
+const primaryName = "primary"
 
 // rootFiles returns the content hashes of the files of the root name,
 // keyed by their path inside the root.
@@ -209,6 +221,9 @@ type RootRemoval struct {
 	// FirstSeq and LastSeq bound the events appended.
 	FirstSeq uint64 `json:"first_seq"`
 	LastSeq  uint64 `json:"last_seq"`
+	// Dependents are the other roots whose files with edges into the
+	// removed one were extracted again (their edges now end at stubs).
+	Dependents []Dependent `json:"dependents,omitempty"`
 }
 
 // removeBatch is how many graph.file_removed events RemoveRoot appends
@@ -251,11 +266,16 @@ func (x *Indexer) RemoveRoot(ctx context.Context, which string) (RootRemoval, er
 			folder = real
 		}
 	}
+	// A name wins over a folder of that name in the working directory.
 	var root *projections.IndexRun
 	for i := range roots {
-		if (roots[i].Name != "" && roots[i].Name == which) || roots[i].Root == folder || roots[i].Root == which {
+		if roots[i].Name == which && which != "" || roots[i].Name == "" && which == primaryName {
 			root = &roots[i]
-			break
+		}
+	}
+	for i := range roots {
+		if root == nil && (roots[i].Root == folder || roots[i].Root == which) {
+			root = &roots[i]
 		}
 	}
 	if root == nil {
@@ -263,10 +283,20 @@ func (x *Indexer) RemoveRoot(ctx context.Context, which string) (RootRemoval, er
 		for _, r := range roots {
 			names = append(names, removeArg(r))
 		}
+		if len(names) == 0 {
+			return out, envelope.Errorf(envelope.CodeNotFound, "no root is indexed in this state folder, so there is no %q to remove", which)
+		}
 		return out, envelope.Errorf(envelope.CodeNotFound, "no indexed root is named %q; the roots are: %s", which, strings.Join(names, ", ")).
 			WithDetails(map[string]any{"roots": names})
 	}
 	out.Name, out.Root = root.Name, root.Root
+	// The files of other roots with edges into this one (a Go call through
+	// a replace) are extracted again once it is gone: their edges become
+	// stubs instead of pointing at nothing.
+	var callers map[string][]string
+	if err := x.st.ReadStrict(ctx, func(v state.View) { callers = callersFrom(v.Graph, root.Name, roots) }); err != nil {
+		return out, err
+	}
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		if n, _ := graph.SplitRoot(p); n == root.Name {
@@ -311,7 +341,57 @@ func (x *Indexer) RemoveRoot(ctx context.Context, which string) (RootRemoval, er
 	if err := os.RemoveAll(x.cacheDirOf(root.Root)); err != nil {
 		x.logger.Warn("the removed root's extractor cache stays", "err", err)
 	}
+	if root.Name == "" {
+		// The primary root's folder no longer says where the graph's
+		// paths are read from.
+		_ = os.Remove(filepath.Join(x.st.Dir(), state.IndexRootFile))
+	}
+	for _, folder := range slices.Sorted(maps.Keys(callers)) {
+		sub, err := x.indexLocked(ctx, folder, RunOptions{Paths: callers[folder], forceOnly: callers[folder]})
+		if err != nil {
+			x.logger.Warn("the files that used the removed root were not extracted again; index their root again", "root", folder, "err", err)
+			continue
+		}
+		out.Dependents = append(out.Dependents, Dependent{Root: folder, FilesChanged: sub.FilesChanged, LastSeq: sub.LastSeq})
+		out.LastSeq = max(out.LastSeq, sub.LastSeq)
+	}
 	return out, nil
+}
+
+// callersFrom returns, by root folder, the files (paths inside the root)
+// of the roots other than name whose edges point at a node of the root
+// name.
+func callersFrom(g *projections.Graph, name string, roots []projections.IndexRun) map[string][]string {
+	folders := map[string]string{}
+	for _, r := range roots {
+		folders[r.Name] = r.Root
+	}
+	seen := map[string]bool{}
+	out := map[string][]string{}
+	g.Nodes(func(n graph.Node) bool {
+		if n.Path == "" {
+			return true
+		}
+		if owner, _ := graph.SplitRoot(n.Path); owner != name {
+			return true
+		}
+		for _, e := range g.In(n.UID) {
+			src, ok := g.Node(e.Source)
+			if !ok || src.Path == "" {
+				continue
+			}
+			other, rel := graph.SplitRoot(src.Path)
+			if other == name || seen[src.Path] {
+				continue
+			}
+			if folder, ok := folders[other]; ok {
+				seen[src.Path] = true
+				out[folder] = append(out[folder], rel)
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // IndexPaths runs IndexWith over the paths of each root folder of byRoot
@@ -333,8 +413,8 @@ func (x *Indexer) IndexPaths(ctx context.Context, byRoot map[string][]string, o 
 }
 
 // reextractDependents extracts again the Go files of the other roots
-// whose go.mod or go.work names the Go module of the root just added at
-// folder (a require, a replace, a use): their calls into it were stubs and
+// whose go.mod or go.work points at the Go module of the root just added
+// at folder (a replace, a use): their calls into it were stubs and
 // now land on its nodes. It runs after the new root's run, which holds the
 // index turn; a failure is logged and left for the next index of that
 // root. Report.Dependents names the roots re-extracted.
@@ -377,16 +457,12 @@ func goModulePath(gomod string) string {
 }
 
 // mentionsModule reports whether the go.mod or go.work at the top of dir
-// names the module mod in a require or replace directive (go.work: a use
-// of a folder whose go.mod declares it).
+// points the go tool at the module mod's source: a replace directive of
+// it (go.work: a use of a folder whose go.mod declares it). A bare
+// require is read from the module cache, not from the other root.
 func mentionsModule(dir, mod string) bool {
 	if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
-		if f, err := modfile.ParseLax("go.mod", data, nil); err == nil {
-			for _, r := range f.Require {
-				if r.Mod.Path == mod {
-					return true
-				}
-			}
+		if f, err := modfile.Parse("go.mod", data, nil); err == nil {
 			for _, r := range f.Replace {
 				if r.Old.Path == mod {
 					return true

@@ -232,7 +232,70 @@ func TestRoots_GoCallsCrossRoots(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("calls of %s = %v, want %v", main, got, want)
 			}
+
+			// Removing the library takes the service's calls back to
+			// stubs: no edge is left pointing at nothing.
+			out, err := x.RemoveRoot(ctx, map[bool]string{true: "primary", false: "lib"}[libFirst])
+			if err != nil || len(out.Dependents) != 1 || out.Root != lib {
+				t.Fatalf("remove the library: %+v %v", out, err)
+			}
+			if !libFirst {
+				main = "code:function:main.go::main"
+			}
+			got = nil
+			if err := st.ReadStrict(ctx, func(v state.View) {
+				for _, e := range v.Graph.Out(main) {
+					if e.Type == "calls" {
+						got = append(got, e.Target)
+					}
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(got)
+			if want := []string{"code:external:example.com/lib.Box.Get", "code:external:example.com/lib.Help"}; !slices.Equal(got, want) {
+				t.Fatalf("calls of %s after removing the library = %v, want %v", main, got, want)
+			}
 		})
+	}
+}
+
+// A name wins over a folder of that name in the working directory;
+// primary names the first root; a name is refused where it would be
+// ignored (the first root, a folder inside a root) and where it is taken.
+func TestRoots_NamesAreExact(t *testing.T) {
+	ctx := context.Background()
+	parent := testutil.WriteTree(t, map[string]string{"json/a.py": "def a():\n    pass\n", "url/b.py": "def b():\n    pass\n"})
+	parent, _ = filepath.EvalSymlinks(parent)
+	t.Chdir(parent)
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{parent}})
+	var ee *envelope.Error
+	if _, err := x.IndexWith(ctx, filepath.Join(parent, "json"), RunOptions{Name: "x"}); !errors.As(err, &ee) || ee.Code != envelope.CodeArgument {
+		t.Fatalf("a name for the first root: %v, want E_ARGUMENT", err)
+	}
+	if _, err := x.IndexWith(ctx, filepath.Join(parent, "json"), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"primary"} {
+		if _, err := x.IndexWith(ctx, filepath.Join(parent, "url"), RunOptions{Name: name}); !errors.As(err, &ee) || ee.Code != envelope.CodeArgument {
+			t.Fatalf("the name %q: %v, want E_ARGUMENT", name, err)
+		}
+	}
+	if rep, err := x.IndexWith(ctx, filepath.Join(parent, "url"), RunOptions{Name: "json"}); err != nil || rep.RootName != "json" {
+		t.Fatalf("url named json: %+v %v", rep, err)
+	}
+	out, err := x.RemoveRoot(ctx, "json")
+	if err != nil || out.Name != "json" || out.Root != filepath.Join(parent, "url") {
+		t.Fatalf("remove json removed %+v (%v); want the root named json, not the folder json", out, err)
+	}
+	if files, _ := graphFiles(t, st); !slices.Equal(files, []string{"a.py"}) {
+		t.Fatalf("files after removing the root named json = %v", files)
+	}
+	if out, err := x.RemoveRoot(ctx, "primary"); err != nil || out.Name != "" {
+		t.Fatalf("remove primary: %+v %v", out, err)
+	}
+	if _, err := x.RemoveRoot(ctx, "primary"); !errors.As(err, &ee) || ee.Code != envelope.CodeNotFound || !strings.Contains(ee.Message, "no root is indexed") {
+		t.Fatalf("remove with no root left: %v", err)
 	}
 }
 

@@ -33,11 +33,14 @@ func indexTools() []*Tool {
 const maxSCIPFiles = 16
 
 func indexTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
-	if which := c.Args.Str("remove"); which != "" {
-		if c.Args.Str("path") != "" || c.Args.Str("name") != "" {
-			return nil, envelope.ToolMeta{}, envelope.Errorf(envelope.CodeArgument, "remove takes no path and no name; remove a root on its own")
+	if which := c.Args.Str("remove"); c.Args.Has("remove") {
+		if which == "" || c.Args.Has("path") || c.Args.Has("name") {
+			return nil, envelope.ToolMeta{}, envelope.Errorf(envelope.CodeArgument, "remove names a root (its name, or primary) and comes alone, without path or name")
 		}
 		out, err := c.ix.RemoveRoot(ctx, which)
+		if err == nil {
+			err = c.ReadBack(ctx, out.LastSeq, func() {})
+		}
 		return map[string]any{"removed": out}, envelope.ToolMeta{}, err
 	}
 	root, err := c.ix.ApprovedPath(c.Args.Str("path"))

@@ -76,8 +76,10 @@ func TestRoots_AgentRefreshesAFolderThenAddsALibrary(t *testing.T) {
 		t.Fatalf("cos_health freshness roots = %v, want two", h.Data["freshness"])
 	}
 
-	if e := idxCall(t, s, "cos_graph_index", `{"remove": "lib", "path": "."}`); e.OK || e.Error.Code != string(envelope.CodeArgument) {
-		t.Fatalf("remove with a path: %+v, want E_ARGUMENT", e.Error)
+	for _, args := range []string{`{"remove": "lib", "path": "."}`, `{"remove": ""}`, `{"remove": "", "path": ""}`} {
+		if e := idxCall(t, s, "cos_graph_index", args); e.OK || e.Error.Code != string(envelope.CodeArgument) {
+			t.Fatalf("cos_graph_index %s: %+v, want E_ARGUMENT", args, e.Error)
+		}
 	}
 	e = idxCall(t, s, "cos_graph_index", `{"remove": "lib"}`)
 	if !e.OK || e.Data["removed"].(map[string]any)["files_removed"] != float64(1) {
