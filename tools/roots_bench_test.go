@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -33,8 +34,10 @@ const rootsBenchSample = 50
 // Layout "one" indexes P as a single root; layout "ten" indexes P/r0 …
 // P/r9 as ten roots of one state folder (r0 is the primary root, r1 … r9
 // are named, their uids carry rN//). The index sub-benchmarks report the
-// wall and CPU time per file seen (index-ns/file, index-cpu-ns/file), the
-// catch-up after it (project-s); the read sub-benchmarks ask
+// wall and CPU time per file seen (index-ns/file, index-cpu-ns/file; the
+// snapshot each run takes at its end included, snapshot-s), the Go files
+// type-checked and packages checked, the catch-up after it (project-s), and
+// log the indexing phases summed over the roots; the read sub-benchmarks ask
 // cos_graph_context, cos_graph_impact and cos_graph_resolve about the same
 // fixed-seed sample of 50 functions and methods in both layouts (an op is
 // the 50 calls; ns/call and cpu-ns/call are per call), and the "ten" one
@@ -42,11 +45,10 @@ const rootsBenchSample = 50
 // Target: per-file index cost as for one root, reads within 1.2x. Skipped
 // unless COS_ROOTS_BENCH=1 (about 10,000 files indexed twice). Run with
 //
-//	COS_ROOTS_BENCH=1 go test -run '^$' -bench BenchmarkRoots_GoSrc -benchtime 1x ./tools
+//	COS_ROOTS_BENCH=1 go test -run '^$' -bench BenchmarkRoots_GoSrc -timeout 30m ./tools
 //
-// (-benchtime 1x indexes each layout once and asks each question once;
-// -benchtime 1s repeats the reads for a second, the index still once, as it
-// takes longer than that).
+// (each layout is indexed once, as that takes longer than -benchtime; the
+// reads repeat for -benchtime, default 1 s).
 func BenchmarkRoots_GoSrc(b *testing.B) {
 	if os.Getenv("COS_ROOTS_BENCH") != "1" {
 		b.Skip("set COS_ROOTS_BENCH=1 to index GOROOT/src as one root and as ten")
@@ -106,16 +108,33 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 				servers[l.name] = s
 				b.StartTimer()
 				start, cpu0 := time.Now(), processCPU()
-				files := 0
+				files, typed, checked, nodes, snapshot := 0, 0, 0, 0, 0.0
+				phases := map[string]float64{}
 				for _, root := range l.roots {
 					rep, err := s.Index(ctx, root, nil)
 					if err != nil {
 						b.Fatal(err)
 					}
 					files += rep.FilesSeen
+					typed += rep.GoFilesTyped
+					checked += rep.GoPackagesChecked
+					nodes += rep.Nodes
+					snapshot += rep.SnapshotSeconds
+					for _, ph := range rep.Phases {
+						phases[ph.Name] += ph.Seconds
+					}
 				}
 				wall, cpu := time.Since(start), processCPU()-cpu0
 				b.StopTimer()
+				b.ReportMetric(float64(typed), "go-files-typed/op")
+				b.ReportMetric(float64(checked), "go-packages-checked/op")
+				b.ReportMetric(float64(nodes), "nodes/op")
+				b.ReportMetric(snapshot, "snapshot-s/op")
+				var parts []string
+				for _, name := range slices.Sorted(maps.Keys(phases)) {
+					parts = append(parts, fmt.Sprintf("%s %.1f s", name, phases[name]))
+				}
+				b.Logf("%s: %d roots; phases summed over them: %s", l.name, len(l.roots), strings.Join(parts, ", "))
 				settle := time.Now()
 				if _, err := s.tailer.CatchUp(ctx); err != nil {
 					b.Fatal(err)
