@@ -39,9 +39,9 @@ const rootsBenchSample = 50
 // type-checked and packages checked, the catch-up after it (project-s), and
 // log the indexing phases summed over the roots; the read sub-benchmarks ask
 // cos_graph_context, cos_graph_impact and cos_graph_resolve about the same
-// fixed-seed sample of 50 functions and methods in both layouts (an op is
-// the 50 calls; ns/call and cpu-ns/call are per call), and the "ten" one
-// reports its time per call over the "one" layout's (x-one).
+// fixed-seed sample of 50 functions and methods in both layouts, one
+// after the other in each op (one-ns/call, ten-ns/call and their ratio
+// x-one; the same in process CPU time).
 // Target: per-file index cost as for one root, reads within 1.2x. Skipped
 // unless COS_ROOTS_BENCH=1 (about 10,000 files indexed twice). Run with
 //
@@ -161,43 +161,82 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 		{"cos_graph_resolve", func(_, label string) string { return `{"q": ` + jsonString(label) + `}` }},
 	}
 	for _, q := range questions {
-		perCall := map[string]float64{}
+		args := map[string][]json.RawMessage{}
 		for _, l := range layouts {
 			sample := one
 			if l.name == "ten" {
 				sample = ten
 			}
-			args := make([]json.RawMessage, len(sample))
-			for i, n := range sample {
-				args[i] = json.RawMessage(q.args(n.UID, n.Label))
-				if env := servers[l.name].Call(ctx, q.tool, args[i]); !env.OK() {
-					b.Fatalf("%s %s: %s", q.tool, args[i], env.JSON())
+			for _, n := range sample {
+				a := json.RawMessage(q.args(n.UID, n.Label))
+				if env := servers[l.name].Call(ctx, q.tool, a); !env.OK() {
+					b.Fatalf("%s %s: %s", q.tool, a, env.JSON())
 				}
+				args[l.name] = append(args[l.name], a)
 			}
-			b.Run("read/"+strings.TrimPrefix(q.tool, "cos_graph_")+"/"+l.name, func(b *testing.B) {
-				s := servers[l.name]
-				b.ReportAllocs()
-				start, cpu0 := time.Now(), processCPU()
-				calls := 0
-				for b.Loop() {
-					for _, a := range args {
+		}
+		// One op asks the 50 questions of the one-root graph, then the same
+		// 50 of the ten-root graph: both layouts see the same load.
+		b.Run("read/"+strings.TrimPrefix(q.tool, "cos_graph_"), func(b *testing.B) {
+			b.ReportAllocs()
+			wall, cpu := map[string]time.Duration{}, map[string]time.Duration{}
+			calls := 0
+			for b.Loop() {
+				for _, l := range layouts {
+					s := servers[l.name]
+					start, cpu0 := time.Now(), processCPU()
+					for _, a := range args[l.name] {
 						if env := s.Call(ctx, q.tool, a); !env.OK() {
 							b.Fatal(env.Err())
 						}
 					}
-					calls += len(args)
+					wall[l.name] += time.Since(start)
+					cpu[l.name] += processCPU() - cpu0
 				}
-				wall := float64(time.Since(start).Nanoseconds()) / float64(calls)
-				b.ReportMetric(wall, "ns/call")
-				b.ReportMetric(float64((processCPU()-cpu0).Nanoseconds())/float64(calls), "cpu-ns/call")
-				if l.name == "one" {
-					perCall["one"] = wall
-				} else if perCall["one"] > 0 {
-					b.ReportMetric(wall/perCall["one"], "x-one")
-				}
+				calls += len(args["one"])
+			}
+			for _, l := range layouts {
+				b.ReportMetric(float64(wall[l.name].Nanoseconds())/float64(calls), l.name+"-ns/call")
+				b.ReportMetric(float64(cpu[l.name].Nanoseconds())/float64(calls), l.name+"-cpu-ns/call")
+			}
+			b.ReportMetric(float64(wall["ten"])/float64(wall["one"]), "x-one")
+			b.ReportMetric(float64(cpu["ten"])/float64(cpu["one"]), "cpu-x-one")
+		})
+	}
+	logKinds(b, servers["one"], servers["ten"])
+}
+
+// logKinds logs the nodes of each kind in the one-root and the ten-root
+// graphs where they differ.
+func logKinds(b *testing.B, one, ten *testServer) {
+	b.Helper()
+	count := func(s *testServer) (map[string]int, int) {
+		kinds, edges := map[string]int{}, 0
+		if err := s.st.ReadStrict(context.Background(), func(v state.View) {
+			v.Graph.Nodes(func(nd graph.Node) bool {
+				kinds[nd.Kind]++
+				return true
 			})
+			edges = v.Graph.Counts().Edges
+		}); err != nil {
+			b.Fatal(err)
+		}
+		return kinds, edges
+	}
+	k1, e1 := count(one)
+	k10, e10 := count(ten)
+	var diff []string
+	for _, kind := range slices.Sorted(maps.Keys(k1)) {
+		if k1[kind] != k10[kind] {
+			diff = append(diff, fmt.Sprintf("%s %d/%d", kind, k1[kind], k10[kind]))
 		}
 	}
+	for kind, n := range k10 {
+		if _, ok := k1[kind]; !ok {
+			diff = append(diff, fmt.Sprintf("%s 0/%d", kind, n))
+		}
+	}
+	b.Logf("graph one/ten: edges %d/%d; node kinds that differ: %s", e1, e10, strings.Join(diff, ", "))
 }
 
 // goSrcBin is one folder of the split: the GOROOT/src folders it holds
