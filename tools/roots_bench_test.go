@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/indexing"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -33,7 +34,9 @@ const rootsBenchSample = 50
 // the largest first, each into the folder holding the fewest files so far).
 // Layout "one" indexes P as a single root; layout "ten" indexes P/r0 …
 // P/r9 as ten roots of one state folder (r0 is the primary root, r1 … r9
-// are named, their uids carry rN//). The index sub-benchmarks report the
+// are named, their uids carry rN//), as `cos index P/r0 … P/r9` does (each
+// run takes a snapshot at its end); "ten-last-snapshot" the same with a
+// snapshot after the last run only (index sub-benchmark only). The index sub-benchmarks report the
 // wall and CPU time per file seen (index-ns/file, index-cpu-ns/file; the
 // snapshot each run takes at its end included, snapshot-s), the Go files
 // type-checked and packages checked, the catch-up after it (project-s), and
@@ -82,7 +85,9 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 	layouts := []struct {
 		name  string
 		roots []string
-	}{{"one", []string{parent}}, {"ten", folders}}
+		// lastSnapshot: only the last root's run takes a snapshot.
+		lastSnapshot bool
+	}{{"one", []string{parent}, false}, {"ten", folders, false}, {"ten-last-snapshot", folders, true}}
 	servers := map[string]*testServer{}
 	stateParent := b.TempDir() // outlives the index sub-benchmarks: the reads use their state
 	b.Cleanup(func() {
@@ -110,8 +115,12 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 				start, cpu0 := time.Now(), processCPU()
 				files, typed, checked, nodes, snapshot := 0, 0, 0, 0, 0.0
 				phases := map[string]float64{}
-				for _, root := range l.roots {
-					rep, err := s.Index(ctx, root, nil)
+				for i, root := range l.roots {
+					var o indexing.RunOptions
+					if l.lastSnapshot && i < len(l.roots)-1 {
+						o.SnapshotMinBytes = -1
+					}
+					rep, err := s.IndexWith(ctx, root, o)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -140,6 +149,7 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ReportMetric(time.Since(settle).Seconds(), "project-s/op")
+				logGraph(b, s)
 				b.ReportMetric(float64(files), "files/op")
 				b.ReportMetric(float64(wall.Nanoseconds())/float64(files), "index-ns/file")
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(files), "index-cpu-ns/file")
@@ -150,6 +160,8 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 			return
 		}
 	}
+	servers["ten-last-snapshot"].Close() // the reads ask "one" and "ten"
+	delete(servers, "ten-last-snapshot")
 
 	one, ten := sampleAcrossRoots(b, servers["one"], servers["ten"], rootsBenchSample)
 	questions := []struct {
@@ -162,7 +174,7 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 	}
 	for _, q := range questions {
 		args := map[string][]json.RawMessage{}
-		for _, l := range layouts {
+		for _, l := range layouts[:2] {
 			sample := one
 			if l.name == "ten" {
 				sample = ten
@@ -182,7 +194,7 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 			wall, cpu := map[string]time.Duration{}, map[string]time.Duration{}
 			calls := 0
 			for b.Loop() {
-				for _, l := range layouts {
+				for _, l := range layouts[:2] {
 					s := servers[l.name]
 					start, cpu0 := time.Now(), processCPU()
 					for _, a := range args[l.name] {
@@ -195,7 +207,7 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 				}
 				calls += len(args["one"])
 			}
-			for _, l := range layouts {
+			for _, l := range layouts[:2] {
 				b.ReportMetric(float64(wall[l.name].Nanoseconds())/float64(calls), l.name+"-ns/call")
 				b.ReportMetric(float64(cpu[l.name].Nanoseconds())/float64(calls), l.name+"-cpu-ns/call")
 			}
@@ -203,40 +215,29 @@ func BenchmarkRoots_GoSrc(b *testing.B) {
 			b.ReportMetric(float64(cpu["ten"])/float64(cpu["one"]), "cpu-x-one")
 		})
 	}
-	logKinds(b, servers["one"], servers["ten"])
 }
 
-// logKinds logs the nodes of each kind in the one-root and the ten-root
-// graphs where they differ.
-func logKinds(b *testing.B, one, ten *testServer) {
+// logGraph logs the nodes and edges of the graph of s, and its nodes by
+// kind.
+func logGraph(b *testing.B, s *testServer) {
 	b.Helper()
-	count := func(s *testServer) (map[string]int, int) {
-		kinds, edges := map[string]int{}, 0
-		if err := s.st.ReadStrict(context.Background(), func(v state.View) {
-			v.Graph.Nodes(func(nd graph.Node) bool {
-				kinds[nd.Kind]++
-				return true
-			})
-			edges = v.Graph.Counts().Edges
-		}); err != nil {
-			b.Fatal(err)
-		}
-		return kinds, edges
+	kinds, edges := map[string]int{}, 0
+	if err := s.st.ReadStrict(context.Background(), func(v state.View) {
+		v.Graph.Nodes(func(nd graph.Node) bool {
+			kinds[nd.Kind]++
+			return true
+		})
+		edges = v.Graph.Counts().Edges
+	}); err != nil {
+		b.Fatal(err)
 	}
-	k1, e1 := count(one)
-	k10, e10 := count(ten)
-	var diff []string
-	for _, kind := range slices.Sorted(maps.Keys(k1)) {
-		if k1[kind] != k10[kind] {
-			diff = append(diff, fmt.Sprintf("%s %d/%d", kind, k1[kind], k10[kind]))
-		}
+	var parts []string
+	nodes := 0
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, kinds[k]))
+		nodes += kinds[k]
 	}
-	for kind, n := range k10 {
-		if _, ok := k1[kind]; !ok {
-			diff = append(diff, fmt.Sprintf("%s 0/%d", kind, n))
-		}
-	}
-	b.Logf("graph one/ten: edges %d/%d; node kinds that differ: %s", e1, e10, strings.Join(diff, ", "))
+	b.Logf("graph: %d nodes, %d edges; %s", nodes, edges, strings.Join(parts, ", "))
 }
 
 // goSrcBin is one folder of the split: the GOROOT/src folders it holds
