@@ -14,7 +14,8 @@
 #              re-render with: go run ./scripts/benchmcp table FILE.jsonl) to FILE.jsonl
 # Environment: COS_BENCH_DIR caches the npm install (default ~/.cache/cos-bench);
 #   COS_JAVA_ROOT, COS_C_ROOT, COS_CPP_ROOT, COS_RUST_ROOT, COS_PHP_ROOT, COS_RUBY_ROOT
-#   name real projects to measure each language's extraction on (lines/s, lines/cpu-s).
+#   name real projects to measure each language's extraction on (lines/s, lines/cpu-s);
+#   COS_BENCH_ROOTS=1 also indexes GOROOT/src as one root and as ten (BenchmarkRoots_GoSrc).
 # Needs Go, a C compiler (cgo grammars), node ≥ 18 and npm. Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; runs=2 ;;
     --runs) runs="${2:?--runs needs a number}"; shift ;;
     --out) out="${2:?--out needs a file}"; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -144,4 +145,10 @@ fi
 if [ "${COS_BENCH_WATCH:-0}" = 1 ]; then
   step "watcher: bash scripts/bench_watch.sh"
   bash scripts/bench_watch.sh
+fi
+# One root beside ten roots holding the same files (GOROOT/src, about 10,000
+# files indexed twice): only with COS_BENCH_ROOTS=1.
+if [ "${COS_BENCH_ROOTS:-0}" = 1 ]; then
+  step "roots: go test -bench Roots_GoSrc"
+  COS_ROOTS_BENCH=1 go test -run '^$' -bench '^BenchmarkRoots_GoSrc$' -timeout 60m ./tools
 fi
