@@ -11,8 +11,9 @@
 // New(st, Options) returns an Indexer; IndexWith(ctx, root, RunOptions)
 // indexes root and returns a Report. Runs take turns: within the process
 // (Indexer.mu) and across processes (the index lock file in the state
-// folder), because the graph holds one indexed tree and two runs at once
-// would remove each other's files.
+// folder), because two runs of one root at once would take each other's
+// files for vanished. A state folder holds several roots (roots.go):
+// IndexWith places a folder among them, RemoveRoot takes one out.
 //
 // ApprovedPath and ApprovedFile check a client-supplied path against the
 // approved roots (Options.Roots, default the working directory), symlinks

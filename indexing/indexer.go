@@ -52,7 +52,7 @@ func (o Options) Validate() error {
 // Indexer indexes folders into one state folder's log. It is safe for
 // concurrent use: runs take turns, within the process (turn) and across
 // processes (state.IndexLockFile), because two runs at once would each
-// remove the other's files (the graph holds one indexed tree).
+// take the other's files of the same root for vanished.
 type Indexer struct {
 	st     *state.State
 	opts   Options

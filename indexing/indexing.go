@@ -41,6 +41,10 @@ type Report struct {
 	RootName  string `json:"root_name,omitempty"`
 	Under     string `json:"under,omitempty"`
 	RootAdded bool   `json:"root_added,omitempty"`
+	// Dependents are the other roots whose Go files were extracted again
+	// because this run added a root holding a Go module they use (their
+	// calls into it were stubs and now land on its nodes).
+	Dependents []Dependent `json:"dependents,omitempty"`
 	// FilesSeen … FilesSkipped are extract.Stats' counts: files accepted by
 	// the walk, emitted because their content changed, emitted again because
 	// a declaration they resolve against changed, vanished, unreadable, and
@@ -69,12 +73,8 @@ type Report struct {
 	FilesSplit int `json:"files_split"`
 	// FilesTrimmed counts payloads cut to fit the log's 1 MiB event limit
 	// (see trimPayload); TrimmedPaths names up to 20 of them.
-	FilesTrimmed int `json:"files_trimmed"`
-	// Dependents are the other roots whose Go files were extracted again
-	// because this run added a root holding a Go module they use (their
-	// calls into it were stubs and now land on its nodes).
-	Dependents   []Dependent `json:"dependents,omitempty"`
-	TrimmedPaths []string    `json:"trimmed_paths,omitempty"`
+	FilesTrimmed int      `json:"files_trimmed"`
+	TrimmedPaths []string `json:"trimmed_paths,omitempty"`
 	// Precise says which files SCIP indexes made precise (cos index
 	// --precise, --scip), and which files the graph held as precise lost
 	// it; absent when there is nothing to say.
@@ -171,9 +171,10 @@ type RunOptions struct {
 	// root they had edges into was removed (RemoveRoot).
 	forceOnly []string
 	// Name is the name a folder that is not yet a root takes as a new root
-	// (default: its folder's name, made unique); ignored for the first
-	// root of a state folder, whose paths carry no name. A folder that is
-	// a root already must be given its own name or none.
+	// (default: its folder's name, made unique). It is refused (E_ARGUMENT)
+	// for the first root of a state folder, whose paths carry no name, for
+	// a folder inside a root, for a root under another name, and when
+	// taken.
 	Name string
 	// UnlessIndexed makes the run do nothing, and return
 	// ErrAlreadyIndexed, when once it holds the index lock the graph
@@ -189,9 +190,11 @@ type RunOptions struct {
 // graph stream, plus one graph.file_removed request per vanished path on the
 // last batch. Unchanged files append nothing.
 //
-// The graph holds one tree: paths are relative to root, so indexing another
-// folder into the same state folder replaces the graph's files with that
-// folder's. The extractor caches live in <state>/index-cache/<root hash>.
+// root is placed among the graph's roots (see roots.go): a root is
+// refreshed, a folder inside one refreshes that part of it only, another
+// folder is added as a root (its paths name//path when it is not the
+// first). Only files of the root concerned can be removed. The extractor
+// caches live in <state>/index-cache/<root folder hash>.
 //
 // A payload over the log's 1 MiB event limit is trimmed, never dropped (see
 // trimPayload). o.Progress, when set, receives (files done, files seen so
