@@ -2,8 +2,6 @@ package indexing
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -189,14 +187,7 @@ func inRoot(name string, batch []graph.FileExtracted, removed []string) {
 }
 
 // cacheDirOf is the extractor cache folder of the root folder abs.
-func (x *Indexer) cacheDirOf(abs string) string {
-	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(x.st.Dir(), state.IndexCacheDir, hex.EncodeToString(sum[:8]))
-}
-
-// IndexedRoots returns the roots the graph of v holds, each with its last
-// index run, ordered by name (the primary root first).
-func IndexedRoots(v state.View) []projections.IndexRun { return v.Graph.Roots() }
+func (x *Indexer) cacheDirOf(abs string) string { return cacheDir(x.st.Dir(), abs) }
 
 // DiskPath returns where the graph path p lies on disk among roots: the
 // root's folder and p's path inside it (slash-separated); false when p
