@@ -158,7 +158,7 @@ func (x *Indexer) IndexAtStart(ctx context.Context) {
 		case ctx.Err() != nil:
 			return
 		case err != nil:
-			x.logger.Warn("indexing at start failed; run cos index to fill the graph", "root", abs, "err", err)
+			x.logger.Warn("indexing this folder at start failed; the server answers from the graph as it is", "root", abs, "err", err)
 		default:
 			x.logger.Info("indexed at start", "root", abs, "files", rep.FilesSeen, "changed", rep.FilesChanged, "seconds", rep.Seconds)
 		}

@@ -85,6 +85,9 @@ func TestRoots_AgentRefreshesAFolderThenAddsALibrary(t *testing.T) {
 	if !e.OK || e.Data["removed"].(map[string]any)["files_removed"] != float64(1) {
 		t.Fatalf("remove lib: %+v %v", e.Error, e.Data)
 	}
+	if seq, last := e.Data["meta"].(map[string]any)["log_seq"], e.Data["removed"].(map[string]any)["last_seq"]; seq != last || seq == float64(0) {
+		t.Fatalf("remove lib: meta.log_seq %v, want the removal's last seq %v", seq, last)
+	}
 	if e := idxCall(t, s, "cos_graph_context", `{"uid_or_name": "code:function:lib//util.py::helper"}`); e.OK || e.Error.Code != string(envelope.CodeNotFound) {
 		t.Fatalf("helper after removing lib: ok=%v, want E_NOT_FOUND", e.OK)
 	}
