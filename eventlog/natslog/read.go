@@ -15,6 +15,14 @@ import (
 // is no longer used when its deletion did not reach it.
 const consumerInactive = 10 * time.Second
 
+// followHeartbeat is the idle heartbeat asked of the server on every pull
+// of an ordered consumer, and followPullExpiry how long one pull waits for
+// messages: two missed heartbeats reset the consumer.
+const (
+	followHeartbeat  = 2 * time.Second
+	followPullExpiry = 10 * time.Second
+)
+
 // getMsgRange is the longest gap catch-up and Read fill with one request
 // per message; a longer one is read through an ordered consumer.
 const getMsgRange = 16
@@ -173,7 +181,11 @@ func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, stal
 			cancel()
 		}
 	}()
-	it, err := cons.Messages(jetstream.PullMaxMessages(512))
+	// A pull the server never answers (lost while a node rejoins) shows
+	// as missing heartbeats; the ordered consumer then recreates itself
+	// at the next seq. The client's default (5 s, so 10 s to notice) left
+	// a follower deaf for that long; followHeartbeat notices in 4 s.
+	it, err := cons.Messages(jetstream.PullMaxMessages(512), jetstream.PullHeartbeat(followHeartbeat), jetstream.PullExpiry(followPullExpiry))
 	if err != nil {
 		return l.storageErr(ctx, "read", err)
 	}
