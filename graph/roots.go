@@ -66,7 +66,11 @@ func RootedPath(name, rel string) string { return name + RootSep + rel }
 // pathBodied are the uid prefixes whose body starts with a graph path: the
 // nodes of a file belong to its root. The others (modules by import name,
 // packages, external stubs, MCP servers) name the same thing in every root.
-var pathBodied = []string{"code:file:", "code:function:", "code:class:", "doc:file:", "doc:heading:", "folder:", "config:"}
+var pathBodied = []string{"code:file:", "code:function:", "code:class:", "doc:file:", "doc:heading:", "folder:", "config:", "entry:"}
+
+// kindedPrefix reports whether a pathBodied prefix is followed by a kind
+// and ':' before the path (config:<format>:<path>, entry:<kind>:<path>).
+func kindedPrefix(p string) bool { return p == "config:" || p == "entry:" }
 
 // InRoot returns uid as the root name holds it. A uid whose body is a
 // path (files, their declarations, folders, config keys) gets the root's
@@ -81,8 +85,8 @@ func InRoot(uid, name string) string {
 			continue
 		}
 		body := uid[len(p):]
-		if p == "config:" {
-			// config:<format>:<path>#…
+		if kindedPrefix(p) {
+			// config:<format>:<path>#…, entry:<kind>:<path>::…
 			i := strings.IndexByte(body, ':')
 			if i < 0 {
 				return uid
@@ -114,7 +118,7 @@ func rootedPathProblem(uid string) string {
 			continue
 		}
 		body := uid[len(p):]
-		if p == "config:" {
+		if kindedPrefix(p) {
 			i := strings.IndexByte(body, ':')
 			if i < 0 {
 				return ""

@@ -18,3 +18,14 @@ func TestValidateUID_RootedPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestInRoot_Entrypoint: an entry point's uid carries its file's path
+// after the kind, so it belongs to the file's root like a config key.
+func TestInRoot_Entrypoint(t *testing.T) {
+	if got, want := InRoot("entry:http:srv/routes.go::GET:/users", "api"), "entry:http:api//srv/routes.go::GET:/users"; got != want {
+		t.Fatalf("InRoot = %q, want %q", got, want)
+	}
+	if err := ValidateUID("entry:http:bad!name//x.go::main"); err == nil {
+		t.Fatal("an entry uid with a bad root name validated")
+	}
+}

@@ -35,6 +35,26 @@ const (
 	KindConfig     = "config"
 	KindDependency = "dependency"
 	KindMCPServer  = "mcp_server"
+	// KindEntrypoint is a way into the program: an HTTP route, a CLI
+	// command, an MCP tool, a gRPC service, a message or event handler, a
+	// WebSocket upgrade, main or init. Uid entry:<kind>:<path>::<name>,
+	// metadata entry_kind (one of the Entry* constants) and, per kind,
+	// method and route, command, tool, service or subject. Its handled_by
+	// edge names the function that runs.
+	KindEntrypoint = "entrypoint"
+)
+
+// Entry point kinds: the metadata entry_kind of a KindEntrypoint node and
+// the <kind> of its uid.
+const (
+	EntryHTTP      = "http"
+	EntryCLI       = "cli"
+	EntryMCPTool   = "mcp_tool"
+	EntryGRPC      = "grpc"
+	EntryEvent     = "event"
+	EntryWebSocket = "websocket"
+	EntryMain      = "main"
+	EntryInit      = "init"
 )
 
 // Edge types.
@@ -64,6 +84,9 @@ const (
 	// EdgeAccessesField joins a function to the struct type whose field it
 	// reads or writes (metadata fields: the field names).
 	EdgeAccessesField = "accesses_field"
+	// EdgeHandledBy joins an entry point to the function or method that
+	// runs when it is entered (a route's handler, a command's run func).
+	EdgeHandledBy = "handled_by"
 )
 
 // Node is one vertex of the graph.

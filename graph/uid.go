@@ -50,6 +50,7 @@ var uidPrefixes = []struct{ prefix, kind string }{
 	{"nuget:package:", KindDependency},
 	{"swiftpm:package:", KindDependency},
 	{"mcp:server:", KindMCPServer},
+	{"entry:", KindEntrypoint},
 	{"cos:hook:", KindExternal},
 	{"cos:identifier:", KindExternal},
 }
@@ -98,7 +99,7 @@ func ValidateUID(uid string) error {
 			return nil
 		}
 	}
-	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, maven:package:, composer:package:, gem:package:, nuget:package:, swiftpm:package:, mcp:server:")
+	return bad("unknown prefix; expected one of code:file:, code:function:, code:class:, code:module:, code:external:, doc:file:, doc:heading:, folder:, config:json:, config:toml:, config:yaml:, go:package:, npm:package:, pypi:package:, crates:package:, maven:package:, composer:package:, gem:package:, nuget:package:, swiftpm:package:, mcp:server:, entry:")
 }
 
 // FileUID returns the uid of a repo-relative file: doc:file: for Markdown,
