@@ -29,3 +29,16 @@ func TestInRoot_Entrypoint(t *testing.T) {
 		t.Fatal("an entry uid with a bad root name validated")
 	}
 }
+
+func TestEntryUID_Valid(t *testing.T) {
+	uid := EntryUID(EntryHTTP, "srv/routes.go", "GET /users/{id}")
+	if uid != "entry:http:srv/routes.go::GET%20/users/{id}" {
+		t.Fatalf("EntryUID = %q", uid)
+	}
+	if err := ValidateUID(uid); err != nil {
+		t.Fatal(err)
+	}
+	if k, _ := KindOfUID(uid); k != KindEntrypoint {
+		t.Fatalf("KindOfUID = %q", k)
+	}
+}

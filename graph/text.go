@@ -112,3 +112,15 @@ func ExternalUID(name string) string { return ClampUID("code:external:" + UIDPar
 // SourceFileUID is FileUID of an extracted file's path, escaped and clamped
 // exactly as the extractors name file nodes.
 func SourceFileUID(path string) string { return ClampUID(FileUID(UIDPart(path))) }
+
+// EntryUID returns entry:<kind>:<path>::<name> for an entry point declared
+// in the file at path, kind one of the Entry* constants, each part escaped
+// (UIDPart: a space becomes %20) and the whole clamped (ClampUID). Names by
+// kind: http "<METHOD> <route>" ("ANY" when every method is served), cli
+// the command's words from the program down ("cos index"), mcp_tool the
+// tool's name, grpc the service's full name, event the subject, topic or
+// event name, websocket the route or the handler's name, main and init
+// the function's name.
+func EntryUID(kind, path, name string) string {
+	return ClampUID("entry:" + kind + ":" + UIDPart(path) + "::" + UIDPart(name))
+}
