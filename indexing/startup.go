@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/cos-dev/cos/gitfiles"
@@ -58,19 +60,42 @@ type StartRun struct {
 	FilesAppended  int `json:"files_appended"`
 	// Message says where the run is in a line for a person.
 	Message string `json:"message"`
+	// Error is why a failed run failed (State "failed").
+	Error string `json:"error,omitempty"`
 }
 
 // Start run states (StartRun.State).
 const (
 	StartWaiting = "waiting"
 	StartRunning = "running"
+	// StartFailed is a start run that ended in an error: the server answers
+	// from the graph as it was, and StartStatus keeps saying so until a
+	// later start run of the same folder succeeds.
+	StartFailed = "failed"
 )
 
 // startState is what StartRunning reports of one Indexer.
 type startState struct {
-	// mu guards run.
+	// mu guards run and failed.
 	mu  sync.Mutex
 	run *StartRun
+	// failed are the start runs that failed, by folder.
+	failed map[string]StartRun
+}
+
+func (s *startState) fail(r StartRun) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed == nil {
+		s.failed = map[string]StartRun{}
+	}
+	s.failed[r.Root] = r
+}
+
+func (s *startState) succeed(root string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.failed, root)
 }
 
 func (s *startState) set(r *StartRun) {
@@ -92,6 +117,21 @@ func (x *Indexer) Starting() (StartRun, bool) {
 		return StartRun{}, false
 	}
 	return *x.start.run, true
+}
+
+// StartStatus returns what cos_health shows of the start index: the run
+// under way (Starting), else a start run that failed (State "failed", the
+// first by folder), and false when there is neither.
+func (x *Indexer) StartStatus() (StartRun, bool) {
+	if r, ok := x.Starting(); ok || x == nil {
+		return r, ok
+	}
+	x.start.mu.Lock()
+	defer x.start.mu.Unlock()
+	for _, root := range slices.Sorted(maps.Keys(x.start.failed)) {
+		return x.start.failed[root], true
+	}
+	return StartRun{}, false
 }
 
 // startRoots are the folders IndexAtStart looks at: every approved root
@@ -144,6 +184,7 @@ func (x *Indexer) IndexAtStart(ctx context.Context) {
 			abs = real
 		}
 		if x.Indexed(abs) {
+			x.start.succeed(abs)
 			continue
 		}
 		x.start.set(&StartRun{Root: abs, State: StartWaiting, Message: "waiting for another index run of this state folder to finish"})
@@ -155,11 +196,16 @@ func (x *Indexer) IndexAtStart(ctx context.Context) {
 		switch {
 		case errors.Is(err, ErrAlreadyIndexed):
 			x.logger.Info("another index run indexed this folder meanwhile", "root", abs)
+			x.start.succeed(abs)
 		case ctx.Err() != nil:
 			return
 		case err != nil:
 			x.logger.Warn("indexing this folder at start failed; the server answers from the graph as it is", "root", abs, "err", err)
+			x.start.fail(StartRun{Root: abs, State: StartFailed, Error: err.Error(),
+				Message: fmt.Sprintf("indexing %s at start failed; the graph holds no index of it", abs)})
+			continue
 		default:
+			x.start.succeed(abs)
 			x.logger.Info("indexed at start", "root", abs, "files", rep.FilesSeen, "changed", rep.FilesChanged, "seconds", rep.Seconds)
 		}
 	}
@@ -183,6 +229,9 @@ func (x *Indexer) NotFoundReason(v state.View) (why string, filling bool) {
 			done = "listing the files"
 		}
 		return fmt.Sprintf("the index of %s is running (%s); try again shortly", r.Root, done), true
+	}
+	if r, ok := x.StartStatus(); ok && r.State == StartFailed {
+		return fmt.Sprintf("indexing %s at start failed (%s); fix that and run cos_graph_index {\"path\": %q}", r.Root, r.Error, r.Root), false
 	}
 	if _, ok := v.Graph.LastIndex(); ok || v.Graph.Counts().Files > 0 || x.IndexedRoot() != "" {
 		return "", false

@@ -118,3 +118,30 @@ func TestIndexAtStart_WorkingDirectory(t *testing.T) {
 		t.Fatalf("after another folder was indexed: %v, want none", r)
 	}
 }
+
+// TestIndexAtStart_FailureShown: a root that cannot be indexed (its folder
+// does not exist) is not silently skipped: StartStatus reports it failed
+// with the error, a not-found names it, and a later successful start run
+// of the folder clears it.
+func TestIndexAtStart_FailureShown(t *testing.T) {
+	missing := t.TempDir() + "/not-there"
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{missing}})
+	x.IndexAtStart(context.Background())
+	if _, ok := x.Starting(); ok {
+		t.Fatal("Starting after the run ended")
+	}
+	run, ok := x.StartStatus()
+	if !ok || run.State != StartFailed || run.Root != missing || run.Error == "" {
+		t.Fatalf("StartStatus = %+v, %v", run, ok)
+	}
+	if why := notFoundReason(t, x, st); !strings.Contains(why, "indexing "+missing+" at start failed (") {
+		t.Fatalf("not-found reason: %q", why)
+	}
+	g := testutil.GitRepo(t, testutil.DemoRepo)
+	x.start.fail(StartRun{Root: g.Root, State: StartFailed, Error: "earlier"})
+	x.opts.Roots = []string{g.Root}
+	x.IndexAtStart(context.Background())
+	if run, ok := x.StartStatus(); ok && run.Root == g.Root {
+		t.Fatalf("a failure survived the folder's successful start run: %+v", run)
+	}
+}

@@ -123,8 +123,9 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		out["last_index"] = h.LastIndex
 	}
 	// indexing: the index this server began at start of a folder the graph
-	// held no index of, while it waits or runs, with its file counts.
-	if run, ok := c.ix.Starting(); ok {
+	// held no index of, while it waits or runs, with its file counts; or
+	// one that failed (state "failed", error).
+	if run, ok := c.ix.StartStatus(); ok {
 		out["indexing"] = run
 	}
 	if h.SnapshotFailure != nil {
