@@ -310,3 +310,20 @@ func (l *ignoreLevels) ignored(rel, raw string) bool {
 	}
 	return false
 }
+
+// underOnly counts the files of a targeted run that lie at or under one
+// of its Only paths: what the run looked at, not the rest of the tree it
+// carries along from the stat cache.
+func (r *runner) underOnly(files []entry) int {
+	n := 0
+	for _, f := range files {
+		for _, p := range r.o.Only {
+			p = pathKey(path.Clean(p))
+			if f.Rel == p || strings.HasPrefix(f.Rel, p+"/") {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}

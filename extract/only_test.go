@@ -78,6 +78,14 @@ func TestRun_OnlyEqualsFull(t *testing.T) {
 	if _, ok := named.Payloads["py/main.py"]; !ok {
 		t.Fatalf("a targeted run naming py/main.py emitted %v", keys(named.Payloads))
 	}
+	// It counts as seen what it looked at, not the whole tree.
+	if named.Stats.FilesSeen != 1 {
+		t.Fatalf("a targeted run of one file saw %d files, want 1", named.Stats.FilesSeen)
+	}
+	folder := index(t, root, Options{CacheDir: opts.CacheDir, Only: []string{"py/pkg"}}, hashes(g))
+	if folder.Stats.FilesSeen != 3 || full.Stats.FilesSeen <= 3 {
+		t.Fatalf("a targeted run of py/pkg saw %d files (full run %d), want 3", folder.Stats.FilesSeen, full.Stats.FilesSeen)
+	}
 }
 
 // TestRun_OnlyRejectsBadPaths: an Only path that is empty, absolute, the

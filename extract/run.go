@@ -166,6 +166,9 @@ func (r *runner) run() error {
 	r.phase("walk")
 	r.total = len(w.Files)
 	r.st.FilesSeen = len(w.Files)
+	if r.o.Only != nil {
+		r.st.FilesSeen = r.underOnly(w.Files)
+	}
 	if w.Git != nil {
 		r.st.Git = &GitStats{Top: w.Git.Top, Source: w.Git.Source, Note: w.Git.Note, Kept: w.Git.Len()}
 	}

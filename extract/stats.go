@@ -9,7 +9,8 @@ import (
 // informational categories (slowest_extractions, files_with_parse_errors).
 type Stats struct {
 	// FilesSeen counts regular files the walk accepted (before the binary
-	// sniff); skipped and failed files are counted apart.
+	// sniff); skipped and failed files are counted apart. A targeted run
+	// (Options.Only) counts the files at or under its Only paths.
 	FilesSeen int `json:"files_seen"`
 	// FilesChanged counts files emitted because their content hash differs
 	// from the previous map (new or edited).

@@ -75,9 +75,19 @@ func place(abs string, roots []projections.IndexRun, want string) (placement, er
 				abs, rootLabel(*r), r.Root, removeArg(*r)).WithDetails(map[string]any{"root": r.Root, "name": r.Name})
 		}
 	}
-	if len(roots) == 0 {
+	hasPrimary := false
+	for _, r := range roots {
+		hasPrimary = hasPrimary || r.Name == ""
+	}
+	if !hasPrimary && want == "" {
 		// The first root is the primary one: its paths carry no name, so a
-		// state folder with one root has the uids it always had.
+		// state folder with one root has the uids it always had. Once the
+		// primary root is removed, the next folder added without a name
+		// takes its place: the primary folder indexed again gets back the
+		// uids it had.
+		return placement{folder: abs, added: true}, nil
+	}
+	if len(roots) == 0 {
 		if want != "" {
 			return placement{}, envelope.Errorf(envelope.CodeArgument,
 				"the first folder indexed into a state folder is its primary root, whose paths carry no name; index %s without a name", abs)

@@ -325,3 +325,32 @@ func TestRoots_WatchEveryRoot(t *testing.T) {
 		return fileHash(t, st, "a.py") == sha("def f():\n    return 10\n")
 	})
 }
+
+// The primary root removed while a named root stays: indexing its folder
+// again gives back the uids it had (no name), and the named root keeps
+// its own.
+func TestRoots_PrimaryReaddedKeepsItsUIDs(t *testing.T) {
+	ctx := context.Background()
+	parent := testutil.WriteTree(t, map[string]string{"app/a.py": "def a():\n    pass\n", "lib/b.py": "def b():\n    pass\n"})
+	parent, _ = filepath.EvalSymlinks(parent)
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{parent}})
+	app, lib := filepath.Join(parent, "app"), filepath.Join(parent, "lib")
+	for _, dir := range []string{app, lib} {
+		if _, err := x.IndexWith(ctx, dir, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := x.RemoveRoot(ctx, "primary"); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := graphFiles(t, st); !slices.Equal(files, []string{"lib//b.py"}) {
+		t.Fatalf("files after removing the primary root = %v", files)
+	}
+	rep, err := x.IndexWith(ctx, app, RunOptions{})
+	if err != nil || rep.RootName != "" || !rep.RootAdded {
+		t.Fatalf("the primary folder again: %+v %v", rep, err)
+	}
+	if files, _ := graphFiles(t, st); !slices.Equal(files, []string{"a.py", "lib//b.py"}) {
+		t.Fatalf("files after adding the primary folder again = %v", files)
+	}
+}
