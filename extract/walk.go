@@ -247,3 +247,23 @@ func addGitignore(levels []gitignoreLevel, abs, rel string) []gitignoreLevel {
 	lines := strings.Split(lang.ValidUTF8(data), "\n")
 	return append(levels, gitignoreLevel{dir: rel, gi: ignore.CompileIgnoreLines(lines...)})
 }
+
+// ListFiles returns, sorted, the repo-relative paths of the files a run
+// of root would look at (the walk's rules: git's file set in a work tree,
+// .gitignore files outside one, exclude folder names, no symlinks, files
+// up to maxSize bytes; 0 means DefaultMaxFileSize). Errors: the
+// context's, or the root unreadable.
+func ListFiles(ctx context.Context, root string, exclude []string, maxSize int64) ([]string, error) {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxFileSize
+	}
+	w, err := walk(ctx, root, exclude, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(w.Files))
+	for i, f := range w.Files {
+		out[i] = f.Rel
+	}
+	return out, nil
+}

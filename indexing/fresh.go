@@ -405,7 +405,8 @@ type Scan struct {
 	FilesChecked int `json:"files_checked"`
 	// Changed counts the graph's files that changed on disk or are gone
 	// and are not indexed yet; New the files git keeps (untracked, not
-	// ignored) that the graph does not hold (0 outside git).
+	// ignored) that the graph does not hold (outside git, the files a walk
+	// of the folder finds that the graph does not hold).
 	Changed int `json:"changed"`
 	New     int `json:"new"`
 	// Paths names up to the limit given of them, changed first, each
@@ -441,6 +442,8 @@ func (f *Freshness) Scan(ctx context.Context, t Target, limit int) (Scan, error)
 		s.Git = true
 		added = f.untracked(ctx, t)
 		s.Head, _ = gitfiles.Head(ctx, t.Root)
+	} else {
+		added = f.unheld(ctx, t)
 	}
 	s.New = len(added)
 	for _, p := range append(changed, added...) {
@@ -505,6 +508,29 @@ func (f *Freshness) Changed(ctx context.Context, t Target) ([]string, error) {
 	}
 	slices.Sort(changed)
 	return changed, nil
+}
+
+// unheld lists, sorted, the files an index of t.Root (not in git) would
+// take that the graph does not hold: a walk of the folder by the index's
+// rules (.gitignore files, the excluded folders, the state folder). A
+// walk that fails is logged and counts nothing.
+func (f *Freshness) unheld(ctx context.Context, t Target) []string {
+	exclude := append([]string(nil), extract.DefaultExcludeDirs...)
+	if rel, err := filepath.Rel(t.Root, f.st.Dir()); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		exclude = append(exclude, filepath.Base(f.st.Dir()))
+	}
+	files, err := extract.ListFiles(ctx, t.Root, exclude, 0)
+	if err != nil {
+		f.st.Logger().Warn("listing the folder failed; new files are not counted", "root", t.Root, "err", err)
+		return nil
+	}
+	var added []string
+	for _, p := range files {
+		if _, held := t.hashes[p]; !held && f.indexable(t.Root, p) {
+			added = append(added, p)
+		}
+	}
+	return added
 }
 
 // untracked lists, sorted, the files under t.Root that git keeps untracked

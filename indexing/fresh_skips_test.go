@@ -55,3 +55,45 @@ func TestFreshness_Scan_NewSkipsWhatIndexingSkips(t *testing.T) {
 		t.Errorf("with b.go new: new %d %q; want 1 [b.go]", s.New, s.Paths)
 	}
 }
+
+// TestFreshness_Scan_NewOutsideGit: in a folder that is not in git, Scan
+// walks it for the files an index would take and the graph does not hold:
+// a new file counts, an ignored one and an excluded folder's do not.
+func TestFreshness_Scan_NewOutsideGit(t *testing.T) {
+	ctx := context.Background()
+	root := testutil.WriteTree(t, map[string]string{"a.py": "def a():\n    pass\n", ".gitignore": "*.log\n"})
+	root, _ = filepath.EvalSymlinks(root)
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{root}})
+	if _, err := x.index(ctx, root, nil); err != nil {
+		t.Fatal(err)
+	}
+	f := NewFreshness(st)
+	scan := func() Scan {
+		t.Helper()
+		var tg Target
+		var ok bool
+		if err := st.Read(ctx, func(v state.View) { tg, ok = f.Target(v) }); err != nil || !ok {
+			t.Fatalf("target: %v, %v", ok, err)
+		}
+		s, err := f.Scan(ctx, tg, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := scan(); s.Git || s.New != 0 || s.Changed != 0 {
+		t.Fatalf("after the index: %+v; want no git, 0 new, 0 changed", s)
+	}
+	for p, body := range map[string]string{"b.py": "def b():\n    pass\n", "run.log": "x\n",
+		"node_modules/m/index.js": "export const m = 1\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s := scan(); s.New != 1 || !slices.Equal(s.Paths, []string{"b.py"}) {
+		t.Fatalf("with b.py new: new %d %q", s.New, s.Paths)
+	}
+}
