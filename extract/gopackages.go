@@ -51,12 +51,19 @@ type goPackageGraph struct {
 	ignored map[string]bool
 	// rel maps go list's absolute file names to repo-relative paths.
 	rel *relMapper
+	// workingTree maps the ID of a package of the tree to the module
+	// paths its run read from a working tree (another module of the tree,
+	// another root) in place of the version its go.mod requires.
+	workingTree map[string][]string
 }
 
 // goListRoot is one `go list` run: a folder and the patterns listed in it.
 type goListRoot struct {
 	Dir      string   // absolute folder go list runs in
 	Patterns []string // "./...", "./<sub>/..." or single folders "./<sub>"
+	// Work is the workspace of a run in a module folder of the tree (nil:
+	// the environment's, as for the module enclosing the tree).
+	Work *goWorkspace
 }
 
 // goListRoots returns the go list runs that cover the Go files of the tree
@@ -244,7 +251,7 @@ func goAvailable() bool {
 // on disk) to their packages. A root that cannot be listed marks the Go
 // files below it failed; nothing is fatal but ctx's end.
 func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot, goFiles map[string]string, goflags string, others map[string]string) (*goPackageGraph, error) {
-	g := &goPackageGraph{pkgs: map[string]*packages.Package{}, owner: map[string]*packages.Package{}, inTree: map[string][]string{}, failed: map[string]string{}, listedDirs: map[string]bool{}, ignored: map[string]bool{}}
+	g := &goPackageGraph{pkgs: map[string]*packages.Package{}, owner: map[string]*packages.Package{}, inTree: map[string][]string{}, failed: map[string]string{}, listedDirs: map[string]bool{}, ignored: map[string]bool{}, workingTree: map[string][]string{}}
 	rel := newRelMapper(absRoot, goFiles)
 	rel.others = others
 	g.rel = rel
@@ -260,7 +267,7 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			// load error, not a download.
 			Env: append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS="+goflags),
 		}
-		pkgs, err := packages.Load(cfg, r.Patterns...)
+		pkgs, err := loadInWorkspace(cfg, r)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -276,6 +283,9 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			}
 			if _, seen := g.pkgs[p.ID]; !seen {
 				g.pkgs[p.ID] = p
+			}
+			if r.Work != nil && len(r.Work.workingTree) > 0 && p.Module != nil && p.Module.Path == r.Work.modPath {
+				g.workingTree[p.ID] = r.Work.workingTree
 			}
 		})
 	}
