@@ -448,14 +448,20 @@ func goModulePath(gomod string) string {
 }
 
 // mentionsModule reports whether the go.mod or go.work at the top of dir
-// points the go tool at the module mod's source: a replace directive of
-// it (go.work: a use of a folder whose go.mod declares it). A bare
-// require is read from the module cache, not from the other root.
+// makes the module mod's source part of its type check: a replace
+// directive of it, a require of it (the Go pass reads a bare require of a
+// module another root holds from that root's working tree, not the module
+// cache), or in go.work a use of a folder whose go.mod declares it.
 func mentionsModule(dir, mod string) bool {
 	if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
-		if f, err := modfile.Parse("go.mod", data, nil); err == nil {
+		if f, err := modfile.ParseLax("go.mod", data, nil); err == nil {
 			for _, r := range f.Replace {
 				if r.Old.Path == mod {
+					return true
+				}
+			}
+			for _, r := range f.Require {
+				if r.Mod.Path == mod {
 					return true
 				}
 			}
