@@ -3,6 +3,7 @@ package extract
 import (
 	"fmt"
 	"go/version"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -57,7 +58,7 @@ func readGoModInfo(dir string) (goModInfo, bool) {
 	if err != nil {
 		return goModInfo{}, false
 	}
-	f, err := modfile.ParseLax("go.mod", data, nil)
+	f, err := modfile.Parse("go.mod", data, nil)
 	if err != nil || f.Module == nil || f.Module.Mod.Path == "" {
 		return goModInfo{}, false
 	}
@@ -77,38 +78,93 @@ func readGoModInfo(dir string) (goModInfo, bool) {
 	return m, true
 }
 
-// goModuleSources maps a module path to the folders whose go.mod declares
-// it: the tree's modules (modDirs, repo-relative under absRoot; those in
-// folders the go tool's "..." skips, such as testdata, are left out) and
-// the top folder of each other root (others: absolute folder → name).
-func goModuleSources(absRoot string, modDirs []string, others map[string]string) map[string][]string {
-	src := map[string][]string{}
+// goModuleSources are the folders whose go.mod declares a module path:
+// the tree's modules and the modules of the state folder's other roots.
+type goModuleSources struct {
+	tree, other map[string][]string // module path → absolute folders
+}
+
+// source returns the one folder a required module is read from: the
+// tree's module of that path when there is exactly one, else another
+// root's when there is exactly one; false when there is none or the
+// choice is ambiguous (two copies of the module).
+func (s goModuleSources) source(modPath string) (string, bool) {
+	switch t := s.tree[modPath]; {
+	case len(t) == 1:
+		return t[0], true
+	case len(t) > 1:
+		return "", false
+	}
+	if o := s.other[modPath]; len(o) == 1 {
+		return o[0], true
+	}
+	return "", false
+}
+
+// findGoModuleSources reads the go.mod files of the tree (modDirs,
+// repo-relative under absRoot) and walks each other root (others:
+// absolute folder → name) for its own. Modules in folders the go tool's
+// "..." skips (testdata, names starting with "." or "_") are left out, as
+// are vendor and node_modules folders of other roots.
+func findGoModuleSources(absRoot string, modDirs []string, others map[string]string) goModuleSources {
+	s := goModuleSources{tree: map[string][]string{}, other: map[string][]string{}}
 	for _, d := range modDirs {
 		if !wildcardMatches(d) {
 			continue
 		}
 		dir := filepath.Join(absRoot, filepath.FromSlash(d))
 		if m, ok := readGoModInfo(dir); ok {
-			src[m.path] = append(src[m.path], dir)
+			s.tree[m.path] = append(s.tree[m.path], dir)
 		}
 	}
-	for _, dir := range slices.Sorted(maps.Keys(others)) {
-		if m, ok := readGoModInfo(dir); ok && !slices.Contains(src[m.path], dir) {
-			src[m.path] = append(src[m.path], dir)
+	for _, root := range slices.Sorted(maps.Keys(others)) {
+		for _, dir := range GoModuleFolders(root) {
+			if m, ok := readGoModInfo(dir); ok {
+				s.other[m.path] = append(s.other[m.path], dir)
+			}
 		}
 	}
-	return src
+	return s
+}
+
+// GoModuleFolders returns the absolute folders under root (root included)
+// that hold a go.mod, sorted, skipping the folders the go tool's "..."
+// skips (testdata, names starting with "." or "_") and vendor and
+// node_modules folders. A folder that cannot be read is skipped.
+func GoModuleFolders(root string) []string {
+	var out []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() && p != root {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if p != root && (name == "testdata" || name == "vendor" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Name() == "go.mod" && d.Type().IsRegular() {
+			out = append(out, filepath.Dir(p))
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out
 }
 
 // planGoWorkspace returns the workspace of the go list run of the module
-// at dir (absolute), given the sources of module paths (goModuleSources)
+// at dir (absolute), given the sources of module paths
 // and the GOFLAGS of the run. A required module is read from a working
-// tree only when exactly one source declares its path (two copies of a
-// module leave it to the module cache: a stub), when neither the module
+// tree only when sources name one folder for it (two copies of a module
+// leave it to the module cache: a stub), when neither the module
 // nor the go.work it is in replaces it, and when the module is not
 // vendored (its vendor folder is what the go tool reads) and goflags
 // name no -mod other than readonly (workspace mode refuses them).
-func planGoWorkspace(dir string, sources map[string][]string, goflags string) (goWorkspace, bool) {
+func planGoWorkspace(dir string, sources goModuleSources, goflags string) (goWorkspace, bool) {
 	m, ok := readGoModInfo(dir)
 	if !ok {
 		return goWorkspace{}, false
@@ -166,10 +222,14 @@ func planGoWorkspace(dir string, sources map[string][]string, goflags string) (g
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		if provided[p] || replaced[p] || len(sources[p]) != 1 {
+		if provided[p] || replaced[p] {
 			continue
 		}
-		sm, ok := readGoModInfo(sources[p][0])
+		src, ok := sources.source(p)
+		if !ok {
+			continue
+		}
+		sm, ok := readGoModInfo(src)
 		if !ok {
 			continue
 		}
@@ -265,7 +325,7 @@ func findGoWork(dir string) (file, folder string) {
 // planWorkspaces fills the Work of every run listed from a module folder
 // of the tree.
 func planWorkspaces(roots []goListRoot, absRoot string, modDirs []string, others map[string]string, goflags string) {
-	var sources map[string][]string
+	var sources *goModuleSources
 	for i := range roots {
 		rel, err := filepath.Rel(absRoot, roots[i].Dir)
 		if rel = filepath.ToSlash(rel); rel == "." {
@@ -275,9 +335,10 @@ func planWorkspaces(roots []goListRoot, absRoot string, modDirs []string, others
 			continue
 		}
 		if sources == nil {
-			sources = goModuleSources(absRoot, modDirs, others)
+			s := findGoModuleSources(absRoot, modDirs, others)
+			sources = &s
 		}
-		if ws, ok := planGoWorkspace(roots[i].Dir, sources, goflags); ok {
+		if ws, ok := planGoWorkspace(roots[i].Dir, *sources, goflags); ok {
 			roots[i].Work = &ws
 		}
 	}

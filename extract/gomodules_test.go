@@ -39,8 +39,11 @@ func TestRun_GoBareRequireOfOtherRoot(t *testing.T) {
 		"lib/go.mod":     "module example.com/lib\n\ngo 1.22\n",
 		"lib/lib.go":     "package lib\n\n// Help helps.\nfunc Help() int { return 1 }\n\n// Box holds.\ntype Box struct{ N int }\n\n// Get gets.\nfunc (b *Box) Get() int { return b.N }\n",
 		"lib/sub/sub.go": "package sub\n\n// Deep is in a sub-package.\nfunc Deep() {}\n",
-		"svc/go.mod":     "module example.com/svc\n\ngo 1.22\n\nrequire example.com/lib v1.2.3\n",
-		"svc/main.go":    "package main\n\nimport (\n\t\"example.com/lib\"\n\t\"example.com/lib/sub\"\n)\n\nfunc main() {\n\tb := &lib.Box{N: lib.Help()}\n\t_ = b.Get()\n\tsub.Deep()\n}\n",
+		// A nested module of the library's root.
+		"lib/nested/go.mod": "module example.com/nested\n\ngo 1.22\n",
+		"lib/nested/n.go":   "package nested\n\n// N is in the nested module.\nfunc N() {}\n",
+		"svc/go.mod":        "module example.com/svc\n\ngo 1.22\n\nrequire (\n\texample.com/lib v1.2.3\n\texample.com/nested v0.1.0\n)\n",
+		"svc/main.go":       "package main\n\nimport (\n\t\"example.com/lib\"\n\t\"example.com/lib/sub\"\n\t\"example.com/nested\"\n)\n\nfunc main() {\n\tb := &lib.Box{N: lib.Help()}\n\t_ = b.Get()\n\tsub.Deep()\n\tnested.N()\n}\n",
 	})
 	parent, _ = filepath.EvalSymlinks(parent)
 	lib, svc := filepath.Join(parent, "lib"), filepath.Join(parent, "svc")
@@ -51,10 +54,10 @@ func TestRun_GoBareRequireOfOtherRoot(t *testing.T) {
 		meta   any
 	}{
 		{"with the library as a root", map[string]string{lib: "lib"},
-			[]string{"code:function:lib//lib.go::Box.Get", "code:function:lib//lib.go::Help", "code:function:lib//sub/sub.go::Deep"},
-			[]string{"example.com/lib"}},
+			[]string{"code:function:lib//lib.go::Box.Get", "code:function:lib//lib.go::Help", "code:function:lib//nested/n.go::N", "code:function:lib//sub/sub.go::Deep"},
+			[]string{"example.com/lib", "example.com/nested"}},
 		{"alone", nil,
-			[]string{"code:external:example.com/lib.Box.Get", "code:external:example.com/lib.Help", "code:external:example.com/lib/sub.Deep"},
+			[]string{"code:external:example.com/lib.Box.Get", "code:external:example.com/lib.Help", "code:external:example.com/lib/sub.Deep", "code:external:example.com/nested.N"},
 			nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
