@@ -2,7 +2,6 @@ package extract
 
 import (
 	"fmt"
-	"go/version"
 	"io/fs"
 	"maps"
 	"os"
@@ -15,27 +14,30 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-// goWorkspace is the workspace one go list run of a module of the tree
-// uses: the go.work the go tool would use for that module (a go.work above
-// that lists it), none when a go.work above does not list it (the go tool
-// would refuse the module; it is listed alone, as with GOWORK=off), or a
-// generated go.work when the module requires, with no replace, a module
-// whose source is another module of the tree or another root of the state
-// folder: then that module's working tree is used in place of the version
-// the go.mod requires, which the module cache (never reached while
-// indexing) would otherwise have to supply.
+// goWorkspace is how one go list run of a module of the tree sees its
+// dependencies: through the go.work the go tool would use for that module
+// (a go.work above that lists it); alone when a go.work above does not
+// list it (the go tool would refuse the module; it is listed as with
+// GOWORK=off); and, when the module is in no go.work and requires, with
+// no replace, a module whose source is another module of the tree or
+// another root of the state folder, through an alternate go.mod (go list
+// -modfile) that adds a replace of that module by its folder: its working
+// tree is then read in place of the version the go.mod requires, which
+// the module cache (never reached while indexing) would otherwise have to
+// supply. A replace, unlike a generated go.work, keeps the module graph
+// pruned: the versions the working tree requires need not be in the
+// module cache.
 type goWorkspace struct {
 	// modPath is the module path of the module listed.
 	modPath string
-	// gowork is the GOWORK the run sets: "" keeps the environment's,
-	// "off", or "generated" for the content below.
+	// gowork is the GOWORK the run sets: "" keeps the environment's, or
+	// "off".
 	gowork string
-	// base is the GOWORK without the generated go.work ("" or "off"), for
-	// a run the generated one breaks.
-	base string
-	// content is the generated go.work, written to a temporary folder for
-	// the run.
-	content []byte
+	// modfile is the alternate go.mod ("" none): the module's own with
+	// the replaces added; gosum is the module's go.sum, copied beside it.
+	modfile, gosum []byte
+	// goflags is the run's GOFLAGS, to which -modfile is added.
+	goflags string
 	// workingTree are the module paths read from a working tree in place
 	// of the required version, sorted.
 	workingTree []string
@@ -169,55 +171,20 @@ func planGoWorkspace(dir string, sources goModuleSources, goflags string) (goWor
 	if !ok {
 		return goWorkspace{}, false
 	}
-	ws := goWorkspace{modPath: m.path}
-	work, workDir := findGoWork(dir)
-	var wf *modfile.WorkFile
-	if work != "" {
-		if data, err := os.ReadFile(work); err == nil {
-			wf, _ = modfile.ParseWork(work, data, nil)
+	ws := goWorkspace{modPath: m.path, goflags: goflags}
+	if work := findGoWork(dir); work != "" {
+		if inGoWork(work, dir) {
+			return ws, true // the go.work decides
 		}
+		ws.gowork = "off" // the go tool would refuse the module under this go.work
 	}
-	// The modules the workspace already holds, and the replaces in force.
-	uses := []string{dir}
-	provided := map[string]bool{m.path: true}
-	replaced := maps.Clone(m.replaced)
-	if wf != nil {
-		listed := false
-		var wsUses []string
-		for _, u := range wf.Use {
-			ud := u.Path
-			if !filepath.IsAbs(ud) {
-				ud = filepath.Join(workDir, filepath.FromSlash(ud))
-			}
-			ud = filepath.Clean(ud)
-			if ud == filepath.Clean(dir) {
-				listed = true
-				continue
-			}
-			wsUses = append(wsUses, ud)
-		}
-		if !listed {
-			ws.gowork, wf = "off", nil // the go tool would refuse the module under this go.work
-		} else {
-			for _, ud := range wsUses {
-				if um, ok := readGoModInfo(ud); ok {
-					provided[um.path] = true
-					uses = append(uses, ud)
-					for p := range um.replaced {
-						replaced[p] = true
-					}
-				}
-			}
-			for _, r := range wf.Replace {
-				replaced[r.Old.Path] = true
-			}
-		}
-	}
-	if m.vendored || strings.Contains(goflags, "-mod=mod") || strings.Contains(goflags, "-mod=vendor") {
+	if m.vendored || strings.Contains(goflags, "-mod=vendor") || strings.Contains(goflags, "-modfile") {
 		return ws, true
 	}
 	// Bare requires of a module whose source is one folder, transitively.
-	goVer := m.goVersion
+	provided := map[string]bool{m.path: true}
+	replaced := maps.Clone(m.replaced)
+	var b strings.Builder
 	queue := append([]string(nil), m.requires...)
 	for len(queue) > 0 {
 		p := queue[0]
@@ -234,90 +201,67 @@ func planGoWorkspace(dir string, sources goModuleSources, goflags string) (goWor
 			continue
 		}
 		provided[p] = true
-		uses = append(uses, sm.dir)
 		ws.workingTree = append(ws.workingTree, p)
-		for r := range sm.replaced {
-			replaced[r] = true
-		}
+		fmt.Fprintf(&b, "replace %s => %s\n", strconv.Quote(p), strconv.Quote(src))
 		queue = append(queue, sm.requires...)
 	}
 	if len(ws.workingTree) == 0 {
 		return ws, true
 	}
 	slices.Sort(ws.workingTree)
-	for _, u := range uses[1:] {
-		if um, ok := readGoModInfo(u); ok && laterGo(um.goVersion, goVer) {
-			goVer = um.goVersion
-		}
+	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return goWorkspace{modPath: m.path, gowork: ws.gowork}, true
 	}
-	var b strings.Builder
-	if wf != nil && wf.Go != nil && laterGo(wf.Go.Version, goVer) {
-		goVer = wf.Go.Version
-	}
-	if goVer == "" {
-		goVer = "1.21"
-	}
-	fmt.Fprintf(&b, "go %s\n\nuse (\n", goVer)
-	for _, u := range uses {
-		fmt.Fprintf(&b, "\t%s\n", strconv.Quote(u))
-	}
-	b.WriteString(")\n")
-	if wf != nil {
-		for _, r := range wf.Replace {
-			old := strconv.Quote(r.Old.Path)
-			if r.Old.Version != "" {
-				old += " " + r.Old.Version
-			}
-			target := r.New.Path
-			if r.New.Version != "" {
-				target = strconv.Quote(target) + " " + r.New.Version
-			} else {
-				if !filepath.IsAbs(target) {
-					target = filepath.Join(workDir, filepath.FromSlash(target))
-				}
-				target = strconv.Quote(target)
-			}
-			fmt.Fprintf(&b, "replace %s => %s\n", old, target)
-		}
-	}
-	ws.base = ws.gowork
-	ws.gowork, ws.content = "generated", []byte(b.String())
+	ws.modfile = append(append(data, "\n// Added by the index: modules read from their working tree.\n"...), b.String()...)
+	ws.gosum, _ = os.ReadFile(filepath.Join(dir, "go.sum"))
 	return ws, true
 }
 
-// laterGo reports whether the go version a is later than b ("" is the
-// earliest).
-func laterGo(a, b string) bool {
-	if a == "" {
+// inGoWork reports whether the go.work file work lists the module folder
+// dir.
+func inGoWork(work, dir string) bool {
+	data, err := os.ReadFile(work)
+	if err != nil {
 		return false
 	}
-	if b == "" {
-		return true
+	wf, err := modfile.ParseWork(work, data, nil)
+	if err != nil {
+		return false
 	}
-	return version.Compare("go"+a, "go"+b) > 0
+	for _, u := range wf.Use {
+		ud := u.Path
+		if !filepath.IsAbs(ud) {
+			ud = filepath.Join(filepath.Dir(work), filepath.FromSlash(ud))
+		}
+		if filepath.Clean(ud) == filepath.Clean(dir) {
+			return true
+		}
+	}
+	return false
 }
 
-// findGoWork returns the go.work the go tool would use for a run in dir,
-// and its folder: GOWORK when set (none when "off"), else the first
-// go.work in dir or a folder above it.
-func findGoWork(dir string) (file, folder string) {
+// findGoWork returns the go.work the go tool would use for a run in dir:
+// GOWORK when set to a file (none when "off"), else the first go.work in
+// dir or a folder above it; "" when there is none.
+func findGoWork(dir string) string {
 	switch env := os.Getenv("GOWORK"); env {
 	case "off":
-		return "", ""
+		return ""
 	case "":
 	default:
 		if filepath.IsAbs(env) {
-			return env, filepath.Dir(env)
+			return env
 		}
-		return "", ""
+		return ""
 	}
 	for d := dir; ; d = filepath.Dir(d) {
 		f := filepath.Join(d, "go.work")
 		if st, err := os.Stat(f); err == nil && !st.IsDir() {
-			return f, d
+			return f
 		}
 		if filepath.Dir(d) == d {
-			return "", ""
+			return ""
 		}
 	}
 }
@@ -344,35 +288,37 @@ func planWorkspaces(roots []goListRoot, absRoot string, modDirs []string, others
 	}
 }
 
-// loadInWorkspace runs packages.Load for r under its workspace: GOWORK=off,
-// or a generated go.work written to a temporary folder for the run. A run
-// the generated go.work breaks (conflicting replaces of two modules) is
-// run again under the environment's workspace.
+// loadInWorkspace runs packages.Load for r under its workspace: with
+// GOWORK=off, and with the alternate go.mod written to a temporary folder
+// for the run. A run the alternate go.mod breaks is run again without it.
 func loadInWorkspace(cfg *packages.Config, r goListRoot) ([]*packages.Package, error) {
-	if r.Work == nil || r.Work.gowork == "" {
+	if r.Work == nil {
 		return packages.Load(cfg, r.Patterns...)
 	}
-	if r.Work.gowork == "off" {
-		c := *cfg
-		c.Env = append(slices.Clip(cfg.Env), "GOWORK=off")
-		return packages.Load(&c, r.Patterns...)
+	base := *cfg
+	base.Env = slices.Clip(cfg.Env)
+	if r.Work.gowork != "" {
+		base.Env = append(base.Env, "GOWORK="+r.Work.gowork)
 	}
-	tmp, err := os.MkdirTemp("", "cos-gowork-")
-	if err == nil {
+	if r.Work.modfile == nil {
+		return packages.Load(&base, r.Patterns...)
+	}
+	tmp, err := os.MkdirTemp("", "cos-gomod-")
+	if err == nil && !strings.ContainsAny(tmp, " \t") {
 		defer func() { _ = os.RemoveAll(tmp) }()
-		work := filepath.Join(tmp, "go.work")
-		if err = os.WriteFile(work, r.Work.content, 0o600); err == nil {
-			c := *cfg
-			c.Env = append(slices.Clip(cfg.Env), "GOWORK="+work)
+		mod := filepath.Join(tmp, "go.mod")
+		err = os.WriteFile(mod, r.Work.modfile, 0o600)
+		if err == nil && r.Work.gosum != nil {
+			err = os.WriteFile(filepath.Join(tmp, "go.sum"), r.Work.gosum, 0o600)
+		}
+		if err == nil {
+			c := base
+			c.Env = append(slices.Clip(base.Env), "GOFLAGS="+strings.TrimSpace(r.Work.goflags+" -modfile="+mod))
 			if pkgs, err := packages.Load(&c, r.Patterns...); err == nil || cfg.Context.Err() != nil {
 				return pkgs, err
 			}
 		}
 	}
 	r.Work.workingTree = nil
-	c := *cfg
-	if r.Work.base != "" {
-		c.Env = append(slices.Clip(cfg.Env), "GOWORK="+r.Work.base)
-	}
-	return packages.Load(&c, r.Patterns...)
+	return packages.Load(&base, r.Patterns...)
 }
