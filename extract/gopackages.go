@@ -284,10 +284,10 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			if _, seen := g.pkgs[p.ID]; !seen {
 				g.pkgs[p.ID] = p
 			}
-			if r.Work != nil && len(r.Work.workingTree) > 0 && p.Module != nil && p.Module.Path == r.Work.modPath {
-				g.workingTree[p.ID] = r.Work.workingTree
-			}
 		})
+		if r.Work != nil && len(r.Work.workingTree) > 0 {
+			g.markWorkingTree(pkgs, r.Work)
+		}
 	}
 	// go list reports file names as JSON, where a byte that is not UTF-8
 	// becomes U+FFFD: give such names back their bytes on disk.
@@ -341,6 +341,39 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 		}
 	}
 	return g, nil
+}
+
+// markWorkingTree records, for each package of the run's own module,
+// the modules of ws.workingTree it reaches through its imports
+// (transitively): its edges into them name their working tree's nodes.
+func (g *goPackageGraph) markWorkingTree(pkgs []*packages.Package, ws *goWorkspace) {
+	reach := map[*packages.Package][]string{}
+	var visit func(p *packages.Package) []string
+	visit = func(p *packages.Package) []string {
+		if r, ok := reach[p]; ok {
+			return r
+		}
+		reach[p] = nil // an import cycle (a test variant) ends here
+		set := map[string]bool{}
+		if p.Module != nil && slices.Contains(ws.workingTree, p.Module.Path) {
+			set[p.Module.Path] = true
+		}
+		for _, d := range p.Imports {
+			for _, m := range visit(d) {
+				set[m] = true
+			}
+		}
+		r := slices.Sorted(maps.Keys(set))
+		reach[p] = r
+		return r
+	}
+	for _, p := range pkgs {
+		if p.Module != nil && p.Module.Path == ws.modPath {
+			if r := visit(p); len(r) > 0 {
+				g.workingTree[p.ID] = r
+			}
+		}
+	}
 }
 
 // failRoot marks every Go file below a root that could not be listed.
