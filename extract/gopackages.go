@@ -51,12 +51,19 @@ type goPackageGraph struct {
 	ignored map[string]bool
 	// rel maps go list's absolute file names to repo-relative paths.
 	rel *relMapper
+	// workingTree maps the ID of a package of the tree to the module
+	// paths its run read from a working tree (another module of the tree,
+	// another root) in place of the version its go.mod requires.
+	workingTree map[string][]string
 }
 
 // goListRoot is one `go list` run: a folder and the patterns listed in it.
 type goListRoot struct {
 	Dir      string   // absolute folder go list runs in
 	Patterns []string // "./...", "./<sub>/..." or single folders "./<sub>"
+	// Work is the workspace of a run in a module folder of the tree (nil:
+	// the environment's, as for the module enclosing the tree).
+	Work *goWorkspace
 }
 
 // goListRoots returns the go list runs that cover the Go files of the tree
@@ -244,7 +251,7 @@ func goAvailable() bool {
 // on disk) to their packages. A root that cannot be listed marks the Go
 // files below it failed; nothing is fatal but ctx's end.
 func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot, goFiles map[string]string, goflags string, others map[string]string) (*goPackageGraph, error) {
-	g := &goPackageGraph{pkgs: map[string]*packages.Package{}, owner: map[string]*packages.Package{}, inTree: map[string][]string{}, failed: map[string]string{}, listedDirs: map[string]bool{}, ignored: map[string]bool{}}
+	g := &goPackageGraph{pkgs: map[string]*packages.Package{}, owner: map[string]*packages.Package{}, inTree: map[string][]string{}, failed: map[string]string{}, listedDirs: map[string]bool{}, ignored: map[string]bool{}, workingTree: map[string][]string{}}
 	rel := newRelMapper(absRoot, goFiles)
 	rel.others = others
 	g.rel = rel
@@ -260,7 +267,7 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 			// load error, not a download.
 			Env: append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS="+goflags),
 		}
-		pkgs, err := packages.Load(cfg, r.Patterns...)
+		pkgs, err := loadInWorkspace(cfg, r)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -278,6 +285,9 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 				g.pkgs[p.ID] = p
 			}
 		})
+		if r.Work != nil && len(r.Work.workingTree) > 0 {
+			g.markWorkingTree(pkgs, r.Work)
+		}
 	}
 	// go list reports file names as JSON, where a byte that is not UTF-8
 	// becomes U+FFFD: give such names back their bytes on disk.
@@ -331,6 +341,39 @@ func loadGoPackageGraph(ctx context.Context, absRoot string, roots []goListRoot,
 		}
 	}
 	return g, nil
+}
+
+// markWorkingTree records, for each package of the run's own module,
+// the modules of ws.workingTree it reaches through its imports
+// (transitively): its edges into them name their working tree's nodes.
+func (g *goPackageGraph) markWorkingTree(pkgs []*packages.Package, ws *goWorkspace) {
+	reach := map[*packages.Package][]string{}
+	var visit func(p *packages.Package) []string
+	visit = func(p *packages.Package) []string {
+		if r, ok := reach[p]; ok {
+			return r
+		}
+		reach[p] = nil // an import cycle (a test variant) ends here
+		set := map[string]bool{}
+		if p.Module != nil && slices.Contains(ws.workingTree, p.Module.Path) {
+			set[p.Module.Path] = true
+		}
+		for _, d := range p.Imports {
+			for _, m := range visit(d) {
+				set[m] = true
+			}
+		}
+		r := slices.Sorted(maps.Keys(set))
+		reach[p] = r
+		return r
+	}
+	for _, p := range pkgs {
+		if p.Module != nil && p.Module.Path == ws.modPath {
+			if r := visit(p); len(r) > 0 {
+				g.workingTree[p.ID] = r
+			}
+		}
+	}
 }
 
 // failRoot marks every Go file below a root that could not be listed.

@@ -54,7 +54,9 @@ func newTypedRun(r *runner, results map[string]*lang.Result, byPath map[string]e
 
 // listAll lists every package of the tree.
 func (tr *typedRun) listAll(in goInputFiles) error {
-	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, goListRoots(tr.r.root, in.modDirs, in.enclosing), in.files, tr.r.build.flags, tr.r.o.OtherRoots)
+	roots := goListRoots(tr.r.root, in.modDirs, in.enclosing)
+	planWorkspaces(roots, tr.r.root, in.modDirs, tr.r.o.OtherRoots, tr.r.build.flags)
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, roots, in.files, tr.r.build.flags, tr.r.o.OtherRoots)
 	tr.r.phase("go list")
 	if err != nil {
 		return err
@@ -86,7 +88,9 @@ func (tr *typedRun) listFolders(in goInputFiles, results map[string]*lang.Result
 			delete(dirs, d)
 		}
 	}
-	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, narrowListRoots(tr.r.root, in.modDirs, in.enclosing, slices.Sorted(maps.Keys(dirs))), in.files, tr.r.build.flags, tr.r.o.OtherRoots)
+	roots := narrowListRoots(tr.r.root, in.modDirs, in.enclosing, slices.Sorted(maps.Keys(dirs)))
+	planWorkspaces(roots, tr.r.root, in.modDirs, tr.r.o.OtherRoots, tr.r.build.flags)
+	g, err := loadGoPackageGraph(tr.r.ctx, tr.r.root, roots, in.files, tr.r.build.flags, tr.r.o.OtherRoots)
 	tr.r.phase("go list (touched folders)")
 	if err != nil {
 		return err
@@ -225,6 +229,11 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 				// The file node comes first; its edges stay exact.
 				tf.Nodes[0].Metadata[graph.MetaFallback] = graph.FallbackIncompletePackage
 				tf.Nodes[0].Metadata[graph.MetaFallbackDetail] = lang.CleanString(detail)
+			}
+		}
+		if mods := g.workingTree[cp.pkg.ID]; len(mods) > 0 {
+			for _, tf := range out {
+				tf.Nodes[0].Metadata[graph.MetaGoWorkingTree] = mods
 			}
 		}
 		shape := x.shapeDigest(cp)

@@ -39,8 +39,10 @@ type Options struct {
 	// OtherRoots are the other roots of the state folder, by absolute
 	// folder, with their names ("" the primary root): a Go call or type
 	// the type checker finds in one of them (a module this tree replaces
-	// with that folder, or shares a go.work with) is an edge to that root's node
-	// (graph.RootedPath) instead of an external stub.
+	// with that folder, shares a go.work with, or requires with no replace:
+	// then read from that root's working tree, see graph.MetaGoWorkingTree)
+	// is an edge to that root's node (graph.RootedPath) instead of an
+	// external stub.
 	OtherRoots map[string]string
 	// CacheDir holds the stat cache (mtime+size → hash) and the declaration
 	// cache that make a no-change re-index cheap. Empty disables both: every

@@ -29,6 +29,13 @@ const (
 	// MetaFallbackDetail is the first error that caused a load or type
 	// fallback, for people; not for matching.
 	MetaFallbackDetail = "fallback_detail"
+	// MetaGoWorkingTree ([]string, sorted) is set on the file node of a Go
+	// file whose package imports, directly or not, packages of modules its
+	// go.mod requires with no replace and that were read from their
+	// working tree (another module of the same root, or of another root):
+	// those module paths. Edges into them describe that tree as it is on
+	// disk, not the version the go.mod requires.
+	MetaGoWorkingTree = "go_working_tree"
 	// MetaBuildExcluded (bool true) is set on the file node and every
 	// declaration of a Go file that the current GOOS/GOARCH and build tags
 	// leave out of the build.

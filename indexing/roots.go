@@ -14,6 +14,7 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/state"
@@ -414,18 +415,23 @@ func (x *Indexer) IndexPaths(ctx context.Context, byRoot map[string][]string, o 
 }
 
 // reextractDependents extracts again the Go files of the other roots
-// whose go.mod or go.work points at the Go module of the root just added
-// at folder (a replace, a use): their calls into it were stubs and
-// now land on its nodes. It runs after the new root's run, which holds the
-// index turn; a failure is logged and left for the next index of that
-// root. Report.Dependents names the roots re-extracted.
+// with a go.mod or go.work that points at a Go module of the root just
+// added at folder (a require, a replace, a use): their calls into it were
+// stubs and now land on its nodes. It runs after the new root's run, which
+// holds the index turn; a failure is logged and left for the next index of
+// that root. Report.Dependents names the roots re-extracted.
 func (x *Indexer) reextractDependents(ctx context.Context, rep *Report, folder string, others map[string]string) {
-	mod := goModulePath(filepath.Join(folder, "go.mod"))
-	if mod == "" {
+	mods := map[string]bool{}
+	for _, d := range extract.GoModuleFolders(folder) {
+		if mod := goModulePath(filepath.Join(d, "go.mod")); mod != "" {
+			mods[mod] = true
+		}
+	}
+	if len(mods) == 0 {
 		return
 	}
 	for _, dir := range slices.Sorted(maps.Keys(others)) {
-		if !mentionsModule(dir, mod) {
+		if !usesModule(dir, mods) {
 			continue
 		}
 		sub, err := x.indexLocked(ctx, dir, RunOptions{forceGo: true})
@@ -436,6 +442,18 @@ func (x *Indexer) reextractDependents(ctx context.Context, rep *Report, folder s
 		rep.Dependents = append(rep.Dependents, Dependent{Root: dir, Name: others[dir], FilesChanged: sub.FilesChanged, LastSeq: sub.LastSeq})
 		rep.LastSeq = max(rep.LastSeq, sub.LastSeq)
 	}
+}
+
+// usesModule reports whether a go.mod or go.work of the root at dir (its
+// top folder's, or a nested module's) mentions one of the module paths
+// mods (mentionsModule).
+func usesModule(dir string, mods map[string]bool) bool {
+	for _, d := range extract.GoModuleFolders(dir) {
+		if mentionsModule(d, mods) {
+			return true
+		}
+	}
+	return mentionsModule(dir, mods) // a go.work with no go.mod beside it
 }
 
 // Dependent is a root whose Go files were extracted again because the
@@ -458,14 +476,20 @@ func goModulePath(gomod string) string {
 }
 
 // mentionsModule reports whether the go.mod or go.work at the top of dir
-// points the go tool at the module mod's source: a replace directive of
-// it (go.work: a use of a folder whose go.mod declares it). A bare
-// require is read from the module cache, not from the other root.
-func mentionsModule(dir, mod string) bool {
+// makes the source of a module of mods (module paths) part of its type check: a replace
+// directive of it, a require of it (the Go pass reads a bare require of a
+// module another root holds from that root's working tree, not the module
+// cache), or in go.work a use of a folder whose go.mod declares one.
+func mentionsModule(dir string, mods map[string]bool) bool {
 	if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
 		if f, err := modfile.Parse("go.mod", data, nil); err == nil {
 			for _, r := range f.Replace {
-				if r.Old.Path == mod {
+				if mods[r.Old.Path] {
+					return true
+				}
+			}
+			for _, r := range f.Require {
+				if mods[r.Mod.Path] {
 					return true
 				}
 			}
@@ -474,7 +498,7 @@ func mentionsModule(dir, mod string) bool {
 	if data, err := os.ReadFile(filepath.Join(dir, "go.work")); err == nil {
 		if f, err := modfile.ParseWork("go.work", data, nil); err == nil {
 			for _, u := range f.Use {
-				if goModulePath(filepath.Join(dir, u.Path, "go.mod")) == mod {
+				if mods[goModulePath(filepath.Join(dir, u.Path, "go.mod"))] {
 					return true
 				}
 			}

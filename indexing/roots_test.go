@@ -184,79 +184,95 @@ func TestRoots_Snapshot(t *testing.T) {
 // indexed first (indexed second, the library makes the service's Go files
 // extracted again), and impact crosses the roots.
 func TestRoots_GoCallsCrossRoots(t *testing.T) {
-	for _, libFirst := range []bool{true, false} {
-		t.Run(map[bool]string{true: "library first", false: "service first"}[libFirst], func(t *testing.T) {
-			ctx := context.Background()
-			parent := testutil.WriteTree(t, map[string]string{
-				"lib/go.mod":  "module example.com/lib\n\ngo 1.22\n",
-				"lib/lib.go":  "package lib\n\n// Help helps.\nfunc Help() int { return 1 }\n\n// Box holds.\ntype Box struct{ N int }\n\n// Get gets.\nfunc (b *Box) Get() int { return b.N }\n",
-				"svc/go.mod":  "module example.com/svc\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ../lib\n",
-				"svc/main.go": "package main\n\nimport \"example.com/lib\"\n\nfunc main() {\n\tb := &lib.Box{N: lib.Help()}\n\t_ = b.Get()\n}\n",
+	// The service reaches the library by a replace, or by a bare require
+	// (read from the library root's working tree, not the module cache).
+	svcMods := map[string]string{
+		"replace":      "module example.com/svc\n\ngo 1.22\n\nrequire example.com/lib v0.0.0\n\nreplace example.com/lib => ../lib\n",
+		"bare require": "module example.com/svc\n\ngo 1.22\n\nrequire example.com/lib v1.2.3\n",
+	}
+	for _, how := range []string{"replace", "bare require"} {
+		for _, libFirst := range []bool{true, false} {
+			t.Run(how+"/"+map[bool]string{true: "library first", false: "service first"}[libFirst], func(t *testing.T) {
+				testGoCallsCrossRoots(t, svcMods[how], libFirst)
 			})
-			parent, _ = filepath.EvalSymlinks(parent)
-			lib, svc := filepath.Join(parent, "lib"), filepath.Join(parent, "svc")
-			x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{parent}})
-			order := []string{svc, lib}
-			if libFirst {
-				order = []string{lib, svc}
-			}
-			var reps []Report
-			for _, r := range order {
-				rep, err := x.IndexWith(ctx, r, RunOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				reps = append(reps, rep)
-			}
-			// The uids of each root: the first one indexed is the primary.
-			libPath, svcPath := "lib.go", "svc//main.go"
-			if !libFirst {
-				libPath, svcPath = "lib//lib.go", "main.go"
-				if len(reps[1].Dependents) != 1 || reps[1].Dependents[0].Root != svc {
-					t.Fatalf("adding the library re-extracted %+v, want the service", reps[1].Dependents)
-				}
-			}
-			main := "code:function:" + svcPath + "::main"
-			want := []string{"code:function:" + libPath + "::Box.Get", "code:function:" + libPath + "::Help"}
-			var got []string
-			if err := st.ReadStrict(ctx, func(v state.View) {
-				for _, e := range v.Graph.Out(main) {
-					if e.Type == "calls" {
-						got = append(got, e.Target)
-					}
-				}
-			}); err != nil {
-				t.Fatal(err)
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, want) {
-				t.Fatalf("calls of %s = %v, want %v", main, got, want)
-			}
+		}
+	}
+}
 
-			// Removing the library takes the service's calls back to
-			// stubs: no edge is left pointing at nothing.
-			out, err := x.RemoveRoot(ctx, map[bool]string{true: "primary", false: "lib"}[libFirst])
-			if err != nil || len(out.Dependents) != 1 || out.Root != lib {
-				t.Fatalf("remove the library: %+v %v", out, err)
+// testGoCallsCrossRoots indexes a library and a service as two roots in
+// either order and checks the service's calls land on the library's nodes,
+// and go back to stubs once the library root is removed.
+func testGoCallsCrossRoots(t *testing.T, svcMod string, libFirst bool) {
+	t.Helper()
+	ctx := context.Background()
+	parent := testutil.WriteTree(t, map[string]string{
+		"lib/go.mod":  "module example.com/lib\n\ngo 1.22\n",
+		"lib/lib.go":  "package lib\n\n// Help helps.\nfunc Help() int { return 1 }\n\n// Box holds.\ntype Box struct{ N int }\n\n// Get gets.\nfunc (b *Box) Get() int { return b.N }\n",
+		"svc/go.mod":  svcMod,
+		"svc/main.go": "package main\n\nimport \"example.com/lib\"\n\nfunc main() {\n\tb := &lib.Box{N: lib.Help()}\n\t_ = b.Get()\n}\n",
+	})
+	parent, _ = filepath.EvalSymlinks(parent)
+	lib, svc := filepath.Join(parent, "lib"), filepath.Join(parent, "svc")
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{parent}})
+	order := []string{svc, lib}
+	if libFirst {
+		order = []string{lib, svc}
+	}
+	var reps []Report
+	for _, r := range order {
+		rep, err := x.IndexWith(ctx, r, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps = append(reps, rep)
+	}
+	// The uids of each root: the first one indexed is the primary.
+	libPath, svcPath := "lib.go", "svc//main.go"
+	if !libFirst {
+		libPath, svcPath = "lib//lib.go", "main.go"
+		if len(reps[1].Dependents) != 1 || reps[1].Dependents[0].Root != svc {
+			t.Fatalf("adding the library re-extracted %+v, want the service", reps[1].Dependents)
+		}
+	}
+	main := "code:function:" + svcPath + "::main"
+	want := []string{"code:function:" + libPath + "::Box.Get", "code:function:" + libPath + "::Help"}
+	var got []string
+	if err := st.ReadStrict(ctx, func(v state.View) {
+		for _, e := range v.Graph.Out(main) {
+			if e.Type == "calls" {
+				got = append(got, e.Target)
 			}
-			if !libFirst {
-				main = "code:function:main.go::main"
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("calls of %s = %v, want %v", main, got, want)
+	}
+
+	// Removing the library takes the service's calls back to
+	// stubs: no edge is left pointing at nothing.
+	out, err := x.RemoveRoot(ctx, map[bool]string{true: "primary", false: "lib"}[libFirst])
+	if err != nil || len(out.Dependents) != 1 || out.Root != lib {
+		t.Fatalf("remove the library: %+v %v", out, err)
+	}
+	if !libFirst {
+		main = "code:function:main.go::main"
+	}
+	got = nil
+	if err := st.ReadStrict(ctx, func(v state.View) {
+		for _, e := range v.Graph.Out(main) {
+			if e.Type == "calls" {
+				got = append(got, e.Target)
 			}
-			got = nil
-			if err := st.ReadStrict(ctx, func(v state.View) {
-				for _, e := range v.Graph.Out(main) {
-					if e.Type == "calls" {
-						got = append(got, e.Target)
-					}
-				}
-			}); err != nil {
-				t.Fatal(err)
-			}
-			slices.Sort(got)
-			if want := []string{"code:external:example.com/lib.Box.Get", "code:external:example.com/lib.Help"}; !slices.Equal(got, want) {
-				t.Fatalf("calls of %s after removing the library = %v, want %v", main, got, want)
-			}
-		})
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	if want := []string{"code:external:example.com/lib.Box.Get", "code:external:example.com/lib.Help"}; !slices.Equal(got, want) {
+		t.Fatalf("calls of %s after removing the library = %v, want %v", main, got, want)
 	}
 }
 

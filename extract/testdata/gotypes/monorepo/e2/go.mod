@@ -1,0 +1,7 @@
+module example.com/e2
+
+go 1.22
+
+require example.com/x v0.0.0
+
+replace example.com/x => ../tools/x
