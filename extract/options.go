@@ -44,6 +44,12 @@ type Options struct {
 	// is an edge to that root's node (graph.RootedPath) instead of an
 	// external stub.
 	OtherRoots map[string]string
+	// OtherFiles are the files of those roots (paths inside each root,
+	// slash-separated), by the same absolute folders: a JavaScript or
+	// TypeScript import of a package.json name, a tsconfig.json path
+	// mapping or a Python import that leads into one of them is an edge to
+	// that root's node (graph.RootedPath) instead of a package or a stub.
+	OtherFiles map[string][]string
 	// CacheDir holds the stat cache (mtime+size → hash) and the declaration
 	// cache that make a no-change re-index cheap. Empty disables both: every
 	// file is then read and hashed, and unchanged files are parsed for their

@@ -271,6 +271,8 @@ func (r *runner) run() error {
 		e.Files[p] = true
 	}
 	e.PyModules = python.Modules(e.Files)
+	others := newOtherRoots(r.o)
+	others.fill(e, r.root)
 	byPath := make(map[string]entry, len(w.Files))
 	for _, f := range w.Files {
 		byPath[f.Rel] = f
@@ -338,6 +340,7 @@ func (r *runner) run() error {
 		}
 	}
 	t := resolve.NewTable(fresh, cached, mods)
+	t.SetForeign(others.decl)
 	r.phase("declarations table")
 
 	// Phase 4: unchanged files whose references looked into a scope whose
@@ -436,6 +439,7 @@ func (r *runner) run() error {
 	}
 	// Resolution sees the dependents' declarations as they are now.
 	t = resolve.NewTable(fresh, cached, mods)
+	t.SetForeign(others.decl)
 	r.phase("dependents")
 
 	// Phase 4b: Go packages touched, and their importers, type-checked.

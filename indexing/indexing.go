@@ -259,6 +259,7 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 	var at placement
 	var perr error
 	others := map[string]string{}
+	var otherFiles map[string][]string
 	if err := x.st.ReadStrict(ctx, func(v state.View) {
 		roots := v.Graph.Roots()
 		at, perr = place(abs, roots, o.Name)
@@ -271,6 +272,7 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 			}
 		}
 		all := v.Graph.FileHashes()
+		otherFiles = filesOfRoots(all, others)
 		previous = rootFiles(all, at.name)
 		wasPrecise = rootFiles(preciseFiles(v.Graph, all), at.name)
 		if at.last != nil {
@@ -299,6 +301,7 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 
 	opts := extract.Options{
 		OtherRoots:  others,
+		OtherFiles:  otherFiles,
 		CacheDir:    x.cacheDirOf(abs),
 		Progress:    progress,
 		Logger:      x.logger,
@@ -411,6 +414,7 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 	}
 	if at.added {
 		x.reextractDependents(ctx, &rep, abs, others)
+		x.reextractImporters(ctx, &rep, abs, at.name, others)
 	}
 	// Remember which folder the primary root's paths are relative to:
 	// the doctor's stale_paths and rename plans read files under it.

@@ -18,7 +18,10 @@ import (
 // and of giving a constructor function methods (X.prototype.m = …).
 
 // resolveSpec resolves an import specifier: a repository file for a
-// relative one, an npm package name otherwise.
+// relative one; for a bare one, the file a tsconfig.json path mapping or
+// a package.json of the tree or of another root (a workspace member)
+// leads to (jsts_packages.go), a graph path of that root
+// (graph.RootedPath) when it is another; an npm package name otherwise.
 func (js *jsFile) resolveSpec(spec string) (file, pkg string) {
 	if strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") || spec == "." || spec == ".." {
 		base := path.Join(path.Dir(js.fr.Path), spec)
@@ -42,6 +45,12 @@ func (js *jsFile) resolveSpec(spec string) (file, pkg string) {
 	}
 	if strings.HasPrefix(spec, "/") || spec == "" {
 		return "", ""
+	}
+	if f := js.mappedFile(spec); f != "" {
+		return f, ""
+	}
+	if f, ok := js.packageFile(spec); ok && f != "" {
+		return f, ""
 	}
 	parts := strings.Split(spec, "/")
 	if strings.HasPrefix(spec, "@") && len(parts) >= 2 {

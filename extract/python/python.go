@@ -1,6 +1,7 @@
 package python
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/cos-dev/cos/extract/internal/ts"
@@ -89,6 +90,49 @@ func Modules(files map[string]bool) map[string]string {
 	return m
 }
 
+// ForeignModules returns the modules of another root's Python files
+// (paths inside that root) that a tree may import from it: those of its
+// top-level packages (a folder with __init__.py at its top or under src/,
+// or the [project] name of its pyproject.toml with a src layout), each
+// mapped to prefix+path (prefix: graph.RootedPath's "name//").
+func ForeignModules(files map[string]bool, project, prefix string) map[string]string {
+	tops := map[string]bool{}
+	for p := range files {
+		for _, lay := range []string{"", "src/"} {
+			rest, ok := strings.CutPrefix(p, lay)
+			if !ok {
+				continue
+			}
+			if top, file, ok := strings.Cut(rest, "/"); ok && file == "__init__.py" && top != "src" && top != "tests" && top != "test" {
+				tops[top] = true
+			}
+		}
+	}
+	if project != "" {
+		tops[strings.ReplaceAll(strings.ToLower(project), "-", "_")] = true
+	}
+	out := map[string]string{}
+	for m, p := range Modules(files) {
+		top, _, _ := strings.Cut(m, ".")
+		if tops[top] {
+			out[m] = prefix + p
+		}
+	}
+	return out
+}
+
+// pyProjectRe finds the name of a pyproject.toml's [project] table.
+var pyProjectRe = regexp.MustCompile(`(?m)^\[project\][ \t]*\r?$(?:\n[^\[\n].*$|\n$)*?\n[ \t]*name[ \t]*=[ \t]*["']([^"']+)["']`)
+
+// ProjectName returns the [project] name of a pyproject.toml's content,
+// "" when it declares none.
+func ProjectName(data []byte) string {
+	if m := pyProjectRe.FindSubmatch(data); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
 // pyDotted is the dotted module name of a path: a/b/c.py → a.b.c,
 // a/b/__init__.py → a.b.
 func pyDotted(p string) string {
@@ -104,6 +148,9 @@ func pyDotted(p string) string {
 // without a leading "src.": src/core/server.py is
 // code:module:core.server.
 func pyModuleName(p string) string {
+	if i := strings.Index(p, "//"); i >= 0 { // a file of another root
+		p = p[i+2:]
+	}
 	return pyDotted(strings.TrimPrefix(p, "src/"))
 }
 

@@ -59,7 +59,7 @@ func (t *Table) symbolOnce(scope, name string, depth int) (value, bool) {
 		return value{}, false
 	}
 	if name == "" {
-		if _, known := t.byScope[s]; !known {
+		if len(t.pathsOf(s)) == 0 {
 			return value{}, false
 		}
 		return value{kind: valModule, scope: s}, true
@@ -154,8 +154,8 @@ func (t *Table) typeSymbol(scope, name string, depth int) (value, bool) {
 		name = a
 	}
 	facts := t.factsOf[s]
-	if _, merged := facts[lang.FactMerged+name]; merged && len(t.byScope[s]) > 0 {
-		return value{kind: valClass, scope: s, name: name, cand: withName(Candidate{Path: t.byScope[s][0], Kind: graph.KindClass}, name)}, true
+	if _, merged := facts[lang.FactMerged+name]; merged && len(t.pathsOf(s)) > 0 {
+		return value{kind: valClass, scope: s, name: name, cand: withName(Candidate{Path: t.pathsOf(s)[0], Kind: graph.KindClass}, name)}, true
 	}
 	if len(names[name]) > 0 {
 		return t.symbol(s, name, depth+1)

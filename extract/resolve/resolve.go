@@ -38,7 +38,33 @@ type Table struct {
 	// memos and cut memoise the inference's lookups (infermemo.go).
 	memos map[string]*memoEntry
 	cut   bool
+	// foreign gives the declarations of a file of another root (SetForeign).
+	foreign     func(scope string) (string, *lang.Decl)
+	foreignPath map[string]string // scope → the file of another root declaring it
 }
+
+// pathsOf returns the files declaring in scope: those of the tree, or the
+// file of another root the scope names (SetForeign).
+func (t *Table) pathsOf(scope string) []string {
+	if ps, ok := t.byScope[scope]; ok {
+		return ps
+	}
+	if t.foreign == nil || !strings.Contains(scope, graph.RootSep) {
+		return nil
+	}
+	t.names(scope)
+	if p, ok := t.foreignPath[scope]; ok {
+		return []string{p}
+	}
+	return nil
+}
+
+// SetForeign makes the table look up a scope naming a file of another
+// root ("js:lib//src/x.ts", "py://a/b.py": a graph.RootedPath after the
+// language's prefix) with f, which returns that file's graph path and
+// declarations, their scopes already in that form (nil when there is no
+// such file, or it declares nothing).
+func (t *Table) SetForeign(f func(scope string) (string, *lang.Decl)) { t.foreign = f }
 
 // NewTable returns the table of fresh (the declarations of the files
 // parsed in this run, by path) over cached (those of the other files, by
@@ -73,11 +99,29 @@ func (t *Table) names(scope string) (map[string][]Candidate, map[string]string) 
 	}
 	names := map[string][]Candidate{}
 	var alias, results, facts map[string]string
+	type declared struct {
+		path string
+		d    *lang.Decl
+	}
+	var decls []declared
 	for _, p := range t.byScope[scope] {
 		d := t.fresh[p]
 		if d == nil {
 			d = t.cached[p].Decl()
 		}
+		decls = append(decls, declared{p, d})
+	}
+	if len(decls) == 0 && t.foreign != nil && strings.Contains(scope, graph.RootSep) {
+		if p, d := t.foreign(scope); d != nil {
+			decls = append(decls, declared{p, d})
+			if t.foreignPath == nil {
+				t.foreignPath = map[string]string{}
+			}
+			t.foreignPath[scope] = p
+		}
+	}
+	for _, dp := range decls {
+		p, d := dp.path, dp.d
 		for n, k := range d.Names {
 			names[n] = append(names[n], Candidate{Path: p, Kind: k})
 		}
