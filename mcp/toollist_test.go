@@ -27,8 +27,9 @@ import (
 // element types left out), no minimum 1 on a count with a default, no
 // default false, no maxItems from 256 up and no maxLength on values the
 // server hands out brought it to 19,615.
-// cos_graph_trace added 1,031 bytes (its entry and a comma).
-const toolListMaxBytes = 21_031
+// cos_graph_trace added 1,031 bytes (its entry and a comma), cos_graph_export's
+// clusters option 101.
+const toolListMaxBytes = 21_132
 
 // listedTool is one tool of a tools/list result.
 type listedTool struct {
