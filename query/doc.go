@@ -3,8 +3,10 @@
 // and how risky it is (changes, risk), who calls a node and how complete
 // that list is (callers, references, completeness), what is wrong with the
 // graph (doctor), where a rename must edit (rename sites), how two nodes
-// are joined (path), which nodes look alike (similar), and a node's
-// neighbourhood (context).
+// are joined (path), which nodes look alike (similar), a node's
+// neighbourhood (context), the flow from an entry point or function
+// (trace), and the communities of the call graph (clusters, gonum's
+// Louvain).
 //
 // # Basics
 //

@@ -51,6 +51,7 @@ func TestAnnotations_IdempotentHintMatchesBehaviour(t *testing.T) {
 		"cos_graph_rename_plan":       `{"uid": "code:function:a.go::run", "new_name": "start"}`,
 		"cos_graph_resolve":           `{"q": "run"}`,
 		"cos_graph_similar":           `{"uid": "code:function:a.go::run"}`,
+		"cos_graph_trace":             `{"uid": "code:function:a.go::run"}`,
 		"cos_graph_upsert":            `{"nodes": [{"uid": "code:function:b.go::extra", "kind": "function", "label": "extra", "path": "b.go", "line": 1}]}`,
 		"cos_health":                  `{}`,
 		"cos_history":                 `{"task_id": "TASK-001"}`,

@@ -386,6 +386,8 @@ func TestNamedFiles_EveryGraphRead(t *testing.T) {
 		{"cos_graph_rename_plan", `{"uid": "code:function:cmd/a.go::run", "new_name": "launch"}`},
 		{"cos_graph_export", `{"root": "code:function:cmd/a.go::run", "max_hops": 2}`},
 		{"cos_graph_export", `{"max_nodes": 50}`},
+		{"cos_graph_export", `{"max_nodes": 50, "clusters": true}`},
+		{"cos_graph_trace", `{"uid": "code:function:lib/util.go::meta"}`},
 		{"cos_graph_source", `{"uid": "code:function:cmd/a.go::run"}`},
 	}
 	covered := map[string]bool{}

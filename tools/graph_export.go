@@ -25,6 +25,9 @@ const (
 type exportNode struct {
 	query.NodeView
 	Degree int `json:"degree"`
+	// Cluster is the node's call-graph community (with clusters: true;
+	// absent for a node no community holds).
+	Cluster *int `json:"cluster,omitempty"`
 }
 
 func graphExportTool() *Tool {
@@ -32,8 +35,9 @@ func graphExportTool() *Tool {
 		Name:        "cos_graph_export",
 		Title:       "Export a subgraph",
 		Description: "Nodes within max_hops of root and the edges among them; an answer over max_chars keeps the best connected.",
-		Data:        Fields{"nodes": "[]object", "edges": "[]object", "counts": "object", "root": "object", "selection": "string"},
-		Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+		Data: Fields{"nodes": "[]object", "edges": "[]object", "counts": "object", "root": "object", "selection": "string",
+			"clusters": "[]object"},
+		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"root": "folder:server", "max_nodes": 200, "max_hops": 2}`,
 		Params: []Param{
 			{Name: "root", Type: TString, NonEmpty: true, MaxLen: 1024, Description: "leave it out for the max_nodes best connected"},
@@ -41,6 +45,7 @@ func graphExportTool() *Tool {
 			{Name: "max_hops", Type: TInt, Min: f64(1), Max: f64(5), Default: exportDefaultHops},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
 			{Name: "max_chars", Type: TInt, Min: f64(exportMinChars), Max: f64(envelope.DefaultSubgraphBudgetChars)},
+			{Name: "clusters", Type: TBool, Description: "add call-graph communities"},
 		},
 		Handler: exportTool,
 	}
@@ -75,6 +80,14 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, tm, err
 	}
+	var clusters *query.Clusters
+	if c.Args.Bool("clusters", false) {
+		cl, err := query.CachedClusters(ctx, g, c.V.Pos.Seq)
+		if err != nil {
+			return nil, tm, err
+		}
+		clusters = cl
+	}
 	kept := make(map[string]bool, len(uids))
 	for _, uid := range uids {
 		kept[uid] = true
@@ -83,7 +96,12 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	edges := []query.EdgeView{}
 	for _, uid := range uids {
 		in, out := g.Degree(uid)
-		n := exportNode{query.NodeOrMissing(g, uid), in + out}
+		n := exportNode{NodeView: query.NodeOrMissing(g, uid), Degree: in + out}
+		if clusters != nil {
+			if id, ok := clusters.Of[uid]; ok {
+				n.Cluster = &id
+			}
+		}
 		nodes = append(nodes, n)
 		c.nameNode(n.NodeView)
 		for _, e := range g.Out(uid) {
@@ -95,7 +113,12 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	body["nodes"] = nodes
 	body["edges"] = edges
-	body["counts"] = map[string]int{"nodes": len(nodes), "edges": len(edges)}
+	counts := map[string]int{"nodes": len(nodes), "edges": len(edges)}
+	if clusters != nil {
+		body["clusters"] = clustersOfNodes(clusters, nodes)
+		counts["clusters"] = len(clusters.List)
+	}
+	body["counts"] = counts
 	tm.BudgetChars = c.Args.Int("max_chars", 0)
 	return body, tm, nil
 }
@@ -182,6 +205,24 @@ func topByDegree(g *projections.Graph, limit int) []string {
 	out := make([]string, len(chosen))
 	for i, r := range chosen {
 		out[i] = r.uid
+	}
+	return out
+}
+
+// clustersOfNodes returns the clusters that hold an exported node, in id
+// order (largest first).
+func clustersOfNodes(c *query.Clusters, nodes []exportNode) []query.Cluster {
+	held := map[int]bool{}
+	for _, n := range nodes {
+		if n.Cluster != nil {
+			held[*n.Cluster] = true
+		}
+	}
+	out := []query.Cluster{}
+	for _, cl := range c.List {
+		if held[cl.ID] {
+			out = append(out, cl)
+		}
 	}
 	return out
 }
