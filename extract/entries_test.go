@@ -117,3 +117,43 @@ func TestEntries_Python(t *testing.T) {
 		"entry:grpc:svc/server.py::Greeter line=33 entry_kind=grpc framework=grpcio service=Greeter -> code:class:svc/server.py::Greeter",
 	})
 }
+
+func TestEntries_JSTS(t *testing.T) {
+	res := index(t, copyTree(t, filepath.Join("testdata", "entries", "jsts")), Options{}, nil)
+	checkEntries(t, entryRows(t, res.Payloads), []string{
+		// Express: a Router mounted under /users, an inline handler (the file),
+		// app.route chains, a typed parameter (the function around it);
+		// Map.get is no route.
+		"entry:http:src/app.ts::ANY%20/health line=14 entry_kind=http framework=express method=ANY route=/health -> code:function:src/app.ts::health",
+		"entry:http:src/app.ts::GET%20/inside line=29 anonymous=true entry_kind=http framework=express method=GET route=/inside -> code:function:src/app.ts::mount",
+		"entry:http:src/app.ts::GET%20/items line=15 entry_kind=http framework=express method=GET route=/items -> code:function:src/app.ts::listItems",
+		"entry:http:src/app.ts::GET%20/users line=7 entry_kind=http framework=express method=GET route=/users -> code:function:src/handlers.ts::listUsers",
+		"entry:http:src/app.ts::GET%20/users/:id line=8 entry_kind=http framework=express method=GET route=/users/:id -> code:function:src/handlers.ts::getUser",
+		"entry:http:src/app.ts::POST%20/login line=11 anonymous=true entry_kind=http framework=express method=POST route=/login -> code:file:src/app.ts",
+		"entry:http:src/app.ts::PUT%20/items line=15 entry_kind=http framework=express method=PUT route=/items -> code:function:src/app.ts::saveItem",
+		// Koa (@koa/router with a prefix), Fastify (.get and .route).
+		"entry:http:src/koa.js::DELETE%20/api/books/:id line=6 anonymous=true entry_kind=http framework=koa method=DELETE route=/api/books/:id -> code:file:src/koa.js",
+		"entry:http:src/koa.js::GET%20/api/books line=5 entry_kind=http framework=koa method=GET route=/api/books -> code:function:src/koa.js::listBooks",
+		"entry:http:src/fast.ts::GET%20/echo line=6 entry_kind=http framework=fastify method=GET route=/echo -> code:function:src/fast.ts::echo",
+		"entry:http:src/fast.ts::GET%20/ping line=5 entry_kind=http framework=fastify method=GET route=/ping -> code:function:src/fast.ts::ping",
+		"entry:http:src/fast.ts::POST%20/echo line=6 entry_kind=http framework=fastify method=POST route=/echo -> code:function:src/fast.ts::echo",
+		// NestJS: @Controller prefix joined with the method's path.
+		"entry:http:src/cats.controller.ts::GET%20/cats line=5 entry_kind=http framework=nestjs method=GET route=/cats -> code:function:src/cats.controller.ts::CatsController.findAll",
+		"entry:http:src/cats.controller.ts::GET%20/cats/:id line=10 entry_kind=http framework=nestjs method=GET route=/cats/:id -> code:function:src/cats.controller.ts::CatsController.findOne",
+		"entry:http:src/cats.controller.ts::POST%20/cats line=15 entry_kind=http framework=nestjs method=POST route=/cats -> code:function:src/cats.controller.ts::CatsController.create",
+		// commander (nested commands, the program's name) and yargs.
+		"entry:cli:src/cli.ts::clean line=26 command=clean entry_kind=cli framework=yargs -> code:function:src/cli.ts::clean",
+		"entry:cli:src/cli.ts::serve line=25 command=serve entry_kind=cli framework=yargs -> code:function:src/cli.ts::serve",
+		"entry:cli:src/cli.ts::tool%20build line=11 command=tool build entry_kind=cli framework=commander -> code:function:src/cli.ts::build",
+		"entry:cli:src/cli.ts::tool%20db%20migrate line=14 anonymous=true command=tool db migrate entry_kind=cli framework=commander -> code:file:src/cli.ts",
+		// MCP SDK tools.
+		"entry:mcp_tool:src/mcp.ts::add line=5 entry_kind=mcp_tool framework=@modelcontextprotocol/sdk tool=add -> code:function:src/mcp.ts::add",
+		"entry:mcp_tool:src/mcp.ts::echo line=6 anonymous=true entry_kind=mcp_tool framework=@modelcontextprotocol/sdk tool=echo -> code:file:src/mcp.ts",
+		// node:events, kafkajs with its topic, ws with its path, grpc-js;
+		// .on of a plain object is no event.
+		"entry:event:src/events.js::order.created line=7 entry_kind=event framework=node:events subject=order.created -> code:function:src/events.js::onOrder",
+		"entry:event:src/events.js::payments line=17 anonymous=true entry_kind=event framework=kafkajs subject=payments -> code:function:src/events.js::start",
+		"entry:grpc:src/events.js::Greeter line=25 entry_kind=grpc framework=@grpc/grpc-js service=Greeter -> code:function:src/events.js::sayHello",
+		"entry:websocket:src/events.js::/live line=10 entry_kind=websocket framework=ws route=/live -> code:function:src/events.js::onConnection",
+	})
+}
