@@ -88,6 +88,7 @@ func TestEntries_Python(t *testing.T) {
 		"entry:http:web/flask_app.py::POST%20/login line=14 entry_kind=http framework=flask method=POST route=/login -> code:function:web/flask_app.py::login",
 		"entry:http:web/flask_app.py::GET%20/admin/users line=19 entry_kind=http framework=flask method=GET route=/admin/users -> code:function:web/flask_app.py::users",
 		"entry:http:web/flask_app.py::GET%20/about line=24 entry_kind=http framework=flask method=GET route=/about -> code:function:web/views.py::about",
+		"entry:http:web/flask_app.py::GET%20/items line=44 entry_kind=http framework=flask method=GET route=/items -> code:class:web/flask_app.py::ItemView",
 		"entry:http:web/flask_app.py::GET%20/ping line=25 anonymous=true entry_kind=http framework=flask method=GET route=/ping -> code:file:web/flask_app.py",
 		// FastAPI: APIRouter prefix under include_router's prefix.
 		"entry:http:web/api.py::GET%20/api/items/{item_id} line=8 entry_kind=http framework=fastapi method=GET route=/api/items/{item_id} -> code:function:web/api.py::read_item",

@@ -224,12 +224,8 @@ func (en *pyEntries) qualifiedCall(call *sitter.Node, q string) {
 		if view == nil || (route == "" && en.arg(call, 0) == nil) {
 			return
 		}
-		if view.Kind() == "call" {
-			vf := view.ChildByFieldName("function")
-			if vf == nil || vf.Kind() != "attribute" || ts.Text(vf.ChildByFieldName("attribute"), en.py.src) != "as_view" {
-				return // include(…) and other views made by a call
-			}
-			view = vf.ChildByFieldName("object")
+		if view.Kind() == "call" && asView(view, en.py.src) == nil {
+			return // include(…) and other views made by a call
 		}
 		if !strings.HasSuffix(q, ".re_path") && !strings.HasSuffix(q, ".url") {
 			route = lang.JoinRoute("", route)
@@ -436,6 +432,9 @@ func (en *pyEntries) handler(entry string, h *sitter.Node) {
 		en.set.Anonymous(entry, ts.Line(h))
 		return
 	}
+	if v := asView(h, en.py.src); v != nil {
+		h = v
+	}
 	refs := len(en.py.fr.Refs)
 	en.py.refTo(h, entry, nil, graph.EdgeReferences)
 	for i := refs; i < len(en.py.fr.Refs); i++ {
@@ -509,4 +508,17 @@ func (en *pyEntries) str(n *sitter.Node) string {
 		}
 	}
 	return b.String()
+}
+
+// asView is the class of a class-based view View.as_view(…) (Django's
+// and Flask's), nil when call is something else.
+func asView(call *sitter.Node, src []byte) *sitter.Node {
+	if call.Kind() != "call" {
+		return nil
+	}
+	f := call.ChildByFieldName("function")
+	if f == nil || f.Kind() != "attribute" || ts.Text(f.ChildByFieldName("attribute"), src) != "as_view" {
+		return nil
+	}
+	return f.ChildByFieldName("object")
 }

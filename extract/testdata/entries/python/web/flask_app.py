@@ -33,3 +33,12 @@ def route(path):  # not an app: a local decorator with a route-like name
 @route("/nothing")
 def nothing():
     pass
+
+
+class ItemView:
+    @classmethod
+    def as_view(cls, name):
+        return cls
+
+
+app.add_url_rule("/items", view_func=ItemView.as_view("items"))
