@@ -90,11 +90,13 @@ func TestEntries_Python(t *testing.T) {
 		"entry:http:web/flask_app.py::GET%20/about line=24 entry_kind=http framework=flask method=GET route=/about -> code:function:web/views.py::about",
 		"entry:http:web/flask_app.py::GET%20/items line=44 entry_kind=http framework=flask method=GET route=/items -> code:class:web/flask_app.py::ItemView",
 		"entry:http:web/flask_app.py::GET%20/ping line=25 anonymous=true entry_kind=http framework=flask method=GET route=/ping -> code:file:web/flask_app.py",
-		// FastAPI: APIRouter prefix under include_router's prefix.
+		// FastAPI: APIRouter prefix under include_router's prefix; a view
+		// declared in a function is handled by that function.
 		"entry:http:web/api.py::GET%20/api/items/{item_id} line=8 entry_kind=http framework=fastapi method=GET route=/api/items/{item_id} -> code:function:web/api.py::read_item",
 		"entry:http:web/api.py::POST%20/orders line=13 entry_kind=http framework=fastapi method=POST route=/orders -> code:function:web/api.py::create_order",
 		"entry:http:web/api.py::GET%20/health line=18 entry_kind=http framework=fastapi method=GET route=/health -> code:function:web/api.py::health",
 		"entry:http:web/api.py::HEAD%20/health line=18 entry_kind=http framework=fastapi method=HEAD route=/health -> code:function:web/api.py::health",
+		"entry:http:web/api.py::GET%20/inner line=34 anonymous=true entry_kind=http framework=fastapi method=GET route=/inner -> code:function:web/api.py::make_app",
 		"entry:websocket:web/api.py::/ws line=23 entry_kind=websocket framework=fastapi route=/ws -> code:function:web/api.py::ws",
 		// Django: a view function through the import, a class view, a
 		// regex route; include() is not a view.

@@ -77,7 +77,7 @@ func (py *pyFile) entries(root *sitter.Node) {
 			en.handler(entry, p.handler)
 		}
 	}
-	en.definitions(root, "")
+	en.definitions(root, "", false)
 }
 
 // qualified is the dotted name an expression stands for through the
@@ -253,9 +253,12 @@ func (en *pyEntries) qualifiedCall(call *sitter.Node, q string) {
 	en.handler(entry, impl)
 }
 
-// definitions reads the decorated functions of a block (the module, or
-// the body of class owner) and the module's if __name__ == "__main__".
-func (en *pyEntries) definitions(block *sitter.Node, owner string) {
+// definitions reads the decorated functions of a block: the module, the
+// body of class owner, or, nested, a function's body (whose own
+// functions are no graph nodes: the function around them handles their
+// entry points, marked anonymous); and the module's if __name__ ==
+// "__main__".
+func (en *pyEntries) definitions(block *sitter.Node, owner string, nested bool) {
 	for _, c := range ts.Children(block) {
 		switch c.Kind() {
 		case "decorated_definition":
@@ -265,28 +268,38 @@ func (en *pyEntries) definitions(block *sitter.Node, owner string) {
 			}
 			name := ts.Text(d.ChildByFieldName("name"), en.py.src)
 			if d.Kind() == "class_definition" {
-				if owner == "" {
-					en.definitions(d.ChildByFieldName("body"), name)
+				if owner == "" && !nested {
+					en.definitions(d.ChildByFieldName("body"), name, false)
 				}
 				continue
 			}
-			full := name
-			if owner != "" {
-				full = owner + "." + name
+			uid := ""
+			if !nested {
+				full := name
+				if owner != "" {
+					full = owner + "." + name
+				}
+				uid = lang.CodeUID("function", en.py.fr.Path, full)
 			}
 			for _, dec := range ts.Children(&c) {
 				if dec.Kind() == "decorator" && dec.NamedChildCount() > 0 {
-					en.decorator(dec.NamedChild(0), ts.Line(&dec), name, lang.CodeUID("function", en.py.fr.Path, full))
+					en.decorator(dec.NamedChild(0), ts.Line(&dec), name, uid)
 				}
 			}
+			en.definitions(d.ChildByFieldName("body"), "", true)
+		case "function_definition":
+			en.definitions(c.ChildByFieldName("body"), "", true)
 		case "class_definition":
-			if owner == "" {
-				en.definitions(c.ChildByFieldName("body"), ts.Text(c.ChildByFieldName("name"), en.py.src))
+			if owner == "" && !nested {
+				en.definitions(c.ChildByFieldName("body"), ts.Text(c.ChildByFieldName("name"), en.py.src), false)
 			}
 		case "if_statement":
-			if owner == "" {
+			if owner == "" && !nested {
 				en.mainBlock(&c)
 			}
+			en.definitions(&c, owner, nested)
+		case "block", "else_clause", "elif_clause", "try_statement", "except_clause", "finally_clause", "with_statement", "for_statement", "while_statement":
+			en.definitions(&c, owner, nested)
 		}
 	}
 }
@@ -335,7 +348,7 @@ func (en *pyEntries) decorator(x *sitter.Node, line int, fn, uid string) {
 				name = s
 			}
 		}
-		en.set.HandledBy(en.set.Add(graph.EntryMCPTool, name, "fastmcp", line, map[string]any{"tool": name}), uid, line)
+		en.decorated(en.set.Add(graph.EntryMCPTool, name, "fastmcp", line, map[string]any{"tool": name}), uid, line)
 	case "flask", "fastapi":
 		if call == nil {
 			return
@@ -351,7 +364,7 @@ func (en *pyEntries) decorator(x *sitter.Node, line int, fn, uid string) {
 		var methods []string
 		switch {
 		case attr == "websocket" && recv.role == "fastapi":
-			en.set.HandledBy(en.set.Add(graph.EntryWebSocket, full, recv.role, line, map[string]any{"route": full}), uid, line)
+			en.decorated(en.set.Add(graph.EntryWebSocket, full, recv.role, line, map[string]any{"route": full}), uid, line)
 			return
 		case attr == "route" && recv.role == "flask":
 			methods = en.methods(call, "GET")
@@ -363,9 +376,20 @@ func (en *pyEntries) decorator(x *sitter.Node, line int, fn, uid string) {
 			return
 		}
 		for _, m := range methods {
-			en.set.HandledBy(en.set.Add(graph.EntryHTTP, m+" "+full, recv.role, line, map[string]any{"method": m, "route": full}), uid, line)
+			en.decorated(en.set.Add(graph.EntryHTTP, m+" "+full, recv.role, line, map[string]any{"method": m, "route": full}), uid, line)
 		}
 	}
+}
+
+// decorated adds the handled_by edge of entry to the decorated function
+// uid; a function nested in another ("" uid) is handled by the code
+// around it.
+func (en *pyEntries) decorated(entry, uid string, line int) {
+	if uid == "" {
+		en.set.Anonymous(entry, line)
+		return
+	}
+	en.set.HandledBy(entry, uid, line)
 }
 
 // click emits a click command or group under the group words; a group's
@@ -383,7 +407,7 @@ func (en *pyEntries) click(call *sitter.Node, group bool, words string, line int
 	if group {
 		en.groups[fn] = full
 	}
-	en.set.HandledBy(en.set.Add(graph.EntryCLI, full, "click", line, map[string]any{"command": full}), uid, line)
+	en.decorated(en.set.Add(graph.EntryCLI, full, "click", line, map[string]any{"command": full}), uid, line)
 }
 
 // mainBlock reads if __name__ == "__main__": a main entry named after

@@ -26,3 +26,13 @@ async def ws(websocket):
 
 
 app.include_router(router, prefix="/api")
+
+
+def make_app():
+    inner = fastapi.FastAPI()
+
+    @inner.get("/inner")
+    def inner_view():
+        return 1
+
+    return inner
