@@ -150,6 +150,9 @@ func TestEntries_JSTS(t *testing.T) {
 		"entry:cli:src/cli.ts::tool%20build line=11 command=tool build entry_kind=cli framework=commander -> code:function:src/cli.ts::build",
 		"entry:cli:src/cli.ts::tool%20db%20migrate line=14 anonymous=true command=tool db migrate entry_kind=cli framework=commander -> code:file:src/cli.ts",
 		// MCP SDK tools.
+		// A tool named by a constant, registered in a function given a typed
+		// McpServer (the function handles it).
+		"entry:mcp_tool:src/echo-tool.ts::echo_tool line=6 anonymous=true entry_kind=mcp_tool framework=@modelcontextprotocol/sdk tool=echo_tool -> code:function:src/echo-tool.ts::registerEchoTool",
 		"entry:mcp_tool:src/mcp.ts::add line=5 entry_kind=mcp_tool framework=@modelcontextprotocol/sdk tool=add -> code:function:src/mcp.ts::add",
 		"entry:mcp_tool:src/mcp.ts::echo line=6 anonymous=true entry_kind=mcp_tool framework=@modelcontextprotocol/sdk tool=echo -> code:file:src/mcp.ts",
 		// node:events, kafkajs with its topic, ws with its path, grpc-js;

@@ -52,12 +52,15 @@ type jsEntries struct {
 	objs map[string]*jsObj
 	// program is the commander program's name (.name("x")).
 	program string
+	// consts are the string constants of the file (const name = "echo"),
+	// declared once.
+	consts map[string]string
 }
 
 // entries emits the file's entry points; it runs once the file's
 // declarations and imports are known.
 func (js *jsFile) entries(root *sitter.Node) {
-	en := &jsEntries{js: js, set: lang.NewEntrySet(js.fr, js.fileUID), objs: map[string]*jsObj{}}
+	en := &jsEntries{js: js, set: lang.NewEntrySet(js.fr, js.fileUID), objs: map[string]*jsObj{}, consts: map[string]string{}}
 	if !en.importsFramework() {
 		return
 	}
@@ -258,6 +261,13 @@ func (en *jsEntries) declarator(d *sitter.Node) {
 	name := js.field(d, "name")
 	if name == nil || js.kind(name) != "identifier" {
 		return
+	}
+	if v := en.str(js.field(d, "value")); v != "" {
+		n := ts.Text(name, js.src)
+		if _, twice := en.consts[n]; twice {
+			v = "" // two constants of one name in two scopes: neither
+		}
+		en.consts[n] = v
 	}
 	if o := en.construct(js.field(d, "value")); o != nil {
 		en.objs[ts.Text(name, js.src)] = o
@@ -813,6 +823,8 @@ func (en *jsEntries) str(n *sitter.Node) string {
 		return ""
 	}
 	switch en.js.kind(n) {
+	case "identifier":
+		return en.consts[ts.Text(n, en.js.src)]
 	case "string":
 		return jsString(n, en.js.src)
 	case "template_string":
