@@ -149,6 +149,7 @@ func TestEntries_JSTS(t *testing.T) {
 		"entry:cli:src/cli.ts::serve line=25 command=serve entry_kind=cli framework=yargs -> code:function:src/cli.ts::serve",
 		"entry:cli:src/cli.ts::tool%20build line=11 command=tool build entry_kind=cli framework=commander -> code:function:src/cli.ts::build",
 		"entry:cli:src/cli.ts::tool%20db%20migrate line=14 anonymous=true command=tool db migrate entry_kind=cli framework=commander -> code:file:src/cli.ts",
+		"entry:cli:src/root-cli.js::greet line=4 command=greet entry_kind=cli framework=commander -> code:function:src/root-cli.js::greet",
 		// MCP SDK tools.
 		// A tool named by a constant, registered in a function given a typed
 		// McpServer (the function handles it).

@@ -189,7 +189,10 @@ func (en *jsEntries) construct(v *sitter.Node) *jsObj {
 		return &jsObj{fw: "kafka"}
 	case "@grpc/grpc-js.Server", "grpc.Server":
 		return &jsObj{fw: "grpc"}
-	case "commander.Command":
+	case "commander.Command", "commander.createCommand":
+		if name := en.str(en.arg(args, 0)); name != "" && en.program == "" {
+			en.program = name // new Command("tool")
+		}
 		return &jsObj{fw: "commander", root: true}
 	case "yargs":
 		return &jsObj{fw: "yargs"}
