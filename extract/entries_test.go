@@ -100,9 +100,10 @@ func TestEntries_Python(t *testing.T) {
 		"entry:websocket:web/api.py::/ws line=23 entry_kind=websocket framework=fastapi route=/ws -> code:function:web/api.py::ws",
 		// Django: a view function through the import, a class view, a
 		// regex route; include() is not a view.
-		"entry:http:web/urls.py::ANY%20/articles/<int:year>/ line=7 entry_kind=http framework=django method=ANY route=/articles/<int:year>/ -> code:function:web/views.py::article",
-		"entry:http:web/urls.py::ANY%20/articles/ line=8 entry_kind=http framework=django method=ANY route=/articles/ -> code:class:web/views.py::ArticleView",
-		"entry:http:web/urls.py::ANY%20^archive/(?P<year>[0-9]{4})/$ line=9 entry_kind=http framework=django method=ANY route=^archive/(?P<year>[0-9]{4})/$ -> code:function:web/views.py::article",
+		"entry:http:web/urls.py::ANY%20/articles/<int:year>/ line=8 entry_kind=http framework=django method=ANY route=/articles/<int:year>/ -> code:function:web/views.py::article",
+		"entry:http:web/urls.py::ANY%20/about/ line=12 entry_kind=http framework=django method=ANY route=/about/ -> code:external:django.views.generic.TemplateView",
+		"entry:http:web/urls.py::ANY%20/articles/ line=9 entry_kind=http framework=django method=ANY route=/articles/ -> code:class:web/views.py::ArticleView",
+		"entry:http:web/urls.py::ANY%20^archive/(?P<year>[0-9]{4})/$ line=10 entry_kind=http framework=django method=ANY route=^archive/(?P<year>[0-9]{4})/$ -> code:function:web/views.py::article",
 		// click groups and commands; argparse sub-commands with a func.
 		"entry:cli:cli/tool.py::cli line=6 command=cli entry_kind=cli framework=click -> code:function:cli/tool.py::cli",
 		"entry:cli:cli/tool.py::cli%20sync-all line=11 command=cli sync-all entry_kind=cli framework=click -> code:function:cli/tool.py::sync_all",
@@ -127,13 +128,14 @@ func TestEntries_JSTS(t *testing.T) {
 		// Express: a Router mounted under /users, an inline handler (the file),
 		// app.route chains, a typed parameter (the function around it);
 		// Map.get is no route.
-		"entry:http:src/app.ts::ANY%20/health line=14 entry_kind=http framework=express method=ANY route=/health -> code:function:src/app.ts::health",
-		"entry:http:src/app.ts::GET%20/inside line=29 anonymous=true entry_kind=http framework=express method=GET route=/inside -> code:function:src/app.ts::mount",
-		"entry:http:src/app.ts::GET%20/items line=15 entry_kind=http framework=express method=GET route=/items -> code:function:src/app.ts::listItems",
-		"entry:http:src/app.ts::GET%20/users line=7 entry_kind=http framework=express method=GET route=/users -> code:function:src/handlers.ts::listUsers",
-		"entry:http:src/app.ts::GET%20/users/:id line=8 entry_kind=http framework=express method=GET route=/users/:id -> code:function:src/handlers.ts::getUser",
-		"entry:http:src/app.ts::POST%20/login line=11 anonymous=true entry_kind=http framework=express method=POST route=/login -> code:file:src/app.ts",
-		"entry:http:src/app.ts::PUT%20/items line=15 entry_kind=http framework=express method=PUT route=/items -> code:function:src/app.ts::saveItem",
+		"entry:http:src/app.ts::ANY%20/health line=15 entry_kind=http framework=express method=ANY route=/health -> code:function:src/app.ts::health",
+		"entry:http:src/app.ts::GET%20/inside line=30 anonymous=true entry_kind=http framework=express method=GET route=/inside -> code:function:src/app.ts::mount",
+		"entry:http:src/app.ts::GET%20/metrics line=33 entry_kind=http framework=express method=GET route=/metrics -> code:external:prom-middleware.metrics",
+		"entry:http:src/app.ts::GET%20/items line=16 entry_kind=http framework=express method=GET route=/items -> code:function:src/app.ts::listItems",
+		"entry:http:src/app.ts::GET%20/users line=8 entry_kind=http framework=express method=GET route=/users -> code:function:src/handlers.ts::listUsers",
+		"entry:http:src/app.ts::GET%20/users/:id line=9 entry_kind=http framework=express method=GET route=/users/:id -> code:function:src/handlers.ts::getUser",
+		"entry:http:src/app.ts::POST%20/login line=12 anonymous=true entry_kind=http framework=express method=POST route=/login -> code:file:src/app.ts",
+		"entry:http:src/app.ts::PUT%20/items line=16 entry_kind=http framework=express method=PUT route=/items -> code:function:src/app.ts::saveItem",
 		// Koa (@koa/router with a prefix), Fastify (.get and .route).
 		"entry:http:src/koa.js::DELETE%20/api/books/:id line=6 anonymous=true entry_kind=http framework=koa method=DELETE route=/api/books/:id -> code:file:src/koa.js",
 		"entry:http:src/koa.js::GET%20/api/books line=5 entry_kind=http framework=koa method=GET route=/api/books -> code:function:src/koa.js::listBooks",

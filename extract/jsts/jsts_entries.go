@@ -718,7 +718,8 @@ func (en *jsEntries) nestPath(arg *sitter.Node) string {
 
 // handler adds the handled_by edge of entry to what the expression h
 // stands for: a function or method (through the resolver, which follows
-// imports and receivers); an inline function is handled by the code
+// imports and receivers), or the code:external: stub of a package's
+// export (express.static); an inline function is handled by the code
 // around the registration, a wrapper call f(handler) by its argument.
 func (en *jsEntries) handler(entry string, h *sitter.Node, line int) {
 	js := en.js
@@ -741,10 +742,10 @@ func (en *jsEntries) handler(entry string, h *sitter.Node, line int) {
 	refs := len(js.fr.Refs)
 	ctx := js.top
 	ctx.from = entry
-	js.reference(h, &ctx, graph.EdgeReferences)
+	js.reference(h, &ctx, lang.RefCall)
 	for i := refs; i < len(js.fr.Refs); i++ {
 		js.fr.Refs[i].Type = graph.EdgeHandledBy
-		js.fr.Refs[i].Stub = ""
+		js.fr.Refs[i].Stub = lang.HandlerStub(js.fr.Refs[i].Stub)
 	}
 }
 

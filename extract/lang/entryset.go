@@ -105,3 +105,14 @@ func ensureSlash(s string) string {
 	}
 	return "/" + s
 }
+
+// HandlerStub is the stub a handled_by reference keeps when its target
+// is not found: an imported name outside the repository ("pkg.f") is one,
+// a bare name or a member of an unknown receiver ("f", "*.m") says
+// nothing and is dropped ("").
+func HandlerStub(stub string) string {
+	if strings.HasPrefix(stub, "*.") || !strings.Contains(stub, ".") {
+		return ""
+	}
+	return stub
+}

@@ -450,7 +450,9 @@ func (en *pyEntries) mainBlock(n *sitter.Node) {
 
 // handler adds the handled_by edge of entry to what the expression h
 // names (a function, a method, a class): through the resolver, which
-// follows imports; a lambda is handled by the code around it.
+// follows imports, to the code:external: stub of an imported name outside
+// the repository (django.views.generic.TemplateView); a lambda is
+// handled by the code around it.
 func (en *pyEntries) handler(entry string, h *sitter.Node) {
 	if h.Kind() == "lambda" {
 		en.set.Anonymous(entry, ts.Line(h))
@@ -460,10 +462,10 @@ func (en *pyEntries) handler(entry string, h *sitter.Node) {
 		h = v
 	}
 	refs := len(en.py.fr.Refs)
-	en.py.refTo(h, entry, nil, graph.EdgeReferences)
+	en.py.refTo(h, entry, nil, lang.RefCall)
 	for i := refs; i < len(en.py.fr.Refs); i++ {
 		en.py.fr.Refs[i].Type = graph.EdgeHandledBy
-		en.py.fr.Refs[i].Stub = ""
+		en.py.fr.Refs[i].Stub = lang.HandlerStub(en.py.fr.Refs[i].Stub)
 	}
 }
 

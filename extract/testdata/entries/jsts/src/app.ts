@@ -1,5 +1,6 @@
 import express, { Router } from "express";
 import { getUser, listUsers } from "./handlers";
+import { metrics } from "prom-middleware";
 
 const app = express();
 const users = Router();
@@ -28,3 +29,5 @@ map.get("/not-a-route");
 export function mount(server: express.Express) {
   server.get("/inside", function () {});
 }
+
+app.get("/metrics", metrics);
