@@ -357,9 +357,7 @@ func (en *jsEntries) configure(call *sitter.Node) {
 		if t := en.option(o, "topic"); t != "" {
 			recv.topics = append(recv.topics, t)
 		}
-		for _, t := range en.optionList(o, "topics") {
-			recv.topics = append(recv.topics, t)
-		}
+		recv.topics = append(recv.topics, en.optionList(o, "topics")...)
 	case recv.fw == "commander" && recv.root && prop == "name" && js.kind(obj) == "identifier":
 		if s := en.str(en.arg(args, 0)); s != "" {
 			en.program = s
