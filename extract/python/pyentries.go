@@ -60,13 +60,21 @@ type pyEntries struct {
 // and imports of the file are known.
 func (py *pyFile) entries(root *sitter.Node) {
 	en := &pyEntries{py: py, set: lang.NewEntrySet(py.fr, py.fileUID), objs: map[string]*pyObj{}, groups: map[string]string{}}
+	if !py.importsFramework() {
+		for _, c := range ts.Children(root) {
+			if c.Kind() == "if_statement" {
+				en.mainBlock(&c)
+			}
+		}
+		return
+	}
 	// Variables first (apps, routers, parsers), with the prefixes that
 	// include_router and register_blueprint give them.
 	ts.WalkSkip(root, func(x *sitter.Node) bool {
-		switch x.Kind() {
-		case "assignment":
+		switch x.KindId() {
+		case pyAssignmentID:
 			en.assignment(x)
-		case "call":
+		case pyCallID:
 			en.call(x)
 		}
 		return true
@@ -78,6 +86,22 @@ func (py *pyFile) entries(root *sitter.Node) {
 		}
 	}
 	en.definitions(root, "", false)
+}
+
+// importsFramework reports whether the file imports a module whose
+// registrations are read (most files do not: the walks are skipped).
+func (py *pyFile) importsFramework() bool {
+	for _, b := range py.bindings {
+		top, _, _ := strings.Cut(b.module, ".")
+		switch top {
+		case "flask", "fastapi", "django", "click", "argparse", "mcp", "fastmcp":
+			return true
+		}
+		if strings.HasSuffix(b.module, "_pb2_grpc") {
+			return true
+		}
+	}
+	return false
 }
 
 // qualified is the dotted name an expression stands for through the
