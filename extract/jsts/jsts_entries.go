@@ -67,12 +67,11 @@ func (js *jsFile) entries(root *sitter.Node) {
 	g := &js.grammar
 	// Variables first (apps, routers, servers, programs), with the
 	// prefixes and topics later calls give them.
-	ts.WalkSkip(root, func(x *sitter.Node) bool {
-		id := x.KindId()
-		if int(id) < len(g.types) && g.types[id] {
-			return false
+	ts.WalkSym(root, func(x *sitter.Node, id uint16) bool {
+		if int(id) >= len(g.kinds) || g.types[id] {
+			return int(id) >= len(g.kinds)
 		}
-		switch js.kind(x) {
+		switch g.kinds[id] {
 		case "variable_declarator":
 			en.declarator(x)
 		case "required_parameter", "optional_parameter":
@@ -82,12 +81,11 @@ func (js *jsFile) entries(root *sitter.Node) {
 		}
 		return true
 	})
-	ts.WalkSkip(root, func(x *sitter.Node) bool {
-		id := x.KindId()
-		if int(id) < len(g.types) && g.types[id] {
-			return false
+	ts.WalkSym(root, func(x *sitter.Node, id uint16) bool {
+		if int(id) >= len(g.kinds) || g.types[id] {
+			return int(id) >= len(g.kinds)
 		}
-		switch js.kind(x) {
+		switch g.kinds[id] {
 		case "call_expression":
 			en.register(x)
 		case "class_declaration", "abstract_class_declaration":

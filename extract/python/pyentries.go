@@ -70,8 +70,8 @@ func (py *pyFile) entries(root *sitter.Node) {
 	}
 	// Variables first (apps, routers, parsers), with the prefixes that
 	// include_router and register_blueprint give them.
-	ts.WalkSkip(root, func(x *sitter.Node) bool {
-		switch x.KindId() {
+	ts.WalkSym(root, func(x *sitter.Node, sym uint16) bool {
+		switch sym {
 		case pyAssignmentID:
 			en.assignment(x)
 		case pyCallID:
