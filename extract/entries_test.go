@@ -126,11 +126,12 @@ func TestEntries_JSTS(t *testing.T) {
 	res := index(t, copyTree(t, filepath.Join("testdata", "entries", "jsts")), Options{}, nil)
 	checkEntries(t, entryRows(t, res.Payloads), []string{
 		// Express: a Router mounted under /users, an inline handler (the file),
-		// app.route chains, a typed parameter (the function around it);
+		// app.route chains, a typed parameter (the function around it), a
+		// route named by a constant, a handler from a package (its stub);
 		// Map.get is no route.
 		"entry:http:src/app.ts::ANY%20/health line=15 entry_kind=http framework=express method=ANY route=/health -> code:function:src/app.ts::health",
 		"entry:http:src/app.ts::GET%20/inside line=30 anonymous=true entry_kind=http framework=express method=GET route=/inside -> code:function:src/app.ts::mount",
-		"entry:http:src/app.ts::GET%20/metrics line=33 entry_kind=http framework=express method=GET route=/metrics -> code:external:prom-middleware.metrics",
+		"entry:http:src/app.ts::GET%20/metrics line=34 entry_kind=http framework=express method=GET route=/metrics -> code:external:prom-middleware.metrics",
 		"entry:http:src/app.ts::GET%20/items line=16 entry_kind=http framework=express method=GET route=/items -> code:function:src/app.ts::listItems",
 		"entry:http:src/app.ts::GET%20/users line=8 entry_kind=http framework=express method=GET route=/users -> code:function:src/handlers.ts::listUsers",
 		"entry:http:src/app.ts::GET%20/users/:id line=9 entry_kind=http framework=express method=GET route=/users/:id -> code:function:src/handlers.ts::getUser",

@@ -398,7 +398,7 @@ func (en *jsEntries) register(call *sitter.Node) {
 	switch recv.fw {
 	case "express", "koa", "fastify":
 		route := en.str(first)
-		if first == nil || js.kind(first) != "string" && js.kind(first) != "template_string" {
+		if route == "" {
 			if recv.fw == "fastify" && prop == "route" {
 				en.fastifyRoute(recv, first, line)
 			}

@@ -30,4 +30,5 @@ export function mount(server: express.Express) {
   server.get("/inside", function () {});
 }
 
-app.get("/metrics", metrics);
+const METRICS = "/metrics";
+app.get(METRICS, metrics);
