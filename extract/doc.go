@@ -40,12 +40,16 @@
 //	          to go:package: nodes outside)
 //	python    tree-sitter: code:module:<dotted> (file defines it), classes,
 //	          functions, methods, calls (receivers inferred, see
-//	          "Receivers" below), imports, inherits_from
+//	          "Receivers" below), imports, inherits_from, entry points
+//	          (Flask, FastAPI, Django urls, click, argparse, FastMCP,
+//	          grpcio, __main__) with handled_by
 //	jsts      tree-sitter (JS, TS, TSX): functions, classes, interfaces,
 //	          methods (see "JavaScript and TypeScript" below), calls and new
 //	          (receivers inferred), references (values and types used),
 //	          imports and require() (code:file: or npm:package:),
-//	          inherits_from (extends), implements
+//	          inherits_from (extends), implements, entry points
+//	          (Express, Koa, Fastify, NestJS, commander, yargs, MCP SDK,
+//	          node:events, kafkajs, ws, grpc-js) with handled_by
 //	java      tree-sitter: classes, interfaces, enums, records and
 //	          annotation types (nested as Outer.Inner), methods (overloads
 //	          one node), calls (receivers typed from declarations; new X()

@@ -111,6 +111,7 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	for i := 0; i < len(js.deferred); i++ {
 		js.deferred[i]()
 	}
+	js.entries(root)
 	// A variable merged with a class or interface of the same name.
 	var merged []string
 	for k := range fr.Decl.Facts {

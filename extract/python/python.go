@@ -204,6 +204,7 @@ func extract(fr *lang.Result, data []byte, e *lang.Env) {
 	for _, f := range deferred {
 		f()
 	}
+	py.entries(root)
 }
 
 // block walks module-level statements (descending into if/try/with bodies).
