@@ -42,6 +42,8 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 )
 
+require gonum.org/v1/gonum v0.17.0 // indirect
+
 require (
 	github.com/Azure/go-ansiterm v0.0.0-20230124172434-306776ec8161 // indirect
 	github.com/Masterminds/semver v1.4.2 // indirect
