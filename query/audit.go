@@ -129,15 +129,25 @@ func AuditFunctions(ctx context.Context, g *projections.Graph, opts AuditOptions
 	} else {
 		roots = a.deadRoots(opts.IncludeExported)
 	}
-	reached, err := a.reach(ctx, roots, depth)
+	reached, live, err := a.reach(ctx, roots, depth)
 	if err != nil {
 		return nil, sum, nil, err
 	}
-	reflective := false
-	for uid := range reached {
-		if n, ok := g.Node(uid); ok && metaCount(n.Metadata[graph.MetaReflectCalls]) > 0 {
-			reflective = true
-			break
+	// viaReflection are the functions reached only when reflection, which
+	// a reached function uses, calls the exported methods of the types in
+	// use by name.
+	var viaReflection map[string]int
+	if !untested && a.reflective(reached) {
+		var seeds []string
+		for _, class := range slices.Sorted(maps.Keys(live)) {
+			for _, m := range a.g.Targets(class, graph.EdgeContains) {
+				if _, ok := reached[m]; !ok && a.nodes[m].Kind == graph.KindMethod && exportedName(memberName(m)) {
+					seeds = append(seeds, m)
+				}
+			}
+		}
+		if viaReflection, _, err = a.reach(ctx, append(seeds, roots...), -1); err != nil {
+			return nil, sum, nil, err
 		}
 	}
 	kinds := TypeSet(opts.Kinds)
@@ -161,10 +171,10 @@ func AuditFunctions(ctx context.Context, g *projections.Graph, opts AuditOptions
 			f.Reasons = append(f.Reasons, ReasonAddressTaken)
 			f.Via = append(f.Via, users...)
 		}
+		if _, ok := viaReflection[uid]; ok {
+			f.Reasons = append(f.Reasons, ReasonReflection)
+		}
 		if n.Kind == graph.KindMethod && exportedName(memberName(uid)) {
-			if reflective {
-				f.Reasons = append(f.Reasons, ReasonReflection)
-			}
 			if ext := a.externalInterfaces(uid); len(ext) > 0 {
 				f.Reasons = append(f.Reasons, ReasonExternalInterface)
 				f.Via = append(f.Via, ext...)
@@ -266,7 +276,8 @@ func (a *auditGraph) goPackage(p string) string {
 func funcName(uid string) string { return memberName(uid) }
 
 // isTestRoot reports whether the function n is run by a test runner: Go's
-// Test*, Benchmark*, Example*, Fuzz* and TestMain in _test.go files;
+// Test*, Benchmark*, Fuzz*, TestMain and Example* with an output comment
+// (go test compiles the others and runs nothing) in _test.go files;
 // pytest's test_* functions and the methods of Test* classes in test
 // files (and every function of a conftest.py, fixtures included); every
 // function of a JavaScript/TypeScript test file (*.test.*, *.spec.*).
@@ -282,7 +293,7 @@ func (a *auditGraph) isTestRoot(n graph.Node) bool {
 		}
 		for _, prefix := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
 			if rest, ok := strings.CutPrefix(name, prefix); ok && (rest == "" || !isLowerStart(rest)) {
-				return true
+				return prefix != "Example" || a.exampleRuns(n.UID)
 			}
 		}
 		return false
@@ -296,6 +307,13 @@ func (a *auditGraph) isTestRoot(n graph.Node) bool {
 		return false
 	}
 	return true
+}
+
+// exampleRuns reports whether go test runs the Example function uid: its
+// body ends with an output comment (graph.MetaExampleOutput).
+func (a *auditGraph) exampleRuns(uid string) bool {
+	n, ok := a.g.Node(uid)
+	return ok && n.Metadata[graph.MetaExampleOutput] == true
 }
 
 // isLowerStart reports whether s starts with a lower-case letter (Go's
@@ -403,9 +421,33 @@ func (a *auditGraph) externalInterfaces(method string) []string {
 // useEdges are the edges by which a reached function puts a type in use.
 var useEdges = []string{graph.EdgeConstructs, graph.EdgeHasParamType, graph.EdgeAccessesField, graph.EdgeReferences}
 
+// reflectiveCallees are the outside functions that call methods by name
+// through reflection (a template calls the methods of its data).
+var reflectiveCallees = []string{"code:external:text/template.", "code:external:html/template."}
+
+// reflective reports whether a reached function calls methods through
+// reflection: it counts reflect calls (graph.MetaReflectCalls) or calls a
+// template's Execute.
+func (a *auditGraph) reflective(reached map[string]int) bool {
+	for _, uid := range slices.Sorted(maps.Keys(reached)) {
+		if n, ok := a.g.Node(uid); ok && metaCount(n.Metadata[graph.MetaReflectCalls]) > 0 {
+			return true
+		}
+		for _, t := range a.g.Targets(uid, graph.EdgeCalls) {
+			for _, p := range reflectiveCallees {
+				if strings.HasPrefix(t, p) && strings.Contains(t[len(p):], "Execute") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // reach walks from roots and returns the hop count of every node reached,
-// stopping after depth hops (depth < 0: no bound).
-func (a *auditGraph) reach(ctx context.Context, roots []string, depth int) (map[string]int, error) {
+// stopping after depth hops (depth < 0: no bound), and the types put in
+// use on the way.
+func (a *auditGraph) reach(ctx context.Context, roots []string, depth int) (map[string]int, map[string]bool, error) {
 	g := a.g
 	dist := map[string]int{}
 	// live marks the types in use; pending holds, per type not yet in use,
@@ -438,7 +480,7 @@ func (a *auditGraph) reach(ctx context.Context, roots []string, depth int) (map[
 	}
 	for level := 0; len(frontier) > 0; level++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if depth >= 0 && level >= depth {
 			break
@@ -476,7 +518,7 @@ func (a *auditGraph) reach(ctx context.Context, roots []string, depth int) (map[
 			}
 		}
 	}
-	return dist, nil
+	return dist, live, nil
 }
 
 // externalIfaceOf are the outside interfaces class satisfies.

@@ -26,6 +26,12 @@ func indexFixture(t testing.TB, name string) *projections.Graph {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "audit", name))); err != nil {
 		t.Fatal(err)
 	}
+	return indexFixtureDir(t, dir)
+}
+
+// indexFixtureDir extracts dir into a fresh projection.
+func indexFixtureDir(t testing.TB, dir string) *projections.Graph {
+	t.Helper()
 	g := projections.NewGraph()
 	seq := uint64(0)
 	_, err := extract.Run(context.Background(), dir, extract.Options{}, nil, func(batch []graph.FileExtracted, _ []string) error {
@@ -56,7 +62,10 @@ func findingLines(fs []AuditFinding) []string {
 	for _, f := range fs {
 		line := f.UID + " " + f.Certainty
 		if len(f.Reasons) > 0 {
-			line += " " + strings.Join(f.Reasons, ",") + " via " + strings.Join(f.Via, ",")
+			line += " " + strings.Join(f.Reasons, ",")
+		if len(f.Via) > 0 {
+			line += " via " + strings.Join(f.Via, ",")
+		}
 		}
 		out = append(out, line)
 	}
@@ -105,6 +114,7 @@ func TestAuditFunctions_GoDead(t *testing.T) {
 			pgo + "pingA certain",
 			pgo + "pingB certain",
 			pgo + "Exported certain",
+			"code:function:p/p_test.go::ExampleExported certain", // no output comment: go test does not run it
 		}},
 		{"the exported API is a root too", AuditOptions{IncludeExported: true}, []string{
 			pext + "R.unexported certain",
@@ -116,6 +126,7 @@ func TestAuditFunctions_GoDead(t *testing.T) {
 			pgo + "rec certain",
 			pgo + "pingA certain",
 			pgo + "pingB certain",
+			"code:function:p/p_test.go::ExampleExported certain",
 		}},
 		{"kind and path filters", AuditOptions{Kinds: []string{graph.KindMethod}, Path: "p/*.go"}, []string{
 			pext + "R.Read uncertain external_interface via code:external:fmt.Stringer,code:external:io.Reader",
@@ -227,4 +238,19 @@ func TestAuditFunctions_PythonAndTSDead(t *testing.T) {
 			assertLines(t, findingLines(got), tc.untested)
 		})
 	}
+}
+
+func TestAuditFunctions_GoReflection(t *testing.T) {
+	g := indexFixture(t, "goreflect")
+	got, _, _, err := AuditFunctions(context.Background(), g, AuditOptions{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// main calls a method by name through reflect: the exported methods of
+	// T, which main builds, and what they call may run.
+	assertLines(t, findingLines(got), []string{
+		"code:function:main.go::T.Visible uncertain reflection",
+		"code:function:main.go::T.helper uncertain reflection",
+		"code:function:main.go::T.unused certain",
+	})
 }

@@ -10,8 +10,8 @@ import (
 type R struct{}
 
 func (R) Read(p []byte) (int, error) { return 0, io.EOF }
-func (R) String() string            { return "r" }
-func (R) unexported()               {}
+func (R) String() string             { return "r" }
+func (R) unexported()                {}
 
 // Idle satisfies fmt.Stringer but nothing builds it.
 type Idle struct{}
