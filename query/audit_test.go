@@ -63,9 +63,9 @@ func findingLines(fs []AuditFinding) []string {
 		line := f.UID + " " + f.Certainty
 		if len(f.Reasons) > 0 {
 			line += " " + strings.Join(f.Reasons, ",")
-		if len(f.Via) > 0 {
-			line += " via " + strings.Join(f.Via, ",")
-		}
+			if len(f.Via) > 0 {
+				line += " via " + strings.Join(f.Via, ",")
+			}
 		}
 		out = append(out, line)
 	}

@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(bin)
+	defer func() { _ = os.RemoveAll(bin) }()
 	deadcode := filepath.Join(bin, "deadcode")
 	build := exec.CommandContext(ctx, "go", "build", "-o", deadcode, "golang.org/x/tools/cmd/deadcode")
 	build.Stderr = stderr
@@ -136,11 +136,11 @@ type result struct {
 	Uncertain int `json:"uncertain"`
 	// CertainAgreement, CertainPrecision and CertainRecall count only
 	// cos's certain findings as dead.
-	CertainAgreement float64   `json:"certain_agreement"`
-	CertainPrecision acc.Ratio `json:"certain_precision"`
-	CertainRecall    acc.Ratio `json:"certain_recall"`
-	OnlyCos    map[string][]string `json:"only_cos"`
-	OnlyOracle map[string][]string `json:"only_oracle"`
+	CertainAgreement float64             `json:"certain_agreement"`
+	CertainPrecision acc.Ratio           `json:"certain_precision"`
+	CertainRecall    acc.Ratio           `json:"certain_recall"`
+	OnlyCos          map[string][]string `json:"only_cos"`
+	OnlyOracle       map[string][]string `json:"only_oracle"`
 	// Unmatched are deadcode findings at no judged function.
 	Unmatched []string `json:"unmatched"`
 	CosTime   float64  `json:"cos_seconds"`
@@ -302,10 +302,11 @@ func oracleOnlyReason(g *projections.Graph, n graph.Node) string {
 	}
 	if n.Kind == graph.KindMethod {
 		for _, c := range g.Sources(n.UID, graph.EdgeContains) {
-			for _, iface := range g.Targets(c, graph.EdgeImplements) {
-				if strings.HasPrefix(iface, "code:external:") {
-					return "outside_interface"
-				}
+			ifaces := g.Targets(c, graph.EdgeImplements)
+			if slices.ContainsFunc(ifaces, func(i string) bool { return strings.HasPrefix(i, "code:external:") }) {
+				return "outside_interface"
+			}
+			if len(ifaces) > 0 {
 				return "interface_dispatch"
 			}
 		}
