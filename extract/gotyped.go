@@ -7,6 +7,7 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/cos-dev/cos/extract/golang"
@@ -340,7 +341,31 @@ func (fx *typedFileExtraction) funcDecl(d *ast.FuncDecl) {
 	fx.bodyName = ""
 	if idx < len(fx.nodes) && fx.nodes[idx].UID == uid {
 		fx.nodes[idx].Metadata = counts.metadata(fx.nodes[idx].Metadata)
+		if kind == graph.KindFunction && strings.HasSuffix(fx.path, "_test.go") && strings.HasPrefix(name, "Example") && exampleOutput(fx.file, d.Body) {
+			if fx.nodes[idx].Metadata == nil {
+				fx.nodes[idx].Metadata = map[string]any{}
+			}
+			fx.nodes[idx].Metadata[graph.MetaExampleOutput] = true
+		}
 	}
+}
+
+// exampleOutput reports whether an example's body ends with an output
+// comment ("Output:" or "Unordered output:", as go/doc reads it): go test
+// runs only such examples, and compiles the others.
+func exampleOutput(f *ast.File, body *ast.BlockStmt) bool {
+	var last *ast.CommentGroup
+	for _, cg := range f.Comments {
+		if cg.Pos() > body.Lbrace && cg.End() < body.Rbrace {
+			last = cg
+		}
+	}
+	if last == nil {
+		return false
+	}
+	text := strings.TrimSpace(last.Text())
+	lower := strings.ToLower(text)
+	return strings.HasPrefix(lower, "output:") || strings.HasPrefix(lower, "unordered output:")
 }
 
 // classRef adds an edge of typ from src to the in-tree named type behind t.

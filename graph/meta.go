@@ -61,6 +61,10 @@ const (
 	// dynamic invocation (Value.Call, Value.CallSlice, Value.Method,
 	// Value.MethodByName, Type.Method, Type.MethodByName).
 	MetaReflectCalls = "reflect_calls"
+	// MetaExampleOutput (bool true) is set on a Go Example function whose
+	// body ends with an output comment: go test runs it (an example
+	// without one is compiled, not run).
+	MetaExampleOutput = "example_output"
 	// MetaMethodSet is set on implements edges: MethodSetValue when the
 	// type T itself satisfies the interface, MethodSetPointer when only *T
 	// does.

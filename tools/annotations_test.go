@@ -39,6 +39,7 @@ func TestAnnotations_IdempotentHintMatchesBehaviour(t *testing.T) {
 	calls := map[string]string{
 		"cos_analyze_task":            `{"task_title": "Fix auth bug", "dimensions": 2, "complexity": "COMPLICATED", "domain": ["meta"]}`,
 		"cos_evidence_bundle":         `{"session_id": "s1"}`,
+		"cos_graph_audit":             `{"check": "dead"}`,
 		"cos_graph_changes":           `{"base": "index"}`,
 		"cos_graph_context":           `{"uid_or_name": "a.go"}`,
 		"cos_graph_delete":            `{"uids": ["code:function:c.go::gone"]}`,

@@ -11,6 +11,7 @@ func catalogue() []*Tool {
 	all = append(all, graphImpactTool(), graphReferencesTool(), graphRenamePlanTool(), graphPathTool(),
 		graphSimilarTool(), graphExportTool(), graphDoctorTool(), graphChangesTool())
 	all = append(all, graphTraceTool())
+	all = append(all, graphAuditTool())
 	all = append(all, graphWriteTools()...)
 	all = append(all, indexTools()...)
 	all = append(all, healthTools()...)

@@ -1,0 +1,3 @@
+module example.com/refl
+
+go 1.22

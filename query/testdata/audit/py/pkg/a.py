@@ -1,0 +1,4 @@
+from pkg import b
+
+def fa():
+    return b.fb()

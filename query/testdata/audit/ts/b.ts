@@ -1,0 +1,3 @@
+import { a } from './a';
+export function b(): number { return 1; }
+export function c(): number { return a(); }
