@@ -307,12 +307,21 @@ func (w *testWalk) loadersOf() {
 			continue
 		}
 		if IsTestPath(n.Path) {
+			// A test file's top level runs in its own tests only: nothing
+			// loads a test file (its package's other files define the
+			// module others import).
 			testFiles = append(testFiles, n.Path)
+			continue
 		}
+		// The files that import the module f defines (or f itself), and
+		// the other files of that module: for Go, the package's test files
+		// share its test binary.
 		for _, m := range append(w.g.Targets(f, graph.EdgeDefines), f) {
-			for _, src := range w.g.Sources(m, graph.EdgeImports) {
-				if h, ok := w.g.NodeHeader(src); ok && h.Kind == graph.KindFile {
-					queue = append(queue, src)
+			for _, typ := range []string{graph.EdgeImports, graph.EdgeDefines} {
+				for _, src := range w.g.Sources(m, typ) {
+					if h, ok := w.g.NodeHeader(src); ok && h.Kind == graph.KindFile {
+						queue = append(queue, src)
+					}
 				}
 			}
 		}
