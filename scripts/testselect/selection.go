@@ -70,6 +70,9 @@ func selectionOf(ctx context.Context, cos string, o *oracle, cache string) (*sel
 			continue
 		}
 		pkg := r.Target
+		if pkg == "." {
+			pkg = "./" // the oracle's name of the root package
+		}
 		m := runRE.FindStringSubmatch(r.Command)
 		if m == nil { // the whole package
 			for _, name := range o.Suite[pkg] {
