@@ -18,7 +18,7 @@ type row struct {
 
 // report prints one Markdown table: per commit and in total.
 func report(w io.Writer, rows []row, withSel, verbose bool) {
-	fmt.Fprintln(w, "| commit | changed lines | suite | oracle tests | selected (cos suite) | hits | recall | precision | cos time |")
+	fmt.Fprintln(w, "| commit | changed lines | suite | oracle tests | selected (cos suite) | hits | recall | precision | cos index + changes |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	var oracleN, selN, hits, suite, commitsWith int
 	var misses []string
@@ -45,7 +45,7 @@ func report(w io.Writer, rows []row, withSel, verbose bool) {
 		hits += h
 		selN += len(r.sel.tests)
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %d (%d) | %d | %s | %s | %s |\n", r.commit[:12], o.ChangedLines, o.suiteSize(), nOracle,
-			len(r.sel.tests), r.sel.Suite, h, ratio(h, nOracle), ratio(h, len(r.sel.tests)), r.selTime.Round(100*time.Millisecond))
+			len(r.sel.tests), r.sel.Suite, h, ratio(h, nOracle), ratio(h, len(r.sel.tests)), fmt.Sprintf("%s + %s", r.sel.indexTime.Round(100*time.Millisecond), (r.selTime-r.sel.indexTime).Round(100*time.Millisecond)))
 		if verbose {
 			var extra []string
 			for k := range r.sel.tests {
