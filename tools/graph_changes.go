@@ -17,7 +17,7 @@ func graphChangesTool() *Tool {
 	return &Tool{
 		Name:        "cos_graph_changes",
 		Title:       "Changes and their risk",
-		Description: "Symbols changed since base (a git revision, or \"index\": the last index), their dependents, tests, the tests to run as commands, and risk.",
+		Description: "Symbols changed since base (a git revision, or \"index\": the last index), their dependents, tests to run (as commands) and risk.",
 		Data: Fields{"base": "string", "commit": "string", "root": "string", "depth": "integer", "count": "integer",
 			"files": "[]object", "changed": "[]object", "dependents": "object", "counts_by_depth": "object",
 			"tests": "[]object", "tests_to_run": "object", "risk": "object", "refreshed": "[]string", "note": "string"},
