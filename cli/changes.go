@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ func (a *app) changesCommand() *cobra.Command {
 		depth   int
 		asJSON  bool
 		showAll bool
+		tests   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "changes",
@@ -25,9 +27,11 @@ func (a *app) changesCommand() *cobra.Command {
 		Long: "Compare the work tree (and the git index) with a git revision, or with what the graph was last indexed " +
 			"from (--base index), and show the functions, methods, classes and headings whose lines changed — added, " +
 			"modified or removed — then the nodes that depend on them up to --depth hops, the tests among those, and " +
-			"a risk level with its reasons. The changed files are indexed again first. The same answer as the tool " +
-			"cos_graph_changes; --json prints its envelope. Exit 0 on an answer, 1 when it fails, 2 on a wrong command line.",
-		Example: "  cos changes\n  cos changes --base main --depth 3\n  cos changes --base index --json",
+			"a risk level with its reasons, and the tests to run: the test functions that reach the changed symbols, as go " +
+			"test, pytest and vitest/jest command lines (--tests prints only those, ready for a shell). The changed files are " +
+			"indexed again first. The same answer as the tool cos_graph_changes; --json prints its envelope. Exit 0 on an " +
+			"answer, 1 when it fails, 2 on a wrong command line.",
+		Example: "  cos changes\n  cos changes --base main --depth 3\n  cos changes --base index --json\n  cos changes --base main --tests | sh",
 		Args:    cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(base) == "" {
@@ -61,6 +65,9 @@ func (a *app) changesCommand() *cobra.Command {
 			if !env.OK() {
 				return &exitError{code: ExitError, err: env.Err().WithCause(nil)}
 			}
+			if tests {
+				return writeTestsToRun(a.io.Out, a.io.Err, env.JSON())
+			}
 			return writeChanges(a.io.Out, a.io.Err, env.JSON(), showAll)
 		},
 	}
@@ -69,6 +76,7 @@ func (a *app) changesCommand() *cobra.Command {
 	cmd.Flags().IntVar(&depth, "depth", 2, "hops from the changed symbols to their dependents (1 to 5)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the envelope as JSON")
 	cmd.Flags().BoolVar(&showAll, "all", false, "list every dependent (by default up to 20 a depth)")
+	cmd.Flags().BoolVar(&tests, "tests", false, "print only the tests to run: one command a line, the counts as # comments")
 	return cmd
 }
 
@@ -97,6 +105,7 @@ type changesView struct {
 		} `json:"changed"`
 		Dependents map[string][]changesDependent `json:"dependents"`
 		Tests      []changesDependent            `json:"tests"`
+		TestsToRun testsToRun                    `json:"tests_to_run"`
 		Depth      int                           `json:"depth"`
 		Risk       struct {
 			Level   string   `json:"level"`
@@ -107,6 +116,64 @@ type changesView struct {
 			Truncated bool     `json:"truncated"`
 		} `json:"meta"`
 	} `json:"data"`
+}
+
+// testsToRun is the tests_to_run section of a cos_graph_changes answer.
+type testsToRun struct {
+	Selected     int            `json:"selected"`
+	Suite        int            `json:"suite"`
+	Completeness string         `json:"completeness"`
+	Reasons      map[string]int `json:"completeness_reasons"`
+	Runs         []struct {
+		Command string `json:"command"`
+	} `json:"runs"`
+	Note string `json:"note"`
+}
+
+// summary is the one line that says how many tests are selected.
+func (t testsToRun) summary() string {
+	s := fmt.Sprintf("%d of %d tests reach the change", t.Selected, t.Suite)
+	if t.Completeness != "" && t.Completeness != "exact" {
+		s += " (a lower bound: " + reasonList(t.Reasons) + ")"
+	}
+	return s
+}
+
+func reasonList(r map[string]int) string {
+	keys := make([]string, 0, len(r))
+	for k := range r {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		keys[i] = fmt.Sprintf("%s %d", k, r[k])
+	}
+	return strings.Join(keys, ", ")
+}
+
+// writeTestsToRun prints the tests to run of a cos_graph_changes envelope:
+// the counts and note as # comments, then one command a line.
+func writeTestsToRun(out, errOut io.Writer, raw []byte) error {
+	var v changesView
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return fmt.Errorf("read the answer: %w", err)
+	}
+	t := v.Data.TestsToRun
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", t.summary())
+	if t.Note != "" {
+		fmt.Fprintf(&b, "# %s\n", t.Note)
+	}
+	for _, r := range t.Runs {
+		b.WriteString(r.Command + "\n")
+	}
+	if _, err := io.WriteString(out, b.String()); err != nil {
+		return err
+	}
+	for _, w := range v.Data.Meta.Warnings {
+		fmt.Fprintf(errOut, "cos: warning: %s\n", w)
+	}
+	return nil
 }
 
 type changesDependent struct {
@@ -196,6 +263,15 @@ func writeChanges(out, errOut io.Writer, raw []byte, all bool) error {
 		}
 		for _, x := range d.Tests {
 			fmt.Fprintf(&b, "  %s  %s\n", x.Label, place(x.Path, x.Line))
+		}
+	}
+	if len(d.Changed) > 0 {
+		fmt.Fprintf(&b, "\nTests to run: %s\n", d.TestsToRun.summary())
+		for _, r := range d.TestsToRun.Runs {
+			fmt.Fprintf(&b, "  %s\n", r.Command)
+		}
+		if d.TestsToRun.Note != "" {
+			fmt.Fprintf(&b, "  (%s)\n", d.TestsToRun.Note)
 		}
 	}
 	fmt.Fprintf(&b, "\nRisk: %s\n", d.Risk.Level)

@@ -38,7 +38,7 @@ func TestChanges_Text(t *testing.T) {
 		"Changes against HEAD", "modified calc.py",
 		"modified function add  calc.py:1-2  exported",
 		"depth 1 (2):", "total  app.py:4  (calls)", "test_add  test_calc.py:4",
-		"Tests (1):", "Risk: ",
+		"Tests (1):", "Tests to run: 1 of 1 tests reach the change", "  pytest test_calc.py\n", "Risk: ",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -46,6 +46,25 @@ func TestChanges_Text(t *testing.T) {
 	}
 	if strings.Contains(out, "sub") {
 		t.Errorf("sub did not change but is listed:\n%s", out)
+	}
+}
+
+func TestChanges_Tests(t *testing.T) {
+	g, dir := changesGitRepo(t)
+	g.Write("calc.py", "def add(a, b):\n    return b + a\n\n\ndef sub(a, b):\n    return a - b\n")
+	code, out, errs := run(t, dir, "changes", "--tests")
+	if code != 0 {
+		t.Fatalf("cos changes --tests: exit %d\n%s%s", code, out, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "# 1 of 1 tests reach the change") || lines[1] != "pytest test_calc.py" {
+		t.Errorf("cos changes --tests:\n%s\nwant the count as a comment, then pytest test_calc.py", out)
+	}
+	// sub changes: no test reaches it.
+	g.Write("calc.py", "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return -b + a\n")
+	if code, out, errs := run(t, dir, "changes", "--tests"); code != 0 || !strings.HasPrefix(out, "# 0 of 1 tests reach the change") ||
+		strings.Count(out, "\n") != 1 {
+		t.Errorf("sub changed: exit %d\n%s%s\nwant only the comment: no test reaches it", code, out, errs)
 	}
 }
 

@@ -85,10 +85,13 @@ type Changes struct {
 	Changed []ChangedSymbol
 	// Dependents lists the dependents by depth, keyed "1", "2", …; Counts
 	// counts them, Count is their total.
-	Dependents   map[string][]ChangeDependent
-	Counts       map[string]int
-	Count        int
-	Tests        []ChangeDependent
+	Dependents map[string][]ChangeDependent
+	Counts     map[string]int
+	Count      int
+	Tests      []ChangeDependent
+	// TestsToRun are the tests that reach the added and modified symbols
+	// (TestsOf), as commands.
+	TestsToRun   TestsToRun
 	Risk         ChangeRisk
 	Completeness *Completeness
 }
@@ -327,7 +330,8 @@ func ChangesOf(ctx context.Context, g *projections.Graph, d Diff, removed Remove
 	}
 
 	return Changes{Files: files, Changed: list, Dependents: levels, Counts: counts, Count: len(all), Tests: tests,
-		Risk: riskOf(list, counts, len(all), otherDirs, len(tests), removedUsed, depth), Completeness: live.comp}
+		TestsToRun: TestsOf(ctx, g, roots, slices.Sorted(mapKeys(paths))),
+		Risk:       riskOf(list, counts, len(all), otherDirs, len(tests), removedUsed, depth), Completeness: live.comp}
 }
 
 func oldIfRenamed(f gitfiles.FileChange) string {

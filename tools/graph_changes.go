@@ -17,10 +17,10 @@ func graphChangesTool() *Tool {
 	return &Tool{
 		Name:        "cos_graph_changes",
 		Title:       "Changes and their risk",
-		Description: "Symbols changed since base (a git revision, or \"index\": the last index), their dependents, tests and risk.",
+		Description: "Symbols changed since base (a git revision, or \"index\": the last index), their dependents, tests to run (as commands) and risk.",
 		Data: Fields{"base": "string", "commit": "string", "root": "string", "depth": "integer", "count": "integer",
 			"files": "[]object", "changed": "[]object", "dependents": "object", "counts_by_depth": "object",
-			"tests": "[]object", "risk": "object", "refreshed": "[]string", "note": "string"},
+			"tests": "[]object", "tests_to_run": "object", "risk": "object", "refreshed": "[]string", "note": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: false, Idempotent: true, WritesOnlyToRefresh: true,
 		Example: `{"base": "HEAD", "depth": 2}`,
 		Params: []Param{
@@ -90,6 +90,7 @@ func changesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		"counts_by_depth": ch.Counts,
 		"count":           ch.Count,
 		"tests":           ch.Tests,
+		"tests_to_run":    ch.TestsToRun,
 		"risk":            ch.Risk,
 	}
 	m["base"], m["commit"], m["root"] = base, d.Commit, root
