@@ -242,7 +242,7 @@ func (fx *typedFileExtraction) emitEntry(kind, name string, line int, meta map[s
 	if len(handlers) == 0 {
 		meta[metaUnresolved] = true
 	}
-	fx.node(graph.Node{UID: uid, Kind: graph.KindEntrypoint, Label: lang.CleanString(name), Line: line, Metadata: meta})
+	fx.node(graph.Node{UID: uid, Kind: graph.KindEntrypoint, Label: lang.CleanString(golang.EntryLabel(kind, name)), Line: line, Metadata: meta})
 	fx.edge(fx.fileUID, uid, graph.EdgeContains, line)
 	for _, h := range handlers {
 		i := fx.edge(uid, h.uid, graph.EdgeHandledBy, line)
@@ -770,13 +770,18 @@ func (fx *typedFileExtraction) commandLit(src string, lit *ast.CompositeLit) {
 	if run == nil {
 		return
 	}
-	command := fx.commandPath(lit, framework)
-	fx.emitEntry(graph.EntryCLI, command, fx.line(lit.Pos()), map[string]any{"command": command, "framework": framework}, fx.handlers(src, run, "")...)
+	command, dynamic := fx.commandPath(lit, framework)
+	meta := map[string]any{"command": command, "framework": framework}
+	if dynamic {
+		meta[metaDynamic] = true
+	}
+	fx.emitEntry(graph.EntryCLI, command, fx.line(lit.Pos()), meta, fx.handlers(src, run, "")...)
 }
 
 // commandName is a command literal's own name: the first word of cobra's
-// Use, urfave/cli's Name ("" when not a constant).
-func (fx *typedFileExtraction) commandName(lit *ast.CompositeLit, framework string) string {
+// Use, urfave/cli's Name; the source text of a value that is not a
+// constant (dynamic true); "" when there is none.
+func (fx *typedFileExtraction) commandName(lit *ast.CompositeLit, framework string) (name string, dynamic bool) {
 	key := "Name"
 	if framework == "cobra" {
 		key = "Use"
@@ -786,25 +791,26 @@ func (fx *typedFileExtraction) commandName(lit *ast.CompositeLit, framework stri
 			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == key {
 				s, isConst := fx.constString(kv.Value)
 				if !isConst {
-					return ""
+					return s, true
 				}
 				if f := strings.Fields(s); len(f) > 0 {
-					return f[0]
+					return f[0], false
 				}
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // commandPath returns the command's words from the program down, as far
 // as its parents are known in this package; a root without a name is
 // named after the package's folder (what go build names the program).
-func (fx *typedFileExtraction) commandPath(lit *ast.CompositeLit, framework string) string {
+func (fx *typedFileExtraction) commandPath(lit *ast.CompositeLit, framework string) (command string, dynamic bool) {
 	parent := fx.entries().parent
 	var words []string
 	for cur, n := lit, 0; cur != nil && n < 16; cur, n = parent[cur], n+1 {
-		w := fx.commandName(cur, framework)
+		w, dyn := fx.commandName(cur, framework)
+		dynamic = dynamic || dyn
 		if w == "" && parent[cur] == nil {
 			w = path.Base(fx.cp.pkg.PkgPath)
 		}
@@ -815,7 +821,7 @@ func (fx *typedFileExtraction) commandPath(lit *ast.CompositeLit, framework stri
 	for i, j := 0, len(words)-1; i < j; i, j = i+1, j-1 {
 		words[i], words[j] = words[j], words[i]
 	}
-	return strings.Join(words, " ")
+	return strings.Join(words, " "), dynamic
 }
 
 // mainEntry adds the main or init entry point a declaration is.

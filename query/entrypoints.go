@@ -1,6 +1,7 @@
 package query
 
 import (
+	"net/url"
 	"path"
 	"sort"
 	"strings"
@@ -35,10 +36,13 @@ type Entrypoint struct {
 	Anonymous bool `json:"anonymous,omitempty"`
 	// Dynamic says Name is the source text of a value computed at run
 	// time, not a literal.
-	Dynamic   bool   `json:"dynamic,omitempty"`
-	File      string `json:"file"`
-	Line      int    `json:"line,omitempty"`
-	Framework string `json:"framework,omitempty"`
+	Dynamic bool `json:"dynamic,omitempty"`
+	// BuildExcluded says the file is left out of this build (a build tag,
+	// another GOOS): the entry point exists only in other builds.
+	BuildExcluded bool   `json:"build_excluded,omitempty"`
+	File          string `json:"file"`
+	Line          int    `json:"line,omitempty"`
+	Framework     string `json:"framework,omitempty"`
 }
 
 // EntrypointFilter selects entry points. The zero filter selects all.
@@ -126,19 +130,20 @@ func ListEntrypoints(g *projections.Graph, f EntrypointFilter) Entrypoints {
 // entrypointRow is the row of the entry point node n.
 func entrypointRow(g *projections.Graph, n graph.Node, kind string) Entrypoint {
 	str := func(k string) string { s, _ := n.Metadata[k].(string); return s }
-	r := Entrypoint{UID: n.UID, Kind: kind, Name: n.Label, File: n.Path, Line: n.Line, Framework: str("framework")}
+	r := Entrypoint{UID: n.UID, Kind: kind, Name: entryName(n), File: n.Path, Line: n.Line, Framework: str("framework")}
 	r.Dynamic, _ = n.Metadata["dynamic"].(bool)
+	r.BuildExcluded, _ = n.Metadata[graph.MetaBuildExcluded].(bool)
 	switch kind {
 	case graph.EntryHTTP:
 		r.Method, r.Name = str("method"), str("route")
 	case graph.EntryCLI:
-		r.Name = firstNonEmpty(str("command"), n.Label)
+		r.Name = firstNonEmpty(str("command"), r.Name)
 	case graph.EntryMCPTool:
-		r.Name = firstNonEmpty(str("tool"), n.Label)
+		r.Name = firstNonEmpty(str("tool"), r.Name)
 	case graph.EntryGRPC:
-		r.Name = firstNonEmpty(str("service"), n.Label)
+		r.Name = firstNonEmpty(str("service"), r.Name)
 	case graph.EntryEvent:
-		r.Name = firstNonEmpty(str("subject"), n.Label)
+		r.Name = firstNonEmpty(str("subject"), r.Name)
 	}
 	for _, e := range g.Out(n.UID) {
 		if e.Type != graph.EdgeHandledBy {
@@ -154,6 +159,20 @@ func entrypointRow(g *projections.Graph, n graph.Node, kind string) Entrypoint {
 		r.Handlers = nil
 	}
 	return r
+}
+
+// entryName is the <name> of an entry point's uid
+// (entry:<kind>:<path>::<name>), unescaped; its label when the uid was
+// clamped.
+func entryName(n graph.Node) string {
+	_, name, ok := strings.Cut(n.UID, "::")
+	if !ok || strings.Contains(name, "~") && len(n.UID) == graph.MaxUIDLen {
+		return n.Label
+	}
+	if u, err := url.PathUnescape(name); err == nil {
+		return u
+	}
+	return name
 }
 
 func firstNonEmpty(a, b string) string {

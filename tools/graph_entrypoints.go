@@ -51,12 +51,12 @@ func entrypointsTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error)
 		c.NameFiles(r.File)
 	}
 	return map[string]any{
-		"entrypoints":         page,
-		"count":               len(rows),
-		"listed":              len(page),
-		"count_by_kind":       found.ByKind,
-		"next_cursor":         p.Next,
-		"limit":               p.Limit,
-		"walk_log_seq":        p.WalkSeq,
+		"entrypoints":   page,
+		"count":         len(rows),
+		"listed":        len(page),
+		"count_by_kind": found.ByKind,
+		"next_cursor":   p.Next,
+		"limit":         p.Limit,
+		"walk_log_seq":  p.WalkSeq,
 	}, tm, nil
 }

@@ -14,6 +14,17 @@ import (
 // itself defines: func main of package main and func init.
 const FrameworkGo = "go"
 
+// EntryLabel is the label of an entry point of kind named name: the kind
+// and the name ("http GET /users", "mcp_tool add"), "func main" and "func
+// init", so that the name of a handler (a tool's function is often named
+// as the tool) resolves to the function alone.
+func EntryLabel(kind, name string) string {
+	if kind == graph.EntryMain || kind == graph.EntryInit {
+		return "func " + name
+	}
+	return kind + " " + name
+}
+
 // MainEntry returns the entry point a function declaration of the file at
 // p (package pkgName) is, with its handled_by edge to the function and the
 // file's contains edge: func main of package main (kind main) and func init
@@ -36,7 +47,7 @@ func MainEntry(p, pkgName string, d *ast.FuncDecl, line func(token.Pos) int) (n 
 	}
 	uid := graph.EntryUID(kind, p, name)
 	l := line(d.Pos())
-	n = graph.Node{UID: uid, Kind: graph.KindEntrypoint, Label: name, Path: p, Line: l, Extractor: lang.ExtractorGo,
+	n = graph.Node{UID: uid, Kind: graph.KindEntrypoint, Label: EntryLabel(kind, name), Path: p, Line: l, Extractor: lang.ExtractorGo,
 		Metadata: map[string]any{"entry_kind": kind, "framework": FrameworkGo}}
 	edges = []graph.Edge{
 		{Source: lang.FileUID(p), Target: uid, Type: graph.EdgeContains, Extractor: lang.ExtractorGo, Line: l},
