@@ -69,7 +69,6 @@ type pkgEntries struct {
 
 // entryState is one file's entry point detection state.
 type entryState struct {
-	pkg *pkgEntries
 	// prefix is the route prefix of a router parameter (chi Route and
 	// Group callbacks).
 	prefix map[types.Object]string
