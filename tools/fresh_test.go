@@ -387,6 +387,7 @@ func TestNamedFiles_EveryGraphRead(t *testing.T) {
 		{"cos_graph_export", `{"root": "code:function:cmd/a.go::run", "max_hops": 2}`},
 		{"cos_graph_export", `{"max_nodes": 50}`},
 		{"cos_graph_source", `{"uid": "code:function:cmd/a.go::run"}`},
+		{"cos_graph_entrypoints", `{}`},
 	}
 	covered := map[string]bool{}
 	ctx := context.Background()
