@@ -155,12 +155,14 @@ func namedOf(t types.Type) *types.Named {
 // accepts (repo-relative paths), keyed by path.
 func (x *typedExtractor) extractPackage(cp *checkedPackage, want func(string) bool) map[string]*typedFile {
 	out := map[string]*typedFile{}
+	pe := &pkgEntries{}
 	for i, f := range cp.files {
 		rp, ok := x.rel.of(cp.names[i])
 		if !ok || x.graph.owner[rp] != cp.pkg || !want(rp) {
 			continue
 		}
-		fx := &typedFileExtraction{x: x, cp: cp, file: f, path: rp, fileUID: lang.FileUID(rp), edgeAt: map[graph.EdgeKey]int{}, nodeAt: map[string]bool{}}
+		fx := &typedFileExtraction{x: x, cp: cp, file: f, path: rp, fileUID: lang.FileUID(rp), edgeAt: map[graph.EdgeKey]int{}, nodeAt: map[string]bool{},
+			pkgEnt: pe, findEntries: !strings.HasSuffix(rp, "_test.go")}
 		fx.extract()
 		out[rp] = &typedFile{Nodes: fx.nodes, Edges: fx.edges, impl: fx.impl}
 	}
@@ -186,6 +188,12 @@ type typedFileExtraction struct {
 	// bodyName is the declared name of the function whose body is walked
 	// ("" in package-level initialisers).
 	bodyName string
+	// pkgEnt are the package's entry point tables, shared by its files;
+	// ent is this file's entry point state; findEntries is false in
+	// _test.go files (goentry.go).
+	pkgEnt      *pkgEntries
+	ent         entryState
+	findEntries bool
 	// fileCounts are the dynamic and reflective calls of package-level
 	// initialisers, recorded on the file node.
 	fileCounts callCounts
@@ -326,6 +334,7 @@ func (fx *typedFileExtraction) funcDecl(d *ast.FuncDecl) {
 	idx := len(fx.nodes)
 	fx.node(graph.Node{UID: uid, Kind: kind, Label: lang.CleanString(name), Line: fx.line(d.Pos()), EndLine: fx.line(d.End())})
 	fx.edge(container, uid, graph.EdgeContains, fx.line(d.Pos()))
+	fx.mainEntry(d)
 	if fn, ok := info.Defs[d.Name].(*types.Func); ok {
 		sig := fn.Type().(*types.Signature)
 		for i := range sig.Params().Len() {
@@ -406,8 +415,11 @@ func (fx *typedFileExtraction) genDecl(d *ast.GenDecl) {
 func (fx *typedFileExtraction) body(src string, n ast.Node, counts *callCounts) {
 	info := fx.cp.info
 	called := map[*ast.Ident]bool{}
+	fx.ent.lits = nil
 	ast.Inspect(n, func(n ast.Node) bool {
 		switch e := n.(type) {
+		case *ast.FuncLit:
+			fx.ent.lits = append(fx.ent.lits, e)
 		case *ast.CallExpr:
 			fx.call(src, e, called, counts)
 		case *ast.Ident:
@@ -430,6 +442,9 @@ func (fx *typedFileExtraction) body(src string, n ast.Node, counts *callCounts) 
 		case *ast.CompositeLit:
 			if t := info.TypeOf(e); t != nil {
 				fx.classRef(src, t, graph.EdgeConstructs, fx.line(e.Pos()))
+			}
+			if fx.findEntries {
+				fx.commandLit(src, e)
 			}
 		case *ast.DeclStmt:
 			if gd, ok := e.Decl.(*ast.GenDecl); ok && gd.Tok == token.TYPE && fx.bodyName != "" {
@@ -534,6 +549,9 @@ func (fx *typedFileExtraction) call(src string, c *ast.CallExpr, called map[*ast
 			fx.stubNode(uid, stub)
 		}
 		fx.edge(src, uid, graph.EdgeCalls, fx.line(c.Pos()))
+		if fx.findEntries {
+			fx.entryCall(src, c, o)
+		}
 	default:
 		if _, lit := fun.(*ast.FuncLit); !lit {
 			counts.dynamic++ // a func-typed variable, field, parameter or result

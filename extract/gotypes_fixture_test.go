@@ -89,7 +89,7 @@ var knownEdgeTypes = map[string]bool{
 	graph.EdgeLinksTo: true, graph.EdgeCitesHeading: true, graph.EdgeInheritsFrom: true,
 	graph.EdgeRequires: true, graph.EdgeDefines: true, graph.EdgeImplements: true,
 	graph.EdgeReferences: true, graph.EdgeConstructs: true, graph.EdgeHasParamType: true,
-	graph.EdgeAccessesField: true,
+	graph.EdgeAccessesField: true, graph.EdgeHandledBy: true,
 }
 
 // TestRun_GoTypesFixtures runs extract.Run over each case of

@@ -29,8 +29,8 @@ import (
 // server hands out brought it to 19,615.
 // cos_graph_trace added 1,031 bytes (its entry and a comma), cos_graph_export's
 // clusters option 101.
-// cos_graph_audit added 1,189.
-const toolListMaxBytes = 22_321
+// cos_graph_audit added 1,189, cos_graph_entrypoints 919.
+const toolListMaxBytes = 23_240
 
 // listedTool is one tool of a tools/list result.
 type listedTool struct {
@@ -172,7 +172,7 @@ var exampleOrder = []struct{ tool, args string }{
 	{"cos_graph_resolve", ""}, {"cos_graph_context", ""}, {"cos_graph_impact", ""}, {"cos_graph_references", ""},
 	{"cos_graph_path", ""}, {"cos_graph_rename_plan", ""}, {"cos_graph_similar", ""}, {"cos_graph_export", ""},
 	{"cos_graph_doctor", ""}, {"cos_graph_changes", ""}, {"cos_graph_audit", ""}, {"cos_graph_audit", `{"check": "cycles"}`}, {"cos_health", ""},
-	{"cos_graph_trace", ""},
+	{"cos_graph_trace", ""}, {"cos_graph_entrypoints", ""},
 	{"cos_task_create", `{"title": "first"}`}, {"cos_task_create", ""}, {"cos_task_get", ""},
 	{"cos_task_claim", ""}, {"cos_task_release", ""}, {"cos_task_update", ""}, {"cos_task_board", ""},
 	{"cos_history", ""},

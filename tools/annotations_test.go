@@ -44,6 +44,7 @@ func TestAnnotations_IdempotentHintMatchesBehaviour(t *testing.T) {
 		"cos_graph_context":           `{"uid_or_name": "a.go"}`,
 		"cos_graph_delete":            `{"uids": ["code:function:c.go::gone"]}`,
 		"cos_graph_doctor":            `{"fix": true}`,
+		"cos_graph_entrypoints":       `{"kinds": ["main"]}`,
 		"cos_graph_export":            `{}`,
 		"cos_graph_impact":            `{"uid": "code:function:a.go::helper"}`,
 		"cos_graph_index":             `{"path": ` + graphJSON(t, root) + `}`,

@@ -389,6 +389,7 @@ func TestNamedFiles_EveryGraphRead(t *testing.T) {
 		{"cos_graph_export", `{"max_nodes": 50, "clusters": true}`},
 		{"cos_graph_trace", `{"uid": "code:function:lib/util.go::meta"}`},
 		{"cos_graph_source", `{"uid": "code:function:cmd/a.go::run"}`},
+		{"cos_graph_entrypoints", `{}`},
 	}
 	covered := map[string]bool{}
 	ctx := context.Background()

@@ -10,8 +10,7 @@ func catalogue() []*Tool {
 	all = append(all, graphReadTools()...)
 	all = append(all, graphImpactTool(), graphReferencesTool(), graphRenamePlanTool(), graphPathTool(),
 		graphSimilarTool(), graphExportTool(), graphDoctorTool(), graphChangesTool())
-	all = append(all, graphTraceTool())
-	all = append(all, graphAuditTool())
+	all = append(all, graphEntrypointsTool(), graphTraceTool(), graphAuditTool())
 	all = append(all, graphWriteTools()...)
 	all = append(all, indexTools()...)
 	all = append(all, healthTools()...)

@@ -65,7 +65,7 @@ func extract(fr *lang.Result, src []byte, mods *lang.GoModules) {
 	fr.AddEdge(fileUID, modUID, graph.EdgeDefines, 0)
 	fr.Decl = &lang.Decl{Scope: scope, Names: map[string]string{}, Results: map[string]string{}}
 
-	g := &goFile{fr: fr, fset: fset, scope: scope, fileUID: fileUID, imports: map[string]string{}}
+	g := &goFile{fr: fr, fset: fset, scope: scope, fileUID: fileUID, pkgName: pkgName, imports: map[string]string{}}
 	for _, imp := range f.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err != nil || p == "" {
@@ -109,7 +109,11 @@ type goFile struct {
 	fset    *token.FileSet
 	scope   string
 	fileUID string
+	pkgName string
 	imports map[string]string // local name → import path
+	// entries are the uids of the file's entry points (main, init: a file
+	// may declare init more than once).
+	entries map[string]bool
 }
 
 func (g *goFile) line(p token.Pos) int {
@@ -189,6 +193,14 @@ func (g *goFile) funcDecl(d *ast.FuncDecl) {
 		g.fr.Refs = append(g.fr.Refs, lang.Ref{Type: lang.RefContainedBy, From: uid, Line: g.line(d.Pos()), Scope: g.scope, Name: recvType})
 	} else {
 		g.fr.AddEdge(g.fileUID, uid, graph.EdgeContains, g.line(d.Pos()))
+	}
+	if n, edges, ok := MainEntry(g.fr.Path, g.pkgName, d, g.line); ok && !g.entries[n.UID] {
+		if g.entries == nil {
+			g.entries = map[string]bool{}
+		}
+		g.entries[n.UID] = true
+		g.fr.AddNode(n)
+		g.fr.Edges = append(g.fr.Edges, edges...)
 	}
 	if d.Body == nil {
 		return

@@ -1,0 +1,8 @@
+// Command app starts the fixture program.
+package main
+
+var ready bool
+
+func init() { ready = true }
+
+func main() {}

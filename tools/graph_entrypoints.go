@@ -1,0 +1,62 @@
+package tools
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/internal/pagecursor"
+	"github.com/cos-dev/cos/query"
+)
+
+func graphEntrypointsTool() *Tool {
+	return &Tool{
+		Name:  "cos_graph_entrypoints",
+		Title: "Entry points",
+		Description: "HTTP routes, CLI commands, MCP tools, gRPC services, event handlers, WebSocket upgrades, main, init: " +
+			"each with its handler's uid, file and line. Paged.",
+		Data: Fields{"entrypoints": "[]object", "count": "integer", "listed": "integer", "limit": "integer",
+			"count_by_kind": "object", "next_cursor": "string", "walk_log_seq": "integer"},
+		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
+		Example: `{"kinds": ["http", "main"], "path": "cmd"}`,
+		Params: []Param{
+			{Name: "kinds", Type: TStringList, Enum: query.EntryKinds},
+			{Name: "path", Type: TString, MaxLen: 4096, Description: "folder, file or glob"},
+			{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax), Default: graphPageDefault},
+			{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen, Minted: true},
+		},
+		Handler: entrypointsTool,
+	}
+}
+
+// entrypointsTool answers cos_graph_entrypoints (query.ListEntrypoints),
+// paged.
+func entrypointsTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	kinds := c.Args.Strings("kinds")
+	f := query.EntrypointFilter{Kinds: kinds, Path: c.Args.Str("path")}
+	found := query.ListEntrypoints(c.V.Graph, f)
+	var tm envelope.ToolMeta
+	tm.Completeness, tm.CompletenessReasons = found.Completeness, found.Reasons
+	sorted := slices.Clone(kinds)
+	slices.Sort(sorted)
+	digest := pagecursor.Digest("cos_graph_entrypoints", strings.Join(sorted, ","), f.Path)
+	rows := found.Rows
+	page, p, err := pageOf(c, c.Args.Str("cursor"), digest, len(rows), c.Args.Int("limit", graphPageDefault),
+		func(from, to int) []query.Entrypoint { return rows[from:to] })
+	if err != nil {
+		return nil, tm, err
+	}
+	for _, r := range page {
+		c.NameFiles(r.File)
+	}
+	return map[string]any{
+		"entrypoints":   page,
+		"count":         len(rows),
+		"listed":        len(page),
+		"count_by_kind": found.ByKind,
+		"next_cursor":   p.Next,
+		"limit":         p.Limit,
+		"walk_log_seq":  p.WalkSeq,
+	}, tm, nil
+}
