@@ -124,3 +124,8 @@ func SourceFileUID(path string) string { return ClampUID(FileUID(UIDPart(path)))
 func EntryUID(kind, path, name string) string {
 	return ClampUID("entry:" + kind + ":" + UIDPart(path) + "::" + UIDPart(name))
 }
+
+// EntryLabel is the label of an entry point: "<kind> <name>" ("http GET
+// /users", "cli cos index"), so a search for a handler's name does not
+// find its entry point as an equal match.
+func EntryLabel(kind, name string) string { return kind + " " + name }

@@ -22,7 +22,7 @@ func EntryLabel(kind, name string) string {
 	if kind == graph.EntryMain || kind == graph.EntryInit {
 		return "func " + name
 	}
-	return kind + " " + name
+	return graph.EntryLabel(kind, name)
 }
 
 // MainEntry returns the entry point a function declaration of the file at

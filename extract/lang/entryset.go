@@ -41,7 +41,7 @@ func (s *EntrySet) Add(kind, name, framework string, line int, meta map[string]a
 			meta[k] = CleanString(str)
 		}
 	}
-	s.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindEntrypoint, Label: CleanString(name), Line: line, Metadata: meta})
+	s.fr.AddNode(graph.Node{UID: uid, Kind: graph.KindEntrypoint, Label: CleanString(graph.EntryLabel(kind, name)), Line: line, Metadata: meta})
 	s.fr.AddEdge(s.fileUID, uid, graph.EdgeContains, line)
 	return uid
 }
