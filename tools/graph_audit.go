@@ -18,8 +18,8 @@ func graphAuditTool() *Tool {
 	return &Tool{
 		Name:  "cos_graph_audit",
 		Title: "Dead, untested, cycles",
-		Description: "dead: functions no main, init, test, entry point or exported API reaches; untested: no test reaches " +
-			"within depth; cycles: import and call cycles. A finding a func value or reflection may reach is uncertain. Paged.",
+		Description: "dead: no main, init, test, entry point or exported API reaches it; untested: no test within depth; " +
+			"cycles: import and call cycles. Paged.",
 		Data: Fields{"check": "string", "findings": "[]object", "cycles": "[]object", "count": "integer", "listed": "integer",
 			"limit": "integer", "summary": "object", "next_cursor": "string", "walk_log_seq": "integer"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,

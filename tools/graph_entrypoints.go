@@ -14,8 +14,8 @@ func graphEntrypointsTool() *Tool {
 	return &Tool{
 		Name:  "cos_graph_entrypoints",
 		Title: "Entry points",
-		Description: "HTTP routes, CLI commands, MCP tools, gRPC services, event handlers, WebSocket upgrades, main, init: " +
-			"each with its handler's uid, file and line. Paged.",
+		Description: "HTTP routes, CLI commands, MCP tools, gRPC services, event handlers, WebSocket upgrades, main and " +
+			"init, with their handlers' uids. Paged.",
 		Data: Fields{"entrypoints": "[]object", "count": "integer", "listed": "integer", "limit": "integer",
 			"count_by_kind": "object", "next_cursor": "string", "walk_log_seq": "integer"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,

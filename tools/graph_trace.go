@@ -15,8 +15,8 @@ func graphTraceTool() *Tool {
 	return &Tool{
 		Name:  "cos_graph_trace",
 		Title: "Trace a flow",
-		Description: "Flow from an entry point (a process per handler) or function: calls in source order, depth-first; " +
-			"interface calls branch to each implementation; recursion and repeats marked, not expanded; library calls are leaves. Steps paged.",
+		Description: "Steps from an entry point or function: calls in source order, depth-first, interface calls " +
+			"branching to implementations, recursion and repeats marked. Paged.",
 		Data: Fields{"node": "object", "processes": "[]object", "steps": "[]object", "branches": "[]object", "count": "integer",
 			"limit": "integer", "next_cursor": "string", "walk_log_seq": "integer", "note": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -146,9 +147,16 @@ func goJSONType(t reflect.Type) string {
 // "type": its properties say it is an object, and an answer without data
 // is a failure. The schema does not forbid other properties, so a
 // failure's {ok: false, error} still validates against it.
+//
+// A paged tool's paging fields (PageFields) are said once too: the
+// instructions name them for every paged answer.
 func (t *Tool) OutputSchema() json.RawMessage {
 	props := map[string]any{}
+	_, paged := t.Data["next_cursor"]
 	for k, v := range t.Data {
+		if paged && slices.Contains(PageFields, k) {
+			continue
+		}
 		props[k] = fieldSchema(v)
 	}
 	b, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
@@ -156,6 +164,11 @@ func (t *Tool) OutputSchema() json.RawMessage {
 	}})
 	return b
 }
+
+// PageFields are the fields every paged answer (one with next_cursor)
+// carries and its outputSchema leaves out: the server's instructions say
+// them once.
+var PageFields = []string{"next_cursor", "count", "listed", "limit", "walk_log_seq"}
 
 // jsonTypes is the schema type of a TJSON argument: the types it names,
 // or every JSON type when it names none.
