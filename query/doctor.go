@@ -170,7 +170,9 @@ func Diagnose(g *projections.Graph, exists func(p string) bool, changed []string
 			add("dangling_target", edgeText(e))
 			plan.edge("dangling_target", k)
 		}
-		if e.Source == e.Target {
+		if e.Source == e.Target && e.Type != graph.EdgeCalls && e.Type != graph.EdgeReferences {
+			// A function calling itself, or using itself as a value, is
+			// recursion the graph records on purpose.
 			add("self_loops", edgeText(e))
 		}
 		if e.Type == graph.EdgeContains {

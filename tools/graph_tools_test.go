@@ -381,6 +381,7 @@ func TestGraphDoctor_FindsAndFixes(t *testing.T) {
 			{"source": "code:function:main.go::main", "target": "code:function:gone.go::vanished", "type": "calls"},
 			{"source": "code:function:ghost.go::g", "target": "code:function:main.go::main", "type": "calls"},
 			{"source": "code:function:main.go::main", "target": "code:function:main.go::main", "type": "calls"},
+			{"source": "code:file:main.go", "target": "code:file:main.go", "type": "imports"},
 			{"source": "folder:lib", "target": "code:function:cmd/a.go::run", "type": "contains"}]}`},
 		{"graph.file_extracted", `{"path": "cmd/util.go", "extractor": "go", "content_hash": "ab", "size": 12, "nodes": [], "edges": [],
 			"parse_errors": ["1:1: expected declaration"], "duration_ms": 12.5}`},

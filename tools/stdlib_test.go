@@ -57,7 +57,7 @@ var doctorAllowance = map[string]struct {
 	"dangling_source":    {0, "every edge source is a node of the payload that carries it"},
 	"dangling_target":    {0, "a resolved target is a node some payload emits, an unresolved one a code:external: stub"},
 	"duplicate_edges":    {0, "the projection keys edges by identity"},
-	"self_loops":         {0, "the extractors drop an edge from a node to itself (a recursive call), so one is an extractor bug"},
+	"self_loops":         {0, "a node's edge to itself is a recursive call or use (not counted); any other is an extractor bug"},
 	"orphaned_inrepo":    {0, "every symbol has at least its contains edge"},
 	"orphaned_phantom":   {0, "a fresh index mints no stub without its edge"},
 	"malformed_uid_path": {0, "no path of either library holds whitespace, a backtick or ../"},
