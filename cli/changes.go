@@ -52,7 +52,13 @@ func (a *app) changesCommand() *cobra.Command {
 				return failure(err)
 			}
 			defer func() { _ = o.close(context.Background()) }()
-			env := o.r.Call(cmd.Context(), "cos_graph_changes", raw, f.budgetOptions())
+			opts := f.budgetOptions()
+			if tests {
+				// Commands for a shell: the agent-context budget would cut a
+				// long go test -run list to "…[truncated]".
+				opts.NoBudget = true
+			}
+			env := o.r.Call(cmd.Context(), "cos_graph_changes", raw, opts)
 			if asJSON {
 				if _, err := fmt.Fprintf(a.io.Out, "%s\n", env.JSON()); err != nil {
 					return err

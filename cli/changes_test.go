@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -115,5 +116,40 @@ func TestChanges_OutsideGitProcess(t *testing.T) {
 	cmd = cosProcess(t, "--state-dir", dir, "changes", "--base", "index")
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Nothing changed.") {
 		t.Errorf("cos changes --base index outside git: %v\n%s; want nothing changed", err, out)
+	}
+}
+
+// TestChanges_Tests_LongCommand: a selection whose command is longer than
+// an agent's envelope budget is printed whole by --tests, never cut to
+// "…[truncated]" (a shell would run that line, and skip the tests).
+func TestChanges_Tests_LongCommand(t *testing.T) {
+	var tests strings.Builder
+	tests.WriteString("from calc import add, sub\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n")
+	const n = 800
+	for i := range n {
+		fmt.Fprintf(&tests, "\n\ndef test_add_with_a_rather_long_name_%03d():\n    assert add(1, %d) == %d\n", i, i, i+1)
+	}
+	g := testutil.GitRepo(t, map[string]string{
+		"calc.py":      "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+		"test_calc.py": tests.String(),
+	})
+	t.Setenv("HOME", g.Home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := t.TempDir()
+	if code, _, errs := run(t, dir, "index", g.Root); code != 0 {
+		t.Fatalf("cos index: %d %s", code, errs)
+	}
+	g.Write("calc.py", "def add(a, b):\n    return b + a\n\n\ndef sub(a, b):\n    return a - b\n")
+	code, out, errs := run(t, dir, "changes", "--tests")
+	if code != 0 {
+		t.Fatalf("cos changes --tests: exit %d\n%s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], fmt.Sprintf("# %d of %d tests reach the change", n, n+1)) {
+		t.Fatalf("cos changes --tests: %.300s\nwant the count, then one command", out)
+	}
+	if cmd := lines[1]; strings.Contains(cmd, "truncated") || strings.Count(cmd, "test_add_with_a_rather_long_name_") != n ||
+		strings.Contains(cmd, "test_sub") {
+		t.Errorf("command (%d bytes) does not name the %d tests of add alone: %.300s", len(cmd), n, cmd)
 	}
 }

@@ -133,12 +133,23 @@ func TestServe_IndexesAtStart_RealProcess(t *testing.T) {
 		}
 	}
 
+	// A list that states its completeness is no "exact" over a graph still
+	// filling: a lower bound, for the reason indexing.
+	ep := s.answer("cos_graph_entrypoints", `{}`)
+	if reasons, _ := ep.meta()["completeness_reasons"].(map[string]any); !ep.OK || ep.meta()["completeness"] != "lower_bound" ||
+		reasons["indexing"] != float64(1) {
+		t.Fatalf("cos_graph_entrypoints while the start index waits: ok %v, meta %v", ep.OK, ep.meta())
+	}
+
 	release()
 	until(t, "Total is found", func() bool { return s.answer("cos_graph_context", `{"uid_or_name": "Total"}`).OK })
 	until(t, "the start index is over", func() bool { return s.startIndexState() == "" })
 	got := s.answer("cos_graph_context", `{"uid_or_name": "Total"}`)
 	if idx, _ := got.meta()["index"].(map[string]any); idx["root"] != g.Root || metaIndexState(got) != "" {
 		t.Fatalf("meta.index after the start index: %v", got.meta()["index"])
+	}
+	if ep := s.answer("cos_graph_entrypoints", `{}`); ep.meta()["completeness"] != "exact" {
+		t.Fatalf("cos_graph_entrypoints after the start index: meta %v, want exact", ep.meta())
 	}
 	if n := indexStarts(t, dir); n != 1 {
 		t.Fatalf("graph.index_started events: %d, want 1", n)

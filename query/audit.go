@@ -205,8 +205,9 @@ func AuditFunctions(ctx context.Context, g *projections.Graph, opts AuditOptions
 // PathMatches reports whether p is kept by the filter pattern: empty keeps
 // all; a pattern with *, ? or [ is a path.Match glob, also tried against
 // each leading part of p (so "cmd/*" keeps cmd/a/b.go); any other is a
-// prefix.
+// prefix. A leading "./" is dropped ("./cmd" is "cmd").
 func PathMatches(pattern, p string) bool {
+	pattern = strings.TrimPrefix(pattern, "./")
 	if pattern == "" {
 		return true
 	}

@@ -134,6 +134,12 @@ func TestAuditFunctions_GoDead(t *testing.T) {
 			pext + "R.unexported certain",
 			pext + "Idle.String uncertain external_interface via code:external:fmt.Stringer",
 		}},
+		{"a leading ./ is dropped", AuditOptions{Kinds: []string{graph.KindMethod}, Path: "./p/*.go"}, []string{
+			pext + "R.Read uncertain external_interface via code:external:fmt.Stringer,code:external:io.Reader",
+			pext + "R.String uncertain external_interface via code:external:fmt.Stringer,code:external:io.Reader",
+			pext + "R.unexported certain",
+			pext + "Idle.String uncertain external_interface via code:external:fmt.Stringer",
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

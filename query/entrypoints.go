@@ -52,13 +52,13 @@ type EntrypointFilter struct {
 	// Path is a file or folder prefix ("srv", "srv/routes.go") or, when it
 	// holds * ? or [, a path.Match pattern matched against the file and
 	// each folder above it ("cmd/*" selects everything under cmd's
-	// subfolders).
+	// subfolders). A leading "./" is dropped.
 	Path string
 }
 
 // matchPath reports whether the file p is selected by the filter's Path.
 func (f EntrypointFilter) matchPath(p string) bool {
-	want := strings.Trim(f.Path, "/")
+	want := strings.Trim(strings.TrimPrefix(f.Path, "./"), "/")
 	if want == "" || want == "." {
 		return true
 	}

@@ -88,6 +88,7 @@ func TestListEntrypoints_FilterSortAndHandlers(t *testing.T) {
 		{EntrypointFilter{Kinds: []string{"http"}}, []string{getUser, upload}},
 		{EntrypointFilter{Path: "srv"}, []string{greeter, getUser, upload}},
 		{EntrypointFilter{Path: "srv/routes.go"}, []string{getUser, upload}},
+		{EntrypointFilter{Path: "./srv/routes.go"}, []string{getUser, upload}},
 		{EntrypointFilter{Path: "sr"}, nil},
 		{EntrypointFilter{Path: "cmd/*"}, []string{mainUID}},
 		{EntrypointFilter{Path: "srv/*.go", Kinds: []string{"grpc", "main"}}, []string{greeter}},

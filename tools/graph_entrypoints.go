@@ -35,8 +35,12 @@ func graphEntrypointsTool() *Tool {
 func entrypointsTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	kinds := c.Args.Strings("kinds")
 	f := query.EntrypointFilter{Kinds: kinds, Path: c.Args.Str("path")}
-	found := query.ListEntrypoints(c.V.Graph, f)
 	var tm envelope.ToolMeta
+	if err := query.ValidatePathPattern(f.Path); err != nil {
+		return nil, tm, envelope.Errorf(envelope.CodeArgument, "path: got %q, expected a folder, a file or a glob (*, ?, [a-z])", f.Path).
+			WithDetails(map[string]any{"field": "path", "got": f.Path})
+	}
+	found := query.ListEntrypoints(c.V.Graph, f)
 	tm.Completeness, tm.CompletenessReasons = found.Completeness, found.Reasons
 	sorted := slices.Clone(kinds)
 	slices.Sort(sorted)

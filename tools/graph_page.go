@@ -53,7 +53,7 @@ func pageStart(c *Call, cursor string, query [8]byte, n int) (from int, walkSeq 
 	stale := staleCursor
 	switch last := c.V.Graph.LastChange(c.V.Pos.Seq); {
 	case cur.Query != query:
-		return 0, 0, stale("it belongs to another question: other node, edge types, depth or include_tests")
+		return 0, 0, stale("it belongs to another question: another tool, or other arguments than the first page's")
 	case cur.Seq > c.V.Pos.Seq:
 		return 0, 0, stale(fmt.Sprintf("it is from log seq %d, this view is at %d", cur.Seq, c.V.Pos.Seq))
 	case last > cur.Seq:

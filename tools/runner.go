@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/query"
 	"github.com/cos-dev/cos/search"
 )
 
@@ -226,8 +228,29 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 	if len(c.warnings) > 0 {
 		tm.Warnings = append(tm.Warnings, c.warnings...)
 	}
+	markIndexing(&tm, c.index)
 	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm,
 		Integrity: integrityMeta(c.V.Integrity), Index: c.index, AtSeq: c.atSeq}, budget), nil
+}
+
+// ReasonIndexing is the meta.completeness_reasons key of a graph answer
+// given while the server's start index still fills the graph
+// (meta.index.state "indexing"): what it has not reached is missing. Its
+// count is 1.
+const ReasonIndexing = "indexing"
+
+// markIndexing makes an answer that states its completeness a lower bound
+// while the start index runs (idx.State "indexing"): an "exact" over a
+// graph still filling would be false.
+func markIndexing(tm *envelope.ToolMeta, idx *envelope.Index) {
+	if tm.Completeness == "" || idx == nil || idx.State != envelope.IndexStateIndexing {
+		return
+	}
+	tm.Completeness = query.CompleteLowerBound
+	reasons := make(map[string]int, len(tm.CompletenessReasons)+1)
+	maps.Copy(reasons, tm.CompletenessReasons)
+	reasons[ReasonIndexing] = 1
+	tm.CompletenessReasons = reasons
 }
 
 // integrityMeta is meta.integrity for an answer read from a view: nil
