@@ -31,8 +31,13 @@ const (
 // TestRun is one command of a TestsToRun: the tests it runs, how many,
 // and the command line. Target is the Go package (a folder, "." for the
 // module's root) of a go or go-bench run, "" for the others.
+//
+// A run of another root than the primary one names it in Root; in a
+// graph of several roots every command changes into its root's folder
+// first.
 type TestRun struct {
 	Runner  string `json:"runner"`
+	Root    string `json:"root,omitempty"`
 	Target  string `json:"target,omitempty"`
 	Tests   int    `json:"tests"`
 	Command string `json:"command"`
@@ -333,7 +338,7 @@ func (w *testWalk) loadersOf() {
 	for _, p := range testFiles {
 		key := p
 		if strings.HasSuffix(p, ".go") {
-			key = path.Dir(p) // one test binary per package folder
+			key = testDir(p) // one test binary per package folder
 		}
 		for _, t := range suite[key] {
 			w.selected[t] = true
@@ -382,7 +387,7 @@ func testSuite(g *projections.Graph) suiteIndex {
 			if t, ok := testUnitOf(g, n); ok {
 				out[f.Path] = append(out[f.Path], t)
 				if strings.HasSuffix(f.Path, ".go") {
-					out[path.Dir(f.Path)] = append(out[path.Dir(f.Path)], t)
+					out[testDir(f.Path)] = append(out[testDir(f.Path)], t)
 				}
 			}
 		}
@@ -406,6 +411,45 @@ func countRunner(sel map[testUnit]bool, runner string) int {
 // (a whole file when all its tests are selected), one vitest and one jest
 // line of files.
 func runsOf(g *projections.Graph, sel map[testUnit]bool, suite suiteIndex) []TestRun {
+	byRoot := map[string]map[testUnit]bool{}
+	for t := range sel {
+		name, _ := graph.SplitRoot(t.file)
+		if byRoot[name] == nil {
+			byRoot[name] = map[testUnit]bool{}
+		}
+		byRoot[name][t] = true
+	}
+	folders := map[string]string{}
+	for _, r := range g.Roots() {
+		folders[r.Name] = r.Root
+	}
+	runs := []TestRun{}
+	for _, name := range slices.Sorted(mapKeys(byRoot)) {
+		rs := rootRunsOf(g, name, byRoot[name], suite)
+		for i := range rs {
+			rs[i].Root = name
+			// With one root the commands run in its folder as they are;
+			// with several, each changes into its root's folder.
+			if folder := folders[name]; folder != "" && len(folders) > 1 {
+				rs[i].Command = fmt.Sprintf("(cd %s && %s)", shellWord(folder), rs[i].Command)
+			}
+		}
+		runs = append(runs, rs...)
+	}
+	return runs
+}
+
+// testDir is the folder of the test file p as the suite keys a Go
+// package: path.Dir of its path inside its root, with the root's name.
+func testDir(p string) string {
+	name, rel := graph.SplitRoot(p)
+	return graph.RootPath(name, path.Dir(rel))
+}
+
+// rootRunsOf is runsOf for the tests of one root (name "" the primary):
+// paths in the commands are relative to that root's folder.
+func rootRunsOf(g *projections.Graph, name string, sel map[testUnit]bool, suite suiteIndex) []TestRun {
+	rel := func(p string) string { _, r := graph.SplitRoot(p); return r }
 	goPkgs := map[string][]string{}
 	benchPkgs := map[string][]string{}
 	pyFiles := map[string][]string{}
@@ -413,9 +457,9 @@ func runsOf(g *projections.Graph, sel map[testUnit]bool, suite suiteIndex) []Tes
 	for t := range sel {
 		switch t.runner {
 		case RunnerGo:
-			goPkgs[path.Dir(t.file)] = append(goPkgs[path.Dir(t.file)], t.name)
+			goPkgs[testDir(t.file)] = append(goPkgs[testDir(t.file)], t.name)
 		case RunnerGoBench:
-			benchPkgs[path.Dir(t.file)] = append(benchPkgs[path.Dir(t.file)], t.name)
+			benchPkgs[testDir(t.file)] = append(benchPkgs[testDir(t.file)], t.name)
 		case RunnerPytest:
 			pyFiles[t.file] = append(pyFiles[t.file], t.name)
 		default:
@@ -431,18 +475,18 @@ func runsOf(g *projections.Graph, sel map[testUnit]bool, suite suiteIndex) []Tes
 				all++
 			}
 		}
-		mod, pkg := goPackageArg(g, dir)
+		mod, pkg := goPackageArg(g, name, rel(dir))
 		cmd := "go test " + pkg
-		if len(names) < all {
+		if len(names) < all && len(alternation(names)) <= maxRunPattern {
 			cmd = fmt.Sprintf("go test -run '^%s$' %s", alternation(names), pkg)
 		}
-		runs = append(runs, TestRun{Runner: RunnerGo, Target: pkgTarget(dir), Tests: len(names), Command: inModule(mod, cmd)})
+		runs = append(runs, TestRun{Runner: RunnerGo, Target: pkgTarget(rel(dir)), Tests: len(names), Command: inModule(mod, cmd)})
 	}
 	for _, dir := range slices.Sorted(mapKeys(benchPkgs)) {
 		names := slices.Compact(slices.Sorted(slices.Values(benchPkgs[dir])))
-		mod, pkg := goPackageArg(g, dir)
+		mod, pkg := goPackageArg(g, name, rel(dir))
 		cmd := fmt.Sprintf("go test -run '^$' -bench '^%s$' %s", alternation(names), pkg)
-		runs = append(runs, TestRun{Runner: RunnerGoBench, Target: pkgTarget(dir), Tests: len(names), Command: inModule(mod, cmd)})
+		runs = append(runs, TestRun{Runner: RunnerGoBench, Target: pkgTarget(rel(dir)), Tests: len(names), Command: inModule(mod, cmd)})
 	}
 	if len(pyFiles) > 0 {
 		var ids []string
@@ -451,11 +495,18 @@ func runsOf(g *projections.Graph, sel map[testUnit]bool, suite suiteIndex) []Tes
 			names := slices.Compact(slices.Sorted(slices.Values(pyFiles[f])))
 			n += len(names)
 			if len(names) == len(suite[f]) {
-				ids = append(ids, shellWord(f))
+				ids = append(ids, shellWord(rel(f)))
 				continue
 			}
-			for _, name := range names {
-				ids = append(ids, shellWord(f+"::"+name))
+			for _, test := range names {
+				ids = append(ids, shellWord(rel(f)+"::"+test))
+			}
+		}
+		if len(strings.Join(ids, " ")) > 2*maxRunPattern {
+			// Too many node ids to read whole: the files hold them.
+			ids = ids[:0]
+			for _, f := range slices.Sorted(mapKeys(pyFiles)) {
+				ids = append(ids, shellWord(rel(f)))
 			}
 		}
 		runs = append(runs, TestRun{Runner: RunnerPytest, Tests: n, Command: "pytest " + strings.Join(ids, " ")})
@@ -467,7 +518,7 @@ func runsOf(g *projections.Graph, sel map[testUnit]bool, suite suiteIndex) []Tes
 		}
 		words := make([]string, len(files))
 		for i, f := range files {
-			words[i] = shellWord(f)
+			words[i] = shellWord(rel(f))
 		}
 		cmd := "npx vitest run " + strings.Join(words, " ")
 		if runner == RunnerJest {
@@ -477,6 +528,11 @@ func runsOf(g *projections.Graph, sel map[testUnit]bool, suite suiteIndex) []Tes
 	}
 	return runs
 }
+
+// maxRunPattern is the longest -run pattern a command gets, in bytes:
+// past it the command runs the package's whole suite, which holds the
+// selection, so a command is never too long to read whole or to paste.
+const maxRunPattern = 2000
 
 // alternation is names as a regular expression group: "(A|B)", or the
 // name alone.
@@ -496,15 +552,16 @@ func pkgTarget(dir string) string {
 	return "./" + dir
 }
 
-// goPackageArg returns the folder of the Go module holding dir (the
-// nearest go.mod above it; "" when it is the root or none is known) and
-// dir's package argument relative to that module.
-func goPackageArg(g *projections.Graph, dir string) (mod, pkg string) {
+// goPackageArg returns the folder of the Go module holding dir, a folder
+// inside the root name (the nearest go.mod above it; "" when it is the
+// root or none is known) and dir's package argument relative to that
+// module.
+func goPackageArg(g *projections.Graph, name, dir string) (mod, pkg string) {
 	for d := dir; ; d = path.Dir(d) {
 		if d == "." || d == "" || d == "/" {
 			return "", pkgTarget(dir)
 		}
-		if g.HasNode(graph.SourceFileUID(d + "/go.mod")) {
+		if g.HasNode(graph.SourceFileUID(graph.RootPath(name, d+"/go.mod"))) {
 			rel := strings.TrimPrefix(strings.TrimPrefix(dir, d), "/")
 			return d, pkgTarget(rel)
 		}

@@ -1,10 +1,14 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // testsToRunOf is the tests_to_run section of a cos_graph_changes answer.
@@ -14,6 +18,7 @@ type testsToRunOf struct {
 	Completeness string `json:"completeness"`
 	Runs         []struct {
 		Runner  string `json:"runner"`
+		Root    string `json:"root"`
 		Target  string `json:"target"`
 		Tests   int    `json:"tests"`
 		Command string `json:"command"`
@@ -220,3 +225,34 @@ func TestGraphChanges_TestsToRun_Vitest(t *testing.T) {
 		t.Errorf("with a changed test file: commands = %q, want %q", got, want)
 	}
 }
+
+// The tests of another root than the primary one run in that root's
+// folder: the command changes into it, and the run names the root.
+func TestGraphChanges_TestsToRun_OtherRoot(t *testing.T) {
+	primary := testutil.GitRepo(t, map[string]string{"a.py": "def a():\n    return 1\n"})
+	svc := testutil.GitRepo(t, testsGoRepo)
+	t.Setenv("HOME", svc.Home)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	s, err := openTestServer(context.Background(), testOptions{StateDir: t.TempDir(), Roots: []string{primary.Root, svc.Root}, NATS: "off", NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	idxReport(t, s, fmt.Sprintf(`{"path": %q}`, primary.Root))
+	idxReport(t, s, fmt.Sprintf(`{"path": %q, "name": "svc"}`, svc.Root))
+	svc.Write("lib/lib.go", strings.Replace(testsGoRepo["lib/lib.go"], "return q.S * q.S", "return q.S * q.S * 1", 1))
+	tr := testsToRunCall(t, s)
+	want := []string{
+		"(cd " + svc.Root + " && go test -run '^(ExampleRun|TestRun)$' ./app)",
+		"(cd " + svc.Root + " && go test -run '^TestTotal$' ./lib)",
+	}
+	if got := tr.commands(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("commands = %q, want %q", got, want)
+	}
+	for _, r := range tr.Runs {
+		if r.Root != "svc" {
+			t.Errorf("run %q names root %q, want svc", r.Command, r.Root)
+		}
+	}
+}
+
