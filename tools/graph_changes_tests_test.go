@@ -255,4 +255,3 @@ func TestGraphChanges_TestsToRun_OtherRoot(t *testing.T) {
 		}
 	}
 }
-
