@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"path"
 	"slices"
@@ -200,34 +199,6 @@ func AuditFunctions(ctx context.Context, g *projections.Graph, opts AuditOptions
 		return strings.Compare(x.UID, y.UID)
 	})
 	return out, sum, comp, nil
-}
-
-// PathMatches reports whether p is kept by the filter pattern: empty keeps
-// all; a pattern with *, ? or [ is a path.Match glob, also tried against
-// each leading part of p (so "cmd/*" keeps cmd/a/b.go); any other is a
-// prefix. A leading "./" is dropped ("./cmd" is "cmd").
-func PathMatches(pattern, p string) bool {
-	pattern = strings.TrimPrefix(pattern, "./")
-	if pattern == "" {
-		return true
-	}
-	if !strings.ContainsAny(pattern, "*?[") {
-		return strings.HasPrefix(p, pattern)
-	}
-	for q := p; q != "." && q != "/" && q != ""; q = path.Dir(q) {
-		if ok, _ := path.Match(pattern, q); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// ValidatePathPattern returns an error when pattern is a malformed glob.
-func ValidatePathPattern(pattern string) error {
-	if _, err := path.Match(pattern, ""); err != nil {
-		return fmt.Errorf("path %q: %w", pattern, err)
-	}
-	return nil
 }
 
 // auditGraph is the part of a graph the audits walk: its functions and

@@ -2,7 +2,6 @@ package query
 
 import (
 	"net/url"
-	"path"
 	"sort"
 	"strings"
 
@@ -56,22 +55,9 @@ type EntrypointFilter struct {
 	Path string
 }
 
-// matchPath reports whether the file p is selected by the filter's Path.
-func (f EntrypointFilter) matchPath(p string) bool {
-	want := strings.Trim(strings.TrimPrefix(f.Path, "./"), "/")
-	if want == "" || want == "." {
-		return true
-	}
-	if !strings.ContainsAny(want, "*?[") {
-		return p == want || strings.HasPrefix(p, want+"/")
-	}
-	for q := p; q != "." && q != "/" && q != ""; q = path.Dir(q) {
-		if ok, _ := path.Match(want, q); ok {
-			return true
-		}
-	}
-	return false
-}
+// matchPath reports whether the file p is selected by the filter's Path
+// (PathMatches).
+func (f EntrypointFilter) matchPath(p string) bool { return PathMatches(f.Path, p) }
 
 // Entrypoints is the answer of ListEntrypoints.
 type Entrypoints struct {

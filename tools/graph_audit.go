@@ -54,6 +54,9 @@ func auditTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		return nil, tm, envelope.Errorf(envelope.CodeArgument, "path: got %q, expected a path prefix or a glob (*, ?, [a-z])", opts.Path).
 			WithDetails(map[string]any{"field": "path", "got": opts.Path})
 	}
+	if w := query.PathFilterWarning(c.V.Graph, opts.Path); w != "" {
+		tm.Warnings = append(tm.Warnings, w)
+	}
 	cycles := opts.Check == query.AuditCycles
 	for _, k := range opts.Kinds {
 		if slices.Contains(query.CycleKinds, k) != cycles {

@@ -40,6 +40,9 @@ func entrypointsTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error)
 		return nil, tm, envelope.Errorf(envelope.CodeArgument, "path: got %q, expected a folder, a file or a glob (*, ?, [a-z])", f.Path).
 			WithDetails(map[string]any{"field": "path", "got": f.Path})
 	}
+	if w := query.PathFilterWarning(c.V.Graph, f.Path); w != "" {
+		tm.Warnings = append(tm.Warnings, w)
+	}
 	found := query.ListEntrypoints(c.V.Graph, f)
 	tm.Completeness, tm.CompletenessReasons = found.Completeness, found.Reasons
 	sorted := slices.Clone(kinds)

@@ -50,3 +50,25 @@ func TestGraphEntrypoints_CursorOfAnotherTool(t *testing.T) {
 		t.Errorf("message %q: want it to name another tool or other arguments, not another tool's arguments", e.Error.Message)
 	}
 }
+
+// TestGraphPathFilter_SelectsNothingWarns: a path that selects no indexed
+// file answers with a warning saying so, not a bare empty "exact" list; a
+// path that selects files has none.
+func TestGraphPathFilter_SelectsNothingWarns(t *testing.T) {
+	r := openGraphRepo(t, traceFiles, envelope.Options{})
+	if _, err := r.s.Index(context.Background(), r.root, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tool, args string }{
+		{"cos_graph_entrypoints", `{"path": "no/such/folder"}`},
+		{"cos_graph_audit", `{"check": "dead", "path": "../etc"}`},
+	} {
+		e := graphOK(t, r.s, tc.tool, tc.args)
+		if w, _ := graphMeta(e)["warnings"].([]any); len(w) != 1 || !strings.Contains(w[0].(string), "selects no indexed file") {
+			t.Errorf("%s %s: warnings %v", tc.tool, tc.args, w)
+		}
+	}
+	if e := graphOK(t, r.s, "cos_graph_entrypoints", `{"path": "main.go"}`); graphMeta(e)["warnings"] != nil {
+		t.Errorf("path main.go: warnings %v", graphMeta(e)["warnings"])
+	}
+}
