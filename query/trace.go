@@ -127,6 +127,10 @@ type TraceProcess struct {
 	Steps     int    `json:"steps"`
 	// MaxDepth is the deepest step's depth.
 	MaxDepth int `json:"max_depth"`
+	// Anonymous says the entry point's handler is a func literal inside
+	// Start: the process walks all of Start, a superset of what the
+	// handler runs.
+	Anonymous bool `json:"anonymous,omitempty"`
 }
 
 // TraceBranch is one dynamic dispatch of a trace: the step of the
@@ -211,15 +215,21 @@ func TraceFrom(ctx context.Context, g *projections.Graph, start graph.Node, o Tr
 	if o.MaxSteps <= 0 {
 		o.MaxSteps = TraceDefaultSteps
 	}
-	type root struct{ entry, uid string }
+	type root struct {
+		entry, uid string
+		anonymous  bool
+	}
 	var roots []root
 	switch start.Kind {
 	case graph.KindEntrypoint:
-		for _, h := range g.Targets(start.UID, graph.EdgeHandledBy) {
-			roots = append(roots, root{start.UID, h})
+		for _, e := range g.Out(start.UID) {
+			if e.Type == graph.EdgeHandledBy {
+				anon, _ := e.Metadata["anonymous"].(bool)
+				roots = append(roots, root{start.UID, e.Target, anon})
+			}
 		}
 	case graph.KindFunction, graph.KindMethod:
-		roots = append(roots, root{"", start.UID})
+		roots = append(roots, root{"", start.UID, false})
 	}
 	if len(roots) == 0 {
 		return nil, ErrTraceStart
@@ -232,7 +242,7 @@ func TraceFrom(ctx context.Context, g *projections.Graph, start graph.Node, o Tr
 			break
 		}
 		w.process = i
-		p := TraceProcess{Index: i, Entry: r.entry, Start: r.uid, FirstStep: len(w.t.Steps)}
+		p := TraceProcess{Index: i, Entry: r.entry, Start: r.uid, FirstStep: len(w.t.Steps), Anonymous: r.anonymous}
 		w.visit(r.uid, 0, nil, "", 0)
 		if w.err != nil {
 			return nil, w.err

@@ -196,7 +196,7 @@ func TestTraceFrom_EntryPointProcesses(t *testing.T) {
 		{UID: entry, Kind: graph.KindEntrypoint, Label: "fx run", Path: "main.go", Line: 9}}})
 	applyEvent(t, g, 1001, graph.TypeEdgesUpserted, graph.EdgesUpserted{Edges: []graph.Edge{
 		{Source: entry, Target: "code:function:main.go::fact", Type: graph.EdgeHandledBy},
-		{Source: entry, Target: "code:function:main.go::log", Type: graph.EdgeHandledBy}}})
+		{Source: entry, Target: "code:function:main.go::log", Type: graph.EdgeHandledBy, Metadata: map[string]any{"anonymous": true}}}})
 	tr, err := TraceFrom(context.Background(), g, mustNode(t, g, entry), TraceOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -210,8 +210,8 @@ func TestTraceFrom_EntryPointProcesses(t *testing.T) {
 	if got := stepLines(tr.Steps); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if got := fmt.Sprintf("%+v", tr.Processes); got != fmt.Sprintf("[{Index:0 Entry:%[1]s Start:code:function:main.go::fact FirstStep:0 Steps:2 MaxDepth:1} "+
-		"{Index:1 Entry:%[1]s Start:code:function:main.go::log FirstStep:2 Steps:2 MaxDepth:1}]", entry) {
+	if got := fmt.Sprintf("%+v", tr.Processes); got != fmt.Sprintf("[{Index:0 Entry:%[1]s Start:code:function:main.go::fact FirstStep:0 Steps:2 MaxDepth:1 Anonymous:false} "+
+		"{Index:1 Entry:%[1]s Start:code:function:main.go::log FirstStep:2 Steps:2 MaxDepth:1 Anonymous:true}]", entry) {
 		t.Errorf("processes = %s", got)
 	}
 	if _, err := TraceFrom(context.Background(), g, mustNode(t, g, "code:class:shape/shape.go::Square"), TraceOptions{}); err != ErrTraceStart {

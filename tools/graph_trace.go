@@ -50,7 +50,7 @@ func traceTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	tr, err := query.TraceFrom(ctx, c.V.Graph, res.Node, o)
 	if errors.Is(err, query.ErrTraceStart) {
-		return nil, tm, envelope.Errorf(envelope.CodeArgument, "%s is a %s: a trace starts at an entry point (with a handler), a function or a method",
+		return nil, tm, envelope.Errorf(envelope.CodeArgument, "%s is a node of kind %s: a trace starts at an entry point (with a handler), a function or a method",
 			res.Node.UID, res.Node.Kind).WithDetails(map[string]any{"field": "uid", "kind": res.Node.Kind})
 	}
 	if err != nil {
