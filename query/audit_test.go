@@ -2,16 +2,14 @@ package query
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/cos-dev/cos/eventlog"
-	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/graph"
+	"github.com/cos-dev/cos/internal/graphtest"
 	"github.com/cos-dev/cos/projections"
 )
 
@@ -26,34 +24,7 @@ func indexFixture(t testing.TB, name string) *projections.Graph {
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "audit", name))); err != nil {
 		t.Fatal(err)
 	}
-	return indexFixtureDir(t, dir)
-}
-
-// indexFixtureDir extracts dir into a fresh projection.
-func indexFixtureDir(t testing.TB, dir string) *projections.Graph {
-	t.Helper()
-	g := projections.NewGraph()
-	seq := uint64(0)
-	_, err := extract.Run(context.Background(), dir, extract.Options{}, nil, func(batch []graph.FileExtracted, _ []string) error {
-		for _, f := range batch {
-			if len(f.ParseErrors) > 0 {
-				t.Errorf("%s: parse errors %v", f.Path, f.ParseErrors)
-			}
-			data, err := json.Marshal(f)
-			if err != nil {
-				return err
-			}
-			seq++
-			if err := g.Apply(eventlog.Event{Seq: seq, Stream: graph.Stream, Revision: seq, Type: graph.TypeFileExtracted, Data: data}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return graphtest.Extract(t, dir)
 }
 
 // findingLines renders findings as "uid certainty [reasons]" lines.

@@ -35,13 +35,17 @@ func WriteTree(t testing.TB, files map[string]string) string {
 }
 
 // Extract runs the real extractors over root and applies every payload,
-// one graph.file_extracted event each, to a new projection.
+// one graph.file_extracted event each, to a new projection. A file with
+// parse errors fails t: a fixture is meant to parse.
 func Extract(t testing.TB, root string) *projections.Graph {
 	t.Helper()
 	g := projections.NewGraph()
 	seq := uint64(0)
 	_, err := extract.Run(context.Background(), root, extract.Options{}, nil, func(b []graph.FileExtracted, _ []string) error {
 		for _, p := range b {
+			if len(p.ParseErrors) > 0 {
+				t.Errorf("%s: parse errors %v", p.Path, p.ParseErrors)
+			}
 			data, err := json.Marshal(p)
 			if err != nil {
 				return err
