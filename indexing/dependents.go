@@ -106,19 +106,87 @@ func (x *Indexer) reextractImporters(ctx context.Context, rep *Report, folder, n
 			x.logger.Warn("the files that import the new root were not extracted again; index their root again", "root", dir, "err", err)
 			continue
 		}
-		merged := false
-		for i := range rep.Dependents {
-			if rep.Dependents[i].Root == dir {
-				rep.Dependents[i].FilesChanged += sub.FilesChanged
-				rep.Dependents[i].LastSeq = max(rep.Dependents[i].LastSeq, sub.LastSeq)
-				merged = true
-			}
-		}
-		if !merged {
-			rep.Dependents = append(rep.Dependents, Dependent{Root: dir, Name: others[dir], FilesChanged: sub.FilesChanged, LastSeq: sub.LastSeq})
-		}
-		rep.LastSeq = max(rep.LastSeq, sub.LastSeq)
+		rep.addDependent(Dependent{Root: dir, Name: others[dir], FilesChanged: sub.FilesChanged, LastSeq: sub.LastSeq})
 	}
+}
+
+// addDependent records in rep a root extracted again for it, merged with
+// an earlier record of the same root.
+func (rep *Report) addDependent(d Dependent) {
+	rep.LastSeq = max(rep.LastSeq, d.LastSeq)
+	for i := range rep.Dependents {
+		if rep.Dependents[i].Root == d.Root {
+			rep.Dependents[i].FilesChanged += d.FilesChanged
+			rep.Dependents[i].LastSeq = max(rep.Dependents[i].LastSeq, d.LastSeq)
+			return
+		}
+	}
+	rep.Dependents = append(rep.Dependents, d)
+}
+
+// reextractStaleCallers extracts again the files of the other roots whose
+// edges point at a declaration of the root name that the run just ended
+// removed (renamed, moved, deleted): their calls resolve afresh, to the
+// declaration's new place or to a stub, instead of pointing at nothing.
+// It looks at every edge leaving the other roots' nodes, so it runs only
+// after a run that changed files of a state folder with several roots. A
+// failure is logged and left for the next index of that root.
+func (x *Indexer) reextractStaleCallers(ctx context.Context, rep *Report, name string, others map[string]string) {
+	byName := make(map[string]string, len(others))
+	for abs, n := range others {
+		byName[n] = abs
+	}
+	found := map[string]map[string]bool{} // folder → paths inside it
+	if err := x.st.ReadStrict(ctx, func(v state.View) {
+		g := v.Graph
+		g.Nodes(func(n graph.Node) bool {
+			if n.Path == "" {
+				return true
+			}
+			owner, rel := graph.SplitRoot(n.Path)
+			dir, ok := byName[owner]
+			if owner == name || !ok || found[dir][rel] {
+				return true
+			}
+			for _, e := range g.Out(n.UID) {
+				if declRoot(e.Target) == name && !g.HasNode(e.Target) {
+					if found[dir] == nil {
+						found[dir] = map[string]bool{}
+					}
+					found[dir][rel] = true
+					break
+				}
+			}
+			return true
+		})
+	}); err != nil {
+		x.logger.Warn("the files of other roots that call into this one were not looked at", "err", err)
+		return
+	}
+	for _, dir := range slices.Sorted(maps.Keys(found)) {
+		paths := slices.Sorted(maps.Keys(found[dir]))
+		sub, err := x.indexLocked(ctx, dir, RunOptions{Paths: paths, forceOnly: paths})
+		if err != nil {
+			x.logger.Warn("the files whose calls into a changed root point at nothing were not extracted again; index their root again", "root", dir, "err", err)
+			continue
+		}
+		rep.addDependent(Dependent{Root: dir, Name: others[dir], FilesChanged: sub.FilesChanged, LastSeq: sub.LastSeq})
+	}
+}
+
+// declRoot returns the root name of a declaration uid (code:function:,
+// code:class:) from its path, and "-" for any other uid.
+func declRoot(uid string) string {
+	for _, p := range []string{"code:function:", "code:class:"} {
+		if body, ok := strings.CutPrefix(uid, p); ok {
+			if i := strings.Index(body, "::"); i >= 0 {
+				body = body[:i]
+			}
+			name, _ := graph.SplitRoot(body)
+			return name
+		}
+	}
+	return "-"
 }
 
 // providedUIDs are the uids another root's imports of what the tree at

@@ -415,6 +415,8 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 	if at.added {
 		x.reextractDependents(ctx, &rep, abs, others)
 		x.reextractImporters(ctx, &rep, abs, at.name, others)
+	} else if len(others) > 0 && rep.FilesChanged+rep.FilesRemoved > 0 {
+		x.reextractStaleCallers(ctx, &rep, at.name, others)
 	}
 	// Remember which folder the primary root's paths are relative to:
 	// the doctor's stale_paths and rename plans read files under it.

@@ -2,6 +2,7 @@ package indexing
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -159,5 +160,44 @@ func TestRoots_WorkspaceImportsInTree(t *testing.T) {
 	want := []string{"code:external:left-pad.x", "code:function:packages/core/src/fmt.ts::fmt", "code:function:packages/core/src/index.ts::core"}
 	if got := callsOf(t, st, "code:function:packages/app/index.js::start"); !slices.Equal(got, want) {
 		t.Fatalf("calls of start = %v, want %v", got, want)
+	}
+}
+
+// A declaration of one root that another root calls is renamed: indexing
+// the library again extracts the caller again, whose call then lands on a
+// stub (or the new place) instead of pointing at nothing; the run reports
+// the caller's root among its dependents.
+func TestRoots_RenameInLibraryReextractsCallers(t *testing.T) {
+	ctx := context.Background()
+	parent := testutil.WriteTree(t, map[string]string{
+		"lib/pyproject.toml":        "[project]\nversion = \"1\"\nname = \"pylib\"\n",
+		"lib/src/pylib/__init__.py": "",
+		"lib/src/pylib/mod.py":      "def f():\n    return 1\n",
+		"svc/app.py":                "from pylib.mod import f\n\n\ndef main():\n    f()\n",
+	})
+	parent, _ = filepath.EvalSymlinks(parent)
+	lib, svc := filepath.Join(parent, "lib"), filepath.Join(parent, "svc")
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{parent}})
+	for _, dir := range []string{svc, lib} {
+		if _, err := x.IndexWith(ctx, dir, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := callsOf(t, st, "code:function:app.py::main"); !slices.Equal(got, []string{"code:function:lib//src/pylib/mod.py::f"}) {
+		t.Fatalf("before the rename: main calls %v", got)
+	}
+	if err := os.WriteFile(filepath.Join(lib, "src/pylib/mod.py"), []byte("def g():\n    return 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := x.IndexWith(ctx, lib, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := callsOf(t, st, "code:function:app.py::main")
+	if len(got) != 1 || got[0] == "code:function:lib//src/pylib/mod.py::f" || !strings.HasPrefix(got[0], "code:external:") {
+		t.Fatalf("after the rename: main calls %v, want a stub", got)
+	}
+	if len(rep.Dependents) != 1 || rep.Dependents[0].Root != svc || rep.Dependents[0].FilesChanged != 1 {
+		t.Fatalf("dependents %+v, want the service's one file", rep.Dependents)
 	}
 }
