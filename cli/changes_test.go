@@ -119,9 +119,10 @@ func TestChanges_OutsideGitProcess(t *testing.T) {
 	}
 }
 
-// TestChanges_Tests_LongCommand: a selection whose command is longer than
-// an agent's envelope budget is printed whole by --tests, never cut to
-// "…[truncated]" (a shell would run that line, and skip the tests).
+// TestChanges_Tests_LongCommand: a selection too long to name test by test
+// becomes a command that runs its files whole, printed whole by --tests,
+// never cut to "…[truncated]" (a shell would run that line, and skip the
+// tests).
 func TestChanges_Tests_LongCommand(t *testing.T) {
 	var tests strings.Builder
 	tests.WriteString("from calc import add, sub\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n")
@@ -148,8 +149,9 @@ func TestChanges_Tests_LongCommand(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], fmt.Sprintf("# %d of %d tests reach the change", n, n+1)) {
 		t.Fatalf("cos changes --tests: %.300s\nwant the count, then one command", out)
 	}
-	if cmd := lines[1]; strings.Contains(cmd, "truncated") || strings.Count(cmd, "test_add_with_a_rather_long_name_") != n ||
-		strings.Contains(cmd, "test_sub") {
-		t.Errorf("command (%d bytes) does not name the %d tests of add alone: %.300s", len(cmd), n, cmd)
+	// 800 node ids are longer than a command is let grow: the file that
+	// holds them runs instead, whole.
+	if cmd := lines[1]; cmd != "pytest test_calc.py" {
+		t.Errorf("command (%d bytes): %.300s; want pytest test_calc.py", len(cmd), cmd)
 	}
 }
