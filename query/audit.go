@@ -46,6 +46,11 @@ const (
 	// ReasonExternalInterface: the method's type satisfies an interface
 	// declared outside the graph, whose callers the graph cannot see.
 	ReasonExternalInterface = "external_interface"
+	// ReasonNameMatched: calls into the function's file are matched by
+	// name, not resolved by a type checker or an index (Python and
+	// JavaScript/TypeScript without a SCIP index, the languages parsed
+	// without types), so a caller may be missing.
+	ReasonNameMatched = "name_matched"
 )
 
 // DefaultUntestedDepth is how many hops from a test untested follows
@@ -178,6 +183,9 @@ func AuditFunctions(ctx context.Context, g *projections.Graph, opts AuditOptions
 				f.Reasons = append(f.Reasons, ReasonExternalInterface)
 				f.Via = append(f.Via, ext...)
 			}
+		}
+		if a.nameMatched(n) {
+			f.Reasons = append(f.Reasons, ReasonNameMatched)
 		}
 		if len(f.Reasons) > 0 {
 			f.Certainty = Uncertain
@@ -337,6 +345,7 @@ func (a *auditGraph) deadRoots(exported bool) []string {
 		case isGo && n.Kind == graph.KindFunction && name == "init":
 		case isGo && n.Kind == graph.KindFunction && name == "main" && a.goPackage(n.Path) == "main":
 		case exported && a.exportedAPI(n):
+		case runtimeCalled(n, name):
 		default:
 			continue
 		}
@@ -355,6 +364,32 @@ func (a *auditGraph) deadRoots(exported bool) []string {
 		a.isRoot[r] = true
 	}
 	return roots
+}
+
+// nameMatched reports whether calls into n are matched by name rather
+// than resolved (Completeness's rule: a Go node, or one of a file a SCIP
+// index made precise while its language has no inferred file, is not).
+func (a *auditGraph) nameMatched(n graph.Node) bool {
+	c := NewCompleteness(a.g, true)
+	c.Add(n, true)
+	return c.nameMatched > 0
+}
+
+// runtimeCalled reports whether the language runtime calls the method n
+// (named name) without a call in the source: a Python special method
+// (__init__, __call__, __get__, __eq__, …: construction, operators,
+// protocols) or a JavaScript/TypeScript class constructor.
+func runtimeCalled(n graph.Node, name string) bool {
+	if n.Kind != graph.KindMethod {
+		return false
+	}
+	switch familyOf(n.Path) {
+	case familyPython:
+		return len(name) > 4 && strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")
+	case familyJS:
+		return name == "constructor"
+	}
+	return false
 }
 
 // exportedAPI reports whether n is part of a library's exported API: in Go

@@ -5,3 +5,11 @@ def fb():
 
 def loop():
     return fa()
+
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+    def __eq__(self, other):
+        return self.v == other.v
