@@ -376,18 +376,17 @@ func (a *auditGraph) nameMatched(n graph.Node) bool {
 }
 
 // runtimeCalled reports whether the language runtime calls the method n
-// (named name) without a call in the source: a Python special method
-// (__init__, __call__, __get__, __eq__, …: construction, operators,
-// protocols) or a JavaScript/TypeScript class constructor.
+// (named name) without a call in the source: a Python special method or
+// module function (__init__, __call__, __get__, __eq__, a module's
+// __getattr__, …: construction, operators, protocols) or a
+// JavaScript/TypeScript class constructor.
 func runtimeCalled(n graph.Node, name string) bool {
-	if n.Kind != graph.KindMethod {
-		return false
-	}
 	switch familyOf(n.Path) {
 	case familyPython:
+		// Module-level ones too: __getattr__ and __dir__ of a module.
 		return len(name) > 4 && strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__")
 	case familyJS:
-		return name == "constructor"
+		return n.Kind == graph.KindMethod && name == "constructor"
 	}
 	return false
 }
