@@ -157,6 +157,18 @@ func browserGraph(t *testing.T, f *browserFixture, browser context.Context) {
 	p.wait(fmt.Sprintf(`(() => { const e = window.cosGraph.edges(); const of = e.filter(x => x.data('type') === %q);
 		return of.length > 0 && of.every(x => !x.visible()) && e.filter(x => x.data('type') !== %q).every(x => x.visible()); })()`, typ, typ),
 		"the "+typ+" edges hidden by their filter, the others shown")
+
+	// Colour by cluster: the drawing is fetched again with the call-graph
+	// communities, nodes take their cluster's colour, and the detail panel
+	// names the selected node's cluster.
+	// (NewRecorder is called by tests alone, outside every cluster: draw
+	// Server.Start, which the call graph places in one.)
+	p.click("#colour-clusters")
+	evalJS[bool](p, `(location.hash = '#/graph?uid=' + encodeURIComponent('code:function:server.go::Server.Start'), true)`)
+	p.wait(`window.cosGraph.nodes().some(n => n.data('cluster') >= 0)`, "nodes coloured by their call-graph cluster")
+	p.wait(`(() => { const c = document.querySelector('#node-detail .cluster'); return c && /^Cluster: .+ — \d+ functions$/.test(c.textContent); })()`,
+		"the detail panel naming the node's cluster")
+	p.screenshot("graph-clusters")
 }
 
 // browserGraphKeyboard searches and picks a candidate with keys only.

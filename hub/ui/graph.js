@@ -19,6 +19,12 @@ let rootUid = '';
 let shownKey = '';
 const hiddenTypes = new Set();
 let detailSeq = 0;
+// byCluster colours nodes by call-graph community (export's clusters:
+// true) instead of by kind; clusterInfo holds each cluster seen, by id.
+let byCluster = false;
+const clusterInfo = new Map();
+const CLUSTER_COLOURS = ['#1b9e77', '#d95f02', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#a6761d',
+  '#1f78b4', '#b2df8a', '#fb9a99', '#cab2d6', '#6a3d9a'];
 
 const $ = (id) => document.getElementById(id);
 
@@ -28,6 +34,10 @@ export function initGraph() {
     search($('graph-q').value.trim());
   });
   $('impact-btn').addEventListener('click', () => impact());
+  $('colour-clusters').addEventListener('change', (ev) => {
+    byCluster = ev.target.checked;
+    if (rootUid) draw(rootUid);
+  });
   $('candidates').addEventListener('click', (ev) => {
     const li = ev.target.closest('li[data-uid]');
     if (li) pick(li.dataset.uid);
@@ -150,7 +160,9 @@ function colour(kind) {
 }
 
 function nodeElement(n) {
-  return { group: 'nodes', data: { id: n.uid, label: n.label || n.uid, kind: n.kind, path: n.path || '', line: n.line || 0, end_line: n.end_line || 0, colour: colour(n.kind) }, classes: n.metadata && n.metadata.stub ? 'stub' : '' };
+  const inCluster = byCluster && Number.isInteger(n.cluster);
+  const fill = inCluster ? CLUSTER_COLOURS[n.cluster % CLUSTER_COLOURS.length] : colour(n.kind);
+  return { group: 'nodes', data: { id: n.uid, label: n.label || n.uid, kind: n.kind, path: n.path || '', line: n.line || 0, end_line: n.end_line || 0, colour: fill, cluster: inCluster ? n.cluster : -1 }, classes: n.metadata && n.metadata.stub ? 'stub' : '' };
 }
 
 function edgeId(e) {
@@ -185,8 +197,9 @@ function merge(nodes, edges, near) {
 }
 
 async function fetchNeighbourhood(uid) {
-  const { data } = await api('graph/export', { query: { root: uid, hops: 1, max_nodes: MAX_NODES, at: tt.at() } });
+  const { data } = await api('graph/export', { query: { root: uid, hops: 1, max_nodes: MAX_NODES, at: tt.at(), clusters: byCluster || undefined } });
   tt.noteSeq(data.meta && data.meta.log_seq);
+  for (const c of data.clusters || []) clusterInfo.set(c.id, c);
   return data;
 }
 
@@ -274,6 +287,7 @@ async function select(uid, left = 0) {
     el('p', { class: 'uid' }, el('code', {}, uid)),
     el('p', {}, el('span', { class: `kind kind-${n.kind}` }, n.kind || ''), ' ', n.path ? `${n.path}${n.line ? `:${n.line}${n.end_line ? `–${n.end_line}` : ''}` : ''}` : ''),
     ctx.degree ? el('p', { class: 'muted' }, `in ${ctx.degree.in}, out ${ctx.degree.out}${counts ? ` — ${counts}` : ''}`) : null,
+    clusterLine(uid),
     left ? el('p', { class: 'note' }, `${left} more neighbours not drawn (at most ${MAX_NODES} nodes at once).`) : null,
     el('div', { id: 'impact-summary' }),
     el('h3', {}, 'Source'),
@@ -283,6 +297,15 @@ async function select(uid, left = 0) {
       el('li', {}, el('button', { type: 'button', 'data-expand': x.uid, title: x.uid }, `${x.label || x.uid}`), ' ', el('span', { class: 'muted' }, x.kind || '')))),
   ].filter(Boolean));
   if (n.path) loadSource(uid, mine);
+}
+
+// clusterLine names the call-graph cluster of the drawn node uid while
+// nodes are coloured by cluster; null otherwise.
+function clusterLine(uid) {
+  const node = cy && cy.getElementById(uid);
+  const c = node && node.nonempty() ? clusterInfo.get(node.data('cluster')) : undefined;
+  if (!byCluster || !c) return null;
+  return el('p', { class: 'cluster' }, `Cluster: ${c.name} — ${c.size} functions`);
 }
 
 async function loadSource(uid, mine) {
