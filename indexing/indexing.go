@@ -412,6 +412,9 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 		}
 		return rep, fmt.Errorf("index %s: %w", abs, err)
 	}
+	// A start index of this folder that failed is over once a run of it
+	// succeeds, whoever ran it.
+	x.start.succeed(abs)
 	if at.added {
 		x.reextractDependents(ctx, &rep, abs, others)
 		x.reextractImporters(ctx, &rep, abs, at.name, others)

@@ -70,7 +70,7 @@ const (
 	StartRunning = "running"
 	// StartFailed is a start run that ended in an error: the server answers
 	// from the graph as it was, and StartStatus keeps saying so until a
-	// later start run of the same folder succeeds.
+	// later run of the same folder (at start, cos index, the tool) succeeds.
 	StartFailed = "failed"
 )
 

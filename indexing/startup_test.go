@@ -144,4 +144,13 @@ func TestIndexAtStart_FailureShown(t *testing.T) {
 	if run, ok := x.StartStatus(); ok && run.Root == g.Root {
 		t.Fatalf("a failure survived the folder's successful start run: %+v", run)
 	}
+	// Any successful run of the folder ends its failure, not only one at
+	// start.
+	x.start.fail(StartRun{Root: g.Root, State: StartFailed, Error: "earlier"})
+	if _, err := x.IndexWith(context.Background(), g.Root, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if run, ok := x.StartStatus(); ok && run.Root == g.Root {
+		t.Fatalf("a failure survived a successful index of the folder: %+v", run)
+	}
 }
