@@ -114,19 +114,22 @@ const walkChunk = 512
 // document order, with its symbol (KindId) and, when withKind, its Kind
 // ("" otherwise); a visit that returns false skips the node's
 // descendants. The nodes are read walkChunk at a time, each chunk by one
-// call into the core.
+// call into the core; a node given to visit stays valid after the walk.
 func walkPreorder(n *sitter.Node, withKind bool, visit func(x *sitter.Node, sym uint16, kind string) bool) {
 	total := uint32(C.cos_ts_descendants(cNode(n)))
 	if total == 0 {
 		total = 1
 	}
 	size := min(total, walkChunk)
-	nodes := make([]sitter.Node, size)
 	depth := make([]uint32, size)
 	sym := make([]uint16, size)
 	kind := make([]*C.char, size)
 	desc := make([]uint32, size)
 	for i := uint32(0); i < total; {
+		// Each chunk gets its own nodes: visit receives pointers into
+		// them, and a visitor may keep one (a call to resolve later)
+		// after the walk moved on to the next chunk.
+		nodes := make([]sitter.Node, size)
 		got := uint32(C.cos_ts_preorder(cNode(n), C.uint32_t(i), (*C.cos_ts_node)(unsafe.Pointer(&nodes[0])), (*C.uint32_t)(unsafe.Pointer(&depth[0])),
 			(*C.uint16_t)(unsafe.Pointer(&sym[0])), &kind[0], (*C.uint32_t)(unsafe.Pointer(&desc[0])), C.uint32_t(min(size, total-i))))
 		if got == 0 {
