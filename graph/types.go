@@ -144,6 +144,11 @@ type FileExtracted struct {
 	// (absent) replaces what the extractor owned for Path, and parts 1, 2,
 	// … that follow it in the same append add their nodes and edges to it.
 	Part int `json:"part,omitempty"`
+	// SymbolHashes maps the uid of each node of Nodes that spans lines of
+	// Path to the first 16 hex digits of the SHA-256 of those lines' bytes
+	// (Line through EndLine): the graph tells a symbol whose body changed
+	// from one that only moved. Absent in events written before it existed.
+	SymbolHashes map[string]string `json:"symbol_hashes,omitempty"`
 }
 
 // FileRemoved is the payload of graph.file_removed.

@@ -19,8 +19,12 @@ type ProjectionSet struct {
 }
 
 // NewProjectionSet returns empty projections.
+// The board reads the symbols each graph event changed from the graph,
+// which applies every event before it (List's order).
 func NewProjectionSet() ProjectionSet {
-	return ProjectionSet{projections.NewGraph(), tasks.NewBoard(), metrics.NewSeries(), evidence.NewBundles()}
+	g, b := projections.NewGraph(), tasks.NewBoard()
+	b.UseGraph(g)
+	return ProjectionSet{g, b, metrics.NewSeries(), evidence.NewBundles()}
 }
 
 // List returns the projections in state-hash order.

@@ -32,6 +32,9 @@ type Board struct {
 	// relRev is the revision of RelationsStream: the revision of its last
 	// event applied (0 before any).
 	relRev uint64
+	// graph is the graph projection the board reads symbol changes from
+	// (UseGraph); nil in a board used alone.
+	graph ChangeSource
 }
 
 var _ projections.Projection = (*Board)(nil)

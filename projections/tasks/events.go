@@ -51,6 +51,7 @@ type Created struct {
 	Signals     *Signals `json:"signals,omitempty"`
 	DependsOn   []string `json:"depends_on,omitempty"`
 	Parent      string   `json:"parent,omitempty"`
+	Touches     []string `json:"touches,omitempty"`
 }
 
 // Updated is the payload of task.updated.
@@ -68,6 +69,8 @@ type RelationsUpdated struct {
 // Claimed is the payload of task.claimed.
 type Claimed struct {
 	Assignee string `json:"assignee"`
+	// Touches, when not nil, replaces the task's given footprint.
+	Touches []string `json:"touches,omitempty"`
 }
 
 // Released is the payload of task.released; Assignee is the holder that
@@ -90,6 +93,8 @@ type Patch struct {
 	ClearSignals bool      `json:"clear_signals,omitempty"`
 	DependsOn    *[]string `json:"depends_on,omitempty"`
 	Parent       *string   `json:"parent,omitempty"`
+	// Touches replaces the given footprint; an empty list clears it.
+	Touches *[]string `json:"touches,omitempty"`
 }
 
 // isEmpty reports whether the patch changes nothing.

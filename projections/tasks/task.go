@@ -57,6 +57,14 @@ type Task struct {
 	// last events; the board cursor rule (List) is stated in them.
 	CreatedSeq uint64 `json:"created_seq"`
 	Seq        uint64 `json:"seq"`
+	// Touches is the footprint the agent gave (uids, paths or globs);
+	// Footprint the one derived from the holder's work tree; ClaimedSeq
+	// the log position of the claim the current holder made (0 while
+	// unclaimed). All three are omitted while empty, so a board without
+	// footprints encodes (and hashes) as it always did.
+	Touches    []string   `json:"touches,omitempty"`
+	Footprint  *Footprint `json:"footprint,omitempty"`
+	ClaimedSeq uint64     `json:"claimed_seq,omitempty"`
 }
 
 // clone returns a deep copy, so that readers never share slices with the
