@@ -49,8 +49,15 @@ type liveNote struct {
 func liveStart(t testing.TB, state, root string, extra ...string) *liveClient {
 	t.Helper()
 	args := append([]string{"serve", "--state-dir", state, "--root", root, "--watch=false", "--index=false"}, extra...)
+	return liveStartIn(t, root, args...)
+}
+
+// liveStartIn runs cos with args (a serve command) in the folder dir and
+// performs the handshake.
+func liveStartIn(t testing.TB, dir string, args ...string) *liveClient {
+	t.Helper()
 	cmd := exec.Command(cosBin, args...)
-	cmd.Dir = root
+	cmd.Dir = dir
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
