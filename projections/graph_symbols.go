@@ -13,16 +13,8 @@ import (
 // touches), the hash of each symbol's lines (graph.FileExtracted
 // .SymbolHashes) and the symbols the last graph event changed.
 
-// IsSymbolKind reports whether nodes of kind are symbols: functions,
-// methods, classes (and types), headings, config keys — not files,
-// folders, packages or external stubs.
-func IsSymbolKind(kind string) bool {
-	switch kind {
-	case graph.KindFunction, graph.KindMethod, graph.KindClass, graph.KindHeading, graph.KindConfig:
-		return true
-	}
-	return false
-}
+// IsSymbolKind is graph.IsSymbolKind.
+func IsSymbolKind(kind string) bool { return graph.IsSymbolKind(kind) }
 
 // parseSymbolHash returns the 16-hex symbol hash as a number, 0 when it is
 // absent or malformed (0 means "unknown" in a vertex).
