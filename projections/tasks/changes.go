@@ -58,15 +58,15 @@ func (b *Board) Changes(since uint64) (changes []SymbolChange, dropped bool) {
 func (b *Board) Active() []Task {
 	var out []Task
 	for _, e := range b.order {
-		if e.Task.active() {
+		if e.Task.IsActive() {
 			out = append(out, e.Task.clone())
 		}
 	}
 	return out
 }
 
-// active reports whether the task takes part in coordination.
-func (t *Task) active() bool {
+// IsActive reports whether the task takes part in coordination (Active).
+func (t *Task) IsActive() bool {
 	if t.Status == StatusDone || t.Status == StatusCancelled {
 		return false
 	}
@@ -79,7 +79,7 @@ func (b *Board) hasActive() bool {
 	if !b.activeOK {
 		b.active = 0
 		for _, e := range b.order {
-			if e.Task.active() {
+			if e.Task.IsActive() {
 				b.active++
 			}
 		}
