@@ -1,0 +1,97 @@
+package evidence
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/cos-dev/cos/projections/tasks"
+)
+
+// Where a TaskRef's symbols come from.
+const (
+	// FromDerived: the task's derived footprint (the diff of the holder's
+	// work tree), with its work tree, base, head and files.
+	FromDerived = "derived"
+	// FromTouches: the task's touches resolved on the graph (it had no
+	// derived footprint).
+	FromTouches = "touches"
+)
+
+// TaskRef points a record at code: the task it was recorded for and the
+// symbols that task's work touched, as read at Seq. Seq is the log
+// position of the view the reference was taken in, so every read tool
+// given "at": Seq (cos_task_get, cos_graph_impact, cos_graph_changes…)
+// answers the task and its code as they were when the record was made.
+type TaskRef struct {
+	TaskID string `json:"task_id"`
+	Seq    uint64 `json:"seq"`
+	// Assignee is the task's holder at Seq (empty while unclaimed).
+	Assignee string `json:"assignee,omitempty"`
+	// From is FromDerived or FromTouches.
+	From string `json:"from"`
+	// Worktree, Base and Head are the derived footprint's.
+	Worktree string `json:"worktree,omitempty"`
+	Base     string `json:"base,omitempty"`
+	Head     string `json:"head,omitempty"`
+	// Files are the derived footprint's files (none for FromTouches);
+	// Symbols the uids, sorted.
+	Files   []string `json:"files"`
+	Symbols []string `json:"symbols"`
+	// Truncated is set when Files or Symbols were cut to
+	// tasks.MaxDerivedFiles / tasks.MaxDerivedSymbols.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// NewTaskRef takes the reference of task t read at seq: its derived
+// footprint when it has one, else touched, the task's touches resolved on
+// the graph (query.FootprintSymbols).
+func NewTaskRef(t tasks.Task, seq uint64, touched []string) TaskRef {
+	r := TaskRef{TaskID: t.ID, Seq: seq, Assignee: t.Assignee, From: FromTouches, Files: []string{}}
+	if fp := t.Footprint; fp != nil {
+		r.From, r.Worktree, r.Base, r.Head, r.Truncated = FromDerived, fp.Worktree, fp.Base, fp.Head, fp.Truncated
+		r.Files, touched = fp.Files, fp.Symbols
+	}
+	r.Files = capped(r.Files, tasks.MaxDerivedFiles, &r.Truncated)
+	r.Symbols = capped(touched, tasks.MaxDerivedSymbols, &r.Truncated)
+	return r
+}
+
+// capped returns a sorted, deduplicated copy of s cut to limit, setting
+// *cut when it was cut.
+func capped(s []string, limit int, cut *bool) []string {
+	c := slices.Compact(slices.Sorted(slices.Values(s)))
+	if len(c) > limit {
+		c, *cut = c[:limit], true
+	}
+	if c == nil {
+		c = []string{}
+	}
+	return c
+}
+
+// check is the reducer's structural check of a reference in the record at
+// seq: a task id, a position before the record, a known source, lists
+// within their limits.
+func (r *TaskRef) check(seq uint64) error {
+	switch {
+	case !tasks.ValidID(r.TaskID):
+		return fmt.Errorf("task reference: bad task id %q", r.TaskID)
+	case r.Seq == 0 || r.Seq >= seq:
+		return fmt.Errorf("task reference: seq %d is not before the record", r.Seq)
+	case r.From != FromDerived && r.From != FromTouches:
+		return fmt.Errorf("task reference: from %q", r.From)
+	case len(r.Files) > tasks.MaxDerivedFiles || len(r.Symbols) > tasks.MaxDerivedSymbols:
+		return fmt.Errorf("task reference: %d files and %d symbols, at most %d and %d",
+			len(r.Files), len(r.Symbols), tasks.MaxDerivedFiles, tasks.MaxDerivedSymbols)
+	}
+	return nil
+}
+
+func (r *TaskRef) clone() *TaskRef {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Files, c.Symbols = slices.Clone(r.Files), slices.Clone(r.Symbols)
+	return &c
+}
