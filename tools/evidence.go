@@ -165,7 +165,7 @@ func taskRefOf(ctx context.Context, c *Call, id, stream, rid string) (*evidence.
 		if t.Footprint == nil {
 			touched = query.FootprintSymbols(c.V.Graph, t)
 		}
-		ref = evidence.NewTaskRef(t, c.V.Pos.Seq, touched)
+		ref = taskRefFrom(t, c.V.Pos.Seq, touched)
 	}); err != nil {
 		return nil, err
 	}
@@ -173,6 +173,19 @@ func taskRefOf(ctx context.Context, c *Call, id, stream, rid string) (*evidence.
 		return nil, &tasks.NotFoundError{Field: "task_id", TaskID: id}
 	}
 	return &ref, nil
+}
+
+// taskRefFrom takes the reference of task t read at seq: its derived
+// footprint when it has one, else touched, the task's touches resolved on
+// the graph (query.FootprintSymbols).
+func taskRefFrom(t tasks.Task, seq uint64, touched []string) evidence.TaskRef {
+	r := evidence.TaskRef{TaskID: t.ID, Seq: seq, Assignee: t.Assignee, From: evidence.FromTouches, Symbols: touched}
+	if fp := t.Footprint; fp != nil {
+		r.From, r.Worktree, r.Base, r.Head, r.Truncated = evidence.FromDerived, fp.Worktree, fp.Base, fp.Head, fp.Truncated
+		r.Files, r.Symbols = fp.Files, fp.Symbols
+	}
+	r.Normalize()
+	return r
 }
 
 // recordedRef returns the reference of the record at seq in the bundle of

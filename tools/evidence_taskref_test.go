@@ -71,7 +71,7 @@ func TestSuperviseRecordOutput_TaskReference(t *testing.T) {
 			!slices.Equal(ref.Files, first.Files) || !slices.Equal(ref.Symbols, first.Symbols) {
 			t.Fatalf("reference %+v, want the derived footprint %+v", ref, first)
 		}
-	} else if want := evidence.NewTaskRef(onBoard, ref.Seq, nil); ref.From != evidence.FromTouches || !slices.Equal(ref.Symbols, want.Symbols) {
+	} else if want := taskRefFrom(onBoard, ref.Seq, nil); ref.From != evidence.FromTouches || !slices.Equal(ref.Symbols, want.Symbols) {
 		t.Fatalf("reference %+v of a task without a derived footprint", ref)
 	}
 	if evs := streamEvents(t, s, evidence.Stream("pm")); len(evs) != 1 || evs[0].Seq != seq {
@@ -173,5 +173,41 @@ func TestSuperviseRecordOutput_TaskReferenceResend(t *testing.T) {
 		`{"session_id":"s","kind":"discovery","output":{"summary":"x"},"task_id":%q,"request_id":"ev-7"}`, other.ID)), "E_REQUEST_REUSE", "another task")
 	if evs := streamEvents(t, s, evidence.Stream("s")); len(evs) != 1 {
 		t.Fatalf("evidence stream holds %d events, want 1", len(evs))
+	}
+}
+
+func TestTaskRefFrom(t *testing.T) {
+	derived := tasks.Task{ID: "TASK-007", Assignee: "ann", Footprint: &tasks.Footprint{Seq: 4, FootprintDerived: tasks.FootprintDerived{
+		Assignee: "ann", Worktree: "feat", Base: "b", Head: "h", Files: []string{"b.go", "a.go"},
+		Symbols: []string{"code:function:b.go:B", "code:function:a.go:A"}}}}
+	r := taskRefFrom(derived, 9, []string{"code:function:z.go:Z"})
+	if r.TaskID != "TASK-007" || r.Seq != 9 || r.Assignee != "ann" || r.From != evidence.FromDerived || r.Worktree != "feat" ||
+		r.Base != "b" || r.Head != "h" || !slices.Equal(r.Files, []string{"a.go", "b.go"}) ||
+		!slices.Equal(r.Symbols, []string{"code:function:a.go:A", "code:function:b.go:B"}) || r.Truncated {
+		t.Fatalf("derived reference %+v", r)
+	}
+	if derived.Footprint.Files[0] != "b.go" {
+		t.Fatal("NewTaskRef sorted the task's own slice")
+	}
+
+	touched := tasks.Task{ID: "TASK-008", Touches: []string{"a/**"}}
+	r = taskRefFrom(touched, 3, []string{"code:function:a/x.go:X", "code:function:a/w.go:W", "code:function:a/x.go:X"})
+	if r.From != evidence.FromTouches || r.Assignee != "" || len(r.Files) != 0 || r.Files == nil ||
+		!slices.Equal(r.Symbols, []string{"code:function:a/w.go:W", "code:function:a/x.go:X"}) {
+		t.Fatalf("touches reference %+v", r)
+	}
+	if r := taskRefFrom(touched, 3, nil); r.Symbols == nil || len(r.Symbols) != 0 {
+		t.Fatalf("empty reference %+v: symbols must be []", r)
+	}
+
+	if tasks.MaxDerivedSymbols != evidence.MaxRefSymbols || tasks.MaxDerivedFiles != evidence.MaxRefFiles {
+		t.Fatal("a reference's limits differ from a derived footprint's")
+	}
+	many := make([]string, tasks.MaxDerivedSymbols+5)
+	for i := range many {
+		many[i] = fmt.Sprintf("code:function:a.go:F%05d", i)
+	}
+	if r := taskRefFrom(touched, 3, many); len(r.Symbols) != tasks.MaxDerivedSymbols || !r.Truncated {
+		t.Fatalf("%d symbols, truncated %v", len(r.Symbols), r.Truncated)
 	}
 }

@@ -3,8 +3,6 @@ package evidence
 import (
 	"fmt"
 	"slices"
-
-	"github.com/cos-dev/cos/projections/tasks"
 )
 
 // Where a TaskRef's symbols come from.
@@ -37,23 +35,27 @@ type TaskRef struct {
 	// Symbols the uids, sorted.
 	Files   []string `json:"files"`
 	Symbols []string `json:"symbols"`
-	// Truncated is set when Files or Symbols were cut to
-	// tasks.MaxDerivedFiles / tasks.MaxDerivedSymbols.
+	// Truncated is set when Files or Symbols were cut to their limits
+	// (MaxRefFiles, MaxRefSymbols).
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// NewTaskRef takes the reference of task t read at seq: its derived
-// footprint when it has one, else touched, the task's touches resolved on
-// the graph (query.FootprintSymbols).
-func NewTaskRef(t tasks.Task, seq uint64, touched []string) TaskRef {
-	r := TaskRef{TaskID: t.ID, Seq: seq, Assignee: t.Assignee, From: FromTouches, Files: []string{}}
-	if fp := t.Footprint; fp != nil {
-		r.From, r.Worktree, r.Base, r.Head, r.Truncated = FromDerived, fp.Worktree, fp.Base, fp.Head, fp.Truncated
-		r.Files, touched = fp.Files, fp.Symbols
-	}
-	r.Files = capped(r.Files, tasks.MaxDerivedFiles, &r.Truncated)
-	r.Symbols = capped(touched, tasks.MaxDerivedSymbols, &r.Truncated)
-	return r
+// Limits of a reference: those of a derived footprint (the board's
+// tasks.MaxDerivedFiles and tasks.MaxDerivedSymbols), which touches
+// resolved on the graph may exceed.
+const (
+	MaxRefFiles   = 2000
+	MaxRefSymbols = 2000
+	// MaxRefTaskID is the longest task id a reference may hold, in bytes.
+	MaxRefTaskID = 64
+)
+
+// Normalize sorts and deduplicates Files and Symbols into fresh slices
+// ([] when empty) and cuts them to MaxRefFiles and MaxRefSymbols, setting
+// Truncated when it cut.
+func (r *TaskRef) Normalize() {
+	r.Files = capped(r.Files, MaxRefFiles, &r.Truncated)
+	r.Symbols = capped(r.Symbols, MaxRefSymbols, &r.Truncated)
 }
 
 // capped returns a sorted, deduplicated copy of s cut to limit, setting
@@ -74,15 +76,15 @@ func capped(s []string, limit int, cut *bool) []string {
 // within their limits.
 func (r *TaskRef) check(seq uint64) error {
 	switch {
-	case !tasks.ValidID(r.TaskID):
+	case r.TaskID == "" || len(r.TaskID) > MaxRefTaskID:
 		return fmt.Errorf("task reference: bad task id %q", r.TaskID)
 	case r.Seq == 0 || r.Seq >= seq:
 		return fmt.Errorf("task reference: seq %d is not before the record", r.Seq)
 	case r.From != FromDerived && r.From != FromTouches:
 		return fmt.Errorf("task reference: from %q", r.From)
-	case len(r.Files) > tasks.MaxDerivedFiles || len(r.Symbols) > tasks.MaxDerivedSymbols:
+	case len(r.Files) > MaxRefFiles || len(r.Symbols) > MaxRefSymbols:
 		return fmt.Errorf("task reference: %d files and %d symbols, at most %d and %d",
-			len(r.Files), len(r.Symbols), tasks.MaxDerivedFiles, tasks.MaxDerivedSymbols)
+			len(r.Files), len(r.Symbols), MaxRefFiles, MaxRefSymbols)
 	}
 	return nil
 }

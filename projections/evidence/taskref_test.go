@@ -2,47 +2,11 @@ package evidence
 
 import (
 	"encoding/json"
-	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cos-dev/cos/internal/testutil"
-	"github.com/cos-dev/cos/projections/tasks"
 )
-
-func TestNewTaskRef(t *testing.T) {
-	derived := tasks.Task{ID: "TASK-007", Assignee: "ann", Footprint: &tasks.Footprint{Seq: 4, FootprintDerived: tasks.FootprintDerived{
-		Assignee: "ann", Worktree: "feat", Base: "b", Head: "h", Files: []string{"b.go", "a.go"},
-		Symbols: []string{"code:function:b.go:B", "code:function:a.go:A"}}}}
-	r := NewTaskRef(derived, 9, []string{"code:function:z.go:Z"})
-	if r.TaskID != "TASK-007" || r.Seq != 9 || r.Assignee != "ann" || r.From != FromDerived || r.Worktree != "feat" ||
-		r.Base != "b" || r.Head != "h" || !slices.Equal(r.Files, []string{"a.go", "b.go"}) ||
-		!slices.Equal(r.Symbols, []string{"code:function:a.go:A", "code:function:b.go:B"}) || r.Truncated {
-		t.Fatalf("derived reference %+v", r)
-	}
-	if derived.Footprint.Files[0] != "b.go" {
-		t.Fatal("NewTaskRef sorted the task's own slice")
-	}
-
-	touched := tasks.Task{ID: "TASK-008", Touches: []string{"a/**"}}
-	r = NewTaskRef(touched, 3, []string{"code:function:a/x.go:X", "code:function:a/w.go:W", "code:function:a/x.go:X"})
-	if r.From != FromTouches || r.Assignee != "" || len(r.Files) != 0 || r.Files == nil ||
-		!slices.Equal(r.Symbols, []string{"code:function:a/w.go:W", "code:function:a/x.go:X"}) {
-		t.Fatalf("touches reference %+v", r)
-	}
-	if r := NewTaskRef(touched, 3, nil); r.Symbols == nil || len(r.Symbols) != 0 {
-		t.Fatalf("empty reference %+v: symbols must be []", r)
-	}
-
-	many := make([]string, tasks.MaxDerivedSymbols+5)
-	for i := range many {
-		many[i] = fmt.Sprintf("code:function:a.go:F%05d", i)
-	}
-	if r := NewTaskRef(touched, 3, many); len(r.Symbols) != tasks.MaxDerivedSymbols || !r.Truncated {
-		t.Fatalf("%d symbols, truncated %v", len(r.Symbols), r.Truncated)
-	}
-}
 
 // refScript records, for two tasks, references the bundle must keep: the
 // latest per task, in the entries as recorded.
@@ -145,7 +109,10 @@ func TestBundles_NoReferenceEncodesAsBefore(t *testing.T) {
 
 func TestBundles_Apply_InvalidReference(t *testing.T) {
 	for _, tc := range []struct{ name, ref string }{
-		{"bad task id", `{"task_id": "parser", "seq": 1, "from": "touches", "files": [], "symbols": []}`},
+		{"no task id", `{"task_id": "", "seq": 1, "from": "touches", "files": [], "symbols": []}`},
+		{"task id too long", `{"task_id": "TASK-` + strings.Repeat("1", MaxRefTaskID) + `", "seq": 1, "from": "touches", "files": [], "symbols": []}`},
+		{"too many symbols", `{"task_id": "TASK-001", "seq": 1, "from": "touches", "files": [], "symbols": ["` +
+			strings.Repeat(`s", "`, MaxRefSymbols) + `s"]}`},
 		{"seq zero", `{"task_id": "TASK-001", "seq": 0, "from": "touches", "files": [], "symbols": []}`},
 		{"seq not before the record", `{"task_id": "TASK-001", "seq": 2, "from": "touches", "files": [], "symbols": []}`},
 		{"unknown source", `{"task_id": "TASK-001", "seq": 1, "from": "guess", "files": [], "symbols": []}`},
