@@ -11,7 +11,6 @@ import (
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections/evidence"
 	"github.com/cos-dev/cos/projections/tasks"
-	"github.com/cos-dev/cos/state"
 )
 
 // deriveFootprint appends a task.footprint_derived for id, as the server of
@@ -63,16 +62,10 @@ func TestSuperviseRecordOutput_TaskReference(t *testing.T) {
 	if ref.TaskID != task.ID || ref.Seq != fpSeq || ref.Seq >= seq || ref.Assignee != "ann" {
 		t.Fatalf("reference %+v (record at %d, footprint at %d)", ref, seq, fpSeq)
 	}
-	var onBoard tasks.Task
-	s.st.View(func(v state.View) { onBoard, _ = v.Board.Get(task.ID) })
-	if onBoard.Footprint != nil {
-		// The board folds the footprint stream: the reference is the derived footprint.
-		if ref.From != evidence.FromDerived || ref.Worktree != first.Worktree || ref.Base != first.Base || ref.Head != first.Head ||
-			!slices.Equal(ref.Files, first.Files) || !slices.Equal(ref.Symbols, first.Symbols) {
-			t.Fatalf("reference %+v, want the derived footprint %+v", ref, first)
-		}
-	} else if want := taskRefFrom(onBoard, ref.Seq, nil); ref.From != evidence.FromTouches || !slices.Equal(ref.Symbols, want.Symbols) {
-		t.Fatalf("reference %+v of a task without a derived footprint", ref)
+	// The board folds the footprint stream: the reference is the derived footprint.
+	if ref.From != evidence.FromDerived || ref.Worktree != first.Worktree || ref.Base != first.Base || ref.Head != first.Head ||
+		!slices.Equal(ref.Files, first.Files) || !slices.Equal(ref.Symbols, first.Symbols) {
+		t.Fatalf("reference %+v, want the derived footprint %+v", ref, first)
 	}
 	if evs := streamEvents(t, s, evidence.Stream("pm")); len(evs) != 1 || evs[0].Seq != seq {
 		t.Fatalf("evidence stream holds %d events", len(evs))
@@ -91,10 +84,8 @@ func TestSuperviseRecordOutput_TaskReference(t *testing.T) {
 	if then.Title != "split the parser" || now.Title == then.Title || then.Assignee != ref.Assignee {
 		t.Fatalf("at %d: %q (%s), now %q", ref.Seq, then.Title, then.Assignee, now.Title)
 	}
-	if now.Footprint != nil {
-		if then.Footprint == nil || !slices.Equal(then.Footprint.Symbols, ref.Symbols) || slices.Equal(now.Footprint.Symbols, ref.Symbols) {
-			t.Fatalf("footprint at %d: %+v, now %+v; reference %v", ref.Seq, then.Footprint, now.Footprint, ref.Symbols)
-		}
+	if then.Footprint == nil || now.Footprint == nil || !slices.Equal(then.Footprint.Symbols, ref.Symbols) || !slices.Equal(now.Footprint.Symbols, second.Symbols) {
+		t.Fatalf("footprint at %d: %+v, now %+v; reference %v", ref.Seq, then.Footprint, now.Footprint, ref.Symbols)
 	}
 
 	// A second record for the task: its reference is the latest in tasks.
@@ -104,7 +95,7 @@ func TestSuperviseRecordOutput_TaskReference(t *testing.T) {
 	if ref2.Seq <= ref.Seq || ref2.Seq >= uint64(e2.Data["seq"].(float64)) {
 		t.Fatalf("second reference %+v after %+v", ref2, ref)
 	}
-	if now.Footprint != nil && !slices.Equal(ref2.Symbols, second.Symbols) {
+	if !slices.Equal(ref2.Symbols, second.Symbols) || ref2.Head != "h2" {
 		t.Fatalf("second reference symbols %v, want %v", ref2.Symbols, second.Symbols)
 	}
 	// A record without task_id names no task.
