@@ -46,7 +46,7 @@ func evidenceTools() []*Tool {
 		{
 			Name:        "cos_supervise_record_output",
 			Title:       "Record agent output",
-			Description: "Add to a session's evidence. kind output: role and its output (planner: plan, researcher: findings, implementer: change, tester: test_report, reviewer: review); backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}. task_id: the record names that task's symbols and the seq read at (read tools take at: seq).",
+			Description: "Add to a session's evidence. kind output: role and its output (planner: plan, researcher: findings, implementer: change, tester: test_report, reviewer: review); backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}. task_id: cites the task's code now.",
 			Data:        fieldsOf(recordAnswer{}),
 			Module:      "evidence", Layer: envelope.LayerAudit, Idempotent: false,
 			Example: recordExample,
@@ -63,7 +63,7 @@ func evidenceTools() []*Tool {
 		{
 			Name:        "cos_evidence_bundle",
 			Title:       "Evidence bundle",
-			Description: "A session's evidence: role outputs, backtracks, discoveries, degraded formulas; tasks: each referenced task's latest code reference.",
+			Description: "A session's evidence: role outputs, backtracks, discoveries, degraded formulas.",
 			Data:        Fields{"bundle": "object", "count": "integer", "export_path": "string"},
 			Module:      "evidence", Layer: envelope.LayerAudit, ReadOnly: true, Idempotent: true,
 			Example: `{"session_id": "sess-42"}`,
