@@ -117,6 +117,17 @@ func TestSuperviseRecordOutput_TaskReference(t *testing.T) {
 	if len(b.Tasks) != 1 || canonJSON(t, b.Tasks[task.ID]) != canonJSON(t, ref2) {
 		t.Fatalf("bundle tasks %+v, want %s → %+v", b.Tasks, task.ID, ref2)
 	}
+	// The task's history lists the records that reference it.
+	h := okEnv(t, call(t, s, "cos_history", fmt.Sprintf(`{"task_id":%q}`, task.ID)), "history")
+	var cited []float64
+	for _, it := range h.Data["events"].([]any) {
+		if m := it.(map[string]any); m["stream"] == evidence.Stream("pm") {
+			cited = append(cited, m["seq"].(float64))
+		}
+	}
+	if !slices.Equal(cited, []float64{e2.Data["seq"].(float64), float64(seq)}) {
+		t.Fatalf("task history cites evidence at %v, want %v and %d", cited, e2.Data["seq"], seq)
+	}
 	raw, err := os.ReadFile(plain.Data["export_path"].(string))
 	if err != nil {
 		t.Fatal(err)
