@@ -276,6 +276,15 @@ func browserEvidenceHealth(t *testing.T, f *browserFixture, browser context.Cont
 		"output": map[string]any{"summary": "split the parser", "steps": []string{"lexer", "tests"}}})
 	f.call(t, "cos_supervise_record_output", map[string]any{"session_id": session, "kind": "backtrack",
 		"output": map[string]any{"reason": "the lexer was wrong"}})
+	// A record made for a task shows the code it points at.
+	task := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Cite the lexer"})
+	cited := f.call(t, "cos_supervise_record_output", map[string]any{"session_id": session, "kind": "discovery",
+		"output": map[string]any{"summary": "the lexer is shared"}, "task_id": task})
+	ref, _ := cited["task"].(map[string]any)
+	refSeq, _ := ref["seq"].(float64)
+	if refSeq == 0 {
+		t.Fatalf("record with task_id answered no reference: %v", cited)
+	}
 
 	p := openTab(t, browser)
 	p.open(f.Hub.URL + "/#/evidence")
@@ -284,6 +293,8 @@ func browserEvidenceHealth(t *testing.T, f *browserFixture, browser context.Cont
 	p.wait(`(() => { const b = document.querySelector('#bundle'); return b && b.textContent.includes("planner") && b.textContent.includes("the lexer was wrong"); })()`,
 		"the bundle with its planner slot and backtrack")
 	p.wait(`(() => { const a = document.querySelector('a#bundle-download'); return a && a.getAttribute('href'); })()`, "the bundle's download link")
+	p.wait(fmt.Sprintf(`(() => { const r = document.querySelector('#bundle [data-section=discoveries] .task-ref[data-task-ref=%q]'); return !!r && r.dataset.seq === %q && r.textContent.includes("seq %d"); })()`,
+		task, strconv.Itoa(int(refSeq)), int(refSeq)), "the discovery's task reference")
 	p.screenshot("evidence")
 
 	// The bundle has an address of its own.

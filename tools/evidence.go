@@ -9,6 +9,8 @@ import (
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections/evidence"
+	"github.com/cos-dev/cos/projections/tasks"
+	"github.com/cos-dev/cos/query"
 )
 
 // recordExample is the corrected example of cos_supervise_record_output.
@@ -34,6 +36,8 @@ type recordAnswer struct {
 	// agent/evidence_bundle_<session>.json); empty when the export failed
 	// (meta.warnings says why).
 	ExportPath string `json:"export_path"`
+	// Task is the record's code reference when task_id was given.
+	Task *evidence.TaskRef `json:"task,omitempty"`
 }
 
 func evidenceTools() []*Tool {
@@ -42,7 +46,7 @@ func evidenceTools() []*Tool {
 		{
 			Name:        "cos_supervise_record_output",
 			Title:       "Record agent output",
-			Description: "Add to a session's evidence. kind output: role and its output (planner: plan, researcher: findings, implementer: change, tester: test_report, reviewer: review); backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}.",
+			Description: "Add to a session's evidence. kind output: role and its output (planner: plan, researcher: findings, implementer: change, tester: test_report, reviewer: review); backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}. task_id: cites the task's code now.",
 			Data:        fieldsOf(recordAnswer{}),
 			Module:      "evidence", Layer: envelope.LayerAudit, Idempotent: false,
 			Example: recordExample,
@@ -51,6 +55,7 @@ func evidenceTools() []*Tool {
 				{Name: "role", Type: TString, MaxLen: 128},
 				{Name: "output", Type: TJSON, JSONTypes: []string{"object", "string"}, Required: true},
 				{Name: "kind", Type: TString, Enum: evidence.Kinds, Default: evidence.KindOutput},
+				{Name: "task_id", Type: TString, MaxLen: 32, Minted: true},
 				requestIDParam,
 			},
 			Handler: recordOutputTool,
@@ -75,7 +80,13 @@ func recordOutputTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, err
 		return nil, tm, err
 	}
 	session, kind, role := c.Args.Str("session_id"), c.Args.StrOr("kind", evidence.KindOutput), c.Args.Str("role")
-	stream, p, err := c.st.Roles().Prepare(session, kind, role, c.Args.Raw("output"))
+	var ref *evidence.TaskRef
+	if id := c.Args.Str("task_id"); id != "" {
+		if ref, err = taskRefOf(ctx, c, id, evidence.Stream(session), rid); err != nil {
+			return nil, tm, err
+		}
+	}
+	stream, p, err := c.st.Roles().PrepareFor(session, kind, role, c.Args.Raw("output"), ref)
 	if err != nil {
 		return nil, tm, err
 	}
@@ -91,7 +102,7 @@ func recordOutputTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, err
 	if err := c.ReadBack(ctx, r.LastSeq, func() { b, gerr = c.V.Bundles.Get(session) }); err != nil || gerr != nil {
 		// Committed: the receipt, with a warning, never an error.
 		tm.Warnings = append(tm.Warnings, committedReadBackWarning(r.LastSeq, errors.Join(err, gerr)))
-		return recordAnswer{SessionID: session, Kind: kind, Role: role, Seq: r.LastSeq, Replayed: r.Replayed}, tm, nil
+		return recordAnswer{SessionID: session, Kind: kind, Role: role, Seq: r.LastSeq, Replayed: r.Replayed, Task: ref}, tm, nil
 	}
 	b = b.WithSlots(c.st.Roles().RoleIDs())
 	// The record is committed: a failed export is a warning, never an
@@ -103,7 +114,7 @@ func recordOutputTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, err
 		path = ""
 	}
 	ans := recordAnswer{SessionID: session, Kind: kind, Role: role, Seq: r.LastSeq, Replayed: r.Replayed,
-		Revision: b.Revision, Hash: b.Hash, Count: b.Count(), ExportPath: path}
+		Revision: b.Revision, Hash: b.Hash, Count: b.Count(), ExportPath: path, Task: ref}
 	switch kind {
 	case evidence.KindOutput:
 		ans.SlotCount = len(b.Roles[role])
@@ -115,6 +126,80 @@ func recordOutputTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, err
 		ans.SlotCount = len(b.DegradedFormulas)
 	}
 	return ans, tm, nil
+}
+
+// taskRefOf reads task id's code reference in a fresh view: the task must
+// be on the board, and the reference's seq is the view's position. A
+// resend of a request id that committed a record with a reference to the
+// same task answers that record's reference, so that the resend carries
+// the same intent and replays.
+func taskRefOf(ctx context.Context, c *Call, id, stream, rid string) (*evidence.TaskRef, error) {
+	if err := tasks.ValidateTaskID("task_id", id); err != nil {
+		return nil, err
+	}
+	var seen *evidence.TaskRef
+	if rid != "" {
+		rec, ok, err := c.st.LookupReceipt(ctx, rid)
+		if err != nil {
+			return nil, err
+		}
+		if ok && rec.Stream == stream {
+			if err := c.ReadBack(ctx, rec.LastSeq, func() { seen = recordedRef(c.V.Bundles, stream, rec.LastSeq) }); err != nil {
+				return nil, err
+			}
+			if seen != nil && seen.TaskID == id {
+				return seen, nil
+			}
+		}
+	}
+	var (
+		ref   evidence.TaskRef
+		found bool
+	)
+	if err := freshView(ctx, c, func() {
+		var t tasks.Task
+		if t, found = c.V.Board.Get(id); !found {
+			return
+		}
+		var touched []string
+		if t.Footprint == nil {
+			touched = query.FootprintSymbols(c.V.Graph, t)
+		}
+		ref = taskRefFrom(t, c.V.Pos.Seq, touched)
+	}); err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, &tasks.NotFoundError{Field: "task_id", TaskID: id}
+	}
+	return &ref, nil
+}
+
+// taskRefFrom takes the reference of task t read at seq: its derived
+// footprint when it has one, else touched, the task's touches resolved on
+// the graph (query.FootprintSymbols).
+func taskRefFrom(t tasks.Task, seq uint64, touched []string) evidence.TaskRef {
+	r := evidence.TaskRef{TaskID: t.ID, Seq: seq, Assignee: t.Assignee, From: evidence.FromTouches, Symbols: touched}
+	if fp := t.Footprint; fp != nil {
+		r.From, r.Worktree, r.Base, r.Head, r.Truncated = evidence.FromDerived, fp.Worktree, fp.Base, fp.Head, fp.Truncated
+		r.Files, r.Symbols = fp.Files, fp.Symbols
+	}
+	r.Normalize()
+	return r
+}
+
+// recordedRef returns the reference of the record at seq in the bundle of
+// stream, nil when there is none.
+func recordedRef(bs *evidence.Bundles, stream string, seq uint64) *evidence.TaskRef {
+	session, ok := evidence.SessionOfStream(stream)
+	if !ok {
+		return nil
+	}
+	b, err := bs.Get(session)
+	if err != nil {
+		return nil
+	}
+	return b.TaskAt(seq)
 }
 
 func evidenceBundleTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {

@@ -89,5 +89,14 @@ function entry(e, line) {
   return el('div', { class: 'entry' },
     el('span', { class: 'muted' }, `#${e.seq ?? ''} ${fmtTime(e.time)}`),
     head ? el('p', {}, head) : null,
+    e.task ? taskRef(e.task) : null,
     el('details', {}, el('summary', {}, 'output'), el('pre', {}, typeof out === 'string' ? out : JSON.stringify(out, null, 2))));
+}
+
+// taskRef is the code a record points at: the task, the seq its symbols
+// were read at (the board and the graph answer it with time travel).
+function taskRef(r) {
+  const n = (r.symbols || []).length;
+  return el('p', { class: 'task-ref muted', 'data-task-ref': r.task_id, 'data-seq': String(r.seq) },
+    `${r.task_id}${r.assignee ? ` (${r.assignee})` : ''} · code at seq ${r.seq}: ${n} symbol${n === 1 ? '' : 's'} (${r.from})`);
 }

@@ -1,6 +1,7 @@
 package evidence
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -23,11 +24,16 @@ type Entry struct {
 	Seq    uint64          `json:"seq"`
 	Time   time.Time       `json:"time"`
 	Output json.RawMessage `json:"output"`
+	// Task is the record's code reference, when it was made for a task.
+	Task *TaskRef `json:"task,omitempty"`
 }
 
 // Bundle is the evidence of one session: one
 // slot per role holding that role's outputs in log order, plus the
-// backtracks, discoveries and degraded_formulas accumulators. Revision and
+// backtracks, discoveries and degraded_formulas accumulators. Tasks maps
+// each task id a record referenced to the latest reference (the record of
+// highest seq); it is omitted while no record names a task, so a bundle
+// without references encodes (and hashes) as it always did. Revision and
 // Hash are the stream's, as for any entity (docs/errors.md, CAS).
 type Bundle struct {
 	SessionID        string             `json:"session_id"`
@@ -35,6 +41,7 @@ type Bundle struct {
 	Backtracks       []Entry            `json:"backtracks"`
 	Discoveries      []Entry            `json:"discoveries"`
 	DegradedFormulas []Entry            `json:"degraded_formulas"`
+	Tasks            map[string]TaskRef `json:"tasks,omitempty"`
 	Revision         uint64             `json:"revision"`
 	Hash             string             `json:"hash"`
 	CreatedAt        time.Time          `json:"created_at"`
@@ -54,11 +61,26 @@ func (b *Bundle) clone() Bundle {
 	c := *b
 	c.Roles = make(map[string][]Entry, len(b.Roles))
 	for k, v := range b.Roles {
-		c.Roles[k] = slices.Clone(v)
+		c.Roles[k] = cloneEntries(v)
 	}
-	c.Backtracks = slices.Clone(b.Backtracks)
-	c.Discoveries = slices.Clone(b.Discoveries)
-	c.DegradedFormulas = slices.Clone(b.DegradedFormulas)
+	c.Backtracks = cloneEntries(b.Backtracks)
+	c.Discoveries = cloneEntries(b.Discoveries)
+	c.DegradedFormulas = cloneEntries(b.DegradedFormulas)
+	if b.Tasks != nil {
+		c.Tasks = make(map[string]TaskRef, len(b.Tasks))
+		for id, r := range b.Tasks {
+			c.Tasks[id] = *r.clone()
+		}
+	}
+	return c
+}
+
+// cloneEntries copies es and the references its entries hold.
+func cloneEntries(es []Entry) []Entry {
+	c := slices.Clone(es)
+	for i := range c {
+		c[i].Task = c[i].Task.clone()
+	}
 	return c
 }
 
@@ -79,8 +101,11 @@ func NewBundles() *Bundles { return &Bundles{sessions: map[string]*Bundle{}} }
 func (p *Bundles) Name() string { return Name }
 
 // Apply folds one event of an evidence:* stream; other events are ignored.
-// A record that is not an object, or an output without a role, is an error
-// and changes nothing but the bundle's revision and hash.
+// A record that is not an object, an output without a role, or a task
+// reference that fails its structural check (TaskRef) is an error and
+// changes nothing but the bundle's revision and hash. The reference is
+// not checked against the board: it is the record's payload, read by the
+// tool at its seq.
 func (p *Bundles) Apply(ev eventlog.Event) error {
 	if !strings.HasPrefix(ev.Stream, StreamPrefix) {
 		return nil
@@ -108,12 +133,22 @@ func (p *Bundles) Apply(ev eventlog.Event) error {
 	if err != nil || len(out) == 0 || out[0] != '{' {
 		return fmt.Errorf("apply %s seq %d: output is not a JSON object", ev.Type, ev.Seq)
 	}
-	e := Entry{Seq: ev.Seq, Time: ev.Time.UTC(), Output: out}
+	if kind == KindOutput && rec.Role == "" {
+		return fmt.Errorf("apply %s seq %d: output without a role", ev.Type, ev.Seq)
+	}
+	if rec.Task != nil {
+		if err := rec.Task.check(ev.Seq); err != nil {
+			return fmt.Errorf("apply %s seq %d: %w", ev.Type, ev.Seq, err)
+		}
+		rec.Task.Files, rec.Task.Symbols = nonNilStrings(rec.Task.Files), nonNilStrings(rec.Task.Symbols)
+		if b.Tasks == nil {
+			b.Tasks = map[string]TaskRef{}
+		}
+		b.Tasks[rec.Task.TaskID] = *rec.Task.clone()
+	}
+	e := Entry{Seq: ev.Seq, Time: ev.Time.UTC(), Output: out, Task: rec.Task}
 	switch kind {
 	case KindOutput:
-		if rec.Role == "" {
-			return fmt.Errorf("apply %s seq %d: output without a role", ev.Type, ev.Seq)
-		}
 		b.Roles[rec.Role] = append(b.Roles[rec.Role], e)
 	case KindBacktrack:
 		b.Backtracks = append(b.Backtracks, e)
@@ -189,6 +224,13 @@ func (p *Bundles) StateHash() [32]byte {
 	return sha256.Sum256(data)
 }
 
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
 func nonNil(e []Entry) []Entry {
 	if e == nil {
 		return []Entry{}
@@ -208,4 +250,15 @@ func (b Bundle) WithSlots(roles []string) Bundle {
 		}
 	}
 	return c
+}
+
+// TaskAt returns a copy of the task reference of the record at seq; nil
+// when the bundle holds no record at seq or it names no task.
+func (b Bundle) TaskAt(seq uint64) *TaskRef {
+	for _, es := range append([][]Entry{b.Backtracks, b.Discoveries, b.DegradedFormulas}, slices.Collect(maps.Values(b.Roles))...) {
+		if i, ok := slices.BinarySearchFunc(es, seq, func(e Entry, s uint64) int { return cmp.Compare(e.Seq, s) }); ok {
+			return es[i].Task.clone()
+		}
+	}
+	return nil
 }

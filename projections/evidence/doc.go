@@ -14,11 +14,20 @@
 //	discovery         evidence.discovery_recorded   discoveries
 //	degraded_formula  evidence.formula_degraded     degraded_formulas
 //
-// Every payload is a Record{role, output}. cos_supervise_record_output
+// Every payload is a Record{role, output, task}. cos_supervise_record_output
 // calls Registry.Prepare, which validates the output against the role's
 // output_class (or the kind's class) and returns the stream, type and
 // canonical payload to append; then, after the append, Export writes the
 // bundle read back from the projection.
+//
+// # Task references
+//
+// A record made with a task_id carries a TaskRef: the task, the seq of the
+// view it was read in, its holder, and the symbols its work touched (the
+// derived footprint's, with work tree, base, head and files, or the
+// touches resolved on the graph). The tool builds it; the reducer checks
+// only its shape. Bundle.Tasks keeps the latest reference per task.
+// docs/evidence.md gives the post-mortem path through "at": seq.
 //
 // # Role registry
 //

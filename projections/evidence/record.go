@@ -47,6 +47,10 @@ type Record struct {
 	Role string `json:"role,omitempty"`
 	// Output is a JSON object, canonical (sorted keys) once validated.
 	Output json.RawMessage `json:"output"`
+	// Task, when the record was made for a task, points at its code as
+	// read just before the record (TaskRef). Omitted otherwise, so a
+	// record without one encodes as it always did.
+	Task *TaskRef `json:"task,omitempty"`
 }
 
 // Prepare validates one record of cos_supervise_record_output for session
@@ -56,6 +60,12 @@ type Record struct {
 // ErrUnknownRole, or an *OutputError (errors.Is ErrInvalidOutput) listing
 // every problem with a corrected example.
 func (r *Registry) Prepare(session, kind, role string, output json.RawMessage) (string, eventlog.Payload, error) {
+	return r.PrepareFor(session, kind, role, output, nil)
+}
+
+// PrepareFor is Prepare for a record that points at a task's code: ref (nil
+// for none) is carried in the record as read, after Prepare's checks.
+func (r *Registry) PrepareFor(session, kind, role string, output json.RawMessage, ref *TaskRef) (string, eventlog.Payload, error) {
 	if err := ValidateSession(session); err != nil {
 		return "", eventlog.Payload{}, err
 	}
@@ -79,7 +89,7 @@ func (r *Registry) Prepare(session, kind, role string, output json.RawMessage) (
 	if err != nil {
 		return "", eventlog.Payload{}, err
 	}
-	data, err := json.Marshal(Record{Role: role, Output: canon})
+	data, err := json.Marshal(Record{Role: role, Output: canon, Task: ref})
 	if err != nil {
 		return "", eventlog.Payload{}, fmt.Errorf("encode record: %w", err)
 	}

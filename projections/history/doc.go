@@ -21,8 +21,9 @@
 // # Which events touch what
 //
 //   - a stream: every event appended to it;
-//   - a task id: the events of its stream "task:<id>" and the
-//     task.relations_updated events that name it;
+//   - a task id: the events of its stream "task:<id>", the
+//     task.relations_updated events that name it, and the evidence records
+//     whose task reference names it;
 //   - a uid: graph events that add, remove or change the node (an
 //     extraction counts a node changed when its kind, label, extractor,
 //     metadata or line span differs; a move alone is not a change), upsert

@@ -55,3 +55,25 @@ func TestIndex_ExtractionInParts(t *testing.T) {
 		t.Errorf("len %d seq %d after a repeated batch", x.count(), x.Seq())
 	}
 }
+
+// TestIndex_EvidenceForATask: an evidence record with a task reference is
+// in the task's history, its summary naming the reference's seq; a record
+// without one is not.
+func TestIndex_EvidenceForATask(t *testing.T) {
+	ev := func(seq uint64, data string) eventlog.Event {
+		return eventlog.Event{Seq: seq, Time: time.Unix(int64(seq), 0), Stream: "evidence:pm", Type: "evidence.discovery_recorded", Data: []byte(data)}
+	}
+	x := New()
+	x.Apply([]eventlog.Event{
+		{Seq: 1, Time: time.Unix(1, 0), Stream: "task:TASK-001", Type: "task.created", Data: []byte(`{"title":"t"}`)},
+		ev(2, `{"output":{"summary":"x"},"task":{"task_id":"TASK-001","seq":1,"from":"derived","files":["a.go"],"symbols":["code:function:a.go::A","code:function:a.go::B"]}}`),
+		ev(3, `{"output":{"summary":"y"}}`),
+	})
+	page := x.Query(Query{Kind: ByTask, Key: "TASK-001", Limit: 10})
+	if len(page.Items) != 2 || page.Items[0].Seq != 2 {
+		t.Fatalf("task history %+v", page.Items)
+	}
+	if s := page.Items[0].Summary; !strings.Contains(s, "for TASK-001 (its code at seq 1: 2 symbols)") {
+		t.Errorf("summary %q", s)
+	}
+}

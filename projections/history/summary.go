@@ -140,6 +140,10 @@ func (x *Index) summarize(ev *eventlog.Event, pos uint32, t *touches) string {
 		if len(slots) > 0 {
 			s += ": " + strings.Join(slots, ", ")
 		}
+		if p.Task != nil {
+			t.tasks = append(t.tasks, p.Task.TaskID)
+			s += fmt.Sprintf(" for %s (its code at seq %d: %s)", p.Task.TaskID, p.Task.Seq, count(len(p.Task.Symbols), "symbol"))
+		}
 		return s
 	}
 	return ev.Type
