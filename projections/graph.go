@@ -391,6 +391,22 @@ func (g *Graph) FileHashes() map[string]string {
 	return out
 }
 
+// FileHash returns the content hash FileHashes holds for path, and whether
+// the graph holds path.
+func (g *Graph) FileHash(path string) (string, bool) {
+	owners := g.byPath[path]
+	if len(owners) == 0 {
+		return "", false
+	}
+	best := owners[0]
+	for _, o := range owners[1:] {
+		if o.key.extractor < best.key.extractor {
+			best = o
+		}
+	}
+	return best.contentHash, true
+}
+
 // Files returns the extraction record of every (extractor, path), ordered by
 // path then extractor: content hash, size, duration and parse errors (for
 // doctor's slowest_extractions and files_with_parse_errors).
