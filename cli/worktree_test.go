@@ -38,7 +38,7 @@ func TestCall_Worktree_ReadsItsChangedFiles(t *testing.T) {
 		t.Helper()
 		cmd := cosProcess(t, append([]string{"call"}, args...)...)
 		cmd.Dir = dir
-		cmd.Env = append(slices.DeleteFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "COS_STATE_DIR=") }))
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "COS_STATE_DIR=") })
 		var errb strings.Builder
 		cmd.Stderr = &errb
 		out, err := cmd.Output()

@@ -1,10 +1,13 @@
 package worktree
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"path/filepath"
@@ -64,10 +67,26 @@ type overlayFile struct {
 	base string
 	held bool
 	// removed: the worktree has no such file; else data is the
-	// graph.file_extracted payload applied and hash its content hash.
+	// graph.file_extracted payload applied, compressed (flate: JSON of
+	// nodes and edges shrinks several times, and it is read only when the
+	// log replaces the file), and hash its content hash.
 	removed bool
 	hash    string
 	data    []byte
+}
+
+// pack compresses a payload for overlayFile.data.
+func pack(b []byte) []byte {
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.BestSpeed) // the level is valid
+	_, _ = w.Write(b)
+	_ = w.Close()
+	return bytes.Clone(buf.Bytes())
+}
+
+// unpack is the payload pack compressed.
+func unpack(b []byte) ([]byte, error) {
+	return io.ReadAll(flate.NewReader(bytes.NewReader(b)))
 }
 
 // NewOverlay returns the overlay of o.Worktree over st, registered with
@@ -101,6 +120,18 @@ func (ov *Overlay) Paths() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Bytes returns the size of the payloads the overlay keeps to apply again
+// (compressed).
+func (ov *Overlay) Bytes() int {
+	ov.mu.Lock()
+	defer ov.mu.Unlock()
+	n := 0
+	for _, f := range ov.files {
+		n += len(f.data)
+	}
+	return n
 }
 
 // Root returns the graph root the overlay covers (its Commit is the
@@ -182,13 +213,13 @@ func (ov *Overlay) Sync(ctx context.Context) (SyncResult, error) {
 		return SyncResult{}, fmt.Errorf("extract the worktree %s: %w", folder, err)
 	}
 	indexing.InRoot(root.Name, batch, removed)
-	datas := make([][]byte, len(batch))
+	datas, packed := make([][]byte, len(batch)), make([][]byte, len(batch))
 	for i := range batch {
 		b, err := json.Marshal(&batch[i])
 		if err != nil {
 			return SyncResult{}, fmt.Errorf("encode %s: %w", batch[i].Path, err)
 		}
-		datas[i] = b
+		datas[i], packed[i] = b, pack(b)
 	}
 	var res SyncResult
 	ov.st.MutateGraph(func(g *projections.Graph, pos projections.Position) {
@@ -197,8 +228,8 @@ func (ov *Overlay) Sync(ctx context.Context) (SyncResult, error) {
 		for i := range batch {
 			p := batch[i].Path
 			f := ov.entry(g, p)
-			f.removed, f.hash, f.data = false, batch[i].ContentHash, datas[i]
-			ov.apply(g, pos, p, f)
+			f.removed, f.hash, f.data = false, batch[i].ContentHash, packed[i]
+			ov.applyData(g, pos, p, graph.TypeFileExtracted, datas[i])
 			if f.held && f.hash == f.base {
 				delete(ov.files, p) // back to the log's content
 			}
@@ -207,7 +238,7 @@ func (ov *Overlay) Sync(ctx context.Context) (SyncResult, error) {
 		for _, p := range removed {
 			f := ov.entry(g, p)
 			f.removed, f.hash, f.data = true, "", nil
-			ov.apply(g, pos, p, f)
+			ov.applyRemoved(g, pos, p)
 			if !f.held {
 				delete(ov.files, p) // a file only the worktree had
 			}
@@ -238,12 +269,28 @@ func (ov *Overlay) entry(g *projections.Graph, p string) *overlayFile {
 // apply applies f to g at pos: its payload, or its removal. Called with
 // the graph write lock and mu held.
 func (ov *Overlay) apply(g *projections.Graph, pos projections.Position, p string, f *overlayFile) {
-	ev := eventlog.Event{Seq: pos.Seq, Time: pos.Time, Type: graph.TypeFileExtracted, Data: f.data}
 	if f.removed {
-		data, _ := json.Marshal(graph.FileRemoved{Path: p})
-		ev.Type, ev.Data = graph.TypeFileRemoved, data
+		ov.applyRemoved(g, pos, p)
+		return
 	}
-	if err := g.Apply(ev); err != nil {
+	data, err := unpack(f.data)
+	if err != nil {
+		ov.log.Warn("the worktree's version of a file could not be applied; reads show the main tree's", "path", p, "err", err)
+		return
+	}
+	ov.applyData(g, pos, p, graph.TypeFileExtracted, data)
+}
+
+// applyRemoved applies the removal of p to g at pos.
+func (ov *Overlay) applyRemoved(g *projections.Graph, pos projections.Position, p string) {
+	data, _ := json.Marshal(graph.FileRemoved{Path: p})
+	ov.applyData(g, pos, p, graph.TypeFileRemoved, data)
+}
+
+// applyData applies a graph event of type typ with data, about p, to g at
+// pos, as if it were the log's.
+func (ov *Overlay) applyData(g *projections.Graph, pos projections.Position, p, typ string, data []byte) {
+	if err := g.Apply(eventlog.Event{Seq: pos.Seq, Time: pos.Time, Type: typ, Data: data}); err != nil {
 		ov.log.Warn("the worktree's version of a file could not be applied; reads show the main tree's", "path", p, "err", err)
 	}
 }
