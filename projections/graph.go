@@ -87,7 +87,9 @@ type Graph struct {
 
 	// cacheMu guards the caches below, which readers fill lazily; Apply
 	// clears them (it runs with no reader present).
-	cacheMu   sync.Mutex
+	cacheMu sync.Mutex
+	// version counts the mutations (Version).
+	version   uint64
 	hashOK    bool
 	hash      [32]byte
 	sortedOK  bool
@@ -513,10 +515,21 @@ func (g *Graph) sortedNodes() []*vertex {
 	return g.sortedUID
 }
 
+// Version returns a number that changes with every change of the graph,
+// from the log or not (a worktree's overlay applies files the log does not
+// hold, and LastChange does not move then): the key of a cache of
+// answers computed from the graph.
+func (g *Graph) Version() uint64 {
+	g.cacheMu.Lock()
+	defer g.cacheMu.Unlock()
+	return g.version
+}
+
 // invalidate drops the caches; called by every mutation.
 func (g *Graph) invalidate() {
 	g.cacheMu.Lock()
 	g.hashOK, g.sortedOK, g.sortedUID = false, false, nil
+	g.version++
 	g.cacheMu.Unlock()
 }
 
