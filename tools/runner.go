@@ -161,6 +161,12 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 	if aerr != nil {
 		return envelope.Fail(aerr), nil
 	}
+	if r.worktree != nil && t.Name == "cos_graph_index" {
+		// It would add the worktree to the shared graph as a root.
+		return envelope.Fail(envelope.Errorf(envelope.CodeReadOnly,
+			"this server answers for the worktree %s, whose changed files it reads without indexing; index from a server started in the main worktree",
+			r.worktree.Status().Name)), nil
+	}
 	c := &Call{Tool: t, Args: args, Budget: budget, st: r.st, ix: r.ix, version: r.version, runner: r, fresh: r.fresh}
 	var (
 		data any

@@ -244,6 +244,10 @@ func TestService_ClaimDerivesFootprint(t *testing.T) {
 		}
 		return env.Data()
 	}
+	// Indexing from the worktree would add it to the shared graph.
+	if env := r.Call(ctx, "cos_graph_index", json.RawMessage(`{}`), envelope.Options{}); env.OK() || env.Err().Code != envelope.CodeReadOnly {
+		t.Fatalf("cos_graph_index in a worktree: %s, want E_READ_ONLY", env.JSON())
+	}
 	call("cos_task_create", `{"title":"make C call B"}`)
 	call("cos_task_claim", `{"task_id":"TASK-001","assignee":"agent-1"}`)
 	if got := svc.Status().Tasks; !slices.Equal(got, []string{"TASK-001"}) {
