@@ -58,7 +58,19 @@ func (a *app) callCommand() *cobra.Command {
 			if until != nil {
 				a.notePastHead(*until, o.st.Position().Seq)
 			}
+			if o.wt != nil { // the worktree's files, before any tool reads
+				if err := o.wt.Sync(cmd.Context()); err != nil {
+					a.stderrLogger(slog.LevelWarn).Warn("the worktree's changed files could not be read into the graph", "err", err)
+				}
+			}
 			env := o.r.Call(cmd.Context(), args[0], json.RawMessage(raw), f.budgetOptions())
+			if o.wt != nil && env.OK() {
+				// A claim in a worktree records its footprint before the
+				// process ends (a server does it in the background).
+				if _, err := o.wt.Footprints().Update(cmd.Context()); err != nil {
+					a.stderrLogger(slog.LevelWarn).Warn("the footprint of the worktree's tasks could not be recorded", "err", err)
+				}
+			}
 			if _, err := fmt.Fprintf(a.io.Out, "%s\n", env.JSON()); err != nil {
 				return err
 			}

@@ -10,11 +10,15 @@ import (
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/state"
 	"github.com/cos-dev/cos/tools"
+	"github.com/cos-dev/cos/worktree"
 )
 
 // stateOptions are the state.Options the flags f describe.
 func (a *app) stateOptions(f serverFlags, logger *slog.Logger, at *projections.Until) state.Options {
-	return state.Options{Dir: a.stateDir, Store: a.store, NATS: f.nats, Namespace: f.namespace, At: at, Logger: logger}
+	// A worktree's overlay lives in this process's graph: never in a
+	// snapshot others would load.
+	return state.Options{Dir: a.stateDir, Store: a.store, NATS: f.nats, Namespace: f.namespace, At: at, Logger: logger,
+		NoSnapshots: a.worktree != nil}
 }
 
 // indexingOptions are the indexing.Options the flags f describe.
@@ -34,6 +38,9 @@ type opened struct {
 	st *state.State
 	ix *indexing.Indexer
 	r  *tools.Runner
+	// wt serves the linked worktree the command runs in (worktree mode);
+	// nil otherwise.
+	wt *worktree.Service
 }
 
 // openTools opens the state folder and builds the runner over it; at, when
@@ -43,7 +50,19 @@ func (a *app) openTools(ctx context.Context, f serverFlags, logger *slog.Logger,
 	if err != nil {
 		return nil, err
 	}
-	return &opened{st: st, ix: ix, r: tools.New(st, ix, tools.Options{Version: Version})}, nil
+	o := &opened{st: st, ix: ix}
+	topts := tools.Options{Version: Version}
+	if a.worktree != nil && at == nil {
+		if o.wt, err = worktree.NewService(ctx, st, a.worktreeOptions(f, logger)); err != nil {
+			_ = st.Close(ctx)
+			return nil, err
+		}
+		topts.Worktree = o.wt
+		logger.Info("worktree mode: serving this linked worktree over the main worktree's state folder; its changed files stay in this process",
+			"worktree", a.worktree.Name, "folder", a.worktree.Folder, "state_dir", a.stateDir)
+	}
+	o.r = tools.New(st, ix, topts)
+	return o, nil
 }
 
 // openIndexer opens the state folder and the indexer over it (cos index

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/cos-dev/cos/state"
+	"github.com/cos-dev/cos/worktree"
 	"github.com/spf13/cobra"
 )
 
@@ -58,6 +59,10 @@ type app struct {
 	// store is --store, else $COS_STORE: where the event log lives
 	// (state.ParseStore); "" is the file in the state folder.
 	store string
+	// worktree is set when cos serve or cos call runs in a linked git
+	// worktree with no state folder given: the state folder is then the
+	// main worktree's, and the worktree is served over it (worktree.go).
+	worktree *worktree.Info
 }
 
 // Run runs the cos command line with args (without the program name) and
@@ -93,7 +98,7 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := a.resolveStateDir(); err != nil {
+			if err := a.resolveStateDir(cmd); err != nil {
 				return err
 			}
 			return a.resolveStore()
@@ -107,12 +112,23 @@ func (a *app) rootCommand() *cobra.Command {
 	return root
 }
 
-// resolveStateDir applies --state-dir, else $COS_STATE_DIR, else ./.cos, and
-// makes it absolute.
-func (a *app) resolveStateDir() error {
+// resolveStateDir applies --state-dir, else $COS_STATE_DIR, else ./.cos
+// (for cos serve and cos call in a linked git worktree: the main
+// worktree's .cos, in worktree mode), and makes it absolute.
+func (a *app) resolveStateDir(cmd *cobra.Command) error {
 	dir := a.stateDir
 	if dir == "" {
 		dir = os.Getenv("COS_STATE_DIR")
+	}
+	if dir == "" && servesWorktree(cmd) {
+		wt, ok, err := detectWorktree(cmd.Context())
+		if err != nil {
+			return &exitError{code: ExitError, err: err}
+		}
+		if ok {
+			a.worktree = &wt
+			dir = filepath.Join(wt.Main, ".cos")
+		}
 	}
 	if dir == "" {
 		dir = ".cos"

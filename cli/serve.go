@@ -176,6 +176,12 @@ func (a *app) serveCommand() *cobra.Command {
 			wctx, stopWatch := context.WithCancel(cmd.Context())
 			var watching sync.WaitGroup
 			defer func() { stopWatch(); watching.Wait() }()
+			if o.wt != nil {
+				// The worktree's files are watched into this process's
+				// graph; the main tree is the main tree's server's to index.
+				watch, index = false, false
+				watching.Go(func() { o.wt.Run(wctx) })
+			}
 			if watch && o.st.Writable() {
 				watching.Go(func() {
 					if err := o.ix.Watch(wctx, indexing.WatchOptions{}); err != nil {

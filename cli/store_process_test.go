@@ -40,8 +40,16 @@ func startStdioServe(t *testing.T, name string, args ...string) *stdioServer {
 // cleanup.
 func startStdioProcess(t *testing.T, name string, args ...string) *stdioServer {
 	t.Helper()
+	return startStdioProcessIn(t, name, "", args...)
+}
+
+// startStdioProcessIn is startStdioProcess with the working directory dir
+// ("" for the test's).
+func startStdioProcessIn(t *testing.T, name, dir string, args ...string) *stdioServer {
+	t.Helper()
 	s := &stdioServer{t: t, name: name, lines: make(chan string, 64), nextID: 10}
 	s.cmd = cosProcess(t, args...)
+	s.cmd.Dir = dir
 	s.in, _ = s.cmd.StdinPipe()
 	out, _ := s.cmd.StdoutPipe()
 	s.cmd.Stderr = &lockedWriter{mu: &s.mu, b: &s.stderr}

@@ -51,7 +51,7 @@ type Freshness struct {
 	mu sync.Mutex
 	// caches holds what is known of each root folder's files.
 	caches map[string]*rootCache
-	// hashes is hashesOf's FileHashes at hashesSeq (its LastChange), kept
+	// hashes is hashesOf's FileHashes at hashesSeq (its Version), kept
 	// because a copy of the whole map per call costs more than the check;
 	// byRoot is it split by root (nil until a graph with several roots
 	// asks for it).
@@ -230,7 +230,7 @@ func latin1Bytes(s string) (string, bool) {
 // graphHashes returns the graph's content hashes, copied once per graph
 // change. Called with mu held, inside the view v.
 func (f *Freshness) graphHashes(v state.View) map[string]string {
-	seq := v.Graph.LastChange(v.Pos.Seq)
+	seq := v.Graph.Version()
 	if f.hashes == nil || f.hashesOf != v.Graph || f.hashesSeq != seq {
 		f.hashes, f.byRoot, f.hashesOf, f.hashesSeq = v.Graph.FileHashes(), nil, v.Graph, seq
 	}

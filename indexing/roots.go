@@ -540,3 +540,12 @@ func (m PathMapper) Map(p string) (folders []string, rel string) {
 	}
 	return nil, rel
 }
+
+// InRoot rewrites a batch extracted from the folder of the root name to
+// that root's graph paths and uids, in place (as a run of that root
+// appends them): what a worktree overlay applies over the root.
+func InRoot(name string, batch []graph.FileExtracted, removed []string) { inRoot(name, batch, removed) }
+
+// CacheDir is the extractor cache folder, under the state folder
+// stateDir, of the folder root.
+func CacheDir(stateDir, root string) string { return cacheDir(stateDir, root) }

@@ -98,7 +98,9 @@ type Graph struct {
 
 	// cacheMu guards the caches below, which readers fill lazily; Apply
 	// clears them (it runs with no reader present).
-	cacheMu     sync.Mutex
+	cacheMu sync.Mutex
+	// version counts the mutations (Version).
+	version     uint64
 	hashOK      bool
 	hash        [32]byte
 	sortedOK    bool
@@ -408,6 +410,22 @@ func (g *Graph) FileHashes() map[string]string {
 	return out
 }
 
+// FileHash returns the content hash FileHashes holds for path, and whether
+// the graph holds path.
+func (g *Graph) FileHash(path string) (string, bool) {
+	owners := g.byPath[path]
+	if len(owners) == 0 {
+		return "", false
+	}
+	best := owners[0]
+	for _, o := range owners[1:] {
+		if o.key.extractor < best.key.extractor {
+			best = o
+		}
+	}
+	return best.contentHash, true
+}
+
 // Files returns the extraction record of every (extractor, path), ordered by
 // path then extractor: content hash, size, duration and parse errors (for
 // doctor's slowest_extractions and files_with_parse_errors).
@@ -514,11 +532,22 @@ func (g *Graph) sortedNodes() []*vertex {
 	return g.sortedUID
 }
 
+// Version returns a number that changes with every change of the graph,
+// from the log or not (a worktree's overlay applies files the log does not
+// hold, and LastChange does not move then): the key of a cache of
+// answers computed from the graph.
+func (g *Graph) Version() uint64 {
+	g.cacheMu.Lock()
+	defer g.cacheMu.Unlock()
+	return g.version
+}
+
 // invalidate drops the caches; called by every mutation.
 func (g *Graph) invalidate() {
 	g.cacheMu.Lock()
 	g.hashOK, g.sortedOK, g.sortedUID = false, false, nil
 	g.pathsOK, g.sortedPaths = false, nil
+	g.version++
 	g.cacheMu.Unlock()
 }
 

@@ -75,6 +75,9 @@ type Tailer struct {
 	// hooks and the batch being built.
 	applyMu sync.Mutex
 	hooks   []func([]eventlog.Event)
+	// overlay, when set, is called under the write lock after each batch
+	// (SetOverlay).
+	overlay func([]eventlog.Event)
 
 	// mu guards the projections and pos: held for writing while a batch is
 	// applied, for reading by View and snapshot marshalling.
@@ -194,6 +197,25 @@ func (t *Tailer) OnApplied(fn func(evs []eventlog.Event)) Position {
 	defer t.applyMu.Unlock()
 	t.hooks = append(t.hooks, fn)
 	return t.Position()
+}
+
+// SetOverlay registers fn, called under the write lock after each batch of
+// log events is applied and before any reader sees it: a process that
+// keeps changes of its own over the projections (a worktree's files, never
+// logged) applies them again there when the log replaced them. fn must not
+// call the tailer. Call it once, before Start; a tailer with an overlay
+// must not write snapshots (they would hold the overlay).
+func (t *Tailer) SetOverlay(fn func(evs []eventlog.Event)) { t.overlay = fn }
+
+// Mutate runs fn with the projections locked for writing, serialised with
+// the appliers: the way an overlay changes them outside the log. The
+// position does not move.
+func (t *Tailer) Mutate(fn func()) {
+	t.applyMu.Lock()
+	defer t.applyMu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fn()
 }
 
 // Position returns the last applied event. It takes no lock, so it may be
@@ -402,6 +424,9 @@ func (t *Tailer) applyBatch(evs []eventlog.Event) {
 	}
 	last := evs[len(evs)-1]
 	t.setPos(Position{Seq: last.Seq, Hash: last.Hash, Time: last.Time})
+	if t.overlay != nil {
+		t.overlay(evs)
+	}
 	t.mu.Unlock()
 	for _, h := range t.hooks {
 		h(evs)

@@ -249,16 +249,18 @@ var clusterCache struct {
 	mu  sync.Mutex
 	g   *projections.Graph
 	seq uint64
-	c   *Clusters
+	// version is g.Version() when c was computed.
+	version uint64
+	c       *Clusters
 }
 
 // CachedClusters is ClustersOf, answered from the last call when g has
 // not changed since (g.LastChange(pos), pos the log position the view
 // reflects). The answer is shared: do not modify it.
 func CachedClusters(ctx context.Context, g *projections.Graph, pos uint64) (*Clusters, error) {
-	seq := g.LastChange(pos)
+	seq, version := g.LastChange(pos), g.Version()
 	clusterCache.mu.Lock()
-	if clusterCache.g == g && clusterCache.seq == seq && clusterCache.c != nil {
+	if clusterCache.g == g && clusterCache.seq == seq && clusterCache.version == version && clusterCache.c != nil {
 		c := clusterCache.c
 		clusterCache.mu.Unlock()
 		return c, nil
@@ -269,7 +271,7 @@ func CachedClusters(ctx context.Context, g *projections.Graph, pos uint64) (*Clu
 		return nil, err
 	}
 	clusterCache.mu.Lock()
-	clusterCache.g, clusterCache.seq, clusterCache.c = g, seq, c
+	clusterCache.g, clusterCache.seq, clusterCache.version, clusterCache.c = g, seq, version, c
 	clusterCache.mu.Unlock()
 	return c, nil
 }

@@ -38,6 +38,10 @@ type Options struct {
 	Client string
 	// NoBackgroundSnapshots turns the background snapshot loop off (tests).
 	NoBackgroundSnapshots bool
+	// NoSnapshots writes no snapshot at all (Snapshot does nothing): a
+	// process that keeps changes of its own over the graph (SetGraphOverlay,
+	// a worktree's files) must not save them for others to load.
+	NoSnapshots bool
 	// SearchFlushDelay is how long the search index may hold applied graph
 	// changes before writing them as one batch (search.Options.FlushDelay):
 	// zero means search.DefaultFlushDelay (50 ms), negative writes each

@@ -28,7 +28,7 @@ func (s *State) SnapshotFailure() *SnapshotFailure { return s.snapFail.Load() }
 // writes none and returns its position. Errors: the snapshot's (the
 // snapshots folder cannot be created or written, ctx's error).
 func (s *State) Snapshot(ctx context.Context) (projections.Position, error) {
-	if !s.writable {
+	if !s.writable || s.opts.NoSnapshots {
 		return s.Position(), nil
 	}
 	pos, err := s.tailer.Snapshot(ctx)

@@ -226,7 +226,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		if err := s.followIndex(ctx); err != nil {
 			return nil, err
 		}
-		if s.writable && !opts.NoBackgroundSnapshots {
+		if s.writable && !opts.NoBackgroundSnapshots && !opts.NoSnapshots {
 			s.startSnapshots()
 		}
 		s.startStoreFollow()

@@ -38,6 +38,9 @@ func (r *Runner) readGraph(ctx context.Context, c *Call) (data any, tm envelope.
 		fill bool   // the graph is filling: a retry may find it
 	)
 	defer func() { err = notFoundBecause(err, why, fill) }()
+	if r.worktree != nil {
+		return r.readWorktree(ctx, c)
+	}
 	run := func() error {
 		return r.st.Read(ctx, func(v state.View) {
 			c.V, c.inView = v, true
@@ -196,6 +199,9 @@ var errInView = errors.New("Refresh was called inside a view; a tool that refres
 func (c *Call) Refresh(ctx context.Context, paths []string) (stale []string, err error) {
 	if c.inView {
 		return nil, errInView
+	}
+	if c.runner.worktree != nil {
+		return nil, c.runner.worktree.Sync(ctx)
 	}
 	if c.fresh == nil {
 		return nil, errors.New("this server does not check files against the graph")

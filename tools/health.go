@@ -20,7 +20,7 @@ func healthTools() []*Tool {
 		Data: Fields{"version": "string", "started": "string", "uptime_seconds": "integer", "state_dir": "string", "read_only": "boolean",
 			"log": "object", "projections": "object", "graph": "object", "state_hash": "string", "bus": "object", "integrity": "object",
 			"writable": "boolean", "search": "object", "last_index": "object", "snapshot_failure": "object", "modules": "[]object",
-			"freshness": "object", "indexing": "object"},
+			"freshness": "object", "indexing": "object", "worktree": "object"},
 		Layer: envelope.LayerHealth, ReadOnly: true, Idempotent: true,
 		Example: `{}`,
 		Handler: healthTool,
@@ -132,6 +132,11 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		// snapshot_failure: the last snapshot attempt failed (time, seq,
 		// error); start-up replays more of the log until one succeeds.
 		out["snapshot_failure"] = h.SnapshotFailure
+	}
+	// worktree: this server serves a linked git worktree over the main
+	// tree's state folder.
+	if c.runner != nil && c.runner.worktree != nil {
+		out["worktree"] = c.runner.worktree.Status()
 	}
 	if ms, err := state.ListModules(h.Dir); err == nil {
 		out["modules"] = ms

@@ -25,6 +25,9 @@ import (
 type Options struct {
 	// Version is the build version cos_health reports.
 	Version string
+	// Worktree, when set, serves a linked git worktree: graph reads and
+	// Call.Refresh sync its files instead of re-indexing.
+	Worktree Worktree
 }
 
 // Runner runs tool calls against one state: it holds the tool catalogue,
@@ -41,13 +44,15 @@ type Runner struct {
 	fresh *indexing.Freshness
 	// history is the index cos_history reads, built on its first call.
 	history *state.History
+	// worktree is Options.Worktree.
+	worktree Worktree
 }
 
 // New returns a Runner over st; ix runs cos_graph_index and approves the
 // paths tools read files under.
 func New(st *state.State, ix *indexing.Indexer, opts Options) *Runner {
 	r := &Runner{st: st, ix: ix, version: opts.Version, tools: map[string]*Tool{}, fresh: indexing.NewFreshness(st),
-		history: state.NewHistory(st)}
+		history: state.NewHistory(st), worktree: opts.Worktree}
 	for _, t := range catalogue() {
 		r.tools[t.Name] = t
 	}
@@ -156,6 +161,12 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 	if aerr != nil {
 		return envelope.Fail(aerr), nil
 	}
+	if r.worktree != nil && t.Name == "cos_graph_index" {
+		// It would add the worktree to the shared graph as a root.
+		return envelope.Fail(envelope.Errorf(envelope.CodeReadOnly,
+			"this server answers for the worktree %s, whose changed files it reads without indexing; index from a server started in the main worktree",
+			r.worktree.Status().Name)), nil
+	}
 	c := &Call{Tool: t, Args: args, Budget: budget, st: r.st, ix: r.ix, version: r.version, runner: r, fresh: r.fresh}
 	var (
 		data any
@@ -201,6 +212,9 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 	}
 	if c.atSeq == nil && (graphRead(t) || c.index != nil) {
 		c.index = r.ix.WithStartState(c.index)
+	}
+	if err == nil && r.worktree != nil && t.Name == "cos_task_claim" {
+		r.worktree.Claimed(args.Str("task_id"), args.Str("assignee"))
 	}
 	if err != nil && len(c.committed) > 0 {
 		// The handler failed after its write committed: a failure would
