@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections/tasks"
+	"github.com/cos-dev/cos/query"
 )
 
 // claimAttempts bounds how often cos_task_claim rereads the task after its
@@ -38,6 +40,9 @@ type taskAnswer struct {
 	// an idempotent claim).
 	Seq      uint64 `json:"seq"`
 	Replayed bool   `json:"replayed"`
+	// Overlaps are the other active tasks whose code meets this one's, in
+	// the same view as Task ([] when none).
+	Overlaps []query.Overlap `json:"overlaps"`
 }
 
 // boardRow is one task of a board page: everything but the description
@@ -53,6 +58,8 @@ type boardRow struct {
 	Parent    string   `json:"parent,omitempty"`
 	Revision  uint64   `json:"revision"`
 	Hash      string   `json:"hash"`
+	// Overlaps are the ids of the active tasks this one overlaps.
+	Overlaps []string `json:"overlaps,omitempty"`
 }
 
 func rowOf(t tasks.Task) boardRow {
@@ -79,6 +86,7 @@ func taskTools() []*Tool {
 				{Name: "signals", Type: TJSON, JSONTypes: []string{"object", "string"}, Description: "as cos_analyze_task takes them"},
 				{Name: "depends_on", Type: TStringList},
 				{Name: "parent", Type: TString},
+				touchesParam,
 				requestIDParam,
 			},
 			Handler: taskCreateTool,
@@ -86,8 +94,8 @@ func taskTools() []*Tool {
 		{
 			Name:        "cos_task_get",
 			Title:       "Get a task",
-			Description: "A task with its revision and hash.",
-			Data:        Fields{"task": "object"},
+			Description: "A task with its revision, hash and coordination: footprint, overlaps, changed_under_you.",
+			Data:        Fields{"task": "object", "coordination": "object"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"task_id": "TASK-001"}`,
 			Params:  []Param{taskID},
@@ -121,6 +129,7 @@ func taskTools() []*Tool {
 			Params: []Param{
 				taskID,
 				{Name: "assignee", Type: TString, Required: true, Description: "1–128 characters"},
+				touchesParam,
 				requestIDParam,
 			},
 			Handler: withClaimedCode(taskClaimTool),
@@ -142,7 +151,7 @@ func taskTools() []*Tool {
 		{
 			Name:        "cos_task_board",
 			Title:       "Task board",
-			Description: "Tasks in id order, filtered. Paged.",
+			Description: "Tasks in id order, filtered. Paged; overlapping pages may be short.",
 			Data:        Fields{"rows": "[]object", "total": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"status": "todo", "limit": 50}`,
@@ -150,6 +159,7 @@ func taskTools() []*Tool {
 				{Name: "status", Type: TString, Enum: tasks.Statuses},
 				{Name: "assignee", Type: TString},
 				{Name: "label", Type: TString},
+				{Name: "overlapping", Type: TBool},
 				{Name: "cursor", Type: TString, MaxLen: 1024, Minted: true},
 				{Name: "limit", Type: TInt, Min: f64(tasks.MinLimit), Max: f64(tasks.MaxLimit), Default: tasks.DefaultLimit},
 			},
@@ -192,6 +202,11 @@ func taskCreateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	if err != nil {
 		return nil, tm, err
 	}
+	if touches, ok, err := touchesArg(c); err != nil {
+		return nil, tm, err
+	} else if ok && cr.Touches == nil && len(touches) > 0 {
+		cr.Touches = touches
+	}
 	var checkErr error
 	if err := freshView(ctx, c, func() { checkErr = c.V.Board.CheckRelations("", cr.DependsOn, cr.Parent) }); err != nil {
 		return nil, tm, err
@@ -219,16 +234,21 @@ func taskCreateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 // it once they include the receipt.
 func readBackTask(ctx context.Context, c *Call, id string, r eventlog.Receipt) (any, envelope.ToolMeta, error) {
 	var (
-		t  tasks.Task
-		ok bool
+		t        tasks.Task
+		ok       bool
+		overlaps []query.Overlap
 	)
-	if err := c.ReadBack(ctx, r.LastSeq, func() { t, ok = c.V.Board.Get(id) }); err != nil {
+	if err := c.ReadBack(ctx, r.LastSeq, func() {
+		if t, ok = c.V.Board.Get(id); ok {
+			overlaps = overlapsOf(ctx, c, id)
+		}
+	}); err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
 	if !ok {
 		return nil, envelope.ToolMeta{}, fmt.Errorf("task %s: committed at seq %d but not on the board", id, r.LastSeq)
 	}
-	return taskAnswer{Task: t, Seq: r.LastSeq, Replayed: r.Replayed}, envelope.ToolMeta{}, nil
+	return taskAnswer{Task: t, Seq: r.LastSeq, Replayed: r.Replayed, Overlaps: overlaps}, envelope.ToolMeta{}, nil
 }
 
 // taskIDArg validates the task_id argument.
@@ -237,7 +257,7 @@ func taskIDArg(c *Call) (string, error) {
 	return id, tasks.ValidateTaskID("task_id", id)
 }
 
-func taskGetTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
+func taskGetTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	id, err := taskIDArg(c)
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
@@ -246,7 +266,7 @@ func taskGetTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if !ok {
 		return nil, envelope.ToolMeta{}, &tasks.NotFoundError{Field: "task_id", TaskID: id}
 	}
-	return map[string]any{"task": t}, envelope.ToolMeta{}, nil
+	return map[string]any{"task": t, "coordination": coordinationOf(ctx, c, t)}, envelope.ToolMeta{}, nil
 }
 
 // taskUpdateTool checks the patch against a fresh view — the task exists,
@@ -426,13 +446,19 @@ func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 	if err != nil {
 		return nil, tm, err
 	}
-	p, err := tasks.ClaimedPayload(assignee)
+	touches, _, err := touchesArg(c)
+	if err != nil {
+		return nil, tm, err
+	}
+	p, err := claimedPayload(assignee, touches)
 	if err != nil {
 		return nil, tm, err
 	}
 	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
 		t, outcome, err := c.V.Board.ClaimCheck(id, assignee)
-		return t, outcome == tasks.ClaimHeld, err
+		// The holder claiming again with other touches records them.
+		held := outcome == tasks.ClaimHeld && (touches == nil || slices.Equal(touches, t.Touches))
+		return t, held, err
 	})
 }
 
@@ -468,12 +494,17 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventl
 			noop    bool
 			err     error
 			taskRev uint64
+			// overlaps are the answer of a noop, read with it.
+			overlaps []query.Overlap
 		)
 		if verr := freshView(ctx, c, func() {
 			t, noop, err = check()
 			// The task's own stream revision: t.Revision also counts its
 			// dependency changes, which live in tasks.RelationsStream.
 			taskRev, _, _ = c.V.Board.Revisions(id)
+			if noop && err == nil {
+				overlaps = overlapsOf(ctx, c, id)
+			}
 		}); verr != nil {
 			return nil, envelope.ToolMeta{}, verr
 		}
@@ -481,7 +512,7 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventl
 			return nil, envelope.ToolMeta{}, err
 		}
 		if noop {
-			return taskAnswer{Task: t}, envelope.ToolMeta{}, nil
+			return taskAnswer{Task: t, Overlaps: overlaps}, envelope.ToolMeta{}, nil
 		}
 		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p},
 			RequestID: rid, Expect: eventlog.AtRevision(taskRev)})
@@ -497,19 +528,32 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventl
 	return nil, envelope.ToolMeta{}, lastStale
 }
 
-func taskBoardTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
+func taskBoardTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	var tm envelope.ToolMeta
 	f := tasks.Filter{Status: c.Args.Str("status"), Assignee: c.Args.Str("assignee"), Label: c.Args.Str("label")}
-	cursor := c.Args.Str("cursor")
+	overlapping := c.Args.Bool("overlapping", false)
+	cursor, err := boardCursorIn(c.Args.Str("cursor"), overlapping)
+	if err != nil {
+		return nil, tm, err
+	}
 	limit := c.Args.Int("limit", tasks.DefaultLimit)
+	ids := query.OverlapIDs(ctx, c.V.Graph, c.V.Board)
 	for {
 		page, next, err := c.V.Board.List(f, cursor, limit, c.V.Pos.Seq)
 		if err != nil {
 			return nil, tm, err
 		}
-		rows := make([]boardRow, len(page.Tasks))
-		for i, t := range page.Tasks {
-			rows[i] = rowOf(t)
+		rows := make([]boardRow, 0, len(page.Tasks))
+		for _, t := range page.Tasks {
+			r := rowOf(t)
+			r.Overlaps = ids[t.ID]
+			if !overlapping || len(r.Overlaps) > 0 {
+				rows = append(rows, r)
+			}
+		}
+		if overlapping {
+			page.Total = overlappingTotal(c.V.Board, f, ids)
+			next = boardCursorOut(next, overlapping)
 		}
 		// A page the envelope would trim would lose rows the next cursor
 		// skips: shorten it instead.

@@ -1,0 +1,178 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/projections/tasks"
+	"github.com/cos-dev/cos/query"
+)
+
+// Coordination answers of the task tools: the overlaps a task write
+// answers, the footprint, reach and changes cos_task_get answers, and the
+// overlap ids of board rows. Each is computed inside one view, so it is a
+// function of the state at that view's seq and `at` reproduces it.
+
+// Limits of cos_task_get's coordination answer.
+const (
+	// taskGetSymbols is how many footprint symbols cos_task_get lists.
+	taskGetSymbols = 20
+	// taskGetNotices is how many changes under the task it lists, newest
+	// first.
+	taskGetNotices = 20
+)
+
+// touchesParam is the touches argument of cos_task_create and
+// cos_task_claim.
+var touchesParam = Param{Name: "touches", Type: TStringList, NonEmpty: true, Description: "uids, paths or globs you will change"}
+
+// touchesArg returns the validated touches argument and whether it was
+// given.
+func touchesArg(c *Call) ([]string, bool, error) {
+	if !c.Args.Has("touches") {
+		return nil, false, nil
+	}
+	list := c.Args.Strings("touches")
+	if list == nil {
+		list = []string{}
+	}
+	if len(list) > tasks.MaxTouches {
+		return nil, true, &eventlog.InvalidEventError{Field: "touches",
+			Reason: fmt.Sprintf("%d entries, at most %d", len(list), tasks.MaxTouches)}
+	}
+	for i, s := range list {
+		if len(s) > tasks.MaxTouchLen {
+			return nil, true, &eventlog.InvalidEventError{Field: "touches",
+				Reason: fmt.Sprintf("entry %d is %d bytes, at most %d", i, len(s), tasks.MaxTouchLen)}
+		}
+	}
+	return list, true, nil
+}
+
+// claimedPayload is task.claimed of assignee, replacing the task's touches
+// when touches is not nil.
+func claimedPayload(assignee string, touches []string) (eventlog.Payload, error) {
+	if touches == nil {
+		return tasks.ClaimedPayload(assignee)
+	}
+	data, err := json.Marshal(tasks.Claimed{Assignee: assignee, Touches: touches})
+	if err != nil {
+		return eventlog.Payload{}, fmt.Errorf("encode %s: %w", tasks.TypeClaimed, err)
+	}
+	return eventlog.Payload{Type: tasks.TypeClaimed, Data: data}, nil
+}
+
+// overlapsOf returns the overlaps of task id in the current view (c.V),
+// [] when none.
+func overlapsOf(ctx context.Context, c *Call, id string) []query.Overlap {
+	o := query.Overlaps(ctx, c.V.Graph, c.V.Board, id)
+	if o == nil {
+		o = []query.Overlap{}
+	}
+	return o
+}
+
+// derivedAnswer is a task's derived footprint as cos_task_get shows it
+// (without the per-symbol seqs).
+type derivedAnswer struct {
+	Worktree  string   `json:"worktree"`
+	Base      string   `json:"base,omitempty"`
+	Head      string   `json:"head,omitempty"`
+	Files     []string `json:"files"`
+	Symbols   []string `json:"symbols"`
+	Seq       uint64   `json:"seq"`
+	Truncated bool     `json:"truncated,omitempty"`
+}
+
+// footprintAnswer is the footprint part of cos_task_get.
+type footprintAnswer struct {
+	Touches     []string       `json:"touches"`
+	Symbols     []string       `json:"symbols"`
+	SymbolCount int            `json:"symbol_count"`
+	Derived     *derivedAnswer `json:"derived,omitempty"`
+}
+
+// changesAnswer is changed_under_you: the newest notices, how many there
+// are, and whether older ones were no longer kept.
+type changesAnswer struct {
+	Notices []query.Notice `json:"notices"`
+	Total   int            `json:"total"`
+	Dropped bool           `json:"dropped"`
+}
+
+// coordAnswer is the coordination part of cos_task_get.
+type coordAnswer struct {
+	Footprint       footprintAnswer `json:"footprint"`
+	ReachCount      int             `json:"reach_count"`
+	Overlaps        []query.Overlap `json:"overlaps"`
+	ChangedUnderYou changesAnswer   `json:"changed_under_you"`
+}
+
+// coordinationOf builds the coordination answer of t in the current view.
+func coordinationOf(ctx context.Context, c *Call, t tasks.Task) coordAnswer {
+	g, b := c.V.Graph, c.V.Board
+	symbols := query.FootprintSymbols(g, t)
+	fp := footprintAnswer{Touches: t.Touches, Symbols: symbols[:min(len(symbols), taskGetSymbols)], SymbolCount: len(symbols)}
+	if fp.Touches == nil {
+		fp.Touches = []string{}
+	}
+	if fp.Symbols == nil {
+		fp.Symbols = []string{}
+	}
+	if d := t.Footprint; d != nil {
+		fp.Derived = &derivedAnswer{Worktree: d.Worktree, Base: d.Base, Head: d.Head, Files: d.Files,
+			Symbols: d.Symbols, Seq: d.Seq, Truncated: d.Truncated}
+	}
+	reach := 0
+	if len(symbols) > 0 {
+		reach = query.WalkDependents(ctx, g, symbols, query.ReachDepth).Count()
+	}
+	notices, total, dropped := query.Notices(ctx, g, b, t.ID, taskGetNotices)
+	if notices == nil {
+		notices = []query.Notice{}
+	}
+	return coordAnswer{Footprint: fp, ReachCount: reach, Overlaps: overlapsOf(ctx, c, t.ID),
+		ChangedUnderYou: changesAnswer{Notices: notices, Total: total, Dropped: dropped}}
+}
+
+// overlapCursorPrefix marks a board cursor of an `overlapping` listing, so
+// that a cursor is only valid for the filter it was issued for.
+const overlapCursorPrefix = "o."
+
+// boardCursorIn returns the board's cursor of the cursor argument, or
+// STALE_CURSOR when it was issued with another `overlapping`.
+func boardCursorIn(cursor string, overlapping bool) (string, error) {
+	if cursor == "" {
+		return "", nil
+	}
+	inner, marked := strings.CutPrefix(cursor, overlapCursorPrefix)
+	if marked != overlapping {
+		return "", staleCursor("the cursor belongs to another filter")
+	}
+	return inner, nil
+}
+
+// boardCursorOut marks the next cursor of an `overlapping` listing.
+func boardCursorOut(next string, overlapping bool) string {
+	if next == "" || !overlapping {
+		return next
+	}
+	return overlapCursorPrefix + next
+}
+
+// overlappingTotal counts the tasks of f that overlap another.
+func overlappingTotal(b *tasks.Board, f tasks.Filter, ids map[string][]string) int {
+	n := 0
+	for id := range ids {
+		t, ok := b.Get(id)
+		if ok && (f.Status == "" || t.Status == f.Status) && (f.Assignee == "" || t.Assignee == f.Assignee) &&
+			(f.Label == "" || slices.Contains(t.Labels, f.Label)) {
+			n++
+		}
+	}
+	return n
+}
