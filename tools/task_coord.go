@@ -28,7 +28,7 @@ const (
 
 // touchesParam is the touches argument of cos_task_create and
 // cos_task_claim.
-var touchesParam = Param{Name: "touches", Type: TStringList, NonEmpty: true, Description: "uids, paths or globs you will change"}
+var touchesParam = Param{Name: "touches", Type: TStringList, NonEmpty: true, Description: "uids, paths or globs"}
 
 // touchesArg returns the validated touches argument and whether it was
 // given.
@@ -64,6 +64,13 @@ func claimedPayload(assignee string, touches []string) (eventlog.Payload, error)
 		return eventlog.Payload{}, fmt.Errorf("encode %s: %w", tasks.TypeClaimed, err)
 	}
 	return eventlog.Payload{Type: tasks.TypeClaimed, Data: data}, nil
+}
+
+// taskWriteData is the Data of the task writes: overlaps is always a list.
+func taskWriteData() Fields {
+	f := fieldsOf(taskAnswer{})
+	f["overlaps"] = "[]object"
+	return f
 }
 
 // overlapsOf returns the overlaps of task id in the current view (c.V),
@@ -175,4 +182,43 @@ func overlappingTotal(b *tasks.Board, f tasks.Filter, ids map[string][]string) i
 		}
 	}
 	return n
+}
+
+// boardPage lists up to limit rows of the board from cursor, each with the
+// ids it overlaps. With overlapping it keeps only the rows that overlap,
+// reading on through the board (in the same view) until limit rows are
+// found or the board ends, so a page is short only at the end; its total
+// counts the overlapping tasks of f. The overlaps are those of the view
+// read, not of the walk's first page.
+func boardPage(c *Call, f tasks.Filter, cursor string, limit int, overlapping bool,
+	ids map[string][]string) (tasks.Page, []boardRow, string, error) {
+	rows := []boardRow{}
+	var first tasks.Page
+	for i := 0; ; i++ {
+		page, next, err := c.V.Board.List(f, cursor, limit-len(rows), c.V.Pos.Seq)
+		if err != nil {
+			return tasks.Page{}, nil, "", err
+		}
+		if i == 0 {
+			first = page
+		}
+		for _, t := range page.Tasks {
+			r := rowOf(t)
+			r.Overlaps = ids[t.ID]
+			if !overlapping || len(r.Overlaps) > 0 {
+				rows = append(rows, r)
+			}
+		}
+		if !overlapping {
+			return first, rows, next, nil
+		}
+		if next == "" || len(rows) == limit || len(ids) == 0 {
+			if len(ids) == 0 {
+				next = ""
+			}
+			first.Total = overlappingTotal(c.V.Board, f, ids)
+			return first, rows, boardCursorOut(next, overlapping), nil
+		}
+		cursor = next
+	}
 }

@@ -74,7 +74,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_create",
 			Title:       "Create a task",
 			Description: "Create a task (TASK-NNN); depends_on and parent must exist, no cycles.",
-			Data:        fieldsOf(taskAnswer{}),
+			Data:        taskWriteData(),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: tasks.CreateExample,
 			Params: []Param{
@@ -94,7 +94,7 @@ func taskTools() []*Tool {
 		{
 			Name:        "cos_task_get",
 			Title:       "Get a task",
-			Description: "A task with its revision, hash and coordination: footprint, overlaps, changed_under_you.",
+			Description: "A task with its revision, hash and coordination.",
 			Data:        Fields{"task": "object", "coordination": "object"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"task_id": "TASK-001"}`,
@@ -105,7 +105,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_update",
 			Title:       "Update a task",
 			Description: "Patch a task; base_revision makes it a compare-and-set (STALE_REVISION).",
-			Data:        fieldsOf(taskAnswer{}),
+			Data:        taskWriteData(),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: `{"task_id": "TASK-001", "patch": ` + tasks.PatchExample + `, "base_revision": 3, "request_id": "upd-42"}`,
 			Params: []Param{
@@ -123,7 +123,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_claim",
 			Title:       "Claim a task",
 			Description: "Claim a task; of concurrent claims one wins, the rest get a conflict.",
-			Data:        fieldsOf(taskAnswer{}),
+			Data:        taskWriteData(),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
@@ -138,7 +138,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_release",
 			Title:       "Release a task",
 			Description: "Give a claimed task back; only its holder can.",
-			Data:        fieldsOf(taskAnswer{}),
+			Data:        taskWriteData(),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
@@ -151,7 +151,7 @@ func taskTools() []*Tool {
 		{
 			Name:        "cos_task_board",
 			Title:       "Task board",
-			Description: "Tasks in id order, filtered. Paged; overlapping pages may be short.",
+			Description: "Tasks in id order, filtered. Paged.",
 			Data:        Fields{"rows": "[]object", "total": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"status": "todo", "limit": 50}`,
@@ -539,21 +539,9 @@ func taskBoardTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 	limit := c.Args.Int("limit", tasks.DefaultLimit)
 	ids := query.OverlapIDs(ctx, c.V.Graph, c.V.Board)
 	for {
-		page, next, err := c.V.Board.List(f, cursor, limit, c.V.Pos.Seq)
+		page, rows, next, err := boardPage(c, f, cursor, limit, overlapping, ids)
 		if err != nil {
 			return nil, tm, err
-		}
-		rows := make([]boardRow, 0, len(page.Tasks))
-		for _, t := range page.Tasks {
-			r := rowOf(t)
-			r.Overlaps = ids[t.ID]
-			if !overlapping || len(r.Overlaps) > 0 {
-				rows = append(rows, r)
-			}
-		}
-		if overlapping {
-			page.Total = overlappingTotal(c.V.Board, f, ids)
-			next = boardCursorOut(next, overlapping)
 		}
 		// A page the envelope would trim would lose rows the next cursor
 		// skips: shorten it instead.
