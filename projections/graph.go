@@ -84,14 +84,26 @@ type Graph struct {
 	// roots is the last run of each root, by name ("" the primary root);
 	// lastIndex is one of them.
 	roots map[string]*IndexRun
+	// lastPath and lastChanged are LastChangedSymbols: the path of the last
+	// event applied and the symbols it changed. released holds what part 0
+	// of releasedPath released (so a later part can tell a symbol it adds
+	// back from a changed one), releasedHeld whether the path was held
+	// before that part 0. Not encoded: they describe one event.
+	lastPath     string
+	lastChanged  []string
+	released     map[string]*symbolState
+	releasedPath string
+	releasedHeld bool
 
 	// cacheMu guards the caches below, which readers fill lazily; Apply
 	// clears them (it runs with no reader present).
-	cacheMu   sync.Mutex
-	hashOK    bool
-	hash      [32]byte
-	sortedOK  bool
-	sortedUID []*vertex
+	cacheMu     sync.Mutex
+	hashOK      bool
+	hash        [32]byte
+	sortedOK    bool
+	sortedUID   []*vertex
+	pathsOK     bool
+	sortedPaths []string
 }
 
 // vertex is a uid: a node when present, and the anchor of its edges.
@@ -105,9 +117,12 @@ type vertex struct {
 	line      int
 	endLine   int
 	meta      []byte // canonical JSON of Metadata; nil when empty
-	owners    ownerSet
-	out, in   []*edgeState
-	mark      uint64
+	// symHash is the symbol hash (graph.FileExtracted.SymbolHashes) as a
+	// number; 0 when not known.
+	symHash uint64
+	owners  ownerSet
+	out, in []*edgeState
+	mark    uint64
 }
 
 // edgeState is one edge: (src.uid, dst.uid, syms[typ], syms[ext]).
@@ -254,6 +269,7 @@ func (g *Graph) reset() {
 	g.changed, g.changedUnknown = 0, false
 	g.lastIndex = nil
 	g.roots = map[string]*IndexRun{}
+	g.lastPath, g.lastChanged, g.released, g.releasedPath, g.releasedHeld = "", nil, nil, "", false
 	g.invalidate()
 }
 
@@ -501,6 +517,7 @@ func (g *Graph) sortedNodes() []*vertex {
 func (g *Graph) invalidate() {
 	g.cacheMu.Lock()
 	g.hashOK, g.sortedOK, g.sortedUID = false, false, nil
+	g.pathsOK, g.sortedPaths = false, nil
 	g.cacheMu.Unlock()
 }
 

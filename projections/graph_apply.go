@@ -28,6 +28,7 @@ func (g *Graph) Apply(ev eventlog.Event) error {
 		// A restored state covers every event before this one.
 		g.changed, g.changedUnknown = ev.Seq-1, false
 	}
+	g.lastPath, g.lastChanged = "", g.lastChanged[:0]
 	var err error
 	switch ev.Type {
 	case graph.TypeFileExtracted:
@@ -102,7 +103,12 @@ func (g *Graph) applyFileExtracted(data []byte) error {
 	if err != nil {
 		return err
 	}
+	for i := range nodes {
+		nodes[i].hash = parseSymbolHash(p.SymbolHashes[nodes[i].UID])
+	}
 	g.invalidate()
+	g.noteChanges(p.Path, p.Part, len(g.byPath[p.Path]) > 0, nodes)
+	defer g.finishChanges()
 
 	key := ownerKey{g.intern(p.Extractor), g.intern(p.Path)}
 	o := g.owners[key]
@@ -153,7 +159,7 @@ func (g *Graph) applyFileExtracted(data []byte) error {
 		if v.mark == g.gen {
 			keptV = append(keptV, v)
 		} else {
-			g.releaseNode(v, o)
+			g.releaseSymbol(v, o, p.Path)
 		}
 	}
 	clear(o.nodes[len(keptV):])
@@ -174,17 +180,33 @@ func (g *Graph) applyFileRemoved(data []byte) error {
 		return nil
 	}
 	g.invalidate()
+	g.lastPath, g.releasedPath = p.Path, ""
 	for _, o := range owners {
 		for _, e := range o.edges {
 			g.releaseEdge(e, o)
 		}
 		for _, v := range o.nodes {
-			g.releaseNode(v, o)
+			g.releaseSymbol(v, o, p.Path)
 		}
 		delete(g.owners, o.key)
 	}
 	delete(g.byPath, p.Path)
+	g.finishChanges()
 	return nil
+}
+
+// releaseSymbol is releaseNode that notes a symbol of path it removes
+// (LastChangedSymbols).
+func (g *Graph) releaseSymbol(v *vertex, o *owner, path string) {
+	if !IsSymbolKind(v.kind) || v.path != path {
+		g.releaseNode(v, o)
+		return
+	}
+	s, uid := stateOf(v), v.uid
+	g.releaseNode(v, o)
+	if !v.present {
+		g.noteReleased(path, s, uid)
+	}
 }
 
 func (g *Graph) applyNodesUpserted(data []byte) error {
@@ -333,6 +355,8 @@ type normNode struct {
 	UID, Kind, Label, Path, Extractor string
 	Line, EndLine                     int
 	meta                              []byte
+	// hash is the symbol hash, 0 when the event has none.
+	hash uint64
 }
 
 type normEdge struct {
@@ -396,7 +420,7 @@ func (g *Graph) upsertNode(n *normNode, o *owner) *vertex {
 		}
 	}
 	v.kind, v.label, v.path, v.extractor = n.Kind, n.Label, n.Path, n.Extractor
-	v.line, v.endLine, v.meta = n.Line, n.EndLine, n.meta
+	v.line, v.endLine, v.meta, v.symHash = n.Line, n.EndLine, n.meta, n.hash
 	if !v.owners.has(o) {
 		v.owners.add(o)
 		if !o.isAgent {
@@ -522,6 +546,7 @@ func (g *Graph) clearNode(v *vertex) {
 	v.present = false
 	g.nodes--
 	v.kind, v.label, v.path, v.extractor, v.line, v.endLine, v.meta, v.owners = "", "", "", "", 0, 0, nil, ownerSet{}
+	v.symHash = 0
 }
 
 // releaseEdge takes o out of e's owners and unlinks the edge when none is

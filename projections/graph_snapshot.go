@@ -31,7 +31,8 @@ const graphFormat = "cos-graph/2"
 //	        (target uid, type, extractor):
 //	        ref target, str type, str extractor, varint line, bytes metadata, owners
 //
-// and, once the log records an index run, the section of graph_index.go
+// then, when some node has a symbol hash, the section of graph_symbols.go
+// (symbolHashesTag), and, once the log records an index run, the section of graph_index.go
 // (indexRunTag).
 //
 // ref is uvarint i ≥ 1 for the i-th node above, or 0 followed by str uid for
@@ -177,6 +178,7 @@ func (g *Graph) encode(w io.Writer) error {
 			writeOwners(ed.owners)
 		}
 	}
+	encodeSymbolHashes(e, nodes)
 	g.encodeIndexRun(e)
 	if e.err != nil {
 		return e.err
@@ -198,6 +200,7 @@ func (g *Graph) UnmarshalSnapshot(data []byte) error {
 	g.syms, g.symID = ng.syms, ng.symID
 	g.unresolved, g.changed, g.changedUnknown = ng.unresolved, 0, true
 	g.lastIndex, g.roots = ng.lastIndex, ng.roots
+	g.lastPath, g.lastChanged, g.released, g.releasedPath, g.releasedHeld = "", nil, nil, "", false
 	g.invalidate()
 	return nil
 }
@@ -326,6 +329,7 @@ func (g *Graph) decode(data []byte) error {
 			dst.in = append(dst.in, e)
 		}
 	}
+	decodeSymbolHashes(d, nodes)
 	g.decodeIndexRun(d)
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("graph section (trailing bytes)")

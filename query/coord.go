@@ -1,9 +1,13 @@
 package query
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/projections/tasks"
 )
@@ -95,22 +99,233 @@ type Notice struct {
 }
 
 // FootprintSymbols resolves a task's footprint on g: the uids of touches
-// that name nodes, the symbols of touched paths and globs, and the
+// (a uid that names no node stays: it may appear later; a file's uid adds
+// the file's symbols), the symbols of touched paths and globs, and the
 // derived footprint's symbols; sorted, deduplicated.
 func FootprintSymbols(g *projections.Graph, t tasks.Task) []string {
-	return nil // implemented by the coordination change
+	var out []string
+	var globs []string
+	for _, s := range t.Touches {
+		switch tasks.KindOfTouch(s) {
+		case tasks.TouchUID:
+			out = append(out, s)
+			if n, ok := g.NodeHeader(s); ok && n.Kind == graph.KindFile && n.Path != "" {
+				out = append(out, g.PathSymbols(n.Path)...)
+			}
+		case tasks.TouchGlob:
+			globs = append(globs, s)
+		default:
+			out = append(out, pathSymbols(g, s)...)
+		}
+	}
+	if len(globs) > 0 {
+		for _, p := range g.Paths() {
+			for _, gl := range globs {
+				if tasks.MatchTouch(gl, p) {
+					out = append(out, g.PathSymbols(p)...)
+					break
+				}
+			}
+		}
+	}
+	if t.Footprint != nil {
+		out = append(out, t.Footprint.Symbols...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// pathSymbols returns the symbols of the file p, or of every file under
+// the folder p.
+func pathSymbols(g *projections.Graph, p string) []string {
+	p = strings.TrimSuffix(p, "/")
+	if p == "." || p == "" {
+		var out []string
+		for _, f := range g.Paths() {
+			out = append(out, g.PathSymbols(f)...)
+		}
+		return out
+	}
+	out := g.PathSymbols(p)
+	paths := g.Paths()
+	prefix := p + "/"
+	i, _ := slices.BinarySearch(paths, prefix)
+	for ; i < len(paths) && strings.HasPrefix(paths[i], prefix); i++ {
+		out = append(out, g.PathSymbols(paths[i])...)
+	}
+	return out
+}
+
+// coordTask is an active task with its footprint and reach, computed once
+// per call.
+type coordTask struct {
+	t     tasks.Task
+	fp    []string
+	inFP  map[string]bool
+	reach *Dependents
+}
+
+// coordOf resolves the footprint and reach of every active task, and of
+// task id when it is not active (nil when id is unknown or empty).
+func coordOf(ctx context.Context, g *projections.Graph, b *tasks.Board, id string) (all []*coordTask, self *coordTask) {
+	list := b.Active()
+	if id != "" && !slices.ContainsFunc(list, func(t tasks.Task) bool { return t.ID == id }) {
+		if t, ok := b.Get(id); ok {
+			list = append(list, t)
+		}
+	}
+	for _, t := range list {
+		c := &coordTask{t: t, fp: FootprintSymbols(g, t)}
+		c.inFP = make(map[string]bool, len(c.fp))
+		for _, u := range c.fp {
+			c.inFP[u] = true
+		}
+		c.reach = WalkDependents(ctx, g, c.fp, ReachDepth)
+		if t.ID == id {
+			self = c
+		}
+		if t.ID != id || isActive(t) {
+			all = append(all, c)
+		}
+	}
+	return all, self
+}
+
+// isActive is tasks' rule: status neither done nor cancelled, with
+// touches or a derived footprint.
+func isActive(t tasks.Task) bool {
+	if t.Status == tasks.StatusDone || t.Status == tasks.StatusCancelled {
+		return false
+	}
+	return len(t.Touches) > 0 || (t.Footprint != nil && len(t.Footprint.Symbols) > 0)
+}
+
+// closenessRank orders closeness: same symbol, caller, dependent.
+func closenessRank(c string) int {
+	switch c {
+	case CloseSameSymbol:
+		return 0
+	case CloseCaller:
+		return 1
+	}
+	return 2
+}
+
+func compareShared(a, b SharedSymbol) int {
+	if a.Depth != b.Depth {
+		return a.Depth - b.Depth
+	}
+	if c := closenessRank(a.Closeness) - closenessRank(b.Closeness); c != 0 {
+		return c
+	}
+	return strings.Compare(a.UID, b.UID)
+}
+
+// dependentShared returns uid as a shared symbol reached by the walk d,
+// with the footprint symbol of the walk's roots it leads to.
+func dependentShared(g *projections.Graph, d *Dependents, uid, dir string) (SharedSymbol, bool) {
+	dep, ok := d.byUID[uid]
+	if !ok {
+		return SharedSymbol{}, false
+	}
+	cl := CloseDependent
+	if dep.Depth == 1 && dep.Via == graph.EdgeCalls {
+		cl = CloseCaller
+	}
+	of := dep.Through
+	for range ReachDepth {
+		next, ok := d.byUID[of]
+		if !ok {
+			break
+		}
+		of = next.Through
+	}
+	s := sharedOf(g, uid, cl, dep.Depth, dir)
+	s.Of = of
+	return s, true
+}
+
+func sharedOf(g *projections.Graph, uid, closeness string, depth int, dir string) SharedSymbol {
+	s := SharedSymbol{UID: uid, Closeness: closeness, Depth: depth, Direction: dir}
+	if n, ok := g.NodeHeader(uid); ok {
+		s.Label, s.Path, s.Line = n.Label, n.Path, n.Line
+	}
+	return s
+}
+
+// overlap returns where t's and u's code meet, nil when it does not.
+func overlap(g *projections.Graph, t, u *coordTask) *Overlap {
+	var shared []SharedSymbol
+	for _, s := range u.fp {
+		if t.inFP[s] {
+			shared = append(shared, sharedOf(g, s, CloseSameSymbol, 0, DirSame))
+		} else if sh, ok := dependentShared(g, t.reach, s, DirTheirsOnYou); ok {
+			shared = append(shared, sh)
+		}
+	}
+	for _, s := range t.fp {
+		if u.inFP[s] {
+			continue
+		}
+		if sh, ok := dependentShared(g, u.reach, s, DirYoursOnThem); ok {
+			shared = append(shared, sh)
+		}
+	}
+	if len(shared) == 0 {
+		return nil
+	}
+	slices.SortFunc(shared, compareShared)
+	o := &Overlap{TaskID: u.t.ID, Title: u.t.Title, Holder: u.t.Assignee, Status: u.t.Status,
+		Closeness: shared[0].Closeness, Depth: shared[0].Depth, SharedCount: len(shared)}
+	o.Shared = shared[:min(len(shared), MaxSharedListed)]
+	return o
 }
 
 // Overlaps returns the other active tasks whose footprint or reach meets
 // task id's, closest first. Call it inside a view.
 func Overlaps(ctx context.Context, g *projections.Graph, b *tasks.Board, id string) []Overlap {
-	return nil // implemented by the coordination change
+	all, self := coordOf(ctx, g, b, id)
+	out := []Overlap{}
+	if self == nil || !isActive(self.t) {
+		return out
+	}
+	for _, u := range all {
+		if u.t.ID == id {
+			continue
+		}
+		if o := overlap(g, self, u); o != nil {
+			out = append(out, *o)
+		}
+	}
+	slices.SortFunc(out, func(a, b Overlap) int {
+		if a.Depth != b.Depth {
+			return a.Depth - b.Depth
+		}
+		if c := closenessRank(a.Closeness) - closenessRank(b.Closeness); c != 0 {
+			return c
+		}
+		return strings.Compare(a.TaskID, b.TaskID)
+	})
+	return out
 }
 
 // OverlapIDs returns, for every active task that overlaps another, the
 // ids it overlaps, sorted. Call it inside a view.
 func OverlapIDs(ctx context.Context, g *projections.Graph, b *tasks.Board) map[string][]string {
-	return nil // implemented by the coordination change
+	all, _ := coordOf(ctx, g, b, "")
+	out := map[string][]string{}
+	for i, t := range all {
+		for _, u := range all[i+1:] {
+			if overlap(g, t, u) != nil {
+				out[t.t.ID] = append(out[t.t.ID], u.t.ID)
+				out[u.t.ID] = append(out[u.t.ID], t.t.ID)
+			}
+		}
+	}
+	for id := range out {
+		slices.Sort(out[id])
+	}
+	return out
 }
 
 // Notices returns the changes under task id since it became active (its
@@ -118,5 +333,70 @@ func OverlapIDs(ctx context.Context, g *projections.Graph, b *tasks.Board) map[s
 // how many there are in all; dropped is set when older changes were no
 // longer kept. Call it inside a view.
 func Notices(ctx context.Context, g *projections.Graph, b *tasks.Board, id string, limit int) (list []Notice, total int, dropped bool) {
-	return nil, 0, false // implemented by the coordination change
+	all, self := coordOf(ctx, g, b, id)
+	list = []Notice{}
+	if self == nil || !isActive(self.t) {
+		return list, 0, false
+	}
+	since := self.t.ClaimedSeq
+	if since == 0 {
+		since = self.t.CreatedSeq
+	}
+	// under returns uid as a symbol of the footprint or the reach.
+	under := func(uid string) (SharedSymbol, bool) {
+		if self.inFP[uid] {
+			return sharedOf(g, uid, CloseSameSymbol, 0, DirSame), true
+		}
+		return dependentShared(g, self.reach, uid, DirTheirsOnYou)
+	}
+	finish := func(n Notice, changed []SharedSymbol) Notice {
+		slices.SortFunc(changed, compareShared)
+		n.ChangedCount = len(changed)
+		n.Changed = changed[:min(len(changed), MaxSharedListed)]
+		return n
+	}
+	changes, dropped := b.Changes(since)
+	for _, c := range changes {
+		var changed []SharedSymbol
+		for _, uid := range c.UIDs {
+			if s, ok := under(uid); ok {
+				changed = append(changed, s)
+			}
+		}
+		if len(changed) > 0 {
+			list = append(list, finish(Notice{Seq: c.Seq, Kind: NoticeIndex, Path: c.Path, By: c.Actor}, changed))
+		}
+	}
+	for _, u := range all {
+		if u.t.ID == id || u.t.Footprint == nil {
+			continue
+		}
+		bySeq := map[uint64][]SharedSymbol{}
+		for _, uid := range u.t.Footprint.Symbols {
+			at := u.t.Footprint.Since[uid]
+			if at <= since {
+				continue
+			}
+			if s, ok := under(uid); ok {
+				bySeq[at] = append(bySeq[at], s)
+			}
+		}
+		for at, changed := range bySeq {
+			list = append(list, finish(Notice{Seq: at, Kind: NoticeTask, TaskID: u.t.ID, Holder: u.t.Assignee}, changed))
+		}
+	}
+	slices.SortFunc(list, func(a, b Notice) int {
+		if a.Seq != b.Seq {
+			return cmp.Compare(b.Seq, a.Seq)
+		}
+		if a.Kind != b.Kind {
+			return strings.Compare(a.Kind, b.Kind)
+		}
+		return strings.Compare(a.TaskID, b.TaskID)
+	})
+	total = len(list)
+	if limit >= 0 && len(list) > limit {
+		list = list[:limit]
+	}
+	return list, total, dropped
 }

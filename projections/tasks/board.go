@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 )
 
@@ -35,6 +36,15 @@ type Board struct {
 	// graph is the graph projection the board reads symbol changes from
 	// (UseGraph); nil in a board used alone.
 	graph ChangeSource
+	// changes is the journal of symbol changes (Changes), oldest first,
+	// at most MaxSymbolChanges; changesDropped is the seq of the newest
+	// record dropped from its front (0 when none was).
+	changes        []SymbolChange
+	changesDropped uint64
+	// active counts the active tasks (Active) when activeOK; any task
+	// event clears activeOK.
+	active   int
+	activeOK bool
 }
 
 var _ projections.Projection = (*Board)(nil)
@@ -84,8 +94,18 @@ func (b *Board) Name() string { return Name }
 // task.claimed it is given (the log's revision CAS decides the winner; see
 // the package doc).
 func (b *Board) Apply(ev eventlog.Event) error {
+	if ev.Type == graph.TypeFileExtracted || ev.Type == graph.TypeFileRemoved {
+		b.recordChange(ev)
+		return nil
+	}
+	if strings.HasPrefix(ev.Type, "task.") {
+		b.activeOK = false
+	}
 	if ev.Stream == RelationsStream {
 		return b.applyRelations(ev)
+	}
+	if strings.HasPrefix(ev.Stream, FootprintStreamPrefix) {
+		return b.applyFootprint(ev)
 	}
 	if !strings.HasPrefix(ev.Stream, "task:") || !strings.HasPrefix(ev.Type, "task.") {
 		return nil
@@ -110,7 +130,7 @@ func (b *Board) Apply(ev eventlog.Event) error {
 		t := Task{
 			ID: id, Title: c.Title, Description: c.Description, Priority: c.Priority, Status: c.Status,
 			Labels: nonNil(c.Labels), Signals: c.Signals, DependsOn: nonNil(c.DependsOn), Parent: c.Parent,
-			CreatedAt: ev.Time.UTC(), CreatedSeq: ev.Seq,
+			CreatedAt: ev.Time.UTC(), CreatedSeq: ev.Seq, Touches: touchesOrNil(c.Touches),
 		}
 		e = &entry{Task: t}
 		b.touch(e, ev)
@@ -132,8 +152,15 @@ func (b *Board) Apply(ev eventlog.Event) error {
 	case TypeClaimed:
 		var c Claimed
 		if err = decode(ev.Data, &c); err == nil {
-			if err = ValidateAssignee(c.Assignee); err == nil {
+			if err = ValidateAssignee(c.Assignee); err == nil && c.Touches != nil {
+				err = validateTouches(c.Touches)
+			}
+			if err == nil {
 				e.Task.Assignee = c.Assignee
+				e.Task.ClaimedSeq = ev.Seq
+				if c.Touches != nil {
+					e.Task.Touches = touchesOrNil(c.Touches)
+				}
 			}
 		}
 	case TypeReleased:
@@ -142,6 +169,7 @@ func (b *Board) Apply(ev eventlog.Event) error {
 			err = fmt.Errorf("release by %q, but the holder is %q", r.Assignee, e.Task.Assignee)
 		} else if err == nil {
 			e.Task.Assignee = ""
+			e.Task.ClaimedSeq = 0
 		}
 	default:
 		return nil
@@ -223,6 +251,11 @@ func (e *entry) applyPatch(p Patch) error {
 	if p.Parent != nil && *p.Parent != "" && !ValidID(*p.Parent) {
 		return fmt.Errorf("patch.parent %q is not a task id", *p.Parent)
 	}
+	if p.Touches != nil {
+		if err := validateTouches(*p.Touches); err != nil {
+			return fmt.Errorf("patch.%w", err)
+		}
+	}
 	t := &e.Task
 	if p.Title != nil {
 		t.Title = *p.Title
@@ -252,6 +285,9 @@ func (e *entry) applyPatch(p Patch) error {
 	if p.Parent != nil {
 		t.Parent = *p.Parent
 	}
+	if p.Touches != nil {
+		t.Touches = touchesOrNil(*p.Touches)
+	}
 	return nil
 }
 
@@ -267,7 +303,7 @@ func (c Created) validate() error {
 	case c.Parent != "" && !ValidID(c.Parent):
 		return fmt.Errorf("parent %q is not a task id", c.Parent)
 	}
-	return nil
+	return validateTouches(c.Touches)
 }
 
 // Get returns a copy of the task with this id.
@@ -322,6 +358,10 @@ type snapshot struct {
 	// RelationsRevision is omitted while 0, so that a board without
 	// RelationsStream events encodes (and hashes) as it always did.
 	RelationsRevision uint64 `json:"relations_revision,omitempty"`
+	// Changes and ChangesDropped are the symbol-change journal (Changes);
+	// omitted while empty, for the same reason.
+	Changes        []SymbolChange `json:"changes,omitempty"`
+	ChangesDropped uint64         `json:"changes_dropped,omitempty"`
 }
 
 // MarshalSnapshot encodes the board canonically.
@@ -330,7 +370,8 @@ func (b *Board) MarshalSnapshot() ([]byte, error) {
 	if tasks == nil {
 		tasks = []*entry{}
 	}
-	return json.Marshal(snapshot{Version: snapshotVersion, Tasks: tasks, RelationsRevision: b.relRev})
+	return json.Marshal(snapshot{Version: snapshotVersion, Tasks: tasks, RelationsRevision: b.relRev,
+		Changes: b.changes, ChangesDropped: b.changesDropped})
 }
 
 // UnmarshalSnapshot replaces the board with a decoded snapshot.
@@ -342,10 +383,15 @@ func (b *Board) UnmarshalSnapshot(data []byte) error {
 	if s.Version != snapshotVersion {
 		return fmt.Errorf("decode tasks snapshot: version %d, want %d", s.Version, snapshotVersion)
 	}
-	nb := &Board{tasks: make(map[string]*entry, len(s.Tasks)), order: make([]*entry, 0, len(s.Tasks)), relRev: s.RelationsRevision}
+	nb := &Board{tasks: make(map[string]*entry, len(s.Tasks)), order: make([]*entry, 0, len(s.Tasks)), relRev: s.RelationsRevision,
+		changes: s.Changes, changesDropped: s.ChangesDropped, graph: b.graph}
 	for _, e := range s.Tasks {
 		if e == nil || !ValidID(e.Task.ID) || e.Relinks > e.Task.Revision {
 			return fmt.Errorf("decode tasks snapshot: bad task entry")
+		}
+		if e.Task.Assignee != "" && e.Task.ClaimedSeq == 0 {
+			// Written before claims recorded their seq: rebuilt from the log.
+			return fmt.Errorf("decode tasks snapshot: %s is claimed but has no claimed_seq (an older snapshot)", e.Task.ID)
 		}
 		if _, dup := nb.tasks[e.Task.ID]; dup {
 			return fmt.Errorf("decode tasks snapshot: %s appears twice", e.Task.ID)

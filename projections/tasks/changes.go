@@ -1,6 +1,12 @@
 package tasks
 
-import "github.com/cos-dev/cos/eventlog"
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/cos-dev/cos/eventlog"
+)
 
 // SymbolChange is one graph event that changed symbols while at least one
 // active task had a footprint: the board keeps them (the newest
@@ -36,13 +42,113 @@ func (b *Board) UseGraph(g ChangeSource) { b.graph = g }
 
 // Changes returns the recorded symbol changes with Seq > since, oldest
 // first, and whether older ones with Seq > since were dropped (the board
-// keeps the newest MaxSymbolChanges).
+// keeps the newest MaxSymbolChanges). The slice is a copy.
 func (b *Board) Changes(since uint64) (changes []SymbolChange, dropped bool) {
-	return nil, false // implemented with the footprint reducer
+	i := sort.Search(len(b.changes), func(i int) bool { return b.changes[i].Seq > since })
+	out := make([]SymbolChange, len(b.changes)-i)
+	for j, c := range b.changes[i:] {
+		c.UIDs = slices.Clone(c.UIDs)
+		out[j] = c
+	}
+	return out, b.changesDropped > since
 }
 
 // Active returns the tasks that take part in coordination, in id order:
 // status neither done nor cancelled, with touches or a derived footprint.
 func (b *Board) Active() []Task {
-	return nil // implemented with the footprint reducer
+	var out []Task
+	for _, e := range b.order {
+		if e.Task.active() {
+			out = append(out, e.Task.clone())
+		}
+	}
+	return out
+}
+
+// active reports whether the task takes part in coordination.
+func (t *Task) active() bool {
+	if t.Status == StatusDone || t.Status == StatusCancelled {
+		return false
+	}
+	return len(t.Touches) > 0 || (t.Footprint != nil && len(t.Footprint.Symbols) > 0)
+}
+
+// hasActive reports whether some task is active, counting once per run of
+// graph events.
+func (b *Board) hasActive() bool {
+	if !b.activeOK {
+		b.active = 0
+		for _, e := range b.order {
+			if e.Task.active() {
+				b.active++
+			}
+		}
+		b.activeOK = true
+	}
+	return b.active > 0
+}
+
+// recordChange appends the symbols a graph event changed to the journal,
+// while some task is active: the graph applied the event just before.
+func (b *Board) recordChange(ev eventlog.Event) {
+	if b.graph == nil || !b.hasActive() {
+		return
+	}
+	path, uids := b.graph.LastChangedSymbols()
+	if len(uids) == 0 {
+		return
+	}
+	b.changes = append(b.changes, SymbolChange{Seq: ev.Seq, Path: path, UIDs: slices.Clone(uids), Actor: ev.Actor})
+	if n := len(b.changes) - MaxSymbolChanges; n > 0 {
+		b.changesDropped = b.changes[n-1].Seq
+		clear(b.changes[:n])
+		b.changes = b.changes[n:]
+	}
+}
+
+// applyFootprint folds a task.footprint_derived of a footprint stream. It
+// does not move the task's revision, hash or seq: the agent's
+// compare-and-set updates are not checked against it.
+func (b *Board) applyFootprint(ev eventlog.Event) error {
+	if ev.Type != TypeFootprintDerived {
+		return nil
+	}
+	id, ok := IDOfFootprintStream(ev.Stream)
+	if !ok {
+		return fmt.Errorf("apply %s seq %d: stream %q is not a footprint stream", ev.Type, ev.Seq, ev.Stream)
+	}
+	e := b.tasks[id]
+	if e == nil {
+		return fmt.Errorf("apply %s seq %d: %w", ev.Type, ev.Seq, &NotFoundError{Field: "task_id", TaskID: id})
+	}
+	var fd FootprintDerived
+	if err := decode(ev.Data, &fd); err != nil {
+		return fmt.Errorf("apply %s seq %d to %s: %w", ev.Type, ev.Seq, id, err)
+	}
+	if len(fd.Symbols) > MaxDerivedSymbols || len(fd.Files) > MaxDerivedFiles {
+		return fmt.Errorf("apply %s seq %d to %s: %d symbols and %d files, at most %d and %d",
+			ev.Type, ev.Seq, id, len(fd.Symbols), len(fd.Files), MaxDerivedSymbols, MaxDerivedFiles)
+	}
+	fd.Files, fd.Symbols = nonNil(fd.Files), nonNil(fd.Symbols)
+	f := &Footprint{FootprintDerived: fd, Seq: ev.Seq}
+	if len(fd.Symbols) > 0 {
+		f.Since = make(map[string]uint64, len(fd.Symbols))
+	}
+	for _, s := range fd.Symbols {
+		since := ev.Seq
+		if old := e.Task.Footprint; old != nil && old.Since[s] != 0 {
+			since = old.Since[s]
+		}
+		f.Since[s] = since
+	}
+	e.Task.Footprint = f
+	return nil
+}
+
+// touchesOrNil returns l, nil when empty (an empty touches is no touches).
+func touchesOrNil(l []string) []string {
+	if len(l) == 0 {
+		return nil
+	}
+	return slices.Clone(l)
 }

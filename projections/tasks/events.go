@@ -100,7 +100,8 @@ type Patch struct {
 // isEmpty reports whether the patch changes nothing.
 func (p Patch) isEmpty() bool {
 	return p.Title == nil && p.Description == nil && p.Priority == nil && p.Status == nil &&
-		p.Labels == nil && p.Signals == nil && !p.ClearSignals && p.DependsOn == nil && p.Parent == nil
+		p.Labels == nil && p.Signals == nil && !p.ClearSignals && p.DependsOn == nil && p.Parent == nil &&
+		p.Touches == nil
 }
 
 // ChangesRelations reports whether the patch sets depends_on or parent:

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"maps"
 	"slices"
 	"time"
 )
@@ -77,6 +78,14 @@ func (t *Task) clone() Task {
 		s := *t.Signals
 		s.Domain = slices.Clone(t.Signals.Domain)
 		c.Signals = &s
+	}
+	c.Touches = slices.Clone(t.Touches)
+	if t.Footprint != nil {
+		f := *t.Footprint
+		f.Files = slices.Clone(f.Files)
+		f.Symbols = slices.Clone(f.Symbols)
+		f.Since = maps.Clone(f.Since)
+		c.Footprint = &f
 	}
 	return c
 }

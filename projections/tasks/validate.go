@@ -34,7 +34,7 @@ var (
 )
 
 var (
-	createKeys = []string{"title", "description", "priority", "status", "labels", "signals", "depends_on", "parent"}
+	createKeys = []string{"title", "description", "priority", "status", "labels", "signals", "depends_on", "parent", "touches"}
 	patchKeys  = createKeys
 )
 
@@ -60,7 +60,7 @@ func ParseCreate(raw json.RawMessage) (Created, error) {
 	}
 	errs = append(errs, parseCommon(fields, "", CreateExample, &commonDst{
 		description: &c.Description, priority: &c.Priority, status: &c.Status, labels: &c.Labels,
-		signals: &c.Signals, dependsOn: &c.DependsOn, parent: &c.Parent,
+		signals: &c.Signals, dependsOn: &c.DependsOn, parent: &c.Parent, touches: &c.Touches,
 	})...)
 	return c, asError(errs)
 }
@@ -122,6 +122,14 @@ func ParsePatch(raw json.RawMessage) (Patch, error) {
 			d.parent = new(string)
 		}
 	}
+	if v, ok := fields["touches"]; ok {
+		if jsonKind(v) == "null" {
+			p.Touches = &[]string{}
+			delete(fields, "touches")
+		} else {
+			d.touches = new([]string)
+		}
+	}
 	errs = append(errs, parseCommon(fields, "patch.", PatchExample, &d)...)
 	if err := asError(errs); err != nil {
 		return Patch{}, err
@@ -134,6 +142,9 @@ func ParsePatch(raw json.RawMessage) (Patch, error) {
 		p.Signals = *d.signals
 	}
 	p.DependsOn = d.dependsOn
+	if d.touches != nil {
+		p.Touches = d.touches
+	}
 	if d.parent != nil {
 		p.Parent = d.parent
 	}
@@ -168,6 +179,7 @@ type commonDst struct {
 	signals     **Signals
 	dependsOn   *[]string
 	parent      *string
+	touches     *[]string
 }
 
 func parseCommon(fields map[string]json.RawMessage, prefix, example string, d *commonDst) []*FieldError {
@@ -217,6 +229,13 @@ func parseCommon(fields map[string]json.RawMessage, prefix, example string, d *c
 			bad("depends_on", v, fmt.Sprintf(`a list of at most %d task ids, e.g. ["TASK-001", "TASK-014"]`, MaxDependsOn), hint)
 		} else {
 			*d.dependsOn = l
+		}
+	}
+	if v, ok := fields["touches"]; ok && d.touches != nil {
+		if l, fe := parseTouches(v, prefix+"touches", example); fe != nil {
+			errs = append(errs, fe)
+		} else {
+			*d.touches = l
 		}
 	}
 	if v, ok := fields["parent"]; ok && d.parent != nil {
