@@ -33,7 +33,7 @@ func TestResources_TaskNotifiedOfAChangeUnderIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(greet, bytes.Replace(body, []byte(`"hello"`), []byte(`"hi"`), 1), 0o644); err != nil {
+	if err := os.WriteFile(greet, bytes.Replace(body, []byte(`{ fmt.Println("hello", name) }`), []byte("{\n\tfmt.Println(\"hi\", name)\n}"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	since := time.Now()

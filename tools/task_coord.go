@@ -30,27 +30,25 @@ const (
 // cos_task_claim.
 var touchesParam = Param{Name: "touches", Type: TStringList, NonEmpty: true, Description: "uids, paths or globs"}
 
-// touchesArg returns the validated touches argument and whether it was
-// given.
-func touchesArg(c *Call) ([]string, bool, error) {
+// touchesArg returns the validated touches argument (tasks.ParseTouches),
+// nil when it was not given.
+func touchesArg(c *Call) ([]string, error) {
 	if !c.Args.Has("touches") {
-		return nil, false, nil
+		return nil, nil
 	}
 	list := c.Args.Strings("touches")
 	if list == nil {
 		list = []string{}
 	}
-	if len(list) > tasks.MaxTouches {
-		return nil, true, &eventlog.InvalidEventError{Field: "touches",
-			Reason: fmt.Sprintf("%d entries, at most %d", len(list), tasks.MaxTouches)}
+	raw, err := json.Marshal(list)
+	if err != nil {
+		return nil, err
 	}
-	for i, s := range list {
-		if len(s) > tasks.MaxTouchLen {
-			return nil, true, &eventlog.InvalidEventError{Field: "touches",
-				Reason: fmt.Sprintf("entry %d is %d bytes, at most %d", i, len(s), tasks.MaxTouchLen)}
-		}
+	l, err := tasks.ParseTouches(raw)
+	if l == nil && err == nil {
+		l = []string{}
 	}
-	return list, true, nil
+	return l, err
 }
 
 // claimedPayload is task.claimed of assignee, replacing the task's touches

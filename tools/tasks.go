@@ -177,7 +177,7 @@ func createFields(c *Call) (json.RawMessage, error) {
 			obj[name] = c.Args.Str(name)
 		}
 	}
-	for _, name := range []string{"labels", "depends_on"} {
+	for _, name := range []string{"labels", "depends_on", "touches"} {
 		if c.Args.Has(name) {
 			obj[name] = c.Args.Strings(name)
 		}
@@ -201,11 +201,6 @@ func taskCreateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	cr, err := tasks.ParseCreate(raw)
 	if err != nil {
 		return nil, tm, err
-	}
-	if touches, ok, err := touchesArg(c); err != nil {
-		return nil, tm, err
-	} else if ok && cr.Touches == nil && len(touches) > 0 {
-		cr.Touches = touches
 	}
 	var checkErr error
 	if err := freshView(ctx, c, func() { checkErr = c.V.Board.CheckRelations("", cr.DependsOn, cr.Parent) }); err != nil {
@@ -446,7 +441,7 @@ func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 	if err != nil {
 		return nil, tm, err
 	}
-	touches, _, err := touchesArg(c)
+	touches, err := touchesArg(c)
 	if err != nil {
 		return nil, tm, err
 	}
