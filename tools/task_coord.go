@@ -144,6 +144,13 @@ func coordinationOf(ctx context.Context, c *Call, t tasks.Task) coordAnswer {
 		ChangedUnderYou: changesAnswer{Notices: notices, Total: total, Dropped: dropped}}
 }
 
+// coordActive reports whether t takes part in coordination (query's
+// active tasks): open, with touches or a derived footprint.
+func coordActive(t tasks.Task) bool {
+	return t.Status != tasks.StatusDone && t.Status != tasks.StatusCancelled &&
+		(len(t.Touches) > 0 || (t.Footprint != nil && len(t.Footprint.Symbols) > 0))
+}
+
 // overlapCursorPrefix marks a board cursor of an `overlapping` listing, so
 // that a cursor is only valid for the filter it was issued for.
 const overlapCursorPrefix = "o."
@@ -188,7 +195,7 @@ func overlappingTotal(b *tasks.Board, f tasks.Filter, ids map[string][]string) i
 // found or the board ends, so a page is short only at the end; its total
 // counts the overlapping tasks of f. The overlaps are those of the view
 // read, not of the walk's first page.
-func boardPage(c *Call, f tasks.Filter, cursor string, limit int, overlapping bool,
+func boardPage(ctx context.Context, c *Call, f tasks.Filter, cursor string, limit int, overlapping bool,
 	ids map[string][]string) (tasks.Page, []boardRow, string, error) {
 	rows := []boardRow{}
 	var first tasks.Page
@@ -203,6 +210,9 @@ func boardPage(c *Call, f tasks.Filter, cursor string, limit int, overlapping bo
 		for _, t := range page.Tasks {
 			r := rowOf(t)
 			r.Overlaps = ids[t.ID]
+			if coordActive(t) {
+				_, r.Changes, _ = query.Notices(ctx, c.V.Graph, c.V.Board, t.ID, 0)
+			}
 			if !overlapping || len(r.Overlaps) > 0 {
 				rows = append(rows, r)
 			}

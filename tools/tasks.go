@@ -58,8 +58,10 @@ type boardRow struct {
 	Parent    string   `json:"parent,omitempty"`
 	Revision  uint64   `json:"revision"`
 	Hash      string   `json:"hash"`
-	// Overlaps are the ids of the active tasks this one overlaps.
+	// Overlaps are the ids of the active tasks this one overlaps; Changes
+	// counts the changes under it (cos_task_get lists them).
 	Overlaps []string `json:"overlaps,omitempty"`
+	Changes  int      `json:"changes,omitempty"`
 }
 
 func rowOf(t tasks.Task) boardRow {
@@ -534,7 +536,7 @@ func taskBoardTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 	limit := c.Args.Int("limit", tasks.DefaultLimit)
 	ids := query.OverlapIDs(ctx, c.V.Graph, c.V.Board)
 	for {
-		page, rows, next, err := boardPage(c, f, cursor, limit, overlapping, ids)
+		page, rows, next, err := boardPage(ctx, c, f, cursor, limit, overlapping, ids)
 		if err != nil {
 			return nil, tm, err
 		}
