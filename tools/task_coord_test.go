@@ -188,3 +188,31 @@ func TestTaskCoord_TouchesRefused(t *testing.T) {
 		t.Fatalf("a refused create appended %d events", len(evs))
 	}
 }
+
+func TestTaskCoord_TouchesChangeByReclaimAndPatch(t *testing.T) {
+	s, _ := coordServer(t)
+	createTask(t, s, `{"title":"Login","touches":["a.go"]}`)
+	claim := okEnv(t, call(t, s, "cos_task_claim", `{"task_id":"TASK-001","assignee":"agent-1"}`), "claim")
+	claimedSeq := taskOf(t, claim).ClaimedSeq
+	// The holder claims again with other touches: they are recorded, the
+	// claim stays where it was.
+	again := okEnv(t, call(t, s, "cos_task_claim", `{"task_id":"TASK-001","assignee":"agent-1","touches":["b.go"]}`), "claim again")
+	if tk := taskOf(t, again); !reflect.DeepEqual(tk.Touches, []string{"b.go"}) || tk.ClaimedSeq != claimedSeq || tk.Assignee != "agent-1" {
+		t.Fatalf("after a claim again with touches: %+v (claimed at %d)", tk, claimedSeq)
+	}
+	// The same touches again write nothing.
+	same := okEnv(t, call(t, s, "cos_task_claim", `{"task_id":"TASK-001","assignee":"agent-1","touches":["b.go"]}`), "claim same")
+	if seq, _ := same.Data["seq"].(float64); seq != 0 {
+		t.Fatalf("a claim again with the same touches appended at seq %v", seq)
+	}
+	if o, ok := same.Data["overlaps"].([]any); !ok || len(o) != 0 {
+		t.Fatalf("noop claim overlaps = %#v, want []", same.Data["overlaps"])
+	}
+	// patch.touches replaces them; a second task on b.go now overlaps.
+	okEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","patch":{"touches":["a.go","b.go"]}}`), "patch touches")
+	e := okEnv(t, call(t, s, "cos_task_create", `{"title":"Helper","touches":["code:function:b.go::Helper"]}`), "create 2")
+	if got := overlapsIn(t, e.Data["overlaps"]); len(got) != 1 || got[0].TaskID != "TASK-001" || got[0].Closeness != query.CloseSameSymbol {
+		t.Fatalf("create's overlaps = %+v, want TASK-001 sharing Helper", got)
+	}
+	failEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","patch":{"touches":["/abs/x.go"]}}`), "E_ARGUMENT", "absolute touches")
+}

@@ -447,15 +447,25 @@ func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 	if err != nil {
 		return nil, tm, err
 	}
-	p, err := claimedPayload(assignee, touches)
+	claim, err := claimedPayload(assignee, touches)
 	if err != nil {
 		return nil, tm, err
 	}
-	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
+	retouch, err := tasks.UpdatedPayload(tasks.Patch{Touches: &touches})
+	if err != nil {
+		return nil, tm, err
+	}
+	var p eventlog.Payload
+	return appendAtRevisionRead(ctx, c, id, rid, &p, func() (tasks.Task, bool, error) {
 		t, outcome, err := c.V.Board.ClaimCheck(id, assignee)
-		// The holder claiming again with other touches records them.
-		held := outcome == tasks.ClaimHeld && (touches == nil || slices.Equal(touches, t.Touches))
-		return t, held, err
+		p = claim
+		if outcome != tasks.ClaimHeld {
+			return t, false, err
+		}
+		// The holder claiming again with other touches records them, as an
+		// update: the claim (and the changes counted since) stays.
+		p = retouch
+		return t, touches == nil || slices.Equal(touches, t.Touches), err
 	})
 }
 
@@ -471,7 +481,7 @@ func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, erro
 	if err != nil {
 		return nil, tm, err
 	}
-	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
+	return appendAtRevisionRead(ctx, c, id, rid, &p, func() (tasks.Task, bool, error) {
 		t, outcome, err := c.V.Board.ReleaseCheck(id, assignee)
 		return t, outcome == tasks.ReleaseUnclaimed, err
 	})
@@ -479,10 +489,11 @@ func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, erro
 
 // appendAtRevisionRead is the claim protocol of package tasks, shared by
 // claim and release: read the task through check in a fresh view; unless
-// check says there is nothing to write, append p at the revision read; a
+// check says there is nothing to write, append *p (which check may set)
+// at the revision read; a
 // lost race (STALE_REVISION) rereads, at most claimAttempts times, so the
 // loser answers from the winner's state.
-func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventlog.Payload,
+func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p *eventlog.Payload,
 	check func() (t tasks.Task, noop bool, err error)) (any, envelope.ToolMeta, error) {
 	var lastStale error
 	for range claimAttempts {
@@ -511,7 +522,7 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventl
 		if noop {
 			return taskAnswer{Task: t, Overlaps: overlaps}, envelope.ToolMeta{}, nil
 		}
-		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p},
+		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{*p},
 			RequestID: rid, Expect: eventlog.AtRevision(taskRev)})
 		if errors.Is(err, eventlog.ErrStaleRevision) {
 			lastStale = err
