@@ -144,13 +144,6 @@ func coordinationOf(ctx context.Context, c *Call, t tasks.Task) coordAnswer {
 		ChangedUnderYou: changesAnswer{Notices: notices, Total: total, Dropped: dropped}}
 }
 
-// coordActive reports whether t takes part in coordination (query's
-// active tasks): open, with touches or a derived footprint.
-func coordActive(t tasks.Task) bool {
-	return t.Status != tasks.StatusDone && t.Status != tasks.StatusCancelled &&
-		(len(t.Touches) > 0 || (t.Footprint != nil && len(t.Footprint.Symbols) > 0))
-}
-
 // overlapCursorPrefix marks a board cursor of an `overlapping` listing, so
 // that a cursor is only valid for the filter it was issued for.
 const overlapCursorPrefix = "o."
@@ -190,13 +183,14 @@ func overlappingTotal(b *tasks.Board, f tasks.Filter, ids map[string][]string) i
 }
 
 // boardPage lists up to limit rows of the board from cursor, each with the
-// ids it overlaps. With overlapping it keeps only the rows that overlap,
-// reading on through the board (in the same view) until limit rows are
-// found or the board ends, so a page is short only at the end; its total
+// ids it overlaps and the count of changes under it. With overlapping it
+// keeps only the rows that overlap, reading on through the board (in the
+// same view) until limit rows are found or the board ends, so a page is
+// short only at the end; its total
 // counts the overlapping tasks of f. The overlaps are those of the view
 // read, not of the walk's first page.
-func boardPage(ctx context.Context, c *Call, f tasks.Filter, cursor string, limit int, overlapping bool,
-	ids map[string][]string) (tasks.Page, []boardRow, string, error) {
+func boardPage(c *Call, f tasks.Filter, cursor string, limit int, overlapping bool,
+	ids map[string][]string, counts map[string]int) (tasks.Page, []boardRow, string, error) {
 	rows := []boardRow{}
 	var first tasks.Page
 	for i := 0; ; i++ {
@@ -210,9 +204,7 @@ func boardPage(ctx context.Context, c *Call, f tasks.Filter, cursor string, limi
 		for _, t := range page.Tasks {
 			r := rowOf(t)
 			r.Overlaps = ids[t.ID]
-			if coordActive(t) {
-				_, r.Changes, _ = query.Notices(ctx, c.V.Graph, c.V.Board, t.ID, 0)
-			}
+			r.Changes = counts[t.ID]
 			if !overlapping || len(r.Overlaps) > 0 {
 				rows = append(rows, r)
 			}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/query"
+	"github.com/cos-dev/cos/state"
 )
 
 // coordRepo is two Go files: Login in a.go calls Helper in b.go.
@@ -164,6 +168,34 @@ func TestTaskCoord_ChangedUnderYou(t *testing.T) {
 	if n.Total != 1 || len(n.Notices) != 1 || n.Notices[0].Kind != query.NoticeIndex || n.Notices[0].Path != "a.go" ||
 		!strings.Contains(fmt.Sprint(n.Notices[0].Changed), "code:function:a.go::Login") {
 		t.Fatalf("changed_under_you = %+v", n)
+	}
+
+	// Another task's work tree comes to change Login: a task notice.
+	createTask(t, s, `{"title":"Apart","touches":["c.go"]}`)
+	p, err := tasks.FootprintDerivedPayload(tasks.FootprintDerived{Assignee: "agent-2", Worktree: "wt-2",
+		Files: []string{"a.go"}, Symbols: []string{"code:function:a.go::Login"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := state.AppendOne(context.Background(), s.Log(), eventlog.AppendRequest{Stream: tasks.FootprintStreamOf("TASK-002"),
+		Events: []eventlog.Payload{p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := coordOf(t, okEnv(t, call(t, s, "cos_task_get", `{"task_id":"TASK-001"}`), "get after the footprint"))
+	n = got.ChangedUnderYou
+	if n.Total != 2 || n.Notices[0].Kind != query.NoticeTask || n.Notices[0].TaskID != "TASK-002" || n.Notices[0].Seq != rec.LastSeq {
+		t.Fatalf("changed_under_you after TASK-002's footprint = %+v (footprint at seq %d)", n, rec.LastSeq)
+	}
+	// The board counts what cos_task_get lists, for every row.
+	board := okEnv(t, call(t, s, "cos_task_board", `{}`), "board")
+	for _, r := range board.Data["rows"].([]any) {
+		row := r.(map[string]any)
+		id := row["task_id"].(string)
+		get := coordOf(t, okEnv(t, call(t, s, "cos_task_get", fmt.Sprintf(`{"task_id":%q}`, id)), "get "+id))
+		if c, _ := row["changes"].(float64); int(c) != get.ChangedUnderYou.Total {
+			t.Errorf("%s: board counts %v changes, cos_task_get %d", id, row["changes"], get.ChangedUnderYou.Total)
+		}
 	}
 }
 

@@ -546,8 +546,9 @@ func taskBoardTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 	}
 	limit := c.Args.Int("limit", tasks.DefaultLimit)
 	ids := query.OverlapIDs(ctx, c.V.Graph, c.V.Board)
+	counts := query.NoticeCounts(ctx, c.V.Graph, c.V.Board)
 	for {
-		page, rows, next, err := boardPage(ctx, c, f, cursor, limit, overlapping, ids)
+		page, rows, next, err := boardPage(c, f, cursor, limit, overlapping, ids, counts)
 		if err != nil {
 			return nil, tm, err
 		}
