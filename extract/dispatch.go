@@ -27,6 +27,7 @@ func extractFile(p string, data []byte, hash string, e *lang.Env) (fr *lang.Resu
 			fr.ParseError("extractor panic: " + strings.TrimSpace(anyString(r)))
 			lang.FileNode(fr, nil)
 		}
+		lang.HashSpans(fr, data)
 		fr.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	}()
 	if x != nil {
@@ -116,6 +117,7 @@ func payload(fr *lang.Result) graph.FileExtracted {
 		out.Edges = append(out.Edges, e)
 	}
 	out.Nodes = nodes
+	out.SymbolHashes = lang.SymbolHashes(fr.Spans, nodes)
 	out.ParseErrors = fr.ParseErrors
 	return out
 }

@@ -214,3 +214,14 @@ type IndexFinished struct {
 	FilesRemoved int    `json:"files_removed"`
 	Events       int    `json:"events"`
 }
+
+// IsSymbolKind reports whether nodes of kind are symbols, the code a task
+// touches and a diff changes: functions, methods, classes (and types),
+// headings, config keys — not files, folders, packages or external stubs.
+func IsSymbolKind(kind string) bool {
+	switch kind {
+	case KindFunction, KindMethod, KindClass, KindHeading, KindConfig:
+		return true
+	}
+	return false
+}

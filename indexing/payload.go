@@ -73,6 +73,7 @@ func encodeParts(p *graph.FileExtracted, n, limit int) (parts [][]byte, ok bool,
 		q := graph.FileExtracted{Path: p.Path, Extractor: p.Extractor, ContentHash: p.ContentHash, Size: p.Size, Part: i,
 			Nodes: p.Nodes[i*len(p.Nodes)/n : (i+1)*len(p.Nodes)/n],
 			Edges: p.Edges[i*len(p.Edges)/n : (i+1)*len(p.Edges)/n]}
+		q.SymbolHashes = hashesOf(p.SymbolHashes, q.Nodes)
 		if i == 0 {
 			q.ParseErrors, q.DurationMS = p.ParseErrors, p.DurationMS
 		}
@@ -169,6 +170,7 @@ func trimPayload(p *graph.FileExtracted, size, limit int) ([][]byte, error) {
 	}
 	p.Nodes, p.Edges = nodes, edges
 	for {
+		p.SymbolHashes = hashesOf(p.SymbolHashes, p.Nodes)
 		p.ParseErrors = append(append([]string(nil), errs0...), note())
 		data, err := json.Marshal(p)
 		if err != nil {
@@ -195,4 +197,19 @@ func trimPayload(p *graph.FileExtracted, size, limit int) ([][]byte, error) {
 // (0..1): that share and a tenth more, at least 1 and at most n.
 func cutCount(n int, over float64) int {
 	return min(n, max(1, int(float64(n)*over*1.1)))
+}
+
+// hashesOf returns the symbol hashes of nodes, nil when none: each part of
+// a split payload carries those of its own nodes.
+func hashesOf(all map[string]string, nodes []graph.Node) map[string]string {
+	var out map[string]string
+	for _, n := range nodes {
+		if h, ok := all[n.UID]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[n.UID] = h
+		}
+	}
+	return out
 }

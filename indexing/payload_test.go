@@ -104,3 +104,39 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// TestEncodeParts_SymbolHashes: each part of a split payload carries the
+// symbol hashes of its own nodes, and all of them are carried once.
+func TestEncodeParts_SymbolHashes(t *testing.T) {
+	p := fuzzPayload(200, []byte{40}, 10, 'x', 0)
+	p.SymbolHashes = map[string]string{}
+	for i, n := range p.Nodes {
+		if i > 0 {
+			p.SymbolHashes[n.UID] = fmt.Sprintf("%016x", i)
+		}
+	}
+	parts, trimmed, err := encodePayloadLimit(&p, 16<<10)
+	if err != nil || trimmed || len(parts) < 2 {
+		t.Fatalf("%d parts, trimmed %v, err %v: want a split", len(parts), trimmed, err)
+	}
+	seen := map[string]bool{}
+	for i, data := range parts {
+		var q graph.FileExtracted
+		if err := json.Unmarshal(data, &q); err != nil {
+			t.Fatal(err)
+		}
+		own := map[string]bool{}
+		for _, n := range q.Nodes {
+			own[n.UID] = true
+		}
+		for uid, h := range q.SymbolHashes {
+			if !own[uid] || p.SymbolHashes[uid] != h || seen[uid] {
+				t.Fatalf("part %d carries the hash of %s (own %v, seen %v)", i, uid, own[uid], seen[uid])
+			}
+			seen[uid] = true
+		}
+	}
+	if len(seen) != len(p.SymbolHashes) {
+		t.Fatalf("%d of %d hashes carried", len(seen), len(p.SymbolHashes))
+	}
+}

@@ -91,6 +91,7 @@ type Graph struct {
 	// before that part 0. Not encoded: they describe one event.
 	lastPath     string
 	lastChanged  []string
+	lastRestored []string
 	released     map[string]*symbolState
 	releasedPath string
 	releasedHeld bool
@@ -269,7 +270,7 @@ func (g *Graph) reset() {
 	g.changed, g.changedUnknown = 0, false
 	g.lastIndex = nil
 	g.roots = map[string]*IndexRun{}
-	g.lastPath, g.lastChanged, g.released, g.releasedPath, g.releasedHeld = "", nil, nil, "", false
+	g.lastPath, g.lastChanged, g.lastRestored, g.released, g.releasedPath, g.releasedHeld = "", nil, nil, nil, "", false
 	g.invalidate()
 }
 

@@ -28,7 +28,7 @@ func (g *Graph) Apply(ev eventlog.Event) error {
 		// A restored state covers every event before this one.
 		g.changed, g.changedUnknown = ev.Seq-1, false
 	}
-	g.lastPath, g.lastChanged = "", g.lastChanged[:0]
+	g.lastPath, g.lastChanged, g.lastRestored = "", g.lastChanged[:0], g.lastRestored[:0]
 	var err error
 	switch ev.Type {
 	case graph.TypeFileExtracted:

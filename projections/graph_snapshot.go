@@ -200,7 +200,7 @@ func (g *Graph) UnmarshalSnapshot(data []byte) error {
 	g.syms, g.symID = ng.syms, ng.symID
 	g.unresolved, g.changed, g.changedUnknown = ng.unresolved, 0, true
 	g.lastIndex, g.roots = ng.lastIndex, ng.roots
-	g.lastPath, g.lastChanged, g.released, g.releasedPath, g.releasedHeld = "", nil, nil, "", false
+	g.lastPath, g.lastChanged, g.lastRestored, g.released, g.releasedPath, g.releasedHeld = "", nil, nil, nil, "", false
 	g.invalidate()
 	return nil
 }

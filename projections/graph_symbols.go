@@ -13,16 +13,8 @@ import (
 // touches), the hash of each symbol's lines (graph.FileExtracted
 // .SymbolHashes) and the symbols the last graph event changed.
 
-// IsSymbolKind reports whether nodes of kind are symbols: functions,
-// methods, classes (and types), headings, config keys — not files,
-// folders, packages or external stubs.
-func IsSymbolKind(kind string) bool {
-	switch kind {
-	case graph.KindFunction, graph.KindMethod, graph.KindClass, graph.KindHeading, graph.KindConfig:
-		return true
-	}
-	return false
-}
+// IsSymbolKind is graph.IsSymbolKind.
+func IsSymbolKind(kind string) bool { return graph.IsSymbolKind(kind) }
 
 // parseSymbolHash returns the 16-hex symbol hash as a number, 0 when it is
 // absent or malformed (0 means "unknown" in a vertex).
@@ -67,7 +59,8 @@ func (g *Graph) SymbolHash(uid string) (string, bool) {
 // metadata differ. A file split into parts (graph.FileExtracted.Part)
 // reports per part: part 0 the symbols it changed and those it released
 // (including the ones later parts add back), a later part the symbols it
-// adds that differ from what part 0 released.
+// adds that differ from what part 0 released, and LastRestoredSymbols
+// those it adds back unchanged.
 func (g *Graph) LastChangedSymbols() (path string, uids []string) {
 	if len(g.lastChanged) == 0 {
 		return g.lastPath, nil
@@ -121,6 +114,8 @@ func (g *Graph) noteChanges(path string, part int, held bool, nodes []normNode) 
 		case part > 0 && g.releasedPath == path && g.released[n.UID] != nil:
 			if g.released[n.UID].differs(n) {
 				g.lastChanged = append(g.lastChanged, n.UID)
+			} else {
+				g.lastRestored = append(g.lastRestored, n.UID)
 			}
 		case held:
 			g.lastChanged = append(g.lastChanged, n.UID)
@@ -140,10 +135,24 @@ func (g *Graph) noteReleased(path string, s symbolState, uid string) {
 	}
 }
 
+// LastRestoredSymbols returns, after a later part of a split file
+// (graph.FileExtracted.Part > 0), the path and the symbols that part 0
+// released — and LastChangedSymbols reported removed — and this part added
+// back unchanged; sorted, nil after any other event. A reader of changes
+// takes them out of what it recorded for the earlier parts.
+func (g *Graph) LastRestoredSymbols() (path string, uids []string) {
+	if len(g.lastRestored) == 0 {
+		return g.lastPath, nil
+	}
+	return g.lastPath, slices.Clone(g.lastRestored)
+}
+
 // finishChanges sorts and de-duplicates the changes of the event applied.
 func (g *Graph) finishChanges() {
 	slices.Sort(g.lastChanged)
 	g.lastChanged = slices.Compact(g.lastChanged)
+	slices.Sort(g.lastRestored)
+	g.lastRestored = slices.Compact(g.lastRestored)
 }
 
 // PathSymbols returns the uids of the symbols of the file path, sorted.

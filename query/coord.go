@@ -165,16 +165,15 @@ type coordTask struct {
 	reach *Dependents
 }
 
-// coordOf resolves the footprint and reach of every active task, and of
-// task id when it is not active (nil when id is unknown or empty).
+// coordOf resolves the footprint and reach of every active task; self is
+// task id's (nil when id is not active).
 func coordOf(ctx context.Context, g *projections.Graph, b *tasks.Board, id string) (all []*coordTask, self *coordTask) {
-	list := b.Active()
-	if id != "" && !slices.ContainsFunc(list, func(t tasks.Task) bool { return t.ID == id }) {
-		if t, ok := b.Get(id); ok {
-			list = append(list, t)
+	if id != "" {
+		if t, ok := b.Get(id); !ok || !t.IsActive() {
+			return nil, nil
 		}
 	}
-	for _, t := range list {
+	for _, t := range b.Active() {
 		c := &coordTask{t: t, fp: FootprintSymbols(g, t)}
 		c.inFP = make(map[string]bool, len(c.fp))
 		for _, u := range c.fp {
@@ -184,20 +183,9 @@ func coordOf(ctx context.Context, g *projections.Graph, b *tasks.Board, id strin
 		if t.ID == id {
 			self = c
 		}
-		if t.ID != id || isActive(t) {
-			all = append(all, c)
-		}
+		all = append(all, c)
 	}
 	return all, self
-}
-
-// isActive is tasks' rule: status neither done nor cancelled, with
-// touches or a derived footprint.
-func isActive(t tasks.Task) bool {
-	if t.Status == tasks.StatusDone || t.Status == tasks.StatusCancelled {
-		return false
-	}
-	return len(t.Touches) > 0 || (t.Footprint != nil && len(t.Footprint.Symbols) > 0)
 }
 
 // closenessRank orders closeness: same symbol, caller, dependent.
@@ -286,7 +274,7 @@ func overlap(g *projections.Graph, t, u *coordTask) *Overlap {
 func Overlaps(ctx context.Context, g *projections.Graph, b *tasks.Board, id string) []Overlap {
 	all, self := coordOf(ctx, g, b, id)
 	out := []Overlap{}
-	if self == nil || !isActive(self.t) {
+	if self == nil {
 		return out
 	}
 	for _, u := range all {
@@ -335,7 +323,7 @@ func OverlapIDs(ctx context.Context, g *projections.Graph, b *tasks.Board) map[s
 func Notices(ctx context.Context, g *projections.Graph, b *tasks.Board, id string, limit int) (list []Notice, total int, dropped bool) {
 	all, self := coordOf(ctx, g, b, id)
 	list = []Notice{}
-	if self == nil || !isActive(self.t) {
+	if self == nil {
 		return list, 0, false
 	}
 	since := self.t.ClaimedSeq

@@ -116,6 +116,10 @@ type Result struct {
 	Decl        *Decl // nil for files that declare nothing resolvable
 	ParseErrors []string
 	DurationMS  float64
+	// Spans are the hashes of the lines of the file's nodes, taken from
+	// the content as extracted (HashSpans), for graph.FileExtracted
+	// .SymbolHashes.
+	Spans []SpanHash
 }
 
 func (r *Result) AddNode(n graph.Node) {

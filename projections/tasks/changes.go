@@ -58,15 +58,15 @@ func (b *Board) Changes(since uint64) (changes []SymbolChange, dropped bool) {
 func (b *Board) Active() []Task {
 	var out []Task
 	for _, e := range b.order {
-		if e.Task.active() {
+		if e.Task.IsActive() {
 			out = append(out, e.Task.clone())
 		}
 	}
 	return out
 }
 
-// active reports whether the task takes part in coordination.
-func (t *Task) active() bool {
+// IsActive reports whether the task takes part in coordination (Active).
+func (t *Task) IsActive() bool {
 	if t.Status == StatusDone || t.Status == StatusCancelled {
 		return false
 	}
@@ -79,7 +79,7 @@ func (b *Board) hasActive() bool {
 	if !b.activeOK {
 		b.active = 0
 		for _, e := range b.order {
-			if e.Task.active() {
+			if e.Task.IsActive() {
 				b.active++
 			}
 		}
@@ -94,6 +94,9 @@ func (b *Board) recordChange(ev eventlog.Event) {
 	if b.graph == nil || !b.hasActive() {
 		return
 	}
+	if r, ok := b.graph.(restoreSource); ok {
+		b.unrecord(r.LastRestoredSymbols())
+	}
 	path, uids := b.graph.LastChangedSymbols()
 	if len(uids) == 0 {
 		return
@@ -103,6 +106,30 @@ func (b *Board) recordChange(ev eventlog.Event) {
 		b.changesDropped = b.changes[n-1].Seq
 		clear(b.changes[:n])
 		b.changes = b.changes[n:]
+	}
+}
+
+// restoreSource is a ChangeSource that also tells the symbols a later part
+// of a split file added back unchanged (projections.Graph does).
+type restoreSource interface {
+	LastRestoredSymbols() (path string, uids []string)
+}
+
+// unrecord takes uids out of the newest records of path: the removals that
+// part 0 of a split file recorded for symbols a later part added back.
+func (b *Board) unrecord(path string, uids []string) {
+	if len(uids) == 0 {
+		return
+	}
+	for i := len(b.changes) - 1; i >= 0 && b.changes[i].Path == path; i-- {
+		c := &b.changes[i]
+		c.UIDs = slices.DeleteFunc(c.UIDs, func(u string) bool {
+			_, found := slices.BinarySearch(uids, u)
+			return found
+		})
+		if len(c.UIDs) == 0 {
+			b.changes = slices.Delete(b.changes, i, i+1)
+		}
 	}
 }
 

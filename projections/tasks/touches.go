@@ -26,11 +26,11 @@ const (
 )
 
 // KindOfTouch classifies a touches entry: a uid when a ':' comes before
-// any '/', a glob when it holds *, ? or [, else a path.
+// any '/' after a scheme of two or more characters, a glob when it holds *, ? or [, else a path.
 func KindOfTouch(s string) TouchKind {
 	colon, slash := strings.IndexByte(s, ':'), strings.IndexByte(s, '/')
 	switch {
-	case colon > 0 && (slash < 0 || colon < slash):
+	case colon > 1 && (slash < 0 || colon < slash): // "C:" is a drive, not a scheme
 		return TouchUID
 	case strings.ContainsAny(s, "*?["):
 		return TouchGlob

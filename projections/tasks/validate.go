@@ -40,7 +40,7 @@ var (
 
 // ParseCreate decodes and validates the task fields of cos_task_create from a
 // JSON object (title, description?, priority?, status?, labels?, signals?,
-// depends_on?, parent?). Transport arguments such as request_id are the
+// depends_on?, parent?, touches? — see ParseTouches). Transport arguments such as request_id are the
 // tool's and must not be passed. Every problem is reported at once in an
 // *ArgumentError. Defaults: priority medium, status todo. Existence of
 // depends_on and parent, and cycles, are the board's to check
@@ -67,7 +67,8 @@ func ParseCreate(raw json.RawMessage) (Created, error) {
 
 // ParsePatch decodes and validates the patch of cos_task_update: a JSON
 // object with any of the create fields. null for signals clears them; null
-// or "" for parent clears it; [] clears labels or depends_on. An empty patch
+// or "" for parent clears it; [] clears labels, depends_on or touches (null
+// too for touches). An empty patch
 // is an error.
 func ParsePatch(raw json.RawMessage) (Patch, error) {
 	fields, errs, err := objectFields(raw, "patch", patchKeys, PatchExample)
