@@ -69,13 +69,13 @@ type route struct {
 // own (hub.go), not tool routes.
 var routes = []route{
 	{method: http.MethodGet, pattern: "/api/board", tool: "cos_task_board", summary: "Task board: tasks in id order, filtered, paged"},
-	{method: http.MethodGet, pattern: "/api/tasks/{id}", tool: "cos_task_get", summary: "One task with its revision and hash",
+	{method: http.MethodGet, pattern: "/api/tasks/{id}", tool: "cos_task_get", summary: "One task with its revision, hash and coordination",
 		pathArgs: map[string]string{"id": "task_id"}, etag: true},
 	{method: http.MethodPost, pattern: "/api/tasks", tool: "cos_task_create", summary: "Create a task", body: true, created: true},
 	{method: http.MethodPatch, pattern: "/api/tasks/{id}", tool: "cos_task_update", summary: "Update a task; If-Match makes it a compare-and-set",
 		pathArgs: map[string]string{"id": "task_id"}, body: true, bodyKeys: []string{"patch", "assignee", "force", "request_id"}, ifMatch: true},
 	{method: http.MethodPost, pattern: "/api/tasks/{id}/claim", tool: "cos_task_claim", summary: "Claim a task",
-		pathArgs: map[string]string{"id": "task_id"}, body: true, bodyKeys: []string{"assignee", "request_id"}},
+		pathArgs: map[string]string{"id": "task_id"}, body: true, bodyKeys: []string{"assignee", "touches", "request_id"}},
 	{method: http.MethodPost, pattern: "/api/tasks/{id}/release", tool: "cos_task_release", summary: "Release a claimed task",
 		pathArgs: map[string]string{"id": "task_id"}, body: true, bodyKeys: []string{"assignee", "request_id"}},
 	{method: http.MethodGet, pattern: "/api/graph/resolve", tool: "cos_graph_resolve", summary: "Find nodes by uid, path or name, best first"},

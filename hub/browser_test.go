@@ -23,6 +23,7 @@ func TestBrowser(t *testing.T) {
 	browser := newBrowser(t)
 
 	t.Run("BoardRendersAndClaims", func(t *testing.T) { browserBoardClaim(t, f, browser) })
+	t.Run("BoardMarksOverlaps", func(t *testing.T) { browserCoordMark(t, f, browser) })
 	t.Run("LiveWriteFromAnotherProcess", func(t *testing.T) { browserLiveWrite(t, f, browser) })
 	t.Run("GraphSearchContextExpand", func(t *testing.T) { browserGraph(t, f, browser) })
 	t.Run("GraphByKeyboard", func(t *testing.T) { browserGraphKeyboard(t, f, browser) })

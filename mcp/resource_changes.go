@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -29,6 +30,13 @@ type ResourceChanges struct {
 	// graph events, searched for a node's uid.
 	paths map[string]bool
 	graph []eventlog.Event
+	// firstSeq is the seq of the batch's first event; mayNotice is set
+	// when the batch may add a change under a task (a graph file event or
+	// a derived footprint); noticed are the tasks it did add one to
+	// (noticeTasks).
+	firstSeq  uint64
+	mayNotice bool
+	noticed   map[string]bool
 }
 
 // changesOf sums up a delivery of committed events.
@@ -36,7 +44,17 @@ func changesOf(ch state.Changes) *ResourceChanges {
 	c := &ResourceChanges{all: ch.Lost, any: ch.Lost || len(ch.Events) > 0,
 		tasks: map[string]bool{}, sessions: map[string]bool{}, paths: map[string]bool{}}
 	for _, ev := range ch.Events {
+		if c.firstSeq == 0 || ev.Seq < c.firstSeq {
+			c.firstSeq = ev.Seq
+		}
 		switch {
+		case strings.HasPrefix(ev.Stream, tasks.FootprintStreamPrefix):
+			// A derived footprint changes its task (and the board) and may
+			// be a change under other tasks.
+			c.board, c.mayNotice = true, true
+			if id, ok := tasks.IDOfFootprintStream(ev.Stream); ok {
+				c.tasks[id] = true
+			}
 		case strings.HasPrefix(ev.Stream, "task:"):
 			c.board = true
 			if id, ok := tasks.IDOfStream(ev.Stream); ok {
@@ -56,6 +74,7 @@ func changesOf(ch state.Changes) *ResourceChanges {
 					c.paths[p.Path] = true
 				}
 				c.graph = append(c.graph, ev)
+				c.mayNotice = true
 			case graph.TypeIndexStarted, graph.TypeIndexFinished:
 			default:
 				c.graph = append(c.graph, ev)
@@ -82,7 +101,7 @@ func (c *ResourceChanges) Touches(ref ResourceRef) bool {
 	case ResourceBoard:
 		return c.board
 	case ResourceTask:
-		return c.tasks[ref.ID]
+		return c.tasks[ref.ID] || c.noticed[ref.ID]
 	case ResourceEvidence:
 		return c.sessions[ref.ID]
 	case ResourceNode:
@@ -100,6 +119,28 @@ func (c *ResourceChanges) Touches(ref ResourceRef) bool {
 		}
 	}
 	return false
+}
+
+// noticeTasks records which of the tasks ids the batch added a change
+// under to (changed_under_you): those whose newest notice, read now, is at
+// or after the batch's first seq. newest reads them (tools.Runner
+// NewestNotices). A batch that cannot add one reads nothing.
+func (c *ResourceChanges) noticeTasks(ctx context.Context, ids []string,
+	newest func(context.Context, []string) (map[string]uint64, error)) error {
+	if !c.mayNotice || c.all || len(ids) == 0 {
+		return nil
+	}
+	seqs, err := newest(ctx, ids)
+	if err != nil {
+		return err
+	}
+	c.noticed = map[string]bool{}
+	for id, seq := range seqs {
+		if seq > 0 && seq >= c.firstSeq {
+			c.noticed[id] = true
+		}
+	}
+	return nil
 }
 
 // uidPath returns the repo-relative file a uid lives in, or "" when its

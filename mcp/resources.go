@@ -302,7 +302,7 @@ func (ls *liveServer) subscribe(session, uri string) {
 		subs[uri] = &subscription{ref: ref}
 	}
 	if ls.watch == nil {
-		w, err := ls.s.r.Subscribe(func(ch state.Changes) { ls.changed(changesOf(ch)) })
+		w, err := ls.s.r.Subscribe(func(ch state.Changes) { ls.changed(ls.changesOf(ch)) })
 		if err != nil {
 			ls.s.logger.Warn("resource updates are not watched", "err", err)
 			return
@@ -346,6 +346,36 @@ func (ls *liveServer) unwatchLocked() {
 		ls.watch.Close()
 		ls.watch = nil
 	}
+}
+
+// changesOf sums up a batch and reads which subscribed tasks it added a
+// change under to (outside ls.mu: the read may wait for the projections).
+func (ls *liveServer) changesOf(batch state.Changes) *ResourceChanges {
+	ch := changesOf(batch)
+	if !ch.mayNotice {
+		return ch
+	}
+	if err := ch.noticeTasks(context.Background(), ls.subscribedTasks(), ls.s.r.NewestNotices); err != nil {
+		ls.s.logger.Debug("changes under tasks not read", "err", err)
+	}
+	return ch
+}
+
+// subscribedTasks returns the ids of the tasks some session subscribes to.
+func (ls *liveServer) subscribedTasks() []string {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	seen := map[string]bool{}
+	var ids []string
+	for _, subs := range ls.sessions {
+		for _, sub := range subs {
+			if sub.ref.Kind == ResourceTask && !seen[sub.ref.ID] {
+				seen[sub.ref.ID] = true
+				ids = append(ids, sub.ref.ID)
+			}
+		}
+	}
+	return ids
 }
 
 // changed is the resource watch: it notifies every subscription the

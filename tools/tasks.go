@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/projections/tasks"
+	"github.com/cos-dev/cos/query"
 )
 
 // claimAttempts bounds how often cos_task_claim rereads the task after its
@@ -38,6 +40,9 @@ type taskAnswer struct {
 	// an idempotent claim).
 	Seq      uint64 `json:"seq"`
 	Replayed bool   `json:"replayed"`
+	// Overlaps are the other active tasks whose code meets this one's, in
+	// the same view as Task ([] when none).
+	Overlaps []query.Overlap `json:"overlaps"`
 }
 
 // boardRow is one task of a board page: everything but the description
@@ -53,6 +58,10 @@ type boardRow struct {
 	Parent    string   `json:"parent,omitempty"`
 	Revision  uint64   `json:"revision"`
 	Hash      string   `json:"hash"`
+	// Overlaps are the ids of the active tasks this one overlaps; Changes
+	// counts the changes under it (cos_task_get lists them).
+	Overlaps []string `json:"overlaps,omitempty"`
+	Changes  int      `json:"changes,omitempty"`
 }
 
 func rowOf(t tasks.Task) boardRow {
@@ -67,7 +76,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_create",
 			Title:       "Create a task",
 			Description: "Create a task (TASK-NNN); depends_on and parent must exist, no cycles.",
-			Data:        fieldsOf(taskAnswer{}),
+			Data:        taskWriteData(),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: tasks.CreateExample,
 			Params: []Param{
@@ -79,6 +88,7 @@ func taskTools() []*Tool {
 				{Name: "signals", Type: TJSON, JSONTypes: []string{"object", "string"}, Description: "as cos_analyze_task takes them"},
 				{Name: "depends_on", Type: TStringList},
 				{Name: "parent", Type: TString},
+				touchesParam,
 				requestIDParam,
 			},
 			Handler: taskCreateTool,
@@ -86,8 +96,8 @@ func taskTools() []*Tool {
 		{
 			Name:        "cos_task_get",
 			Title:       "Get a task",
-			Description: "A task with its revision and hash.",
-			Data:        Fields{"task": "object"},
+			Description: "A task with its revision, hash and coordination.",
+			Data:        Fields{"task": "object", "coordination": "object"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"task_id": "TASK-001"}`,
 			Params:  []Param{taskID},
@@ -97,7 +107,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_update",
 			Title:       "Update a task",
 			Description: "Patch a task; base_revision makes it a compare-and-set (STALE_REVISION).",
-			Data:        fieldsOf(taskAnswer{}),
+			Data:        taskWriteData(),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: false,
 			Example: `{"task_id": "TASK-001", "patch": ` + tasks.PatchExample + `, "base_revision": 3, "request_id": "upd-42"}`,
 			Params: []Param{
@@ -115,12 +125,13 @@ func taskTools() []*Tool {
 			Name:        "cos_task_claim",
 			Title:       "Claim a task",
 			Description: "Claim a task; of concurrent claims one wins, the rest get a conflict.",
-			Data:        fieldsOf(taskAnswer{}),
+			Data:        taskWriteData(),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
 				taskID,
 				{Name: "assignee", Type: TString, Required: true, Description: "1–128 characters"},
+				touchesParam,
 				requestIDParam,
 			},
 			Handler: withClaimedCode(taskClaimTool),
@@ -129,7 +140,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_release",
 			Title:       "Release a task",
 			Description: "Give a claimed task back; only its holder can.",
-			Data:        fieldsOf(taskAnswer{}),
+			Data:        taskWriteData(),
 			Module:      "tasks", Layer: envelope.LayerTasks, Idempotent: true,
 			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`,
 			Params: []Param{
@@ -150,6 +161,7 @@ func taskTools() []*Tool {
 				{Name: "status", Type: TString, Enum: tasks.Statuses},
 				{Name: "assignee", Type: TString},
 				{Name: "label", Type: TString},
+				{Name: "overlapping", Type: TBool},
 				{Name: "cursor", Type: TString, MaxLen: 1024, Minted: true},
 				{Name: "limit", Type: TInt, Min: f64(tasks.MinLimit), Max: f64(tasks.MaxLimit), Default: tasks.DefaultLimit},
 			},
@@ -167,7 +179,7 @@ func createFields(c *Call) (json.RawMessage, error) {
 			obj[name] = c.Args.Str(name)
 		}
 	}
-	for _, name := range []string{"labels", "depends_on"} {
+	for _, name := range []string{"labels", "depends_on", "touches"} {
 		if c.Args.Has(name) {
 			obj[name] = c.Args.Strings(name)
 		}
@@ -219,16 +231,21 @@ func taskCreateTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 // it once they include the receipt.
 func readBackTask(ctx context.Context, c *Call, id string, r eventlog.Receipt) (any, envelope.ToolMeta, error) {
 	var (
-		t  tasks.Task
-		ok bool
+		t        tasks.Task
+		ok       bool
+		overlaps []query.Overlap
 	)
-	if err := c.ReadBack(ctx, r.LastSeq, func() { t, ok = c.V.Board.Get(id) }); err != nil {
+	if err := c.ReadBack(ctx, r.LastSeq, func() {
+		if t, ok = c.V.Board.Get(id); ok {
+			overlaps = overlapsOf(ctx, c, id)
+		}
+	}); err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
 	if !ok {
 		return nil, envelope.ToolMeta{}, fmt.Errorf("task %s: committed at seq %d but not on the board", id, r.LastSeq)
 	}
-	return taskAnswer{Task: t, Seq: r.LastSeq, Replayed: r.Replayed}, envelope.ToolMeta{}, nil
+	return taskAnswer{Task: t, Seq: r.LastSeq, Replayed: r.Replayed, Overlaps: overlaps}, envelope.ToolMeta{}, nil
 }
 
 // taskIDArg validates the task_id argument.
@@ -237,7 +254,7 @@ func taskIDArg(c *Call) (string, error) {
 	return id, tasks.ValidateTaskID("task_id", id)
 }
 
-func taskGetTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
+func taskGetTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	id, err := taskIDArg(c)
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
@@ -246,7 +263,7 @@ func taskGetTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if !ok {
 		return nil, envelope.ToolMeta{}, &tasks.NotFoundError{Field: "task_id", TaskID: id}
 	}
-	return map[string]any{"task": t}, envelope.ToolMeta{}, nil
+	return map[string]any{"task": t, "coordination": coordinationOf(ctx, c, t)}, envelope.ToolMeta{}, nil
 }
 
 // taskUpdateTool checks the patch against a fresh view — the task exists,
@@ -426,13 +443,29 @@ func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 	if err != nil {
 		return nil, tm, err
 	}
-	p, err := tasks.ClaimedPayload(assignee)
+	touches, err := touchesArg(c)
 	if err != nil {
 		return nil, tm, err
 	}
-	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
+	claim, err := claimedPayload(assignee, touches)
+	if err != nil {
+		return nil, tm, err
+	}
+	retouch, err := tasks.UpdatedPayload(tasks.Patch{Touches: &touches})
+	if err != nil {
+		return nil, tm, err
+	}
+	var p eventlog.Payload
+	return appendAtRevisionRead(ctx, c, id, rid, &p, func() (tasks.Task, bool, error) {
 		t, outcome, err := c.V.Board.ClaimCheck(id, assignee)
-		return t, outcome == tasks.ClaimHeld, err
+		p = claim
+		if outcome != tasks.ClaimHeld {
+			return t, false, err
+		}
+		// The holder claiming again with other touches records them, as an
+		// update: the claim (and the changes counted since) stays.
+		p = retouch
+		return t, touches == nil || slices.Equal(touches, t.Touches), err
 	})
 }
 
@@ -448,7 +481,7 @@ func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, erro
 	if err != nil {
 		return nil, tm, err
 	}
-	return appendAtRevisionRead(ctx, c, id, rid, p, func() (tasks.Task, bool, error) {
+	return appendAtRevisionRead(ctx, c, id, rid, &p, func() (tasks.Task, bool, error) {
 		t, outcome, err := c.V.Board.ReleaseCheck(id, assignee)
 		return t, outcome == tasks.ReleaseUnclaimed, err
 	})
@@ -456,10 +489,11 @@ func taskReleaseTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, erro
 
 // appendAtRevisionRead is the claim protocol of package tasks, shared by
 // claim and release: read the task through check in a fresh view; unless
-// check says there is nothing to write, append p at the revision read; a
+// check says there is nothing to write, append *p (which check may set)
+// at the revision read; a
 // lost race (STALE_REVISION) rereads, at most claimAttempts times, so the
 // loser answers from the winner's state.
-func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventlog.Payload,
+func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p *eventlog.Payload,
 	check func() (t tasks.Task, noop bool, err error)) (any, envelope.ToolMeta, error) {
 	var lastStale error
 	for range claimAttempts {
@@ -468,12 +502,17 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventl
 			noop    bool
 			err     error
 			taskRev uint64
+			// overlaps are the answer of a noop, read with it.
+			overlaps []query.Overlap
 		)
 		if verr := freshView(ctx, c, func() {
 			t, noop, err = check()
 			// The task's own stream revision: t.Revision also counts its
 			// dependency changes, which live in tasks.RelationsStream.
 			taskRev, _, _ = c.V.Board.Revisions(id)
+			if noop && err == nil {
+				overlaps = overlapsOf(ctx, c, id)
+			}
 		}); verr != nil {
 			return nil, envelope.ToolMeta{}, verr
 		}
@@ -481,9 +520,9 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventl
 			return nil, envelope.ToolMeta{}, err
 		}
 		if noop {
-			return taskAnswer{Task: t}, envelope.ToolMeta{}, nil
+			return taskAnswer{Task: t, Overlaps: overlaps}, envelope.ToolMeta{}, nil
 		}
-		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{p},
+		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{*p},
 			RequestID: rid, Expect: eventlog.AtRevision(taskRev)})
 		if errors.Is(err, eventlog.ErrStaleRevision) {
 			lastStale = err
@@ -497,19 +536,21 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p eventl
 	return nil, envelope.ToolMeta{}, lastStale
 }
 
-func taskBoardTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error) {
+func taskBoardTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	var tm envelope.ToolMeta
 	f := tasks.Filter{Status: c.Args.Str("status"), Assignee: c.Args.Str("assignee"), Label: c.Args.Str("label")}
-	cursor := c.Args.Str("cursor")
+	overlapping := c.Args.Bool("overlapping", false)
+	cursor, err := boardCursorIn(c.Args.Str("cursor"), overlapping)
+	if err != nil {
+		return nil, tm, err
+	}
 	limit := c.Args.Int("limit", tasks.DefaultLimit)
+	ids := query.OverlapIDs(ctx, c.V.Graph, c.V.Board)
+	counts := query.NoticeCounts(ctx, c.V.Graph, c.V.Board)
 	for {
-		page, next, err := c.V.Board.List(f, cursor, limit, c.V.Pos.Seq)
+		page, rows, next, err := boardPage(c, f, cursor, limit, overlapping, ids, counts)
 		if err != nil {
 			return nil, tm, err
-		}
-		rows := make([]boardRow, len(page.Tasks))
-		for i, t := range page.Tasks {
-			rows[i] = rowOf(t)
 		}
 		// A page the envelope would trim would lose rows the next cursor
 		// skips: shorten it instead.

@@ -162,6 +162,7 @@ function cardNode(row) {
       el('span', { class: 'id' }, row.task_id),
       el('span', { class: `prio prio-${row.priority}` }, row.priority || '')),
     el('p', { class: 'title' }, row.title || ''),
+    coordNode(row),
     el('p', { class: row.assignee ? 'holder held' : 'holder' }, holder),
     depsNode(row),
     (row.labels || []).length ? el('p', { class: 'labels' }, ...(row.labels || []).map((l) => el('span', { class: 'label' }, l))) : null,
@@ -170,6 +171,37 @@ function cardNode(row) {
       el('button', { type: 'button', 'data-action': 'release', disabled: ro || !row.assignee }, 'Release'),
       el('button', { type: 'button', 'data-action': 'edit', disabled: ro }, 'Edit')),
   );
+}
+
+// coordNode is the mark of a task whose code meets other active tasks'
+// (overlaps) or changed under it (changes), or null: "⚠ 2 overlaps · 1
+// change", its title naming the tasks.
+function coordNode(row) {
+  const overlaps = row.overlaps || [];
+  const changes = row.changes || 0;
+  if (!overlaps.length && !changes) return null;
+  const parts = [];
+  if (overlaps.length) parts.push(`${overlaps.length} overlap${overlaps.length === 1 ? '' : 's'}`);
+  if (changes) parts.push(`${changes} change${changes === 1 ? '' : 's'}`);
+  const title = [];
+  if (overlaps.length) title.push(`Overlaps ${overlaps.join(', ')}`);
+  if (changes) title.push(`${changes} change${changes === 1 ? '' : 's'} under it since it became active`);
+  return el('p', { class: 'coord', 'data-overlaps': overlaps.join(' '), 'data-changes': String(changes), title: title.join('; ') },
+    `⚠ ${parts.join(' · ')}`);
+}
+
+// rowOfTask is the board row of a cos_task_get answer.
+function rowOfTask(data) {
+  const c = data.coordination || {};
+  const changes = (c.changed_under_you && c.changed_under_you.total) || 0;
+  return { ...data.task, overlaps: (c.overlaps || []).map((o) => o.task_id), changes };
+}
+
+// rowOfWrite is the board row of a task write's answer (its overlaps; the
+// count of changes under the task as the board last read it).
+function rowOfWrite(data) {
+  const old = tasks.get(data.task.task_id);
+  return { ...data.task, overlaps: (data.overlaps || []).map((o) => o.task_id), changes: old ? old.changes : 0 };
 }
 
 function matchesFilters(row) {
@@ -259,7 +291,7 @@ function updateWriteButtons() {
 async function refetch(id) {
   try {
     const { data } = await api(`tasks/${encodeURIComponent(id)}`);
-    applyTask(data.task);
+    applyTask(rowOfTask(data));
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return;
     showError(err);
@@ -278,7 +310,7 @@ function applyTask(task) {
 function onEvent(ev) {
   if (!ev.type || !ev.type.startsWith('task.') || tt.readOnly() || loadedKey === null) return;
   if (ev.seq <= boardSeq) return; // already in what the board shows
-  const id = (ev.stream || '').replace(/^task:/, '');
+  const id = (ev.stream || '').replace(/^(task|footprint):/, '');
   if (!id) return;
   // A new task past the last loaded page stays there until "load more".
   if (!tasks.has(id) && nextCursor && !(ev.type === 'task.created')) {
@@ -316,7 +348,7 @@ async function onCardClick(ev) {
   try {
     const { data } = await api(`tasks/${encodeURIComponent(id)}/${action}`, { method: 'POST', body: { assignee: who, request_id: requestID(action) } });
     showError(null);
-    applyTask(data.task);
+    applyTask(rowOfWrite(data));
   } catch (err) {
     showError(err);
     btn.disabled = false;
@@ -373,7 +405,7 @@ async function sendPatch(id, patch, revision, onFail) {
   try {
     const { data } = await api(`tasks/${encodeURIComponent(id)}`, { method: 'PATCH', headers: { 'If-Match': `"${revision}"` }, body: editBody(patch) });
     showError(null);
-    applyTask(data.task);
+    applyTask(rowOfWrite(data));
     return true;
   } catch (err) {
     if (err instanceof ApiError && (err.status === 412 || err.code === 'STALE_REVISION')) {
@@ -396,7 +428,7 @@ function editBody(patch) {
 async function showConflict(id, patch, err) {
   let current;
   try {
-    ({ data: { task: current } } = await api(`tasks/${encodeURIComponent(id)}`));
+    current = rowOfTask((await api(`tasks/${encodeURIComponent(id)}`)).data);
   } catch (e) {
     showError(e);
     return;
