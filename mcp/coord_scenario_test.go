@@ -131,12 +131,13 @@ func TestScenario_FourWorktreesWarnedOfOverlaps(t *testing.T) {
 		return c.Footprint.Derived != nil && slices.Contains(c.Footprint.Derived.Symbols, scenFind)
 	}, "TASK-004's footprint derived from agent D's worktree holds Command.Find")
 	scenWantOverlap(t, "TASK-004", dCoord.Overlaps, "TASK-003", "caller", scenFind)
-	if _, ok := cl["agent-c"].waitNote(sinceD, "notifications/resources/updated", "cos://task/TASK-003", 15*time.Second); !ok {
+	noteD, ok := cl["agent-c"].waitNote(sinceD, "notifications/resources/updated", "cos://task/TASK-003", 15*time.Second)
+	if !ok {
 		t.Fatalf("agent C was not told that TASK-004 changed a caller of its code; stderr:\n%s", cl["agent-c"].stderr())
 	}
 	lat := scenLatency(t, cl["agent-c"], "cos://task/TASK-003", scenEventTime(t, state, dCoord.Footprint.Derived.Seq))
 	t.Logf("worktree change → notice of the task it lands under: %v after the footprint's commit (bound %v), %v after agent D saved the file",
-		lat, scenNoticeBound, time.Since(sinceD).Round(time.Millisecond))
+		lat, scenNoticeBound, noteD.At.Sub(sinceD).Round(time.Millisecond))
 	if lat > scenNoticeBound {
 		t.Errorf("the notice came %v after the commit, more than %v", lat, scenNoticeBound)
 	}

@@ -95,6 +95,14 @@ type Graph struct {
 	released     map[string]*symbolState
 	releasedPath string
 	releasedHeld bool
+	// shadow holds the log's symbols of the paths an overlay replaced
+	// (ApplyOverlay); overlaying is set while an overlay event applies,
+	// quietRelease while a log event on a shadowed path releases nodes
+	// (its changes were told against the shadow). Not encoded: a process
+	// with an overlay writes no snapshot.
+	shadow       map[string]*shadowFile
+	overlaying   bool
+	quietRelease bool
 
 	// cacheMu guards the caches below, which readers fill lazily; Apply
 	// clears them (it runs with no reader present).

@@ -29,6 +29,7 @@ func (g *Graph) Apply(ev eventlog.Event) error {
 		g.changed, g.changedUnknown = ev.Seq-1, false
 	}
 	g.lastPath, g.lastChanged, g.lastRestored = "", g.lastChanged[:0], g.lastRestored[:0]
+	g.quietRelease = false
 	var err error
 	switch ev.Type {
 	case graph.TypeFileExtracted:
@@ -107,7 +108,9 @@ func (g *Graph) applyFileExtracted(data []byte) error {
 		nodes[i].hash = parseSymbolHash(p.SymbolHashes[nodes[i].UID])
 	}
 	g.invalidate()
-	g.noteChanges(p.Path, p.Part, len(g.byPath[p.Path]) > 0, nodes)
+	if !g.noteShadowed(p.Path, p.Part, nodes, false) {
+		g.noteChanges(p.Path, p.Part, len(g.byPath[p.Path]) > 0, nodes)
+	}
 	defer g.finishChanges()
 
 	key := ownerKey{g.intern(p.Extractor), g.intern(p.Path)}
@@ -181,6 +184,8 @@ func (g *Graph) applyFileRemoved(data []byte) error {
 	}
 	g.invalidate()
 	g.lastPath, g.releasedPath = p.Path, ""
+	g.noteShadowed(p.Path, 0, nil, true)
+	defer g.finishChanges()
 	for _, o := range owners {
 		for _, e := range o.edges {
 			g.releaseEdge(e, o)
@@ -191,7 +196,6 @@ func (g *Graph) applyFileRemoved(data []byte) error {
 		delete(g.owners, o.key)
 	}
 	delete(g.byPath, p.Path)
-	g.finishChanges()
 	return nil
 }
 
@@ -204,7 +208,7 @@ func (g *Graph) releaseSymbol(v *vertex, o *owner, path string) {
 	}
 	s, uid := stateOf(v), v.uid
 	g.releaseNode(v, o)
-	if !v.present {
+	if !v.present && !g.quietRelease {
 		g.noteReleased(path, s, uid)
 	}
 }

@@ -232,6 +232,7 @@ func (ov *Overlay) Sync(ctx context.Context) (SyncResult, error) {
 			ov.applyData(g, pos, p, graph.TypeFileExtracted, datas[i])
 			if f.held && f.hash == f.base {
 				delete(ov.files, p) // back to the log's content
+				g.DropOverlay(p)
 			}
 			res.Applied = append(res.Applied, p)
 		}
@@ -241,6 +242,7 @@ func (ov *Overlay) Sync(ctx context.Context) (SyncResult, error) {
 			ov.applyRemoved(g, pos, p)
 			if !f.held {
 				delete(ov.files, p) // a file only the worktree had
+				g.DropOverlay(p)
 			}
 			res.Applied = append(res.Applied, p)
 		}
@@ -290,7 +292,7 @@ func (ov *Overlay) applyRemoved(g *projections.Graph, pos projections.Position, 
 // applyData applies a graph event of type typ with data, about p, to g at
 // pos, as if it were the log's.
 func (ov *Overlay) applyData(g *projections.Graph, pos projections.Position, p, typ string, data []byte) {
-	if err := g.Apply(eventlog.Event{Seq: pos.Seq, Time: pos.Time, Type: typ, Data: data}); err != nil {
+	if err := g.ApplyOverlay(eventlog.Event{Seq: pos.Seq, Time: pos.Time, Type: typ, Data: data}, p); err != nil {
 		ov.log.Warn("the worktree's version of a file could not be applied; reads show the main tree's", "path", p, "err", err)
 	}
 }
@@ -325,6 +327,7 @@ func (ov *Overlay) afterLog(g *projections.Graph, pos projections.Position, evs 
 		f.base, f.held = g.FileHash(p)
 		if (f.removed && !f.held) || (!f.removed && f.held && f.hash == f.base) {
 			delete(ov.files, p) // the log caught up with the worktree
+			g.DropOverlay(p)
 			continue
 		}
 		ov.apply(g, pos, p, f)
