@@ -155,7 +155,7 @@ func TestScenario_FourWorktreesWarnedOfOverlaps(t *testing.T) {
 		"\tif len(flagNames) == 0 { // a pull\n\t\treturn\n\t}\n")
 	g.Run("commit", "-qam", "upstream change")
 	scenRun(t, main, cosBin, "index", "--nats", "off", ".")
-	_, ok := cl["agent-a"].waitNote(sinceMain, "notifications/resources/updated", "cos://task/TASK-001", 15*time.Second)
+	_, ok = cl["agent-a"].waitNote(sinceMain, "notifications/resources/updated", "cos://task/TASK-001", 15*time.Second)
 	if !ok {
 		t.Fatalf("agent A was not told of the index that changed its function; stderr:\n%s", cl["agent-a"].stderr())
 	}
