@@ -174,18 +174,24 @@ func coordOf(ctx context.Context, g *projections.Graph, b *tasks.Board, id strin
 		}
 	}
 	for _, t := range b.Active() {
-		c := &coordTask{t: t, fp: FootprintSymbols(g, t)}
-		c.inFP = make(map[string]bool, len(c.fp))
-		for _, u := range c.fp {
-			c.inFP[u] = true
-		}
-		c.reach = WalkDependents(ctx, g, c.fp, ReachDepth)
+		c := coordTaskOf(ctx, g, t)
 		if t.ID == id {
 			self = c
 		}
 		all = append(all, c)
 	}
 	return all, self
+}
+
+// coordTaskOf resolves the footprint and reach of t.
+func coordTaskOf(ctx context.Context, g *projections.Graph, t tasks.Task) *coordTask {
+	c := &coordTask{t: t, fp: FootprintSymbols(g, t)}
+	c.inFP = make(map[string]bool, len(c.fp))
+	for _, u := range c.fp {
+		c.inFP[u] = true
+	}
+	c.reach = WalkDependents(ctx, g, c.fp, ReachDepth)
+	return c
 }
 
 // closenessRank orders closeness: same symbol, caller, dependent.
@@ -321,11 +327,14 @@ func OverlapIDs(ctx context.Context, g *projections.Graph, b *tasks.Board) map[s
 // how many there are in all; dropped is set when older changes were no
 // longer kept. Call it inside a view.
 func Notices(ctx context.Context, g *projections.Graph, b *tasks.Board, id string, limit int) (list []Notice, total int, dropped bool) {
-	all, self := coordOf(ctx, g, b, id)
 	list = []Notice{}
-	if self == nil {
+	t, ok := b.Get(id)
+	if !ok || !t.IsActive() {
 		return list, 0, false
 	}
+	// Only this task's reach is walked: another task's derived footprint
+	// is all a task notice reads of it.
+	self := coordTaskOf(ctx, g, t)
 	since := self.t.ClaimedSeq
 	if since == 0 {
 		since = self.t.CreatedSeq
@@ -355,13 +364,13 @@ func Notices(ctx context.Context, g *projections.Graph, b *tasks.Board, id strin
 			list = append(list, finish(Notice{Seq: c.Seq, Kind: NoticeIndex, Path: c.Path, By: c.Actor}, changed))
 		}
 	}
-	for _, u := range all {
-		if u.t.ID == id || u.t.Footprint == nil {
+	for _, u := range b.Active() {
+		if u.ID == id || u.Footprint == nil {
 			continue
 		}
 		bySeq := map[uint64][]SharedSymbol{}
-		for _, uid := range u.t.Footprint.Symbols {
-			at := u.t.Footprint.Since[uid]
+		for _, uid := range u.Footprint.Symbols {
+			at := u.Footprint.Since[uid]
 			if at <= since {
 				continue
 			}
@@ -370,7 +379,7 @@ func Notices(ctx context.Context, g *projections.Graph, b *tasks.Board, id strin
 			}
 		}
 		for at, changed := range bySeq {
-			list = append(list, finish(Notice{Seq: at, Kind: NoticeTask, TaskID: u.t.ID, Holder: u.t.Assignee}, changed))
+			list = append(list, finish(Notice{Seq: at, Kind: NoticeTask, TaskID: u.ID, Holder: u.Assignee}, changed))
 		}
 	}
 	slices.SortFunc(list, func(a, b Notice) int {
