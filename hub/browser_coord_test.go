@@ -3,6 +3,8 @@ package hub_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,4 +47,28 @@ func browserCoordMark(t *testing.T, f *browserFixture, browser context.Context) 
 	p.wait(`document.body.dataset.live === "1"`, "the event stream open")
 	c := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Record bodies", "touches": []string{"recorder.go"}})
 	p.wait(cardTextJS(c, ".coord", "⚠ 2 overlaps"), c+", created by another process, marked with two overlaps")
+	// The cards it overlaps are marked again without a reload.
+	p.wait(cardTextJS(a, ".coord", "⚠ 2 overlaps"), a+"'s mark, now of two overlaps, after "+c+" was created elsewhere")
+	p.wait(cardTextJS(b, ".coord", "⚠ 2 overlaps"), b+"'s mark, now of two overlaps, after "+c+" was created elsewhere")
+
+	// An index by another process changes a function of the claimed
+	// task's footprint: its card counts the change without a reload.
+	src := filepath.Join(f.Root, "recorder.go")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const flush = "func (rw *ResponseRecorder) Flush() {\n"
+	edited := strings.Replace(string(data), flush, flush+"\t_ = rw.wroteHeader\n", 1)
+	if edited == string(data) {
+		t.Fatalf("recorder.go has no %q", flush)
+	}
+	if err := os.WriteFile(src, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	binIndex(t, f.Bin, f.State, f.Root)
+	p.wait(cardTextJS(a, ".coord", "1 change"), a+"'s mark counting the change an index made under it")
+	if got := evalJS[string](p, coordMarkJS(plain)); got != "" {
+		t.Errorf("%s (no touches) is marked after the index: %q", plain, got)
+	}
 }

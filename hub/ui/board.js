@@ -305,9 +305,49 @@ function applyTask(task) {
   depStatus.delete(task.task_id);
   placeCard(task);
   refreshDependents(task.task_id);
+  // The tasks this one now overlaps, or no longer does, show the pair
+  // too: read their marks again.
+  const now = task.overlaps || [];
+  const before = (old && old.overlaps) || [];
+  const stale = [];
+  for (const id of now) {
+    const other = tasks.get(id);
+    if (other && !(other.overlaps || []).includes(task.task_id)) stale.push(id);
+  }
+  for (const id of before) if (!now.includes(id) && tasks.has(id)) stale.push(id);
+  scheduleCoord(stale);
+}
+
+// Marks read again after a change elsewhere (another task's footprint, an
+// index), batched: one read per task per burst of events.
+const coordDue = new Set();
+let coordTimer = null;
+const coordDelayMs = 300;
+
+function scheduleCoord(ids) {
+  if (!ids.length) return;
+  for (const id of ids) coordDue.add(id);
+  clearTimeout(coordTimer);
+  coordTimer = setTimeout(() => {
+    const due = [...coordDue];
+    coordDue.clear();
+    for (const id of due) if (tasks.has(id)) refetch(id);
+  }, coordDelayMs);
+}
+
+// openClaimed are the loaded tasks a change in the code can land under:
+// claimed and neither done nor cancelled.
+function openClaimed() {
+  return [...tasks.values()]
+    .filter((r) => r.assignee && r.status !== 'done' && r.status !== 'cancelled')
+    .map((r) => r.task_id);
 }
 
 function onEvent(ev) {
+  if (ev.type === 'graph.file_extracted' || ev.type === 'graph.file_removed') {
+    if (!tt.readOnly() && loadedKey !== null && ev.seq > boardSeq) scheduleCoord(openClaimed());
+    return;
+  }
   if (!ev.type || !ev.type.startsWith('task.') || tt.readOnly() || loadedKey === null) return;
   if (ev.seq <= boardSeq) return; // already in what the board shows
   const id = (ev.stream || '').replace(/^(task|footprint):/, '');
