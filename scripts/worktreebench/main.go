@@ -1,14 +1,21 @@
 // Command worktreebench measures worktree mode (package worktree) on a
 // real repository: it clones -repo into a temporary folder, indexes it,
 // adds -worktrees linked worktrees with -files changed Go files each (a
-// function added to each file; one of them calls an existing method), and
-// serves each worktree over the main tree's state folder as cos serve
-// does (an overlay kept current by its watcher). It reports the heap in
-// use (after runtime.GC) each state adds, and the median latency of reads
-// (references and impact of a symbol the worktrees change the callers of,
-// and of one they do not) through the tool runner, base vs worktree.
+// function added to each file; the first file, in the package -pkg, also
+// gets a caller of the method -changed), and serves each worktree over the
+// main tree's state folder as cos serve does (an overlay kept current by
+// its watcher).
+//
+// It reports the live heap (HeapAlloc after GC, once it stops moving) of
+// a base state and what each worktree state adds over it, per changed
+// file, beside the overlay's payload bytes and what its first sync
+// applied; then the median latency of reads (references and impact of the
+// changed method and of -unchanged, a method the worktrees leave alone)
+// through the tool runner, base vs each worktree, and the worst ratio.
+// -heapprofile writes heap profiles to compare with go tool pprof -base.
 //
 //	go run ./scripts/worktreebench -repo PATH_OR_URL [-worktrees 4 -files 20 -reads 50]
+//	go run ./scripts/worktreebench -repo XTOOLS_GIT -pkg go/ssa -changed Function.Name -unchanged Function.RelString
 package main
 
 import (
