@@ -11,7 +11,9 @@
 // worktree is. NewOverlay(st, Options) registers the overlay on a state
 // opened with state.Options.NoSnapshots; Sync brings it up to date with
 // the disk (one extraction run over the worktree against the graph's
-// content hashes: only the files that differ are extracted), Watch keeps
+// content hashes: only the files that differ are extracted; the first
+// starts from the main worktree's extract cache, extract.SeedCache, so it
+// applies those files and their dependents, not the whole tree), Watch keeps
 // it current. Memory grows with the changed files only: the overlay keeps
 // each changed file's payload to apply it again when the log replaces that
 // file (a re-index of the main tree).

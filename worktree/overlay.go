@@ -201,6 +201,11 @@ func (ov *Overlay) Sync(ctx context.Context) (SyncResult, error) {
 		ExcludeDirs: append(append([]string(nil), extract.DefaultExcludeDirs...), ov.o.Exclude...),
 		MaxFileSize: ov.o.MaxFileSize,
 	}
+	// A worktree's first extraction starts from the main worktree's
+	// cache: without it every file is extracted and applied again.
+	if _, err := extract.SeedCache(opts.CacheDir, folder, indexing.CacheDir(ov.st.Dir(), main), main); err != nil {
+		ov.log.Debug("the worktree's extract cache was not seeded from the main worktree's", "err", err)
+	}
 	var (
 		batch   []graph.FileExtracted
 		removed []string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -294,5 +295,45 @@ func TestService_ClaimDerivesFootprint(t *testing.T) {
 	}
 	if got := svc.Status().Tasks; len(got) != 0 {
 		t.Fatalf("followed after release: %v", got)
+	}
+}
+
+// A worktree's first sync starts from the main tree's extract cache: it
+// applies the changed file (and what depends on it), not every file of
+// the tree again.
+func TestOverlay_FirstSyncAppliesTheChangedFiles(t *testing.T) {
+	files := maps.Clone(demo)
+	files["util/u.go"] = "package util\n\nfunc U() int { return 5 }\n"
+	files["util/v.go"] = "package util\n\nfunc V() int { return U() }\n"
+	g := testutil.GitRepo(t, files)
+	ctx := context.Background()
+	st := openState(t, filepath.Join(g.Root, ".cos"), false)
+	ix, err := indexing.New(st, indexing.Options{Roots: []string{g.Root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.IndexWith(ctx, g.Root, indexing.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(t.TempDir(), "feat")
+	g.Run("worktree", "add", "-q", "-b", "feat", wt)
+	write(t, wt, "a.go", "package demo\n\nfunc B() int { return 1 }\n\nfunc A() int { return B() }\n\nfunc C() int { return B() + 1 }\n")
+	info, ok, err := worktree.Detect(ctx, wt)
+	if err != nil || !ok {
+		t.Fatalf("Detect(%s) = %v, %v", wt, ok, err)
+	}
+	ov, err := worktree.NewOverlay(openState(t, filepath.Join(g.Root, ".cos"), true), worktree.Options{Worktree: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ov.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Applied, "a.go") || slices.Contains(res.Applied, "util/u.go") || slices.Contains(res.Applied, "util/v.go") {
+		t.Fatalf("first sync applied %v, want a.go and nothing of package util", res.Applied)
+	}
+	if got := ov.Paths(); !slices.Equal(got, []string{"a.go"}) {
+		t.Fatalf("overlay paths = %v, want [a.go]", got)
 	}
 }

@@ -1,14 +1,21 @@
 // Command worktreebench measures worktree mode (package worktree) on a
 // real repository: it clones -repo into a temporary folder, indexes it,
 // adds -worktrees linked worktrees with -files changed Go files each (a
-// function added to each file; one of them calls an existing method), and
-// serves each worktree over the main tree's state folder as cos serve
-// does (an overlay kept current by its watcher). It reports the heap in
-// use (after runtime.GC) each state adds, and the median latency of reads
-// (references and impact of a symbol the worktrees change the callers of,
-// and of one they do not) through the tool runner, base vs worktree.
+// function added to each file; the first file, in the package -pkg, also
+// gets a caller of the method -changed), and serves each worktree over the
+// main tree's state folder as cos serve does (an overlay kept current by
+// its watcher).
+//
+// It reports the live heap (HeapAlloc after GC, once it stops moving) of
+// a base state and what each worktree state adds over it, per changed
+// file, beside the overlay's payload bytes and what its first sync
+// applied; then the median latency of reads (references and impact of the
+// changed method and of -unchanged, a method the worktrees leave alone)
+// through the tool runner, base vs each worktree, and the worst ratio.
+// -heapprofile writes heap profiles to compare with go tool pprof -base.
 //
 //	go run ./scripts/worktreebench -repo PATH_OR_URL [-worktrees 4 -files 20 -reads 50]
+//	go run ./scripts/worktreebench -repo XTOOLS_GIT -pkg go/ssa -changed Function.Name -unchanged Function.RelString
 package main
 
 import (
@@ -22,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strings"
@@ -43,12 +51,14 @@ func main() {
 	reads := flag.Int("reads", 50, "calls per read measured")
 	method := flag.String("changed", "Command.Name", "label (Type.method) of the method the worktrees add a caller to")
 	other := flag.String("unchanged", "Command.Execute", "label of a method they leave alone")
+	pkg := flag.String("pkg", ".", "folder (in the repository) of the package defining -changed: its files are changed first, then the repository's other Go files")
+	profile := flag.String("heapprofile", "", "folder to write heap profiles to (base.pprof after the base state, wtN.pprof after each worktree state; compare with go tool pprof -base)")
 	flag.Parse()
 	if *repo == "" {
 		fmt.Fprintln(os.Stderr, "worktreebench: -repo is required")
 		os.Exit(2)
 	}
-	if err := run(*repo, *n, *files, *reads, *method, *other, os.Stdout); err != nil {
+	if err := run(*repo, *pkg, *profile, *n, *files, *reads, *method, *other, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "worktreebench:", err)
 		os.Exit(1)
 	}
@@ -64,17 +74,37 @@ func git(dir string, args ...string) error {
 	return nil
 }
 
-// heap is the heap in use after a collection.
+// heap is the bytes of live heap objects after a collection (HeapAlloc:
+// HeapInuse also counts the free room in the spans in use, which moves by
+// a MiB from one collection to the next).
 func heap() uint64 {
 	runtime.GC()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapInuse
+	return m.HeapAlloc
 }
 
-func run(repo string, n, nfiles, reads int, method, other string, out io.Writer) error {
+// settled is heap once it stops moving: a state just opened fills its
+// search index and drops what that took in the background.
+func settled() uint64 {
+	h := heap()
+	for range 50 {
+		time.Sleep(100 * time.Millisecond)
+		h2 := heap()
+		if max(h, h2)-min(h, h2) < 32<<10 {
+			return h2
+		}
+		h = h2
+	}
+	return h
+}
+
+func run(repo, pkg, profile string, n, nfiles, reads int, method, other string, out io.Writer) error {
 	ctx := context.Background()
+	if profile != "" {
+		runtime.MemProfileRate = 4096 // fine enough to see a state's small parts
+	}
 	tmp, err := os.MkdirTemp("", "worktreebench-*")
 	if err != nil {
 		return err
@@ -112,7 +142,7 @@ func run(repo string, n, nfiles, reads int, method, other string, out io.Writer)
 	_ = st.Close(ctx)
 	fmt.Fprintf(out, "indexed %s: %d files in %.2fs\n", repo, rep.FilesSeen, time.Since(start).Seconds())
 
-	goFiles, err := goFilesOf(main)
+	goFiles, err := goFilesOf(main, pkg)
 	if err != nil {
 		return err
 	}
@@ -120,23 +150,29 @@ func run(repo string, n, nfiles, reads int, method, other string, out io.Writer)
 		return fmt.Errorf("%d Go files, fewer than -files %d", len(goFiles), nfiles)
 	}
 
-	h0 := heap()
+	h0 := settled()
 	base, err := open(false)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = base.Close(ctx) }()
-	firstHeap := int64(heap()) - int64(h0)
+	firstHeap := int64(settled()) - int64(h0)
 	// The first state also pays for what a process loads once (the
 	// extractors' tables, …): a second one is what each further state
 	// costs, the figure a worktree state compares with.
-	h1 := heap()
+	if err := writeProfile(profile, "base0"); err != nil {
+		return err
+	}
+	h1 := settled()
 	base2, err := open(false)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = base2.Close(ctx) }()
-	baseHeap := int64(heap()) - int64(h1)
+	baseHeap := int64(settled()) - int64(h1)
+	if err := writeProfile(profile, "base"); err != nil {
+		return err
+	}
 	baseR := tools.New(base, nil, tools.Options{})
 	changedUID, otherUID, err := uids(base, method, other)
 	caller, call, _ := strings.Cut(method, ".")
@@ -151,7 +187,10 @@ func run(repo string, n, nfiles, reads int, method, other string, out io.Writer)
 		r     *tools.Runner
 		heap  int64
 		files int
-		sync  time.Duration
+		// applied is how many files the first sync applied (the
+		// changed ones and any it extracted again with them).
+		applied int
+		sync    time.Duration
 	}
 	var wts []*wtState
 	runCtx, stop := context.WithCancel(ctx)
@@ -182,7 +221,7 @@ func run(repo string, n, nfiles, reads int, method, other string, out io.Writer)
 		if err != nil || !ok {
 			return fmt.Errorf("detect %s: %v, %v", dir, ok, err)
 		}
-		hb := heap()
+		hb := settled()
 		wst, err := open(true)
 		if err != nil {
 			return err
@@ -197,18 +236,34 @@ func run(repo string, n, nfiles, reads int, method, other string, out io.Writer)
 		if err != nil {
 			return err
 		}
-		w := &wtState{name: name, st: wst, svc: svc, r: tools.New(wst, nil, tools.Options{Worktree: svc}), files: res.Files, sync: time.Since(t0)}
-		w.heap = int64(heap()) - int64(hb)
+		w := &wtState{name: name, st: wst, svc: svc, r: tools.New(wst, nil, tools.Options{Worktree: svc}), files: res.Files, applied: len(res.Applied), sync: time.Since(t0)}
+		w.heap = int64(settled()) - int64(hb)
+		if err := writeProfile(profile, name); err != nil {
+			return err
+		}
 		wg.Go(func() { svc.Run(runCtx) })
 		wts = append(wts, w)
 	}
 	time.Sleep(500 * time.Millisecond) // the watchers' first sync
 
-	fmt.Fprintf(out, "\nheap in use added (after GC), MiB:\n  first base state  %8.2f\n  base state        %8.2f\n", mib(firstHeap), mib(baseHeap))
+	fmt.Fprintf(out, "\nheap: live bytes after GC, once they settle (MiB)\n")
+	fmt.Fprintf(out, "  first state (with what a process loads once)  %8.2f\n", mib(firstHeap))
+	fmt.Fprintf(out, "  base state (a second state, the unit compared) %8.2f\n", mib(baseHeap))
+	fmt.Fprintf(out, "\n  %-6s %13s %10s %13s %12s %13s %13s\n", "state", "heap MiB", "added MiB", "added/file KiB", "files changed", "overlay KiB", "first sync")
+	var added []float64
 	for _, w := range wts {
-		fmt.Fprintf(out, "  %-6s state      %8.2f  (%+.2f MiB over base; overlay %d files, %.1f KiB of payloads; first sync %.0f ms)\n",
-			w.name, mib(w.heap), mib(w.heap-baseHeap), w.files, float64(w.svc.Overlay().Bytes())/1024, float64(w.sync.Microseconds())/1000)
+		d := w.heap - baseHeap
+		added = append(added, mib(d))
+		perFile := 0.0
+		if w.files > 0 {
+			perFile = float64(d) / 1024 / float64(w.files)
+		}
+		fmt.Fprintf(out, "  %-6s %13.2f %+10.2f %+13.1f %12d %13.1f  %5.0f ms, %d files applied\n",
+			w.name, mib(w.heap), mib(d), perFile, w.files, float64(w.svc.Overlay().Bytes())/1024, float64(w.sync.Microseconds())/1000, w.applied)
 	}
+	slices.Sort(added)
+	fmt.Fprintf(out, "  summary: base %.2f MiB; each worktree with %d changed files adds %+.2f MiB (median; %.1f%% of base)\n",
+		mib(baseHeap), nfiles, added[len(added)/2], 100*added[len(added)/2]/mib(baseHeap))
 
 	type read struct{ name, tool, args string }
 	rs := []read{
@@ -217,7 +272,7 @@ func run(repo string, n, nfiles, reads int, method, other string, out io.Writer)
 		{"references " + other + " (unchanged)", "cos_graph_references", fmt.Sprintf(`{"uid": %q}`, otherUID)},
 		{"impact " + other + " (unchanged)", "cos_graph_impact", fmt.Sprintf(`{"uid": %q, "depth": 2}`, otherUID)},
 	}
-	fmt.Fprintf(out, "\nread latency, median of %d calls (µs): base | %s | worst ratio\n", reads, strings.Join(names(len(wts)), " | "))
+	fmt.Fprintf(out, "\nread latency, median of %d calls (µs): base | %s | worst worktree/base\n", reads, strings.Join(names(len(wts)), " | "))
 	runners := []*tools.Runner{baseR}
 	for _, w := range wts {
 		runners = append(runners, w.r)
@@ -236,6 +291,24 @@ func run(repo string, n, nfiles, reads int, method, other string, out io.Writer)
 		fmt.Fprintf(out, "%s | %.2fx  (count base %d, worktrees %v)\n", line, worst, counts[0], counts[1:])
 	}
 	return nil
+}
+
+// writeProfile writes the heap profile to folder/name.pprof, after a
+// collection; nothing when folder is empty.
+func writeProfile(folder, name string) error {
+	if folder == "" {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(folder, name+".pprof"))
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func names(n int) []string {
@@ -259,7 +332,11 @@ func medians(ctx context.Context, rs []*tools.Runner, tool, args string, n int) 
 	ds := make([][]time.Duration, len(rs))
 	counts := make([]int, len(rs))
 	for i := -warmUp; i < n; i++ {
-		for j, r := range rs {
+		for k := range rs {
+			// The runners take turns in a rotating order: none
+			// always runs first (after the others' garbage).
+			j := (k + i + warmUp) % len(rs)
+			r := rs[j]
 			t0 := time.Now()
 			env := r.Call(ctx, tool, json.RawMessage(args), envelope.Options{})
 			d := time.Since(t0)
@@ -318,24 +395,48 @@ func uids(st *state.State, method, other string) (string, string, error) {
 	return a, b, nil
 }
 
-// goFilesOf lists the non-test Go files of the package at the top of dir
-// and, after them, its test files: edits that stay in one package.
-func goFilesOf(dir string) ([]string, error) {
-	es, err := os.ReadDir(dir)
+// goFilesOf lists, relative to dir, the non-test Go files of the package
+// in dir/pkg, then its test files, then the other Go files under dir
+// (outside testdata and hidden folders), sorted: the first ones edit the
+// package defining the changed method.
+func goFilesOf(dir, pkg string) ([]string, error) {
+	pkg = filepath.Clean(pkg)
+	var src, tests, rest []string
+	err := filepath.WalkDir(dir, func(path string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if path != dir && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		switch {
+		case filepath.Dir(rel) != pkg:
+			rest = append(rest, rel)
+		case strings.HasSuffix(name, "_test.go"):
+			tests = append(tests, rel)
+		default:
+			src = append(src, rel)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	var src, tests []string
-	for _, e := range es {
-		switch n := e.Name(); {
-		case e.IsDir() || !strings.HasSuffix(n, ".go"):
-		case strings.HasSuffix(n, "_test.go"):
-			tests = append(tests, n)
-		default:
-			src = append(src, n)
-		}
+	if len(src) == 0 {
+		return nil, fmt.Errorf("no Go files in -pkg %s", pkg)
 	}
-	return append(src, tests...), nil
+	return slices.Concat(src, tests, rest), nil
 }
 
 func appendTo(path, text string) error {
