@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/pagecursor"
 	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/query"
 )
@@ -149,13 +150,17 @@ func coordinationOf(ctx context.Context, c *Call, t tasks.Task) coordAnswer {
 const overlapCursorPrefix = "o."
 
 // boardCursorIn returns the board's cursor of the cursor argument, or
-// STALE_CURSOR when it was issued with another `overlapping`.
+// STALE_CURSOR when it was issued with another `overlapping`. A cursor
+// that is no cursor at all goes on to the board, which says so (E_CURSOR).
 func boardCursorIn(cursor string, overlapping bool) (string, error) {
 	if cursor == "" {
 		return "", nil
 	}
 	inner, marked := strings.CutPrefix(cursor, overlapCursorPrefix)
 	if marked != overlapping {
+		if _, err := pagecursor.Decode(inner); err != nil {
+			return inner, nil
+		}
 		return "", staleCursor("the cursor belongs to another filter")
 	}
 	return inner, nil

@@ -134,6 +134,9 @@ func TestTaskCoord_BoardOverlappingFilter(t *testing.T) {
 	}
 	cur := e.Data["next_cursor"].(string)
 	failEnv(t, call(t, s, "cos_task_board", fmt.Sprintf(`{"limit":1,"cursor":%q}`, cur)), "STALE_CURSOR", "cursor of another filter")
+	// Garbage is malformed, not stale, with or without overlapping.
+	failEnv(t, call(t, s, "cos_task_board", `{"overlapping":true,"cursor":"garbage!!"}`), "E_CURSOR", "garbage cursor, overlapping")
+	failEnv(t, call(t, s, "cos_task_board", `{"cursor":"o.garbage!!"}`), "E_CURSOR", "marked garbage cursor")
 	e = okEnv(t, call(t, s, "cos_task_board", fmt.Sprintf(`{"overlapping":true,"limit":1,"cursor":%q}`, cur)), "page 2")
 	if got := rowsOf(e); len(got) != 1 || got["TASK-003"] == nil {
 		t.Fatalf("page 2 = %v", got)
