@@ -25,6 +25,11 @@ const (
 	// taskGetNotices is how many changes under the task it lists, newest
 	// first.
 	taskGetNotices = 20
+	// overlapsListed is how many overlaps a task write and cos_task_get
+	// list, closest first: each carries up to query.MaxSharedListed shared
+	// symbols, so a footprint that meets every task would otherwise
+	// outgrow the envelope. overlap_count counts them all.
+	overlapsListed = 10
 )
 
 // touchesParam is the touches argument of cos_task_create and
@@ -72,14 +77,14 @@ func taskWriteData() Fields {
 	return f
 }
 
-// overlapsOf returns the overlaps of task id in the current view (c.V),
-// [] when none.
-func overlapsOf(ctx context.Context, c *Call, id string) []query.Overlap {
+// overlapsOf returns the closest overlapsListed overlaps of task id in the
+// current view (c.V), [] when none, and how many there are.
+func overlapsOf(ctx context.Context, c *Call, id string) ([]query.Overlap, int) {
 	o := query.Overlaps(ctx, c.V.Graph, c.V.Board, id)
 	if o == nil {
 		o = []query.Overlap{}
 	}
-	return o
+	return o[:min(len(o), overlapsListed)], len(o)
 }
 
 // derivedAnswer is a task's derived footprint as cos_task_get shows it
@@ -115,6 +120,7 @@ type coordAnswer struct {
 	Footprint       footprintAnswer `json:"footprint"`
 	ReachCount      int             `json:"reach_count"`
 	Overlaps        []query.Overlap `json:"overlaps"`
+	OverlapCount    int             `json:"overlap_count"`
 	ChangedUnderYou changesAnswer   `json:"changed_under_you"`
 }
 
@@ -141,7 +147,8 @@ func coordinationOf(ctx context.Context, c *Call, t tasks.Task) coordAnswer {
 	if notices == nil {
 		notices = []query.Notice{}
 	}
-	return coordAnswer{Footprint: fp, ReachCount: reach, Overlaps: overlapsOf(ctx, c, t.ID),
+	overlaps, overlapCount := overlapsOf(ctx, c, t.ID)
+	return coordAnswer{Footprint: fp, ReachCount: reach, Overlaps: overlaps, OverlapCount: overlapCount,
 		ChangedUnderYou: changesAnswer{Notices: notices, Total: total, Dropped: dropped}}
 }
 

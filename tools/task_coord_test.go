@@ -251,3 +251,29 @@ func TestTaskCoord_TouchesChangeByReclaimAndPatch(t *testing.T) {
 	}
 	failEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","patch":{"touches":["/abs/x.go"]}}`), "E_ARGUMENT", "absolute touches")
 }
+
+// A footprint that meets many tasks lists the closest overlapsListed of
+// them and counts them all, so the answer stays within the envelope.
+func TestTaskCoord_ManyOverlapsListedClosestFirst(t *testing.T) {
+	s, _ := coordServer(t)
+	n := overlapsListed + 3
+	for i := range n {
+		createTask(t, s, fmt.Sprintf(`{"title":"t%d","touches":["a.go"]}`, i))
+	}
+	e := okEnv(t, call(t, s, "cos_task_create", `{"title":"wide","touches":["*.go"]}`), "create wide")
+	if got := overlapsIn(t, e.Data["overlaps"]); len(got) != overlapsListed || e.Data["overlap_count"] != float64(n) {
+		t.Fatalf("create: %d overlaps listed, overlap_count %v; want %d of %d", len(got), e.Data["overlap_count"], overlapsListed, n)
+	}
+	if e.Data["meta"].(map[string]any)["truncated"] != false {
+		t.Fatalf("create answer was trimmed: %v", e.Data["meta"])
+	}
+	id := taskOf(t, e).ID
+	c := coordOf(t, okEnv(t, call(t, s, "cos_task_get", fmt.Sprintf(`{"task_id":%q}`, id)), "get wide"))
+	if len(c.Overlaps) != overlapsListed || c.OverlapCount != n || c.Overlaps[0].TaskID != "TASK-001" {
+		t.Fatalf("get: %d overlaps listed (first %s), overlap_count %d; want %d of %d", len(c.Overlaps), c.Overlaps[0].TaskID, c.OverlapCount, overlapsListed, n)
+	}
+	one := okEnv(t, call(t, s, "cos_task_create", `{"title":"alone"}`), "create alone")
+	if _, ok := one.Data["overlap_count"]; ok {
+		t.Fatalf("overlap_count given without overlaps: %v", one.Data)
+	}
+}
