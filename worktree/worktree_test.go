@@ -296,3 +296,33 @@ func TestService_ClaimDerivesFootprint(t *testing.T) {
 		t.Fatalf("followed after release: %v", got)
 	}
 }
+
+// A footprint is derived from the worktree as it is on disk, not from an
+// overlay that has not caught up yet (the watcher's sync still running):
+// a new function is among its symbols without an explicit Sync first.
+func TestFootprints_DeriveReadsTheDisk(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	info, _, err := worktree.Detect(ctx, f.wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wst := openState(t, filepath.Join(f.main, ".cos"), true)
+	svc, err := worktree.NewService(ctx, wst, worktree.Options{Worktree: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write(t, f.wt, "d.go", "package demo\n\nfunc D() int { return 4 }\n\nfunc E() int { return 5 }\n")
+	fd, err := svc.Footprints().Derive(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{uidOf(t, wst, "C"), uidOf(t, wst, "E")}
+	slices.Sort(want)
+	if !slices.Equal(fd.Files, []string{"a.go", "d.go"}) || !slices.Equal(fd.Symbols, want) {
+		t.Fatalf("derived files %v, symbols %v; want [a.go d.go], %v", fd.Files, fd.Symbols, want)
+	}
+}
