@@ -120,6 +120,11 @@ func (a *app) resolveStateDir(cmd *cobra.Command) error {
 	if dir == "" {
 		dir = os.Getenv("COS_STATE_DIR")
 	}
+	if dir == "" && cmd.Name() == "index" {
+		if err := refuseIndexInWorktree(cmd.Context()); err != nil {
+			return err
+		}
+	}
 	if dir == "" && servesWorktree(cmd) {
 		wt, ok, err := detectWorktree(cmd.Context())
 		if err != nil {

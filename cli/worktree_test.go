@@ -230,3 +230,35 @@ func footprintEvents(t *testing.T, stateDir, id string) []tasks.FootprintDerived
 	}
 	return fds
 }
+
+// cos index in a linked worktree, with no state folder given, is refused
+// and names the main worktree (it wrote a ./.cos there that cos serve and
+// cos call in the worktree never read); with --state-dir it indexes.
+func TestIndex_Worktree_RefusedWithoutStateDir(t *testing.T) {
+	g := testutil.GitRepo(t, map[string]string{
+		"go.mod": "module example.com/demo\n\ngo 1.22\n",
+		"a.go":   "package demo\n\nfunc A() int { return 1 }\n",
+	})
+	wt := filepath.Join(t.TempDir(), "feat")
+	g.Run("worktree", "add", "-q", "-b", "feat", wt)
+	index := func(args ...string) (string, error) {
+		cmd := cosProcess(t, append([]string{"index", "--nats", "off"}, args...)...)
+		cmd.Dir = wt
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "COS_STATE_DIR=") })
+		var errb strings.Builder
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		return errb.String(), err
+	}
+	errs, err := index()
+	if err == nil || !strings.Contains(errs, "linked git worktree") || !strings.Contains(errs, g.Root) {
+		t.Fatalf("cos index in a worktree: err %v, stderr %q; want a refusal naming %s", err, errs, g.Root)
+	}
+	if _, err := os.Stat(filepath.Join(wt, ".cos")); !os.IsNotExist(err) {
+		t.Fatalf("the refused index left %s/.cos (%v)", wt, err)
+	}
+	own := filepath.Join(t.TempDir(), "own")
+	if errs, err := index("--state-dir", own); err != nil {
+		t.Fatalf("cos index --state-dir in a worktree: %v\n%s", err, errs)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/internal/pagecursor"
 	"github.com/cos-dev/cos/projections/tasks"
 	"github.com/cos-dev/cos/query"
 )
@@ -24,6 +25,11 @@ const (
 	// taskGetNotices is how many changes under the task it lists, newest
 	// first.
 	taskGetNotices = 20
+	// overlapsListed is how many overlaps a task write and cos_task_get
+	// list, closest first: each carries up to query.MaxSharedListed shared
+	// symbols, so a footprint that meets every task would otherwise
+	// outgrow the envelope. overlap_count counts them all.
+	overlapsListed = 10
 )
 
 // touchesParam is the touches argument of cos_task_create and
@@ -71,14 +77,14 @@ func taskWriteData() Fields {
 	return f
 }
 
-// overlapsOf returns the overlaps of task id in the current view (c.V),
-// [] when none.
-func overlapsOf(ctx context.Context, c *Call, id string) []query.Overlap {
+// overlapsOf returns the closest overlapsListed overlaps of task id in the
+// current view (c.V), [] when none, and how many there are.
+func overlapsOf(ctx context.Context, c *Call, id string) ([]query.Overlap, int) {
 	o := query.Overlaps(ctx, c.V.Graph, c.V.Board, id)
 	if o == nil {
 		o = []query.Overlap{}
 	}
-	return o
+	return o[:min(len(o), overlapsListed)], len(o)
 }
 
 // derivedAnswer is a task's derived footprint as cos_task_get shows it
@@ -114,6 +120,7 @@ type coordAnswer struct {
 	Footprint       footprintAnswer `json:"footprint"`
 	ReachCount      int             `json:"reach_count"`
 	Overlaps        []query.Overlap `json:"overlaps"`
+	OverlapCount    int             `json:"overlap_count"`
 	ChangedUnderYou changesAnswer   `json:"changed_under_you"`
 }
 
@@ -140,7 +147,8 @@ func coordinationOf(ctx context.Context, c *Call, t tasks.Task) coordAnswer {
 	if notices == nil {
 		notices = []query.Notice{}
 	}
-	return coordAnswer{Footprint: fp, ReachCount: reach, Overlaps: overlapsOf(ctx, c, t.ID),
+	overlaps, overlapCount := overlapsOf(ctx, c, t.ID)
+	return coordAnswer{Footprint: fp, ReachCount: reach, Overlaps: overlaps, OverlapCount: overlapCount,
 		ChangedUnderYou: changesAnswer{Notices: notices, Total: total, Dropped: dropped}}
 }
 
@@ -149,13 +157,17 @@ func coordinationOf(ctx context.Context, c *Call, t tasks.Task) coordAnswer {
 const overlapCursorPrefix = "o."
 
 // boardCursorIn returns the board's cursor of the cursor argument, or
-// STALE_CURSOR when it was issued with another `overlapping`.
+// STALE_CURSOR when it was issued with another `overlapping`. A cursor
+// that is no cursor at all goes on to the board, which says so (E_CURSOR).
 func boardCursorIn(cursor string, overlapping bool) (string, error) {
 	if cursor == "" {
 		return "", nil
 	}
 	inner, marked := strings.CutPrefix(cursor, overlapCursorPrefix)
 	if marked != overlapping {
+		if _, err := pagecursor.Decode(inner); err != nil {
+			return inner, nil
+		}
 		return "", staleCursor("the cursor belongs to another filter")
 	}
 	return inner, nil

@@ -134,6 +134,9 @@ func TestTaskCoord_BoardOverlappingFilter(t *testing.T) {
 	}
 	cur := e.Data["next_cursor"].(string)
 	failEnv(t, call(t, s, "cos_task_board", fmt.Sprintf(`{"limit":1,"cursor":%q}`, cur)), "STALE_CURSOR", "cursor of another filter")
+	// Garbage is malformed, not stale, with or without overlapping.
+	failEnv(t, call(t, s, "cos_task_board", `{"overlapping":true,"cursor":"garbage!!"}`), "E_CURSOR", "garbage cursor, overlapping")
+	failEnv(t, call(t, s, "cos_task_board", `{"cursor":"o.garbage!!"}`), "E_CURSOR", "marked garbage cursor")
 	e = okEnv(t, call(t, s, "cos_task_board", fmt.Sprintf(`{"overlapping":true,"limit":1,"cursor":%q}`, cur)), "page 2")
 	if got := rowsOf(e); len(got) != 1 || got["TASK-003"] == nil {
 		t.Fatalf("page 2 = %v", got)
@@ -247,4 +250,30 @@ func TestTaskCoord_TouchesChangeByReclaimAndPatch(t *testing.T) {
 		t.Fatalf("create's overlaps = %+v, want TASK-001 sharing Helper", got)
 	}
 	failEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","patch":{"touches":["/abs/x.go"]}}`), "E_ARGUMENT", "absolute touches")
+}
+
+// A footprint that meets many tasks lists the closest overlapsListed of
+// them and counts them all, so the answer stays within the envelope.
+func TestTaskCoord_ManyOverlapsListedClosestFirst(t *testing.T) {
+	s, _ := coordServer(t)
+	n := overlapsListed + 3
+	for i := range n {
+		createTask(t, s, fmt.Sprintf(`{"title":"t%d","touches":["a.go"]}`, i))
+	}
+	e := okEnv(t, call(t, s, "cos_task_create", `{"title":"wide","touches":["*.go"]}`), "create wide")
+	if got := overlapsIn(t, e.Data["overlaps"]); len(got) != overlapsListed || e.Data["overlap_count"] != float64(n) {
+		t.Fatalf("create: %d overlaps listed, overlap_count %v; want %d of %d", len(got), e.Data["overlap_count"], overlapsListed, n)
+	}
+	if e.Data["meta"].(map[string]any)["truncated"] != false {
+		t.Fatalf("create answer was trimmed: %v", e.Data["meta"])
+	}
+	id := taskOf(t, e).ID
+	c := coordOf(t, okEnv(t, call(t, s, "cos_task_get", fmt.Sprintf(`{"task_id":%q}`, id)), "get wide"))
+	if len(c.Overlaps) != overlapsListed || c.OverlapCount != n || c.Overlaps[0].TaskID != "TASK-001" {
+		t.Fatalf("get: %d overlaps listed (first %s), overlap_count %d; want %d of %d", len(c.Overlaps), c.Overlaps[0].TaskID, c.OverlapCount, overlapsListed, n)
+	}
+	one := okEnv(t, call(t, s, "cos_task_create", `{"title":"alone"}`), "create alone")
+	if _, ok := one.Data["overlap_count"]; ok {
+		t.Fatalf("overlap_count given without overlaps: %v", one.Data)
+	}
 }

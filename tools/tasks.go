@@ -43,6 +43,9 @@ type taskAnswer struct {
 	// Overlaps are the other active tasks whose code meets this one's, in
 	// the same view as Task ([] when none).
 	Overlaps []query.Overlap `json:"overlaps"`
+	// OverlapCount counts the overlaps when there are any; Overlaps lists
+	// the closest of them.
+	OverlapCount int `json:"overlap_count,omitempty"`
 }
 
 // boardRow is one task of a board page: everything but the description
@@ -234,10 +237,11 @@ func readBackTask(ctx context.Context, c *Call, id string, r eventlog.Receipt) (
 		t        tasks.Task
 		ok       bool
 		overlaps []query.Overlap
+		count    int
 	)
 	if err := c.ReadBack(ctx, r.LastSeq, func() {
 		if t, ok = c.V.Board.Get(id); ok {
-			overlaps = overlapsOf(ctx, c, id)
+			overlaps, count = overlapsOf(ctx, c, id)
 		}
 	}); err != nil {
 		return nil, envelope.ToolMeta{}, err
@@ -245,7 +249,7 @@ func readBackTask(ctx context.Context, c *Call, id string, r eventlog.Receipt) (
 	if !ok {
 		return nil, envelope.ToolMeta{}, fmt.Errorf("task %s: committed at seq %d but not on the board", id, r.LastSeq)
 	}
-	return taskAnswer{Task: t, Seq: r.LastSeq, Replayed: r.Replayed, Overlaps: overlaps}, envelope.ToolMeta{}, nil
+	return taskAnswer{Task: t, Seq: r.LastSeq, Replayed: r.Replayed, Overlaps: overlaps, OverlapCount: count}, envelope.ToolMeta{}, nil
 }
 
 // taskIDArg validates the task_id argument.
@@ -503,7 +507,8 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p *event
 			err     error
 			taskRev uint64
 			// overlaps are the answer of a noop, read with it.
-			overlaps []query.Overlap
+			overlaps     []query.Overlap
+			overlapCount int
 		)
 		if verr := freshView(ctx, c, func() {
 			t, noop, err = check()
@@ -511,7 +516,7 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p *event
 			// dependency changes, which live in tasks.RelationsStream.
 			taskRev, _, _ = c.V.Board.Revisions(id)
 			if noop && err == nil {
-				overlaps = overlapsOf(ctx, c, id)
+				overlaps, overlapCount = overlapsOf(ctx, c, id)
 			}
 		}); verr != nil {
 			return nil, envelope.ToolMeta{}, verr
@@ -520,7 +525,7 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p *event
 			return nil, envelope.ToolMeta{}, err
 		}
 		if noop {
-			return taskAnswer{Task: t, Overlaps: overlaps}, envelope.ToolMeta{}, nil
+			return taskAnswer{Task: t, Overlaps: overlaps, OverlapCount: overlapCount}, envelope.ToolMeta{}, nil
 		}
 		recs, err := c.Append(ctx, eventlog.AppendRequest{Stream: tasks.StreamOf(id), Events: []eventlog.Payload{*p},
 			RequestID: rid, Expect: eventlog.AtRevision(taskRev)})

@@ -42,8 +42,14 @@ func (r *Runner) readWorktree(ctx context.Context, c *Call) (data any, tm envelo
 		c.files = nil
 		data, tm, err = c.Tool.Handler(ctx, c)
 	})
-	if serr != nil && err == nil {
-		tm.Warnings = append(tm.Warnings, "the worktree's changed files could not be read into the graph: "+serr.Error())
+	if serr != nil {
+		why := "the worktree's changed files could not be read into the graph: " + serr.Error()
+		if err == nil {
+			tm.Warnings = append(tm.Warnings, why)
+		}
+		// A not-found says why the graph could not answer (the main
+		// worktree not indexed, say), as a read in the main tree does.
+		err = notFoundBecause(err, why, false)
 	}
 	return data, tm, err, rerr
 }

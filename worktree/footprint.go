@@ -161,13 +161,14 @@ func same(prev, fd tasks.FootprintDerived, assignee string) bool {
 func (fp *Footprints) Derive(ctx context.Context) (tasks.FootprintDerived, error) {
 	wt := fp.ov.Worktree()
 	fd := tasks.FootprintDerived{Worktree: wt.Name}
-	root, ok := fp.ov.Root()
-	if !ok {
-		if _, err := fp.ov.Sync(ctx); err != nil {
-			return fd, err
-		}
-		root, _ = fp.ov.Root()
+	// Sync first, always: the overlay may lag the disk (a watcher's sync
+	// still running holds the root already, not yet the files), and a
+	// footprint read from it names the diff's files without their symbols.
+	// Sync waits for a running one and extracts only what still differs.
+	if _, err := fp.ov.Sync(ctx); err != nil {
+		return fd, err
 	}
+	root, _ := fp.ov.Root()
 	head, err := gitfiles.Head(ctx, wt.Folder)
 	if err != nil {
 		return fd, err

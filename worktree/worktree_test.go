@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cos-dev/cos/bus"
@@ -335,5 +336,59 @@ func TestOverlay_FirstSyncAppliesTheChangedFiles(t *testing.T) {
 	}
 	if got := ov.Paths(); !slices.Equal(got, []string{"a.go"}) {
 		t.Fatalf("overlay paths = %v, want [a.go]", got)
+	}
+}
+
+// A footprint is derived from the worktree as it is on disk, not from an
+// overlay that has not caught up yet (the watcher's sync still running):
+// a new function is among its symbols without an explicit Sync first.
+func TestFootprints_DeriveReadsTheDisk(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	info, _, err := worktree.Detect(ctx, f.wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wst := openState(t, filepath.Join(f.main, ".cos"), true)
+	svc, err := worktree.NewService(ctx, wst, worktree.Options{Worktree: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write(t, f.wt, "d.go", "package demo\n\nfunc D() int { return 4 }\n\nfunc E() int { return 5 }\n")
+	fd, err := svc.Footprints().Derive(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{uidOf(t, wst, "C"), uidOf(t, wst, "E")}
+	slices.Sort(want)
+	if !slices.Equal(fd.Files, []string{"a.go", "d.go"}) || !slices.Equal(fd.Symbols, want) {
+		t.Fatalf("derived files %v, symbols %v; want [a.go d.go], %v", fd.Files, fd.Symbols, want)
+	}
+}
+
+// A graph read in a worktree of a main tree never indexed finds nothing
+// and says why (index the main tree), not only "no node matches".
+func TestService_MainNotIndexed_ReadSaysWhy(t *testing.T) {
+	g := testutil.GitRepo(t, demo)
+	wt := filepath.Join(t.TempDir(), "feat")
+	g.Run("worktree", "add", "-q", "-b", "feat", wt)
+	ctx := context.Background()
+	info, _, err := worktree.Detect(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wst := openState(t, filepath.Join(g.Root, ".cos"), true)
+	svc, err := worktree.NewService(ctx, wst, worktree.Options{Worktree: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tools.New(wst, nil, tools.Options{Worktree: svc})
+	env := r.Call(ctx, "cos_graph_resolve", json.RawMessage(`{"q":"A"}`), envelope.Options{})
+	if env.OK() || env.Err().Code != envelope.CodeNotFound || !strings.Contains(env.Err().Message, "not indexed") ||
+		!strings.Contains(env.Err().Message, g.Root) {
+		t.Fatalf("resolve in a worktree of a main tree never indexed: %s; want E_NOT_FOUND saying %s is not indexed", env.JSON(), g.Root)
 	}
 }

@@ -309,3 +309,27 @@ func TestMatchTouch(t *testing.T) {
 		}
 	}
 }
+
+// An entry written "./a.go" or "a//b/" names what "a.go" and "a/b/" name:
+// it is stored cleaned, so it matches the graph's paths; a glob that ends
+// in '/' names no file and is refused, as is a '\' (named as such).
+func TestParseTouches_Cleaned(t *testing.T) {
+	got, err := ParseTouches(json.RawMessage(`["./command.go", "a//b/", "./", "./*.go", "x/./y.go", "command.go", "code:function:./a.go::F"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"command.go", "a/b/", ".", "*.go", "x/y.go", "code:function:./a.go::F"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("touches = %q, want %q", got, want)
+	}
+	if !MatchTouch(got[0], "command.go") {
+		t.Fatalf("%q does not match command.go", got[0])
+	}
+	for bad, why := range map[string]string{`["**/"]`: "trailing '/'", `["a\\b.go"]`: `'\' is not a separator`} {
+		_, err := ParseTouches(json.RawMessage(bad))
+		var ae *ArgumentError
+		if !errors.As(err, &ae) || !strings.Contains(ae.Fields[0].Hint, why) {
+			t.Errorf("touches %s: %v, want a hint naming %s", bad, err, why)
+		}
+	}
+}

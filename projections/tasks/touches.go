@@ -69,7 +69,31 @@ func parseTouches(v json.RawMessage, field, example string) ([]string, *FieldErr
 		}
 		return nil, &FieldError{Field: field, Got: clip(v), Legal: touchesLegal(), Hint: hint, Example: example}
 	}
-	return l, nil
+	out := make([]string, 0, len(l))
+	for _, it := range l {
+		if KindOfTouch(it) == TouchGlob && strings.HasSuffix(it, "/") {
+			hint := fmt.Sprintf(`entry %q: a glob names files; drop the trailing '/' ("dir/**" names all under dir)`, it)
+			return nil, &FieldError{Field: field, Got: clip(v), Legal: touchesLegal(), Hint: hint, Example: example}
+		}
+		if it = cleanTouch(it); !slices.Contains(out, it) {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// cleanTouch writes a path or glob entry the way the graph writes paths
+// ("./a//b.go" is "a/b.go"), so that it matches them; a folder keeps its
+// trailing '/'. A uid is left as given.
+func cleanTouch(s string) string {
+	if KindOfTouch(s) == TouchUID {
+		return s
+	}
+	c := path.Clean(s)
+	if strings.HasSuffix(s, "/") && c != "." {
+		c += "/"
+	}
+	return c
 }
 
 // validTouch returns why s is not a legal touches entry, or "".
@@ -85,7 +109,10 @@ func validTouch(s string) string {
 	if KindOfTouch(s) == TouchUID {
 		return ""
 	}
-	if strings.HasPrefix(s, "/") || strings.Contains(s, `\`) || (len(s) > 1 && s[1] == ':') {
+	if strings.Contains(s, `\`) {
+		return `'\' is not a separator; paths are repo-relative with '/'`
+	}
+	if strings.HasPrefix(s, "/") || (len(s) > 1 && s[1] == ':') {
 		return "absolute; paths are repo-relative with '/'"
 	}
 	if slices.Contains(strings.Split(s, "/"), "..") {
