@@ -3,6 +3,7 @@ package worktree
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -54,12 +55,7 @@ func (fp *Footprints) Claimed(id, assignee string) {
 func (fp *Footprints) Tasks() []string {
 	fp.mu.Lock()
 	defer fp.mu.Unlock()
-	out := make([]string, 0, len(fp.claims))
-	for id := range fp.claims {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(fp.claims))
 }
 
 // Resume follows again the active tasks whose derived footprint names this

@@ -114,12 +114,7 @@ func (ov *Overlay) Worktree() Info { return ov.o.Worktree }
 func (ov *Overlay) Paths() []string {
 	ov.mu.Lock()
 	defer ov.mu.Unlock()
-	out := make([]string, 0, len(ov.files))
-	for p := range ov.files {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(ov.files))
 }
 
 // Bytes returns the size of the payloads the overlay keeps to apply again
