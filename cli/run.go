@@ -113,8 +113,9 @@ func (a *app) rootCommand() *cobra.Command {
 }
 
 // resolveStateDir applies --state-dir, else $COS_STATE_DIR, else ./.cos
-// (for cos serve and cos call in a linked git worktree: the main
-// worktree's .cos, in worktree mode), and makes it absolute.
+// — in a linked git worktree the main worktree's .cos (for cos serve and
+// cos call in worktree mode; cos index is refused there) — and makes it
+// absolute.
 func (a *app) resolveStateDir(cmd *cobra.Command) error {
 	dir := a.stateDir
 	if dir == "" {
@@ -125,14 +126,18 @@ func (a *app) resolveStateDir(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	if dir == "" && servesWorktree(cmd) {
+	if dir == "" {
+		// In a linked worktree every command reads and writes the main
+		// tree's state; serve and call also lay the worktree over it.
 		wt, ok, err := detectWorktree(cmd.Context())
-		if err != nil {
+		if err != nil && servesWorktree(cmd) {
 			return &exitError{code: ExitError, err: err}
 		}
 		if ok {
-			a.worktree = &wt
 			dir = filepath.Join(wt.Main, ".cos")
+			if servesWorktree(cmd) {
+				a.worktree = &wt
+			}
 		}
 	}
 	if dir == "" {

@@ -15,10 +15,11 @@ import (
 // with neither --state-dir nor $COS_STATE_DIR, use the main worktree's
 // state folder and answer for the worktree — its changed files over the
 // shared graph, in this process only, never appended to the log
-// (package worktree). Other commands keep ./.cos: cos index there would
-// add the worktree to the shared graph as a root of its own, so it is
-// refused unless a state folder is given (a ./.cos of the worktree's own
-// would be a state no server there reads).
+// (package worktree). Other commands read and write the main worktree's
+// state as it is (cos log head, cos replay, cos verify, …), except cos
+// index: it would add the worktree to the shared graph as a root of its
+// own, so it is refused unless a state folder is given (a ./.cos of the
+// worktree's own would be a state no server there reads).
 
 // servesWorktree reports whether cmd runs in worktree mode when started
 // in a linked worktree.

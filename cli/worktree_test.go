@@ -262,3 +262,41 @@ func TestIndex_Worktree_RefusedWithoutStateDir(t *testing.T) {
 		t.Fatalf("cos index --state-dir in a worktree: %v\n%s", err, errs)
 	}
 }
+
+// Commands other than serve, call and index, run in a linked worktree
+// with no state folder given, read the main tree's state: the log head of
+// the worktree is the main tree's.
+func TestLogHead_Worktree_ReadsTheMainState(t *testing.T) {
+	g := testutil.GitRepo(t, map[string]string{
+		"go.mod": "module example.com/demo\n\ngo 1.22\n",
+		"a.go":   "package demo\n\nfunc A() int { return 1 }\n",
+	})
+	head := func(dir string) string {
+		cmd := cosProcess(t, "log", "head", "--json")
+		cmd.Dir = dir
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "COS_STATE_DIR=") })
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("cos log head in %s: %v", dir, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	idx := cosProcess(t, "index", "--nats", "off", "--no-progress", ".")
+	idx.Dir = g.Root
+	idx.Env = slices.DeleteFunc(idx.Env, func(e string) bool { return strings.HasPrefix(e, "COS_STATE_DIR=") })
+	if out, err := idx.CombinedOutput(); err != nil {
+		t.Fatalf("cos index: %v\n%s", err, out)
+	}
+	wt := filepath.Join(t.TempDir(), "feat")
+	g.Run("worktree", "add", "-q", "-b", "feat", wt)
+	main, inWT := head(g.Root), head(wt)
+	if main == "" || !strings.Contains(main, `"seq":`) || strings.Contains(main, `"seq":0`) {
+		t.Fatalf("cos log head in the main tree: %s", main)
+	}
+	if inWT != main {
+		t.Fatalf("cos log head in the worktree: %s, in the main tree %s", inWT, main)
+	}
+	if _, err := os.Stat(filepath.Join(wt, ".cos")); !os.IsNotExist(err) {
+		t.Fatalf("cos log head made %s/.cos (%v)", wt, err)
+	}
+}
