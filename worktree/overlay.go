@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -39,6 +40,10 @@ type Options struct {
 // ErrNotIndexed is returned by Sync when the graph holds no index of the
 // main worktree's folder: there is no base to overlay.
 var ErrNotIndexed = errors.New("the main worktree is not indexed")
+
+// ErrWorktreeGone is returned by Sync when the worktree's folder is no
+// longer a git worktree; the overlay stays as it was.
+var ErrWorktreeGone = errors.New("the worktree's folder is gone")
 
 // Overlay keeps the files of a worktree that differ from the shared graph
 // over this process's graph projection, outside the log.
@@ -154,7 +159,7 @@ type SyncResult struct {
 // only. A file back to the log's content is applied once more and leaves
 // the overlay.
 //
-// Errors: ErrNotIndexed, the extraction's, ctx's.
+// Errors: ErrNotIndexed, ErrWorktreeGone, the extraction's, ctx's.
 func (ov *Overlay) Sync(ctx context.Context) (SyncResult, error) {
 	ov.syncMu.Lock()
 	defer ov.syncMu.Unlock()
@@ -205,12 +210,20 @@ func (ov *Overlay) Sync(ctx context.Context) (SyncResult, error) {
 		batch   []graph.FileExtracted
 		removed []string
 	)
+	if err := present(folder); err != nil {
+		return SyncResult{}, err
+	}
 	if _, err := extract.Run(ctx, folder, opts, previous, func(b []graph.FileExtracted, r []string) error {
 		batch = append(batch, b...)
 		removed = append(removed, r...)
 		return nil
 	}); err != nil {
 		return SyncResult{}, fmt.Errorf("extract the worktree %s: %w", folder, err)
+	}
+	// A worktree deleted while it was read reads as every file removed:
+	// keep the overlay as it was.
+	if err := present(folder); err != nil {
+		return SyncResult{}, err
 	}
 	indexing.InRoot(root.Name, batch, removed)
 	datas, packed := make([][]byte, len(batch)), make([][]byte, len(batch))
@@ -332,6 +345,15 @@ func (ov *Overlay) afterLog(g *projections.Graph, pos projections.Position, evs 
 		}
 		ov.apply(g, pos, p, f)
 	}
+}
+
+// present reports ErrWorktreeGone when folder is no longer a git
+// worktree (deleted, moved, or its .git link removed).
+func present(folder string) error {
+	if _, err := os.Stat(filepath.Join(folder, ".git")); err != nil {
+		return fmt.Errorf("%w: %s is no longer there (removed or moved); start cos in an existing worktree", ErrWorktreeGone, folder)
+	}
+	return nil
 }
 
 // resolve is p absolute with its symbolic links resolved, as the graph

@@ -3,6 +3,7 @@ package worktree_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -390,5 +391,41 @@ func TestService_MainNotIndexed_ReadSaysWhy(t *testing.T) {
 	if env.OK() || env.Err().Code != envelope.CodeNotFound || !strings.Contains(env.Err().Message, "not indexed") ||
 		!strings.Contains(env.Err().Message, g.Root) {
 		t.Fatalf("resolve in a worktree of a main tree never indexed: %s; want E_NOT_FOUND saying %s is not indexed", env.JSON(), g.Root)
+	}
+}
+
+// A worktree whose folder was deleted under a running server is said to
+// be gone, and the overlay keeps what it held: the files are not read as
+// removed.
+func TestOverlay_WorktreeGone(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	info, _, err := worktree.Detect(ctx, f.wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wst := openState(t, filepath.Join(f.main, ".cos"), true)
+	ov, err := worktree.NewOverlay(wst, worktree.Options{Worktree: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ov.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	held := ov.Paths()
+	if got := callersOf(t, wst, "B"); !slices.Equal(got, []string{"A", "C"}) {
+		t.Fatalf("callers of B in the worktree = %v, want [A C]", got)
+	}
+	if err := os.RemoveAll(f.wt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ov.Sync(ctx); !errors.Is(err, worktree.ErrWorktreeGone) || !strings.Contains(err.Error(), f.wt) {
+		t.Fatalf("sync of a deleted worktree: %v, want ErrWorktreeGone naming %s", err, f.wt)
+	}
+	if got := ov.Paths(); !slices.Equal(got, held) {
+		t.Fatalf("overlay after the worktree was deleted = %v, want %v", got, held)
+	}
+	if got := callersOf(t, wst, "B"); !slices.Equal(got, []string{"A", "C"}) {
+		t.Fatalf("callers of B after the worktree was deleted = %v, want [A C] as last read", got)
 	}
 }
