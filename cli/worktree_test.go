@@ -20,17 +20,25 @@ import (
 // answers from the main tree's state folder with the worktree's version
 // of a changed function, says so in cos_health, and appends nothing;
 // the same call in the main tree does not see the change.
-func TestCall_Worktree_ReadsItsChangedFiles(t *testing.T) {
-	g := testutil.GitRepo(t, map[string]string{
+// indexedWorktree is a git repository whose main tree is indexed into its
+// .cos (stateDir), with a linked worktree wt on branch feat.
+func indexedWorktree(t *testing.T) (g *testutil.Git, stateDir, wt string) {
+	t.Helper()
+	g = testutil.GitRepo(t, map[string]string{
 		"go.mod": "module example.com/demo\n\ngo 1.22\n",
 		"a.go":   "package demo\n\nfunc B() int { return 1 }\n\nfunc A() int { return B() }\n\nfunc C() int { return 2 }\n",
 	})
-	stateDir := filepath.Join(g.Root, ".cos")
+	stateDir = filepath.Join(g.Root, ".cos")
 	if code, _, errs := run(t, stateDir, "index", g.Root); code != 0 {
 		t.Fatalf("index: %d %s", code, errs)
 	}
-	wt := filepath.Join(t.TempDir(), "feat")
+	wt = filepath.Join(t.TempDir(), "feat")
 	g.Run("worktree", "add", "-q", "-b", "feat", wt)
+	return g, stateDir, wt
+}
+
+func TestCall_Worktree_ReadsItsChangedFiles(t *testing.T) {
+	g, stateDir, wt := indexedWorktree(t)
 	if err := os.WriteFile(filepath.Join(wt, "a.go"), []byte("package demo\n\nfunc B() int { return 1 }\n\nfunc A() int { return B() }\n\nfunc C() int { return B() + 1 }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -140,16 +148,7 @@ func logHead(t *testing.T, stateDir string) string {
 // claimed through it gets its footprint recorded within seconds.
 func TestServe_Worktree_WatchesAndDerivesFootprint(t *testing.T) {
 	t.Setenv("COS_STATE_DIR", "")
-	g := testutil.GitRepo(t, map[string]string{
-		"go.mod": "module example.com/demo\n\ngo 1.22\n",
-		"a.go":   "package demo\n\nfunc B() int { return 1 }\n\nfunc A() int { return B() }\n\nfunc C() int { return 2 }\n",
-	})
-	stateDir := filepath.Join(g.Root, ".cos")
-	if code, _, errs := run(t, stateDir, "index", g.Root); code != 0 {
-		t.Fatalf("index: %d %s", code, errs)
-	}
-	wt := filepath.Join(t.TempDir(), "feat")
-	g.Run("worktree", "add", "-q", "-b", "feat", wt)
+	_, stateDir, wt := indexedWorktree(t)
 	s := startStdioProcessIn(t, "worktree server", wt, "serve", "--nats", "off", "--stdio")
 	refs := `{"uid": "code:function:a.go::B", "kinds": ["calls"]}`
 	callers := func() []string {

@@ -60,6 +60,29 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
+// worktreeState detects the fixture's worktree and opens the main tree's
+// state as a worktree server does (no snapshots).
+func (f *fixture) worktreeState(t *testing.T) (worktree.Info, *state.State) {
+	t.Helper()
+	info, ok, err := worktree.Detect(context.Background(), f.wt)
+	if err != nil || !ok {
+		t.Fatalf("detect %s: %v (a worktree: %v)", f.wt, err, ok)
+	}
+	return info, openState(t, filepath.Join(f.main, ".cos"), true)
+}
+
+// service is the worktree mode of the fixture's worktree over the main
+// tree's state.
+func (f *fixture) service(t *testing.T) (*state.State, *worktree.Service) {
+	t.Helper()
+	info, wst := f.worktreeState(t)
+	svc, err := worktree.NewService(context.Background(), wst, worktree.Options{Worktree: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wst, svc
+}
+
 func openState(t *testing.T, dir string, overlay bool) *state.State {
 	t.Helper()
 	st, err := state.Open(context.Background(), state.Options{Dir: dir, NATS: bus.ModeOff, NoSnapshots: overlay, NoBackgroundSnapshots: true})
@@ -229,15 +252,7 @@ func snapshots(t *testing.T, main string) []string {
 func TestService_ClaimDerivesFootprint(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	info, _, err := worktree.Detect(ctx, f.wt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wst := openState(t, filepath.Join(f.main, ".cos"), true)
-	svc, err := worktree.NewService(ctx, wst, worktree.Options{Worktree: info})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wst, svc := f.service(t)
 	r := tools.New(wst, nil, tools.Options{Worktree: svc})
 	call := func(tool, args string) map[string]any {
 		t.Helper()
@@ -346,15 +361,7 @@ func TestOverlay_FirstSyncAppliesTheChangedFiles(t *testing.T) {
 func TestFootprints_DeriveReadsTheDisk(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	info, _, err := worktree.Detect(ctx, f.wt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wst := openState(t, filepath.Join(f.main, ".cos"), true)
-	svc, err := worktree.NewService(ctx, wst, worktree.Options{Worktree: info})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wst, svc := f.service(t)
 	if err := svc.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -400,11 +407,7 @@ func TestService_MainNotIndexed_ReadSaysWhy(t *testing.T) {
 func TestOverlay_WorktreeGone(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	info, _, err := worktree.Detect(ctx, f.wt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wst := openState(t, filepath.Join(f.main, ".cos"), true)
+	info, wst := f.worktreeState(t)
 	ov, err := worktree.NewOverlay(wst, worktree.Options{Worktree: info})
 	if err != nil {
 		t.Fatal(err)
