@@ -38,9 +38,12 @@ type Options struct {
 	Client string
 	// NoBackgroundSnapshots turns the background snapshot loop off (tests).
 	NoBackgroundSnapshots bool
-	// NoSnapshots writes no snapshot at all (Snapshot does nothing): a
-	// process that keeps changes of its own over the graph (SetGraphOverlay,
-	// a worktree's files) must not save them for others to load.
+	// NoSnapshots writes no snapshot at all (Snapshot does nothing) and
+	// keeps the search index in a temporary folder of its own, removed on
+	// Close: a process that keeps changes of its own over the graph
+	// (SetGraphOverlay, a worktree's files) must not save them where
+	// others load them — the search index is fed from this process's graph
+	// and its slot is reused by the next process.
 	NoSnapshots bool
 	// SearchFlushDelay is how long the search index may hold applied graph
 	// changes before writing them as one batch (search.Options.FlushDelay):

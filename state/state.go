@@ -212,9 +212,11 @@ func open(ctx context.Context, opts Options) (*State, error) {
 			s.logger.Error("the event log is damaged; serving the state before the damage, writes will be refused (cos verify --salvage writes a copy of every event that still verifies)", "err", err)
 		}
 		indexDir := filepath.Join(abs, SearchDir)
-		if !s.writable {
-			// No slot can be created in a read-only folder: index into a
-			// temporary folder, removed on Close.
+		if !s.writable || opts.NoSnapshots {
+			// No slot can be created in a read-only folder, and a process
+			// with an overlay must not leave its view in a slot the next
+			// process reuses: index into a temporary folder, removed on
+			// Close.
 			if s.tmpIndexDir, err = os.MkdirTemp("", "cos-ro-index-*"); err != nil {
 				return nil, err
 			}

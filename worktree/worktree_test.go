@@ -432,3 +432,38 @@ func TestOverlay_WorktreeGone(t *testing.T) {
 		t.Fatalf("callers of B after the worktree was deleted = %v, want [A C] as last read", got)
 	}
 }
+
+// The search index of a worktree server is its own: fed from a graph with
+// the worktree's files over it, it must not be left in a slot of the
+// state folder that the next process reuses. Here the main tree adds a
+// function to a file the worktree changed too; after the worktree server
+// has followed that index and closed, a new process of the main tree
+// still finds the function by the words of its name (the search index,
+// not the graph's exact labels).
+func TestService_SearchIndexStaysPrivate(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	wst, svc := f.service(t)
+	if err := svc.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write(t, f.main, "a.go", demo["a.go"]+"\nfunc AddedInMain() int { return 5 }\n")
+	ix, err := indexing.New(f.base, indexing.Options{Roots: []string{f.main}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.IndexWith(ctx, f.main, indexing.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := callersOf(t, wst, "B"); !slices.Equal(got, []string{"A", "C"}) {
+		t.Fatalf("the worktree server after the main index: callers of B = %v, want [A C]", got)
+	}
+	if err := wst.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	next := openState(t, filepath.Join(f.main, ".cos"), false)
+	env := tools.New(next, nil, tools.Options{}).Call(ctx, "cos_graph_resolve", json.RawMessage(`{"q":"added in main"}`), envelope.Options{})
+	if !env.OK() || !strings.Contains(string(env.JSON()), "code:function:a.go::AddedInMain") {
+		t.Fatalf("a process of the main tree after the worktree server closed: resolve \"added in main\" (a search by words) = %s", env.JSON())
+	}
+}
