@@ -243,8 +243,11 @@ func TestTaskCoord_TouchesChangeByReclaimAndPatch(t *testing.T) {
 	if o, ok := same.Data["overlaps"].([]any); !ok || len(o) != 0 {
 		t.Fatalf("noop claim overlaps = %#v, want []", same.Data["overlaps"])
 	}
-	// patch.touches replaces them; a second task on b.go now overlaps.
-	okEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","patch":{"touches":["a.go","b.go"]}}`), "patch touches")
+	// patch.touches of a claimed task is its holder's to change (or
+	// another's with force); it replaces them; a second task on b.go now
+	// overlaps.
+	failEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","assignee":"agent-2","patch":{"touches":["c.go"]}}`), "E_CLAIMED", "touches changed by another")
+	okEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","assignee":"agent-1","patch":{"touches":["a.go","b.go"]}}`), "patch touches")
 	e := okEnv(t, call(t, s, "cos_task_create", `{"title":"Helper","touches":["code:function:b.go::Helper"]}`), "create 2")
 	if got := overlapsIn(t, e.Data["overlaps"]); len(got) != 1 || got[0].TaskID != "TASK-001" || got[0].Closeness != query.CloseSameSymbol {
 		t.Fatalf("create's overlaps = %+v, want TASK-001 sharing Helper", got)

@@ -413,7 +413,7 @@ func withClaimedCode(h Handler) Handler {
 		var ce *tasks.ClaimedError
 		if errors.As(err, &ce) {
 			err = envelope.Wrap(err, envelope.CodeClaimed,
-				"%s is claimed by %q; only the holder may claim it, release it or change its status (ask them to "+
+				"%s is claimed by %q; only the holder may claim it, release it or change its status or touches (ask them to "+
 					"release it or pick another task; an update may override the claim with \"force\": true)",
 				ce.TaskID, ce.Holder).
 				WithDetails(map[string]any{"task_id": ce.TaskID, "holder": ce.Holder,

@@ -1,6 +1,10 @@
 package tasks
 
-import "github.com/cos-dev/cos/eventlog"
+import (
+	"slices"
+
+	"github.com/cos-dev/cos/eventlog"
+)
 
 // This file decides, against the current board, whether an update or a
 // release may be appended and at which revision (the claim's decision is
@@ -26,8 +30,9 @@ type UpdateCheck struct {
 // CheckUpdate returns the revision to append u at — of the task's stream,
 // or of RelationsStream for a dependency change — or why the update is
 // refused: *NotFoundError, *eventlog.StaleRevisionError (the task moved
-// past the base revision or hash), *ClaimedError (a status change of a
-// task someone else holds, without Force), *CycleError.
+// past the base revision or hash), *ClaimedError (a change of the status
+// or the touches of a task someone else holds, without Force),
+// *CycleError.
 func (b *Board) CheckUpdate(u UpdateCheck) (uint64, error) {
 	t, ok := b.Get(u.ID)
 	if !ok {
@@ -40,7 +45,8 @@ func (b *Board) CheckUpdate(u UpdateCheck) (uint64, error) {
 		}
 		return 0, stale
 	}
-	if p := u.Patch; t.Assignee != "" && t.Assignee != u.Actor && !u.Force && p.Status != nil && *p.Status != t.Status {
+	if p := u.Patch; t.Assignee != "" && t.Assignee != u.Actor && !u.Force &&
+		((p.Status != nil && *p.Status != t.Status) || (p.Touches != nil && !slices.Equal(*p.Touches, t.Touches))) {
 		return 0, &ClaimedError{TaskID: u.ID, Holder: t.Assignee, Revision: t.Revision, Hash: t.Hash}
 	}
 	taskRev, relRev, _ := b.Revisions(u.ID)

@@ -72,3 +72,27 @@ func TestBoard_ReleaseCheck(t *testing.T) {
 		t.Errorf("release of an unknown task = %v, want ErrNotFound", err)
 	}
 }
+
+// TestCheckUpdate_TouchesOfAClaimedTask: the touches of a task someone
+// holds are the holder's plan: another agent changes them only with
+// force; the holder, or the same touches again, passes.
+func TestCheckUpdate_TouchesOfAClaimedTask(t *testing.T) {
+	l := new(testutil.FakeLog)
+	b := NewBoard()
+	apply(t, b, create(t, l, Created{Title: "one", Touches: []string{"a.go"}}))
+	apply(t, b, l.AppendValue(t, "task:TASK-001", TypeClaimed, Claimed{Assignee: "ann"}))
+	other := &[]string{"b.go"}
+	var ce *ClaimedError
+	if _, err := b.CheckUpdate(UpdateCheck{ID: "TASK-001", Patch: Patch{Touches: other}, Actor: "bob"}); !errors.As(err, &ce) || ce.Holder != "ann" {
+		t.Errorf("touches changed by another = %v, want a ClaimedError naming ann", err)
+	}
+	for _, u := range []UpdateCheck{
+		{ID: "TASK-001", Patch: Patch{Touches: other}, Actor: "ann"},
+		{ID: "TASK-001", Patch: Patch{Touches: other}, Actor: "bob", Force: true},
+		{ID: "TASK-001", Patch: Patch{Touches: &[]string{"a.go"}}, Actor: "bob"},
+	} {
+		if _, err := b.CheckUpdate(u); err != nil {
+			t.Errorf("%+v: %v, want allowed", u, err)
+		}
+	}
+}
