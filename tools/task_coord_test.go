@@ -253,6 +253,8 @@ func TestTaskCoord_TouchesChangeByReclaimAndPatch(t *testing.T) {
 		t.Fatalf("create's overlaps = %+v, want TASK-001 sharing Helper", got)
 	}
 	failEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","patch":{"touches":["/abs/x.go"]}}`), "E_ARGUMENT", "absolute touches")
+	// A claim with an empty list is refused rather than ignored.
+	failEnv(t, call(t, s, "cos_task_claim", `{"task_id":"TASK-001","assignee":"agent-1","touches":[]}`), "E_ARGUMENT", "claim with touches []")
 }
 
 // A footprint that meets many tasks lists the closest overlapsListed of

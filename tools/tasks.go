@@ -451,6 +451,12 @@ func taskClaimTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 	if err != nil {
 		return nil, tm, err
 	}
+	if touches != nil && len(touches) == 0 {
+		// A claim names the code it will touch or leaves it as it is; it
+		// never clears it.
+		return nil, tm, argError(c.Tool, "touches", "an empty list",
+			`at least one uid, path or glob, or no touches to keep the task's (cos_task_update with patch.touches [] clears them)`)
+	}
 	claim, err := claimedPayload(assignee, touches)
 	if err != nil {
 		return nil, tm, err
