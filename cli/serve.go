@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -191,6 +192,9 @@ func (a *app) serveCommand() *cobra.Command {
 			}
 			if index {
 				watching.Go(func() { o.ix.IndexAtStart(wctx) })
+			}
+			if o.st.Writable() && o.st.Dir() != "" { // HTTP sessions outlive a restart
+				httpOpts.SessionDir = filepath.Join(o.st.Dir(), mcp.SessionFolder)
 			}
 			srv := mcp.New(o.r, mcp.Options{Version: Version, Budget: f.budgetOptions(), Logger: logger})
 			var web *webHub

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/cos-dev/cos/internal/httpauth"
@@ -36,6 +39,11 @@ type HTTPOptions struct {
 	// must not hold them forever. 0 means DefaultSessionIdleTTL. A GET
 	// stream is kept alive by a ping every ListenHeartbeat.
 	SessionIdleTTL time.Duration
+	// SessionDir, when set, is the folder where each HTTP session keeps
+	// what re-creating it needs (http_sessions.go), so a client that keeps
+	// its session id goes on after the server restarts. Empty: sessions
+	// end with the process.
+	SessionDir string
 }
 
 // DefaultSessionIdleTTL is HTTPOptions.SessionIdleTTL's default: 10
@@ -87,22 +95,52 @@ func (s *Server) Mount(mux *http.ServeMux, opts HTTPOptions) error {
 	if ttl == 0 {
 		ttl = DefaultSessionIdleTTL
 	}
-	// Stateful sessions: a session id is valid only once this server issued
-	// it and until it ends (DELETE, or idle past ttl): a forged or ended id
-	// is answered 404, and the client initializes again.
-	httpOpts := []mcpserver.StreamableHTTPOption{mcpserver.WithEndpointPath(Path), mcpserver.WithStateful(true),
+	// Stateful sessions: a session id is valid once this server issued it
+	// or re-created it from its record, until it ends (DELETE, or idle past
+	// ttl): a forged or ended id is answered 404, and the client
+	// initializes again.
+	store, err := newSessionStore(opts.SessionDir, ttl, s.logger)
+	if err != nil {
+		return err
+	}
+	httpOpts := []mcpserver.StreamableHTTPOption{mcpserver.WithEndpointPath(Path), mcpserver.WithSessionIdManagerResolver(store),
 		mcpserver.WithSessionIdleTTL(ttl), mcpserver.WithHeartbeatInterval(min(ListenHeartbeat, ttl/2))}
 	if len(list) > 0 {
 		httpOpts = append(httpOpts, mcpserver.WithStreamableHTTPCORS(mcpserver.WithCORSAllowedOrigins(list...)))
 	}
-	streamable := mcpserver.NewStreamableHTTPServer(s.MCP(), httpOpts...)
-	mux.Handle(Path, s.httpFilter(opts.Token, allowed, streamable))
+	srv := s.MCP()
+	recordSessions(srv, store)
+	streamable := mcpserver.NewStreamableHTTPServer(srv, httpOpts...)
+	mux.Handle(Path, s.httpFilter(opts.Token, allowed, store, streamable))
 	return nil
 }
 
-// httpFilter checks the origin, the bearer token and the body size, and
-// answers unknown tools like the stdio filter does.
-func (s *Server) httpFilter(secret string, allowed httpauth.Origins, next http.Handler) http.Handler {
+// recordSessions keeps store's records in step with srv's sessions: what
+// an initialize said, and the resources a session subscribes to.
+func recordSessions(srv *mcpserver.MCPServer, store *sessionStore) {
+	hooks := srv.GetHooks() // setupLive made sure there are hooks
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		if session := mcpserver.ClientSessionFromContext(ctx); session != nil && session.SessionID() != "" {
+			store.initialized(session.SessionID(), req, res)
+		}
+	})
+	hooks.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest, _ *mcp.EmptyResult) {
+		if session := mcpserver.ClientSessionFromContext(ctx); session != nil {
+			store.subscribed(session.SessionID(), req.Params.URI, true)
+		}
+	})
+	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
+		if session := mcpserver.ClientSessionFromContext(ctx); session != nil {
+			store.subscribed(session.SessionID(), req.Params.URI, false)
+		}
+	})
+}
+
+// httpFilter checks the origin, the bearer token and the body size,
+// re-creates a recorded session this process does not know, refuses a
+// message other than initialize without a session id (400), and answers
+// unknown tools like the stdio filter does.
+func (s *Server) httpFilter(secret string, allowed httpauth.Origins, store *sessionStore, next http.Handler) http.Handler {
 	token := httpauth.NewToken(secret)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Values("Origin"); len(origin) > 0 {
@@ -124,6 +162,12 @@ func (s *Server) httpFilter(secret string, allowed httpauth.Origins, next http.H
 				return
 			}
 		}
+		if id := r.Header.Get(mcpserver.HeaderKeySessionID); id != "" && r.Method != http.MethodDelete {
+			if !store.known(id) {
+				store.revive(r, next, id)
+			}
+			store.touch(id)
+		}
 		if r.Method == http.MethodPost {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))
 			var tooLarge *http.MaxBytesError
@@ -134,6 +178,10 @@ func (s *Server) httpFilter(secret string, allowed httpauth.Origins, next http.H
 				return
 			case err != nil:
 				http.Error(w, "reading the request body failed: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			if msg := sessionlessMessage(r, body); msg != "" {
+				http.Error(w, msg, http.StatusBadRequest)
 				return
 			}
 			if resp := s.unknownToolResponse(r.Header.Get(mcpserver.HeaderKeySessionID), body); resp != nil {
@@ -149,4 +197,33 @@ func (s *Server) httpFilter(secret string, allowed httpauth.Origins, next http.H
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sessionlessMessage returns why a POST without Mcp-Session-Id is refused
+// (400, as the transport spec asks of a server that issues sessions): it
+// carries a message other than initialize. It returns "" for one with a
+// session id, an initialize, a body that is not one JSON-RPC object
+// (mcp-go answers those), and a request of a protocol without sessions
+// (2026-07-28 on).
+func sessionlessMessage(r *http.Request, body []byte) string {
+	if r.Header.Get(mcpserver.HeaderKeySessionID) != "" || mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
+		return ""
+	}
+	var m struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method == string(mcp.MethodInitialize) {
+		return ""
+	}
+	if v, ok := m.Params.Meta[mcp.MetaKeyProtocolVersion].(string); ok && mcp.IsModernProtocol(v) {
+		return ""
+	}
+	what := "a " + m.Method + " message"
+	if m.Method == "" {
+		what = "a message"
+	}
+	return "Bad Request: " + what + " needs the Mcp-Session-Id header of an initialized session; send initialize first"
 }

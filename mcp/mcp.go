@@ -110,6 +110,9 @@ type toolCall struct {
 // session is the MCP session the line belongs to ("stdio" on stdio, the
 // Mcp-Session-Id header on HTTP, "" before initialize).
 func (s *Server) unknownToolResponse(session string, line []byte) []byte {
+	if resp := s.undecodableResponse(line); resp != nil {
+		return resp
+	}
 	if resp := s.liveResponse(session, line); resp != nil {
 		return resp
 	}

@@ -70,7 +70,7 @@ func ResourceSpecs() []ResourceSpec {
 			Description: "The server's health (cos_health). Subscribe to be told, at most once a second, when anything is committed."},
 		{Kind: ResourceTask, URITemplate: "cos://task/{task_id}", Name: "task", Title: "One task", Tool: "cos_task_get",
 			Description: `One task with every field, its revision and hash (cos_task_get), e.g. cos://task/TASK-007. Subscribe to be told when it changes.`},
-		{Kind: ResourceNode, URITemplate: "cos://node/{+uid}", Name: "node", Title: "One graph node", Tool: "cos_graph_context",
+		{Kind: ResourceNode, URITemplate: "cos://node/{uid}", Name: "node", Title: "One graph node", Tool: "cos_graph_context",
 			Description: "A graph node and its neighbours (cos_graph_context), by uid, e.g. cos://node/code:function:main.go::run " +
 				"(write # as %23). Subscribe to be told when its file is indexed again or an event names it."},
 		{Kind: ResourceEvidence, URITemplate: "cos://evidence/{session_id}", Name: "evidence", Title: "A session's evidence bundle", Tool: "cos_evidence_bundle",
@@ -238,8 +238,8 @@ func (ref ResourceRef) args() json.RawMessage {
 // readResource answers a read of ref with the envelope of its tool, run
 // through r.Call with budget: the same answer, byte for byte, as calling
 // the tool with the resource's id. Like Call it never fails: a task that
-// does not exist is an E_NOT_FOUND envelope, a disabled module
-// E_MODULE_DISABLED.
+// does not exist is an E_NOT_FOUND envelope (which readResponse answers as
+// JSON-RPC -32002), a disabled module E_MODULE_DISABLED.
 func readResource(ctx context.Context, r *tools.Runner, ref ResourceRef, budget envelope.Options) envelope.Envelope {
 	return r.Call(ctx, ref.Tool(), ref.args(), budget)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/state"
 	"github.com/cos-dev/cos/tools"
 )
@@ -473,8 +474,12 @@ func (s *Server) liveResponse(session string, line []byte) []byte {
 		if m.Params.URI != nil {
 			uri = *m.Params.URI
 		}
-		if _, err := ParseResourceURI(uri); err != nil {
+		ref, err := ParseResourceURI(uri)
+		if err != nil {
 			return badURI(uri, err)
+		}
+		if m.Method == string(mcp.MethodResourcesRead) {
+			return s.readResponse(m.ID, ref)
 		}
 		if m.Method == string(mcp.MethodResourcesSubscribe) && !s.live.reserve(session, []string{uri}) {
 			return badURI(uri, errTooManySubscriptions)
@@ -493,4 +498,29 @@ func (s *Server) liveResponse(session string, line []byte) []byte {
 		return nil
 	}
 	return nil
+}
+
+// readResponse answers resources/read of ref here rather than in mcp-go,
+// whose handler errors are all -32603 and whose template match would
+// refuse a uid written with a raw "/": the contents are the envelope of
+// the resource's tool, and a task, node or session that does not exist is
+// JSON-RPC error -32002 (resource not found) with data {uri, error: the
+// envelope's error}.
+func (s *Server) readResponse(id json.RawMessage, ref ResourceRef) []byte {
+	env := readResource(context.Background(), s.r, ref, s.opts.Budget)
+	var msg map[string]any
+	if e := env.Err(); e != nil && e.Code == envelope.CodeNotFound {
+		data := uriData(ref.URI)
+		data["error"] = env.Map()["error"]
+		msg = map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+			"code": mcp.RESOURCE_NOT_FOUND, "message": "resources/read: " + quoteURI(ref.URI) + ": " + e.Message, "data": data}}
+	} else {
+		msg = map[string]any{"jsonrpc": "2.0", "id": id, "result": mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
+			mcp.TextResourceContents{URI: ref.URI, MIMEType: ResourceMIMEType, Text: string(env.JSON())}}}}
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return nil
+	}
+	return out
 }
