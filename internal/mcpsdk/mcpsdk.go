@@ -9,14 +9,17 @@
 package mcpsdk
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -88,17 +91,24 @@ func RunErr(t testing.TB, timeout time.Duration, script string, args ...string) 
 	return run(t, timeout, script, args...)
 }
 
-func run(t testing.TB, timeout time.Duration, script string, args ...string) ([]byte, []byte, error) {
+// writeScript writes script beside a link to the SDK and returns its path.
+func writeScript(t testing.TB, script string) (dir, path string) {
 	t.Helper()
 	nm := Require(t)
-	dir := t.TempDir()
+	dir = t.TempDir()
 	if err := os.Symlink(nm, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "script.mjs")
+	path = filepath.Join(dir, "script.mjs")
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir, path
+}
+
+func run(t testing.TB, timeout time.Duration, script string, args ...string) ([]byte, []byte, error) {
+	t.Helper()
+	dir, path := writeScript(t, script)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", append([]string{path}, args...)...)
@@ -121,4 +131,100 @@ func Lines(out []byte) []string {
 		}
 	}
 	return lines
+}
+
+// Proc is a script Start runs, for tests that act between its steps (a
+// server restart): the script prints a line when it reaches a step and
+// reads a line from stdin to go on.
+type Proc struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string
+	mu     sync.Mutex
+	stderr bytes.Buffer
+}
+
+// Start runs script like Run but returns at once; the script is killed
+// after timeout, or when the test ends.
+func Start(t testing.TB, timeout time.Duration, script string, args ...string) *Proc {
+	t.Helper()
+	dir, path := writeScript(t, script)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	p := &Proc{t: t, lines: make(chan string, 64)}
+	p.cmd = exec.CommandContext(ctx, "node", append([]string{path}, args...)...)
+	p.cmd.Dir = dir
+	p.cmd.Stderr = lockedWriter{p}
+	in, err := p.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.stdin = in
+	if err := p.cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		_ = p.cmd.Wait()
+	})
+	return p
+}
+
+type lockedWriter struct{ p *Proc }
+
+func (w lockedWriter) Write(b []byte) (int, error) {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	return w.p.stderr.Write(b)
+}
+
+// Stderr returns what the script wrote on stderr so far.
+func (p *Proc) Stderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// Send writes line to the script's stdin.
+func (p *Proc) Send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+		p.t.Fatalf("writing to the script: %v\nstderr:\n%s", err, p.Stderr())
+	}
+}
+
+// Expect reads stdout lines until one starts with prefix and returns it;
+// the script ending first or d passing fails the test.
+func (p *Proc) Expect(prefix string, d time.Duration) string {
+	p.t.Helper()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	var seen []string
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("the script ended before printing %q; it printed %q\nstderr:\n%s", prefix, seen, p.Stderr())
+			}
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+			seen = append(seen, l)
+		case <-timer.C:
+			p.t.Fatalf("the script printed no %q in %s; it printed %q\nstderr:\n%s", prefix, d, seen, p.Stderr())
+		}
+	}
 }
