@@ -81,6 +81,11 @@ type sessionStore struct {
 	// reviving serialises re-creations, so two requests of one session
 	// re-create it once.
 	reviving sync.Mutex
+	// refreshing is whether refreshLoop runs (guarded by mu).
+	refreshing bool
+	// files orders the writes and removals of records, so an ended
+	// session's record is never written again after its removal.
+	files sync.Mutex
 }
 
 func newSessionStore(dir string, ttl time.Duration, logger *slog.Logger) (*sessionStore, error) {
@@ -117,10 +122,12 @@ func (st *sessionStore) Validate(id string) (bool, error) {
 // Terminate forgets a session, on disk too (mcpserver.SessionIdManager):
 // DELETE and the idle sweeper call it.
 func (st *sessionStore) Terminate(id string) (bool, error) {
+	st.files.Lock()
+	defer st.files.Unlock()
 	st.mu.Lock()
 	delete(st.live, id)
 	st.mu.Unlock()
-	st.remove(id)
+	st.removeLocked(id)
 	return false, nil
 }
 
@@ -170,9 +177,38 @@ func (st *sessionStore) initialized(id string, req *mcp.InitializeRequest, res *
 		rec.Subscriptions = old.Subscriptions // a re-creation keeps them
 	}
 	st.live[id] = rec
+	start := !st.refreshing && st.dir != ""
+	st.refreshing = st.refreshing || start
 	st.mu.Unlock()
 	st.save(rec)
 	st.prune()
+	if start {
+		go st.refreshLoop()
+	}
+}
+
+// refreshLoop touches every live session each refreshEvery, until none is
+// left: a session only listening (a GET stream, no requests) is in use
+// too, and mcp-go's idle sweep ends (Terminate) the ones that are not.
+func (st *sessionStore) refreshLoop() {
+	tick := time.NewTicker(max(st.refreshEvery(), time.Second))
+	defer tick.Stop()
+	for range tick.C {
+		st.mu.Lock()
+		ids := make([]string, 0, len(st.live))
+		for id := range st.live {
+			ids = append(ids, id)
+		}
+		if len(ids) == 0 {
+			st.refreshing = false
+			st.mu.Unlock()
+			return
+		}
+		st.mu.Unlock()
+		for _, id := range ids {
+			st.touch(id)
+		}
+	}
 }
 
 // subscribed records that a session subscribed to uri (on) or ended its
@@ -214,11 +250,17 @@ func (st *sessionStore) touch(id string) {
 
 func (st *sessionStore) path(id string) string { return filepath.Join(st.dir, id+".json") }
 
-// save writes rec's file (no folder: nothing). A failure is logged: the
-// session works on, it just does not survive a restart.
+// save writes rec's file while its session is live (no folder: nothing).
+// A failure is logged: the session works on, it just does not survive a
+// restart.
 func (st *sessionStore) save(rec *sessionRecord) {
 	if st.dir == "" || !sessionIDPattern.MatchString(rec.ID) {
 		return
+	}
+	st.files.Lock()
+	defer st.files.Unlock()
+	if !st.known(rec.ID) {
+		return // ended meanwhile
 	}
 	b, err := json.Marshal(rec)
 	if err == nil {
@@ -231,6 +273,12 @@ func (st *sessionStore) save(rec *sessionRecord) {
 
 // remove deletes id's record, if any.
 func (st *sessionStore) remove(id string) {
+	st.files.Lock()
+	defer st.files.Unlock()
+	st.removeLocked(id)
+}
+
+func (st *sessionStore) removeLocked(id string) {
 	if st.dir == "" || !sessionIDPattern.MatchString(id) {
 		return
 	}

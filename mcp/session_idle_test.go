@@ -3,6 +3,8 @@ package mcp
 import (
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +59,12 @@ func TestWire_HTTPSessionIdleEnds(t *testing.T) {
 	}
 	if code, _, body := post(silent, `{"jsonrpc":"2.0","id":4,"method":"ping"}`); code != http.StatusNotFound {
 		t.Fatalf("a session silent for 6 s with --session-idle 2s: %d %s, want 404 (ended)", code, body)
+	}
+	// The ended session's record is gone; the talking one's is kept.
+	if _, err := os.Stat(filepath.Join(state, SessionFolder, silent+".json")); !os.IsNotExist(err) {
+		t.Errorf("the idle session's record is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(state, SessionFolder, talking+".json")); err != nil {
+		t.Errorf("the talking session's record: %v", err)
 	}
 }
