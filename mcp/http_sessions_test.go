@@ -103,7 +103,7 @@ func TestWire_HTTPSessionOutlivesRestart(t *testing.T) {
 		t.Fatalf("DELETE left the record: %v", err)
 	}
 	stopServe(t, srv)
-	srv = httpServe(t, state, addr)
+	httpServe(t, state, addr)
 	if code, body := sessionPost(t, url, id, `{"jsonrpc":"2.0","id":5,"method":"ping"}`); code != http.StatusNotFound {
 		t.Fatalf("a deleted session after a restart: %d %s, want 404", code, body)
 	}
