@@ -23,7 +23,7 @@ func graphImpactTool() *Tool {
 			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
-			{Name: "dispatch", Type: TBool, Default: true, Description: "false: static calls only, not those through interface methods"},
+			{Name: "dispatch", Type: TBool, Default: true},
 			buildExcludedParam,
 		}, append(scopeParams(), pageParams()...)...),
 		Handler: impactTool,

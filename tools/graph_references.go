@@ -11,7 +11,7 @@ func graphReferencesTool() *Tool {
 	return &Tool{
 		Name:        "cos_graph_references",
 		Title:       "Direct references",
-		Description: "A node's incoming edges by file and line; kinds defaults to the node's usual ones. Paged.",
+		Description: "A node's incoming edges by file and line; kinds defaults to the node's usual ones. Interface-dispatch callers: the interface method's. Paged.",
 		Data: Fields{"node": "object", "references": "[]object", "count": "integer", "listed": "integer", "limit": "integer",
 			"count_by_type": "object", "kinds": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
 			"build_excluded_count": "integer", "note": "string"},

@@ -13,21 +13,21 @@ import (
 // cos_graph_impact and cos_graph_resolve: path filters on the file of each
 // row (query.Scope) and, on the paged two, include_build_excluded.
 
-// scopePathsMax bounds paths and exclude_paths in entries.
-const scopePathsMax = 50
+// scopePathsMax bounds paths and exclude_paths in entries (the schema
+// leaves it out: schemaMaxLength).
+const scopePathsMax = schemaMaxLength
 
-// scopeParams are paths and exclude_paths.
+// scopeParams are paths and exclude_paths (the initialize instructions
+// say what they take, once for the three tools).
 func scopeParams() []Param {
 	return []Param{
-		{Name: "paths", Type: TStringList, NonEmpty: true, MaxLen: scopePathsMax,
-			Description: "keep rows in these files: repo-relative paths or globs, ** any folders"},
-		{Name: "exclude_paths", Type: TStringList, NonEmpty: true, MaxLen: scopePathsMax, Description: "drop rows in these"},
+		{Name: "paths", Type: TStringList, NonEmpty: true, MaxLen: scopePathsMax},
+		{Name: "exclude_paths", Type: TStringList, NonEmpty: true, MaxLen: scopePathsMax},
 	}
 }
 
 // buildExcludedParam is include_build_excluded.
-var buildExcludedParam = Param{Name: "include_build_excluded", Type: TBool,
-	Description: "also rows in Go files the build never compiles (build constraints, testdata/, _*/, .*/)"}
+var buildExcludedParam = Param{Name: "include_build_excluded", Type: TBool}
 
 // scopeOf reads the scope arguments; a malformed pattern is E_ARGUMENT
 // naming it.
