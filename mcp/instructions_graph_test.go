@@ -19,7 +19,7 @@ func TestInstructions_TeachTheGraph(t *testing.T) {
 		"include_build_excluded: true",
 		"paths and exclude_paths",
 		"edge_types [calls]",
-		"dispatch: false",
+		"dispatch: true",
 	} {
 		if !strings.Contains(instructions, want) {
 			t.Errorf("the instructions do not say %q", want)

@@ -34,7 +34,7 @@ const instructionsText = "cos answers about this repository's code/doc graph, it
 	"Interface methods are nodes (code:function:<path>::<Iface>.<Method>): their references are the calls through the interface. " +
 	"A method's references add those of the interface methods it implements (via implements, through that method); " +
 	"An impact row's via is the edge type that reached it, through the node that edge points at (one hop closer, or the interface method dispatching to it); " +
-	"callers to depth N: impact with edge_types [calls], and dispatch: false for static calls only. " +
+	"Callers to depth N: impact with edge_types [calls] (static calls; dispatch: true, the default with implements, adds calls through interface methods). " +
 	"build_excluded: in a Go file the build never compiles (build constraints, testdata/, _*/, .*/); references and impact leave those out, " +
 	"count them in build_excluded_count and list them with include_build_excluded: true. " +
 	"paths and exclude_paths keep or drop rows by file: repo-relative files, folders or globs (** any folders).\n"

@@ -3,9 +3,11 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/query"
 )
 
@@ -23,7 +25,7 @@ func graphImpactTool() *Tool {
 			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
-			{Name: "dispatch", Type: TBool, Default: true},
+			{Name: "dispatch", Type: TBool},
 			buildExcludedParam,
 		}, append(scopeParams(), pageParams()...)...),
 		Handler: impactTool,
@@ -45,7 +47,7 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		types = query.ImpactEdgeTypes
 	}
 	includeTests := c.Args.Bool("include_tests", true)
-	dispatch := c.Args.Bool("dispatch", true)
+	dispatch := c.Args.Bool("dispatch", slices.Contains(types, graph.EdgeImplements))
 	scope, err := scopeOf(c)
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err

@@ -155,11 +155,11 @@ func TestGraphScope_PathFilters(t *testing.T) {
 }
 
 // TestGraphImpact_CallersToDepth: "callers of X up to 3 calls away" is one
-// call: calls edges only, through interface methods (via calls, through
-// the interface method) or, with dispatch false, static calls only.
+// call: calls edges only, static calls or, with dispatch true, also calls
+// through interface methods (via calls, through the interface method).
 func TestGraphImpact_CallersToDepth(t *testing.T) {
 	r := openScope(t)
-	e := graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+scServe+`", "depth": 3, "edge_types": ["calls"]}`)
+	e := graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+scServe+`", "depth": 3, "edge_types": ["calls"], "dispatch": true}`)
 	got := impactReach(t, e)
 	want := map[string]string{
 		"code:function:srv/srv.go::Server.ServeHTTP": "1 calls " + scServe,
@@ -175,12 +175,18 @@ func TestGraphImpact_CallersToDepth(t *testing.T) {
 			t.Errorf("%s: %q, want %q", uid, got[uid], w)
 		}
 	}
-	e = graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+scServe+`", "depth": 3, "edge_types": ["calls"], "dispatch": false}`)
+	e = graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+scServe+`", "depth": 3, "edge_types": ["calls"]}`)
 	if got := impactReach(t, e); len(got) != 1 || got["code:function:srv/srv.go::Server.ServeHTTP"] == "" {
 		t.Errorf("static callers: %v, want Server.ServeHTTP only", got)
 	}
 	// dispatch is part of the cursor's question.
-	e = graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+scServe+`", "depth": 3, "edge_types": ["calls"], "limit": 1}`)
+	e = graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+scServe+`", "depth": 3, "edge_types": ["calls"], "limit": 1, "dispatch": true}`)
 	cur, _ := e.Data["next_cursor"].(string)
-	graphFail(t, r.s, "cos_graph_impact", `{"uid": "`+scServe+`", "depth": 3, "edge_types": ["calls"], "limit": 1, "dispatch": false, "cursor": "`+cur+`"}`, envelope.CodeStaleCursor)
+	graphFail(t, r.s, "cos_graph_impact", `{"uid": "`+scServe+`", "depth": 3, "edge_types": ["calls"], "limit": 1, "cursor": "`+cur+`"}`, envelope.CodeStaleCursor)
+	// Leaving out implements leaves dispatch out by default; dispatch false
+	// leaves it out with implements too.
+	e = graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+scServe+`", "depth": 3, "edge_types": ["calls", "implements"], "dispatch": false}`)
+	if got := impactReach(t, e); len(got) != 1 {
+		t.Errorf("implements with dispatch false: %v, want Server.ServeHTTP only", got)
+	}
 }
