@@ -35,7 +35,7 @@ func impactOf(t *testing.T, st *state.State, uid string) []string {
 	t.Helper()
 	var got []string
 	if err := st.ReadStrict(context.Background(), func(v state.View) {
-		im, err := query.ImpactOf(context.Background(), v.Graph, uid, query.ImpactEdgeTypes, 1, false)
+		im, err := query.ImpactOf(context.Background(), v.Graph, uid, query.ImpactEdgeTypes, 1, false, true, query.Scope{IncludeBuildExcluded: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,14 @@ const instructionsText = "cos answers about this repository's code/doc graph, it
 	"Writes accept request_id (1–128 characters): a resend with the same request_id and arguments answers the first write " +
 	"and writes nothing; other arguments under a used request_id are E_REQUEST_REUSE. A write that committed stays " +
 	"committed: problems after it are meta.warnings, never a failure.\n" +
-	"Graph reads re-index the files they name when those changed on disk (meta.index.stale_files says how many could not be).\n"
+	"Graph reads re-index the files they name when those changed on disk (meta.index.stale_files says how many could not be).\n" +
+	"Interface methods are nodes (code:function:<path>::<Iface>.<Method>): their references are the calls through the interface. " +
+	"A method's references add those of the interface methods it implements (via implements, through that method); " +
+	"An impact row's via is the edge type that reached it, through the node that edge points at (one hop closer, or the interface method dispatching to it); " +
+	"Callers to depth N: impact with edge_types [calls] (static calls; dispatch: true, the default with implements, adds calls through interface methods). " +
+	"build_excluded: in a Go file the build never compiles (build constraints, testdata/, _*/, .*/); references and impact leave those out, " +
+	"count them in build_excluded_count and list them with include_build_excluded: true. " +
+	"paths and exclude_paths keep or drop rows by file: repo-relative files, folders or globs (** any folders).\n"
 
 // vocabularyText states each shared vocabulary once: its values and the
 // arguments that take them.

@@ -301,10 +301,13 @@ func b2i(b bool) int {
 // BuildExclusion tells which nodes live in Go files the current build
 // leaves out (build constraints such as //go:build, or a file name such as
 // x_windows.go): the extractor sets graph.MetaBuildExcluded on such a file's
-// node and on each of its declarations. Their edges are real code, but code
-// this build never compiles: a caller there cannot call the node here,
-// though another build configuration may compile it. Such callers stay
-// listed, marked build_excluded, and do not make an answer a lower bound.
+// node and on each of its declarations. A Go file in a folder the go
+// command ignores (GoIgnoredPath: testdata, _x, .x) is build-excluded too.
+// Their edges are real code, but code this build never compiles: a caller
+// there cannot call the node here, though another build configuration may
+// compile it. Such callers are marked build_excluded, left out of
+// references and impact unless asked for (Scope), and do not make an
+// answer a lower bound.
 //
 // It reads the file node once per path (one metadata decode per file, not
 // per node); a node whose file has no node is asked itself.
@@ -323,6 +326,9 @@ func NewBuildExclusion(g *projections.Graph) *BuildExclusion {
 func (x *BuildExclusion) Of(n graph.Node) bool {
 	if n.Path == "" || !strings.HasSuffix(n.Path, ".go") {
 		return false
+	}
+	if GoIgnoredPath(n.Path) {
+		return true
 	}
 	if v, ok := x.byPath[n.Path]; ok {
 		return v

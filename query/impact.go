@@ -68,17 +68,29 @@ type impactWalk struct {
 	// map lookup (a string hash) on the walk's hot path.
 	follow       []string
 	includeTests bool
+	scope        Scope
 	comp         *Completeness
 	excl         *BuildExclusion
 	seen         map[string]reach
-	// interfaces is set when implements is followed.
+	// dispatch is set when a method's dependents include the callers of
+	// the interface and base-class methods it implements or overrides.
+	dispatch bool
+	// interfaces is set when implements is followed (and dispatch): an
+	// interface method's implementations, a base method's overrides and
+	// an interface's method callers are dependents.
 	interfaces bool
+	// excluded counts the build-excluded nodes reached and left out
+	// (scope.IncludeBuildExcluded unset): the walk does not go through
+	// them.
+	excluded int
 	// next collects the level being discovered.
 	next []string
 }
 
 // visit records src as reached by r (at the level being discovered) unless
-// it is known from an earlier level or left out.
+// it is known from an earlier level or left out: a test (unless
+// includeTests), or build-excluded (unless the scope includes those; it is
+// counted when the path filters keep it, and not walked through).
 func (w *impactWalk) visit(src string, r reach) {
 	if old, ok := w.seen[src]; ok {
 		if old.depth == r.depth && r.before(old) {
@@ -86,12 +98,17 @@ func (w *impactWalk) visit(src string, r reach) {
 		}
 		return
 	}
-	if !w.includeTests {
-		if n, ok := w.g.NodeHeader(src); ok && IsTestPath(n.Path) {
-			return
-		}
+	n, ok := w.g.NodeHeader(src)
+	if ok && !w.includeTests && IsTestPath(n.Path) {
+		return
 	}
 	w.seen[src] = r
+	if ok && !w.scope.IncludeBuildExcluded && w.excl.Of(n) {
+		if w.scope.Keeps(n.Path) {
+			w.excluded++
+		}
+		return
+	}
 	w.next = append(w.next, src)
 }
 
@@ -123,7 +140,7 @@ func (w *impactWalk) incoming(target string, onlyCalls bool, d int) {
 // the interface-aware ones (see ImpactEdgeTypes).
 func (w *impactWalk) expand(uid string, d int) {
 	w.incoming(uid, false, d)
-	if !w.interfaces {
+	if !w.dispatch {
 		return
 	}
 	n, ok := w.g.NodeHeader(uid)
@@ -138,6 +155,9 @@ func (w *impactWalk) expand(uid string, d int) {
 		for _, m := range DispatchesOf(w.g, uid) {
 			w.incoming(m.UID, true, d)
 		}
+		if !w.interfaces {
+			return
+		}
 		// uid is an interface method: its implementations must follow it.
 		for _, impl := range implementationsOf(w.g, uid) {
 			w.visit(impl, reach{d, graph.EdgeImplements, uid})
@@ -147,6 +167,9 @@ func (w *impactWalk) expand(uid string, d int) {
 			w.visit(o, reach{d, graph.EdgeInheritsFrom, uid})
 		}
 	case graph.KindClass:
+		if !w.interfaces {
+			return
+		}
 		// An interface: the callers of its methods (its implementers come
 		// through the incoming implements edges).
 		for _, im := range interfaceMethodsIn(w.g, uid) {
@@ -162,8 +185,9 @@ type Impact struct {
 	Levels [][]string
 	// Counts is the number of dependents at each depth, keyed "1", "2", ….
 	Counts map[string]int
-	// Total is the number of dependents; Excluded those of them in
-	// build-excluded files.
+	// Total is the number of dependents listed; Excluded the number in
+	// build-excluded files within the path filters (left out and not
+	// walked through unless the scope includes them; then listed).
 	Total, Excluded int
 	Completeness    *Completeness
 	w               *impactWalk
@@ -172,15 +196,20 @@ type Impact struct {
 // ImpactOf walks incoming edges of the given types breadth-first from
 // root: depth 1 are the direct dependents, depth N those N hops away. Each
 // node is reached once, at its smallest depth. Tests are left out unless
-// includeTests. It fails only with ctx's error.
-func ImpactOf(ctx context.Context, g *projections.Graph, root string, types []string, depth int, includeTests bool) (*Impact, error) {
+// includeTests. Unless dispatch, a method's dependents are only the
+// sources of its own incoming edges (static calls: no caller of an
+// interface method it implements). The walk goes through every node the
+// scope's path filters drop; they are left out of the listing only. It
+// fails only with ctx's error.
+func ImpactOf(ctx context.Context, g *projections.Graph, root string, types []string, depth int, includeTests, dispatch bool, scope Scope) (*Impact, error) {
 	follow := TypeSet(types)
 	w := &impactWalk{
-		g: g, root: root, follow: types, includeTests: includeTests,
+		g: g, root: root, follow: types, includeTests: includeTests, scope: scope,
 		comp:       NewCompleteness(g, follow[graph.EdgeCalls]),
 		excl:       NewBuildExclusion(g),
 		seen:       map[string]reach{root: {}},
-		interfaces: follow[graph.EdgeImplements],
+		dispatch:   dispatch,
+		interfaces: dispatch && follow[graph.EdgeImplements],
 	}
 	frontier := []string{root}
 	im := &Impact{Counts: map[string]int{}, Completeness: w.comp, w: w}
@@ -192,15 +221,27 @@ func ImpactOf(ctx context.Context, g *projections.Graph, root string, types []st
 		for _, uid := range frontier {
 			w.expand(uid, d)
 		}
-		im.Counts[strconv.Itoa(d)] = len(w.next)
-		im.Total += len(w.next)
-		im.Levels = append(im.Levels, w.next)
 		frontier = w.next
+		level := w.next
+		if scope.Filtered() {
+			level = make([]string, 0, len(w.next))
+			for _, uid := range w.next {
+				if n, _ := g.NodeHeader(uid); scope.Keeps(n.Path) {
+					level = append(level, uid)
+				}
+			}
+		}
+		im.Counts[strconv.Itoa(d)] = len(level)
+		im.Total += len(level)
+		im.Levels = append(im.Levels, level)
 	}
-	for _, level := range im.Levels {
-		for _, uid := range level {
-			if w.excl.OfUID(uid) {
-				im.Excluded++
+	im.Excluded = w.excluded
+	if scope.IncludeBuildExcluded {
+		for _, level := range im.Levels {
+			for _, uid := range level {
+				if w.excl.OfUID(uid) {
+					im.Excluded++
+				}
 			}
 		}
 	}

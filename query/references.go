@@ -54,13 +54,14 @@ type Reference struct {
 	BuildExcluded bool `json:"build_excluded,omitempty"`
 }
 
-// References is the answer of ReferencesTo: every reference, ordered by
-// file, line and source, and how many of each edge type.
+// References is the answer of ReferencesTo: every reference in scope,
+// ordered by file, line and source, and how many of each edge type.
 type References struct {
 	Refs   []Reference
 	ByType map[string]int
-	// Excluded counts the references from build-excluded files (listed
-	// and counted in Refs).
+	// Excluded counts the references from build-excluded files within the
+	// path filters: left out of Refs and ByType unless the scope includes
+	// them (then listed, marked).
 	Excluded     int
 	Completeness *Completeness
 }
@@ -68,8 +69,10 @@ type References struct {
 // ReferencesTo lists the incoming edges of root of the kinds followed; for
 // a method, when calls or references are followed, also those of every
 // interface method it implements or base-class method it overrides
-// (DispatchesOf). Tests are left out unless includeTests.
-func ReferencesTo(g *projections.Graph, node graph.Node, kinds []string, includeTests bool) References {
+// (DispatchesOf). Tests are left out unless includeTests; references whose
+// file the scope does not keep are left out, and so are those from
+// build-excluded files unless scope.IncludeBuildExcluded.
+func ReferencesTo(g *projections.Graph, node graph.Node, kinds []string, includeTests bool, scope Scope) References {
 	follow := TypeSet(kinds)
 	root := node.UID
 	comp := NewCompleteness(g, follow[graph.EdgeCalls])
@@ -88,23 +91,27 @@ func ReferencesTo(g *projections.Graph, node graph.Node, kinds []string, include
 			if !ok {
 				src = graph.Node{UID: e.Source, Kind: "missing", Label: e.Source}
 			}
-			if !includeTests && IsTestPath(src.Path) {
+			if !includeTests && IsTestPath(src.Path) || !scope.Keeps(src.Path) {
 				continue
+			}
+			buildExcluded := excl.Of(src)
+			if buildExcluded {
+				excluded++
+				if !scope.IncludeBuildExcluded {
+					continue
+				}
 			}
 			line := e.Line
 			if line == 0 {
 				line = src.Line
 			}
 			r := Reference{Type: e.Type, Source: e.Source, Kind: src.Kind, Label: src.Label, File: src.Path, Line: line,
-				Extractor: e.Extractor, Metadata: e.Metadata, BuildExcluded: excl.Of(src)}
+				Extractor: e.Extractor, Metadata: e.Metadata, BuildExcluded: buildExcluded}
 			if via != "" {
 				r.Via, r.Through = via, target
 			}
 			refs = append(refs, r)
 			byType[e.Type]++
-			if r.BuildExcluded {
-				excluded++
-			}
 		}
 	}
 	collect(root, "")

@@ -163,7 +163,12 @@ func TestGraphTools_MarkBuildExcludedCallers(t *testing.T) {
 	}
 
 	t.Run("references", func(t *testing.T) {
+		// Left out by default, counted.
 		e := graphOK(t, r.s, "cos_graph_references", `{"uid": "`+dispatch+`"}`)
+		if rows := graphList(t, e.Data, "references"); marked(rows, "source") != nil || e.Data["count"] != 2.0 || e.Data["build_excluded_count"] != 3.0 {
+			t.Errorf("by default: count %v, build_excluded_count %v, rows %v; want 2, 3, none marked", e.Data["count"], e.Data["build_excluded_count"], rows)
+		}
+		e = graphOK(t, r.s, "cos_graph_references", `{"uid": "`+dispatch+`", "include_build_excluded": true}`)
 		rows := graphList(t, e.Data, "references")
 		if got := marked(rows, "source"); !slices.Equal(got, excluded) {
 			t.Errorf("marked %v, want %v", got, excluded)
@@ -185,6 +190,10 @@ func TestGraphTools_MarkBuildExcludedCallers(t *testing.T) {
 		// could call were it compiled: it is not, so the answer stays
 		// exact despite the graph's reflective calls.
 		e := graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+dispatch+`", "depth": 2}`)
+		if nodes := graphList(t, e.Data, "nodes"); marked(nodes, "uid") != nil || e.Data["build_excluded_count"] != 3.0 {
+			t.Errorf("by default: build_excluded_count %v, nodes %v; want 3, none marked", e.Data["build_excluded_count"], nodes)
+		}
+		e = graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+dispatch+`", "depth": 2, "include_build_excluded": true}`)
 		nodes := graphList(t, e.Data, "nodes")
 		if got := marked(nodes, "uid"); !slices.Equal(got, excluded) {
 			t.Errorf("marked %v, want %v", got, excluded)
@@ -196,7 +205,7 @@ func TestGraphTools_MarkBuildExcludedCallers(t *testing.T) {
 			t.Errorf("completeness %s %v, want exact", c, reasons)
 		}
 		// The count covers every page, not only the one shown.
-		e = graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+dispatch+`", "depth": 2, "limit": 1}`)
+		e = graphOK(t, r.s, "cos_graph_impact", `{"uid": "`+dispatch+`", "depth": 2, "limit": 1, "include_build_excluded": true}`)
 		if e.Data["build_excluded_count"] != 3.0 {
 			t.Errorf("one page: build_excluded_count %v, want 3", e.Data["build_excluded_count"])
 		}

@@ -3,8 +3,11 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/query"
 )
 
@@ -22,7 +25,9 @@ func graphImpactTool() *Tool {
 			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
-		}, pageParams()...),
+			{Name: "dispatch", Type: TBool},
+			buildExcludedParam,
+		}, append(scopeParams(), pageParams()...)...),
 		Handler: impactTool,
 	}
 }
@@ -42,8 +47,13 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		types = query.ImpactEdgeTypes
 	}
 	includeTests := c.Args.Bool("include_tests", true)
+	dispatch := c.Args.Bool("dispatch", slices.Contains(types, graph.EdgeImplements))
+	scope, err := scopeOf(c)
+	if err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
 	root := res.Node.UID
-	im, err := query.ImpactOf(ctx, c.V.Graph, root, types, depth, includeTests)
+	im, err := query.ImpactOf(ctx, c.V.Graph, root, types, depth, includeTests, dispatch, scope)
 	if err != nil {
 		return nil, envelope.ToolMeta{}, err
 	}
@@ -52,7 +62,7 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	tm.SemanticScope = fmt.Sprintf("transitive_depth_%d", depth)
 	setCompleteness(&tm, im.Completeness)
 	limit := c.Args.Int("limit", graphPageDefault)
-	digest := queryDigest("cos_graph_impact", root, types, depth, includeTests)
+	digest := queryDigest("cos_graph_impact", root, types, depth, includeTests, append(scopeDigest(scope), strconv.FormatBool(dispatch))...)
 	nodes, p, err := pageOf(c, c.Args.Str("cursor"), digest, im.Total, limit, im.Page)
 	if err != nil {
 		return nil, tm, err
@@ -67,8 +77,9 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		"edge_types":      types,
 		"count":           im.Total,
 		"counts_by_depth": im.Counts,
-		// build_excluded_count: dependents in files this build leaves
-		// out, counted in count and listed.
+		// build_excluded_count: dependents in files the build never
+		// compiles: left out of count (and not walked through) unless
+		// include_build_excluded.
 		"build_excluded_count": im.Excluded,
 		"listed":               len(nodes),
 		"nodes":                nodes,

@@ -102,9 +102,10 @@ func pageParams() []Param {
 }
 
 // queryDigest is the identity of a paged question inside its cursors; list
-// arguments are sorted so their order does not matter.
-func queryDigest(tool, root string, types []string, depth int, includeTests bool) [8]byte {
+// arguments are sorted so their order does not matter. extra are the
+// tool's other arguments (scopeDigest, …).
+func queryDigest(tool, root string, types []string, depth int, includeTests bool, extra ...string) [8]byte {
 	sorted := slices.Clone(types)
 	slices.Sort(sorted)
-	return pagecursor.Digest(tool, root, strings.Join(sorted, ","), strconv.Itoa(depth), strconv.FormatBool(includeTests))
+	return pagecursor.Digest(append([]string{tool, root, strings.Join(sorted, ","), strconv.Itoa(depth), strconv.FormatBool(includeTests)}, extra...)...)
 }

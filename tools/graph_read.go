@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/graph"
@@ -38,11 +39,11 @@ func graphReadTools() []*Tool {
 			Data:        Fields{"query": "string", "results": "[]object"},
 			Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"q": "ListenAndServe", "kinds": ["method"], "limit": 5}`,
-			Params: []Param{
+			Params: append([]Param{
 				{Name: "q", Type: TString, Required: true, NonEmpty: true, MaxLen: 512},
 				{Name: "kinds", Type: TStringList, Enum: nodeKinds, SharedEnum: true},
 				{Name: "limit", Type: TInt, Min: f64(1), Max: f64(100), Default: 10},
-			},
+			}, scopeParams()...),
 			Handler: resolveTool,
 		},
 		{
@@ -68,18 +69,27 @@ func graphReadTools() []*Tool {
 // (search.Resolver.Candidates): match is one of search's Match* kinds. A uid
 // or a path that resolves directly or by path prefix answers with that one
 // node; otherwise the candidates follow the fuzzy tiers, and meta
-// resolved_from is set when one of them clearly wins (it comes first). No
+// resolved_from is set when one of them clearly wins (it comes first).
+// paths and exclude_paths keep the candidates whose file they keep
+// (query.Scope), looked for among scopedCandidates candidates. No
 // candidate is E_NOT_FOUND with the resolver's suggestions.
 func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	q := c.Args.Str("q")
 	kinds := c.Args.Strings("kinds")
 	limit := c.Args.Int("limit", 10)
 	var tm envelope.ToolMeta
+	scope, err := scopeOf(c)
+	if err != nil {
+		return nil, tm, err
+	}
 	res, err := c.Resolve(ctx, q, false)
 	var nf *search.NotFoundError
 	if err == nil {
+		if !scope.Keeps(res.Node.Path) {
+			res = search.Resolution{} // not a candidate: meta must not name it
+		}
 		tm = resolvedMeta(res)
-		if res.ResolvedFrom != search.ResolvedFuzzy && (len(kinds) == 0 || contains(kinds, res.Node.Kind)) {
+		if res.Node.UID != "" && res.ResolvedFrom != search.ResolvedFuzzy && (len(kinds) == 0 || contains(kinds, res.Node.Kind)) {
 			// An exact uid or path is the answer; a broad search would only
 			// add noise (and cost milliseconds on a long uid).
 			n := res.Node
@@ -90,9 +100,17 @@ func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	} else if _, amb := asAmbiguous(err); !amb && !errors.As(err, &nf) {
 		return nil, tm, err // the index or the context failed: no candidates to list
 	}
-	results, err := c.V.Resolver.Candidates(ctx, q, kinds, limit)
+	fetch := limit
+	if scope.Filtered() {
+		fetch = scopedCandidates
+	}
+	results, err := c.V.Resolver.Candidates(ctx, q, kinds, fetch)
 	if err != nil {
 		return nil, tm, err
+	}
+	if scope.Filtered() {
+		results = slices.DeleteFunc(results, func(r search.Candidate) bool { return !scope.Keeps(r.Path) })
+		results = results[:min(len(results), limit)]
 	}
 	if len(results) == 0 {
 		if nf != nil {
@@ -105,6 +123,10 @@ func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	}
 	return map[string]any{"query": q, "results": results}, tm, nil
 }
+
+// scopedCandidates is how many candidates cos_graph_resolve looks at when
+// paths or exclude_paths filter them.
+const scopedCandidates = 500
 
 func contextTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	res, err := c.Resolve(ctx, c.Args.Str("uid_or_name"), false)

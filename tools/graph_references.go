@@ -11,7 +11,7 @@ func graphReferencesTool() *Tool {
 	return &Tool{
 		Name:        "cos_graph_references",
 		Title:       "Direct references",
-		Description: "A node's incoming edges by file and line; kinds defaults to the node's usual ones. Paged.",
+		Description: "A node's incoming edges by file and line; kinds defaults to the node's usual ones. Interface-dispatch callers: the interface method's. Paged.",
 		Data: Fields{"node": "object", "references": "[]object", "count": "integer", "listed": "integer", "limit": "integer",
 			"count_by_type": "object", "kinds": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
 			"build_excluded_count": "integer", "note": "string"},
@@ -20,7 +20,8 @@ func graphReferencesTool() *Tool {
 		Params: append([]Param{
 			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "kinds", Type: TStringList, Enum: edgeTypes, SharedEnum: true, Description: "edge types"},
-		}, pageParams()...),
+			buildExcludedParam,
+		}, append(scopeParams(), pageParams()...)...),
 		Handler: referencesTool,
 	}
 }
@@ -40,15 +41,19 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		}
 	}
 	includeTests := c.Args.Bool("include_tests", true)
+	scope, err := scopeOf(c)
+	if err != nil {
+		return nil, envelope.ToolMeta{}, err
+	}
 	root := res.Node.UID
-	found := query.ReferencesTo(c.V.Graph, res.Node, kinds, includeTests)
+	found := query.ReferencesTo(c.V.Graph, res.Node, kinds, includeTests, scope)
 	refs := found.Refs
 
 	tm := resolvedMeta(res)
 	tm.DefaultKindsPicked, tm.NodeKind = &picked, res.Node.Kind
 	setCompleteness(&tm, found.Completeness)
 	limit := c.Args.Int("limit", graphPageDefault)
-	digest := queryDigest("cos_graph_references", root, kinds, 0, includeTests)
+	digest := queryDigest("cos_graph_references", root, kinds, 0, includeTests, scopeDigest(scope)...)
 	page, p, err := pageOf(c, c.Args.Str("cursor"), digest, len(refs), limit,
 		func(from, to int) []query.Reference { return refs[from:to] })
 	if err != nil {
@@ -59,8 +64,8 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		"kinds":         kinds,
 		"count":         len(refs),
 		"count_by_type": found.ByType,
-		// build_excluded_count: references from files this build leaves
-		// out, counted in count and listed.
+		// build_excluded_count: references from files the build never
+		// compiles: left out of count unless include_build_excluded.
 		"build_excluded_count": found.Excluded,
 		"listed":               len(page),
 		"references":           page,
