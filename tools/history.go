@@ -65,7 +65,7 @@ func historyTool() *Tool {
 			{Name: "stream", Type: TString, NonEmpty: true, MaxLen: eventlog.MaxStreamLen},
 			{Name: "since", Type: TJSON, JSONTypes: []string{"integer", "string"}},
 			{Name: "until", Type: TJSON, JSONTypes: []string{"integer", "string"}},
-			{Name: "types", Type: TStringList, NonEmpty: true, MaxLen: 32, Description: `"task.updated" or "task.*"`},
+			{Name: "types", Type: TStringList, NonEmpty: true, MaxLen: 32},
 			{Name: "actor", Type: TString, NonEmpty: true, MaxLen: 256},
 			{Name: "limit", Type: TInt, Min: f64(1), Max: f64(historyLimitMax), Default: historyLimitDefault},
 			{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen, Minted: true},
