@@ -129,6 +129,10 @@ func (a *app) indexOne(ctx context.Context, ix *indexing.Indexer, st *state.Stat
 			bar.ChangeMax(max(total, 1))
 			_ = bar.Set(done)
 		}
+		// The bar's text says the stage: while Go packages are checked,
+		// "type-checked 40 of 235 Go packages; …" (the files bar stands
+		// still then).
+		o.Report = func(p indexing.Progress) { bar.Describe(p.Message()) }
 	}
 	rep, err := ix.IndexWith(ctx, root, o)
 	if bar != nil {
