@@ -11,6 +11,7 @@ import (
 
 	"github.com/cos-dev/cos/extract"
 	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/projections"
 )
 
 func writeIndexRepo(t testing.TB) string {
@@ -35,9 +36,21 @@ func TestIndex_SummaryLineThenNoChange(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	line := regexp.MustCompile(`^indexed .+: 3 files seen, 3 changed, 0 removed, 0 failed, 0 skipped; Go: 1 files type-checked \(\d+ packages\); \d+ nodes, \d+ edges; 3 events \(.+\) in [0-9.]+ s \(\+[0-9.]+ s projecting\); slowest: .+ ms\n$`)
-	if !line.MatchString(out) {
+	line := regexp.MustCompile(`^indexed .+: 3 files seen, 3 changed, 0 removed, 0 failed, 0 skipped; Go: 1 files type-checked \(\d+ packages\); graph (\d+) nodes, (\d+) edges; 3 events \(.+\) in [0-9.]+ s \(\+[0-9.]+ s projecting\); slowest: .+ ms\n$`)
+	m := line.FindStringSubmatch(out)
+	if m == nil {
 		t.Fatalf("summary line %q", out)
+	}
+	// The counts are the graph's, as cos_health says them (they were
+	// node and edge records per extracted file).
+	code, health, _ := run(t, state, "call", "cos_health", `{}`)
+	var h struct {
+		Data struct {
+			Graph struct{ Nodes, Edges int } `json:"graph"`
+		} `json:"data"`
+	}
+	if code != 0 || json.Unmarshal([]byte(health), &h) != nil || fmt.Sprint(h.Data.Graph.Nodes) != m[1] || fmt.Sprint(h.Data.Graph.Edges) != m[2] {
+		t.Fatalf("summary says %s nodes, %s edges; cos_health: %d %s", m[1], m[2], code, health)
 	}
 	if strings.Contains(errs, "indexing") {
 		t.Fatalf("a progress bar on a non-terminal stderr: %q", errs)
@@ -103,9 +116,9 @@ func TestSummaryLine_NamesTheSlowest(t *testing.T) {
 	r := indexing.Report{Root: "/r", FilesSeen: 10, FilesChanged: 2, FilesReextracted: 1, FilesRemoved: 1, FilesWithParseErrors: 1,
 		FilesTrimmed: 1, Nodes: 5, Edges: 7, Events: 4, Bytes: 3 << 20, Seconds: 1.5}
 	r.Slowest = []extract.Timing{{Path: "a/b/c.go", MS: 41.2}}
-	got := summaryLine(r, 0.25)
+	got := summaryLine(r, 0.25, &projections.GraphCounts{Nodes: 5, Edges: 7})
 	want := "indexed /r: 10 files seen, 3 changed, 1 removed, 0 failed, 0 skipped, 1 with parse errors, 1 trimmed to the event limit; " +
-		"5 nodes, 7 edges; 4 events (3.0 MB) in 1.50 s (+0.25 s projecting); slowest: c.go 41 ms"
+		"graph 5 nodes, 7 edges; 4 events (3.0 MB) in 1.50 s (+0.25 s projecting); slowest: c.go 41 ms"
 	if got != want {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
@@ -196,7 +209,7 @@ func TestIndex_Force(t *testing.T) {
 // A snapshot that failed after the index is named in the summary line.
 func TestSummaryLine_SnapshotFailed(t *testing.T) {
 	r := indexing.Report{Root: "/r", FilesSeen: 1, FilesChanged: 1, Events: 1, SnapshotError: "open snapshots: not a directory"}
-	got := summaryLine(r, 0)
+	got := summaryLine(r, 0, nil)
 	if !strings.HasSuffix(got, "; snapshot failed (the index is saved; the next start replays it from the log): open snapshots: not a directory") {
 		t.Fatalf("summary %q", got)
 	}

@@ -32,6 +32,14 @@ func (a *app) logCommand() *cobra.Command {
 			if to != 0 && to < from {
 				return usageError("--to %d is before --from %d", to, from)
 			}
+			var types []eventlog.TypePattern
+			if typ != "" {
+				p, ok := eventlog.ParseTypePattern(typ)
+				if !ok {
+					return usageError("--type %q: want %s", typ, eventlog.TypePatternLegal)
+				}
+				types = append(types, p)
+			}
 			l, err := a.openLog(cmd.Context(), true)
 			if err != nil {
 				return err
@@ -43,7 +51,7 @@ func (a *app) logCommand() *cobra.Command {
 				if to != 0 && ev.Seq > to {
 					return eventlog.ErrStop
 				}
-				if (stream != "" && ev.Stream != stream) || !typeMatches(typ, ev.Type) {
+				if (stream != "" && ev.Stream != stream) || !eventlog.MatchAny(types, ev.Type) {
 					return nil
 				}
 				if asJSON {
@@ -67,16 +75,6 @@ func (a *app) logCommand() *cobra.Command {
 	f.BoolVar(&asJSON, "json", false, "print JSON lines")
 	cmd.AddCommand(a.logAppendCommand(), a.logHeadCommand())
 	return cmd
-}
-
-func typeMatches(pattern, typ string) bool {
-	switch {
-	case pattern == "":
-		return true
-	case strings.HasSuffix(pattern, ".*"):
-		return strings.HasPrefix(typ, strings.TrimSuffix(pattern, "*"))
-	}
-	return pattern == typ
 }
 
 // clip shortens s to about n bytes without splitting a rune.

@@ -64,6 +64,10 @@ type goChecker struct {
 	// check, from the goroutine that checked it; it must be safe for
 	// concurrent use.
 	onPackage func(*checkedPackage)
+	// onChecked, when set, is called under progressMu after each package's
+	// check with (checked so far, packages of the run).
+	onChecked  func(done, total int)
+	progressMu sync.Mutex
 
 	// state is filled before any check starts; each entry's types is
 	// written by its own goroutine before its done channel closes and
@@ -139,6 +143,7 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 	}
 	sem := make(chan struct{}, c.workers)
 	var wg sync.WaitGroup
+	checked := 0
 	for _, id := range order {
 		st := c.state[id]
 		wg.Add(1)
@@ -154,6 +159,12 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			c.check(id, st, extract[id])
+			if c.onChecked != nil {
+				c.progressMu.Lock()
+				checked++
+				c.onChecked(checked, len(order))
+				c.progressMu.Unlock()
+			}
 		}()
 	}
 	wg.Wait()

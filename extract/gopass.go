@@ -259,6 +259,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 	if tree {
 		declOnly = tr.plainIDs
 	}
+	chk.onChecked = r.o.TypeChecked
 	n, err := chk.run(r.ctx, ids, declOnly)
 	if err != nil {
 		return err
@@ -281,6 +282,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 	if len(retry) > 0 {
 		first := x
 		chk = newGoChecker(tr.fset, g.pkgs, r.o.Workers, chk.onPackage)
+		chk.onChecked = r.o.TypeChecked
 		x = newTypedExtractor(tr.fset, g.rel, g, chk.typesOf)
 		n, err := chk.run(r.ctx, retry, nil)
 		if err != nil {

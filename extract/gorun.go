@@ -47,7 +47,7 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 	if !goAvailable() {
 		for p, fr := range results {
 			if extractorFor(p) == lang.ExtractorGo {
-				r.markSyntax(fr, graph.FallbackLoadError, "the go command is not installed")
+				r.markSyntax(fr, graph.FallbackGoUnavailable, "go not found on PATH")
 			}
 		}
 		return nil

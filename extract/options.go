@@ -82,6 +82,11 @@ type Options struct {
 	// extraction of each changed file ends, with how many of the run's
 	// changed files are extracted so far and how many there are.
 	Extracted func(done, total int)
+	// TypeChecked, when set, is called from one goroutine at a time as
+	// each Go package of a type-check pass is checked, with how many of the
+	// pass's packages are checked so far and how many there are (a run
+	// may make more than one pass).
+	TypeChecked func(done, total int)
 	// Logger receives warnings (unreadable cache, unreadable files); nil
 	// discards them.
 	Logger *slog.Logger

@@ -95,6 +95,9 @@ const (
 	// FallbackLoadError: the package could not be loaded (go list failed,
 	// an import is missing, go is not installed).
 	FallbackLoadError = "load_error"
+	// FallbackGoUnavailable: no go command on the indexer's PATH, so no
+	// package was listed or type-checked.
+	FallbackGoUnavailable = "go_unavailable"
 	// FallbackTypeError: the package loaded but did not type-check.
 	FallbackTypeError = "type_error"
 	// FallbackSyntaxError: a file of the package does not parse (the
@@ -125,5 +128,5 @@ const (
 // error means compiled code was read without types. Build-excluded files and files in
 // no package are not compiled on this platform, so they do not.
 func LowerBoundFallback(reason string) bool {
-	return reason == FallbackLoadError || reason == FallbackTypeError || reason == FallbackSyntaxError || reason == FallbackIncompletePackage
+	return reason == FallbackLoadError || reason == FallbackGoUnavailable || reason == FallbackTypeError || reason == FallbackSyntaxError || reason == FallbackIncompletePackage
 }

@@ -136,14 +136,14 @@ func parseEvents(q url.Values, lastEventID []string) (eventFilter, uint64, bool,
 			if len(f.types)+len(f.typePrefixes) >= maxTypeFilters {
 				return f, 0, false, argError("types", v, fmt.Sprintf("at most %d event types", maxTypeFilters), "types=task.*,graph.file_extracted")
 			}
-			base, prefix := strings.CutSuffix(t, "*")
-			if !validType(base) || (prefix && base != "" && !strings.HasSuffix(base, ".")) {
-				return f, 0, false, argError("types", t, "an event type such as task.updated, or a prefix ending in .* such as task.*", "types=task.*,graph.file_extracted")
+			p, ok := eventlog.ParseTypePattern(t)
+			if !ok {
+				return f, 0, false, argError("types", t, eventlog.TypePatternLegal, "types=task.*,graph.file_extracted")
 			}
-			if prefix {
-				f.typePrefixes = append(f.typePrefixes, base)
+			if p.Prefix {
+				f.typePrefixes = append(f.typePrefixes, p.Exact)
 			} else {
-				f.types = append(f.types, base)
+				f.types = append(f.types, p.Exact)
 			}
 		}
 	}
@@ -190,20 +190,6 @@ func parseEvents(q url.Values, lastEventID []string) (eventFilter, uint64, bool,
 		return f, since, true, nil
 	}
 	return f, 0, false, nil
-}
-
-// validType reports whether s is an event type or a type prefix: lower
-// case letters, digits, '_' and '.'.
-func validType(s string) bool {
-	if len(s) > maxFilterChars {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

@@ -318,6 +318,7 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 			}
 		}
 		opts.Extracted = prog.extracted
+		opts.TypeChecked = prog.typeChecked
 	}
 	// Never index our own state folder when it lives inside the tree.
 	if rel, err := filepath.Rel(abs, x.st.Dir()); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {

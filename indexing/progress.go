@@ -17,6 +17,10 @@ type Progress struct {
 	FilesSeen, FilesChanged int
 	// FilesExtracted counts the changed files extracted so far.
 	FilesExtracted int
+	// PackagesChecked of PackagesTotal are the Go packages type-checked so
+	// far, of those the run's passes have planned (the changed Go files'
+	// extraction waits on them); both 0 when no Go package is checked.
+	PackagesChecked, PackagesTotal int
 	// FilesAppended counts the files whose events are committed to the log
 	// (dependents extracted again included); Events those events.
 	FilesAppended, Events int
@@ -29,6 +33,10 @@ func (p Progress) Message() string {
 	case "walk":
 		return "listing and hashing the files"
 	case "extract":
+		if p.PackagesTotal > 0 && p.PackagesChecked < p.PackagesTotal {
+			return fmt.Sprintf("type-checked %d of %d Go packages; extracted %d of %d changed files (%d seen)",
+				p.PackagesChecked, p.PackagesTotal, p.FilesExtracted, p.FilesChanged, p.FilesSeen)
+		}
 		return fmt.Sprintf("extracted %d of %d changed files (%d seen)", p.FilesExtracted, p.FilesChanged, p.FilesSeen)
 	case "append":
 		return fmt.Sprintf("appended %d files to the log (%d events) of %d changed", p.FilesAppended, p.Events, p.FilesChanged)
@@ -44,6 +52,8 @@ type progressState struct {
 	// mu guards p and orders the calls of report.
 	mu sync.Mutex
 	p  Progress
+	// pkgBase is the packages of the type-check passes before the current.
+	pkgBase int
 }
 
 func newProgressState(report func(Progress)) *progressState {
@@ -81,6 +91,18 @@ func (ps *progressState) walked(done, total int) {
 func (ps *progressState) extracted(done, total int) {
 	ps.update(func(p *Progress) {
 		p.FilesExtracted, p.FilesChanged = done, max(p.FilesChanged, total)
+	})
+}
+
+// typeChecked is extract.Options.TypeChecked. Passes run one after the
+// other, so a pass's first package starts from the previous passes' total:
+// the counts only grow.
+func (ps *progressState) typeChecked(done, total int) {
+	ps.update(func(p *Progress) {
+		if done == 1 {
+			ps.pkgBase = p.PackagesTotal
+		}
+		p.PackagesChecked, p.PackagesTotal = ps.pkgBase+done, ps.pkgBase+total
 	})
 }
 

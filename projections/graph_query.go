@@ -28,6 +28,9 @@ type UnresolvedCounts struct {
 	// LowerBoundFiles counts the file nodes whose fallback reason makes the
 	// callers found in them a lower bound (graph.LowerBoundFallback).
 	LowerBoundFiles int
+	// GoUnavailableFiles counts those among them read by syntax because
+	// no go command was on the indexer's PATH (graph.FallbackGoUnavailable).
+	GoUnavailableFiles int
 	// InferredPython and InferredJS count the Python files, and the
 	// JavaScript and TypeScript files, whose calls were inferred from the
 	// syntax: file nodes of that language (graph.MetaLanguage) without
@@ -40,6 +43,7 @@ func (u *UnresolvedCounts) add(d UnresolvedCounts, sign int) {
 	u.DynamicCalls += sign * d.DynamicCalls
 	u.ReflectCalls += sign * d.ReflectCalls
 	u.LowerBoundFiles += sign * d.LowerBoundFiles
+	u.GoUnavailableFiles += sign * d.GoUnavailableFiles
 	u.InferredPython += sign * d.InferredPython
 	u.InferredJS += sign * d.InferredJS
 }
@@ -71,6 +75,9 @@ func unresolvedOf(kind string, meta []byte) UnresolvedCounts {
 	u.ReflectCalls = countOf(m.Reflect)
 	if reason, ok := m.Fallback.(string); ok && kind == graph.KindFile && graph.LowerBoundFallback(reason) {
 		u.LowerBoundFiles = 1
+		if reason == graph.FallbackGoUnavailable {
+			u.GoUnavailableFiles = 1
+		}
 	}
 	if kind == graph.KindFile && m.Extraction != graph.ExtractionPrecise {
 		switch m.Language {

@@ -47,6 +47,9 @@ const (
 	// calls are a name-based guess), when an asked node lives in a Go
 	// file.
 	reasonSyntaxFallbackFiles = "syntax_fallback_files"
+	// reasonGoUnavailable is the number of those files read by syntax
+	// because the indexer found no go command on its PATH.
+	reasonGoUnavailable = "go_unavailable"
 	// reasonNameMatchedNodes is the number of asked nodes of another
 	// language than Go (a file, function, method or class of a Python,
 	// TypeScript, JavaScript, Java, C, C++, Rust, PHP or Ruby file, or a
@@ -272,6 +275,9 @@ func (c *Completeness) Meta() (string, map[string]int) {
 	}
 	if c.inGo && u.LowerBoundFiles > 0 {
 		reasons[reasonSyntaxFallbackFiles] = u.LowerBoundFiles
+		if u.GoUnavailableFiles > 0 {
+			reasons[reasonGoUnavailable] = u.GoUnavailableFiles
+		}
 	}
 	if c.nameMatched > 0 {
 		reasons[reasonNameMatchedNodes] = c.nameMatched

@@ -101,8 +101,11 @@ func ListEntrypoints(g *projections.Graph, f EntrypointFilter) Entrypoints {
 		return a.UID < b.UID
 	})
 	out.Completeness = CompleteExact
-	if n := g.Unresolved().LowerBoundFiles; n > 0 {
-		out.Completeness, out.Reasons = CompleteLowerBound, map[string]int{reasonSyntaxFallbackFiles: n}
+	if u := g.Unresolved(); u.LowerBoundFiles > 0 {
+		out.Completeness, out.Reasons = CompleteLowerBound, map[string]int{reasonSyntaxFallbackFiles: u.LowerBoundFiles}
+		if u.GoUnavailableFiles > 0 {
+			out.Reasons[reasonGoUnavailable] = u.GoUnavailableFiles
+		}
 	}
 	for _, r := range out.Rows {
 		out.ByKind[r.Kind]++

@@ -46,7 +46,7 @@ func evidenceTools() []*Tool {
 		{
 			Name:        "cos_supervise_record_output",
 			Title:       "Record agent output",
-			Description: "Add to a session's evidence. kind output: role and its output (planner: plan, researcher: findings, implementer: change, tester: test_report, reviewer: review); backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}. task_id: cites the task's code now.",
+			Description: "Add to a session's evidence. kind output: role and its output: planner {summary, steps}, researcher {question, findings}, implementer {summary, files}, tester {passed, failed}, reviewer {verdict, findings}; backtrack {reason}, discovery {summary}, degraded_formula {formula, reason}. task_id: cites the task's code now.",
 			Data:        fieldsOf(recordAnswer{}),
 			Module:      "evidence", Layer: envelope.LayerAudit, Idempotent: false,
 			Example: recordExample,

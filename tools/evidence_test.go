@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,4 +140,42 @@ func TestEvidenceTools_ModuleGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	okEnv(t, call(t, s, "cos_supervise_record_output", `{"session_id":"s","kind":"discovery","output":{"summary":"x"}}`), "enabled again")
+}
+
+// The description names, for each role and kind, the output fields the
+// default registry requires (it named the output classes, "planner: plan",
+// which read as a field the call then refused).
+func TestSuperviseRecordOutput_DescriptionNamesRequiredFields(t *testing.T) {
+	var desc string
+	for _, tl := range evidenceTools() {
+		if tl.Name == "cos_supervise_record_output" {
+			desc = tl.Description
+		}
+	}
+	reg := evidence.DefaultRegistry()
+	names := map[string]string{evidence.KindBacktrack: evidence.KindBacktrack, evidence.KindDiscovery: evidence.KindDiscovery, evidence.KindDegradedFormula: evidence.KindDegradedFormula}
+	for role, class := range reg.Roles {
+		names[role] = class
+	}
+	for name, class := range names {
+		var req []string
+		for f, spec := range reg.Classes[class].Fields {
+			if spec.Required {
+				req = append(req, f)
+			}
+		}
+		i := strings.Index(desc, name+" {")
+		if i < 0 {
+			t.Errorf("description does not give %s its fields: %s", name, desc)
+			continue
+		}
+		said := desc[i+len(name)+2:]
+		said = said[:strings.Index(said, "}")]
+		got := strings.Split(said, ", ")
+		slices.Sort(got)
+		slices.Sort(req)
+		if !slices.Equal(got, req) {
+			t.Errorf("%s: description says {%s}, the registry requires %v", name, said, req)
+		}
+	}
 }

@@ -40,3 +40,20 @@ func TestGraphDelete_ResendReplays(t *testing.T) {
 		t.Fatalf("delete of a missing node: %+v", e)
 	}
 }
+
+// A delete of edges only answers deleted.uids as [] (and every list of
+// the answer as a list), never null.
+func TestGraphDelete_EdgesOnlyAnswersEmptyLists(t *testing.T) {
+	s := openServer(t, "")
+	graphOK(t, s, "cos_graph_upsert", `{"nodes":[{"uid":"code:function:a.go::A","kind":"function","label":"A","path":"a.go"},{"uid":"code:function:a.go::B","kind":"function","label":"B","path":"a.go"}],"edges":[{"source":"code:function:a.go::A","target":"code:function:a.go::B","type":"calls"}]}`)
+	e := graphOK(t, s, "cos_graph_delete", `{"edges":[{"source":"code:function:a.go::A","target":"code:function:a.go::B","type":"calls"}]}`)
+	deleted := e.Data["deleted"].(map[string]any)
+	for _, k := range []string{"uids", "edges", "files"} {
+		if _, ok := deleted[k].([]any); !ok {
+			t.Errorf("deleted.%s = %#v, want a list", k, deleted[k])
+		}
+	}
+	if _, ok := e.Data["remaining"].([]any); !ok {
+		t.Errorf("remaining = %#v, want a list", e.Data["remaining"])
+	}
+}

@@ -417,7 +417,7 @@ func mustPayload(typ string, v any) eventlog.Payload {
 // they differ (docs/errors.md, request ids).
 func deleteInput(ctx context.Context, c *Call, resend bool) ([]string, []graph.EdgeKey, error) {
 	g := c.V.Graph
-	var uids []string
+	uids := []string{} // answered as deleted.uids: [] when only edges go
 	for i, raw := range c.Args.Strings("uids") {
 		at := fmt.Sprintf("uids[%d]", i)
 		if in, out := g.Degree(raw); g.HasNode(raw) || in+out > 0 || (resend && graph.ValidateUID(raw) == nil) {

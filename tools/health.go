@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -163,5 +164,9 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 			out["freshness"] = f
 		})
 	}
-	return out, envelope.ToolMeta{}, nil
+	var tm envelope.ToolMeta
+	if n := c.V.Graph.Unresolved().GoUnavailableFiles; n > 0 {
+		tm.Warnings = append(tm.Warnings, fmt.Sprintf("go not found on PATH: %d Go files read by syntax only (callers are a lower bound); put go on the PATH of the process that indexes, then cos index again", n))
+	}
+	return out, tm, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,9 +28,6 @@ const (
 var historySelectors = []struct{ arg, kind string }{
 	{"stream", history.ByStream}, {"task_id", history.ByTask}, {"uid", history.ByUID}, {"path", history.ByPath},
 }
-
-// eventTypeShape is what an event type looks like (eventlog.Prepare's rule).
-var eventTypeShape = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
 
 // historyActor is the actor of one history event.
 type historyActor struct {
@@ -126,8 +122,8 @@ func parseHistory(c *Call) (historyQuery, error) {
 	}
 	types := slices.Clone(c.Args.Strings("types"))
 	for _, ty := range types {
-		if !eventTypeShape.MatchString(ty) {
-			return hq, argError(t, "types", strconv.Quote(ty), `event types shaped like area.verb_noun ("task.updated", "graph.file_extracted")`)
+		if _, ok := eventlog.ParseTypePattern(ty); !ok {
+			return hq, argError(t, "types", strconv.Quote(ty), eventlog.TypePatternLegal)
 		}
 	}
 	slices.Sort(types)

@@ -132,6 +132,13 @@ func TestHistory_TaskFromTwoClients(t *testing.T) {
 	if got, _ := historyOf(t, s, `{"task_id": "TASK-001", "actor": "cursor", "types": ["task.claimed"]}`); len(got) != 1 {
 		t.Errorf("actor cursor, types task.claimed: %d events, want 1", len(got))
 	}
+	// Prefix forms, as cos log --type and /api/events take them.
+	if got, _ := historyOf(t, s, `{"task_id": "TASK-001", "types": ["task.*"]}`); len(got) != len(rows) {
+		t.Errorf("types task.*: %d events, want %d", len(got), len(rows))
+	}
+	if got, _ := historyOf(t, s, `{"task_id": "TASK-001", "types": ["graph.*", "task.claimed"]}`); len(got) != 1 {
+		t.Errorf("types graph.*, task.claimed: %d events, want 1", len(got))
+	}
 	if got, _ := historyOf(t, s, fmt.Sprintf(`{"task_id": "TASK-001", "since": %d, "until": "%d"}`, rows[5].Seq, rows[1].Seq)); len(got) != 5 {
 		t.Errorf("since/until by seq: %d events, want 5", len(got))
 	}
@@ -216,7 +223,8 @@ func TestHistory_BadArguments(t *testing.T) {
 		{`{"since": "2026-05-02T00:00:00Z", "until": "2026-05-01T00:00:00Z"}`, "since", "at or before until"},
 		{`{"limit": 0}`, "limit", ""},
 		{`{"limit": 501}`, "limit", ""},
-		{`{"types": ["Task Updated"]}`, "types", "area.verb_noun"},
+		{`{"types": ["Task Updated"]}`, "types", "task.updated"},
+		{`{"types": ["task*"]}`, "types", `ending in ".*"`},
 		{`{"actor": ""}`, "actor", ""},
 	} {
 		e := failEnv(t, call(t, s, "cos_history", tc.args), "E_ARGUMENT", tc.args)

@@ -53,8 +53,8 @@ func indexProgress(ctx context.Context) func(indexing.Progress) {
 			f(Progress{Message: p.Message()})
 			return
 		}
-		total := p.FilesSeen + 2*p.FilesChanged + 1
-		done := p.FilesSeen + min(p.FilesExtracted, p.FilesChanged) + min(p.FilesAppended, p.FilesChanged)
+		total := p.FilesSeen + 2*p.FilesChanged + p.PackagesTotal + 1
+		done := p.FilesSeen + min(p.FilesExtracted, p.FilesChanged) + min(p.FilesAppended, p.FilesChanged) + p.PackagesChecked
 		f(Progress{Done: done, Total: total, Message: p.Message()})
 	}
 }

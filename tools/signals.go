@@ -10,9 +10,10 @@ import (
 )
 
 // signalFields are the TaskSignals fields cos_analyze_task also takes at
-// the top level, as the minimal valid call (tasks.SignalsExample) sends
-// them ({"task_title", "dimensions", "complexity", "domain"}). They are passed
-// raw, so that every wrong form gets the domain's message for it.
+// the top level, as tasks.SignalsExample sends them. All are optional (a
+// field left out takes its default: tasks.ParseSignals); only task_title is
+// required. They are passed raw, so that every wrong form gets the
+// domain's message for it.
 var signalFields = []string{"dimensions", "domain", "complexity", "scope_size", "action", "urgency", "novelty"}
 
 // signalParams are the schema types and legal values of signalFields (the
@@ -29,7 +30,7 @@ var signalParams = map[string]Param{
 
 func signalTools() []*Tool {
 	params := []Param{
-		{Name: "task_title", Type: TString},
+		{Name: "task_title", Type: TString, Required: true},
 		{Name: "signals_json", Type: TJSON, JSONTypes: []string{"object", "string"}, Description: "the other arguments as one object"},
 	}
 	for _, f := range signalFields {
@@ -68,9 +69,6 @@ func analyzeTaskTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error)
 		}
 		return nil, tm, argError(c.Tool, "signals_json", "signals_json together with top-level "+joinQuoted(names),
 			"the signals in one place: signals_json, or top-level fields")
-	case raw == nil && len(top) == 0:
-		return nil, tm, argError(c.Tool, "signals_json", "nothing",
-			"TaskSignals in signals_json or as top-level fields (dimensions, complexity and domain are required)")
 	case raw == nil:
 		b, err := json.Marshal(top)
 		if err != nil {

@@ -502,7 +502,32 @@ func TestAnalyzeTask_NormalisesAndCallsRoles(t *testing.T) {
 		}
 	}
 	failEnv(t, call(t, s, "cos_analyze_task", `{"task_title":"x","signals_json":{"dimensions":1},"complexity":"CLEAR"}`), "E_ARGUMENT", "both places")
-	failEnv(t, call(t, s, "cos_analyze_task", `{"task_title":"x"}`), "E_ARGUMENT", "no signals")
+}
+
+// cos_analyze_task's schema and its behaviour agree: task_title is the one
+// required argument; the signals left out take their defaults.
+func TestAnalyzeTask_SchemaAgreesWithBehaviour(t *testing.T) {
+	s := openServer(t, "")
+	var schema struct {
+		Required []string `json:"required"`
+	}
+	for _, tl := range s.Tools() {
+		if tl.Name == "cos_analyze_task" {
+			if err := json.Unmarshal(tl.InputSchema(), &schema); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(schema.Required) != 1 || schema.Required[0] != "task_title" {
+		t.Fatalf("required = %v, want [task_title]", schema.Required)
+	}
+	e := okEnv(t, call(t, s, "cos_analyze_task", `{"task_title":"x","dimensions":2}`), "no domain")
+	sig := e.Data["signals"].(map[string]any)
+	if d, ok := sig["domain"].([]any); !ok || len(d) != 0 || sig["complexity"] != tasks.DefaultComplexity || sig["dimensions"] != float64(2) {
+		t.Errorf("signals = %v, want domain [], complexity %s, dimensions 2", sig, tasks.DefaultComplexity)
+	}
+	okEnv(t, call(t, s, "cos_analyze_task", `{"task_title":"x"}`), "title only")
+	failEnv(t, call(t, s, "cos_analyze_task", `{"domain":["auth"]}`), "E_ARGUMENT", "no title")
 }
 
 // canonJSON encodes v with object keys sorted (through a generic decode).

@@ -3,6 +3,7 @@ package natslog
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // A cos stream name becomes one subject token: bytes outside
@@ -66,7 +67,8 @@ func DecodeToken(tok string) (string, error) {
 			continue
 		}
 		if c != '%' || i+2 >= len(tok) {
-			return "", fmt.Errorf("subject token %q: byte %q at %d is not allowed", tok, c, i)
+			_, n := utf8.DecodeRuneInString(tok[i:])
+			return "", fmt.Errorf("subject token %q: %q at byte offset %d is not allowed", tok, tok[i:i+n], i)
 		}
 		hi, lo := strings.IndexByte(hexDigits, tok[i+1]), strings.IndexByte(hexDigits, tok[i+2])
 		if hi < 0 || lo < 0 {

@@ -85,3 +85,10 @@ func TestParseStore(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeToken_NamesTheRune(t *testing.T) {
+	_, err := natslog.DecodeToken("evidence:é")
+	if err == nil || !strings.Contains(err.Error(), `"é" at byte offset 9`) {
+		t.Errorf("DecodeToken(evidence:é) = %v, want it to name \"é\" at byte offset 9", err)
+	}
+}

@@ -182,3 +182,18 @@ func FuzzPrepare(f *testing.F) {
 		}
 	})
 }
+
+// The refusal names the character as written and its byte offset, not the
+// first byte of its UTF-8 encoding read as a Latin-1 character.
+func TestValidateSession_NamesTheRune(t *testing.T) {
+	for s, want := range map[string]string{
+		"sitzung-ü":  `"ü" at byte offset 8`,
+		"a b":        `" " at byte offset 1`,
+		"ok-\xff-no": `"\xff" at byte offset 3`,
+	} {
+		err := ValidateSession(s)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ValidateSession(%q) = %v, want it to say %s", s, err, want)
+		}
+	}
+}

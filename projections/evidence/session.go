@@ -3,6 +3,7 @@ package evidence
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxSessionLen is the longest session id, in bytes.
@@ -34,9 +35,9 @@ func ValidateSession(s string) error {
 		return fmt.Errorf("%w: %q starts with \".\"; legal: 1–%d characters of A–Z a–z 0–9 . _ -, not starting with \".\", e.g. \"sess-2026-11-30a\"", ErrInvalidSession, s, MaxSessionLen)
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !sessionByte(c) {
-			return fmt.Errorf("%w: %q has %q at byte %d; legal: 1–%d characters of A–Z a–z 0–9 . _ -, e.g. \"sess-2026-11-30a\"", ErrInvalidSession, s, c, i, MaxSessionLen)
+		if !sessionByte(s[i]) {
+			_, n := utf8.DecodeRuneInString(s[i:])
+			return fmt.Errorf("%w: %q has %q at byte offset %d; legal: 1–%d characters of A–Z a–z 0–9 . _ -, e.g. \"sess-2026-11-30a\"", ErrInvalidSession, s, s[i:i+n], i, MaxSessionLen)
 		}
 	}
 	return nil

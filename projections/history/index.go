@@ -231,7 +231,9 @@ type Query struct {
 	// SinceTime and UntilTime bound commit times, inclusive; the zero
 	// time leaves the side open.
 	SinceTime, UntilTime time.Time
-	// Types, when not empty, keeps only these event types.
+	// Types, when not empty, keeps only events of these types: exact
+	// types or prefix forms ("task.*"), as eventlog.ParseTypePattern reads
+	// them.
 	Types []string
 	// Actor, when set, keeps only events whose actor it accepts.
 	Actor func(eventlog.Actor) bool
@@ -290,8 +292,20 @@ func (x *Index) matcher(q Query) func(*entry) bool {
 	if len(q.Types) > 0 {
 		types = map[uint16]bool{}
 		for _, t := range q.Types {
-			if id, ok := x.typeIDs[t]; ok {
-				types[id] = true
+			p, ok := eventlog.ParseTypePattern(t)
+			if !ok {
+				continue
+			}
+			if !p.Prefix {
+				if id, ok := x.typeIDs[p.Exact]; ok {
+					types[id] = true
+				}
+				continue
+			}
+			for name, id := range x.typeIDs {
+				if p.Match(name) {
+					types[id] = true
+				}
 			}
 		}
 	}

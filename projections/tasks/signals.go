@@ -17,11 +17,14 @@ type Signals struct {
 	// TaskTitle is optional inside signals (cos_analyze_task takes it as its
 	// own argument; the minimal call, SignalsExample, carries it).
 	TaskTitle string `json:"task_title,omitempty"`
-	// Dimensions is how many independent concerns the task spans: int ≥ 1.
+	// Dimensions is how many independent concerns the task spans: int ≥ 1;
+	// default 1.
 	Dimensions int `json:"dimensions"`
-	// Domain lists the areas the task touches: ["meta"], ["django", "meta"].
+	// Domain lists the areas the task touches: ["meta"], ["django", "meta"];
+	// default [] (no role depends on it).
 	Domain []string `json:"domain"`
-	// Complexity is a Cynefin domain: CLEAR|COMPLICATED|COMPLEX|CHAOTIC|CONFUSION.
+	// Complexity is a Cynefin domain: CLEAR|COMPLICATED|COMPLEX|CHAOTIC|CONFUSION;
+	// default CONFUSION (not yet known which).
 	Complexity string `json:"complexity"`
 	// ScopeSize is trivial|small|medium|large|recursive; default medium.
 	ScopeSize string `json:"scope_size"`
@@ -34,9 +37,8 @@ type Signals struct {
 	Novelty float64 `json:"novelty"`
 }
 
-// Legal values of the TaskSignals fields (docs/uids.md, TaskSignals). The
-// minimal call, SignalsExample, leaves the optional fields out; they then
-// take the defaults below.
+// Legal values of the TaskSignals fields (docs/uids.md, TaskSignals). A
+// field left out takes its default below.
 var (
 	Complexities = []string{"CLEAR", "COMPLICATED", "COMPLEX", "CHAOTIC", "CONFUSION"}
 	ScopeSizes   = []string{"trivial", "small", "medium", "large", "recursive"}
@@ -46,10 +48,12 @@ var (
 
 // Defaults of the optional TaskSignals fields.
 const (
-	DefaultScopeSize = "medium"
-	DefaultAction    = "unknown"
-	DefaultUrgency   = "normal"
-	DefaultNovelty   = 0.5
+	DefaultDimensions = 1
+	DefaultComplexity = "CONFUSION"
+	DefaultScopeSize  = "medium"
+	DefaultAction     = "unknown"
+	DefaultUrgency    = "normal"
+	DefaultNovelty    = 0.5
 	// MaxTitleLen is the longest task title (and signals task_title), in
 	// characters.
 	MaxTitleLen = 200
@@ -117,13 +121,11 @@ func parseSignals(raw json.RawMessage, prefix string) (Signals, error) {
 		return Signals{}, asError([]*FieldError{{Field: whole, Got: clip(raw), Legal: "a JSON object of TaskSignals", Hint: "not valid JSON: " + err.Error(), Example: SignalsExample}})
 	}
 
-	s := Signals{ScopeSize: DefaultScopeSize, Action: DefaultAction, Urgency: DefaultUrgency, Novelty: DefaultNovelty}
+	s := Signals{Dimensions: DefaultDimensions, Domain: []string{}, Complexity: DefaultComplexity,
+		ScopeSize: DefaultScopeSize, Action: DefaultAction, Urgency: DefaultUrgency, Novelty: DefaultNovelty}
 	var errs []*FieldError
 	bad := func(key string, v json.RawMessage, legal, hint string) {
 		errs = append(errs, &FieldError{Field: prefix + key, Got: clip(v), Legal: legal, Hint: hint, Example: SignalsExample})
-	}
-	missing := func(key, legal string) {
-		errs = append(errs, &FieldError{Field: prefix + key, Legal: legal, Hint: "required", Example: SignalsExample})
 	}
 
 	const (
@@ -139,26 +141,28 @@ func parseSignals(raw json.RawMessage, prefix string) (Signals, error) {
 			s.TaskTitle = strings.TrimSpace(t)
 		}
 	}
-	if v, ok := fields["dimensions"]; !ok {
-		missing("dimensions", legalDims)
-	} else if n, hint, ok := parseDimensions(v); !ok {
-		bad("dimensions", v, legalDims, hint)
-	} else {
-		s.Dimensions = n
+	// dimensions, domain and complexity are optional: absent, they keep
+	// their defaults (DefaultDimensions, [], DefaultComplexity).
+	if v, ok := fields["dimensions"]; ok {
+		if n, hint, ok := parseDimensions(v); !ok {
+			bad("dimensions", v, legalDims, hint)
+		} else {
+			s.Dimensions = n
+		}
 	}
-	if v, ok := fields["domain"]; !ok {
-		missing("domain", legalDomain)
-	} else if d, hint, ok := parseDomain(v); !ok {
-		bad("domain", v, legalDomain, hint)
-	} else {
-		s.Domain = d
+	if v, ok := fields["domain"]; ok {
+		if d, hint, ok := parseDomain(v); !ok {
+			bad("domain", v, legalDomain, hint)
+		} else {
+			s.Domain = d
+		}
 	}
-	if v, ok := fields["complexity"]; !ok {
-		missing("complexity", quoteAll(Complexities)+" (uppercase)")
-	} else if c, hint, ok := parseEnum(v, Complexities, complexitySynonyms); !ok {
-		bad("complexity", v, quoteAll(Complexities)+" (uppercase)", hint)
-	} else {
-		s.Complexity = c
+	if v, ok := fields["complexity"]; ok {
+		if c, hint, ok := parseEnum(v, Complexities, complexitySynonyms); !ok {
+			bad("complexity", v, quoteAll(Complexities)+" (uppercase)", hint)
+		} else {
+			s.Complexity = c
+		}
 	}
 	for _, e := range []struct {
 		key      string
