@@ -46,6 +46,8 @@ type wireClient struct {
 	waiting map[string]chan json.RawMessage
 	junk    []string
 	done    chan struct{}
+	// init is the initialize response.
+	init json.RawMessage
 
 	closeOnce sync.Once
 }
@@ -54,9 +56,20 @@ type wireClient struct {
 // root, and performs the MCP handshake.
 func wireStart(t testing.TB, state, root string, extra ...string) *wireClient {
 	t.Helper()
+	return wireStartEnv(t, state, root, "", extra...)
+}
+
+// wireStartEnv is wireStart with env ("KEY=value", or "") added to the
+// server's environment.
+func wireStartEnv(t testing.TB, state, root, env string, extra ...string) *wireClient {
+	t.Helper()
 	args := append([]string{"serve", "--state-dir", state, "--nats", "off", "--index=false", "--root", root}, extra...)
 	cmd := exec.Command(cosBin, args...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "COS_TOOLS=all") // every tool listed, unless extra says --tools
+	if env != "" {
+		cmd.Env = append(cmd.Env, env)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +93,7 @@ func wireStart(t testing.TB, state, root string, extra ...string) *wireClient {
 	if !bytes.Contains(init, []byte(`"serverInfo"`)) {
 		t.Fatalf("initialize: %s", init)
 	}
+	c.init = init
 	c.notify("notifications/initialized")
 	return c
 }

@@ -178,25 +178,17 @@ func jsonTypes(ts []string) any {
 	return ts
 }
 
-// metaSchema is data.meta's schema: the keys answers of every kind carry
-// (envelope.Meta), typed. The per-tool keys the instructions name
-// (truncated_*, node_kind, …) are allowed, not listed: every tool of
-// tools/list would repeat them.
+// metaSchema is data.meta's schema: the keys an agent acts on in answers
+// of every kind (envelope.Meta), typed. The others the instructions name
+// (index, at_seq, resolved_match, truncated_*, …) are allowed, not
+// listed: every tool of tools/list would repeat them.
 var metaSchema = map[string]any{"type": "object", "properties": map[string]any{
 	"log_seq":              map[string]any{"type": "integer"},
 	"layer":                map[string]any{"type": "string"},
-	"tokens_estimated":     map[string]any{"type": "integer"},
 	"truncated":            map[string]any{"type": "boolean"},
-	"at_seq":               map[string]any{"type": "integer"},
-	"resolved_match":       map[string]any{"type": "string"},
 	"completeness":         map[string]any{"type": "string"},
 	"completeness_reasons": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "integer"}},
 	"warnings":             map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-	"index": map[string]any{"type": "object", "properties": map[string]any{
-		"root": map[string]any{"type": "string"}, "indexed_seq": map[string]any{"type": "integer"},
-		"stale_files": map[string]any{"type": "integer"}, "commit": map[string]any{"type": "string"},
-		"state": map[string]any{"type": "string"},
-	}},
 }}
 
 // errorSchema is a failure's error object (envelope.Error).

@@ -59,8 +59,8 @@ var (
 var anyJSON = map[string]any{"type": []string{"string", "number", "boolean", "object", "array", "null"}}
 
 // typeSchema is the JSON Schema of the values encoding/json writes for
-// type t: a struct's fields under their json names (the ones without
-// omitempty required), a nil pointer, slice or map as null (the type
+// type t: a struct's fields under their json names (none required: the
+// bytes go to every tools/list), a nil pointer, slice or map as null (the type
 // nullable unless omitempty leaves it out), a map as an object whose
 // additionalProperties are the element's schema, a free-form
 // map[string]any as additionalProperties true. seen guards recursive
@@ -106,20 +106,15 @@ func typeSchema(t reflect.Type, seen map[reflect.Type]bool) map[string]any {
 		seen[t] = true
 		defer delete(seen, t)
 		props := map[string]any{}
-		var required []string
-		addProps(props, &required, t, seen)
-		s := map[string]any{"type": "object", "properties": props}
-		if len(required) > 0 {
-			s["required"] = required
-		}
-		return s
+		addProps(props, t, seen)
+		return map[string]any{"type": "object", "properties": props}
 	}
 	return anyJSON
 }
 
 // addProps adds the json properties of struct t to props (embedded
-// structs flattened), and the names of those always written to required.
-func addProps(props map[string]any, required *[]string, t reflect.Type, seen map[reflect.Type]bool) {
+// structs flattened).
+func addProps(props map[string]any, t reflect.Type, seen map[reflect.Type]bool) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag := sf.Tag.Get("json")
@@ -128,7 +123,7 @@ func addProps(props map[string]any, required *[]string, t reflect.Type, seen map
 		}
 		name, opts, _ := strings.Cut(tag, ",")
 		if sf.Anonymous && name == "" && indirect(sf.Type).Kind() == reflect.Struct {
-			addProps(props, required, indirect(sf.Type), seen)
+			addProps(props, indirect(sf.Type), seen)
 			continue
 		}
 		if !sf.IsExported() {
@@ -151,9 +146,6 @@ func addProps(props map[string]any, required *[]string, t reflect.Type, seen map
 			}
 		}
 		props[name] = s
-		if !omit {
-			*required = append(*required, name)
-		}
 	}
 }
 
