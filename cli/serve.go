@@ -135,6 +135,7 @@ func (a *app) serveCommand() *cobra.Command {
 		watch   bool
 		index   bool
 		idle    time.Duration
+		profile string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -156,6 +157,13 @@ func (a *app) serveCommand() *cobra.Command {
 			}
 			if err := checkServeFlags(addr, httpOpts, asked); err != nil {
 				return usageError("%v", err)
+			}
+			if !cmd.Flags().Changed("tools") {
+				profile = os.Getenv("COS_TOOLS")
+			}
+			profile, err := mcp.ParseProfile(profile)
+			if err != nil {
+				return usageError("--tools (or COS_TOOLS): %v", err)
 			}
 			var ln net.Listener
 			if addr != "" { // before the state folder is opened: a busy port fails at once
@@ -196,7 +204,7 @@ func (a *app) serveCommand() *cobra.Command {
 			if o.st.Writable() && o.st.Dir() != "" { // HTTP sessions outlive a restart
 				httpOpts.SessionDir = filepath.Join(o.st.Dir(), mcp.SessionFolder)
 			}
-			srv := mcp.New(o.r, mcp.Options{Version: Version, Budget: f.budgetOptions(), Logger: logger})
+			srv := mcp.New(o.r, mcp.Options{Version: Version, Budget: f.budgetOptions(), Logger: logger, Tools: profile})
 			var web *webHub
 			if ln != nil {
 				web = &webHub{o: o, dir: a.stateDir, opts: hub.Options{Token: token, AllowedOrigins: origins, Logger: logger}}
@@ -210,6 +218,8 @@ func (a *app) serveCommand() *cobra.Command {
 	cmd.Flags().StringArrayVar(&origins, "allow-origin", nil, "browser origin (scheme://host[:port]) allowed to call the HTTP endpoint besides the server's own (repeatable)")
 	cmd.Flags().BoolVar(&stdio, "stdio", false, "with --http: --stdio serves stdio too and ends the server when stdin closes; --stdio=false never reads stdin (default: stdio only when stdin is a pipe or socket)")
 	cmd.Flags().DurationVar(&idle, "session-idle", mcp.DefaultSessionIdleTTL, "with --http: end an HTTP session silent this long (no request; a listening GET stream is pinged) and drop its subscriptions")
+	cmd.Flags().StringVar(&profile, "tools", "", "tools listed: core (code questions and task work), default, or all (default $COS_TOOLS, else default); "+
+		"the others stay callable by name and the instructions name them")
 	cmd.Flags().BoolVar(&debug, "debug", false, "debug logs on stderr")
 	cmd.Flags().BoolVar(&watch, "watch", true, "keep the graph current with the indexed folder: re-index changed files within a second "+
 		"of the last write (one server per state folder watches; another takes over if it stops); --watch=false never watches")

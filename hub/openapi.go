@@ -338,22 +338,7 @@ func successSchema(t *tools.Tool) map[string]any {
 
 // fieldSchema is the schema of one tools.Fields type: "string",
 // "[]object", "integer?" (nullable).
-func fieldSchema(v string) map[string]any {
-	nullable := strings.HasSuffix(v, "?")
-	v = strings.TrimSuffix(v, "?")
-	s := map[string]any{}
-	typ := v
-	if elem, ok := strings.CutPrefix(v, "[]"); ok {
-		typ = "array"
-		s["items"] = map[string]any{"type": elem}
-	}
-	if nullable {
-		s["type"] = []string{typ, "null"}
-	} else {
-		s["type"] = typ
-	}
-	return s
-}
+func fieldSchema(v string) map[string]any { return tools.FieldSchema(v) }
 
 // paramSchema is the JSON Schema of one tool argument: its type, enum
 // (shared vocabularies included), range, length and default.

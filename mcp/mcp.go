@@ -25,6 +25,10 @@ type Options struct {
 	Budget envelope.Options
 	// Logger receives diagnostics (never stdout); nil discards them.
 	Logger *slog.Logger
+	// Tools is the tool profile tools/list shows (ProfileCore,
+	// ProfileDefault, ProfileAll; "" is ProfileDefault). The tools it
+	// leaves out stay callable and are named in the instructions.
+	Tools string
 }
 
 // Server speaks MCP for one tools.Runner: over stdio (ServeStdio) or
@@ -43,7 +47,9 @@ func New(r *tools.Runner, opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{r: r, opts: opts, logger: opts.Logger}
+	s := &Server{r: r, opts: opts, logger: opts.Logger}
+	s.live.profile = profileListed(opts.Tools)
+	return s
 }
 
 // call runs one tool with the agent budget.
@@ -58,7 +64,7 @@ func (s *Server) call(ctx context.Context, name string, raw json.RawMessage) env
 func (s *Server) MCP() *mcpserver.MCPServer {
 	srv := mcpserver.NewMCPServer(ServerName, s.opts.Version,
 		mcpserver.WithToolCapabilities(false),
-		mcpserver.WithInstructions(instructions),
+		mcpserver.WithInstructions(instructions+unlistedText(s.r.Tools(), s.live.profile)),
 	)
 	for _, t := range s.r.Tools() {
 		tool := toolOf(t)

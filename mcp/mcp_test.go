@@ -46,6 +46,8 @@ type wireClient struct {
 	waiting map[string]chan json.RawMessage
 	junk    []string
 	done    chan struct{}
+	// init is the initialize response.
+	init json.RawMessage
 
 	closeOnce sync.Once
 }
@@ -54,9 +56,20 @@ type wireClient struct {
 // root, and performs the MCP handshake.
 func wireStart(t testing.TB, state, root string, extra ...string) *wireClient {
 	t.Helper()
+	return wireStartEnv(t, state, root, "", extra...)
+}
+
+// wireStartEnv is wireStart with env ("KEY=value", or "") added to the
+// server's environment.
+func wireStartEnv(t testing.TB, state, root, env string, extra ...string) *wireClient {
+	t.Helper()
 	args := append([]string{"serve", "--state-dir", state, "--nats", "off", "--index=false", "--root", root}, extra...)
 	cmd := exec.Command(cosBin, args...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "COS_TOOLS=all") // every tool listed, unless extra says --tools
+	if env != "" {
+		cmd.Env = append(cmd.Env, env)
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +93,7 @@ func wireStart(t testing.TB, state, root string, extra ...string) *wireClient {
 	if !bytes.Contains(init, []byte(`"serverInfo"`)) {
 		t.Fatalf("initialize: %s", init)
 	}
+	c.init = init
 	c.notify("notifications/initialized")
 	return c
 }
@@ -305,10 +319,10 @@ func TestWire_ToolsListSchemasAndAnnotations(t *testing.T) {
 			continue
 		case got.InputSchema["type"] != "object" || !hasKeys(got.InputSchema, "properties"):
 			t.Errorf("%s: input schema %v is not an object with properties", got.Name, got.InputSchema)
-		case hasKeys(got.InputSchema, "additionalProperties"):
-			// The server refuses unknown arguments itself, naming the
+		case got.InputSchema["additionalProperties"] != false:
+			// Closed; the server refuses unknown arguments too, naming the
 			// accepted ones (TestToolList_UnknownArgumentRefused).
-			t.Errorf("%s: input schema says additionalProperties", got.Name)
+			t.Errorf("%s: input schema is not closed (additionalProperties false)", got.Name)
 		case got.OutputSchema["type"] != "object" || !hasKeys(got.OutputSchema["properties"], "data"):
 			t.Errorf("%s: no envelope output schema: %v", got.Name, got.OutputSchema)
 		case got.Description == "":

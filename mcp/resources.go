@@ -48,7 +48,9 @@ type liveState struct {
 	pending map[string]map[string]bool
 	// unlisted are the tools whose module is off: left out of the lists.
 	unlisted map[string]bool
-	modules  *tools.ModuleWatch
+	// profile are the tools the profile lists (nil: all).
+	profile map[string]bool
+	modules *tools.ModuleWatch
 }
 
 // liveServer is the live part of one mcp-go server.
@@ -149,7 +151,7 @@ func (s *Server) setupLive(srv *mcpserver.MCPServer) {
 }
 
 // listFilter is every server's tool filter: tools/list leaves out the
-// tools whose module is switched off. They stay registered, so a call that
+// tools whose module is switched off and those the profile does not list. They stay registered, so a call that
 // raced a switch is answered by the tool (E_MODULE_DISABLED), never by a
 // protocol error for an unknown tool.
 func (l *liveState) listFilter(_ context.Context, in []mcp.Tool) []mcp.Tool {
@@ -163,12 +165,12 @@ func (l *liveState) listFilter(_ context.Context, in []mcp.Tool) []mcp.Tool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.unlisted) == 0 {
+	if len(l.unlisted) == 0 && l.profile == nil {
 		return in
 	}
 	out := make([]mcp.Tool, 0, len(in))
 	for _, t := range in {
-		if !l.unlisted[t.Name] {
+		if !l.unlisted[t.Name] && (l.profile == nil || l.profile[t.Name]) {
 			out = append(out, t)
 		}
 	}

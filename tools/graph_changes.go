@@ -19,8 +19,9 @@ func graphChangesTool() *Tool {
 		Title:       "Changes and their risk",
 		Description: "Symbols changed since base (a git revision, or \"index\": the last index), their dependents, tests to run (as commands) and risk.",
 		Data: Fields{"base": "string", "commit": "string", "root": "string", "depth": "integer", "count": "integer",
-			"files": "[]object", "changed": "[]object", "dependents": "object", "counts_by_depth": "object",
-			"tests": "[]object", "tests_to_run": "object", "risk": "object", "refreshed": "[]string", "note": "string"},
+			"files": typ(query.Changes{}.Files), "changed": typ(query.Changes{}.Changed), "dependents": typ(query.Changes{}.Dependents),
+			"counts_by_depth": typ(query.Changes{}.Counts), "tests": typ(query.Changes{}.Tests), "tests_to_run": typ(query.Changes{}.TestsToRun),
+			"risk": typ(query.Changes{}.Risk), "refreshed": "[]string", "note": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: false, Idempotent: true, WritesOnlyToRefresh: true,
 		Example: `{"base": "HEAD", "depth": 2}`,
 		Params: []Param{

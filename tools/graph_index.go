@@ -14,7 +14,7 @@ func indexTools() []*Tool {
 		Title: "Index the repository",
 		Description: "Index a folder (default: the repository); only changed files are extracted again. A folder inside a root " +
 			"refreshes that part; another folder becomes a root (paths name//path).",
-		Data:   Fields{"report": "object", "graph": "object", "removed": "object"},
+		Data:   Fields{"report": typ(indexing.Report{}), "graph": typ(projections.GraphCounts{}), "removed": typ(indexing.RootRemoval{})},
 		Module: "graph", Layer: envelope.LayerGraph, Idempotent: true,
 		Example: `{"path": ".", "precise": true}`,
 		Params: []Param{

@@ -36,7 +36,7 @@ func graphReadTools() []*Tool {
 			Name:        "cos_graph_resolve",
 			Title:       "Find nodes",
 			Description: "Find nodes by uid, path or name (typo-tolerant), best first.",
-			Data:        Fields{"query": "string", "results": "[]object"},
+			Data:        Fields{"query": "string", "results": typ([]search.Candidate{})},
 			Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"q": "ListenAndServe", "kinds": ["method"], "limit": 5}`,
 			Params: append([]Param{
@@ -50,7 +50,7 @@ func graphReadTools() []*Tool {
 			Name:        "cos_graph_context",
 			Title:       "Node and neighbours",
 			Description: "A node, its neighbours within depth hops and the edges among them.",
-			Data:        Fields{"node": "object", "neighbours": "[]object", "edges_by_type": "object", "degree": "object"},
+			Data:        Fields{"node": typ(query.NodeView{}), "neighbours": typ(query.Context{}.Neighbours), "edges_by_type": typ(query.Context{}.EdgesByType), "degree": typ(map[string]int{})},
 			Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 			Example: `{"uid_or_name": "net/http/server.go", "depth": 1}`,
 			Params: []Param{

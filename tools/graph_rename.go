@@ -20,7 +20,7 @@ func graphRenamePlanTool() *Tool {
 		Name:        "cos_graph_rename_plan",
 		Title:       "Plan a rename",
 		Description: "Where the name occurs as a word (code, imports, docs, tests, strings); nodes already named new_name.",
-		Data: Fields{"node": "object", "old_name": "string", "new_name": "string", "call_sites": "[]object", "import_sites": "[]object",
+		Data: Fields{"node": typ(query.NodeView{}), "old_name": "string", "new_name": "string", "call_sites": "[]object", "import_sites": "[]object",
 			"doc_references": "[]object", "test_references": "[]object", "string_literals": "[]object", "definitions": "[]object",
 			"conflicts": "[]object", "counts": "object", "files_scanned": "integer", "files_skipped": "integer", "skipped": "[]object"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,

@@ -37,13 +37,21 @@ func receiptOf(r eventlog.Receipt) writeReceipt {
 	return writeReceipt{Stream: r.Stream, FirstSeq: r.FirstSeq, LastSeq: r.LastSeq, Replayed: r.Replayed}
 }
 
+// deletedView is the shape of cos_graph_delete's data.deleted, for its
+// schema: the nodes, edges and files the delete named.
+type deletedView struct {
+	UIDs  []string         `json:"uids"`
+	Edges []query.EdgeView `json:"edges"`
+	Files []string         `json:"files"`
+}
+
 func graphWriteTools() []*Tool {
 	return []*Tool{
 		{
 			Name:        "cos_graph_upsert",
 			Title:       "Write nodes and edges",
 			Description: "Add or replace nodes and edges; a uid looks like code:function:a.go::run.",
-			Data:        Fields{"receipt": "object", "written": "object", "uids": "[]string", "graph": "object", "edges_gone": "integer"},
+			Data:        Fields{"receipt": typ(writeReceipt{}), "written": typ(map[string]int{}), "uids": "[]string", "graph": typ(projections.GraphCounts{}), "edges_gone": "integer"},
 			Module:      "graph", Layer: envelope.LayerGraph, Idempotent: true,
 			Example: `{"nodes": [{"uid": "code:function:a.go::run", "kind": "function", "label": "run", "path": "a.go", "line": 3}], ` +
 				`"edges": [{"source": "code:file:a.go", "target": "code:function:a.go::run", "type": "contains"}], "request_id": "ext-42"}`,
@@ -58,7 +66,7 @@ func graphWriteTools() []*Tool {
 			Name:        "cos_graph_delete",
 			Title:       "Delete nodes and edges",
 			Description: "Delete nodes (with their edges) and edges; if one is missing, E_NOT_FOUND and none is.",
-			Data:        Fields{"receipt": "object", "deleted": "object", "graph": "object", "remaining": "[]string"},
+			Data:        Fields{"receipt": typ(writeReceipt{}), "deleted": typ(deletedView{}), "graph": typ(projections.GraphCounts{}), "remaining": "[]string"},
 			Module:      "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
 			Example: `{"uids": ["code:function:a.go::run"], "edges": [{"source": "code:file:a.go", "target": "code:function:a.go::old", "type": "contains"}]}`,
 			Params: []Param{

@@ -14,51 +14,63 @@ import (
 //
 //	string  integer  number  boolean  object  array
 //
-// an array may name its element type ("[]string", "[]object",
-// "[]integer"), and a trailing "?" allows null ("string?": a string or
-// null). Nested objects and arrays are described by their type only (an
-// array's element type stays in the Go spec): the schema stays small
-// enough for an agent to read in every tools/list.
+// or the name of a Go type registered for schemas (SchemaType: "node",
+// "reference", "task", …; fieldsOf registers the nested types it meets),
+// whose schema is reflected from its Go struct. "[]T" is a list of T
+// ("[]string", "[]reference"), and a trailing "?" allows null ("string?":
+// a string or null). A bare "object" or "array" says nothing of its
+// contents: every tool's data should name typed ones.
 type Fields map[string]string
 
-// fieldTypes are the types a Fields value may name, before "[]" and "?".
+// fieldTypes are the JSON types a Fields value may name, before "[]" and "?".
 var fieldTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "object": true, "array": true}
 
 // check reports the first malformed type in f.
 func (f Fields) check() error {
 	for k, v := range f {
 		base := strings.TrimPrefix(strings.TrimSuffix(v, "?"), "[]")
-		if k == "" || k == "meta" || !fieldTypes[base] {
+		if k == "" || k == "meta" {
+			return fmt.Errorf("data field %q: type %q", k, v)
+		}
+		if _, named := namedSchema(base); !fieldTypes[base] && !named {
 			return fmt.Errorf("data field %q: type %q", k, v)
 		}
 	}
 	return nil
 }
 
-// fieldSchema is the JSON Schema of one Fields type: its JSON type, with
-// "null" beside it when it is nullable. An array's element type is checked
-// (Fields.check) but not sent: in every tools/list it would cost more than
-// the few string lists it describes tell a caller.
-func fieldSchema(v string) map[string]any {
+// FieldSchema is the JSON Schema of one Fields type: a JSON type, or a
+// registered Go type's schema; a list's items typed; "null" beside the
+// type when it is nullable.
+func FieldSchema(v string) map[string]any {
 	nullable := strings.HasSuffix(v, "?")
 	v = strings.TrimSuffix(v, "?")
-	s := map[string]any{}
-	typ := v
-	if strings.HasPrefix(v, "[]") {
-		typ = "array" // its elements are not described, as a nested object's fields are not
-	}
-	if nullable {
-		s["type"] = []string{typ, "null"}
+	var s map[string]any
+	if elem, ok := strings.CutPrefix(v, "[]"); ok {
+		s = map[string]any{"type": "array", "items": FieldSchema(elem)}
+	} else if named, ok := namedSchema(v); ok {
+		s = named
 	} else {
-		s["type"] = typ
+		s = map[string]any{"type": v}
 	}
-	return s
+	if !nullable {
+		return s
+	}
+	c := make(map[string]any, len(s))
+	for k, x := range s {
+		c[k] = x
+	}
+	if typ, ok := s["type"].(string); ok {
+		c["type"] = []string{typ, "null"}
+	}
+	return c
 }
 
 // fieldsOf derives Fields from a Go answer type (a struct, or a pointer
 // to one): each exported field under its json name, typed by its Go kind;
 // embedded structs are flattened, `json:"-"` fields left out, and a slice,
-// map or pointer field is nullable unless its tag says omitempty.
+// map or pointer field is nullable unless its tag says omitempty. A field
+// of a struct or map type names that type, registered for its schema.
 func fieldsOf(v any) Fields {
 	f := Fields{}
 	addFields(f, reflect.TypeOf(v))
@@ -106,61 +118,45 @@ var (
 	rawJSONType = reflect.TypeFor[json.RawMessage]()
 )
 
-// goJSONType is the Fields type encoding/json gives a value of type t.
+// goJSONType is the Fields type encoding/json gives a value of type t: a
+// JSON type, or for a struct or map the name it is registered under.
 func goJSONType(t reflect.Type) string {
 	t = indirect(t)
-	switch {
-	case t == timeType:
-		return "string"
-	case t == rawJSONType:
-		return "object"
+	if s := typeSchema(t, map[reflect.Type]bool{}); s["properties"] == nil && s["additionalProperties"] == nil && s["items"] == nil {
+		if typ, ok := s["type"].(string); ok {
+			return typ
+		}
 	}
 	switch t.Kind() {
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "integer"
-	case reflect.Float32, reflect.Float64:
-		return "number"
 	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return "string" // []byte encodes as base64
-		}
-		switch e := goJSONType(t.Elem()); e {
-		case "string", "integer", "number", "boolean", "object":
-			return "[]" + e
-		}
-		return "array"
+		return "[]" + goJSONType(t.Elem())
 	}
-	return "object"
+	registerType(t.String(), t)
+	return t.String()
 }
 
 // OutputSchema returns the JSON Schema of the tool's structured content:
-// the envelope, an object whose data holds the tool's Data fields (and
-// meta, which every answer has). It leaves out what a client gains nothing
-// from in every tool of tools/list, all of which the server's instructions
-// say once: ok (a boolean in every answer), a failure's error object (code,
-// category, retryable, message, details), "required", and data's own
-// "type": its properties say it is an object, and an answer without data
-// is a failure. The schema does not forbid other properties, so a
-// failure's {ok: false, error} still validates against it.
+// the envelope {ok, data, error}, data holding the tool's Data fields and
+// meta (Meta), error a failure's (Error). Nothing is required and no
+// other property is forbidden, so a failure's {ok: false, error} and a
+// success's {ok: true, data} both validate; output schemas carry no
+// descriptions (the instructions say the envelope once).
 //
 // A paged tool's paging fields (PageFields) are said once too: the
 // instructions name them for every paged answer.
 func (t *Tool) OutputSchema() json.RawMessage {
-	props := map[string]any{}
+	props := map[string]any{"meta": metaSchema}
 	_, paged := t.Data["next_cursor"]
 	for k, v := range t.Data {
 		if paged && slices.Contains(PageFields, k) {
 			continue
 		}
-		props[k] = fieldSchema(v)
+		props[k] = FieldSchema(v)
 	}
 	b, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
-		"data": map[string]any{"properties": props},
+		"ok":    map[string]any{"type": "boolean"},
+		"data":  map[string]any{"type": "object", "properties": props},
+		"error": errorSchema,
 	}})
 	return b
 }
@@ -181,3 +177,25 @@ func jsonTypes(ts []string) any {
 	}
 	return ts
 }
+
+// metaSchema is data.meta's schema: the keys an agent acts on in answers
+// of every kind (envelope.Meta), typed. The others the instructions name
+// (index, at_seq, resolved_match, truncated_*, …) are allowed, not
+// listed: every tool of tools/list would repeat them.
+var metaSchema = map[string]any{"type": "object", "properties": map[string]any{
+	"log_seq":              map[string]any{"type": "integer"},
+	"layer":                map[string]any{"type": "string"},
+	"truncated":            map[string]any{"type": "boolean"},
+	"completeness":         map[string]any{"type": "string"},
+	"completeness_reasons": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "integer"}},
+	"warnings":             map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+}}
+
+// errorSchema is a failure's error object (envelope.Error).
+var errorSchema = map[string]any{"type": "object", "required": []string{"code", "message"}, "properties": map[string]any{
+	"code":      map[string]any{"type": "string"},
+	"category":  map[string]any{"type": "string"},
+	"retryable": map[string]any{"type": "boolean"},
+	"message":   map[string]any{"type": "string"},
+	"details":   map[string]any{"type": "object", "additionalProperties": true},
+}}

@@ -25,13 +25,13 @@ func TestCatalogue_TitlesAndDataFields(t *testing.T) {
 
 func TestFieldsOf_Answers(t *testing.T) {
 	got := fieldsOf(taskAnswer{})
-	want := Fields{"task": "object", "seq": "integer", "replayed": "boolean"}
+	want := Fields{"task": "tasks.Task", "seq": "integer", "replayed": "boolean"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("fieldsOf(taskAnswer)[%s] = %q, want %q", k, got[k], v)
 		}
 	}
-	if m := fieldsOf(metricAnswer{}); m["name"] != "string" || m["value"] != "number" || m["tags"] != "object" || m["time"] != "string" {
+	if m := fieldsOf(metricAnswer{}); m["name"] != "string" || m["value"] != "number" || m["tags"] != "map[string]string" || m["time"] != "string" {
 		t.Errorf("fieldsOf(metricAnswer) = %v: the embedded Recorded fields are flattened", m)
 	}
 }

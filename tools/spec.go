@@ -162,10 +162,9 @@ func (t *Tool) paramNames() []string {
 }
 
 // InputSchema returns the tool's JSON Schema: an object with a typed
-// property per argument and the required ones. It does not say
-// additionalProperties false: the server refuses an unknown argument
-// itself (E_ARGUMENT naming the accepted ones), which the server's
-// instructions say once for every tool.
+// property per argument, the required ones, and additionalProperties
+// false: the server refuses an unknown argument (E_ARGUMENT naming the
+// accepted ones).
 func (t *Tool) InputSchema() json.RawMessage {
 	props := map[string]any{}
 	var required []string
@@ -175,7 +174,7 @@ func (t *Tool) InputSchema() json.RawMessage {
 			required = append(required, p.Name)
 		}
 	}
-	s := map[string]any{"type": "object", "properties": props}
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		s["required"] = required
 	}

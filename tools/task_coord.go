@@ -73,7 +73,7 @@ func claimedPayload(assignee string, touches []string) (eventlog.Payload, error)
 // taskWriteData is the Data of the task writes: overlaps is always a list.
 func taskWriteData() Fields {
 	f := fieldsOf(taskAnswer{})
-	f["overlaps"] = "[]object"
+	f["overlaps"] = typ([]query.Overlap{})
 	return f
 }
 

@@ -100,7 +100,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_get",
 			Title:       "Get a task",
 			Description: "A task with its revision, hash and coordination.",
-			Data:        Fields{"task": "object", "coordination": "object"},
+			Data:        Fields{"task": typ(tasks.Task{}), "coordination": typ(coordAnswer{})},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"task_id": "TASK-001"}`,
 			Params:  []Param{taskID},
@@ -157,7 +157,7 @@ func taskTools() []*Tool {
 			Name:        "cos_task_board",
 			Title:       "Task board",
 			Description: "Tasks in id order, filtered. Paged.",
-			Data:        Fields{"rows": "[]object", "total": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
+			Data:        Fields{"rows": typ([]boardRow{}), "total": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 			Example: `{"status": "todo", "limit": 50}`,
 			Params: []Param{
