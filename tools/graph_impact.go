@@ -15,14 +15,14 @@ func graphImpactTool() *Tool {
 		Description: "Nodes that depend on this one within depth hops, interfaces and overridden methods included. Paged.",
 		Data: Fields{"node": "object", "nodes": "[]object", "count": "integer", "listed": "integer", "limit": "integer", "depth": "integer",
 			"counts_by_depth": "object", "edge_types": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
-			"build_excluded_count": "integer", "note": "string"},
+			"build_excluded_count": "integer", "note": "string", "compact": "object"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "depth": 2, "include_tests": false}`,
 		Params: append([]Param{
 			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "depth", Type: TInt, Min: f64(1), Max: f64(5), Default: 2},
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
-		}, pageParams()...),
+		}, append(pageParams(), compactParams(impactCols.fields)...)...),
 		Handler: impactTool,
 	}
 }
@@ -52,8 +52,20 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	tm.SemanticScope = fmt.Sprintf("transitive_depth_%d", depth)
 	setCompleteness(&tm, im.Completeness)
 	limit := c.Args.Int("limit", graphPageDefault)
+	fields, err := compactArgs(c, impactCols)
+	if err != nil {
+		return nil, tm, err
+	}
 	digest := queryDigest("cos_graph_impact", root, types, depth, includeTests)
-	nodes, p, err := pageOf(c, c.Args.Str("cursor"), digest, im.Total, limit, im.Page)
+	var nodes []query.Dependent
+	shown, p, err := pageShaped(c, c.Args.Str("cursor"), digest, im.Total, limit, im.Page,
+		func(ds []query.Dependent) any {
+			nodes = ds
+			if fields == nil {
+				return ds
+			}
+			return impactCols.shape(ds, fields)
+		})
 	if err != nil {
 		return nil, tm, err
 	}
@@ -71,10 +83,14 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		// out, counted in count and listed.
 		"build_excluded_count": im.Excluded,
 		"listed":               len(nodes),
-		"nodes":                nodes,
 		"next_cursor":          p.Next,
 		"limit":                p.Limit,
 		"walk_log_seq":         p.WalkSeq,
+	}
+	if fields == nil {
+		data["nodes"] = nodes
+	} else {
+		data["compact"] = shown
 	}
 	if im.Total == 0 {
 		data["note"] = query.NoneFoundNote("dependents", types, tm.Completeness)
