@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -21,22 +22,30 @@ const (
 
 // compactPage is data.compact: Same holds the chosen fields whose value is
 // the same on every row (said once), Columns the others in the order of
-// each row's cells, Files the rows grouped by file (sorted by path, rows
-// in page order).
+// each row's cells, Files the rows grouped by file and uid prefix (sorted
+// by both, rows in page order).
 type compactPage struct {
 	Columns []string       `json:"columns"`
 	Same    map[string]any `json:"same"`
 	Files   []compactFile  `json:"files"`
 }
 
-// compactFile is the rows of one file. UIDPrefix, when set, is the prefix
-// its rows' uid cells (source or uid) leave out: the uid is UIDPrefix +
-// the cell.
+// compactFile is the rows of one file. UIDPrefix is the prefix its rows'
+// uid cells (source or uid) leave out: the uid is UIDPrefix + the cell. It
+// is nil (left out) when it is the usual one, defaultUIDPrefix(File). A
+// row ends early when its remaining cells are empty ("", 0, false, {}).
 type compactFile struct {
 	File      string  `json:"file"`
-	UIDPrefix string  `json:"uid_prefix,omitempty"`
-	Rows      [][]any `json:"rows"`
+	UIDPrefix *string `json:"uid_prefix,omitempty"`
+	// Same holds the group fields (compactCols.group) the page does not
+	// say once: their value on every row of the group.
+	Same map[string]any `json:"same,omitempty"`
+	Rows [][]any        `json:"rows"`
 }
+
+// defaultUIDPrefix is the uid prefix a file's rows share when its group
+// leaves uid_prefix out: that of a function or method of the file.
+func defaultUIDPrefix(file string) string { return "code:function:" + file + "::" }
 
 // compactCols is how one tool's rows become compact: the file of a row,
 // and the value of a field (one of fields).
@@ -44,9 +53,12 @@ type compactCols[T any] struct {
 	fields   []string
 	defaults []string
 	// uid is the field holding a uid whose shared prefix a file says once.
-	uid  string
-	file func(T) string
-	cell func(T, string) any
+	uid string
+	// group are fields of few values: rows are grouped by them too, and
+	// a group says their value once.
+	group []string
+	file  func(T) string
+	cell  func(T, string) any
 }
 
 // compactParams are the format and fields arguments of a tool whose rows
@@ -54,7 +66,7 @@ type compactCols[T any] struct {
 func compactParams(fields []string) []Param {
 	return []Param{
 		{Name: "format", Type: TString, Enum: []string{formatRows, formatCompact}, Default: formatRows,
-			Description: "compact: rows by file as arrays of fields, constant fields once; holds ~5× the rows a page"},
+			Description: "compact: rows grouped by file as arrays of columns (trailing empty cells left out); same: fields said once for the page or group; uid = uid_prefix (default code:function:<file>::) + cell. ~5× the rows a page"},
 		{Name: "fields", Type: TStringList, Enum: fields, MaxLen: len(fields), Description: "compact's fields"},
 	}
 }
@@ -92,46 +104,89 @@ func (cols compactCols[T]) shape(rows []T, fields []string) compactPage {
 		}
 	}
 	out := compactPage{Columns: []string{}, Same: map[string]any{}, Files: []compactFile{}}
-	var keep []int
+	// keep are the fields a row holds, grouped those its group says once.
+	var keep, grouped []int
 	for j, f := range fields {
-		if len(rows) > 1 && sameColumn(cells, j) {
+		switch {
+		case len(rows) > 1 && sameColumn(cells, j):
 			out.Same[f] = cells[0][j]
-			continue
+		case slices.Contains(cols.group, f):
+			grouped = append(grouped, j)
+		default:
+			keep = append(keep, j)
+			out.Columns = append(out.Columns, f)
 		}
-		keep = append(keep, j)
-		out.Columns = append(out.Columns, f)
 	}
 	uidAt := slices.Index(out.Columns, cols.uid)
-	byFile := map[string]*compactFile{}
+	type key struct{ file, prefix, same string }
+	groups := map[key]*compactFile{}
+	var keys []key
 	for i, r := range rows {
-		f := cols.file(r)
-		g := byFile[f]
-		if g == nil {
-			g = &compactFile{File: f}
-			byFile[f] = g
-		}
 		row := make([]any, len(keep))
 		for k, j := range keep {
 			row[k] = cells[i][j]
 		}
-		g.Rows = append(g.Rows, row)
-	}
-	files := make([]string, 0, len(byFile))
-	for f := range byFile {
-		files = append(files, f)
-	}
-	slices.Sort(files)
-	for _, f := range files {
-		g := byFile[f]
+		k := key{file: cols.file(r)}
 		if uidAt >= 0 {
-			g.UIDPrefix = sharedUIDPrefix(g.Rows, uidAt)
-			for _, row := range g.Rows {
-				row[uidAt] = strings.TrimPrefix(row[uidAt].(string), g.UIDPrefix)
+			uid := row[uidAt].(string)
+			k.prefix = uidPrefixOf(uid)
+			row[uidAt] = uid[len(k.prefix):]
+		}
+		for _, j := range grouped {
+			k.same += fmt.Sprint(cells[i][j]) + "\x00"
+		}
+		for end := len(row); ; end-- {
+			if end == 0 || !emptyCell(row[end-1]) {
+				row = row[:end]
+				break
 			}
 		}
-		out.Files = append(out.Files, *g)
+		g := groups[k]
+		if g == nil {
+			g = &compactFile{File: k.file}
+			if uidAt >= 0 && k.prefix != defaultUIDPrefix(k.file) {
+				g.UIDPrefix = &k.prefix
+			}
+			if len(grouped) > 0 {
+				g.Same = map[string]any{}
+				for _, j := range grouped {
+					g.Same[fields[j]] = cells[i][j]
+				}
+			}
+			groups[k] = g
+			keys = append(keys, k)
+		}
+		g.Rows = append(g.Rows, row)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := strings.Compare(a.file, b.file); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.prefix, b.prefix); c != 0 {
+			return c
+		}
+		return strings.Compare(a.same, b.same)
+	})
+	for _, k := range keys {
+		out.Files = append(out.Files, *groups[k])
 	}
 	return out
+}
+
+// emptyCell reports whether a cell holds its field's empty value: a row
+// leaves such cells out at its end.
+func emptyCell(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == ""
+	case int:
+		return x == 0
+	case bool:
+		return !x
+	case map[string]any:
+		return len(x) == 0
+	}
+	return v == nil
 }
 
 // sameColumn reports whether column j holds one comparable value on every
@@ -158,27 +213,18 @@ func allNil(cells [][]any, j int) bool {
 	return true
 }
 
-// sharedUIDPrefix is the longest prefix the uid cells in column j share, ending
-// at a ':' (a uid's kind and file: "code:function:a/b.go::"); "" when they
-// share none.
-func sharedUIDPrefix(rows [][]any, j int) string {
-	p := rows[0][j].(string)
-	for _, row := range rows[1:] {
-		u := row[j].(string)
-		n := 0
-		for n < len(p) && n < len(u) && p[n] == u[n] {
-			n++
-		}
-		p = p[:n]
+// uidPrefixOf is the part of uid a compact row leaves to its group's
+// uid_prefix: up to the first "::" ("code:function:a/b.go::"), else up to
+// the last ':' ("code:file:"); never all of it.
+func uidPrefixOf(uid string) string {
+	p := uid[:strings.LastIndexByte(uid, ':')+1]
+	if i := strings.Index(uid, "::"); i >= 0 {
+		p = uid[:i+2]
 	}
-	// Leave at least one character to every cell: a uid is never only
-	// its prefix.
-	for _, row := range rows {
-		if len(row[j].(string)) == len(p) {
-			p = p[:max(len(p)-1, 0)]
-		}
+	if len(p) == len(uid) {
+		return ""
 	}
-	return p[:strings.LastIndexByte(p, ':')+1]
+	return p
 }
 
 // referenceCols is the compact form of cos_graph_references' rows.
@@ -186,6 +232,7 @@ var referenceCols = compactCols[query.Reference]{
 	fields:   []string{"line", "source", "type", "kind", "label", "via", "through", "extractor", "build_excluded", "metadata"},
 	defaults: []string{"line", "source", "type", "via", "through", "build_excluded"},
 	uid:      "source",
+	group:    []string{"type"},
 	file:     func(r query.Reference) string { return r.File },
 	cell: func(r query.Reference, f string) any {
 		switch f {
@@ -217,8 +264,9 @@ var referenceCols = compactCols[query.Reference]{
 // impactCols is the compact form of cos_graph_impact's rows.
 var impactCols = compactCols[query.Dependent]{
 	fields:   []string{"line", "uid", "depth", "via", "through", "kind", "label", "end_line", "extractor", "build_excluded", "metadata"},
-	defaults: []string{"line", "uid", "depth", "via", "through", "build_excluded"},
+	defaults: []string{"line", "uid", "depth", "via", "build_excluded"},
 	uid:      "uid",
+	group:    []string{"via"},
 	file:     func(d query.Dependent) string { return d.Path },
 	cell: func(d query.Dependent, f string) any {
 		switch f {

@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/query"
 )
 
 // openCallersTree writes and indexes a real Go module where hub.Hub has
@@ -40,8 +42,9 @@ func openCallersTree(t *testing.T, files, per int, extra map[string]string) *gra
 const hubUID = "code:function:hub/hub.go::Hub"
 
 // compactRows flattens data.compact back into rows: field → value, with
-// the file under fileKey and uid cells prefixed by their file's
-// uid_prefix.
+// the file under fileKey, the page's and the group's same fields, and uid
+// cells prefixed by their group's uid_prefix (by default
+// code:function:<file>::); a cell a row leaves out at its end is absent.
 func compactRows(t *testing.T, data map[string]any, fileKey, uidField string) []map[string]any {
 	t.Helper()
 	cp, ok := data["compact"].(map[string]any)
@@ -53,18 +56,27 @@ func compactRows(t *testing.T, data map[string]any, fileKey, uidField string) []
 	var out []map[string]any
 	for _, fa := range cp["files"].([]any) {
 		f := fa.(map[string]any)
-		prefix, _ := f["uid_prefix"].(string)
+		prefix, ok := f["uid_prefix"].(string)
+		if !ok {
+			prefix = "code:function:" + f["file"].(string) + "::"
+		}
+		groupSame, _ := f["same"].(map[string]any)
 		for _, ra := range f["rows"].([]any) {
 			cells := ra.([]any)
-			if len(cells) != len(cols) {
+			if len(cells) > len(cols) {
 				t.Fatalf("row %v has %d cells, columns %v", cells, len(cells), cols)
 			}
 			row := map[string]any{fileKey: f["file"]}
 			for k, v := range same {
 				row[k] = v
 			}
+			for k, v := range groupSame {
+				row[k] = v
+			}
 			for i, c := range cols {
-				row[c.(string)] = cells[i]
+				if i < len(cells) {
+					row[c.(string)] = cells[i]
+				}
 			}
 			if s, ok := row[uidField].(string); ok {
 				row[uidField] = prefix + s
@@ -156,7 +168,7 @@ func TestGraphPage_CompactFields(t *testing.T) {
 		t.Fatalf("files %v", files)
 	}
 	f0 := files[0].(map[string]any)
-	if f0["file"] != "callers/c00.go" || f0["uid_prefix"] != "code:function:callers/c00.go::" {
+	if _, said := f0["uid_prefix"]; f0["file"] != "callers/c00.go" || said {
 		t.Fatalf("file group %v", f0)
 	}
 	if rows := f0["rows"].([]any); len(rows) != 3 || fmt.Sprint(rows[0]) != "[5 Caller00_000]" {
@@ -219,5 +231,48 @@ func TestGraphPage_FallbackFilesListed(t *testing.T) {
 	r2 := openCallersTree(t, 1, 2, nil)
 	if m := graphMeta(graphOK(t, r2.s, "cos_graph_references", `{"uid": "`+hubUID+`"}`)); m["fallback_files"] != nil {
 		t.Fatalf("exact answer: meta %v", m)
+	}
+}
+
+// TestGraphPage_CompactShapeRoundTrips: mixed edge types are grouped with
+// their type said once per group, a uid outside the usual prefix gets its
+// own group's uid_prefix, empty trailing cells are left out, and the rows
+// read back are the rows given.
+func TestGraphPage_CompactShapeRoundTrips(t *testing.T) {
+	refs := []query.Reference{
+		{Type: "calls", Source: "code:function:a.go::F", File: "a.go", Line: 3},
+		{Type: "references", Source: "code:function:a.go::G", File: "a.go", Line: 9, Via: "implements", Through: "code:function:i.go::I.M"},
+		{Type: "calls", Source: "code:file:a.go", File: "a.go", Line: 1},
+		{Type: "calls", Source: "code:class:b.go::T", File: "b.go", Line: 4, BuildExcluded: true},
+	}
+	cp := referenceCols.shape(refs, referenceCols.defaults)
+	b, err := json.Marshal(map[string]any{"compact": cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(b, &data); err != nil {
+		t.Fatal(err)
+	}
+	got := compactRows(t, data, "file", "source")
+	if len(got) != len(refs) || !strings.Contains(string(b), `"uid_prefix":"code:file:"`) || !strings.Contains(string(b), `"same":{"type":"references"}`) {
+		t.Fatalf("compact %s", b)
+	}
+	for _, want := range refs {
+		found := false
+		for _, row := range got {
+			if row["source"] == want.Source {
+				found = true
+				if row["type"] != want.Type || row["line"] != float64(want.Line) || row["file"] != want.File ||
+					(row["via"] != nil || want.Via != "") && row["via"] != want.Via ||
+					(row["through"] != nil || want.Through != "") && row["through"] != want.Through ||
+					(row["build_excluded"] != nil || want.BuildExcluded) && row["build_excluded"] != want.BuildExcluded {
+					t.Errorf("row %v, want %+v", row, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s missing from %s", want.Source, b)
+		}
 	}
 }
