@@ -35,9 +35,11 @@ import (
 // the task writes' answers, coordination in cos_task_get, the board's
 // overlapping filter: 372 bytes), evidence records citing a task's code
 // (task_id: 118) and overlap_count in the four task writes' answers (they
-// list the closest 10 overlaps: 140) took it to 22,840. Under 20,000 again
-// is for the tool profiles to do.
-const toolListMaxBytes = 22_840
+// list the closest 10 overlaps: 140) took it to 22,840. The compact page
+// form of references and impact (format, fields) and cos_graph_doctor's
+// list of syntax-fallback files (list, limit, cursor) took it to 23,391.
+// Under 20,000 again is for the tool profiles to do.
+const toolListMaxBytes = 23_400
 
 // listedTool is one tool of a tools/list result.
 type listedTool struct {

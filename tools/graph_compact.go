@@ -25,10 +25,17 @@ const (
 // each row's cells, Files the rows grouped by file and uid prefix (sorted
 // by both, rows in page order).
 type compactPage struct {
+	// Legend says how to read the form (compactLegend).
+	Legend  string         `json:"legend"`
 	Columns []string       `json:"columns"`
 	Same    map[string]any `json:"same"`
 	Files   []compactFile  `json:"files"`
 }
+
+// compactLegend is data.compact.legend: the compact form read back into
+// rows, said in the answer rather than in tools/list.
+const compactLegend = "row = columns' values, missing trailing cells empty; same: fields equal on every row of the page, " +
+	"or of the group; file's uid field = uid_prefix (default code:function:<file>::) + cell"
 
 // compactFile is the rows of one file. UIDPrefix is the prefix its rows'
 // uid cells (source or uid) leave out: the uid is UIDPrefix + the cell. It
@@ -65,9 +72,8 @@ type compactCols[T any] struct {
 // have these fields.
 func compactParams(fields []string) []Param {
 	return []Param{
-		{Name: "format", Type: TString, Enum: []string{formatRows, formatCompact}, Default: formatRows,
-			Description: "compact: rows grouped by file as arrays of columns (trailing empty cells left out); same: fields said once for the page or group; uid = uid_prefix (default code:function:<file>::) + cell. ~5× the rows a page"},
-		{Name: "fields", Type: TStringList, Enum: fields, MaxLen: len(fields), Description: "compact's fields"},
+		{Name: "format", Type: TString, Enum: []string{formatRows, formatCompact}, Description: "compact: ~5× rows a page"},
+		{Name: "fields", Type: TStringList, Enum: fields, SharedEnum: true},
 	}
 }
 
@@ -103,7 +109,7 @@ func (cols compactCols[T]) shape(rows []T, fields []string) compactPage {
 			cells[i][j] = cols.cell(r, f)
 		}
 	}
-	out := compactPage{Columns: []string{}, Same: map[string]any{}, Files: []compactFile{}}
+	out := compactPage{Legend: compactLegend, Columns: []string{}, Same: map[string]any{}, Files: []compactFile{}}
 	// keep are the fields a row holds, grouped those its group says once.
 	var keep, grouped []int
 	for j, f := range fields {
@@ -226,6 +232,10 @@ func uidPrefixOf(uid string) string {
 	}
 	return p
 }
+
+// compactFields are the fields of the compact forms of references and
+// impact (a shared vocabulary; each tool takes its own).
+var compactFields = []string{"line", "source", "uid", "type", "depth", "via", "through", "kind", "label", "end_line", "extractor", "build_excluded", "metadata"}
 
 // referenceCols is the compact form of cos_graph_references' rows.
 var referenceCols = compactCols[query.Reference]{

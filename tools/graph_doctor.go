@@ -26,7 +26,7 @@ func graphDoctorTool() *Tool {
 		Params: []Param{
 			{Name: "fix", Type: TBool, Default: false},
 			{Name: "list", Type: TString, Enum: []string{listFallbackFiles}},
-			{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax), Default: graphPageDefault},
+			{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax)},
 			{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen, Minted: true},
 		},
 		Handler: doctorTool,
