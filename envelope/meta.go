@@ -30,6 +30,9 @@ const (
 	KeyWarnings                = "warnings"
 	KeyIndex                   = "index"
 	KeyAtSeq                   = "at_seq"
+	KeyPageCut                 = "page_cut"
+	KeyPageBudgetChars         = "page_budget_chars"
+	KeyFallbackFiles           = "fallback_files"
 
 	// keyMeta is the key of the meta block inside data.
 	keyMeta = "meta"
@@ -203,6 +206,14 @@ type ToolMeta struct {
 	// could not be written, …). The write stands and the answer is ok; a
 	// retry would write nothing new. Nil omits the key.
 	Warnings []string
+	// PageBudgetChars, when > 0, says a paged answer holds fewer rows
+	// than its limit because more would not fit in that budget
+	// (token-normalised characters): meta.page_cut "budget" and
+	// meta.page_budget_chars.
+	PageBudgetChars int
+	// FallbackFiles: the first Go files (sorted paths) read by syntax only
+	// when completeness_reasons has syntax_fallback_files; nil omits it.
+	FallbackFiles []string
 	// BudgetChars, when > 0, is the budget the caller asked for with an
 	// argument (cos_graph_export's max_chars), in token-normalised
 	// characters: it replaces the agent budget for this answer, up to the
@@ -284,6 +295,12 @@ func (m Meta) generic() map[string]any {
 	}
 	if t.Warnings != nil {
 		out[KeyWarnings] = stringsToAny(t.Warnings)
+	}
+	if t.PageBudgetChars > 0 {
+		out[KeyPageCut], out[KeyPageBudgetChars] = "budget", t.PageBudgetChars
+	}
+	if t.FallbackFiles != nil {
+		out[KeyFallbackFiles] = stringsToAny(t.FallbackFiles)
 	}
 	return out
 }

@@ -21,10 +21,11 @@ const instructionsText = "cos answers about this repository's code/doc graph, it
 	"Start with cos_graph_resolve to find a node's uid. Arguments named uid, uid_or_name, root, source or target accept a uid, " +
 	"a repo-relative path or a name; meta.resolved_match says how it matched (uid, path, exact, bare_name, " +
 	"exact_case_insensitive, whole_label, words, typo, …): anything but uid, path, exact or bare_name is a guess to verify. " +
-	"meta.completeness is exact, or lower_bound when callers may be missing (meta.completeness_reasons says why).\n" +
+	"meta.completeness is exact, or lower_bound when callers may be missing (meta.completeness_reasons says why; " +
+	"meta.fallback_files names the first syntax_fallback_files, cos_graph_doctor {list: syntax_fallback_files} pages them all).\n" +
 	"Paged answers carry next_cursor (empty on the last page): send it back as cursor with the same other arguments; " +
 	"limit is the page size used, count the rows the question matches, listed the rows on this page, walk_log_seq the log seq " +
-	"every page reads. A malformed cursor is E_CURSOR, one the data moved under is STALE_CURSOR (start again without it).\n" +
+	"every page reads; meta.page_cut budget says the budget held fewer rows than limit. A malformed cursor is E_CURSOR, one the data moved under is STALE_CURSOR (start again without it).\n" +
 	"Tools marked readOnlyHint take at: a log seq (an integer ≥ 0) or an RFC 3339 time; the answer is the state " +
 	"at that point, with meta.at_seq. The others refuse it.\n" +
 	"Writes accept request_id (1–128 characters): a resend with the same request_id and arguments answers the first write " +

@@ -39,10 +39,12 @@ import (
 // overlapping filter: 372 bytes), evidence records citing a task's code
 // (task_id: 118) and overlap_count in the four task writes' answers (they
 // list the closest 10 overlaps: 140) took it to 22,840. Scope filters,
-// the role fields of cos_supervise_record_output, output schemas of the
-// whole envelope (ok, data with typed meta, error) typed from the Go types,
-// and closed input schemas took every tool's list (--tools all) to 62,007.
-const toolListMaxBytes = 62_010
+// the role fields of cos_supervise_record_output, the compact page form
+// (format, fields) and cos_graph_doctor's list of fallback files, output
+// schemas of the whole envelope (ok, data with typed meta, error) typed
+// from the Go types, and closed input schemas took every tool's list
+// (--tools all) to 62,007.
+const toolListMaxBytes = 64_000
 
 // listedTool is one tool of a tools/list result.
 type listedTool struct {

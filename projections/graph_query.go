@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/cos-dev/cos/graph"
 )
@@ -187,4 +188,37 @@ func (g *Graph) ends(es []*edgeState, typ string, end func(*edgeState) *vertex) 
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// FallbackFile is a file node counted in UnresolvedCounts.LowerBoundFiles:
+// its path, graph.MetaFallback and graph.MetaFallbackDetail.
+type FallbackFile struct {
+	Path     string `json:"path"`
+	Fallback string `json:"fallback"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// LowerBoundFiles returns the files UnresolvedCounts.LowerBoundFiles
+// counts, sorted by path. It scans the vertices (decoding only the
+// metadata that names a fallback): O(nodes), for an answer that names
+// them, not for every read.
+func (g *Graph) LowerBoundFiles() []FallbackFile {
+	var out []FallbackFile
+	for _, v := range g.vertices {
+		if !v.present || v.kind != graph.KindFile || unresolvedOf(v.kind, v.meta).LowerBoundFiles == 0 {
+			continue
+		}
+		var m struct {
+			Fallback string `json:"fallback"`
+			Detail   string `json:"fallback_detail"`
+		}
+		_ = json.Unmarshal(v.meta, &m)
+		p := v.path
+		if p == "" {
+			p = strings.TrimPrefix(v.uid, "code:file:")
+		}
+		out = append(out, FallbackFile{Path: p, Fallback: m.Fallback, Detail: m.Detail})
+	}
+	slices.SortFunc(out, func(a, b FallbackFile) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }

@@ -569,3 +569,26 @@ func IsTestPath(p string) bool {
 func NewCompleteness(g *projections.Graph, calls bool) *Completeness {
 	return &Completeness{g: g, calls: calls}
 }
+
+// FallbackSampleSize is the number of files meta.fallback_files names.
+const FallbackSampleSize = 5
+
+// FallbackSample is meta.fallback_files of an answer whose completeness
+// reasons are reasons: the first FallbackSampleSize files (sorted paths)
+// that syntax_fallback_files counts; nil when reasons do not count them.
+func FallbackSample(g *projections.Graph, reasons map[string]int) []string {
+	if reasons[reasonSyntaxFallbackFiles] == 0 {
+		return nil
+	}
+	files := g.LowerBoundFiles()
+	out := make([]string, 0, min(len(files), FallbackSampleSize))
+	for _, f := range files[:min(len(files), FallbackSampleSize)] {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// FallbackSample is FallbackSample of c's graph.
+func (c *Completeness) FallbackSample(reasons map[string]int) []string {
+	return FallbackSample(c.g, reasons)
+}

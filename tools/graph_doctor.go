@@ -9,6 +9,8 @@ import (
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/internal/pagecursor"
+	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/query"
 )
 
@@ -16,12 +18,16 @@ func graphDoctorTool() *Tool {
 	return &Tool{
 		Name:        "cos_graph_doctor",
 		Title:       "Check the graph",
-		Description: "Graph problems (dangling edges, orphans, stale files, …); fix deletes the fixable ones.",
-		Data:        Fields{"healthy": "boolean", "issues": "[]object", "stats": "object", "fixed": "object"},
-		Module:      "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
+		Description: "Graph problems (dangling edges, orphans, stale files, …); fix deletes the fixable ones; list pages files read without types.",
+		Data: Fields{"healthy": "boolean", "issues": "[]object", "stats": "object", "fixed": "object",
+			"files": "[]object", "count": "integer", "listed": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
+		Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
 		Example: `{"fix": false}`,
 		Params: []Param{
 			{Name: "fix", Type: TBool, Default: false},
+			{Name: "list", Type: TString, Enum: []string{listFallbackFiles}},
+			{Name: "limit", Type: TInt, Min: f64(1), Max: f64(graphPageMax)},
+			{Name: "cursor", Type: TString, MaxLen: pagecursor.MaxLen, Minted: true},
 		},
 		Handler: doctorTool,
 	}
@@ -30,6 +36,12 @@ func graphDoctorTool() *Tool {
 // doctorTool answers cos_graph_doctor (query.Diagnose) and, with fix,
 // deletes what the diagnosis plans.
 func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	if c.Args.Str("list") != "" {
+		return doctorList(ctx, c)
+	}
+	if c.Args.Str("cursor") != "" || c.Args.Has("limit") {
+		return nil, envelope.ToolMeta{}, argError(c.Tool, "limit", "limit or cursor without list", `list: "`+listFallbackFiles+`" with limit and cursor`)
+	}
 	tm := envelope.ToolMeta{FixableCategories: query.DoctorFixable, InformationalCategories: query.DoctorInformational}
 	// stale_paths needs to know where the files live: the roots given, or
 	// the folder last indexed. A graph built without either (only agent
@@ -111,4 +123,45 @@ func doctorBody(d query.Diagnosis) (map[string]any, *query.DoctorPlan) {
 			"files":             d.Files,
 		},
 	}, d.Plan
+}
+
+// listFallbackFiles is the list of cos_graph_doctor that pages the Go files
+// an answer's completeness_reasons.syntax_fallback_files counts.
+const listFallbackFiles = "syntax_fallback_files"
+
+// doctorList answers cos_graph_doctor with list: the files, paged, each
+// with its fallback reason (load_error, type_error, syntax_error,
+// incomplete_package) and the first error behind it. fix is refused with
+// it.
+func doctorList(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	var tm envelope.ToolMeta
+	if c.Args.Bool("fix", false) {
+		return nil, tm, argError(c.Tool, "fix", "true with list", "fix without list, or list without fix")
+	}
+	var (
+		data map[string]any
+		err  error
+	)
+	if ferr := freshView(ctx, c, func() {
+		files := c.V.Graph.LowerBoundFiles()
+		digest := pagecursor.Digest("cos_graph_doctor", listFallbackFiles)
+		var page []projections.FallbackFile
+		var p graphPage
+		page, p, err = pageOf(c, c.Args.Str("cursor"), digest, len(files), c.Args.Int("limit", graphPageDefault),
+			func(from, to int) []projections.FallbackFile { return files[from:to] })
+		if err != nil {
+			return
+		}
+		if page == nil {
+			page = []projections.FallbackFile{}
+		}
+		data = map[string]any{"files": page, "count": len(files), "listed": len(page), "limit": p.Limit,
+			"next_cursor": p.Next, "walk_log_seq": p.WalkSeq}
+	}); ferr != nil {
+		return nil, tm, ferr
+	}
+	if err != nil {
+		return nil, tm, err
+	}
+	return data, tm, nil
 }

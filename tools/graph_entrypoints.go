@@ -45,6 +45,7 @@ func entrypointsTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error)
 	}
 	found := query.ListEntrypoints(c.V.Graph, f)
 	tm.Completeness, tm.CompletenessReasons = found.Completeness, found.Reasons
+	tm.FallbackFiles = query.FallbackSample(c.V.Graph, tm.CompletenessReasons)
 	sorted := slices.Clone(kinds)
 	slices.Sort(sorted)
 	digest := pagecursor.Digest("cos_graph_entrypoints", strings.Join(sorted, ","), f.Path)

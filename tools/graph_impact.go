@@ -18,7 +18,7 @@ func graphImpactTool() *Tool {
 		Description: "Nodes that depend on this one within depth hops, interfaces and overridden methods included. Paged.",
 		Data: Fields{"node": typ(query.NodeView{}), "nodes": typ([]query.Dependent{}), "count": "integer", "listed": "integer", "limit": "integer", "depth": "integer",
 			"counts_by_depth": typ(query.Impact{}.Counts), "edge_types": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
-			"build_excluded_count": "integer", "note": "string"},
+			"build_excluded_count": "integer", "note": "string", "compact": "object"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "depth": 2, "include_tests": false}`,
 		Params: append([]Param{
@@ -27,7 +27,7 @@ func graphImpactTool() *Tool {
 			{Name: "edge_types", Type: TStringList, Enum: edgeTypes, SharedEnum: true},
 			{Name: "dispatch", Type: TBool},
 			buildExcludedParam,
-		}, append(scopeParams(), pageParams()...)...),
+		}, append(append(scopeParams(), pageParams()...), compactParams(impactCols.fields)...)...),
 		Handler: impactTool,
 	}
 }
@@ -62,8 +62,20 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	tm.SemanticScope = fmt.Sprintf("transitive_depth_%d", depth)
 	setCompleteness(&tm, im.Completeness)
 	limit := c.Args.Int("limit", graphPageDefault)
+	fields, err := compactArgs(c, impactCols)
+	if err != nil {
+		return nil, tm, err
+	}
 	digest := queryDigest("cos_graph_impact", root, types, depth, includeTests, append(scopeDigest(scope), strconv.FormatBool(dispatch))...)
-	nodes, p, err := pageOf(c, c.Args.Str("cursor"), digest, im.Total, limit, im.Page)
+	var nodes []query.Dependent
+	shown, p, err := pageShaped(c, c.Args.Str("cursor"), digest, im.Total, limit, im.Page,
+		func(ds []query.Dependent) any {
+			nodes = ds
+			if fields == nil {
+				return ds
+			}
+			return impactCols.shape(ds, fields)
+		})
 	if err != nil {
 		return nil, tm, err
 	}
@@ -82,10 +94,14 @@ func impactTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		// include_build_excluded.
 		"build_excluded_count": im.Excluded,
 		"listed":               len(nodes),
-		"nodes":                nodes,
 		"next_cursor":          p.Next,
 		"limit":                p.Limit,
 		"walk_log_seq":         p.WalkSeq,
+	}
+	if fields == nil {
+		data["nodes"] = nodes
+	} else {
+		data["compact"] = shown
 	}
 	if im.Total == 0 {
 		data["note"] = query.NoneFoundNote("dependents", types, tm.Completeness)

@@ -17,6 +17,7 @@ import (
 // setCompleteness fills tm's completeness keys from c.
 func setCompleteness(tm *envelope.ToolMeta, c *query.Completeness) {
 	tm.Completeness, tm.CompletenessReasons = c.Meta()
+	tm.FallbackFiles = c.FallbackSample(tm.CompletenessReasons)
 }
 
 // Page sizes of cos_graph_references and cos_graph_impact.
@@ -69,27 +70,43 @@ func pageStart(c *Call, cursor string, query [8]byte, n int) (from int, walkSeq 
 // envelope budget — a page the envelope trimmed would lose items the next
 // cursor skips.
 func pageOf[T any](c *Call, cursor string, query [8]byte, n, limit int, view func(from, to int) []T) ([]T, graphPage, error) {
+	var items []T
+	_, p, err := pageShaped(c, cursor, query, n, limit, view, func(v []T) any { items = v; return v })
+	return items, p, err
+}
+
+// pageShaped is pageOf for an answer that shows a page's items as
+// shape(items) (a compact form): the budget is measured on the shape, and
+// the shape of the page is returned.
+func pageShaped[T any](c *Call, cursor string, query [8]byte, n, limit int, view func(from, to int) []T, shape func([]T) any) (any, graphPage, error) {
 	from, walkSeq, err := pageStart(c, cursor, query, n)
 	if err != nil {
 		return nil, graphPage{}, err
 	}
 	size := min(limit, n-from)
 	items := view(from, from+size)
+	shown := shape(items)
 	for size > 1 {
-		total, fit := rowsFit(c, items)
+		total, fit := rowsFit(c, shown)
 		if fit {
 			break
 		}
 		size = min(size-1, max(1, int(float64(size)*boardBudget(c)*boardFitShare/float64(total))))
 		items = items[:size]
+		shown = shape(items)
 		limit = size
+		c.cutPage()
 	}
 	p := graphPage{From: from, Len: size, WalkSeq: walkSeq, Limit: limit}
 	if from+size < n {
 		p.Next = pagecursor.Cursor{Seq: walkSeq, Query: query, After: uint64(from + size)}.Encode()
 	}
-	return items, p, nil
+	return shown, p, nil
 }
+
+// cutPage records that the budget shortened a page below its limit:
+// meta.page_cut "budget" and meta.page_budget_chars.
+func (c *Call) cutPage() { c.pageBudget = int(boardBudget(c)) }
 
 // pageParams are the paging arguments of cos_graph_references and
 // cos_graph_impact.

@@ -14,14 +14,14 @@ func graphReferencesTool() *Tool {
 		Description: "A node's incoming edges by file and line; kinds defaults to the node's usual ones. Interface-dispatch callers: the interface method's. Paged.",
 		Data: Fields{"node": typ(query.NodeView{}), "references": typ([]query.Reference{}), "count": "integer", "listed": "integer", "limit": "integer",
 			"count_by_type": typ(query.References{}.ByType), "kinds": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
-			"build_excluded_count": "integer", "note": "string"},
+			"build_excluded_count": "integer", "note": "string", "compact": "object"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "kinds": ["calls"], "limit": 50}`,
 		Params: append([]Param{
 			{Name: "uid", Type: TString, Required: true, NonEmpty: true, MaxLen: 1024},
 			{Name: "kinds", Type: TStringList, Enum: edgeTypes, SharedEnum: true, Description: "edge types"},
 			buildExcludedParam,
-		}, append(scopeParams(), pageParams()...)...),
+		}, append(append(scopeParams(), pageParams()...), compactParams(referenceCols.fields)...)...),
 		Handler: referencesTool,
 	}
 }
@@ -53,9 +53,21 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 	tm.DefaultKindsPicked, tm.NodeKind = &picked, res.Node.Kind
 	setCompleteness(&tm, found.Completeness)
 	limit := c.Args.Int("limit", graphPageDefault)
+	fields, err := compactArgs(c, referenceCols)
+	if err != nil {
+		return nil, tm, err
+	}
 	digest := queryDigest("cos_graph_references", root, kinds, 0, includeTests, scopeDigest(scope)...)
-	page, p, err := pageOf(c, c.Args.Str("cursor"), digest, len(refs), limit,
-		func(from, to int) []query.Reference { return refs[from:to] })
+	var page []query.Reference
+	shown, p, err := pageShaped(c, c.Args.Str("cursor"), digest, len(refs), limit,
+		func(from, to int) []query.Reference { return refs[from:to] },
+		func(rs []query.Reference) any {
+			page = rs
+			if fields == nil {
+				return rs
+			}
+			return referenceCols.shape(rs, fields)
+		})
 	if err != nil {
 		return nil, tm, err
 	}
@@ -68,10 +80,14 @@ func referencesTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		// compiles: left out of count unless include_build_excluded.
 		"build_excluded_count": found.Excluded,
 		"listed":               len(page),
-		"references":           page,
 		"next_cursor":          p.Next,
 		"limit":                p.Limit,
 		"walk_log_seq":         p.WalkSeq,
+	}
+	if fields == nil {
+		data["references"] = page
+	} else {
+		data["compact"] = shown
 	}
 	if len(refs) == 0 {
 		data["note"] = query.NoneFoundNote("references", kinds, tm.Completeness)

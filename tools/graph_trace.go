@@ -57,6 +57,7 @@ func traceTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		return nil, tm, err
 	}
 	tm.Completeness, tm.CompletenessReasons = tr.Completeness()
+	tm.FallbackFiles = query.FallbackSample(c.V.Graph, tm.CompletenessReasons)
 	limit := c.Args.Int("limit", graphPageDefault)
 	digest := queryDigest("cos_graph_trace", res.Node.UID, []string{strconv.Itoa(o.MaxSteps)}, o.MaxDepth, o.IncludeTests)
 	steps, p, err := pageOf(c, c.Args.Str("cursor"), digest, len(tr.Steps), limit, func(from, to int) []query.TraceStep {

@@ -242,6 +242,7 @@ func historyHandler(ctx context.Context, c *Call) (any, envelope.ToolMeta, error
 		}
 		size := min(len(rows)-1, max(1, int(float64(len(rows))*boardBudget(c)*boardFitShare/float64(total))))
 		rows, more, limit = rows[:size], true, size
+		c.cutPage()
 	}
 	next := ""
 	if more && len(rows) > 0 {

@@ -102,6 +102,9 @@ type Call struct {
 	// files are the files the answer names, declared by the handler
 	// (NameFiles, fresh.go).
 	files []string
+	// pageBudget is meta.page_budget_chars: the budget that shortened a
+	// page below its limit (cutPage); 0 when none did.
+	pageBudget int
 }
 
 // Call runs the tool name with raw JSON arguments and returns its envelope,
@@ -241,6 +244,9 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 	}
 	if len(c.warnings) > 0 {
 		tm.Warnings = append(tm.Warnings, c.warnings...)
+	}
+	if c.pageBudget > 0 {
+		tm.PageBudgetChars = c.pageBudget
 	}
 	markIndexing(&tm, c.index)
 	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm,

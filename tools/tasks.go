@@ -570,6 +570,7 @@ func taskBoardTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 			if limit >= len(rows) {
 				limit = len(rows) - 1
 			}
+			c.cutPage()
 			continue
 		}
 		return map[string]any{"rows": rows, "total": page.Total, "next_cursor": next, "limit": limit,

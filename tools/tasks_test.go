@@ -361,6 +361,9 @@ func TestTaskBoard_PageFitsTheBudget(t *testing.T) {
 		if e.Data["meta"].(map[string]any)["truncated"] != false {
 			t.Fatalf("page was trimmed by the envelope: %v", e.Data["meta"])
 		}
+		if m := e.Data["meta"].(map[string]any); pages == 0 && (m["page_cut"] != "budget" || m["page_budget_chars"] != 32000.0) {
+			t.Fatalf("first page, cut by the budget: meta %v", m)
+		}
 		pages++
 		for _, r := range e.Data["rows"].([]any) {
 			seen[r.(map[string]any)["task_id"].(string)] = true

@@ -12,10 +12,11 @@ type Vocabulary struct {
 }
 
 // SharedVocabularies returns the vocabularies tool schemas leave out: the
-// graph's node kinds and edge types.
+// graph's node kinds and edge types, and the fields of the compact form.
 func SharedVocabularies() []Vocabulary {
 	return []Vocabulary{
 		{Name: "Node kinds", Where: "cos_graph_resolve kinds, a node's kind", Values: nodeKinds},
 		{Name: "Edge types", Where: "edge_types, cos_graph_references kinds, an edge's type", Values: edgeTypes},
+		{Name: "Compact fields", Where: "fields of cos_graph_references (not uid, depth) and cos_graph_impact (not source, type)", Values: compactFields},
 	}
 }
