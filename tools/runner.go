@@ -210,6 +210,10 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		}
 		data, tm, err = t.Handler(ctx, c)
 	}
+	walkSeq, paging := cursorSeq(t, args)
+	if err != nil && paging && c.atSeq == nil && t.ReadOnly && cursorMoved(err) {
+		data, tm, err = r.servePastPage(ctx, c, walkSeq, data, tm, err)
+	}
 	if c.atSeq == nil && (graphRead(t) || c.index != nil) {
 		c.index = r.ix.WithStartState(c.index)
 	}
@@ -243,8 +247,29 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		tm.Warnings = append(tm.Warnings, c.warnings...)
 	}
 	markIndexing(&tm, c.index)
+	var since uint64
+	if pos := r.st.Position().Seq; paging && pos > walkSeq {
+		since = pos - walkSeq
+	}
 	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm,
-		Integrity: integrityMeta(c.V.Integrity), Index: c.index, AtSeq: c.atSeq}, budget), nil
+		Integrity: integrityMeta(c.V.Integrity), Index: c.index, AtSeq: c.atSeq, EventsSinceWalk: since}, budget), nil
+}
+
+// servePastPage answers a later page whose data moved after its walk's
+// seq (the live answer failed with a cursorMoved STALE_CURSOR: a task or
+// the graph changed) from the state at that seq (state.State.Past), so
+// that a walk always finishes and every page agrees with its first. The
+// live answer (data, tm, err) stands when that state cannot be had.
+func (r *Runner) servePastPage(ctx context.Context, c *Call, walkSeq uint64, data any, tm envelope.ToolMeta, err error) (any, envelope.ToolMeta, error) {
+	live := *c
+	c.warnings, c.index, c.files, c.afterView = nil, nil, nil, nil
+	pdata, ptm, perr, rerr := r.readAtSeq(ctx, c, walkSeq)
+	if rerr != nil {
+		r.st.Logger().Debug("a cursor's page could not be read at its seq", "tool", c.Tool.Name, "seq", walkSeq, "err", rerr)
+		*c = live
+		return data, tm, err
+	}
+	return pdata, ptm, perr
 }
 
 // ReasonIndexing is the meta.completeness_reasons key of a graph answer
