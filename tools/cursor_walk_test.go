@@ -125,6 +125,7 @@ func TestCursorWalk_BoardWhileFourWritersUpdate(t *testing.T) {
 			}
 		}()
 	}
+	defer func() { stop(); wg.Wait() }() // also when a check fails
 	var st walkStats
 	for _, limit := range []int{2, 3, 7, 20} {
 		for _, filter := range []string{"", `"label": "hot", `} {
@@ -199,6 +200,7 @@ func TestCursorWalk_ReferencesWhileAFileIsReindexed(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}()
+	defer func() { stop(); wg.Wait() }() // also when a check fails
 	var st walkStats
 	deadline := time.Now().Add(20 * time.Second)
 	for round := 0; round < 3 || (st.pastPages == 0 && time.Now().Before(deadline)); round++ {
