@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cos-dev/cos/envelope"
 )
 
 // A walk over a paged listing reads every later page at its first page's
@@ -219,5 +221,58 @@ func TestCursorWalk_ReferencesWhileAFileIsReindexed(t *testing.T) {
 	t.Logf("%d walks, %d pages (%d read at the walk's seq), %d re-indexes, events_since_walk up to %v", st.walks, st.pages, st.pastPages, reindexd.Load(), st.maxSince)
 	if st.pastPages == 0 {
 		t.Fatalf("no page was read at a past seq (%d re-indexes): the test proves nothing", reindexd.Load())
+	}
+}
+
+// BenchmarkCursorPage serves the second page of a walk live (nothing
+// moved since its seq) and from the walk's seq (the data moved: the
+// Runner's live try fails, then the cached past view answers).
+func BenchmarkCursorPage(b *testing.B) {
+	for _, tc := range []struct {
+		name, tool, args string
+		open             func(b *testing.B) (*testServer, func())
+	}{
+		{"board", "cos_task_board", `"limit": 20`, func(b *testing.B) (*testServer, func()) {
+			s := openServer(b, "")
+			for i := range 200 {
+				createTask(b, s, fmt.Sprintf(`{"title": "t%03d"}`, i))
+			}
+			return s, func() {
+				okEnv(b, call(b, s, "cos_task_update", `{"task_id": "TASK-001", "patch": {"title": "moved"}}`), "move")
+			}
+		}},
+		{"references", "cos_graph_references", `"uid": "code:function:hub.go::Hub", "limit": 20`, func(b *testing.B) (*testServer, func()) {
+			r := openHub(b, 500, envelope.Options{})
+			return r.s, func() {
+				graphOK(b, r.s, "cos_graph_upsert", `{"nodes": [{"uid": "code:function:other.go::Other", "kind": "function", "label": "Other", "path": "other.go"}]}`)
+			}
+		}},
+	} {
+		for _, moved := range []bool{false, true} {
+			name := tc.name + "/live"
+			if moved {
+				name = tc.name + "/past"
+			}
+			b.Run(name, func(b *testing.B) {
+				s, move := tc.open(b)
+				first := okEnv(b, call(b, s, tc.tool, "{"+tc.args+"}"), "first page")
+				next := "{" + tc.args + `, "cursor": "` + first.Data["next_cursor"].(string) + `"}`
+				if moved {
+					move()
+				}
+				e := okEnv(b, call(b, s, tc.tool, next), "second page")
+				if _, past := graphMeta(e)["at_seq"]; past != moved {
+					b.Fatalf("moved %v, meta %v", moved, graphMeta(e))
+				}
+				n := 0
+				for b.Loop() {
+					n++
+					if env := s.Call(context.Background(), tc.tool, json.RawMessage(next)); !env.OK() {
+						b.Fatalf("%s", env.JSON())
+					}
+				}
+				b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "pages/s")
+			})
+		}
 	}
 }
