@@ -217,8 +217,9 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		}
 		data, tm, err = t.Handler(ctx, c)
 	}
-	if err != nil && paging && c.atSeq == nil && t.ReadOnly && cursorMoved(err) {
-		// The data moved after the walk's seq: read the page there.
+	if err != nil && paging && c.atSeq == nil && t.ReadOnly && cursorMoved(err) && (r.worktree == nil || !graphRead(t)) {
+		// The data moved after the walk's seq: read the page there (a
+		// worktree's graph answers hold its overlay, which the past lacks).
 		if pdata, ptm, perr, ok := r.servePast(ctx, c, walkSeq); ok {
 			data, tm, err = pdata, ptm, perr
 		}
