@@ -33,6 +33,7 @@ const (
 	KeyPageCut                 = "page_cut"
 	KeyPageBudgetChars         = "page_budget_chars"
 	KeyFallbackFiles           = "fallback_files"
+	KeyEventsSinceWalk         = "events_since_walk"
 
 	// keyMeta is the key of the meta block inside data.
 	keyMeta = "meta"
@@ -123,6 +124,10 @@ type Meta struct {
 	// position (a read tool's `at` argument): meta.at_seq is the seq it
 	// reflects. Nil (an answer from the live state) omits the key.
 	AtSeq *uint64
+	// EventsSinceWalk is meta.events_since_walk on a later page of a
+	// paged listing: how many events committed after the log seq the walk
+	// reads at (its first page's). 0 omits the key.
+	EventsSinceWalk uint64
 }
 
 // Index describes the index a graph answer was read from, for meta.index.
@@ -260,6 +265,9 @@ func (m Meta) generic() map[string]any {
 	}
 	if m.AtSeq != nil {
 		out[KeyAtSeq] = *m.AtSeq
+	}
+	if m.EventsSinceWalk > 0 {
+		out[KeyEventsSinceWalk] = m.EventsSinceWalk
 	}
 	t := m.Tool
 	for k, v := range map[string]string{

@@ -102,9 +102,10 @@ func (a *API) openAPI() ([]byte, error) {
 					"type":     "object",
 					"required": []string{envelope.KeyLayer, envelope.KeyLogSeq},
 					"properties": map[string]any{
-						envelope.KeyLayer:  map[string]any{"type": "string"},
-						envelope.KeyLogSeq: map[string]any{"type": "integer", "minimum": 0},
-						envelope.KeyAtSeq:  map[string]any{"type": "integer", "minimum": 0},
+						envelope.KeyLayer:           map[string]any{"type": "string"},
+						envelope.KeyLogSeq:          map[string]any{"type": "integer", "minimum": 0},
+						envelope.KeyAtSeq:           map[string]any{"type": "integer", "minimum": 0},
+						envelope.KeyEventsSinceWalk: map[string]any{"type": "integer", "minimum": 1},
 						envelope.KeyWarnings: map[string]any{"type": "array",
 							"items": map[string]any{"type": "string"}},
 					},

@@ -25,7 +25,8 @@ const instructionsText = "cos answers about this repository's code/doc graph, it
 	"meta.fallback_files names the first syntax_fallback_files, cos_graph_doctor {list: syntax_fallback_files} pages them all).\n" +
 	"Paged answers carry next_cursor (empty on the last page): send it back as cursor with the same other arguments; " +
 	"limit is the page size used, count the rows the question matches, listed the rows on this page, walk_log_seq the log seq " +
-	"every page reads; meta.page_cut budget says the budget held fewer rows than limit. A malformed cursor is E_CURSOR, one the data moved under is STALE_CURSOR (start again without it).\n" +
+	"every page reads: a later page is the data as of then, meta.events_since_walk counts the events since (start again " +
+	"without cursor for fresh data); meta.page_cut budget says the budget held fewer rows than limit. A malformed cursor is E_CURSOR, one of other arguments STALE_CURSOR.\n" +
 	"Tools marked readOnlyHint take at: a log seq (an integer ≥ 0) or an RFC 3339 time; the answer is the state " +
 	"at that point, with meta.at_seq. The others refuse it.\n" +
 	"Writes accept request_id (1–128 characters): a resend with the same request_id and arguments answers the first write " +

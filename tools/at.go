@@ -124,6 +124,9 @@ var atZero = projections.Until{Time: time.Unix(0, 0).UTC()}
 // past is the past: meta.index is the index as that graph recorded it).
 // rerr is a failure of the call (a bad `at`, the view could not be
 // built); err is the handler's.
+//
+// A cursor sent with `at` must read at the same seq (its walk's), or the
+// call is E_ARGUMENT saying so.
 func (r *Runner) readAt(ctx context.Context, c *Call) (data any, tm envelope.ToolMeta, err, rerr error) {
 	until, aerr := parseAt(c.Tool, c.Args.Raw(atParamName))
 	if aerr != nil {
@@ -133,6 +136,30 @@ func (r *Runner) readAt(ctx context.Context, c *Call) (data any, tm envelope.Too
 	if err != nil {
 		return nil, tm, nil, err
 	}
+	if cs, ok := cursorSeq(c.Tool, c.Args); ok && cs != seq {
+		return nil, tm, nil, atCursorError(c.Tool, cs, seq)
+	}
+	if data, tm, err, rerr = r.readAtSeq(ctx, c, seq); rerr != nil || err != nil {
+		return data, tm, err, rerr
+	}
+	if until.Seq > head {
+		c.Warn(fmt.Sprintf("at: seq %d is past the log head %d; this answer is the state at %d", until.Seq, head, head))
+	}
+	return data, tm, nil, nil
+}
+
+// atCursorError is E_ARGUMENT for `at` sent with a cursor of a walk that
+// reads at another seq.
+func atCursorError(t *Tool, cursorSeq, atSeq uint64) *envelope.Error {
+	return envelope.Errorf(envelope.CodeArgument,
+		"cursor: it reads at log seq %d (its first page's), at asks for %d; leave at out (a cursor reads at its own seq) or send at: %d",
+		cursorSeq, atSeq, cursorSeq).
+		WithDetails(map[string]any{"field": "cursor", "cursor_seq": cursorSeq, "at_seq": atSeq, "accepted_arguments": t.paramNames()})
+}
+
+// readAtSeq runs the read tool of c in the state at log seq seq, as
+// readAt does. rerr: the view could not be built or read.
+func (r *Runner) readAtSeq(ctx context.Context, c *Call, seq uint64) (data any, tm envelope.ToolMeta, err, rerr error) {
 	past, err := r.st.Past(ctx, seq)
 	if err != nil {
 		return nil, tm, nil, err
@@ -160,9 +187,6 @@ func (r *Runner) readAt(ctx context.Context, c *Call) (data any, tm envelope.Too
 	}
 	for _, fn := range c.afterView {
 		fn(ctx)
-	}
-	if until.Seq > head {
-		c.Warn(fmt.Sprintf("at: seq %d is past the log head %d; this answer is the state at %d", until.Seq, head, head))
 	}
 	return data, tm, nil, nil
 }

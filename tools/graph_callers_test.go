@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cos-dev/cos/envelope"
+	"github.com/cos-dev/cos/internal/pagecursor"
 )
 
 // ifaceNodes and ifaceEdges are a small Go program with an interface:
@@ -353,10 +354,38 @@ func TestGraphCallers_CursorErrors(t *testing.T) {
 	}
 	graphFail(t, r.s, "cos_graph_references", `{"uid": "code:function:hub.go::Hub", "limit": 2, "cursor": "`+cursor+`"}`, envelope.CodeStaleCursor)
 
-	// A graph write makes it stale.
-	graphOK(t, r.s, "cos_graph_upsert", `{"nodes": [{"uid": "code:function:other.go::Other", "kind": "function", "label": "Other", "path": "other.go"}]}`)
-	e = graphFail(t, r.s, "cos_graph_impact", args+`, "cursor": "`+cursor+`"}`, envelope.CodeStaleCursor)
-	if e.Error.Category != "conflict" || !strings.Contains(e.Error.Message, "graph changed") || !strings.Contains(e.Error.Message, "without cursor") {
+	// After a graph write (a new caller that sorts first, a caller gone)
+	// the page is read at the cursor's seq: the walk's listing, with the
+	// events committed since in meta.
+	walk := graphOK(t, r.s, "cos_graph_impact", args+`, "cursor": "`+cursor+`"}`)
+	graphOK(t, r.s, "cos_graph_upsert", `{"nodes": [{"uid": "code:function:callers.go::Caller", "kind": "function", "label": "Caller", "path": "callers.go"}], `+
+		`"edges": [{"source": "code:function:callers.go::Caller", "target": "code:function:hub.go::Hub", "type": "calls"}]}`)
+	head := graphMeta(graphOK(t, r.s, "cos_graph_delete", `{"uids": ["code:function:callers.go::Caller02"]}`))["log_seq"].(float64)
+	e = graphOK(t, r.s, "cos_graph_impact", args+`, "cursor": "`+cursor+`"}`)
+	m := graphMeta(e)
+	at, _ := m["at_seq"].(float64)
+	if got := graphUIDs(graphList(t, e.Data, "nodes"), "uid"); !slices.Equal(got, []string{"code:function:callers.go::Caller02", "code:function:callers.go::Caller03"}) ||
+		e.Data["walk_log_seq"] != walk.Data["walk_log_seq"] || m["at_seq"] != e.Data["walk_log_seq"] || m["events_since_walk"] != head-at {
+		t.Errorf("page after the graph changed: %v, walk_log_seq %v (first page's %v), meta %v", got, e.Data["walk_log_seq"], walk.Data["walk_log_seq"], m)
+	}
+	if m := graphMeta(walk); m["events_since_walk"] != float64(1) || m["at_seq"] != nil {
+		t.Errorf("page after an unrelated write: meta %v", m)
+	}
+	// With at, a cursor reads at its own seq only.
+	e = graphFail(t, r.s, "cos_graph_impact", args+`, "at": 1, "cursor": "`+cursor+`"}`, envelope.CodeArgument)
+	if e.Error.Details["field"] != "cursor" || !strings.Contains(e.Error.Message, "leave at out") {
+		t.Errorf("at and cursor: %q %v", e.Error.Message, e.Error.Details)
+	}
+	graphOK(t, r.s, "cos_graph_impact", args+`, "at": `+graphJSON(t, e.Error.Details["cursor_seq"])+`, "cursor": "`+cursor+`"}`)
+	// A cursor from a log position the server has not reached stays stale.
+	cur, err := pagecursor.Decode(cursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Seq = 1 << 40
+	ahead := cur.Encode()
+	e = graphFail(t, r.s, "cos_graph_impact", args+`, "cursor": "`+ahead+`"}`, envelope.CodeStaleCursor)
+	if e.Error.Category != "conflict" || !strings.Contains(e.Error.Message, "this view is at") || !strings.Contains(e.Error.Message, "without cursor") {
 		t.Errorf("stale: %s %q", e.Error.Category, e.Error.Message)
 	}
 

@@ -41,8 +41,10 @@ type graphPage struct {
 
 // pageStart decodes cursor (empty: the first page) for a listing of n items
 // whose query digest is query. A malformed cursor is E_CURSOR; one of
-// another query, from a log position this view has not reached, or from
-// before the graph last changed is STALE_CURSOR.
+// another query or from a log position this view has not reached is
+// STALE_CURSOR; one from before the graph last changed is STALE_CURSOR
+// too (movedCursor), which the Runner serves from the state at the
+// cursor's seq instead.
 func pageStart(c *Call, cursor string, query [8]byte, n int) (from int, walkSeq uint64, err error) {
 	if cursor == "" {
 		return 0, c.V.Pos.Seq, nil
@@ -58,7 +60,7 @@ func pageStart(c *Call, cursor string, query [8]byte, n int) (from int, walkSeq 
 	case cur.Seq > c.V.Pos.Seq:
 		return 0, 0, stale(fmt.Sprintf("it is from log seq %d, this view is at %d", cur.Seq, c.V.Pos.Seq))
 	case last > cur.Seq:
-		return 0, 0, stale(fmt.Sprintf("the graph changed at log seq %d, after the cursor's %d", last, cur.Seq))
+		return 0, 0, movedCursor(fmt.Sprintf("the graph changed at log seq %d, after the cursor's %d", last, cur.Seq))
 	case cur.After > uint64(n):
 		return 0, 0, stale(fmt.Sprintf("it points past the %d items of the answer", n))
 	}

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -447,10 +446,11 @@ func checkOwnRecords(t testing.TB, what string, b evidence.Bundle, p, each int) 
 	}
 }
 
-// TestMultiProcess_StaleCursorAfterConcurrentChange: another process's
-// change to a listed task makes the cursor STALE_CURSOR; a change to a task
-// outside the filter does not.
-func TestMultiProcess_StaleCursorAfterConcurrentChange(t *testing.T) {
+// TestMultiProcess_CursorAfterConcurrentChange: after another process's
+// change to a listed task the next page is read at the walk's seq (the
+// task as it was); a change to a task outside the filter leaves the live
+// board serving it.
+func TestMultiProcess_CursorAfterConcurrentChange(t *testing.T) {
 	dir := t.TempDir()
 	s := openServer(t, dir)
 	kids := startChildren(t, dir, 1)
@@ -471,9 +471,16 @@ func TestMultiProcess_StaleCursorAfterConcurrentChange(t *testing.T) {
 	if rows := next.Data["rows"].([]any); len(rows) != 2 || rows[0].(map[string]any)["task_id"] != "TASK-003" {
 		t.Fatalf("second page = %v", rows)
 	}
-	okEnv(t, runOne(t, kids[0], cc("cos_task_update", `{"task_id":"TASK-002","patch":{"status":"blocked"}}`)), "change to a listed task")
-	e := failEnv(t, call(t, s, "cos_task_board", `{"label":"listed","limit":2,"cursor":"`+cursor+`"}`), "STALE_CURSOR", "page after a concurrent change")
-	if e.Error.Details["task_id"] != "TASK-002" || !strings.Contains(e.Error.Message, "list again without cursor") {
-		t.Fatalf("stale cursor: %+v", e.Error)
+	if m := next.Data["meta"].(map[string]any); m["at_seq"] != nil || m["events_since_walk"] != float64(1) {
+		t.Fatalf("second page after an unrelated change: meta %v", m)
+	}
+	okEnv(t, runOne(t, kids[0], cc("cos_task_update", `{"task_id":"TASK-003","patch":{"status":"blocked"}}`)), "change to a listed task")
+	next = okEnv(t, call(t, s, "cos_task_board", `{"label":"listed","limit":2,"cursor":"`+cursor+`"}`), "page after a concurrent change")
+	rows := next.Data["rows"].([]any)
+	if len(rows) != 2 || rows[0].(map[string]any)["task_id"] != "TASK-003" || rows[0].(map[string]any)["status"] == "blocked" {
+		t.Fatalf("second page after a change to a listed task = %v", rows)
+	}
+	if m := next.Data["meta"].(map[string]any); m["at_seq"] != page.Data["walk_log_seq"] || m["events_since_walk"] != float64(2) {
+		t.Fatalf("second page after a change to a listed task: meta %v", m)
 	}
 }

@@ -175,7 +175,14 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		data any
 		tm   envelope.ToolMeta
 	)
-	if args.Has(atParamName) && acceptsAt(t) {
+	walkSeq, paging := cursorSeq(t, args)
+	served := false
+	if paging && graphRead(t) && r.worktree == nil && !args.Has(atParamName) && r.graphChangedAfter(ctx, walkSeq) {
+		// The live answer would be a moved cursor: spare computing it.
+		data, tm, err, served = r.servePast(ctx, c, walkSeq)
+	}
+	if served {
+	} else if args.Has(atParamName) && acceptsAt(t) {
 		var rerr error
 		if data, tm, err, rerr = r.readAt(ctx, c); rerr != nil {
 			return envelope.Fail(ToEnvelopeError(rerr)), nil
@@ -213,6 +220,13 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		}
 		data, tm, err = t.Handler(ctx, c)
 	}
+	if err != nil && paging && c.atSeq == nil && t.ReadOnly && cursorMoved(err) && (r.worktree == nil || !graphRead(t)) {
+		// The data moved after the walk's seq: read the page there (a
+		// worktree's graph answers hold its overlay, which the past lacks).
+		if pdata, ptm, perr, ok := r.servePast(ctx, c, walkSeq); ok {
+			data, tm, err = pdata, ptm, perr
+		}
+	}
 	if c.atSeq == nil && (graphRead(t) || c.index != nil) {
 		c.index = r.ix.WithStartState(c.index)
 	}
@@ -249,8 +263,36 @@ func (r *Runner) call(ctx context.Context, t *Tool, raw json.RawMessage, budget 
 		tm.PageBudgetChars = c.pageBudget
 	}
 	markIndexing(&tm, c.index)
+	var since uint64
+	if pos := r.st.Position().Seq; paging && pos > walkSeq {
+		since = pos - walkSeq
+	}
 	return envelope.OK(data, envelope.Meta{Layer: t.Layer, LogSeq: c.V.Pos.Seq, Tool: tm,
-		Integrity: integrityMeta(c.V.Integrity), Index: c.index, AtSeq: c.atSeq}, budget), nil
+		Integrity: integrityMeta(c.V.Integrity), Index: c.index, AtSeq: c.atSeq, EventsSinceWalk: since}, budget), nil
+}
+
+// servePast answers a later page of a walk from the state at the walk's
+// seq (state.State.Past): the page of a cursor the data moved under (a
+// task or the graph changed since), so that a walk always finishes and
+// every page agrees with its first. ok is false, and c as it was, when
+// that state cannot be had; the caller then answers live.
+func (r *Runner) servePast(ctx context.Context, c *Call, walkSeq uint64) (data any, tm envelope.ToolMeta, err error, ok bool) {
+	live := *c
+	c.warnings, c.index, c.files, c.afterView = nil, nil, nil, nil
+	data, tm, err, rerr := r.readAtSeq(ctx, c, walkSeq)
+	if rerr != nil {
+		r.st.Logger().Debug("a cursor's page could not be read at its seq", "tool", c.Tool.Name, "seq", walkSeq, "err", rerr)
+		*c = live
+		return nil, tm, nil, false
+	}
+	return data, tm, err, true
+}
+
+// graphChangedAfter reports whether the live graph changed after seq.
+func (r *Runner) graphChangedAfter(ctx context.Context, seq uint64) bool {
+	changed := false
+	_ = r.st.Read(ctx, func(v state.View) { changed = v.Graph.LastChange(v.Pos.Seq) > seq })
+	return changed
 }
 
 // ReasonIndexing is the meta.completeness_reasons key of a graph answer

@@ -332,10 +332,17 @@ func TestTaskBoard_FiltersAndCursors(t *testing.T) {
 
 	first := okEnv(t, call(t, s, "cos_task_board", `{"limit":2}`), "first page")
 	cur := first.Data["next_cursor"].(string)
-	okEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-001","patch":{"title":"renamed"}}`), "update a listed task")
-	e := failEnv(t, call(t, s, "cos_task_board", `{"limit":2,"cursor":"`+cur+`"}`), "STALE_CURSOR", "stale cursor")
-	if e.Error.Details["task_id"] != "TASK-001" || e.Error.Category != "conflict" {
-		t.Fatalf("stale cursor: %+v", e.Error)
+	okEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-003","patch":{"title":"renamed"}}`), "update a listed task")
+	okEnv(t, call(t, s, "cos_task_update", `{"task_id":"TASK-004","patch":{"status":"done"}}`), "update a listed task")
+	// The page is read at the walk's seq: the tasks as they were then.
+	next := okEnv(t, call(t, s, "cos_task_board", `{"limit":2,"cursor":"`+cur+`"}`), "page after listed tasks changed")
+	rows := next.Data["rows"].([]any)
+	if len(rows) != 2 || rows[0].(map[string]any)["title"] == "renamed" || rows[1].(map[string]any)["status"] == "done" ||
+		next.Data["walk_log_seq"] != first.Data["walk_log_seq"] {
+		t.Fatalf("page after listed tasks changed: %v", next.Data)
+	}
+	if m := next.Data["meta"].(map[string]any); m["events_since_walk"] != float64(2) || m["at_seq"] != first.Data["walk_log_seq"] {
+		t.Fatalf("page after listed tasks changed: meta %v", m)
 	}
 	failEnv(t, call(t, s, "cos_task_board", `{"limit":2,"label":"odd","cursor":"`+cur+`"}`), "STALE_CURSOR", "cursor of another filter")
 }

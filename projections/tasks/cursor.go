@@ -54,7 +54,9 @@ func (e *CursorError) Unwrap() error { return ErrCursor }
 // StaleCursorError says why a cursor no longer describes the board.
 type StaleCursorError struct {
 	Reason string
-	// TaskID is the task whose change invalidated the listing, if one did.
+	// TaskID is the task whose change invalidated the listing, if one did:
+	// the listing as of the cursor's seq still exists there (the tools
+	// answer such a page from the state at that seq).
 	TaskID string
 }
 
