@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,8 +15,8 @@ import (
 const (
 	// ProfileCore is what code questions and task work need.
 	ProfileCore = "core"
-	// ProfileDefault is the tools agents use most, within about 20 KB of
-	// tools/list.
+	// ProfileDefault is every tool but the maintenance ones
+	// (maintenanceTools).
 	ProfileDefault = "default"
 	// ProfileAll lists every tool.
 	ProfileAll = "all"
@@ -33,12 +34,14 @@ var coreTools = []string{
 	"cos_task_board", "cos_task_get", "cos_task_claim", "cos_task_update",
 }
 
-// defaultTools are the default profile: the core ones and the tools used
-// next most (creating and releasing tasks, paths between nodes, the
-// index, health and history).
-var defaultTools = append(append([]string{}, coreTools...),
-	"cos_task_create", "cos_task_release", "cos_graph_path", "cos_graph_index", "cos_health", "cos_history")
-
+// maintenanceTools are what the default profile leaves out: writing graph
+// nodes by hand, repairing and exporting the graph, and the metrics an
+// orchestrator records. An agent answering code questions or working a
+// task rarely needs them; they stay callable by name.
+var maintenanceTools = []string{
+	"cos_graph_upsert", "cos_graph_delete", "cos_graph_doctor", "cos_graph_export",
+	"cos_metric_record", "cos_metric_query",
+}
 // ParseProfile checks a profile name ("" is the default profile).
 func ParseProfile(name string) (string, error) {
 	switch name {
@@ -57,7 +60,13 @@ func profileListed(profile string) map[string]bool {
 	case ProfileCore:
 		names = coreTools
 	case ProfileDefault, "":
-		names = defaultTools
+		out := map[string]bool{}
+		for _, t := range tools.Catalogue() {
+			if !t.HubOnly && !slices.Contains(maintenanceTools, t.Name) {
+				out[t.Name] = true
+			}
+		}
+		return out
 	default:
 		return nil
 	}
