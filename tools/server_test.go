@@ -80,7 +80,7 @@ func TestCall_ArgumentErrors(t *testing.T) {
 		name, tool, args string
 		field, inMsg     string
 	}{
-		{"unknown key", "cos_graph_resolve", `{"q":"x","bogus":1,"alpha":2}`, "", "Unknown argument: alpha, bogus. cos_graph_resolve accepts: at, kinds, limit, q"},
+		{"unknown key", "cos_graph_resolve", `{"q":"x","bogus":1,"alpha":2}`, "", "Unknown argument: alpha, bogus. cos_graph_resolve accepts: at, exclude_paths, kinds, limit, paths, q"},
 		{"missing", "cos_graph_resolve", `{}`, "q", "q: got nothing, expected a string (required)"},
 		{"wrong type", "cos_graph_resolve", `{"q":5}`, "q", "q: got a number 5, expected a string"},
 		{"out of range", "cos_graph_resolve", `{"q":"x","limit":101}`, "limit", "expected an integer in [1, 100]"},
