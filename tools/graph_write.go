@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/cos-dev/cos/envelope"
@@ -466,7 +467,12 @@ func deleteInput(ctx context.Context, c *Call, resend bool) ([]string, []graph.E
 			}
 		}
 		if _, ok := g.Edge(key); !ok && !resend {
-			return nil, nil, envelope.Errorf(envelope.CodeNotFound, "%s: no edge %s -[%s/%s]-> %s in the graph", at, key.Source, key.Type, key.Extractor, key.Target).
+			msg := fmt.Sprintf("%s: no edge %s -[%s/%s]-> %s in the graph", at, key.Source, key.Type, key.Extractor, key.Target)
+			if others := edgeExtractors(g, key); len(others) > 0 {
+				msg += fmt.Sprintf("; it exists with extractor %s (extractor defaults to %q, the owner of edges written by hand)",
+					strings.Join(others, ", "), projections.AgentOwner)
+			}
+			return nil, nil, envelope.Errorf(envelope.CodeNotFound, "%s", msg).
 				WithDetails(map[string]any{"field": at, "edge": key, "suggestions": outgoingOf(g, key.Source)})
 		}
 		keys = append(keys, key)
@@ -475,6 +481,19 @@ func deleteInput(ctx context.Context, c *Call, resend bool) ([]string, []graph.E
 		return nil, nil, argError(c.Tool, "uids", "nothing", "at least one uid or edge")
 	}
 	return uids, keys, nil
+}
+
+// edgeExtractors are the extractors of the edges from key's source to its
+// target of its type: the edge a caller named under another owner.
+func edgeExtractors(g *projections.Graph, key graph.EdgeKey) []string {
+	var out []string
+	for _, e := range g.Out(key.Source) {
+		if e.Target == key.Target && e.Type == key.Type && e.Extractor != key.Extractor && !slices.Contains(out, e.Extractor) {
+			out = append(out, e.Extractor)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // outgoingOf lists a few edges leaving uid, to help correct a missed edge

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cos-dev/cos/graph"
@@ -82,5 +83,21 @@ func TestFilesOfUIDs(t *testing.T) {
 	want := []string{"a.go", "docs/My Notes.md", "dir with space/100%.py"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("filesOfUIDs = %q, want %q", got, want)
+	}
+}
+
+// An edge named without its extractor is looked up as one written by hand;
+// when the extractor's edge is what exists, the refusal names that
+// extractor instead of only saying there is no such edge.
+func TestGraphDelete_EdgeOfAnotherExtractorNamed(t *testing.T) {
+	root := idxWriteRepo(t, idxFixture)
+	s := idxOpen(t, t.TempDir(), root)
+	idxReport(t, s, `{}`)
+	e := idxCall(t, s, "cos_graph_delete", `{"edges":[{"source":"code:file:util/greet.go","target":"code:function:util/greet.go::Greet","type":"contains"}]}`)
+	if e.OK || e.Error.Code != "E_NOT_FOUND" || !strings.Contains(e.Error.Message, "it exists with extractor go") {
+		t.Fatalf("delete without extractor: %+v", e.Error)
+	}
+	if e := idxCall(t, s, "cos_graph_delete", `{"edges":[{"source":"code:file:util/greet.go","target":"code:function:util/greet.go::Greet","type":"contains","extractor":"go"}]}`); !e.OK {
+		t.Fatalf("delete with extractor go: %+v", e.Error)
 	}
 }

@@ -101,6 +101,9 @@ func metricQueryTool(_ context.Context, c *Call) (any, envelope.ToolMeta, error)
 	if err != nil {
 		return nil, tm, err
 	}
+	if res.Overflow {
+		tm.Warnings = append(tm.Warnings, "the sum of the window's values is beyond ±1.8e308, which no JSON number holds: value is null (avg stays finite)")
+	}
 	return res, tm, nil
 }
 

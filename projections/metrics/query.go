@@ -35,8 +35,11 @@ type Result struct {
 	Name string `json:"name"`
 	Agg  string `json:"agg"`
 	// Value is the aggregate; nil when the window holds no point (count is
-	// then 0, not nil).
+	// then 0, not nil) or when a sum is beyond float64's range (Overflow).
 	Value *float64 `json:"value"`
+	// Overflow is true when the sum of the window's points is beyond
+	// ±1.8e308, which no JSON number holds: Value is then nil.
+	Overflow bool `json:"overflow,omitempty"`
 	// Count is the number of points in the window.
 	Count int `json:"count"`
 	// Unit is the unit of the window's last point.
@@ -82,6 +85,10 @@ func (s *Series) Query(name string, since, until time.Time, agg string) (Result,
 		return res, nil
 	}
 	v := aggregate(agg, vals)
+	if math.IsInf(v, 0) {
+		res.Overflow = true
+		return res, nil
+	}
 	res.Value = &v
 	return res, nil
 }
@@ -91,15 +98,20 @@ func aggregate(agg string, vals []float64) float64 {
 	switch agg {
 	case AggLast:
 		return vals[len(vals)-1]
-	case AggSum, AggAvg:
+	case AggSum:
 		sum := 0.0
 		for _, v := range vals {
 			sum += v
 		}
-		if agg == AggAvg {
-			return sum / float64(len(vals))
-		}
 		return sum
+	case AggAvg:
+		// A running mean: it stays finite where the sum of finite values
+		// would not.
+		mean := 0.0
+		for i, v := range vals {
+			mean += (v - mean) / float64(i+1)
+		}
+		return mean
 	case AggMin:
 		return slices.Min(vals)
 	case AggMax:

@@ -254,3 +254,17 @@ func TestNthSmallest_MatchesSort(t *testing.T) {
 		}
 	}
 }
+
+// A sum beyond float64's range answers no value and says so (a JSON
+// number cannot hold it); the mean of the same points stays finite.
+func TestQuery_SumOverflow(t *testing.T) {
+	s := seriesOf(t, Recorded{Name: "x.inf", Value: 1.7e308}, Recorded{Name: "x.inf", Value: 1.7e308})
+	sum, err := s.Query("x.inf", time.Time{}, time.Time{}, AggSum)
+	if err != nil || sum.Value != nil || !sum.Overflow || sum.Count != 2 {
+		t.Fatalf("sum = %+v, %v; want no value, overflow, count 2", sum, err)
+	}
+	avg, err := s.Query("x.inf", time.Time{}, time.Time{}, AggAvg)
+	if err != nil || avg.Value == nil || *avg.Value != 1.7e308 || avg.Overflow {
+		t.Fatalf("avg = %+v, %v; want 1.7e308", avg, err)
+	}
+}
