@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
 
 	"github.com/cos-dev/cos/projections/tasks"
 )
@@ -55,6 +56,8 @@ func ValidateScopePattern(pattern string) string {
 	switch {
 	case strings.TrimSpace(pattern) == "":
 		return "empty"
+	case strings.ContainsFunc(pattern, unicode.IsControl):
+		return "holds a control character"
 	case strings.Contains(pattern, `\`):
 		return `'\' is not a separator; paths are repo-relative with '/'`
 	case strings.HasPrefix(pattern, "/") || (len(pattern) > 1 && pattern[1] == ':'):

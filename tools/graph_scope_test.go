@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -116,6 +117,7 @@ func TestGraphScope_PathFilters(t *testing.T) {
 		{`"paths": ["app"]`, "code:function:app/main.go::run"},
 		{`"exclude_paths": ["tools/**"]`, "code:function:app/main.go::run"},
 		{`"paths": ["**/main.go"], "exclude_paths": ["app/*.go"]`, "code:function:tools/gen/main.go::main"},
+		{`"paths": ["./app//main.go"]`, "code:function:app/main.go::run"},
 	} {
 		e := graphOK(t, r.s, "cos_graph_references", `{"uid": "`+scDispatch+`", "kinds": ["calls"], `+tc.args+`}`)
 		if got := strings.Join(rowKeys(t, e, "references", "source"), ","); got != tc.want || e.Data["count"] != 1.0 {
@@ -139,11 +141,17 @@ func TestGraphScope_PathFilters(t *testing.T) {
 	graphFail(t, r.s, "cos_graph_resolve", `{"q": "`+scDispatch+`", "kinds": ["function"], "exclude_paths": ["srv"]}`, envelope.CodeNotFound)
 
 	// A malformed pattern is refused, naming it.
-	for _, bad := range []string{`"paths": ["/abs"]`, `"exclude_paths": ["a/[b"]`, `"paths": ["../x"]`} {
+	for _, bad := range []string{`"paths": ["/abs"]`, `"exclude_paths": ["a/[b"]`, `"paths": ["../x"]`, `"paths": ["a\u0000b"]`} {
 		e := graphFail(t, r.s, "cos_graph_references", `{"uid": "`+scDispatch+`", `+bad+`}`, envelope.CodeArgument)
 		if !strings.Contains(e.Error.Message, "paths: entry") {
 			t.Errorf("%s: %s", bad, e.Error.Message)
 		}
+	}
+	// A pattern that matches no indexed file is said in meta.warnings: an
+	// empty answer is then the filter's doing, not the code's.
+	e = graphOK(t, r.s, "cos_graph_references", `{"uid": "`+scDispatch+`", "paths": ["nope/**"]}`)
+	if w := fmt.Sprint(e.Data["meta"].(map[string]any)["warnings"]); e.Data["count"] != 0.0 || !strings.Contains(w, `paths entry "nope/**" matches no indexed file`) {
+		t.Errorf("paths nope/**: count %v, warnings %s", e.Data["count"], w)
 	}
 	// The filters are part of the question a cursor belongs to.
 	e = graphOK(t, r.s, "cos_graph_references", `{"uid": "`+scDispatch+`", "kinds": ["calls"], "limit": 1}`)
