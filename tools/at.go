@@ -145,6 +145,10 @@ func (r *Runner) readAt(ctx context.Context, c *Call) (data any, tm envelope.Too
 	if until.Seq > head {
 		c.Warn(fmt.Sprintf("at: seq %d is past the log head %d; this answer is the state at %d", until.Seq, head, head))
 	}
+	if now := time.Now(); until.Seq == 0 && until.Time.After(now) {
+		c.Warn(fmt.Sprintf("at: %s is in the future; this answer is the state at the log head %d, as of %s",
+			until.Time.UTC().Format(time.RFC3339), seq, now.UTC().Format(time.RFC3339)))
+	}
 	return data, tm, nil, nil
 }
 

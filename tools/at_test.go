@@ -110,12 +110,18 @@ func TestAt_Time(t *testing.T) {
 	if title != "first" || meta["at_seq"] != float64(old) {
 		t.Errorf("at the time of seq %d (%s): title %q, at_seq %v; want first at %d", old, when.Format(time.RFC3339Nano), title, meta["at_seq"], old)
 	}
-	title, meta = atTitle(t, s, id, fmt.Sprintf(`, "at": %q`, time.Now().Add(time.Hour).Format(time.RFC3339)))
+	title, meta = atTitle(t, s, id, fmt.Sprintf(`, "at": %q`, time.Now().Format(time.RFC3339Nano)))
 	if title != "second" || meta["at_seq"] != float64(idxHead(t, s)) {
-		t.Errorf("at a future time: title %q, at_seq %v; want second at the head", title, meta["at_seq"])
+		t.Errorf("at now: title %q, at_seq %v; want second at the head", title, meta["at_seq"])
 	}
 	if _, ok := meta["warnings"]; ok {
 		t.Errorf("a time past the last event is not worth a warning: %v", meta["warnings"])
+	}
+	// A time in the future is: the answer is today's head, not that time's.
+	title, meta = atTitle(t, s, id, `, "at": "2099-01-01T00:00:00Z"`)
+	w, _ := meta["warnings"].([]any)
+	if title != "second" || meta["at_seq"] != float64(idxHead(t, s)) || len(w) != 1 || !strings.Contains(w[0].(string), "2099-01-01T00:00:00Z is in the future") {
+		t.Errorf("at 2099: title %q, at_seq %v, warnings %v; want second at the head, warned", title, meta["at_seq"], w)
 	}
 }
 
