@@ -102,6 +102,12 @@ func untyped(path string, s any) []string {
 		return nil
 	}
 	var bad []string
+	for _, d := range defsOf(m) {
+		if dm, _ := d.schema.(map[string]any); dm["type"] == nil {
+			bad = append(bad, path+d.path)
+		}
+		bad = append(bad, untyped(path+d.path, d.schema)...)
+	}
 	if props, ok := m["properties"].(map[string]any); ok {
 		for k, p := range props {
 			pm, _ := p.(map[string]any)
@@ -113,12 +119,30 @@ func untyped(path string, s any) []string {
 		}
 	}
 	if items, ok := m["items"]; ok {
-		if im, _ := items.(map[string]any); im["type"] == nil {
+		if im, _ := items.(map[string]any); im["type"] == nil && im["$ref"] == nil {
 			bad = append(bad, path+"[]")
 		}
 		bad = append(bad, untyped(path+"[]", items)...)
 	}
 	return bad
+}
+
+// schemaDef is one schema of a $defs, and its path.
+type schemaDef struct {
+	path   string
+	schema any
+}
+
+// defsOf lists the schemas of m's $defs (the types an output schema says
+// once and refers to), sorted by name.
+func defsOf(m map[string]any) []schemaDef {
+	defs, _ := m["$defs"].(map[string]any)
+	var out []schemaDef
+	for k, d := range defs {
+		out = append(out, schemaDef{".$defs." + k, d})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
 }
 
 // anyJSONTypes is the type of a schema that allows any JSON value
@@ -151,6 +175,9 @@ func opaque(path string, s any) []string {
 	}
 	if ap, ok := m["additionalProperties"].(map[string]any); ok {
 		bad = append(bad, opaque(path+"{}", ap)...)
+	}
+	for _, d := range defsOf(m) {
+		bad = append(bad, opaque(path+d.path, d.schema)...)
 	}
 	if items, ok := m["items"]; ok {
 		bad = append(bad, opaque(path+"[]", items)...)

@@ -134,7 +134,7 @@ func doctorBody(d query.Diagnosis) (map[string]any, *query.DoctorPlan) {
 	return map[string]any{
 		"healthy": d.Healthy,
 		"issues":  d.Issues,
-		"stats": doctorStats{Edges: d.Edges, Files: d.Files, IssueCount: d.IssueCount, IssueCountTotal: d.IssueCountTotal, Nodes: d.Nodes},
+		"stats":   doctorStats{Edges: d.Edges, Files: d.Files, IssueCount: d.IssueCount, IssueCountTotal: d.IssueCountTotal, Nodes: d.Nodes},
 	}, d.Plan
 }
 
