@@ -64,7 +64,7 @@ func evidenceTools() []*Tool {
 			Name:        "cos_evidence_bundle",
 			Title:       "Evidence bundle",
 			Description: "A session's evidence: role outputs, backtracks, discoveries, degraded formulas.",
-			Data:        Fields{"bundle": "object", "count": "integer", "export_path": "string"},
+			Data:        Fields{"bundle": typ(evidence.Bundle{}), "count": "integer", "export_path": "string"},
 			Module:      "evidence", Layer: envelope.LayerAudit, ReadOnly: true, Idempotent: true,
 			Example: `{"session_id": "sess-42"}`,
 			Params:  []Param{session},

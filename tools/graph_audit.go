@@ -20,8 +20,8 @@ func graphAuditTool() *Tool {
 		Title: "Dead, untested, cycles",
 		Description: "dead: no main, init, test, entry point or exported API reaches it; untested: no test within depth; " +
 			"cycles: import and call cycles. Paged.",
-		Data: Fields{"check": "string", "findings": "[]object", "cycles": "[]object", "count": "integer", "listed": "integer",
-			"limit": "integer", "summary": "object", "next_cursor": "string", "walk_log_seq": "integer"},
+		Data: Fields{"check": "string", "findings": typ([]query.AuditFinding{}), "cycles": typ([]query.Cycle{}), "count": "integer", "listed": "integer",
+			"limit": "integer", "summary": typ(query.AuditSummary{}), "next_cursor": "string", "walk_log_seq": "integer"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"check": "dead", "path": "internal/", "include_exported": false}`,
 		Params: []Param{

@@ -19,8 +19,8 @@ func graphDoctorTool() *Tool {
 		Name:        "cos_graph_doctor",
 		Title:       "Check the graph",
 		Description: "Graph problems (dangling edges, orphans, stale files, …); fix deletes the fixable ones; list pages files read without types.",
-		Data: Fields{"healthy": "boolean", "issues": "[]object", "stats": "object", "fixed": "object",
-			"files": "[]object", "count": "integer", "listed": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
+		Data: Fields{"healthy": "boolean", "issues": typ(query.Diagnosis{}.Issues), "stats": typ(doctorStats{}), "fixed": typ(doctorFixed{}),
+			"files": typ([]projections.FallbackFile{}), "count": "integer", "listed": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
 		Module: "graph", Layer: envelope.LayerGraph, Destructive: true, Idempotent: true,
 		Example: `{"fix": false}`,
 		Params: []Param{
@@ -67,7 +67,7 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		return body, tm, nil
 	}
 	if plan.Empty() {
-		body["fixed"] = map[string]any{"removed": map[string]int{}}
+		body["fixed"] = doctorFixed{Removed: map[string]int{}}
 		return body, tm, nil
 	}
 	req := eventlog.AppendRequest{Stream: graph.Stream}
@@ -87,14 +87,33 @@ func doctorTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	if err := c.ReadBack(ctx, rcs[0].LastSeq, func() { body, _ = doctorBody(query.Diagnose(c.V.Graph, exists, c.changedOnDisk(ctx))) }); err != nil {
 		return nil, tm, err
 	}
-	body["fixed"] = map[string]any{
-		"receipt":       receiptOf(rcs[0]),
-		"removed":       plan.Removed,
-		"edges_deleted": len(plan.Edges),
-		"nodes_deleted": len(plan.Nodes),
-		"files_removed": plan.Files,
+	rc, edges, nodes, files := receiptOf(rcs[0]), len(plan.Edges), len(plan.Nodes), plan.Files
+	if files == nil {
+		files = []string{}
 	}
+	body["fixed"] = doctorFixed{Receipt: &rc, Removed: plan.Removed, EdgesDeleted: &edges, NodesDeleted: &nodes, FilesRemoved: &files}
 	return body, tm, nil
+}
+
+// doctorFixed is data.fixed of a fix: what it deleted, by category
+// (Removed) and in all, with the write's receipt; a fix with nothing to
+// delete says only Removed, empty. Fields are in JSON key order.
+type doctorFixed struct {
+	EdgesDeleted *int           `json:"edges_deleted,omitempty"`
+	FilesRemoved *[]string      `json:"files_removed,omitempty"`
+	NodesDeleted *int           `json:"nodes_deleted,omitempty"`
+	Receipt      *writeReceipt  `json:"receipt,omitempty"`
+	Removed      map[string]int `json:"removed"`
+}
+
+// doctorStats is data.stats: the findings (real ones, every one) and the
+// graph's sizes. Fields are in JSON key order.
+type doctorStats struct {
+	Edges           int `json:"edges"`
+	Files           int `json:"files"`
+	IssueCount      int `json:"issue_count"`
+	IssueCountTotal int `json:"issue_count_total"`
+	Nodes           int `json:"nodes"`
 }
 
 // existsUnder reports whether the repo-relative p is a file under one of
@@ -115,13 +134,7 @@ func doctorBody(d query.Diagnosis) (map[string]any, *query.DoctorPlan) {
 	return map[string]any{
 		"healthy": d.Healthy,
 		"issues":  d.Issues,
-		"stats": map[string]any{
-			"issue_count":       d.IssueCount,
-			"issue_count_total": d.IssueCountTotal,
-			"nodes":             d.Nodes,
-			"edges":             d.Edges,
-			"files":             d.Files,
-		},
+		"stats":   doctorStats{Edges: d.Edges, Files: d.Files, IssueCount: d.IssueCount, IssueCountTotal: d.IssueCountTotal, Nodes: d.Nodes},
 	}, d.Plan
 }
 

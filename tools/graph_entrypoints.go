@@ -16,8 +16,8 @@ func graphEntrypointsTool() *Tool {
 		Title: "Entry points",
 		Description: "HTTP routes, CLI commands, MCP tools, gRPC services, event handlers, WebSocket upgrades, main and " +
 			"init, with their handlers' uids. Paged.",
-		Data: Fields{"entrypoints": "[]object", "count": "integer", "listed": "integer", "limit": "integer",
-			"count_by_kind": "object", "next_cursor": "string", "walk_log_seq": "integer"},
+		Data: Fields{"entrypoints": typ([]query.Entrypoint{}), "count": "integer", "listed": "integer", "limit": "integer",
+			"count_by_kind": typ(query.Entrypoints{}.ByKind), "next_cursor": "string", "walk_log_seq": "integer"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"kinds": ["http", "main"], "path": "cmd"}`,
 		Params: []Param{

@@ -35,8 +35,8 @@ func graphExportTool() *Tool {
 		Name:        "cos_graph_export",
 		Title:       "Export a subgraph",
 		Description: "Nodes within max_hops of root and the edges among them; an answer over max_chars keeps the best connected.",
-		Data: Fields{"nodes": "[]object", "edges": "[]object", "counts": "object", "root": "object", "selection": "string",
-			"clusters": "[]object"},
+		Data: Fields{"nodes": typ([]exportNode{}), "edges": typ([]query.EdgeView{}), "counts": typ(map[string]int{}),
+			"root": typ(query.NodeView{}), "selection": "string", "clusters": typ([]query.Cluster{})},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"root": "folder:server", "max_nodes": 200, "max_hops": 2}`,
 		Params: []Param{

@@ -18,7 +18,7 @@ func graphImpactTool() *Tool {
 		Description: "Nodes that depend on this one within depth hops, interfaces and overridden methods included. Paged.",
 		Data: Fields{"node": typ(query.NodeView{}), "nodes": typ([]query.Dependent{}), "count": "integer", "listed": "integer", "limit": "integer", "depth": "integer",
 			"counts_by_depth": typ(query.Impact{}.Counts), "edge_types": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
-			"build_excluded_count": "integer", "note": "string", "compact": "object"},
+			"build_excluded_count": "integer", "note": "string", "compact": typ(compactPage{})},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "depth": 2, "include_tests": false}`,
 		Params: append([]Param{

@@ -14,7 +14,7 @@ func graphPathTool() *Tool {
 		Name:        "cos_graph_path",
 		Title:       "Path between nodes",
 		Description: "A shortest path from source to target; none is E_NOT_FOUND.",
-		Data:        Fields{"source": typ(query.NodeView{}), "target": typ(query.NodeView{}), "steps": "[]object", "hops": "integer", "direction": "string"},
+		Data:        Fields{"source": typ(query.NodeView{}), "target": typ(query.NodeView{}), "steps": typ([]query.PathStep{}), "hops": "integer", "direction": "string"},
 		Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"source": "cmd/main.go", "target": "code:function:server/serve.go::Serve", "max_hops": 4, "direction": "forward"}`,
 		Params: []Param{

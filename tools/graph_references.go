@@ -14,7 +14,7 @@ func graphReferencesTool() *Tool {
 		Description: "A node's incoming edges by file and line; kinds defaults to the node's usual ones. Interface-dispatch callers: the interface method's. Paged.",
 		Data: Fields{"node": typ(query.NodeView{}), "references": typ([]query.Reference{}), "count": "integer", "listed": "integer", "limit": "integer",
 			"count_by_type": typ(query.References{}.ByType), "kinds": "[]string", "next_cursor": "string", "walk_log_seq": "integer",
-			"build_excluded_count": "integer", "note": "string", "compact": "object"},
+			"build_excluded_count": "integer", "note": "string", "compact": typ(compactPage{})},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::run", "kinds": ["calls"], "limit": 50}`,
 		Params: append([]Param{

@@ -16,13 +16,14 @@ import (
 )
 
 func graphRenamePlanTool() *Tool {
+	sites := typ([]query.RenameSite{})
 	return &Tool{
 		Name:        "cos_graph_rename_plan",
 		Title:       "Plan a rename",
 		Description: "Where the name occurs as a word (code, imports, docs, tests, strings); nodes already named new_name.",
-		Data: Fields{"node": typ(query.NodeView{}), "old_name": "string", "new_name": "string", "call_sites": "[]object", "import_sites": "[]object",
-			"doc_references": "[]object", "test_references": "[]object", "string_literals": "[]object", "definitions": "[]object",
-			"conflicts": "[]object", "counts": "object", "files_scanned": "integer", "files_skipped": "integer", "skipped": "[]object"},
+		Data: Fields{"node": typ(query.NodeView{}), "old_name": "string", "new_name": "string", "call_sites": sites, "import_sites": sites,
+			"doc_references": sites, "test_references": sites, "string_literals": sites, "definitions": sites,
+			"conflicts": typ(query.RenamePlan{}.Conflicts), "counts": typ(map[string]int{}), "files_scanned": "integer", "files_skipped": "integer", "skipped": typ(query.RenamePlan{}.Skipped)},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:server/serve.go::Serve", "new_name": "ServeHTTP"}`,
 		Params: []Param{

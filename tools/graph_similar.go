@@ -12,7 +12,7 @@ func graphSimilarTool() *Tool {
 		Name:        "cos_graph_similar",
 		Title:       "Similar nodes",
 		Description: "Nodes of the same kind with a similar name and degree, scored 0 to 1.",
-		Data:        Fields{"node": typ(query.NodeView{}), "results": "[]object", "count": "integer", "degree": "integer"},
+		Data:        Fields{"node": typ(query.NodeView{}), "results": typ(query.Similar{}.Results), "count": "integer", "degree": "integer"},
 		Module:      "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:server/serve.go::Serve", "limit": 10}`,
 		Params: []Param{

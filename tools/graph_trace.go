@@ -17,7 +17,7 @@ func graphTraceTool() *Tool {
 		Title: "Trace a flow",
 		Description: "Steps from an entry point or function: calls in source order, depth-first, interface calls " +
 			"branching to implementations, recursion and repeats marked. Paged.",
-		Data: Fields{"node": typ(query.NodeView{}), "processes": "[]object", "steps": "[]object", "branches": "[]object", "count": "integer",
+		Data: Fields{"node": typ(query.NodeView{}), "processes": typ(query.Trace{}.Processes), "steps": typ(query.Trace{}.Steps), "branches": typ(query.Trace{}.Branches), "count": "integer",
 			"limit": "integer", "next_cursor": "string", "walk_log_seq": "integer", "note": "string"},
 		Module: "graph", Layer: envelope.LayerGraph, ReadOnly: true, Idempotent: true,
 		Example: `{"uid": "code:function:cmd/main.go::main", "depth": 6, "max_steps": 200}`,

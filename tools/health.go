@@ -10,6 +10,7 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/indexing"
+	"github.com/cos-dev/cos/projections"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -19,9 +20,10 @@ func healthTools() []*Tool {
 		Title:       "Server health",
 		Description: "Server state; freshness: files changed since the last index.",
 		Data: Fields{"version": "string", "started": "string", "uptime_seconds": "integer", "state_dir": "string", "read_only": "boolean",
-			"log": "object", "projections": "object", "graph": "object", "state_hash": "string", "bus": "object", "integrity": "object",
-			"writable": "boolean", "search": "object", "last_index": "object", "snapshot_failure": "object", "modules": "[]object",
-			"freshness": "object", "indexing": "object", "worktree": "object"},
+			"log": typ(state.LogHealth{}), "projections": typ(healthProjections{}), "graph": typ(projections.GraphCounts{}), "state_hash": "string",
+			"bus": typ(state.BusHealth{}), "integrity": typ(state.Integrity{}), "writable": "boolean", "search": typ(state.SearchHealth{}),
+			"last_index": typ(state.IndexHealth{}), "snapshot_failure": typ(state.SnapshotFailure{}), "modules": typ([]state.ModuleStatus{}),
+			"freshness": typ(healthFreshnessAnswer{}), "indexing": typ(indexing.StartRun{}), "worktree": typ(WorktreeStatus{})},
 		Layer: envelope.LayerHealth, ReadOnly: true, Idempotent: true,
 		Example: `{}`,
 		Handler: healthTool,
@@ -53,6 +55,19 @@ type healthFreshness struct {
 	// when the state folder holds several; the fields above are then the
 	// first root's.
 	Roots []rootScan `json:"roots,omitempty"`
+}
+
+// freshnessFailure is cos_health's freshness when a root's scan failed.
+type freshnessFailure struct {
+	Error string `json:"error"`
+	Root  string `json:"root"`
+}
+
+// healthFreshnessAnswer is the schema of cos_health's freshness: a scan
+// (healthFreshness) or a failure (freshnessFailure, root and error).
+type healthFreshnessAnswer struct {
+	healthFreshness
+	Error string `json:"error,omitempty"`
 }
 
 // rootScan is the freshness scan of one root.
@@ -150,7 +165,7 @@ func healthTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 			for i, t := range ts {
 				s, err := c.fresh.Scan(ctx, t, healthFreshPaths)
 				if err != nil {
-					out["freshness"] = map[string]any{"root": t.Root, "error": err.Error()}
+					out["freshness"] = freshnessFailure{Root: t.Root, Error: err.Error()}
 					return
 				}
 				if i == 0 {

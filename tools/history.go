@@ -57,7 +57,7 @@ func historyTool() *Tool {
 			"the whole log); since/until a seq or RFC 3339 time. Paged.",
 		Module: "", Layer: envelope.LayerAudit, ReadOnly: true, Idempotent: true, OwnViews: true,
 		Example: `{"task_id": "TASK-001", "limit": 20}`,
-		Data:    Fields{"events": "[]object", "next_cursor": "string", "limit": "integer"},
+		Data:    Fields{"events": typ([]historyEvent{}), "next_cursor": "string", "limit": "integer"},
 		Params: []Param{
 			{Name: "task_id", Type: TString, NonEmpty: true, MaxLen: 64, Minted: true, Description: `"TASK-007"`},
 			{Name: "uid", Type: TString, NonEmpty: true, MaxLen: 2048},

@@ -140,7 +140,8 @@ func goJSONType(t reflect.Type) string {
 // meta (Meta), error a failure's (Error). Nothing is required and no
 // other property is forbidden, so a failure's {ok: false, error} and a
 // success's {ok: true, data} both validate; output schemas carry no
-// descriptions (the instructions say the envelope once).
+// descriptions (the instructions say the envelope once), and an object
+// type met more than once is said once, in $defs (hoistRepeats).
 //
 // A paged tool's paging fields (PageFields) are said once too: the
 // instructions name them for every paged answer.
@@ -158,6 +159,11 @@ func (t *Tool) OutputSchema() json.RawMessage {
 		"data":  map[string]any{"type": "object", "properties": props},
 		"error": errorSchema,
 	}})
+	// A copy: the registered types' schemas are shared, hoisting edits.
+	var root map[string]any
+	_ = json.Unmarshal(b, &root)
+	hoistRepeats(root)
+	b, _ = json.Marshal(root)
 	return b
 }
 

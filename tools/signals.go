@@ -42,7 +42,7 @@ func signalTools() []*Tool {
 		Name:        "cos_analyze_task",
 		Title:       "Analyze task signals",
 		Description: "Normalise a task's signals and name the evidence roles they call for.",
-		Data:        Fields{"task_title": "string", "signals": "object", "roles": "[]object"},
+		Data:        Fields{"task_title": "string", "signals": typ(tasks.Analysis{}.Signals), "roles": typ(tasks.Analysis{}.Roles)},
 		Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
 		Example: tasks.SignalsExample,
 		Params:  params,
