@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,4 +122,40 @@ func goLine(t *testing.T) string {
 		t.Skipf("toolchain version %q", runtime.Version())
 	}
 	return parts[0] + "." + parts[1]
+}
+
+// A package kept by a cancelled incremental run got its implements edges
+// against the interfaces checked before the cancel only: the next run
+// extracts it again for the rest, though its content is committed.
+func TestIndex_CancelDuringTypeCheckRepairsImplements(t *testing.T) {
+	const aGo = "package a\n\ntype T struct{}\n\nfunc (T) M() {}\n"
+	// b imports a: a is checked first, and the cancel stops before b.
+	const bGo = "package b\n\nimport \"example.com/m/a\"\n\ntype I interface{ M() }\n\nvar _ = a.T{}\n"
+	g := testutil.GitRepo(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "a/a.go": aGo, "b/b.go": bGo})
+	x, st := openIndexer(t, t.TempDir(), Options{Roots: []string{g.Root}})
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
+		t.Fatal(err)
+	}
+	const want = "edge code:class:a/a.go::T code:class:b/b.go::I implements go 3"
+	if !slices.Contains(graphLines(t, st), want) {
+		t.Fatalf("a first index lacks %q", want)
+	}
+	g.Write("a/a.go", aGo+"\nfunc F() {}\n")
+	g.Write("b/b.go", bGo+"\n// A comment.\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rep, err := x.IndexWith(ctx, g.Root, RunOptions{Report: func(p Progress) {
+		if p.PackagesChecked >= 1 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) || rep.FilesKept != 1 {
+		t.Fatalf("run: kept %d, %v; want a/a.go kept and context.Canceled", rep.FilesKept, err)
+	}
+	if _, err := x.index(context.Background(), g.Root, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffLines(graphLines(t, st), freshLines(t, g.Root)); d != "" {
+		t.Errorf("after the next run the graph differs from a fresh index (+ graph, - fresh):\n%s", d)
+	}
 }
