@@ -418,7 +418,9 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 			return rep, envelope.Wrap(err, envelope.CodePath, "%s is not a readable folder", asked)
 		}
 		if rep.FilesKept > 0 {
-			return rep, fmt.Errorf("index %s: stopped while Go packages were type-checked; the %d files finished are committed, the next run indexes the rest: %w", abs, rep.FilesKept, err)
+			return rep, envelope.Wrap(err, envelope.CodeCancelled,
+				"indexing %s was cancelled while Go packages were type-checked; the %d files finished are committed, the next run indexes the rest", abs, rep.FilesKept).
+				WithDetails(map[string]any{"files_kept": rep.FilesKept})
 		}
 		return rep, fmt.Errorf("index %s: %w", abs, err)
 	}
