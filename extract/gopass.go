@@ -270,6 +270,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 	n, err := chk.run(r.ctx, ids, declOnly)
 	r.st.GoPackagesChecked += n
 	if err != nil {
+		r.phase("go type-check and extract")
 		tr.cancelled(x)
 		return err
 	}
@@ -296,6 +297,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 		r.st.GoPackagesChecked += n
 		x = first // implements: against the interfaces of the first check
 		if err != nil {
+			r.phase("go type-check and extract")
 			tr.cancelled(x)
 			return err
 		}
