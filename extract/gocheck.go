@@ -97,8 +97,9 @@ func newGoChecker(fset *token.FileSet, pkgs map[string]*packages.Package, worker
 
 // run checks the packages of extract (IDs) with bodies, and the packages
 // of declOnly and every package imported, transitively, without; it
-// returns how many packages were
-// checked, or ctx's error.
+// returns how many packages were checked, and ctx's error when ctx ended
+// first (the packages whose check had begun are finished, and handed to
+// onPackage, before it returns).
 func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly []string) (int, error) {
 	// The packages needed, with import cycles cut (go list -e reports a
 	// cycle as an error but may still list its edges).
@@ -143,7 +144,7 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 	}
 	sem := make(chan struct{}, c.workers)
 	var wg sync.WaitGroup
-	checked := 0
+	checked := 0 // guarded by progressMu
 	for _, id := range order {
 		st := c.state[id]
 		wg.Add(1)
@@ -158,18 +159,21 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 			}
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c.check(id, st, extract[id])
-			if c.onChecked != nil {
-				c.progressMu.Lock()
-				checked++
-				c.onChecked(checked, len(order))
-				c.progressMu.Unlock()
+			if ctx.Err() != nil {
+				return
 			}
+			c.check(id, st, extract[id])
+			c.progressMu.Lock()
+			checked++
+			if c.onChecked != nil {
+				c.onChecked(checked, len(order))
+			}
+			c.progressMu.Unlock()
 		}()
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return checked, err // every goroutine is done: no lock needed
 	}
 	return len(order), nil
 }

@@ -35,8 +35,13 @@ type typedRun struct {
 	allPaths  map[string]bool
 
 	// mu guards the maps below and results' values while a pass runs.
-	mu         sync.Mutex
-	typed      map[string]bool   // files extracted with types
+	mu    sync.Mutex
+	typed map[string]bool // files extracted with types
+	// passTyped are the files extracted with types by the current pass
+	// (kept when a cancel stops it: see typedGo).
+	passTyped map[string]bool
+	// kept are the files a cancelled pass finished (cancelled).
+	kept       map[string]bool
 	typeErrs   map[string]string // files whose package did not type-check
 	loadErrs   map[string]bool   // … because an import failed
 	syntaxErrs map[string]bool   // … because a file of it does not parse
@@ -208,6 +213,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 		return err
 	}
 	tr.jobs = nil
+	tr.passTyped = map[string]bool{}
 	var x *typedExtractor
 	chk := newGoChecker(tr.fset, g.pkgs, r.o.Workers, func(cp *checkedPackage) {
 		if cp.typeErr != "" && (!cp.cgo || cp.syntaxErr) {
@@ -247,6 +253,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 			}
 			fr.Nodes, fr.Edges, fr.Refs = tf.Nodes, tf.Edges, nil
 			tr.typed[p] = true
+			tr.passTyped[p] = true
 			delete(tr.typeErrs, p)
 			tr.jobs = append(tr.jobs, tf.impl...)
 			if fr.Decl != nil {
@@ -261,10 +268,12 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 	}
 	chk.onChecked = r.o.TypeChecked
 	n, err := chk.run(r.ctx, ids, declOnly)
+	r.st.GoPackagesChecked += n
 	if err != nil {
+		r.phase("go type-check and extract")
+		tr.cancelled(x)
 		return err
 	}
-	r.st.GoPackagesChecked += n
 	// A test variant that does not type-check (a test file being edited)
 	// must not take its package's other files down with it: those are
 	// extracted again from the plain package, with a checker of their own.
@@ -285,18 +294,46 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 		chk.onChecked = r.o.TypeChecked
 		x = newTypedExtractor(tr.fset, g.rel, g, chk.typesOf)
 		n, err := chk.run(r.ctx, retry, nil)
-		if err != nil {
-			return err
-		}
 		r.st.GoPackagesChecked += n
 		x = first // implements: against the interfaces of the first check
+		if err != nil {
+			r.phase("go type-check and extract")
+			tr.cancelled(x)
+			return err
+		}
 	}
 	r.phase("go type-check and extract")
 	if !tree {
 		return nil
 	}
+	tr.interfaces = tr.implements(x)
+	for p := range want {
+		if fr := tr.results[p]; fr != nil && fr.Decl != nil && tr.typed[p] {
+			fr.Decl.ImplKnown = true
+		}
+	}
+	r.phase("go implements")
+	return nil
+}
+
+// cancelled gives the files of the pass a cancel stopped (passTyped) their
+// implements edges against the interfaces of the packages checked so far:
+// their other edges are exact, and the next run checks them again for the
+// rest (their ImplKnown stays false; see typedGo).
+func (tr *typedRun) cancelled(x *typedExtractor) {
+	if len(tr.passTyped) > 0 {
+		tr.implements(x) // the jobs are passTyped's
+	}
+	tr.kept = tr.passTyped
+}
+
+// implements adds the implements edges of the pass's named types (jobs)
+// against the tree's interfaces (those of the packages x checked), the
+// interfaces their package imports from outside the tree and, for a test
+// file, its test variant's; it returns the digest of the tree's
+// interfaces.
+func (tr *typedRun) implements(x *typedExtractor) string {
 	treeSet, digest := x.treeInterfaces(tr.plainIDs)
-	tr.interfaces = digest
 	outside := map[string]*implCandidates{}
 	variant := map[string]*implCandidates{} // by test variant ID
 	sort.Slice(tr.jobs, func(i, j int) bool {
@@ -323,13 +360,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 		edges, nodes := implementsEdges(j.uid, x.plainTypeName(j, tr.plainOf), tr.fset.Position(j.tn.Pos()).Line, sets...)
 		tr.addImpl(j.path, edges, nodes)
 	}
-	for p := range want {
-		if fr := tr.results[p]; fr != nil && fr.Decl != nil && tr.typed[p] {
-			fr.Decl.ImplKnown = true
-		}
-	}
-	r.phase("go implements")
-	return nil
+	return digest
 }
 
 // addImpl appends implements edges (and outside interfaces' stubs) to a

@@ -32,7 +32,12 @@ import (
 // Without a cache, or when a go.mod changed, every package is extracted
 // in one pass. A file that cannot be type-checked keeps its syntax edges,
 // and its file node says why (classifyFallbacks).
-func (r *runner) typedGo(results map[string]*lang.Result, present map[string]string, byPath map[string]entry, e *lang.Env, removed []string, modsChanged bool, dc *declCache) error {
+//
+// When ctx ends while packages are checked, it returns ctx's error and
+// kept, the Go files of the packages the interrupted pass had extracted:
+// their results are complete but for implements edges towards interfaces
+// of packages not checked yet, and dc is left as it was.
+func (r *runner) typedGo(results map[string]*lang.Result, present map[string]string, byPath map[string]entry, e *lang.Env, removed []string, modsChanged bool, dc *declCache) (kept map[string]bool, err error) {
 	in := goInputs(present, byPath)
 	need := modsChanged && len(in.files) > 0
 	for p := range results {
@@ -42,7 +47,7 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 		need = need || extractorFor(p) == lang.ExtractorGo
 	}
 	if !need {
-		return nil
+		return nil, nil
 	}
 	if !goAvailable() {
 		for p, fr := range results {
@@ -50,7 +55,7 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 				r.markSyntax(fr, graph.FallbackGoUnavailable, "go not found on PATH")
 			}
 		}
-		return nil
+		return nil, nil
 	}
 	if len(in.modDirs) == 0 || in.modDirs[0] != "" {
 		in.enclosing, _ = enclosingModule(r.root)
@@ -58,14 +63,18 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 	full := modsChanged || dc.Shapes == nil || dc.Interfaces == ""
 	tr := newTypedRun(r, results, byPath, e)
 	tr.noModule = len(in.modDirs) == 0 && in.enclosing == ""
-	var err error
+	defer func() {
+		if err != nil && r.ctx.Err() != nil {
+			kept = tr.kept
+		}
+	}()
 	if full {
 		err = tr.listAll(in)
 	} else {
 		err = tr.listFolders(in, results, removed)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	seeds := map[string]bool{}
@@ -93,7 +102,7 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 		seeds = tr.allPaths
 	}
 	if err := tr.pass(seeds, full); err != nil {
-		return err
+		return nil, err
 	}
 	if !full {
 		changed := gone
@@ -105,12 +114,12 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 		if len(changed) == 0 && tr.reuseImpl(dc) {
 			r.o.Logger.Debug("go: no package's shape changed", "seeds", len(seeds))
 		} else if err := tr.importersPass(in, seeds, changed, dc.Interfaces); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	tr.save(dc, full)
 	tr.classifyFallbacks()
-	return nil
+	return nil, nil
 }
 
 // goInputs are the tree's Go files and go.mod folders.

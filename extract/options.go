@@ -82,6 +82,11 @@ type Options struct {
 	// extraction of each changed file ends, with how many of the run's
 	// changed files are extracted so far and how many there are.
 	Extracted func(done, total int)
+	// Keeping, when set, is called when a run whose ctx ended while Go
+	// packages were checked starts emitting the files it finished
+	// (Stats.FilesKept): the emits that follow must be committed although
+	// ctx has ended; the run then returns ctx's error.
+	Keeping func()
 	// TypeChecked, when set, is called from one goroutine at a time as
 	// each Go package of a type-check pass is checked, with how many of the
 	// pass's packages are checked so far and how many there are (a run

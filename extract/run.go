@@ -444,9 +444,10 @@ func (r *runner) run() error {
 
 	// Phase 4b: Go packages touched, and their importers, type-checked.
 	goBefore := goRecords{shapes: maps.Clone(dc.Shapes), interfaces: dc.Interfaces, dirs: maps.Clone(dc.GoDirs)}
-	if err := r.typedGo(results, present, byPath, e, removed, modsChanged, dc); err != nil {
+	kept, cancelled := r.typedGo(results, present, byPath, e, removed, modsChanged, dc)
+	if cancelled != nil && len(kept) == 0 {
 		dc.Shapes, dc.Interfaces, dc.GoDirs = goBefore.shapes, goBefore.interfaces, goBefore.dirs
-		return interruptedEarly(err)
+		return interruptedEarly(cancelled)
 	}
 	reextracted := len(results) - len(changed)
 
@@ -469,10 +470,18 @@ func (r *runner) run() error {
 		r.saveInterrupted(c, dc, &em, paths, results, newStat, mods.ByDir)
 		return err
 	}
+	// A cancel while Go packages were checked: the files finished (the
+	// packages extracted, the other languages' files) are emitted as this
+	// run would have, the Go files not reached are left to the next run,
+	// and the run ends cancelled (see keepFinished).
+	emitPaths := paths
+	if cancelled != nil {
+		emitPaths = r.keepFinished(paths, kept, &em)
+	}
 	var batch []graph.FileExtracted
 	batchBytes := 0
-	for i, p := range paths {
-		if err := r.ctx.Err(); err != nil {
+	for i, p := range emitPaths {
+		if err := r.ctx.Err(); err != nil && cancelled == nil {
 			return interrupted(err)
 		}
 		fr := results[p]
@@ -499,7 +508,7 @@ func (r *runner) run() error {
 		}
 		batch = append(batch, pl)
 		batchBytes += payloadSize(pl)
-		if i < len(paths)-1 && (len(batch) >= r.o.BatchFiles || batchBytes >= r.o.BatchBytes) {
+		if i < len(emitPaths)-1 && (len(batch) >= r.o.BatchFiles || batchBytes >= r.o.BatchBytes) {
 			if err := r.send(batch, nil); err != nil {
 				return interrupted(err)
 			}
@@ -508,6 +517,29 @@ func (r *runner) run() error {
 			}
 			batch, batchBytes = nil, 0
 		}
+	}
+	if cancelled != nil {
+		// The files vanished are removed by the next run, with the rest.
+		if err := r.send(batch, nil); err != nil {
+			return interrupted(err)
+		}
+		for _, pl := range batch {
+			em.committed[pl.Path] = true
+		}
+		r.st.FilesChanged, r.st.FilesReextracted, r.st.FilesRemoved = 0, 0, 0
+		for p := range em.committed {
+			if em.changed[p] {
+				r.st.FilesChanged++
+			} else {
+				r.st.FilesReextracted++
+			}
+			if kept[p] {
+				r.st.GoFilesTyped++
+			}
+		}
+		r.st.FilesKept = len(em.committed)
+		r.phase("resolve and emit")
+		return interrupted(cancelled)
 	}
 	if err := r.send(batch, removed); err != nil {
 		return interrupted(err)
@@ -825,6 +857,33 @@ type emitState struct {
 	// dependents).
 	changed  map[string]bool
 	goBefore goRecords
+	// recheck are files that, emitted or not, the next run extracts again
+	// (the Go files a cancelled type-check kept: their implements edges
+	// saw only the interfaces checked so far).
+	recheck []string
+}
+
+// keepFinished is the emit plan of a run cancelled while Go packages were
+// checked: of paths (the files to emit, sorted), the Go files of kept (the
+// packages extracted) and the files of other languages, whose extraction
+// was over. It tells Options.Keeping, so that these emits are committed
+// although ctx has ended, and records the kept Go files in em.recheck.
+func (r *runner) keepFinished(paths []string, kept map[string]bool, em *emitState) []string {
+	var out []string
+	for _, p := range paths {
+		switch {
+		case kept[p]:
+			out = append(out, p)
+			em.recheck = append(em.recheck, p)
+		case extractorFor(p) != lang.ExtractorGo:
+			out = append(out, p)
+		}
+	}
+	if r.o.Keeping != nil {
+		r.o.Keeping()
+	}
+	r.o.Logger.Debug("cancelled while Go packages were checked: emitting the files finished", "files", len(out), "of", len(paths))
+	return out
 }
 
 // saveInterrupted saves the caches of a run whose emits stopped part way
@@ -857,6 +916,11 @@ func (r *runner) saveInterrupted(c *cache, dc *declCache, em *emitState, paths [
 			} else {
 				delete(dc.Decls, p)
 			}
+			pending = append(pending, p)
+		}
+	}
+	for _, p := range em.recheck {
+		if em.committed[p] { // the others are pending already
 			pending = append(pending, p)
 		}
 	}

@@ -18,6 +18,11 @@ type Stats struct {
 	// FilesReextracted counts unchanged files emitted again because a
 	// declaration they resolve against changed.
 	FilesReextracted int `json:"files_reextracted"`
+	// FilesKept counts, on a run cancelled while Go packages were checked,
+	// the files it emitted all the same (those of the packages extracted
+	// and of other languages); FilesChanged and FilesReextracted then
+	// count only those, and the vanished files are left to the next run.
+	FilesKept int `json:"files_kept,omitempty"`
 	// FilesRemoved counts paths of the previous map that vanished (deleted,
 	// now ignored, binary or too large).
 	FilesRemoved int `json:"files_removed"`

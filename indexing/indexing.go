@@ -55,6 +55,10 @@ type Report struct {
 	FilesRemoved     int `json:"files_removed"`
 	FilesFailed      int `json:"files_failed"`
 	FilesSkipped     int `json:"files_skipped"`
+	// FilesKept counts, on a run cancelled while Go packages were
+	// type-checked, the files it committed all the same (extract.Stats);
+	// FilesChanged and FilesReextracted then count only those.
+	FilesKept int `json:"files_kept,omitempty"`
 	// FilesWithParseErrors counts emitted files whose extraction recorded
 	// parse errors (partial results are kept).
 	FilesWithParseErrors int `json:"files_with_parse_errors"`
@@ -345,6 +349,7 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 	if hasLast {
 		run.last = &last
 	}
+	opts.Keeping = func() { run.keeping = true }
 	toLog := func(batch []graph.FileExtracted, removed []string) error {
 		files, events := len(batch), rep.Events
 		inRoot(at.name, batch, removed)
@@ -380,6 +385,7 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 	rep.Precise = ps.report()
 	rep.FilesSeen, rep.FilesChanged, rep.FilesReextracted = st.FilesSeen, st.FilesChanged, st.FilesReextracted
 	rep.FilesRemoved, rep.FilesFailed, rep.FilesSkipped = st.FilesRemoved, st.FilesFailed, st.FilesSkipped
+	rep.FilesKept = st.FilesKept
 	rep.FilesWithParseErrors = st.FilesWithParseErrors
 	rep.GoPackagesChecked, rep.GoFilesTyped, rep.GoFallback = st.GoPackagesChecked, st.GoFilesTyped, st.GoFallback
 	rep.Phases = st.Phases
@@ -410,6 +416,11 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 		}
 		if errors.Is(err, extract.ErrRoot) {
 			return rep, envelope.Wrap(err, envelope.CodePath, "%s is not a readable folder", asked)
+		}
+		if rep.FilesKept > 0 {
+			return rep, envelope.Wrap(err, envelope.CodeCancelled,
+				"indexing %s was cancelled while Go packages were type-checked; the %d files finished are committed, the next run indexes the rest", abs, rep.FilesKept).
+				WithDetails(map[string]any{"files_kept": rep.FilesKept})
 		}
 		return rep, fmt.Errorf("index %s: %w", abs, err)
 	}
@@ -510,10 +521,12 @@ func (x *Indexer) appendBatch(ctx context.Context, rep *Report, run *runLog, bat
 		return nil
 	}
 	// A batch is committed whole or not begun: once ctx ends no batch
-	// starts, and the one under way is waited for, so the files a
-	// cancelled run committed are exactly the batches it reported (and
-	// the extractor's caches record them as indexed).
-	if err := ctx.Err(); err != nil {
+	// starts (but those of the files a run cancelled while Go packages
+	// were checked had finished: run.keeping), and the one under way is
+	// waited for, so the files a cancelled run committed are exactly the
+	// batches it reported (and the extractor's caches record them as
+	// indexed).
+	if err := ctx.Err(); err != nil && !run.keeping {
 		return err
 	}
 	recs, err := x.st.Append(context.WithoutCancel(ctx), reqs...)

@@ -35,6 +35,10 @@ type runLog struct {
 	// a run over the whole tree.
 	targeted   int
 	startedSeq uint64
+	// keeping is set when a run cancelled while Go packages were checked
+	// emits the files it finished (extract.Options.Keeping): their
+	// batches are appended although ctx has ended.
+	keeping bool
 	// last is the last run the log recorded before this one, nil if none.
 	last *projections.IndexRun
 }
