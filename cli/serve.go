@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -160,6 +161,8 @@ func (a *app) serveCommand() *cobra.Command {
 			}
 			if !cmd.Flags().Changed("tools") {
 				profile = os.Getenv("COS_TOOLS")
+			} else if profile == "" {
+				return usageError("--tools is empty: want one of %s", strings.Join(mcp.Profiles, ", "))
 			}
 			profile, err := mcp.ParseProfile(profile)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -167,6 +168,11 @@ func (s *Server) httpFilter(secret string, allowed httpauth.Origins, store *sess
 				store.revive(r, next, id)
 			}
 			store.touch(id)
+		} else if id != "" && !store.known(id) && !store.recorded(id) {
+			// A DELETE of a session nobody issued (or one already ended)
+			// ends nothing: say so, as for any other request naming it.
+			http.Error(w, "session "+strconv.Quote(clip(id, 80))+" is unknown or has ended", http.StatusNotFound)
+			return
 		}
 		if r.Method == http.MethodPost {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMessageBytes))

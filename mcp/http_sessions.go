@@ -160,6 +160,13 @@ func (m reviveManager) Generate() string {
 func (m reviveManager) Validate(id string) (bool, error)  { return m.st.Validate(id) }
 func (m reviveManager) Terminate(id string) (bool, error) { return m.st.Terminate(id) }
 
+// recorded reports whether id has a sound record in the state folder: a
+// session another process (or this one before a restart) issued.
+func (st *sessionStore) recorded(id string) bool {
+	_, err := st.load(id)
+	return err == nil
+}
+
 // known reports whether this process knows id.
 func (st *sessionStore) known(id string) bool {
 	st.mu.Lock()

@@ -102,6 +102,15 @@ func TestWire_HTTPSessionOutlivesRestart(t *testing.T) {
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("DELETE left the record: %v", err)
 	}
+	// A second DELETE, or one of an id nobody issued, ends nothing: 404.
+	for _, gone := range []string{id, "../../../log", "mcp-session-00000000-0000-4000-8000-000000000001"} {
+		req, _ := http.NewRequest(http.MethodDelete, url, nil)
+		req.Header.Set("Mcp-Session-Id", gone)
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != http.StatusNotFound {
+			t.Fatalf("DELETE of %q: %v %v, want 404", gone, r, err)
+		}
+	}
 	stopServe(t, srv)
 	httpServe(t, state, addr)
 	if code, body := sessionPost(t, url, id, `{"jsonrpc":"2.0","id":5,"method":"ping"}`); code != http.StatusNotFound {

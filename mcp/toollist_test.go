@@ -621,7 +621,7 @@ func TestToolList_Profiles(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range [][]string{{"--tools=most"}, {}} {
+	for _, bad := range [][]string{{"--tools=most"}, {"--tools="}, {}} {
 		cmd := exec.Command(cosBin, append([]string{"serve", "--state-dir", state, "--nats", "off", "--index=false", "--root", root}, bad...)...)
 		cmd.Env = append(os.Environ(), "COS_TOOLS=most")
 		if len(bad) == 1 {

@@ -302,7 +302,7 @@ func domainError(err error) *envelope.Error {
 			d["task_id"] = stale.TaskID
 		}
 		return envelope.Wrap(err, envelope.CodeStaleCursor,
-			"The board changed since this cursor (%s); list again without cursor", stale.Reason).WithDetails(d)
+			"This cursor no longer describes the board (%s); list again without cursor", stale.Reason).WithDetails(d)
 	case errors.As(err, &tnf):
 		return envelope.Wrap(err, envelope.CodeNotFound, "%s; list the board with cos_task_board", err.Error()).
 			WithDetails(map[string]any{"field": tnf.Field, "task_id": tnf.TaskID})

@@ -88,6 +88,9 @@ func compactArgs[T any](c *Call, cols compactCols[T]) ([]string, error) {
 		return nil, nil
 	}
 	if len(fields) == 0 {
+		if c.Args.Has("fields") {
+			return nil, argError(c.Tool, "fields", "an empty list", "at least one of "+strings.Join(cols.fields, ", ")+", or no fields for the default columns")
+		}
 		return cols.defaults, nil
 	}
 	// Keep the order the tool lists them in, each once.

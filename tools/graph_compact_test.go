@@ -179,6 +179,7 @@ func TestGraphPage_CompactFields(t *testing.T) {
 		t.Fatalf("message %q", fe.Error.Message)
 	}
 	graphFail(t, r.s, "cos_graph_references", `{"uid": "`+hubUID+`", "format": "compact", "fields": ["path"]}`, envelope.CodeArgument)
+	graphFail(t, r.s, "cos_graph_references", `{"uid": "`+hubUID+`", "format": "compact", "fields": []}`, envelope.CodeArgument)
 	// A page the budget did not cut says nothing of a cut.
 	if m := graphMeta(e); m["page_cut"] != nil || m["page_budget_chars"] != nil {
 		t.Fatalf("uncut page: meta %v", m)

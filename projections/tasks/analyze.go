@@ -74,7 +74,7 @@ func AnalyzeTask(title string, signals json.RawMessage) (Analysis, error) {
 	title = strings.TrimSpace(title)
 	switch {
 	case title == "" && s.TaskTitle == "" && err == nil:
-		fields = append(fields, &FieldError{Field: "task_title", Legal: titleLegal(), Hint: "required (as an argument or inside the signals)", Example: SignalsExample})
+		fields = append(fields, &FieldError{Field: "task_title", Legal: titleLegal(), Hint: "required (as an argument or inside signals_json)", Example: SignalsExample})
 	case len([]rune(title)) > MaxTitleLen:
 		fields = append(fields, &FieldError{Field: "task_title", Got: clip(mustJSON(title)), Legal: titleLegal(), Example: SignalsExample})
 	}
