@@ -167,7 +167,16 @@ func (s *Server) httpFilter(secret string, allowed httpauth.Origins, store *sess
 			if !store.known(id) {
 				store.revive(r, next, id)
 			}
+			if r.Method == http.MethodGet && !store.known(id) {
+				// A GET stream of a session nobody issued would listen to
+				// nothing: refuse it as a POST naming it is refused.
+				http.Error(w, "session "+strconv.Quote(clip(id, 80))+" is unknown or has ended", http.StatusNotFound)
+				return
+			}
 			store.touch(id)
+		} else if r.Method == http.MethodDelete && id == "" {
+			http.Error(w, "DELETE ends a session: send its Mcp-Session-Id", http.StatusBadRequest)
+			return
 		} else if id != "" && !store.known(id) && !store.recorded(id) {
 			// A DELETE of a session nobody issued (or one already ended)
 			// ends nothing: say so, as for any other request naming it.

@@ -102,6 +102,23 @@ func TestWire_HTTPSessionOutlivesRestart(t *testing.T) {
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("DELETE left the record: %v", err)
 	}
+	// A GET stream of an id nobody issued is refused, as a POST is.
+	get, _ := http.NewRequest(http.MethodGet, url, nil)
+	get.Header.Set("Mcp-Session-Id", "mcp-session-00000000-0000-4000-8000-000000000002")
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	if r, err := http.DefaultClient.Do(get); err != nil || r.StatusCode != http.StatusNotFound {
+		t.Fatalf("GET of a forged session: %v %v, want 404", r, err)
+	} else {
+		_ = r.Body.Close()
+	}
+	// A DELETE without a session id names what it needs: 400.
+	del, _ := http.NewRequest(http.MethodDelete, url, nil)
+	if r, err := http.DefaultClient.Do(del); err != nil || r.StatusCode != http.StatusBadRequest {
+		t.Fatalf("DELETE without a session id: %v %v, want 400", r, err)
+	} else {
+		_ = r.Body.Close()
+	}
 	// A second DELETE, or one of an id nobody issued, ends nothing: 404.
 	for _, gone := range []string{id, "../../../log", "mcp-session-00000000-0000-4000-8000-000000000001"} {
 		req, _ := http.NewRequest(http.MethodDelete, url, nil)
