@@ -42,6 +42,7 @@ var maintenanceTools = []string{
 	"cos_graph_upsert", "cos_graph_delete", "cos_graph_doctor", "cos_graph_export",
 	"cos_metric_record", "cos_metric_query",
 }
+
 // ParseProfile checks a profile name ("" is the default profile).
 func ParseProfile(name string) (string, error) {
 	switch name {
