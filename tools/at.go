@@ -140,6 +140,13 @@ func (r *Runner) readAt(ctx context.Context, c *Call) (data any, tm envelope.Too
 		return nil, tm, nil, atCursorError(c.Tool, cs, seq)
 	}
 	if data, tm, err, rerr = r.readAtSeq(ctx, c, seq); rerr != nil || err != nil {
+		if ee := ToEnvelopeError(err); err != nil && ee.Code == envelope.CodeNotFound {
+			// What is missing at seq may exist later: say which state
+			// answered, or it reads as if it never existed.
+			cp := *ee // a copy: the error may be shared
+			cp.Message += fmt.Sprintf(" (in the state at log seq %d, of %d; without at the answer is the live state)", seq, head)
+			err = &cp
+		}
 		return data, tm, err, rerr
 	}
 	if until.Seq > head {

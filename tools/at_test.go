@@ -298,3 +298,14 @@ func TestAt_EvictionWhileCallsRun(t *testing.T) {
 		t.Errorf("%d views open after Close, want 0", n)
 	}
 }
+
+// A node missing at an earlier seq is E_NOT_FOUND that says which state
+// answered: read bare, it looks like the node never existed.
+func TestAt_NotFoundSaysWhichState(t *testing.T) {
+	s := atServer(t, 0)
+	_, old := atTasks(t, s)
+	e := call(t, s, "cos_graph_resolve", fmt.Sprintf(`{"q": "NoSuchThing", "at": %d}`, old))
+	if e.OK || e.Error.Code != "E_NOT_FOUND" || !strings.Contains(e.Error.Message, fmt.Sprintf("in the state at log seq %d", old)) {
+		t.Fatalf("resolve at %d: %+v", old, e.Error)
+	}
+}
