@@ -19,9 +19,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/cos-dev/cos/internal/testutil"
 )
 
 // Version is the SDK version the tests pin (.ci/run installs it).
@@ -141,8 +142,7 @@ type Proc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string
-	mu     sync.Mutex
-	stderr bytes.Buffer
+	stderr testutil.SyncBuffer
 }
 
 // Start runs script like Run but returns at once; the script is killed
@@ -154,7 +154,7 @@ func Start(t testing.TB, timeout time.Duration, script string, args ...string) *
 	p := &Proc{t: t, lines: make(chan string, 64)}
 	p.cmd = exec.CommandContext(ctx, "node", append([]string{path}, args...)...)
 	p.cmd.Dir = dir
-	p.cmd.Stderr = lockedWriter{p}
+	p.cmd.Stderr = &p.stderr
 	in, err := p.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -183,20 +183,8 @@ func Start(t testing.TB, timeout time.Duration, script string, args ...string) *
 	return p
 }
 
-type lockedWriter struct{ p *Proc }
-
-func (w lockedWriter) Write(b []byte) (int, error) {
-	w.p.mu.Lock()
-	defer w.p.mu.Unlock()
-	return w.p.stderr.Write(b)
-}
-
 // Stderr returns what the script wrote on stderr so far.
-func (p *Proc) Stderr() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
+func (p *Proc) Stderr() string { return p.stderr.String() }
 
 // Send writes line to the script's stdin.
 func (p *Proc) Send(line string) {
