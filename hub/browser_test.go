@@ -34,6 +34,9 @@ func TestBrowser(t *testing.T) {
 	t.Run("StaleEditShowsConflict", func(t *testing.T) { browserStaleEdit(t, f, browser) })
 	t.Run("Board390x844", func(t *testing.T) { browserMobileBoard(t, f, browser) })
 	t.Run("TokenAskedOnce", func(t *testing.T) { browserToken(t, f, browser) })
+	t.Run("Accessibility", func(t *testing.T) { browserAccessibility(t, f, browser) })
+	t.Run("KeyboardBoard", func(t *testing.T) { browserKeyboardBoard(t, f, browser) })
+	t.Run("KeyboardShortcuts", func(t *testing.T) { browserKeyboardShortcuts(t, f, browser) })
 }
 
 // inColumnJS is true when task id's card sits in the column of status.
@@ -179,7 +182,7 @@ func browserGraphKeyboard(t *testing.T, f *browserFixture, browser context.Conte
 	p.do(chromedp.SendKeys(chromedp.CSS("#graph-q"), "Recorder\r"))
 	p.wait(`document.querySelector('#candidates li[data-uid]')`, "candidates after Enter in the search box")
 	uid := evalJS[string](p, `document.querySelector('#candidates li[data-uid]').dataset.uid`)
-	p.do(chromedp.SendKeys(chromedp.CSS("#candidates li[data-uid]"), "\r"))
+	p.do(chromedp.SendKeys(chromedp.CSS("#candidates li[data-uid] button"), "\r"))
 	p.wait(fmt.Sprintf(`window.cosGraph && window.cosGraph.getElementById(%q).length === 1 && window.cosGraph.nodes().length > 1`, uid),
 		"the neighbourhood of "+uid+" drawn after Enter on its candidate")
 }

@@ -11,6 +11,7 @@ import { initGraph, showGraph } from './graph.js';
 import { initFeed, showFeed } from './feed.js';
 import { initEvidence, showEvidence } from './evidence.js';
 import { initHealth, showHealth } from './health.js';
+import { initKeys } from './keys.js';
 
 const VIEWS = ['board', 'graph', 'feed', 'evidence', 'health'];
 // BACKLOG is how many past events the feed shows when the page opens.
@@ -39,6 +40,10 @@ async function route() {
     if (v === view) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  // The view's name (its nav link's text) heads the page and its title.
+  const name = document.querySelector(`a[data-view="${view}"]`).textContent.trim();
+  document.getElementById('view-title').textContent = name;
+  document.title = `${name} — cos Hub`;
   try {
     switch (view) {
       case 'board': await showBoard(params); break;
@@ -62,6 +67,7 @@ async function main() {
   initFeed();
   initEvidence();
   initHealth();
+  initKeys();
   onAtChange(() => route());
   window.addEventListener('hashchange', route);
   window.addEventListener('cos:login', () => route());

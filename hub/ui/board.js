@@ -384,6 +384,8 @@ async function onCardClick(ev) {
   const row = tasks.get(id);
   const who = action === 'release' && row && row.assignee ? row.assignee : assignee();
   if (!who) return;
+  // Focus stays on the card through the write (a disabled button drops it).
+  card.focus();
   btn.disabled = true;
   try {
     const { data } = await api(`tasks/${encodeURIComponent(id)}/${action}`, { method: 'POST', body: { assignee: who, request_id: requestID(action) } });

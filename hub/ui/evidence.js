@@ -90,7 +90,7 @@ function entry(e, line) {
     el('span', { class: 'muted' }, `#${e.seq ?? ''} ${fmtTime(e.time)}`),
     head ? el('p', {}, head) : null,
     e.task ? taskRef(e.task) : null,
-    el('details', {}, el('summary', {}, 'output'), el('pre', {}, typeof out === 'string' ? out : JSON.stringify(out, null, 2))));
+    el('details', {}, el('summary', {}, 'output'), el('pre', { tabindex: '0' }, typeof out === 'string' ? out : JSON.stringify(out, null, 2))));
 }
 
 // taskRef is the code a record points at: the task, the seq its symbols

@@ -42,13 +42,6 @@ export function initGraph() {
     const li = ev.target.closest('li[data-uid]');
     if (li) pick(li.dataset.uid);
   });
-  $('candidates').addEventListener('keydown', (ev) => {
-    const li = ev.target.closest('li[data-uid]');
-    if (li && (ev.key === 'Enter' || ev.key === ' ')) {
-      ev.preventDefault();
-      pick(li.dataset.uid);
-    }
-  });
   $('edge-filters').addEventListener('change', (ev) => {
     const box = ev.target.closest('input[data-edge-type]');
     if (!box) return;
@@ -134,13 +127,13 @@ async function search(q, takeFirst = false) {
     const results = data.results || [];
     if (results.length === 0) list.replaceChildren(el('li', { class: 'muted' }, `Nothing found for “${q}”.`));
     else list.replaceChildren(...results.map((r) =>
-      el('li', { 'data-uid': r.uid, tabindex: '0', role: 'button', title: r.uid },
+      el('li', { 'data-uid': r.uid }, el('button', { type: 'button', class: 'candidate', title: r.uid },
         el('span', { class: `kind kind-${r.kind}` }, r.kind), ' ', el('strong', {}, r.label || r.uid), ' ',
-        el('span', { class: 'muted' }, r.path || ''), r.match ? el('span', { class: 'match' }, r.match) : null)));
+        el('span', { class: 'muted' }, r.path || ''), r.match ? el('span', { class: 'match' }, r.match) : null))));
     showError(null);
     if (takeFirst) return results.length ? results[0].uid : '';
     if (results.length === 1) pick(results[0].uid);
-    else if (results.length) list.querySelector('li').focus();
+    else if (results.length) list.querySelector('li button').focus();
     return '';
   } catch (err) {
     list.replaceChildren();
@@ -291,7 +284,7 @@ async function select(uid, left = 0) {
     left ? el('p', { class: 'note' }, `${left} more neighbours not drawn (at most ${MAX_NODES} nodes at once).`) : null,
     el('div', { id: 'impact-summary' }),
     el('h3', {}, 'Source'),
-    el('pre', { id: 'node-source', class: 'source' }, n.path ? 'loading…' : '(no source: this node has no file)'),
+    el('pre', { id: 'node-source', class: 'source', tabindex: '0' }, n.path ? 'loading…' : '(no source: this node has no file)'),
     el('h3', {}, `Neighbours (${(ctx.neighbours || []).length})`),
     el('ul', { class: 'neighbours' }, ...neighbours.map((x) =>
       el('li', {}, el('button', { type: 'button', 'data-expand': x.uid, title: x.uid }, `${x.label || x.uid}`), ' ', el('span', { class: 'muted' }, x.kind || '')))),
