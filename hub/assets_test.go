@@ -185,7 +185,7 @@ func TestAssets_EveryReferenceResolves(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"/app.js", "/board.js", "/graph.js", "/feed.js", "/evidence.js", "/health.js", "/live.js", "/timetravel.js", "/api.js"} {
+	for _, want := range []string{"/app.js", "/board.js", "/graph.js", "/feed.js", "/evidence.js", "/health.js", "/live.js", "/timetravel.js", "/api.js", "/keys.js"} {
 		if !seen[want] {
 			t.Errorf("%s is not reachable from index.html", want)
 		}

@@ -110,6 +110,11 @@ func a11yViews(claimed, other string) []a11yView {
 			openView(p, f, "#/board")
 			p.wait(inColumnJS(claimed, "in_progress"), claimed+" on the board")
 		}},
+		{"board-390x844", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
+			p.do(chromedp.EmulateViewport(390, 844))
+			openView(p, f, "#/board")
+			p.wait(inColumnJS(claimed, "in_progress"), claimed+" on the board")
+		}},
 		{"board-task", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
 			openView(p, f, "#/board?task="+other)
 			p.wait(inColumnJS(other, "todo"), other+" on the board")
