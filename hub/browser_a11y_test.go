@@ -220,29 +220,30 @@ const activeJS = `(() => { const a = document.activeElement; if (!a) return '';
 	if (a.matches('.card')) return 'card:' + a.dataset.taskId;
 	return a.id ? '#' + a.id : a.tagName.toLowerCase(); })()`
 
-// browserKeyboardBoard: with 30 cards in todo, the Done column is a few
-// Tabs away; j/k move between cards; c claims and keeps focus on the card.
+// browserKeyboardBoard: with 40 more cards in todo, the Done column is as
+// few Tabs away as with none (one stop per column: 80 and more when every
+// card's buttons were stops); j/k move between cards; c claims and keeps focus on the card.
 func browserKeyboardBoard(t *testing.T, f *browserFixture, browser context.Context) {
 	var todo []string
-	for i := range 30 {
+	for i := range 40 {
 		todo = append(todo, postTask(t, f, map[string]any{"title": fmt.Sprintf("Keyboard filler %d", i)}))
 	}
 	done := postTask(t, f, map[string]any{"title": "Keyboard done", "status": "done"})
 
 	p := openTab(t, browser)
 	p.open(f.Hub.URL + "/#/board")
-	p.wait(inColumnJS(todo[29], "todo")+" && "+inColumnJS(done, "done"), "the keyboard tasks on the board")
+	p.wait(inColumnJS(todo[39], "todo")+" && "+inColumnJS(done, "done"), "the keyboard tasks on the board")
 
 	// Tab from the top of the page into the Done column.
 	tabs := 0
-	for ; tabs < 80; tabs++ {
+	for ; tabs < 120; tabs++ {
 		if evalJS[bool](p, `!!(document.activeElement && document.activeElement.closest('[data-status=done]'))`) {
 			break
 		}
 		p.key(kb.Tab)
 	}
-	if tabs > 30 {
-		t.Fatalf("%d Tabs to reach the Done column, want at most 30 (one stop per column)", tabs)
+	if tabs > 40 {
+		t.Fatalf("%d Tabs to reach the Done column, want at most 40 (one stop per column)", tabs)
 	}
 	t.Logf("%d Tabs from the top of the page to the Done column", tabs)
 	p.screenshot("keyboard-done-focused")
@@ -262,6 +263,17 @@ func browserKeyboardBoard(t *testing.T, f *browserFixture, browser context.Conte
 	p.key(kb.ArrowDown)
 	if got := evalJS[string](p, activeJS); got != second {
 		t.Fatalf("↓ focused %q, want %q", got, second)
+	}
+
+	// → goes to the next column holding cards, ← comes back to the
+	// column's current card.
+	p.key(kb.ArrowRight)
+	if col := evalJS[string](p, `document.activeElement.closest('.column').dataset.status`); col == "todo" {
+		t.Fatalf("→ from a todo card stayed in todo (%s)", evalJS[string](p, activeJS))
+	}
+	p.key(kb.ArrowLeft)
+	if got := evalJS[string](p, activeJS); got != second {
+		t.Fatalf("← back focused %q, want todo's current card %q", got, second)
 	}
 
 	// c claims the focused card in the name typed, and focus stays on it.
