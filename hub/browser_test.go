@@ -34,6 +34,11 @@ func TestBrowser(t *testing.T) {
 	t.Run("StaleEditShowsConflict", func(t *testing.T) { browserStaleEdit(t, f, browser) })
 	t.Run("Board390x844", func(t *testing.T) { browserMobileBoard(t, f, browser) })
 	t.Run("TokenAskedOnce", func(t *testing.T) { browserToken(t, f, browser) })
+	t.Run("TimeTravelEvidence", func(t *testing.T) { browserTimeTravelEvidence(t, f, browser) })
+	t.Run("TimeTravelPastHead", func(t *testing.T) { browserTimeTravelPastHead(t, f, browser) })
+	t.Run("FeedViewAsOf", func(t *testing.T) { browserFeedViewAsOf(t, f, browser) })
+	t.Run("EvidenceLive", func(t *testing.T) { browserEvidenceLive(t, f, browser) })
+	t.Run("Metrics", func(t *testing.T) { browserMetrics(t, f, browser) })
 }
 
 // inColumnJS is true when task id's card sits in the column of status.
