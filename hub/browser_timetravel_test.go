@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,6 +116,9 @@ func browserFeedViewAsOf(t *testing.T, f *browserFixture, browser context.Contex
 	p.wait(row(s2), "event "+s2+" in the feed")
 	p.click(fmt.Sprintf(`#feed li[data-seq=%q] a.asof`, s1))
 	p.wait(bannerJS("seq "+s1), "the banner naming seq "+s1)
+	if txt := evalJS[string](p, `document.querySelector("#readonly-banner").textContent`); strings.Contains(txt, "null") || strings.Contains(txt, "undefined") {
+		t.Errorf("the banner reads %q", txt)
+	}
 	p.wait(`location.hash.includes("at=`+s1+`")`, "at="+s1+" in the address")
 	p.wait(row(s1)+" && !"+row(s2), "the feed up to "+s1+", without "+s2)
 	p.wait(`document.querySelector('#feed').children.length > 1`, "the events before "+s1+" shown too")

@@ -145,7 +145,7 @@ function renderBanner() {
   b.replaceChildren(
     el('span', {}, `Showing the state at ${where}${when} — read-only. Writes are off until you go back to now.`),
     el('span', { class: 'muted' }, ` Views: ${COVERED}.`),
-    warning ? el('strong', { id: 'at-warning', class: 'warn' }, ` Note: ${warning}.`) : null);
+    ...(warning ? [el('strong', { id: 'at-warning', class: 'warn' }, ` Note: ${warning}.`)] : []));
   b.hidden = false;
 }
 
