@@ -93,6 +93,14 @@ func TestMetricList_Refusals(t *testing.T) {
 			t.Errorf("%s: %+v; want E_ARGUMENT on %s", c.args, e.Error, c.field)
 		}
 	}
+	tool := s.r.tools["cos_metric_list"]
+	if err := tool.Data.check(); err != nil {
+		t.Errorf("Data: %v", err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(tool.OutputSchema(), &schema); err != nil || !strings.Contains(string(tool.OutputSchema()), `"recent"`) {
+		t.Errorf("outputSchema: %v %s", err, tool.OutputSchema())
+	}
 	// An agent does not see it: MCP lists no Hub tool.
 	if e := call(t, s, "cos_metric_list", `{}`); e.OK || e.Error.Code != "E_UNKNOWN_TOOL" {
 		t.Fatalf("with an agent budget: %+v", e)
