@@ -193,4 +193,12 @@ func browserMetrics(t *testing.T, f *browserFixture, browser context.Context) {
 	p.screenshot("metrics-time-travel")
 	p.click("#at-clear")
 	p.wait(latestJS("52"), name+" at now again")
+
+	// On a phone the view does not scroll sideways.
+	p.do(chromedp.EmulateViewport(390, 844))
+	p.wait(latestJS("52"), name+" at 390×844")
+	p.screenshot("metrics-390x844")
+	if w := evalJS[int](p, `document.documentElement.scrollWidth - window.innerWidth`); w > 1 {
+		t.Errorf("at 390×844 the metrics view is %d px wider than the screen", w)
+	}
 }
