@@ -91,6 +91,8 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/evidence/sessions", tool: "cos_evidence_sessions", summary: "Sessions that recorded evidence, newest first, paged"},
 	{method: http.MethodGet, pattern: "/api/evidence/sessions/{session_id}", tool: "cos_evidence_bundle", summary: "A session's evidence bundle",
 		pathArgs: map[string]string{"session_id": "session_id"}},
+	{method: http.MethodGet, pattern: "/api/metrics", tool: "cos_metric_list", summary: "Recorded metrics by name with their latest points"},
+	{method: http.MethodGet, pattern: "/api/metrics/query", tool: "cos_metric_query", summary: "One metric aggregated over a time window"},
 	{method: http.MethodGet, pattern: "/api/health", tool: "cos_health", summary: "Log head, lag, presence, integrity and index freshness"},
 }
 

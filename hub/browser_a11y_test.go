@@ -146,6 +146,10 @@ func a11yViews(claimed, other string) []a11yView {
 			openView(p, f, "#/evidence/a11y-sess")
 			p.wait(`document.querySelector('#bundle').textContent.includes("planner")`, "the bundle open")
 		}},
+		{"metrics", "Metrics — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
+			openView(p, f, "#/metrics")
+			p.wait(`document.querySelector('#view-metrics table')`, "a metric's table")
+		}},
 		{"health", "Health — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
 			openView(p, f, "#/health")
 			p.wait(`document.querySelector('#health [data-field=head]')`, "health fields")
@@ -167,6 +171,7 @@ func browserAccessibility(t *testing.T, f *browserFixture, browser context.Conte
 	claimed := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Claimed for axe", "status": "in_progress", "labels": []string{"a11y"}})
 	f.call(t, "cos_task_claim", map[string]any{"task_id": claimed, "assignee": "carol"})
 	other := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Open for axe", "depends_on": []string{claimed}})
+	f.call(t, "cos_metric_record", map[string]any{"name": "a11y.latency", "value": 12.5, "unit": "ms"})
 	f.call(t, "cos_supervise_record_output", map[string]any{"session_id": "a11y-sess", "role": "planner", "output": map[string]any{"summary": "plan", "steps": []string{"look"}}})
 	f.call(t, "cos_supervise_record_output", map[string]any{"session_id": "a11y-sess", "kind": "discovery", "output": map[string]any{"summary": "found"}, "task_id": other})
 

@@ -37,6 +37,11 @@ func TestBrowser(t *testing.T) {
 	t.Run("Accessibility", func(t *testing.T) { browserAccessibility(t, f, browser) })
 	t.Run("KeyboardBoard", func(t *testing.T) { browserKeyboardBoard(t, f, browser) })
 	t.Run("KeyboardShortcuts", func(t *testing.T) { browserKeyboardShortcuts(t, f, browser) })
+	t.Run("TimeTravelEvidence", func(t *testing.T) { browserTimeTravelEvidence(t, f, browser) })
+	t.Run("TimeTravelPastHead", func(t *testing.T) { browserTimeTravelPastHead(t, f, browser) })
+	t.Run("FeedViewAsOf", func(t *testing.T) { browserFeedViewAsOf(t, f, browser) })
+	t.Run("EvidenceLive", func(t *testing.T) { browserEvidenceLive(t, f, browser) })
+	t.Run("Metrics", func(t *testing.T) { browserMetrics(t, f, browser) })
 }
 
 // inColumnJS is true when task id's card sits in the column of status.

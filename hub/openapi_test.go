@@ -246,6 +246,7 @@ func TestOpenAPI_LiveAnswersOfEveryRouteValidate(t *testing.T) {
 	run("graph", func(e *apiEnv) { exerciseGraph(e) })
 	run("history-evidence-health", func(e *apiEnv) { exerciseHistoryEvidenceHealth(e) })
 	run("unknown", func(e *apiEnv) { exerciseUnknown(e) })
+	run("metrics", func(e *apiEnv) { exerciseMetrics(e) })
 	e.do(http.MethodGet, OpenAPIPath+"?x=1", "")
 	if un := e.spec.uncovered(); len(un) > 0 {
 		t.Fatalf("routes without both a validated success and failure: %s", strings.Join(un, "; "))

@@ -14,6 +14,13 @@ export class ApiError extends Error {
 }
 
 let loginWaiters = null;
+const metaListeners = new Set();
+
+// onMeta(fn) calls fn(meta, query) with data.meta of every success and
+// the query it was asked with (time travel reads at_seq and warnings).
+export function onMeta(fn) {
+  metaListeners.add(fn);
+}
 
 // api(path, {method, body, headers, query}) → {data, status, headers, env}.
 // path is relative to /api/ ("board", "tasks/TASK-001"); query values that
@@ -46,6 +53,7 @@ export async function api(path, opts = {}) {
     if (!env || env.ok !== true) {
       throw new ApiError(res.status, env && env.error);
     }
+    for (const fn of metaListeners) fn((env.data && env.data.meta) || {}, opts.query || {});
     return { data: env.data || {}, status: res.status, headers: res.headers, env };
   }
 }

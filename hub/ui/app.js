@@ -1,10 +1,11 @@
 // The Hub page: a router on location.hash over the view modules.
 // Routes: #/board[?task=ID], #/graph[?uid=…|?path=…|?q=…], #/feed,
-// #/evidence[/<session>], #/health. body[data-ready="1"] is set once a
+// #/evidence[/<session>], #/metrics, #/health; any of them takes
+// ?at=<seq or time> (time travel, timetravel.js). body[data-ready="1"] is set once a
 // view has rendered; body[data-live="1"] while the event stream is open.
 
 import { api, askToken, showError } from './api.js';
-import { initTimeTravel, onChange as onAtChange } from './timetravel.js';
+import { initTimeTravel, onChange as onAtChange, fromHash } from './timetravel.js';
 import { startLive, logHead } from './live.js';
 import { initBoard, showBoard } from './board.js';
 import { initGraph, showGraph } from './graph.js';
@@ -12,8 +13,9 @@ import { initFeed, showFeed } from './feed.js';
 import { initEvidence, showEvidence } from './evidence.js';
 import { initHealth, showHealth } from './health.js';
 import { initKeys } from './keys.js';
+import { initMetrics, showMetrics } from './metrics.js';
 
-const VIEWS = ['board', 'graph', 'feed', 'evidence', 'health'];
+const VIEWS = ['board', 'graph', 'feed', 'evidence', 'metrics', 'health'];
 // BACKLOG is how many past events the feed shows when the page opens.
 const BACKLOG = 100;
 
@@ -32,6 +34,7 @@ async function route() {
   const { view, rest, params } = parseHash();
   // An error belongs to the render that raised it: a new one starts clean.
   showError(null);
+  const atErr = fromHash(params);
   document.body.dataset.ready = '0';
   document.body.dataset.view = view;
   for (const v of VIEWS) {
@@ -48,13 +51,15 @@ async function route() {
     switch (view) {
       case 'board': await showBoard(params); break;
       case 'graph': await showGraph(params); break;
-      case 'feed': showFeed(); break;
+      case 'feed': await showFeed(); break;
       case 'evidence': await showEvidence(rest[0] || ''); break;
+      case 'metrics': await showMetrics(); break;
       case 'health': await showHealth(); break;
     }
   } catch (err) {
     showError(err);
   }
+  if (atErr) showError(atErr);
   if (mine === routeSeq) document.body.dataset.ready = '1';
 }
 
@@ -68,6 +73,7 @@ async function main() {
   initEvidence();
   initHealth();
   initKeys();
+  initMetrics();
   onAtChange(() => route());
   window.addEventListener('hashchange', route);
   window.addEventListener('cos:login', () => route());

@@ -1,15 +1,24 @@
 // The feed: committed events as they arrive, newest first, at most
 // MAX_ROWS rows. Pause holds new rows back (counted) until resume; the
 // filter box keeps rows whose type or stream contains its text. Each row
-// links to what the event changed.
+// links to what the event changed, and to the page as of its seq. With
+// time travel on, the feed shows the events up to `at` (cos_history) and
+// holds the live ones back until the page is back at now.
 
-import { el, fmtTime } from './api.js';
+import { api, el, fmtTime } from './api.js';
 import { subscribe } from './live.js';
+import * as tt from './timetravel.js';
 
 const MAX_ROWS = 500;
+// PAST_ROWS is how many events up to `at` the feed shows.
+const PAST_ROWS = 100;
 let paused = false;
 const held = [];
 let filter = '';
+// shownAt is the `at` the list shows ('' for the live rows); stash keeps
+// the live rows while it shows the past.
+let shownAt = '';
+let stash = null;
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,8 +32,33 @@ export function initFeed() {
   });
 }
 
-export function showFeed() {
+export async function showFeed() {
+  const want = tt.at();
+  if (want !== shownAt) {
+    if (want) await showPast(want);
+    else backToNow();
+  }
   count();
+}
+
+// showPast replaces the rows by the last PAST_ROWS events up to at.
+async function showPast(at) {
+  const list = $('feed');
+  const { data } = at === '0' ? { data: {} } : await api('history', { query: { until: at, limit: PAST_ROWS } });
+  if (tt.at() !== at) return; // the page moved on meanwhile
+  if (stash === null) stash = [...list.children];
+  list.replaceChildren(...(data.events || []).map(row));
+  shownAt = at;
+}
+
+// backToNow puts the live rows back, and the events held meanwhile.
+function backToNow() {
+  $('feed').replaceChildren(...(stash || []));
+  stash = null;
+  shownAt = '';
+  if (!paused) {
+    for (const ev of held.splice(0)) add(ev);
+  }
 }
 
 function setPaused(p) {
@@ -32,7 +66,7 @@ function setPaused(p) {
   const b = $('feed-pause');
   b.textContent = p ? 'Resume' : 'Pause';
   b.setAttribute('aria-pressed', String(p));
-  if (!p) {
+  if (!p && !shownAt) {
     for (const ev of held.splice(0)) add(ev);
   }
   count();
@@ -43,7 +77,7 @@ function matches(type, stream) {
 }
 
 function onEvent(ev) {
-  if (paused) {
+  if (paused || tt.readOnly() || shownAt) {
     held.push(ev);
     if (held.length > MAX_ROWS) held.shift();
     count();
@@ -52,16 +86,22 @@ function onEvent(ev) {
   add(ev);
 }
 
-function add(ev) {
-  const list = $('feed');
-  const li = el('li', { 'data-seq': ev.seq, 'data-type': ev.type || '', 'data-stream': ev.stream || '', hidden: !matches(ev.type, ev.stream) },
+// row is the feed's row of ev: an event of the stream or a cos_history
+// row (summary in place of data).
+function row(ev) {
+  return el('li', { 'data-seq': ev.seq, 'data-type': ev.type || '', 'data-stream': ev.stream || '', hidden: !matches(ev.type, ev.stream) },
     el('span', { class: 'seq' }, `#${ev.seq}`), ' ',
     el('time', { datetime: ev.time || '' }, fmtTime(ev.time)), ' ',
     el('span', { class: 'type' }, ev.type || ''), ' ',
     target(ev),
     actorText(ev) ? el('span', { class: 'actor muted' }, ` by ${actorText(ev)}`) : null,
-    summary(ev) ? el('span', { class: 'summary' }, ` — ${summary(ev)}`) : null);
-  list.prepend(li);
+    summary(ev) ? el('span', { class: 'summary' }, ` — ${summary(ev)}`) : null, ' ',
+    el('a', { class: 'asof', href: `#/feed?at=${ev.seq}`, title: `Show every view as it was at seq ${ev.seq}` }, 'view as of'));
+}
+
+function add(ev) {
+  const list = $('feed');
+  list.prepend(row(ev));
   while (list.children.length > MAX_ROWS) list.lastElementChild.remove();
   count();
 }
@@ -97,6 +137,7 @@ function target(ev) {
 }
 
 function summary(ev) {
+  if (typeof ev.summary === 'string' && ev.summary) return ev.summary;
   const d = ev.data;
   if (!d) return ev.data_bytes ? `${ev.data_bytes} bytes of data` : '';
   if (d.title) return d.title;
@@ -109,5 +150,7 @@ function summary(ev) {
 
 function count() {
   const shown = [...$('feed').children].filter((li) => !li.hidden).length;
-  $('feed-count').textContent = `${shown} shown` + (held.length ? `, ${held.length} held while paused` : '');
+  const past = shownAt ? ` up to ${/^\d+$/.test(shownAt) ? 'seq ' : ''}${shownAt}` : '';
+  const why = paused && !shownAt ? 'while paused' : 'until the page is back at now';
+  $('feed-count').textContent = `${shown} shown${past}` + (held.length ? `, ${held.length} live held ${why}` : '');
 }

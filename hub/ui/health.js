@@ -1,9 +1,12 @@
 // Health: the log head, each process's lag behind it, presence, integrity
 // and index freshness (cos_health), re-read when events arrive (at most
-// once a second) and every 5 seconds while the view is open.
+// once a second) and every 5 seconds while the view is open. With time
+// travel on it is read at `at`: the projections and graph counts are the
+// past's, the log head, presence and freshness are now's (a note says so).
 
 import { api, el, fmtTime } from './api.js';
 import { subscribe } from './live.js';
+import * as tt from './timetravel.js';
 
 let visible = false;
 let timer = null;
@@ -55,7 +58,7 @@ async function refresh() {
   const box = $('health');
   let d;
   try {
-    ({ data: d } = await api('health'));
+    ({ data: d } = await api('health', { query: { at: tt.at() } }));
   } catch (err) {
     box.replaceChildren(el('p', { class: 'error-text' }, `${err.code}: ${err.message}`));
     return;
@@ -68,6 +71,8 @@ async function refresh() {
   const fresh = d.freshness || {};
   const li = d.last_index || {};
   box.replaceChildren(
+    ...(tt.readOnly() ? [el('p', { class: 'muted health-at', id: 'health-at' },
+      `As of seq ${(d.meta && d.meta.at_seq) ?? tt.at()}: projections and graph counts. The log head, lag, presence and freshness are as they are now.`)] : []),
     field('head', 'Log head',
       kv([['seq', head], ['hash', log.head_hash ? log.head_hash.slice(0, 16) + '…' : ''], ['file', log.path], ['writable', d.writable], ['version', d.version]])),
     field('lag', 'Lag',
