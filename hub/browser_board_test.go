@@ -161,6 +161,11 @@ func browserBigBoard(t *testing.T, f *browserFixture, browser context.Context) {
 	q.wait(`!document.querySelector('#board-empty').hidden && document.querySelector('#board-empty button[data-clear]')`, "the no-match hint with a clear button")
 	q.wait(`location.hash.includes('q=nothing-matches-this') && location.hash.includes('status=todo,review')`, "the filters in the URL")
 	q.screenshot("board-no-match")
+	q.click(`a[data-view=feed]`)
+	q.waitReady()
+	q.click(`a[data-view=board]`)
+	q.waitReady()
+	q.wait(`document.querySelector('#board-q').value === 'nothing-matches-this' && location.hash.includes('q=nothing-matches-this')`, "the filters kept on the way back from the feed")
 	q.click(`#board-empty button[data-clear]`)
 	q.wait(`document.querySelectorAll('.column').length === 6 && !location.hash.includes('q=') && document.querySelector('#board-empty').hidden`, "filters cleared")
 

@@ -31,6 +31,7 @@ const changedSince = new Map(); // task_id → seq of its last live event
 let boardSeq = 0; // the oldest walk seq of the columns shown
 let loadedKey = null; // filters + at the board was loaded with
 let focusID = '';
+let shownOnce = false; // the board view was shown in this page's life
 
 const $ = (id) => document.getElementById(id);
 
@@ -161,12 +162,16 @@ function clearFilters() {
 }
 
 // showBoard renders the board view; params holds the filters and task,
-// the card to show and focus.
+// the card to show and focus. Back on the board from another view
+// (#/board, no filters named) the filters stay as they were.
 export async function showBoard(params) {
   focusID = params.get('task') || '';
   await loadStatuses();
   ensureStatusBoxes();
-  readURL(params);
+  const named = ['q', 'assignee', 'label', 'status'].some((k) => params.has(k));
+  if (named || !shownOnce) readURL(params);
+  else writeURL();
+  shownOnce = true;
   if (loadedKey !== keyOf()) await reload();
   if (focusID) await focusTask(focusID);
 }
