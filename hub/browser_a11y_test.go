@@ -5,7 +5,6 @@ package hub_test
 // skip link, and few Tab stops on the board.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -195,30 +194,6 @@ func (p *browserPage) key(k string) {
 	p.do(chromedp.KeyEvent(k))
 }
 
-// postTask creates a task through the Hub's HTTP API (POST /api/tasks):
-// many tasks fast, without a process each.
-func postTask(t *testing.T, f *browserFixture, args map[string]any) string {
-	t.Helper()
-	b, _ := json.Marshal(args)
-	res, err := http.Post(f.Hub.URL+"/api/tasks", "application/json", bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var env struct {
-		OK   bool `json:"ok"`
-		Data struct {
-			Task struct {
-				ID string `json:"task_id"`
-			} `json:"task"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&env); err != nil || !env.OK || env.Data.Task.ID == "" {
-		t.Fatalf("POST /api/tasks %s: %d %v", b, res.StatusCode, err)
-	}
-	return env.Data.Task.ID
-}
-
 // activeJS is the focused element described: "#id", "card:TASK-1" for a
 // card, or its tag.
 const activeJS = `(() => { const a = document.activeElement; if (!a) return '';
@@ -231,9 +206,9 @@ const activeJS = `(() => { const a = document.activeElement; if (!a) return '';
 func browserKeyboardBoard(t *testing.T, f *browserFixture, browser context.Context) {
 	var todo []string
 	for i := range 40 {
-		todo = append(todo, postTask(t, f, map[string]any{"title": fmt.Sprintf("Keyboard filler %d", i)}))
+		todo = append(todo, postTask(t, f.Hub.URL, map[string]any{"title": fmt.Sprintf("Keyboard filler %d", i)}))
 	}
-	done := postTask(t, f, map[string]any{"title": "Keyboard done", "status": "done"})
+	done := postTask(t, f.Hub.URL, map[string]any{"title": "Keyboard done", "status": "done"})
 
 	p := openTab(t, browser)
 	p.open(f.Hub.URL + "/#/board")

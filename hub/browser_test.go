@@ -42,6 +42,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("FeedViewAsOf", func(t *testing.T) { browserFeedViewAsOf(t, f, browser) })
 	t.Run("EvidenceLive", func(t *testing.T) { browserEvidenceLive(t, f, browser) })
 	t.Run("Metrics", func(t *testing.T) { browserMetrics(t, f, browser) })
+	t.Run("BoardOf243Tasks", func(t *testing.T) { browserBigBoard(t, f, browser) })
 }
 
 // inColumnJS is true when task id's card sits in the column of status.

@@ -47,8 +47,10 @@ import (
 // data key typed from the Go types (the graph tools' rows, the health
 // sub-objects, the bundle, history events: no bare object or list left)
 // took it to 76,810, and a type met twice in a tool's output schema said
-// once in $defs back to 73,719; scope filter warnings to 73,749.
-const toolListMaxBytes = 73_800
+// once in $defs back to 73,719; scope filter warnings to 73,749. The
+// board's filters (several statuses, a label prefix, a text query: 129)
+// to 73,910.
+const toolListMaxBytes = 73_930
 
 // listedTool is one tool of a tools/list result.
 type listedTool struct {
@@ -517,8 +519,9 @@ var profileReadBytes = map[string]int{ProfileCore: 8_000, ProfileDefault: 20_000
 
 // profileMaxBytes bounds the whole tools/list per profile, typed output
 // schemas (every data key typed, a type repeated in one schema said once
-// in $defs) included: measured 24,735 (core) and 64,000 (default).
-var profileMaxBytes = map[string]int{ProfileCore: 24_735, ProfileDefault: 64_000}
+// in $defs) included: measured 24,735 (core) and 64,000 (default); the
+// board's filters took core to 24,864.
+var profileMaxBytes = map[string]int{ProfileCore: 24_864, ProfileDefault: 64_000}
 
 // readBytes is the size of what a model reads of list (profileReadBytes).
 func readBytes(t *testing.T, list []listedTool) int {

@@ -354,6 +354,12 @@ func parseValue(t *Tool, p Param, v json.RawMessage) (any, *envelope.Error) {
 		return b, nil
 	case TStringList:
 		list, ok := decodeList[string](v)
+		if !ok && p.OrOne {
+			var one string
+			if ok = json.Unmarshal(v, &one) == nil; ok {
+				list = []string{one}
+			}
+		}
 		if !ok {
 			return nil, bad()
 		}

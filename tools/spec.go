@@ -85,6 +85,10 @@ type Param struct {
 	// Default is reported in the schema (but false, which leaving a
 	// boolean out says already); the handler applies it.
 	Default any
+	// OrOne lets a TStringList take one bare string as a list of it
+	// ("todo" for ["todo"]): an argument that was a string before it took
+	// a list. The schema says only the list.
+	OrOne bool
 	// JSONTypes are the JSON types a TJSON argument takes ("object",
 	// "string", "integer", …), for its schema: every property of a schema
 	// has a type. The handler still validates the value itself.

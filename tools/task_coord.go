@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -186,8 +185,7 @@ func overlappingTotal(b *tasks.Board, f tasks.Filter, ids map[string][]string) i
 	n := 0
 	for id := range ids {
 		t, ok := b.Get(id)
-		if ok && (f.Status == "" || t.Status == f.Status) && (f.Assignee == "" || t.Assignee == f.Assignee) &&
-			(f.Label == "" || slices.Contains(t.Labels, f.Label)) {
+		if ok && f.Match(t) {
 			n++
 		}
 	}

@@ -159,11 +159,12 @@ func taskTools() []*Tool {
 			Description: "Tasks in id order, filtered. Paged.",
 			Data:        Fields{"rows": typ([]boardRow{}), "total": "integer", "limit": "integer", "next_cursor": "string", "walk_log_seq": "integer"},
 			Module:      "tasks", Layer: envelope.LayerTasks, ReadOnly: true, Idempotent: true,
-			Example: `{"status": "todo", "limit": 50}`,
+			Example: `{"status": ["todo", "review"], "query": "login", "limit": 50}`,
 			Params: []Param{
-				{Name: "status", Type: TString, Enum: tasks.Statuses},
+				{Name: "status", Type: TStringList, Enum: tasks.Statuses, OrOne: true},
 				{Name: "assignee", Type: TString},
-				{Name: "label", Type: TString},
+				{Name: "label", Type: TString, Description: "x* for a prefix"},
+				{Name: "query", Type: TString, NonEmpty: true, Description: "words in id/title/description"},
 				{Name: "overlapping", Type: TBool},
 				{Name: "cursor", Type: TString, MaxLen: 1024, Minted: true},
 				{Name: "limit", Type: TInt, Min: f64(tasks.MinLimit), Max: f64(tasks.MaxLimit), Default: tasks.DefaultLimit},
@@ -549,7 +550,8 @@ func appendAtRevisionRead(ctx context.Context, c *Call, id, rid string, p *event
 
 func taskBoardTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	var tm envelope.ToolMeta
-	f := tasks.Filter{Status: c.Args.Str("status"), Assignee: c.Args.Str("assignee"), Label: c.Args.Str("label")}
+	f := tasks.Filter{Statuses: c.Args.Strings("status"), Assignee: c.Args.Str("assignee"), Label: c.Args.Str("label"),
+		Query: c.Args.Str("query")}
 	overlapping := c.Args.Bool("overlapping", false)
 	cursor, err := boardCursorIn(c.Args.Str("cursor"), overlapping)
 	if err != nil {

@@ -1,8 +1,12 @@
 // The board: one column per task status, a card per task with its holder
 // and the status of each task it depends on, and claim / release / edit.
+// Each column loads its own pages (its count is the true total under the
+// filters: "50 of 229" until all are loaded) and more on scroll or its
+// "Load more" button. The filters (text, assignee, label prefix, the
+// columns shown) live in the URL: #/board?q=…&assignee=…&label=…&status=todo,review.
 // An edit is a compare-and-set (If-Match: the revision the card shows); a
 // stale one opens #conflict with the current values. Live task events
-// refetch only the task they name and move its card.
+// refetch only the task they name and move its card, loaded or not.
 
 import { api, ApiError, el, showError, requestID } from './api.js';
 import * as tt from './timetravel.js';
@@ -11,16 +15,23 @@ import { subscribe } from './live.js';
 // FALLBACK_STATUSES is used only when /api/openapi.json cannot be read;
 // the server's own list (the status enum of /api/board) wins.
 const FALLBACK_STATUSES = ['todo', 'in_progress', 'blocked', 'review', 'done', 'cancelled'];
-const PAGE = 200;
+// PAGE is how many cards a column loads at a time.
+const PAGE = 50;
+// FILTER_DELAY_MS is how long typing in a filter waits before it reloads.
+const FILTER_DELAY_MS = 250;
+// RECOUNT_DELAY_MS batches the column counts read again after live events.
+const RECOUNT_DELAY_MS = 300;
 
 let statuses = null;
 const tasks = new Map(); // task_id → row as the board or cos_task_get answered it
 const depStatus = new Map(); // task_id of a dependency not on the board → status
-let boardSeq = 0; // meta.log_seq of the rows shown
-let nextCursor = '';
+// cols: status → {total, cursor, seq (its walk's log seq), started, loading}.
+const cols = new Map();
+const changedSince = new Map(); // task_id → seq of its last live event
+let boardSeq = 0; // the oldest walk seq of the columns shown
 let loadedKey = null; // filters + at the board was loaded with
-let loading = null;
-let focusTask = '';
+let focusID = '';
+let shownOnce = false; // the board view was shown in this page's life
 
 const $ = (id) => document.getElementById(id);
 
@@ -39,8 +50,32 @@ async function loadStatuses() {
   return statuses;
 }
 
+// filters are the board's filters as the toolbar holds them; statuses []
+// is every column.
 function filters() {
-  return { status: $('board-status').value, label: $('board-label').value.trim() };
+  const boxes = [...$('board-statuses').querySelectorAll('input[type=checkbox]')];
+  const on = boxes.filter((b) => b.checked).map((b) => b.value);
+  return {
+    q: $('board-q').value.trim(),
+    assignee: $('board-assignee').value.trim(),
+    label: $('board-label').value.trim(),
+    statuses: on.length === boxes.length ? [] : on,
+  };
+}
+
+function filtered(f) {
+  return Boolean(f.q || f.assignee || f.label || f.statuses.length);
+}
+
+// shownStatuses are the columns on the board.
+function shownStatuses() {
+  const f = filters();
+  return f.statuses.length ? statuses.filter((s) => f.statuses.includes(s)) : statuses;
+}
+
+// labelArg is the board's label argument: the label typed is a prefix.
+function labelArg(l) {
+  return !l || l.endsWith('*') ? l : `${l}*`;
 }
 
 function keyOf() {
@@ -51,11 +86,24 @@ export function initBoard() {
   const who = $('assignee-input');
   who.value = localStorage.getItem('cos.assignee') || '';
   who.addEventListener('change', () => localStorage.setItem('cos.assignee', who.value.trim()));
-  $('board-status').addEventListener('change', () => reload());
-  $('board-label').addEventListener('change', () => reload());
+  let typing = null;
+  for (const id of ['board-q', 'board-assignee', 'board-label']) {
+    $(id).addEventListener('input', () => {
+      clearTimeout(typing);
+      typing = setTimeout(filtersChanged, FILTER_DELAY_MS);
+    });
+    $(id).addEventListener('change', () => {
+      clearTimeout(typing);
+      filtersChanged();
+    });
+  }
+  $('board-statuses').addEventListener('change', filtersChanged);
+  $('board-clear').addEventListener('click', clearFilters);
   $('board-refresh').addEventListener('click', () => reload());
-  $('board-more').addEventListener('click', () => loadPage(nextCursor));
   $('board').addEventListener('click', onCardClick);
+  $('board-empty').addEventListener('click', (ev) => {
+    if (ev.target.closest('button[data-clear]')) clearFilters();
+  });
   $('conflict-cancel').addEventListener('click', () => $('conflict').close());
   $('edit-cancel').addEventListener('click', () => $('edit-dialog').close());
   $('edit-form').addEventListener('submit', onEditSubmit);
@@ -66,71 +114,232 @@ export function initBoard() {
   subscribe(onEvent);
 }
 
-// showBoard renders the board view; params.task highlights one card.
+function ensureStatusBoxes() {
+  const set = $('board-statuses');
+  if (set.querySelector('input')) return;
+  for (const s of statuses) {
+    set.append(el('label', {}, el('input', { type: 'checkbox', value: s, checked: true }), ` ${label(s)}`));
+  }
+}
+
+// readURL sets the toolbar from the route's parameters (a reload, a
+// shared link).
+function readURL(params) {
+  $('board-q').value = params.get('q') || '';
+  $('board-assignee').value = params.get('assignee') || '';
+  $('board-label').value = params.get('label') || '';
+  const want = (params.get('status') || '').split(',').map((s) => s.trim()).filter((s) => statuses.includes(s));
+  for (const b of $('board-statuses').querySelectorAll('input[type=checkbox]')) b.checked = !want.length || want.includes(b.value);
+}
+
+// writeURL puts the filters in the URL, keeping its other parameters.
+function writeURL() {
+  const [path, query = ''] = location.hash.replace(/^#/, '').split('?');
+  const p = new URLSearchParams(query);
+  const f = filters();
+  const put = (k, v) => (v ? p.set(k, v) : p.delete(k));
+  put('q', f.q);
+  put('assignee', f.assignee);
+  put('label', f.label);
+  put('status', f.statuses.join(','));
+  const qs = p.toString().replace(/%2C/g, ',');
+  history.replaceState(history.state, '', `#${path || '/board'}${qs ? `?${qs}` : ''}`);
+}
+
+function filtersChanged() {
+  if (loadedKey === keyOf()) return;
+  writeURL();
+  reload();
+}
+
+function clearFilters() {
+  $('board-q').value = '';
+  $('board-assignee').value = '';
+  $('board-label').value = '';
+  for (const b of $('board-statuses').querySelectorAll('input[type=checkbox]')) b.checked = true;
+  filtersChanged();
+  $('board-q').focus();
+}
+
+// showBoard renders the board view; params holds the filters and task,
+// the card to show and focus. Back on the board from another view
+// (#/board, no filters named) the filters stay as they were.
 export async function showBoard(params) {
-  focusTask = params.get('task') || '';
-  const st = await loadStatuses();
-  const sel = $('board-status');
-  if (sel.options.length <= 1) for (const s of st) sel.append(el('option', { value: s }, label(s)));
+  focusID = params.get('task') || '';
+  await loadStatuses();
+  ensureStatusBoxes();
+  const named = ['q', 'assignee', 'label', 'status'].some((k) => params.has(k));
+  if (named || !shownOnce) readURL(params);
+  else writeURL();
+  shownOnce = true;
   if (loadedKey !== keyOf()) await reload();
-  highlight();
+  if (focusID) await focusTask(focusID);
 }
 
 async function reload() {
+  const key = keyOf();
+  loadedKey = key;
   tasks.clear();
-  nextCursor = '';
-  loadedKey = keyOf();
-  renderColumns();
-  await loadPage('');
+  cols.clear();
+  changedSince.clear();
+  const shown = shownStatuses();
+  for (const s of shown) cols.set(s, { total: 0, cursor: '', seq: 0, started: false, loading: null });
+  renderColumns(shown);
+  $('board-empty').hidden = true;
+  await Promise.all(shown.map((s) => loadColumn(s)));
+  if (loadedKey !== key) return;
+  boardSeq = Math.min(...[...cols.values()].map((c) => c.seq));
+  updateEmpty();
+  await fillDependencies();
 }
 
-async function loadPage(cursor) {
-  if (loading) return loading;
-  loading = (async () => {
+// loadColumn reads the next page of one column (its first when none was
+// read). A row of a task changed since the column's walk began is read
+// again rather than shown as the walk's seq had it.
+function loadColumn(status) {
+  const col = cols.get(status);
+  if (!col) return Promise.resolve();
+  if (col.loading) return col.loading;
+  if (col.started && !col.cursor) return Promise.resolve();
+  col.loading = (async () => {
     try {
       const f = filters();
-      const { data } = await api('board', { query: { status: f.status, label: f.label, cursor, limit: PAGE, at: tt.at() } });
-      boardSeq = Math.max(boardSeq, data.meta ? data.meta.log_seq : 0);
+      const { data } = await api('board', {
+        query: { status, assignee: f.assignee, label: labelArg(f.label), query: f.q, cursor: col.cursor, limit: PAGE, at: tt.at() },
+      });
+      if (cols.get(status) !== col) return; // reloaded meanwhile
       tt.noteSeq(data.meta && data.meta.log_seq);
-      for (const row of data.rows || []) tasks.set(row.task_id, row);
-      nextCursor = data.next_cursor || '';
-      $('board-more').hidden = !nextCursor;
-      $('board-more').textContent = nextCursor ? `Load more (${tasks.size} of ${data.total})` : 'Load more';
-      for (const row of data.rows || []) placeCard(row);
-      await fillDependencies();
+      if (!col.started) col.seq = data.walk_log_seq || (data.meta ? data.meta.log_seq : 0);
+      col.started = true;
+      col.total = data.total || 0;
+      col.cursor = data.next_cursor || '';
+      for (const row of data.rows || []) {
+        const since = changedSince.get(row.task_id);
+        if (since && since > col.seq) {
+          refetch(row.task_id);
+          continue;
+        }
+        const old = tasks.get(row.task_id);
+        if (old && old.revision >= row.revision) continue;
+        tasks.set(row.task_id, row);
+        placeCard(row, true);
+      }
+      updateColumn(status);
       showError(null);
     } catch (err) {
       showError(err);
     } finally {
-      loading = null;
+      col.loading = null;
     }
   })();
-  return loading;
+  return col.loading;
+}
+
+// loadMore reads a column's next page; its button, still in view, asks
+// for the one after.
+async function loadMore(status) {
+  await loadColumn(status);
+  const btn = moreButton(status);
+  if (btn && !btn.hidden && seen) {
+    seen.unobserve(btn);
+    seen.observe(btn);
+  }
+  await fillDependencies();
+}
+
+// seen loads a column's next page when its "Load more" button scrolls
+// into view.
+const seen = typeof IntersectionObserver === 'function'
+  ? new IntersectionObserver((entries) => {
+    for (const e of entries) if (e.isIntersecting && !e.target.hidden && e.target.isConnected) loadMore(e.target.dataset.more);
+  }, { rootMargin: '0px 0px 120px 0px' })
+  : null;
+
+function moreButton(status) {
+  return $('board').querySelector(`button[data-more="${CSS.escape(status)}"]`);
+}
+
+// updateColumn writes a column's count ("50 of 229" while some are not
+// loaded) and its "Load more" button.
+function updateColumn(status) {
+  const col = cols.get(status);
+  const sec = column(status);
+  if (!col || !sec) return;
+  const n = sec.querySelectorAll('.card').length;
+  const total = Math.max(col.total, n);
+  sec.dataset.total = String(total);
+  sec.dataset.shown = String(n);
+  sec.querySelector('.count').textContent = n < total ? `${n} of ${total}` : String(total);
+  const btn = moreButton(status);
+  btn.hidden = !col.cursor;
+  btn.textContent = `Load more (${n} of ${total})`;
+}
+
+function updateCounts() {
+  for (const s of cols.keys()) updateColumn(s);
+}
+
+// updateEmpty says why the board is empty: no tasks at all, or none the
+// filters match (with a way to clear them).
+function updateEmpty() {
+  const box = $('board-empty');
+  const total = [...cols.values()].reduce((n, c) => n + c.total, 0);
+  if (total > 0 || $('board').querySelector('.card')) {
+    box.hidden = true;
+    return;
+  }
+  if (filtered(filters())) {
+    box.replaceChildren('No task matches these filters. ',
+      el('button', { type: 'button', 'data-clear': '1' }, 'Clear filters'));
+  } else if (tt.at()) {
+    box.replaceChildren(`No tasks at seq ${tt.at()}.`);
+  } else {
+    box.replaceChildren('No tasks yet. An agent creates one with cos_task_create; over HTTP, POST /api/tasks.');
+  }
+  box.hidden = false;
+}
+
+// scheduleRecount reads the columns' totals again after live events, one
+// read per column per burst.
+let recountTimer = null;
+function scheduleRecount() {
+  clearTimeout(recountTimer);
+  recountTimer = setTimeout(async () => {
+    const key = loadedKey;
+    const f = filters();
+    await Promise.all([...cols.entries()].map(async ([status, col]) => {
+      try {
+        const { data } = await api('board', { query: { status, assignee: f.assignee, label: labelArg(f.label), query: f.q, limit: 1 } });
+        if (loadedKey !== key || cols.get(status) !== col) return;
+        col.total = data.total || 0;
+        updateColumn(status);
+      } catch {
+        /* the count stays as it was */
+      }
+    }));
+    if (loadedKey === key) updateEmpty();
+  }, RECOUNT_DELAY_MS);
 }
 
 function label(status) {
   return status.replace(/_/g, ' ');
 }
 
-function renderColumns() {
+function renderColumns(shown) {
   const board = $('board');
   board.replaceChildren(
-    ...statuses.map((s) =>
+    ...shown.map((s) =>
       el('section', { class: 'column', 'data-status': s, 'aria-label': label(s) },
-        el('h2', {}, label(s), ' ', el('span', { class: 'count' }, '0')),
-        el('div', { class: 'cards' })),
+        el('h2', {}, label(s), ' ', el('span', { class: 'count' }, '…')),
+        el('div', { class: 'cards' },
+          el('button', { type: 'button', class: 'more', 'data-more': s, hidden: true }, 'Load more'))),
     ),
   );
+  if (seen) for (const b of board.querySelectorAll('button[data-more]')) seen.observe(b);
 }
 
 function column(status) {
   return $('board').querySelector(`.column[data-status="${CSS.escape(status)}"]`);
-}
-
-function updateCounts() {
-  for (const col of $('board').querySelectorAll('.column')) {
-    col.querySelector('.count').textContent = String(col.querySelector('.cards').children.length);
-  }
 }
 
 function statusOf(id) {
@@ -204,19 +413,28 @@ function rowOfWrite(data) {
   return { ...data.task, overlaps: (data.overlaps || []).map((o) => o.task_id), changes: old ? old.changes : 0 };
 }
 
+// matchesFilters is the board's filter on a whole task (a row of
+// cos_task_get or of a write, description included), as the server
+// applies it.
 function matchesFilters(row) {
   const f = filters();
-  if (f.status && row.status !== f.status) return false;
-  if (f.label && !(row.labels || []).includes(f.label)) return false;
-  return true;
+  if (!shownStatuses().includes(row.status)) return false;
+  if (f.assignee && row.assignee !== f.assignee) return false;
+  if (f.label) {
+    const prefix = labelArg(f.label).slice(0, -1);
+    if (!(row.labels || []).some((l) => l.startsWith(prefix))) return false;
+  }
+  const text = `${row.task_id}\n${row.title || ''}\n${row.description || ''}`.toLowerCase();
+  return f.q.toLowerCase().split(/\s+/).filter(Boolean).every((w) => text.includes(w));
 }
 
 // placeCard puts row's card in its status column, replacing the old one
-// (in id order), or removes it when the row no longer matches the filters.
-function placeCard(row) {
-  const old = $('board').querySelector(`.card[data-task-id="${CSS.escape(row.task_id)}"]`);
+// (in id order), or removes it when the row no longer matches the filters
+// (a row of a board page, matched by the server, is trusted).
+function placeCard(row, trusted = false) {
+  const old = cardOf(row.task_id);
   const hadFocus = old && old.contains(document.activeElement) ? document.activeElement.dataset.action || 'card' : '';
-  if (!matchesFilters(row)) {
+  if (!trusted && !matchesFilters(row)) {
     if (old) old.remove();
     tasks.delete(row.task_id);
     updateCounts();
@@ -227,10 +445,14 @@ function placeCard(row) {
   const card = cardNode(row);
   const cards = col.querySelector('.cards');
   if (old) old.remove();
-  const after = [...cards.children].find((c) => idLess(row.task_id, c.dataset.taskId));
-  cards.insertBefore(card, after || null);
+  const after = [...cards.querySelectorAll('.card')].find((c) => idLess(row.task_id, c.dataset.taskId));
+  cards.insertBefore(card, after || cards.querySelector('.more'));
   if (hadFocus) (card.querySelector(`[data-action="${hadFocus}"]:not([disabled])`) || card).focus();
   updateCounts();
+}
+
+function cardOf(id) {
+  return $('board').querySelector(`.card[data-task-id="${CSS.escape(id)}"]`);
 }
 
 function idLess(a, b) {
@@ -262,20 +484,45 @@ async function fillDependencies() {
 function refreshDependents(id) {
   for (const row of tasks.values()) {
     if (id !== null && !(row.depends_on || []).includes(id)) continue;
-    const card = $('board').querySelector(`.card[data-task-id="${CSS.escape(row.task_id)}"]`);
+    const card = cardOf(row.task_id);
     if (card) card.querySelector('.deps').replaceWith(depsNode(row));
   }
 }
 
-function highlight() {
-  if (!focusTask) return;
-  const card = $('board').querySelector(`.card[data-task-id="${CSS.escape(focusTask)}"]`);
-  for (const c of $('board').querySelectorAll('.card.focused')) c.classList.remove('focused');
-  if (card) {
-    card.classList.add('focused');
-    card.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-    card.focus();
+// focusTask shows task id's card, highlighted and focused: read with
+// cos_task_get and put in its column when no loaded page holds it. It
+// resolves to the card, or null (no such task, or its column is not
+// shown: #board-empty says so). The deep link #/board?task=ID calls it.
+export async function focusTask(id) {
+  focusID = id;
+  let card = cardOf(id);
+  if (!card) {
+    let row;
+    try {
+      row = rowOfTask((await api(`tasks/${encodeURIComponent(id)}`, { query: { at: tt.at() } })).data);
+    } catch (err) {
+      showError(err);
+      return null;
+    }
+    if (focusID !== id) return null;
+    const old = tasks.get(id);
+    if (!old || old.revision < row.revision) tasks.set(id, row);
+    if (column(row.status)) {
+      placeCard(tasks.get(id), true);
+      card = cardOf(id);
+    } else {
+      const box = $('board-empty');
+      box.replaceChildren(`${id} is ${label(row.status)}; the column filter hides that column. `,
+        el('button', { type: 'button', 'data-clear': '1' }, 'Clear filters'));
+      box.hidden = false;
+    }
   }
+  for (const c of $('board').querySelectorAll('.card.focused')) c.classList.remove('focused');
+  if (!card) return null;
+  card.classList.add('focused');
+  card.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  card.focus();
+  return card;
 }
 
 function updateWriteButtons() {
@@ -351,12 +598,12 @@ function onEvent(ev) {
   if (!ev.type || !ev.type.startsWith('task.') || tt.readOnly() || loadedKey === null) return;
   if (ev.seq <= boardSeq) return; // already in what the board shows
   const id = (ev.stream || '').replace(/^(task|footprint):/, '');
-  if (!id) return;
-  // A new task past the last loaded page stays there until "load more".
-  if (!tasks.has(id) && nextCursor && !(ev.type === 'task.created')) {
-    if (![...tasks.values()].some((r) => (r.depends_on || []).includes(id))) return;
-  }
+  if (!id || !/^[A-Za-z]+-\d+$/.test(id)) return;
+  // The task is read and shown in its column, whether or not a loaded
+  // page holds it; the columns' counts are read again.
+  changedSince.set(id, ev.seq);
   refetch(id);
+  scheduleRecount();
 }
 
 function assignee() {
@@ -371,6 +618,11 @@ function assignee() {
 }
 
 async function onCardClick(ev) {
+  const more = ev.target.closest('button[data-more]');
+  if (more) {
+    loadMore(more.dataset.more);
+    return;
+  }
   const btn = ev.target.closest('button[data-action]');
   if (!btn || btn.disabled) return;
   const card = btn.closest('.card');

@@ -2,6 +2,8 @@ package tasks
 
 import (
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/cos-dev/cos/internal/pagecursor"
 )
@@ -38,7 +40,12 @@ func decodeCursor(s string) (cursor, error) {
 
 // digest is the filter's identity inside a cursor.
 func (f Filter) digest() [8]byte {
-	return pagecursor.Digest(f.Status, f.Assignee, f.Label)
+	if len(f.Statuses) == 0 && f.Query == "" {
+		return pagecursor.Digest(f.Status, f.Assignee, f.Label)
+	}
+	st := slices.Clone(f.statuses())
+	slices.Sort(st)
+	return pagecursor.Digest(strings.Join(st, ","), f.Assignee, f.Label, "q", f.Query)
 }
 
 // CursorError says why a cursor is malformed.

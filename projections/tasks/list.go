@@ -3,6 +3,8 @@ package tasks
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // Limits of a board page.
@@ -15,27 +17,90 @@ const (
 
 // Filter selects tasks of the board; empty fields match everything.
 type Filter struct {
-	Status   string `json:"status,omitempty"`
-	Assignee string `json:"assignee,omitempty"`
-	Label    string `json:"label,omitempty"`
+	Status string `json:"status,omitempty"`
+	// Statuses are more statuses a task may have (with Status: any of
+	// them).
+	Statuses []string `json:"statuses,omitempty"`
+	Assignee string   `json:"assignee,omitempty"`
+	// Label is a label the task has; one ending in "*" is a prefix
+	// ("area/*" matches area/ui and area/api).
+	Label string `json:"label,omitempty"`
+	// Query is words that must all occur, case-insensitively, in the
+	// task's id, title or description.
+	Query string `json:"query,omitempty"`
 }
 
-// Validate checks the status against the legal statuses.
+// MaxQueryLen bounds Filter.Query, in characters.
+const MaxQueryLen = 200
+
+// Validate checks the statuses against the legal statuses and the query's
+// length.
 func (f Filter) Validate() error {
-	if f.Status != "" && !slices.Contains(Statuses, f.Status) {
-		_, hint, _ := parseEnum(mustJSON(f.Status), Statuses, statusSynonyms)
-		return asError([]*FieldError{{Field: "status", Got: clip(mustJSON(f.Status)), Legal: quoteAll(Statuses), Hint: hint, Example: `{"status": "todo", "limit": 50}`}})
+	for _, s := range f.statuses() {
+		if !slices.Contains(Statuses, s) {
+			_, hint, _ := parseEnum(mustJSON(s), Statuses, statusSynonyms)
+			return asError([]*FieldError{{Field: "status", Got: clip(mustJSON(s)), Legal: quoteAll(Statuses), Hint: hint, Example: `{"status": "todo", "limit": 50}`}})
+		}
+	}
+	if n := utf8.RuneCountInString(f.Query); n > MaxQueryLen {
+		return asError([]*FieldError{{Field: "query", Got: fmt.Sprintf("a string of %d characters", n), Legal: fmt.Sprintf("at most %d characters", MaxQueryLen), Example: `{"query": "login redirect"}`}})
 	}
 	return nil
 }
 
-func (f Filter) match(status, assignee string, labels []string) bool {
-	return (f.Status == "" || f.Status == status) &&
-		(f.Assignee == "" || f.Assignee == assignee) &&
-		(f.Label == "" || slices.Contains(labels, f.Label))
+// statuses is Status and Statuses together (nil: any status).
+func (f Filter) statuses() []string {
+	if f.Status == "" {
+		return f.Statuses
+	}
+	return append([]string{f.Status}, f.Statuses...)
 }
 
-// matchesAt reports whether e was in the filtered set at log seq s.
+func (f Filter) match(status, assignee string, labels []string) bool {
+	st := f.statuses()
+	return (len(st) == 0 || slices.Contains(st, status)) &&
+		(f.Assignee == "" || f.Assignee == assignee) &&
+		f.matchLabel(labels)
+}
+
+func (f Filter) matchLabel(labels []string) bool {
+	if f.Label == "" {
+		return true
+	}
+	prefix, ok := strings.CutSuffix(f.Label, "*")
+	if !ok {
+		return slices.Contains(labels, f.Label)
+	}
+	return slices.ContainsFunc(labels, func(l string) bool { return strings.HasPrefix(l, prefix) })
+}
+
+// matchTask reports whether t is in the filtered set.
+func (f Filter) matchTask(t *Task) bool {
+	return f.match(t.Status, t.Assignee, t.Labels) && f.matchText(t)
+}
+
+// Match reports whether t is in the filtered set (f valid).
+func (f Filter) Match(t Task) bool { return f.matchTask(&t) }
+
+func (f Filter) matchText(t *Task) bool {
+	words := strings.Fields(strings.ToLower(f.Query))
+	if len(words) == 0 {
+		return true
+	}
+	text := strings.ToLower(t.ID + "\n" + t.Title + "\n" + t.Description)
+	for _, w := range words {
+		if !strings.Contains(text, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchesAt reports whether e was in the filtered set at log seq s. The
+// history keeps no title or description: with a Query it answers whether
+// e matched the rest of the filter, which may count a task that did not
+// match (the cursor is then stale where it need not be; never the other
+// way).
 func (f Filter) matchesAt(e *entry, s uint64) bool {
 	if e.Task.CreatedSeq > s {
 		return false
@@ -104,7 +169,7 @@ func (b *Board) List(f Filter, cursorText string, limit int, logSeq uint64) (Pag
 		// When no task event came after the cursor, nothing can be stale.
 		for i := 0; b.maxSeq > c.seq && i < len(all); i++ {
 			e, t := all[i], &all[i].Task
-			if t.Seq > c.seq && (f.match(t.Status, t.Assignee, t.Labels) || f.matchesAt(e, c.seq)) {
+			if t.Seq > c.seq && (f.matchTask(t) || f.matchesAt(e, c.seq)) {
 				return Page{}, "", &StaleCursorError{Reason: fmt.Sprintf("%s changed at seq %d", t.ID, t.Seq), TaskID: t.ID}
 			}
 		}
@@ -114,7 +179,7 @@ func (b *Board) List(f Filter, cursorText string, limit int, logSeq uint64) (Pag
 	var lastNum uint64
 	for _, e := range all {
 		t := &e.Task
-		if !f.match(t.Status, t.Assignee, t.Labels) {
+		if !f.matchTask(t) {
 			continue
 		}
 		page.Total++
