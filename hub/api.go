@@ -91,6 +91,8 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/evidence/sessions", tool: "cos_evidence_sessions", summary: "Sessions that recorded evidence, newest first, paged"},
 	{method: http.MethodGet, pattern: "/api/evidence/sessions/{session_id}", tool: "cos_evidence_bundle", summary: "A session's evidence bundle",
 		pathArgs: map[string]string{"session_id": "session_id"}},
+	{method: http.MethodGet, pattern: "/api/tasks/{id}/evidence", tool: "cos_evidence_task", summary: "The evidence records made for a task, newest first, paged",
+		pathArgs: map[string]string{"id": "task_id"}},
 	{method: http.MethodGet, pattern: "/api/health", tool: "cos_health", summary: "Log head, lag, presence, integrity and index freshness"},
 }
 
