@@ -34,6 +34,13 @@ func TestBrowser(t *testing.T) {
 	t.Run("StaleEditShowsConflict", func(t *testing.T) { browserStaleEdit(t, f, browser) })
 	t.Run("Board390x844", func(t *testing.T) { browserMobileBoard(t, f, browser) })
 	t.Run("TokenAskedOnce", func(t *testing.T) { browserToken(t, f, browser) })
+	t.Run("TaskPanelOpen", func(t *testing.T) { browserTaskOpen(t, f, browser) })
+	t.Run("TaskPanelDeepLink", func(t *testing.T) { browserTaskDeepLink(t, f, browser) })
+	t.Run("TaskPanelEditEveryField", func(t *testing.T) { browserTaskEditEveryField(t, f, browser) })
+	t.Run("TaskPanelStaleEdit", func(t *testing.T) { browserTaskStaleEdit(t, f, browser) })
+	t.Run("TaskPanelHistoryTimeTravel", func(t *testing.T) { browserTaskHistoryTimeTravel(t, f, browser) })
+	t.Run("TaskPanelNew", func(t *testing.T) { browserTaskNew(t, f, browser) })
+	t.Run("TaskPanelRelease", func(t *testing.T) { browserTaskRelease(t, f, browser) })
 }
 
 // inColumnJS is true when task id's card sits in the column of status.

@@ -7,6 +7,7 @@ import { api, askToken, showError } from './api.js';
 import { initTimeTravel, onChange as onAtChange } from './timetravel.js';
 import { startLive, logHead } from './live.js';
 import { initBoard, showBoard } from './board.js';
+import { initTask, showTask } from './task.js';
 import { initGraph, showGraph } from './graph.js';
 import { initFeed, showFeed } from './feed.js';
 import { initEvidence, showEvidence } from './evidence.js';
@@ -41,7 +42,7 @@ async function route() {
   }
   try {
     switch (view) {
-      case 'board': await showBoard(params); break;
+      case 'board': await showBoard(params); await showTask(params.get('task') || ''); break;
       case 'graph': await showGraph(params); break;
       case 'feed': showFeed(); break;
       case 'evidence': await showEvidence(rest[0] || ''); break;
@@ -58,6 +59,7 @@ async function main() {
   document.body.dataset.ready = '0';
   initTimeTravel(showError);
   initBoard();
+  initTask();
   initGraph();
   initFeed();
   initEvidence();

@@ -350,8 +350,10 @@ function onEvent(ev) {
   }
   if (!ev.type || !ev.type.startsWith('task.') || tt.readOnly() || loadedKey === null) return;
   if (ev.seq <= boardSeq) return; // already in what the board shows
-  const id = (ev.stream || '').replace(/^(task|footprint):/, '');
-  if (!id) return;
+  let id = (ev.stream || '').replace(/^(task|footprint):/, '');
+  // task.relations_updated is on the board's relations stream: its data names the task.
+  if (ev.data && typeof ev.data.task_id === 'string') id = ev.data.task_id;
+  if (!id || id.includes(':')) return;
   // A new task past the last loaded page stays there until "load more".
   if (!tasks.has(id) && nextCursor && !(ev.type === 'task.created')) {
     if (![...tasks.values()].some((r) => (r.depends_on || []).includes(id))) return;
