@@ -211,6 +211,7 @@ function renderHolder() {
   $('task-claim-row').hidden = holder !== '';
   $('task-assign-input').value = $('task-assign-input').value || me();
   $('task-claim').disabled = ro;
+  $('task-assign-input').disabled = ro;
   $('task-release').hidden = !mine;
   $('task-release').disabled = ro;
   $('task-force-release').hidden = !holder || mine;
