@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,8 +156,13 @@ func browserTaskStaleEdit(t *testing.T, f *browserFixture, browser context.Conte
 	p.allow("status of 412")
 	p.open(f.Hub.URL + "/#/board?task=" + id)
 	p.wait(panelOpenJS(id), "the panel on "+id)
-	f.call(t, "cos_task_update", map[string]any{"task_id": id, "patch": map[string]any{"title": "Theirs"}})
+	p.wait(`document.body.dataset.live === "1"`, "the event stream open")
+	// The edit is under way when another process renames the task: the
+	// panel keeps the edit and says the task moved.
 	p.setValue("#task-title", "Mine")
+	f.call(t, "cos_task_update", map[string]any{"task_id": id, "patch": map[string]any{"title": "Theirs"}})
+	p.wait(`document.querySelector('#task-panel-meta').textContent.includes("changed elsewhere") && document.querySelector('#task-title').value === "Mine"`,
+		"the panel saying the task changed, the edit kept")
 	p.click("#task-save")
 	p.wait(`(() => { const c = document.querySelector('#task-conflict'); return !c.hidden && c.querySelector('tr[data-field=title] .theirs').textContent === "Theirs" && c.querySelector('tr[data-field=title] .mine').textContent === "Mine"; })()`,
 		"the conflict naming their title and mine")
@@ -259,5 +265,44 @@ func browserTaskRelease(t *testing.T, f *browserFixture, browser context.Context
 	}
 	if !strings.Contains(evalJS[string](p, `location.hash`), id) {
 		t.Errorf("the address lost the task while its page was open")
+	}
+}
+
+// browserTaskLiveAndPaged: the open page follows another process's
+// change of its task, and pages its history 20 at a time.
+func browserTaskLiveAndPaged(t *testing.T, f *browserFixture, browser context.Context) {
+	id := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Watched closely"})
+	p := openTab(t, browser)
+	p.open(f.Hub.URL + "/#/board?task=" + id)
+	p.wait(panelOpenJS(id), "the panel on "+id)
+	p.wait(`document.body.dataset.live === "1"`, "the event stream open")
+	f.call(t, "cos_task_update", map[string]any{"task_id": id, "patch": map[string]any{"title": "Renamed elsewhere"}})
+	p.wait(`document.querySelector('#task-title').value === "Renamed elsewhere" && document.querySelector('#task-panel').dataset.revision === "2"`,
+		"the panel following the other process's rename")
+
+	// 22 more events through the HTTP API: 24 in all, 20 on the first page.
+	for i := range 22 {
+		body := strings.NewReader(fmt.Sprintf(`{"patch":{"description":"take %d"}}`, i))
+		req, err := http.NewRequest(http.MethodPatch, f.Hub.URL+"/api/tasks/"+id, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("PATCH %d: status %d", i, res.StatusCode)
+		}
+	}
+	p.wait(`document.querySelector('#task-description').value === "take 21"`, "the panel at the last description")
+	p.wait(`document.querySelectorAll('#task-history li[data-seq]').length === 20 && !document.querySelector('#task-history-more').hidden`, "20 history rows and Load more")
+	p.click("#task-history-more")
+	p.wait(`document.querySelectorAll('#task-history li[data-seq]').length === 24 && document.querySelector('#task-history-more').hidden`, "all 24 rows after Load more")
+	seqs := evalJS[[]int](p, `[...document.querySelectorAll('#task-history li[data-seq]')].map(li => Number(li.dataset.seq))`)
+	if !slices.IsSortedFunc(seqs, func(a, b int) int { return b - a }) {
+		t.Errorf("history not newest first: %v", seqs)
 	}
 }

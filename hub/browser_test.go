@@ -41,6 +41,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("TaskPanelHistoryTimeTravel", func(t *testing.T) { browserTaskHistoryTimeTravel(t, f, browser) })
 	t.Run("TaskPanelNew", func(t *testing.T) { browserTaskNew(t, f, browser) })
 	t.Run("TaskPanelRelease", func(t *testing.T) { browserTaskRelease(t, f, browser) })
+	t.Run("TaskPanelLiveAndPaged", func(t *testing.T) { browserTaskLiveAndPaged(t, f, browser) })
 }
 
 // inColumnJS is true when task id's card sits in the column of status.

@@ -13,6 +13,7 @@
 
 import { api, ApiError, el, showError, requestID, fmtTime } from './api.js';
 import * as tt from './timetravel.js';
+import { subscribe } from './live.js';
 
 const FALLBACK_STATUSES = ['todo', 'in_progress', 'blocked', 'review', 'done', 'cancelled'];
 const HISTORY_PAGE = 20;
@@ -104,6 +105,21 @@ export function initTask() {
     $('board-new').disabled = tt.readOnly();
   });
   $('board-new').disabled = tt.readOnly();
+  subscribe(onEvent);
+}
+
+// onEvent reads the open task again when another writer changed it: at
+// once while the form holds no edit of the person's, otherwise the meta
+// line says so (saving then shows the conflict).
+function onEvent(ev) {
+  if (!openID || !current || tt.readOnly() || !ev.type || !ev.type.startsWith('task.')) return;
+  const id = ev.data && typeof ev.data.task_id === 'string' ? ev.data.task_id : (ev.stream || '').replace(/^(task|footprint):/, '');
+  if (id !== openID || ev.seq <= (current.meta ? current.meta.log_seq : 0)) return;
+  if (Object.keys(patchOf(current.task, formValues())).length === 0) {
+    load(openID);
+    return;
+  }
+  $('task-panel-meta').textContent = `revision ${current.task.revision} · changed elsewhere since you opened it (seq ${ev.seq}); saving shows their values beside yours.`;
 }
 
 // showTask follows the board's address: task=ID opens (or reads again,
@@ -356,7 +372,8 @@ async function sendPatch(id, patch, revision) {
   if (who) body.assignee = who;
   $('task-save').disabled = true;
   try {
-    await api(`tasks/${encodeURIComponent(id)}`, { method: 'PATCH', headers: { 'If-Match': `"${revision}"` }, body });
+    const { data } = await api(`tasks/${encodeURIComponent(id)}`, { method: 'PATCH', headers: { 'If-Match': `"${revision}"` }, body });
+    if (current && openID === id) current = { ...current, task: data.task, meta: data.meta };
     formError('');
     $('task-conflict').hidden = true;
     if (openID === id) await load(id);
@@ -442,7 +459,8 @@ async function release(force) {
 async function write(action, who) {
   const id = current.task.task_id;
   try {
-    await api(`tasks/${encodeURIComponent(id)}/${action}`, { method: 'POST', body: { assignee: who, request_id: requestID(action) } });
+    const { data } = await api(`tasks/${encodeURIComponent(id)}/${action}`, { method: 'POST', body: { assignee: who, request_id: requestID(action) } });
+    if (current && openID === id) current = { ...current, task: data.task, meta: data.meta };
     assignError('');
     if (action === 'claim') localStorage.setItem('cos.assignee', me() || who);
     await load(id);
