@@ -93,6 +93,8 @@ var routes = []route{
 		pathArgs: map[string]string{"session_id": "session_id"}},
 	{method: http.MethodGet, pattern: "/api/metrics", tool: "cos_metric_list", summary: "Recorded metrics by name with their latest points"},
 	{method: http.MethodGet, pattern: "/api/metrics/query", tool: "cos_metric_query", summary: "One metric aggregated over a time window"},
+	{method: http.MethodGet, pattern: "/api/tasks/{id}/evidence", tool: "cos_evidence_task", summary: "The evidence records made for a task, newest first, paged",
+		pathArgs: map[string]string{"id": "task_id"}},
 	{method: http.MethodGet, pattern: "/api/health", tool: "cos_health", summary: "Log head, lag, presence, integrity and index freshness"},
 }
 

@@ -43,6 +43,14 @@ func TestBrowser(t *testing.T) {
 	t.Run("EvidenceLive", func(t *testing.T) { browserEvidenceLive(t, f, browser) })
 	t.Run("Metrics", func(t *testing.T) { browserMetrics(t, f, browser) })
 	t.Run("BoardOf243Tasks", func(t *testing.T) { browserBigBoard(t, f, browser) })
+	t.Run("TaskPanelOpen", func(t *testing.T) { browserTaskOpen(t, f, browser) })
+	t.Run("TaskPanelDeepLink", func(t *testing.T) { browserTaskDeepLink(t, f, browser) })
+	t.Run("TaskPanelEditEveryField", func(t *testing.T) { browserTaskEditEveryField(t, f, browser) })
+	t.Run("TaskPanelStaleEdit", func(t *testing.T) { browserTaskStaleEdit(t, f, browser) })
+	t.Run("TaskPanelHistoryTimeTravel", func(t *testing.T) { browserTaskHistoryTimeTravel(t, f, browser) })
+	t.Run("TaskPanelNew", func(t *testing.T) { browserTaskNew(t, f, browser) })
+	t.Run("TaskPanelRelease", func(t *testing.T) { browserTaskRelease(t, f, browser) })
+	t.Run("TaskPanelLiveAndPaged", func(t *testing.T) { browserTaskLiveAndPaged(t, f, browser) })
 }
 
 // inColumnJS is true when task id's card sits in the column of status.

@@ -245,6 +245,7 @@ func TestOpenAPI_LiveAnswersOfEveryRouteValidate(t *testing.T) {
 	run("tasks", func(e *apiEnv) { exerciseTasks(e) })
 	run("graph", func(e *apiEnv) { exerciseGraph(e) })
 	run("history-evidence-health", func(e *apiEnv) { exerciseHistoryEvidenceHealth(e) })
+	run("task-evidence", func(e *apiEnv) { exerciseTaskEvidence(e) })
 	run("unknown", func(e *apiEnv) { exerciseUnknown(e) })
 	run("metrics", func(e *apiEnv) { exerciseMetrics(e) })
 	e.do(http.MethodGet, OpenAPIPath+"?x=1", "")

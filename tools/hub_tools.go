@@ -108,6 +108,7 @@ func hubCatalogue() []*Tool {
 			Handler: graphSourceTool,
 		},
 		metricListTool(),
+		evidenceTaskTool(),
 	}
 }
 

@@ -9,6 +9,7 @@ import { api, askToken, showError } from './api.js';
 import { initTimeTravel, onChange as onAtChange, fromHash } from './timetravel.js';
 import { startLive, logHead } from './live.js';
 import { initBoard, showBoard } from './board.js';
+import { initTask, showTask } from './task.js';
 import { initGraph, showGraph } from './graph.js';
 import { initFeed, showFeed } from './feed.js';
 import { initEvidence, showEvidence } from './evidence.js';
@@ -50,7 +51,7 @@ async function route() {
   document.title = `${name} — cos Hub`;
   try {
     switch (view) {
-      case 'board': await showBoard(params); break;
+      case 'board': await showBoard(params); await showTask(params.get('task') || ''); break;
       case 'graph': await showGraph(params); break;
       case 'feed': await showFeed(); break;
       case 'evidence': await showEvidence(rest[0] || ''); break;
@@ -69,6 +70,7 @@ async function main() {
   document.body.dataset.ready = '0';
   initTimeTravel(showError);
   initBoard();
+  initTask();
   initGraph();
   initFeed();
   initEvidence();

@@ -597,7 +597,9 @@ function onEvent(ev) {
   }
   if (!ev.type || !ev.type.startsWith('task.') || tt.readOnly() || loadedKey === null) return;
   if (ev.seq <= boardSeq) return; // already in what the board shows
-  const id = (ev.stream || '').replace(/^(task|footprint):/, '');
+  let id = (ev.stream || '').replace(/^(task|footprint):/, '');
+  // task.relations_updated is on the board's relations stream: its data names the task.
+  if (ev.data && typeof ev.data.task_id === 'string') id = ev.data.task_id;
   if (!id || !/^[A-Za-z]+-\d+$/.test(id)) return;
   // The task is read and shown in its column, whether or not a loaded
   // page holds it; the columns' counts are read again.
