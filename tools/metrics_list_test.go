@@ -1,26 +1,11 @@
 package tools
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/cos-dev/cos/envelope"
 )
-
-// hubCall runs a tool as the Hub does (no agent budget): the way a
-// Tool.HubOnly tool is reached.
-func hubCall(t testing.TB, s *testServer, tool, args string) envOf {
-	t.Helper()
-	env := s.r.Call(context.Background(), tool, json.RawMessage(args), envelope.Options{NoBudget: true})
-	var e envOf
-	if err := json.Unmarshal(env.JSON(), &e); err != nil {
-		t.Fatalf("%s: envelope is not JSON: %v\n%s", tool, err, env.JSON())
-	}
-	return e
-}
 
 func TestMetricList_LatestPointsByName(t *testing.T) {
 	s := openServer(t, "")
