@@ -471,7 +471,7 @@ func exerciseUnknown(e *apiEnv) {
 // agent budget: MCP never sees them.
 func TestRunner_HubOnlyToolsStayOffMCP(t *testing.T) {
 	e := newAPIEnv(t, false)
-	for _, name := range []string{"cos_evidence_sessions", "cos_graph_source"} {
+	for _, name := range []string{"cos_evidence_sessions", "cos_graph_source", "cos_graph_overview"} {
 		if e.r.Has(name) {
 			t.Errorf("Has(%s) = true", name)
 		}

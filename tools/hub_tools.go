@@ -107,6 +107,7 @@ func hubCatalogue() []*Tool {
 			},
 			Handler: graphSourceTool,
 		},
+		graphOverviewTool(),
 	}
 }
 
