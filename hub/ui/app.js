@@ -1,5 +1,5 @@
 // The Hub page: a router on location.hash over the view modules.
-// Routes: #/board[?task=ID], #/graph[?uid=…|?path=…|?q=…], #/feed,
+// Routes: #/board[?task=ID], #/graph[?uid=…|?path=…|?q=…|?level=…&under=…], #/feed,
 // #/evidence[/<session>], #/health. body[data-ready="1"] is set once a
 // view has rendered; body[data-live="1"] while the event stream is open.
 
