@@ -68,6 +68,11 @@ func browserGraphMap(t *testing.T, f *browserFixture, browser context.Context) {
 	// Back to the whole map from the nav link.
 	p.click(`a[data-view=graph]`)
 	p.wait(fmt.Sprintf(`document.querySelectorAll('#graph-map tbody tr').length === %d`, len(groups)), "the map again from the nav link")
+
+	// Coloured by cluster, the legend names the packages' communities.
+	p.click("#colour-clusters")
+	p.wait(`[...document.querySelectorAll('#graph-map .legend li')].some(li => /^ ?cluster .+/.test(li.textContent.trim()))`, "the legend naming a call-graph cluster")
+	p.screenshot("graph-map-clusters")
 }
 
 // browserGraphNeighboursCut: a node with 320 callers is drawn with 300 of
