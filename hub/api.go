@@ -86,6 +86,7 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/graph/changes", tool: "cos_graph_changes", summary: "Nodes changed since a git revision and their impact"},
 	{method: http.MethodGet, pattern: "/api/graph/export", tool: "cos_graph_export", summary: "A neighbourhood (root and hops) or the best connected nodes, as nodes and edges",
 		aliases: map[string]string{"hops": "max_hops"}},
+	{method: http.MethodGet, pattern: "/api/graph/overview", tool: "cos_graph_overview", summary: "The graph by package or file: groups with member counts and weighted edges"},
 	{method: http.MethodGet, pattern: "/api/graph/source", tool: "cos_graph_source", summary: "A node's source lines (at most 400) from its file"},
 	{method: http.MethodGet, pattern: "/api/history", tool: "cos_history", summary: "Events that changed a task, node, file or stream"},
 	{method: http.MethodGet, pattern: "/api/evidence/sessions", tool: "cos_evidence_sessions", summary: "Sessions that recorded evidence, newest first, paged"},

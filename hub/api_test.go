@@ -384,6 +384,13 @@ func exerciseGraph(e *apiEnv) {
 	}
 	e.do(http.MethodGet, "/api/graph/source?uid="+q+"&max_lines=401", "").want(t, http.StatusBadRequest, "E_ARGUMENT")
 	e.do(http.MethodGet, "/api/graph/source?uid=func:nowhere.Nothing", "").want(t, http.StatusNotFound, "E_NOT_FOUND")
+
+	a = e.do(http.MethodGet, "/api/graph/overview?level=file&limit=50", "").want(t, http.StatusOK, "")
+	if groups, _ := a.data("groups").([]any); len(groups) == 0 {
+		t.Fatalf("overview: %s", a.raw)
+	}
+	e.do(http.MethodGet, "/api/graph/overview?level=symbol", "").want(t, http.StatusBadRequest, "E_ARGUMENT")
+	e.do(http.MethodGet, "/api/graph/overview?under=nowhere", "").want(t, http.StatusNotFound, "E_NOT_FOUND")
 }
 
 func toStrings(l []any) []string {
@@ -471,7 +478,7 @@ func exerciseUnknown(e *apiEnv) {
 // agent budget: MCP never sees them.
 func TestRunner_HubOnlyToolsStayOffMCP(t *testing.T) {
 	e := newAPIEnv(t, false)
-	for _, name := range []string{"cos_evidence_sessions", "cos_graph_source", "cos_metric_list"} {
+	for _, name := range []string{"cos_evidence_sessions", "cos_graph_source", "cos_metric_list", "cos_evidence_task", "cos_graph_overview"} {
 		if e.r.Has(name) {
 			t.Errorf("Has(%s) = true", name)
 		}

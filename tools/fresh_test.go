@@ -389,6 +389,7 @@ func TestNamedFiles_EveryGraphRead(t *testing.T) {
 		{"cos_graph_export", `{"max_nodes": 50, "clusters": true}`},
 		{"cos_graph_trace", `{"uid": "code:function:lib/util.go::meta"}`},
 		{"cos_graph_source", `{"uid": "code:function:cmd/a.go::run"}`},
+		{"cos_graph_overview", `{"level": "file", "clusters": true}`},
 		{"cos_graph_entrypoints", `{}`},
 		{"cos_graph_audit", `{"check": "dead"}`},
 		{"cos_graph_audit", `{"check": "untested"}`},

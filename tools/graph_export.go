@@ -19,6 +19,9 @@ const (
 	exportDefaultNodes = 500
 	exportMaxNodes     = 2000
 	exportDefaultHops  = 2
+	// exportReachMax bounds the count of nodes within max_hops of a root
+	// (counts.reachable), in nodes: past it the walk stops counting.
+	exportReachMax = 10_000
 )
 
 // exportNode is a node of an export with its degree in the whole graph.
@@ -62,6 +65,7 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	keep := func(e graph.Edge) bool { return follow == nil || follow[e.Type] }
 	g := c.V.Graph
 	var uids []string
+	reach := 0 // nodes within max_hops of root, root included
 	body := map[string]any{}
 	if c.Args.Has("root") { // never blank: the parameter is NonEmpty
 		res, err := c.Resolve(ctx, c.Args.Str("root"), false)
@@ -72,7 +76,7 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 		body["root"] = query.ViewOf(res.Node)
 		c.nameNode(query.ViewOf(res.Node))
 		body["selection"] = "neighbourhood"
-		uids = neighbourhood(g.Out, g.In, res.Node.UID, maxHops, maxNodes, keep)
+		uids, reach = neighbourhood(g.Out, g.In, res.Node.UID, maxHops, maxNodes, keep)
 	} else {
 		body["selection"] = "top_degree"
 		uids = topByDegree(g, maxNodes)
@@ -114,6 +118,9 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 	body["nodes"] = nodes
 	body["edges"] = edges
 	counts := map[string]int{"nodes": len(nodes), "edges": len(edges)}
+	if reach > 0 {
+		counts["reachable"] = reach
+	}
 	if clusters != nil {
 		body["clusters"] = clustersOfNodes(clusters, nodes)
 		counts["clusters"] = len(clusters.List)
@@ -125,12 +132,13 @@ func exportTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
 
 // neighbourhood returns root and the uids within hops of it, breadth-first
 // over edges in both directions (those keep accepts), nearest first, at
-// most limit.
-func neighbourhood(out, in func(string) []graph.Edge, root string, hops, limit int, keep func(graph.Edge) bool) []string {
+// most limit; reach counts every node within hops (root included, at most
+// exportReachMax: the walk goes on past limit only to count).
+func neighbourhood(out, in func(string) []graph.Edge, root string, hops, limit int, keep func(graph.Edge) bool) (order []string, reach int) {
 	seen := map[string]bool{root: true}
-	order := []string{root}
+	order = []string{root}
 	frontier := []string{root}
-	for d := 1; d <= hops && len(frontier) > 0 && len(order) < limit; d++ {
+	for d := 1; d <= hops && len(frontier) > 0 && len(seen) < exportReachMax; d++ {
 		var next []string
 		for _, uid := range frontier {
 			for _, list := range [2][]graph.Edge{out(uid), in(uid)} {
@@ -139,19 +147,21 @@ func neighbourhood(out, in func(string) []graph.Edge, root string, hops, limit i
 						continue
 					}
 					for _, other := range [2]string{e.Source, e.Target} {
-						if seen[other] || len(order) >= limit {
+						if seen[other] || len(seen) >= exportReachMax {
 							continue
 						}
 						seen[other] = true
-						order = append(order, other)
 						next = append(next, other)
+						if len(order) < limit {
+							order = append(order, other)
+						}
 					}
 				}
 			}
 		}
 		frontier = next
 	}
-	return order
+	return order, len(seen)
 }
 
 // topByDegree returns the limit nodes of highest degree (in + out), ties by

@@ -109,6 +109,7 @@ func hubCatalogue() []*Tool {
 		},
 		metricListTool(),
 		evidenceTaskTool(),
+		graphOverviewTool(),
 	}
 }
 

@@ -1,8 +1,8 @@
 // The Hub page: a router on location.hash over the view modules.
 // Routes: #/board[?task=ID&q=…&assignee=…&label=…&status=todo,review],
-// #/graph[?uid=…|?path=…|?q=…], #/feed, #/evidence[/<session>], #/metrics,
-// #/health; any of them takes ?at=<seq or time> (time travel,
-// timetravel.js). body[data-ready="1"] is set once a
+// #/graph[?uid=…|?path=…|?q=…|?level=…&under=…], #/feed,
+// #/evidence[/<session>], #/metrics, #/health; any of them takes
+// ?at=<seq or time> (time travel, timetravel.js). body[data-ready="1"] is set once a
 // view has rendered; body[data-live="1"] while the event stream is open.
 
 import { api, askToken, showError } from './api.js';

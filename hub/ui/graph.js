@@ -1,12 +1,23 @@
-// The graph: search (resolve) → candidates → a node's neighbourhood
-// (export with root and hops=1) drawn with Cytoscape; a click or Enter on a
-// node expands its neighbourhood into the drawing. Never the whole graph:
-// at most MAX_NODES nodes are drawn at once.
+// The graph: with nothing chosen, the map (cos_graph_overview: packages,
+// then a package's files, with a table beside as its text alternative);
+// search (resolve) → candidates (an exact name is drawn at once) → a
+// node's neighbourhood (export with root and hops=1) drawn with Cytoscape;
+// a click or Enter on a node expands its neighbourhood into the drawing.
+// At most maxNodes nodes and the root are drawn at once (MAX_NODES,
+// raised by "Draw more" up to DRAW_CAP); the status line says how many were left out.
+// Cytoscape itself is loaded when the graph view first opens.
 
 import { api, ApiError, el, showError } from './api.js';
 import * as tt from './timetravel.js';
+import { loadCytoscape, mapHash, renderMap } from './graphmap.js';
 
 const MAX_NODES = 300;
+const DRAW_CAP = 1999; // neighbours: export's 2,000 nodes with the root
+let maxNodes = MAX_NODES;
+// cut is the last neighbourhood drawn: root, nodes drawn and nodes within
+// its hop, for the status line and "Draw more".
+let cut = null;
+let mapShown = false;
 const KIND_COLOURS = {
   file: '#4c78a8', function: '#59a14f', method: '#8cd17d', class: '#f28e2b', module: '#b07aa1', external: '#bab0ac',
   doc_file: '#76b7b2', heading: '#9d7660', folder: '#e15759', config: '#edc948', dependency: '#ff9da7', mcp_server: '#d37295',
@@ -36,7 +47,15 @@ export function initGraph() {
   $('impact-btn').addEventListener('click', () => impact());
   $('colour-clusters').addEventListener('change', (ev) => {
     byCluster = ev.target.checked;
-    if (rootUid) draw(rootUid);
+    if (mapShown) {
+      shownKey = '';
+      showGraph(new URLSearchParams(location.hash.split('?')[1] || ''));
+    } else if (rootUid) draw(rootUid);
+  });
+  $('graph-more').addEventListener('click', () => {
+    if (!cut) return;
+    maxNodes = Math.min(DRAW_CAP, maxNodes + MAX_NODES);
+    draw(cut.root, true);
   });
   $('candidates').addEventListener('click', (ev) => {
     const li = ev.target.closest('li[data-uid]');
@@ -58,8 +77,9 @@ export function initGraph() {
   });
 }
 
-function ensureCy() {
+async function ensureCy() {
   if (cy) return cy;
+  await loadCytoscape();
   if (typeof window.cytoscape !== 'function') throw new Error('the graph library did not load');
   cy = window.cytoscape({
     container: $('graph-canvas'),
@@ -75,18 +95,25 @@ function ensureCy() {
       { selector: 'node.faded', style: { opacity: 0.25 } },
       ...IMPACT_COLOURS.map((c, i) => ({ selector: `node.impact-${i + 1}`, style: { 'background-color': c, 'border-width': 2, 'border-color': '#67001f' } })),
       { selector: 'node.impact-0', style: { 'background-color': '#67001f' } },
+      { selector: 'node.group', style: { shape: 'round-rectangle', width: 'data(size)', height: 'data(size)', 'font-size': 11, 'text-max-width': 160 } },
+      { selector: 'edge.group', style: { width: 'data(width)', 'line-color': '#8a94a6', 'target-arrow-color': '#8a94a6', opacity: 0.8 } },
     ],
   });
-  cy.on('tap', 'node', (ev) => expand(ev.target.id(), true));
+  cy.on('tap', 'node', (ev) => {
+    const drill = ev.target.data('drill');
+    if (drill) location.hash = drill;
+    else expand(ev.target.id(), true);
+  });
   window.cosGraph = cy;
   return cy;
 }
 
 // showGraph renders the graph view: ?uid= draws that node's neighbourhood,
-// ?path= resolves a file path first, ?q= runs a search.
+// ?path= resolves a file path first, ?q= runs a search; with none of them
+// the map (?level=package|file, ?under=folder).
 export async function showGraph(params) {
   try {
-    ensureCy();
+    await ensureCy();
   } catch (err) {
     showError(err);
     return;
@@ -95,9 +122,12 @@ export async function showGraph(params) {
   const uid = params.get('uid') || '';
   const path = params.get('path') || '';
   const q = params.get('q') || '';
-  const key = JSON.stringify([uid, path, q, tt.at()]);
+  const level = params.get('level') === 'file' ? 'file' : 'package';
+  const under = params.get('under') || '';
+  const key = JSON.stringify([uid, path, q, level, under, byCluster, tt.at()]);
   if (key === shownKey) return;
   shownKey = key;
+  showMapPanel(!uid && !path && !q);
   if (uid) {
     await draw(uid);
   } else if (path) {
@@ -107,8 +137,37 @@ export async function showGraph(params) {
   } else if (q) {
     $('graph-q').value = q;
     await search(q);
-  } else if (!rootUid) {
-    $('graph-q').focus();
+  } else {
+    await drawMap(level, under);
+  }
+}
+
+// showMapPanel shows the map's table (on) or the node detail panel beside
+// the canvas.
+function showMapPanel(on) {
+  mapShown = on;
+  $('graph-status').textContent = '';
+  $('graph-map').hidden = !on;
+  $('node-detail').hidden = on;
+  $('edge-filters').hidden = on;
+  if (on) {
+    cut = null;
+    $('graph-more').hidden = true;
+  }
+}
+
+async function drawMap(level, under) {
+  try {
+    const { data } = await api('graph/overview', { query: { level, under: under || undefined, limit: MAX_NODES, clusters: byCluster || undefined, at: tt.at() } });
+    tt.noteSeq(data.meta && data.meta.log_seq);
+    rootUid = '';
+    selected = '';
+    $('impact-btn').disabled = true;
+    $('candidates').replaceChildren();
+    renderMap(cy, data, { byCluster, colours: CLUSTER_COLOURS, panel: $('graph-map'), status: $('graph-status'), canvas: $('graph-canvas') });
+    showError(null);
+  } catch (err) {
+    showError(err);
   }
 }
 
@@ -132,7 +191,9 @@ async function search(q, takeFirst = false) {
         el('span', { class: 'muted' }, r.path || ''), r.match ? el('span', { class: 'match' }, r.match) : null))));
     showError(null);
     if (takeFirst) return results.length ? results[0].uid : '';
+    const exact = results.filter((r) => r.uid === q || r.label === q || r.uid.endsWith(`::${q}`) || (r.kind === 'file' && r.path === q));
     if (results.length === 1) pick(results[0].uid);
+    else if (exact.length === 1) pick(exact[0].uid);
     else if (results.length) list.querySelector('li button').focus();
     return '';
   } catch (err) {
@@ -143,7 +204,7 @@ async function search(q, takeFirst = false) {
 }
 
 function pick(uid) {
-  const want = `#/graph?uid=${encodeURIComponent(uid)}`;
+  const want = mapHash({ uid });
   if (location.hash !== want) location.hash = want;
   else draw(uid);
 }
@@ -162,7 +223,7 @@ function edgeId(e) {
   return `${e.type}|${e.source}|${e.target}`;
 }
 
-// merge adds nodes and the edges among drawn nodes; it stops at MAX_NODES
+// merge adds nodes and the edges among drawn nodes; it stops at maxNodes + 1
 // and reports how many nodes it had to leave out.
 function merge(nodes, edges, near) {
   let left = 0;
@@ -170,7 +231,7 @@ function merge(nodes, edges, near) {
   cy.batch(() => {
     for (const n of nodes) {
       if (cy.getElementById(n.uid).nonempty()) continue;
-      if (cy.nodes().length >= MAX_NODES) {
+      if (cy.nodes().length > maxNodes) {
         left++;
         continue;
       }
@@ -190,14 +251,16 @@ function merge(nodes, edges, near) {
 }
 
 async function fetchNeighbourhood(uid) {
-  const { data } = await api('graph/export', { query: { root: uid, hops: 1, max_nodes: MAX_NODES, at: tt.at(), clusters: byCluster || undefined } });
+  const { data } = await api('graph/export', { query: { root: uid, hops: 1, max_nodes: maxNodes + 1, at: tt.at(), clusters: byCluster || undefined } });
   tt.noteSeq(data.meta && data.meta.log_seq);
   for (const c of data.clusters || []) clusterInfo.set(c.id, c);
   return data;
 }
 
-// draw replaces the drawing with uid's neighbourhood.
-async function draw(uid) {
+// draw replaces the drawing with uid's neighbourhood (more: the same
+// root again, maxNodes raised; any other root starts at MAX_NODES).
+async function draw(uid, more = false) {
+  if (!more) maxNodes = MAX_NODES;
   try {
     const data = await fetchNeighbourhood(uid);
     rootUid = (data.root && data.root.uid) || uid;
@@ -205,6 +268,8 @@ async function draw(uid) {
     const left = merge(data.nodes || [], data.edges || []);
     cy.getElementById(rootUid).addClass('root');
     layout(rootUid, true);
+    canvasLabel(`Neighbourhood of ${(data.root && data.root.label) || rootUid}`);
+    showCut(rootUid, (data.nodes || []).length - left, (data.counts && data.counts.reachable) || 0);
     select(rootUid, left);
     showError(null);
   } catch (err) {
@@ -224,6 +289,32 @@ async function expand(uid, andSelect) {
   } catch (err) {
     showError(err);
   }
+}
+
+// showCut says how many of root's neighbours are drawn, and offers the
+// rest ("Draw more") while some are left out and the cap allows.
+function showCut(root, drawn, reachable) {
+  const neighbours = Math.max(0, reachable - 1);
+  const shown = Math.max(0, drawn - 1);
+  cut = { root, drawn: shown, total: neighbours };
+  const status = $('graph-status');
+  const more = $('graph-more');
+  if (!reachable) {
+    status.textContent = `${shown} neighbours drawn.`;
+    more.hidden = true;
+    return;
+  }
+  status.textContent = shown < neighbours
+    ? `${shown} of ${neighbours} neighbours drawn${maxNodes >= DRAW_CAP ? ` (at most ${DRAW_CAP} at once)` : ''}.`
+    : `All ${neighbours} neighbours drawn.`;
+  more.hidden = shown >= neighbours || maxNodes >= DRAW_CAP;
+  more.textContent = `Draw ${Math.min(MAX_NODES, neighbours - shown)} more`;
+}
+
+function canvasLabel(text) {
+  const c = $('graph-canvas');
+  c.setAttribute('role', 'img');
+  c.setAttribute('aria-label', text);
 }
 
 function layout(center, fresh) {
@@ -281,7 +372,7 @@ async function select(uid, left = 0) {
     el('p', {}, el('span', { class: `kind kind-${n.kind}` }, n.kind || ''), ' ', n.path ? `${n.path}${n.line ? `:${n.line}${n.end_line ? `–${n.end_line}` : ''}` : ''}` : ''),
     ctx.degree ? el('p', { class: 'muted' }, `in ${ctx.degree.in}, out ${ctx.degree.out}${counts ? ` — ${counts}` : ''}`) : null,
     clusterLine(uid),
-    left ? el('p', { class: 'note' }, `${left} more neighbours not drawn (at most ${MAX_NODES} nodes at once).`) : null,
+    left ? el('p', { class: 'note' }, `${left} more neighbours not drawn (at most ${maxNodes} nodes at once).`) : null,
     el('div', { id: 'impact-summary' }),
     el('h3', {}, 'Source'),
     el('pre', { id: 'node-source', class: 'source', tabindex: '0' }, n.path ? 'loading…' : '(no source: this node has no file)'),
