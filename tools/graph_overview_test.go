@@ -1,8 +1,6 @@
 package tools
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -21,17 +19,6 @@ var overviewTree = map[string]string{
 	"a/x.go":   "package a\n\nfunc X() { Y() }\n\nfunc Y() {}\n",
 	"a/y.go":   "package a\n\nfunc W() { X() }\n",
 	"a/b/z.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc Z() { a.X(); a.W() }\n",
-}
-
-// hubCall runs a tool as the Hub does (no budget: Tool.HubOnly ones too).
-func hubCall(t testing.TB, s *testServer, tool, args string) envOf {
-	t.Helper()
-	env := s.r.Call(context.Background(), tool, json.RawMessage(args), envelope.Options{NoBudget: true})
-	var e envOf
-	if err := json.Unmarshal(env.JSON(), &e); err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	return e
 }
 
 func overviewOK(t testing.TB, s *testServer, args string) envOf {
