@@ -228,6 +228,10 @@ func (a *API) serve(w http.ResponseWriter, req *http.Request, rt route) {
 		aerr = envelope.Errorf(envelope.CodeArgument, "%s %s takes its arguments in the JSON body, not the query; got query parameter %s",
 			rt.method, rt.pattern, strings.Join(names, ", ")).WithDetails(map[string]any{"field": "query", "unknown": names})
 	case rt.body:
+		if aerr = jsonContentType(req); aerr != nil {
+			writeEnvelope(w, a.logger, http.StatusUnsupportedMediaType, envelope.Fail(aerr))
+			return
+		}
 		raw, aerr = bodyArgs(rt, req, path)
 	default:
 		raw, aerr = queryArgs(spec, rt.aliases, q, path)
