@@ -170,11 +170,7 @@ func convErr(name, got, expected string) *envelope.Error {
 // body object with the path's arguments added (and, under If-Match,
 // base_revision). A body that is not a JSON object goes to the tool as it
 // is, which says what is wrong with it.
-func bodyArgs(rt route, req *http.Request, path map[string]string) (json.RawMessage, *envelope.Error) {
-	body, aerr := readBody(req)
-	if aerr != nil {
-		return nil, aerr
-	}
+func bodyArgs(rt route, req *http.Request, body []byte, path map[string]string) (json.RawMessage, *envelope.Error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}

@@ -137,7 +137,7 @@ func New(r *tools.Runner, st *state.State, o Options) (*Hub, error) {
 
 	api := http.NewServeMux()
 	api.HandleFunc("/api/events", h.events)
-	api.Handle("/api/", NewAPI(r, APIOptions{Logger: h.logger}))
+	api.Handle("/api/", NewAPI(r, APIOptions{Logger: h.logger, Auth: h.token.Set()}))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/login", h.login)
 	mux.HandleFunc("/api/session", h.session)
