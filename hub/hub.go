@@ -144,7 +144,7 @@ func New(r *tools.Runner, st *state.State, o Options) (*Hub, error) {
 	mux.HandleFunc("/api/logout", h.logout)
 	mux.Handle("/api/", h.guard(api))
 	mux.Handle("/", Assets())
-	h.handler = mux
+	h.handler = compressAPI(mux)
 	return h, nil
 }
 
