@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"time"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
