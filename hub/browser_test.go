@@ -34,6 +34,8 @@ func TestBrowser(t *testing.T) {
 	t.Run("StaleEditShowsConflict", func(t *testing.T) { browserStaleEdit(t, f, browser) })
 	t.Run("Board390x844", func(t *testing.T) { browserMobileBoard(t, f, browser) })
 	t.Run("TokenAskedOnce", func(t *testing.T) { browserToken(t, f, browser) })
+	t.Run("LogoutEndsTheSession", func(t *testing.T) { browserLogout(t, f, browser) })
+	t.Run("BidiTitleRefusedAndMarked", func(t *testing.T) { browserBidiTitle(t, f, browser) })
 }
 
 // inColumnJS is true when task id's card sits in the column of status.

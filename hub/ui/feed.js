@@ -3,7 +3,7 @@
 // filter box keeps rows whose type or stream contains its text. Each row
 // links to what the event changed.
 
-import { el, fmtTime } from './api.js';
+import { el, fmtTime, visible } from './api.js';
 import { subscribe } from './live.js';
 
 const MAX_ROWS = 500;
@@ -60,7 +60,7 @@ function add(ev) {
     el('span', { class: 'type' }, ev.type || ''), ' ',
     target(ev),
     actorText(ev) ? el('span', { class: 'actor muted' }, ` by ${actorText(ev)}`) : null,
-    summary(ev) ? el('span', { class: 'summary' }, ` — ${summary(ev)}`) : null);
+    summary(ev) ? el('span', { class: 'summary' }, ' — ', el('span', { class: 'shown-text' }, visible(summary(ev)))) : null);
   list.prepend(li);
   while (list.children.length > MAX_ROWS) list.lastElementChild.remove();
   count();
