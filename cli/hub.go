@@ -60,6 +60,9 @@ func (a *app) hubCommand() *cobra.Command {
 			if _, err := httpauth.NewOrigins(origins); err != nil {
 				return usageError("--allow-origin %v", err)
 			}
+			if idle <= 0 {
+				return usageError("--session-idle %v: want a positive duration such as 12h", idle)
+			}
 			if err := state.EnsureDir(a.stateDir); err != nil {
 				return &exitError{code: ExitError, err: fmt.Errorf("state folder %s: %w", a.stateDir, err)}
 			}
