@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +42,7 @@ func (a *app) hubCommand() *cobra.Command {
 		token   string
 		origins []string
 		debug   bool
+		idle    time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "hub",
@@ -57,6 +59,9 @@ func (a *app) hubCommand() *cobra.Command {
 			}
 			if _, err := httpauth.NewOrigins(origins); err != nil {
 				return usageError("--allow-origin %v", err)
+			}
+			if idle <= 0 {
+				return usageError("--session-idle %v: want a positive duration such as 12h", idle)
 			}
 			if err := state.EnsureDir(a.stateDir); err != nil {
 				return &exitError{code: ExitError, err: fmt.Errorf("state folder %s: %w", a.stateDir, err)}
@@ -80,7 +85,7 @@ func (a *app) hubCommand() *cobra.Command {
 				return failure(err)
 			}
 			defer func() { _ = o.close(context.Background()) }()
-			h, err := hub.New(o.r, o.st, hub.Options{Token: token, AllowedOrigins: origins, Logger: logger})
+			h, err := hub.New(o.r, o.st, hub.Options{Token: token, AllowedOrigins: origins, SessionIdle: idle, Logger: logger})
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -97,6 +102,7 @@ func (a *app) hubCommand() *cobra.Command {
 	cmd.Flags().StringVar(&addr, "http", defaultHubAddr, "serve the Hub at http://ADDR/, ADDR as HOST:PORT (port 0: any free port)")
 	cmd.Flags().StringVar(&token, "token", "", "token the Hub's API requires (default $COS_HTTP_TOKEN); the page asks for it once")
 	cmd.Flags().StringArrayVar(&origins, "allow-origin", nil, "browser origin (scheme://host[:port]) allowed to call the API besides the server's own (repeatable)")
+	cmd.Flags().DurationVar(&idle, "session-idle", hub.DefaultSessionIdle, "with --token: a login session unused this long ends and the page asks for the token again")
 	cmd.Flags().BoolVar(&debug, "debug", false, "debug logs on stderr")
 	return cmd
 }

@@ -133,6 +133,7 @@ func TestHub_AddressRules(t *testing.T) {
 		{[]string{"hub", "--http", "0.0.0.0:0"}, "requires --token"},
 		{[]string{"hub", "--http", "nonsense"}, "want HOST:PORT"},
 		{[]string{"hub", "--allow-origin", "evil.example"}, "--allow-origin"},
+		{[]string{"hub", "--session-idle", "-1h"}, "--session-idle"},
 	} {
 		code, _, errs := run(t, dir, c.args...)
 		if code != ExitUsage || !strings.Contains(errs, c.want) {

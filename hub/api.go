@@ -37,6 +37,9 @@ type APIOptions struct {
 	// Version is info.version of /api/openapi.json: the build's version
 	// ("" reads "dev").
 	Version string
+	// Auth says a guard in front requires a token: the document then
+	// applies its security schemes and lists 401.
+	Auth bool
 }
 
 // route is one /api route: its method and path, the tool it runs and how
@@ -104,6 +107,7 @@ type API struct {
 	r       *tools.Runner
 	logger  *slog.Logger
 	version string
+	auth    bool
 	mux     *http.ServeMux
 	// specs are the tools of the routes, by name (a Tool.HubOnly one
 	// included); read-only after NewAPI.
@@ -122,7 +126,7 @@ type API struct {
 // mounts it under /api/ beside its own /api/events, /api/login and
 // /api/session, which it registers on a more specific pattern.
 func NewAPI(r *tools.Runner, o APIOptions) *API {
-	a := &API{r: r, logger: o.Logger, version: o.Version, mux: http.NewServeMux(), specs: map[string]*tools.Tool{}}
+	a := &API{r: r, logger: o.Logger, version: o.Version, auth: o.Auth, mux: http.NewServeMux(), specs: map[string]*tools.Tool{}}
 	if a.logger == nil {
 		a.logger = slog.New(slog.DiscardHandler)
 	}
@@ -233,7 +237,16 @@ func (a *API) serve(w http.ResponseWriter, req *http.Request, rt route) {
 		aerr = envelope.Errorf(envelope.CodeArgument, "%s %s takes its arguments in the JSON body, not the query; got query parameter %s",
 			rt.method, rt.pattern, strings.Join(names, ", ")).WithDetails(map[string]any{"field": "query", "unknown": names})
 	case rt.body:
-		raw, aerr = bodyArgs(rt, req, path)
+		if aerr = jsonContentType(req); aerr != nil {
+			writeEnvelope(w, a.logger, http.StatusUnsupportedMediaType, envelope.Fail(aerr))
+			return
+		}
+		body, status, berr := readBody(req)
+		if berr != nil {
+			writeEnvelope(w, a.logger, status, envelope.Fail(berr))
+			return
+		}
+		raw, aerr = bodyArgs(rt, req, body, path)
 	default:
 		raw, aerr = queryArgs(spec, rt.aliases, q, path)
 	}
@@ -362,17 +375,18 @@ func clip(s string, n int) string {
 	return s[:n]
 }
 
-// readBody reads a write route's body, at most MaxBodyBytes.
-func readBody(req *http.Request) ([]byte, *envelope.Error) {
+// readBody reads a write route's body, at most MaxBodyBytes: a longer one
+// is E_ARGUMENT with status 413, one that cannot be read E_ARGUMENT 400.
+func readBody(req *http.Request) ([]byte, int, *envelope.Error) {
 	b, err := io.ReadAll(io.LimitReader(req.Body, MaxBodyBytes+1))
 	if err != nil {
-		return nil, envelope.Wrap(err, envelope.CodeArgument, "the request body could not be read: %v", err)
+		return nil, http.StatusBadRequest, envelope.Wrap(err, envelope.CodeArgument, "the request body could not be read: %v", err)
 	}
 	if len(b) > MaxBodyBytes {
-		return nil, envelope.Errorf(envelope.CodeArgument, "the request body is over %d bytes", MaxBodyBytes).
+		return nil, http.StatusRequestEntityTooLarge, envelope.Errorf(envelope.CodeArgument, "the request body is over %d bytes", MaxBodyBytes).
 			WithDetails(map[string]any{"field": "body", "max_bytes": MaxBodyBytes})
 	}
-	return b, nil
+	return b, 0, nil
 }
 
 // errorf is E_ARGUMENT about one field of the request.

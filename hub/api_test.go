@@ -248,7 +248,9 @@ func exerciseTasks(e *apiEnv) {
 	e.do(http.MethodPost, "/api/tasks", `{"title": "x", "owner": "me"}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
 	e.do(http.MethodPost, "/api/tasks", `{"title": `).want(t, http.StatusBadRequest, "E_ARGUMENT")
 	e.do(http.MethodPost, "/api/tasks", `[1]`).want(t, http.StatusBadRequest, "E_ARGUMENT")
-	e.do(http.MethodPost, "/api/tasks", `{"title": "x"}`, "Content-Type", "text/plain").want(t, http.StatusBadRequest, "E_ARGUMENT")
+	e.do(http.MethodPost, "/api/tasks", `{"title": "x"}`, "Content-Type", "text/plain").want(t, http.StatusUnsupportedMediaType, "E_ARGUMENT")
+	e.do(http.MethodPost, "/api/tasks", `{"title": "x"}`, "Content-Type", "").want(t, http.StatusUnsupportedMediaType, "E_ARGUMENT")
+	e.do(http.MethodPost, "/api/tasks", `{"title": "fix \u202etxt.exe"}`).want(t, http.StatusBadRequest, "E_ARGUMENT")
 
 	// claim and release.
 	e.do(http.MethodPost, "/api/tasks/"+id+"/claim", `{"assignee": "ana"}`).want(t, http.StatusOK, "")

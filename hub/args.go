@@ -3,7 +3,6 @@ package hub
 import (
 	"bytes"
 	"encoding/json"
-	"mime"
 	"net/http"
 	"net/url"
 	"sort"
@@ -166,21 +165,12 @@ func convErr(name, got, expected string) *envelope.Error {
 		WithDetails(map[string]any{"field": name, "got": clip(got, 80), "expected": expected})
 }
 
-// bodyArgs turns a write route's JSON body into the tool's arguments: the
+// bodyArgs turns a write route's JSON body (its Content-Type checked
+// before, by jsonContentType) into the tool's arguments: the
 // body object with the path's arguments added (and, under If-Match,
 // base_revision). A body that is not a JSON object goes to the tool as it
 // is, which says what is wrong with it.
-func bodyArgs(rt route, req *http.Request, path map[string]string) (json.RawMessage, *envelope.Error) {
-	if ct := req.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			return nil, errorf("Content-Type", "the body must be application/json, got Content-Type %q", clip(ct, 80))
-		}
-	}
-	body, aerr := readBody(req)
-	if aerr != nil {
-		return nil, aerr
-	}
+func bodyArgs(rt route, req *http.Request, body []byte, path map[string]string) (json.RawMessage, *envelope.Error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}

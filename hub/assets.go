@@ -49,11 +49,14 @@ var contentTypes = map[string]string{
 	".txt":  "text/plain; charset=utf-8",
 }
 
-// asset is one embedded file, read once.
+// asset is one embedded file, read once, and its gzip form when that is
+// smaller (a text type), with an ETag of its own.
 type asset struct {
 	body        []byte
 	etag        string
 	contentType string
+	gz          []byte
+	gzETag      string
 }
 
 // assetTable maps a URL path ("/index.html", "/vendor/cytoscape/cytoscape.min.js")
@@ -82,7 +85,13 @@ func assetTable() map[string]*asset {
 		default:
 			ct = "application/octet-stream"
 		}
-		table["/"+p] = &asset{body: body, etag: `"` + hex.EncodeToString(sum[:16]) + `"`, contentType: ct}
+		a := &asset{body: body, etag: `"` + hex.EncodeToString(sum[:16]) + `"`, contentType: ct}
+		if compressible(ct) {
+			if a.gz = gzipBytes(body); a.gz != nil {
+				a.gzETag = `"` + hex.EncodeToString(sum[:16]) + `-gz"`
+			}
+		}
+		table["/"+p] = a
 		return nil
 	})
 	if err != nil {
@@ -91,10 +100,17 @@ func assetTable() map[string]*asset {
 	return table
 }
 
+// compressible reports whether files of Content-Type ct are worth gzip.
+func compressible(ct string) bool {
+	return strings.HasPrefix(ct, "text/") || strings.HasPrefix(ct, "application/json") || strings.HasPrefix(ct, "image/svg+xml")
+}
+
 // Assets returns the handler of the page, meant to be mounted at "/": GET
 // or HEAD of "/" answers index.html, of "/<file>" the embedded file with its
 // Content-Type, an ETag, the Content-Security-Policy and a Cache-Control
-// (no-cache for index.html, AssetMaxAge for the rest). A path naming no
+// (no-cache for index.html, AssetMaxAge for the rest). A text file goes
+// gzip-compressed to a client that accepts it (Content-Encoding gzip,
+// its own ETag); every text file says Vary: Accept-Encoding. A path naming no
 // file — a directory included — is 404; any other method is 405 with
 // "Allow: GET, HEAD".
 func Assets() http.Handler {
@@ -120,13 +136,21 @@ func Assets() http.Handler {
 			return
 		}
 		h.Set("Content-Type", a.contentType)
-		h.Set("ETag", a.etag)
+		body, etag := a.body, a.etag
+		if a.gz != nil {
+			h.Add("Vary", "Accept-Encoding")
+			if acceptsGzip(r) {
+				body, etag = a.gz, a.gzETag
+				h.Set("Content-Encoding", "gzip")
+			}
+		}
+		h.Set("ETag", etag)
 		if p == "/index.html" {
 			h.Set("Cache-Control", "no-cache")
 		} else {
 			h.Set("Cache-Control", maxAge)
 		}
 		// ServeContent answers If-None-Match (304), Range and HEAD.
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(a.body))
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 	})
 }

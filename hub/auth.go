@@ -2,22 +2,21 @@ package hub
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"io"
+	"mime"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cos-dev/cos/envelope"
 )
 
 // CookieName is the cookie POST /api/login sets: HttpOnly, SameSite=Strict,
-// Path=/, Secure over TLS. Its value is derived from the token (an HMAC),
-// never the token itself.
+// Path=/, Secure over TLS, Max-Age the session's idle timeout. Its value is
+// a random session id the server holds in memory, never the token.
 const CookieName = "cos_hub"
 
 // maxLoginBytes bounds the body of POST /api/login.
@@ -41,7 +40,7 @@ func (h *Hub) guard(next http.Handler) http.Handler {
 			h.fail(w, http.StatusForbidden, e)
 			return
 		}
-		if e := h.checkToken(r); e != nil {
+		if e := h.checkToken(w, r); e != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cos"`)
 			h.fail(w, http.StatusUnauthorized, e)
 			return
@@ -92,45 +91,74 @@ func (h *Hub) localHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// checkToken applies the token rule of guard.
-func (h *Hub) checkToken(r *http.Request) *envelope.Error {
-	if !h.token.Set() || h.authenticated(r) {
+// checkToken applies the token rule of guard. A login session used after
+// a minute or more gets its cookie again, so its Max-Age counts from now.
+func (h *Hub) checkToken(w http.ResponseWriter, r *http.Request) *envelope.Error {
+	if !h.token.Set() {
+		return nil
+	}
+	ok, since := h.authenticated(r)
+	if ok {
+		if since >= time.Minute {
+			h.setCookie(w, r, sessionID(r))
+		}
 		return nil
 	}
 	msg := "this server requires a token: send the header Authorization: Bearer <token>, or log in with POST /api/login"
 	if vals := r.Header.Values("Authorization"); len(vals) > 0 {
 		msg, _ = h.token.CheckBearer(vals)
 	} else if _, err := r.Cookie(CookieName); err == nil {
-		msg = "the login cookie is not valid for this server (its token changed): log in again with POST /api/login"
+		msg = "the login session has ended (idle too long, logged out, or the server restarted): log in again with POST /api/login"
 	}
 	return envelope.Errorf(envelope.CodeUnauthorized, "%s", msg)
 }
 
-// authenticated reports whether r carries the right bearer token or login
-// cookie. It is true when no token is configured.
-func (h *Hub) authenticated(r *http.Request) bool {
+// authenticated reports whether r carries the right bearer token or the
+// cookie of an open login session (since: how long that session had not
+// been used). It is true when no token is configured.
+func (h *Hub) authenticated(r *http.Request) (ok bool, since time.Duration) {
 	if !h.token.Set() {
-		return true
+		return true, 0
 	}
 	if vals := r.Header.Values("Authorization"); len(vals) > 0 {
 		_, ok := h.token.CheckBearer(vals)
-		return ok
+		return ok, 0
 	}
-	c, err := r.Cookie(CookieName)
-	if err != nil {
-		return false
+	id := sessionID(r)
+	if id == "" {
+		return false, 0
 	}
-	want := h.cookieValue()
-	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(want)) == 1
+	since, ok = h.sessions.use(id)
+	return ok, since
 }
 
-// cookieValue is the login cookie's value: an HMAC-SHA256 keyed with the
-// configured token, so it changes when the token does and does not reveal it.
-func (h *Hub) cookieValue() string { return h.cookie }
+// sessionID is the login cookie's value ("" without one).
+func sessionID(r *http.Request) string {
+	c, err := r.Cookie(CookieName)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
 
-// login serves POST /api/login {"token": "…"}: the right token sets the
-// login cookie (200, {"authenticated": true}); a wrong one is 401
-// E_UNAUTHORIZED; a body that is not that JSON object is 400 E_ARGUMENT.
+// setCookie sets the login cookie to session id, for the session's idle
+// timeout (id "": deletes it).
+func (h *Hub) setCookie(w http.ResponseWriter, r *http.Request, id string) {
+	maxAge := int(h.sessions.idle / time.Second)
+	if id == "" {
+		maxAge = -1
+	}
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: "/", MaxAge: maxAge, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+}
+
+// login serves POST /api/login {"token": "…"}: the right token opens a
+// session and sets its cookie (200, {"authenticated": true}); a wrong one
+// is 401 E_UNAUTHORIZED; a body that is not that JSON object is 400
+// E_ARGUMENT, one not sent as application/json 415. After
+// loginFreeFailures wrong tokens from one address, it must wait (1 s,
+// doubled with each further failure, at most 5 min) and a login before
+// then is 429 E_UNAUTHORIZED with Retry-After, whatever its token.
 // Without a configured token it sets nothing and answers authenticated.
 func (h *Hub) login(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
@@ -142,6 +170,15 @@ func (h *Hub) login(w http.ResponseWriter, r *http.Request) {
 	}
 	if e := h.checkOrigin(r); e != nil {
 		h.fail(w, http.StatusForbidden, e)
+		return
+	}
+	if e := jsonContentType(r); e != nil {
+		h.fail(w, http.StatusUnsupportedMediaType, e)
+		return
+	}
+	addr := clientAddr(r.RemoteAddr)
+	if d := h.throttle.wait(addr); d > 0 {
+		h.tooMany(w, d)
 		return
 	}
 	var body struct {
@@ -166,13 +203,62 @@ func (h *Hub) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !h.token.Equal(*body.Token) {
-		h.logger.Warn("hub: login with a wrong token refused", "remote", r.RemoteAddr)
-		h.fail(w, http.StatusUnauthorized, envelope.Errorf(envelope.CodeUnauthorized, "the token is wrong"))
+		d := h.throttle.fail(addr)
+		h.logger.Warn("hub: login with a wrong token refused", "remote", r.RemoteAddr, "wait", d)
+		e := envelope.Errorf(envelope.CodeUnauthorized, "the token is wrong")
+		if d > 0 {
+			e = envelope.Errorf(envelope.CodeUnauthorized, "the token is wrong; after %d wrong tokens, the next login from this address waits %s",
+				loginFreeFailures, d).WithDetails(map[string]any{"retry_after_s": retrySeconds(d)})
+		}
+		h.fail(w, http.StatusUnauthorized, e)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: h.cookieValue(), Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	h.throttle.ok(addr)
+	if old := sessionID(r); old != "" {
+		h.sessions.close(old)
+	}
+	h.setCookie(w, r, h.sessions.open())
 	h.ok(w, map[string]any{"auth_required": true, "authenticated": true})
+}
+
+// tooMany answers a login tried before its wait is over: 429 with
+// Retry-After.
+func (h *Hub) tooMany(w http.ResponseWriter, d time.Duration) {
+	s := retrySeconds(d)
+	w.Header().Set("Retry-After", strconv.Itoa(s))
+	h.fail(w, http.StatusTooManyRequests, envelope.Errorf(envelope.CodeUnauthorized,
+		"too many wrong tokens from this address: try again in %d s", s).
+		WithDetails(map[string]any{"retry_after_s": s}))
+}
+
+// retrySeconds is d in whole seconds, rounded up, at least 1.
+func retrySeconds(d time.Duration) int {
+	return max(1, int((d+time.Second-1)/time.Second))
+}
+
+// logout serves POST /api/logout: it ends the request's login session
+// and deletes its cookie, 200 {"auth_required", "authenticated": false}.
+// It needs no token (ending a session that already ended is no error)
+// and passes the Origin check like any write.
+func (h *Hub) logout(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.fail(w, http.StatusMethodNotAllowed, envelope.Errorf(envelope.CodeArgument,
+			"/api/logout takes POST, not %s", clip(r.Method, 20)).
+			WithDetails(map[string]any{"method": clip(r.Method, 20), "allow": []string{http.MethodPost}}))
+		return
+	}
+	if e := h.checkOrigin(r); e != nil {
+		h.fail(w, http.StatusForbidden, e)
+		return
+	}
+	if id := sessionID(r); id != "" {
+		h.sessions.close(id)
+	}
+	if h.token.Set() {
+		h.setCookie(w, r, "")
+	}
+	h.ok(w, map[string]any{"auth_required": h.token.Set(), "authenticated": false})
 }
 
 // session serves GET /api/session: {"auth_required", "authenticated"},
@@ -189,7 +275,8 @@ func (h *Hub) session(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusForbidden, e)
 		return
 	}
-	h.ok(w, map[string]any{"auth_required": h.token.Set(), "authenticated": h.authenticated(r)})
+	ok, _ := h.authenticated(r)
+	h.ok(w, map[string]any{"auth_required": h.token.Set(), "authenticated": ok})
 }
 
 // ok writes a success envelope of data.
@@ -225,12 +312,18 @@ func hostOfOrigin(origin string) string {
 	return strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(rest, "["), "]"))
 }
 
-// sessionSecretOf derives the login cookie's value from the token.
-func sessionSecretOf(token string) string {
-	if token == "" {
-		return ""
+// jsonContentType refuses a request whose Content-Type is not
+// application/json (parameters such as charset aside), a missing one
+// included: E_ARGUMENT, answered 415.
+func jsonContentType(r *http.Request) *envelope.Error {
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && mt == "application/json" {
+		return nil
 	}
-	m := hmac.New(sha256.New, []byte(token))
-	m.Write([]byte("cos hub login cookie v1"))
-	return hex.EncodeToString(m.Sum(nil))
+	got := "none"
+	if ct != "" {
+		got = strconv.Quote(clip(ct, 80))
+	}
+	return envelope.Errorf(envelope.CodeArgument, "send the body as JSON with the header Content-Type: application/json; got Content-Type %s", got).
+		WithDetails(map[string]any{"field": "Content-Type", "got": clip(ct, 80), "expected": "application/json"})
 }

@@ -89,6 +89,12 @@ func TestAuth_Matrix(t *testing.T) {
 		{"token: login unknown key", tok, "POST", "/api/login", `{"token":"x","user":"me"}`, nil, 400, "E_ARGUMENT"},
 		{"token: login token not a string", tok, "POST", "/api/login", `{"token":1}`, nil, 400, "E_ARGUMENT"},
 		{"token: login with GET", tok, "GET", "/api/login", "", nil, 405, "E_ARGUMENT"},
+		{"token: login without Content-Type", tok, "POST", "/api/login", `{"token":"` + testToken + `"}`, map[string]string{"Content-Type": ""}, 415, "E_ARGUMENT"},
+		{"token: login as a form", tok, "POST", "/api/login", `{"token":"` + testToken + `"}`, map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, "E_ARGUMENT"},
+		{"open: write without Content-Type", open, "POST", "/api/tasks", `{"title":"no type"}`, map[string]string{"Content-Type": ""}, 415, "E_ARGUMENT"},
+		{"open: write as text/plain", open, "POST", "/api/tasks", `{"title":"plain"}`, map[string]string{"Content-Type": "text/plain"}, 415, "E_ARGUMENT"},
+		{"open: write with charset", open, "POST", "/api/tasks", `{"title":"charset"}`, map[string]string{"Content-Type": "application/json; charset=utf-8"}, 201, ""},
+		{"token: logout with GET", tok, "GET", "/api/logout", "", nil, 405, "E_ARGUMENT"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -177,6 +183,9 @@ func TestAuth_Origin(t *testing.T) {
 			req, err := http.NewRequest(c.method, c.f.srv.URL+c.path, strings.NewReader(body))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if body != "" {
+				req.Header.Set("Content-Type", "application/json")
 			}
 			for k, v := range c.header {
 				if k == "Host" {

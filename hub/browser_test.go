@@ -55,6 +55,8 @@ func TestBrowser(t *testing.T) {
 	t.Run("TaskPanelNew", func(t *testing.T) { browserTaskNew(t, f, browser) })
 	t.Run("TaskPanelRelease", func(t *testing.T) { browserTaskRelease(t, f, browser) })
 	t.Run("TaskPanelLiveAndPaged", func(t *testing.T) { browserTaskLiveAndPaged(t, f, browser) })
+	t.Run("LogoutEndsTheSession", func(t *testing.T) { browserLogout(t, f, browser) })
+	t.Run("BidiTitleRefusedAndMarked", func(t *testing.T) { browserBidiTitle(t, f, browser) })
 }
 
 // inColumnJS is true when task id's card sits in the column of status.

@@ -42,8 +42,14 @@ type Options struct {
 	// Heartbeat is how often an event stream gets a comment line when
 	// nothing else was sent. 0 means DefaultHeartbeat.
 	Heartbeat time.Duration
+	// SessionIdle is how long a login session may go unused before it
+	// ends (its cookie's Max-Age). 0 means DefaultSessionIdle.
+	SessionIdle time.Duration
 	// Logger receives diagnostics (nil: discarded).
 	Logger *slog.Logger
+	// now is the clock of sessions and the login throttle (nil:
+	// time.Now); tests set it.
+	now func() time.Time
 }
 
 // Validate checks the options; the error names the first bad one.
@@ -54,6 +60,9 @@ func (o Options) Validate() error {
 	if o.Heartbeat < 0 {
 		return fmt.Errorf("heartbeat %v is negative", o.Heartbeat)
 	}
+	if o.SessionIdle < 0 {
+		return fmt.Errorf("session idle timeout %v is negative", o.SessionIdle)
+	}
 	if _, err := httpauth.NewOrigins(o.AllowedOrigins); err != nil {
 		return fmt.Errorf("allowed origin %w", err)
 	}
@@ -61,16 +70,18 @@ func (o Options) Validate() error {
 }
 
 // Hub serves the page, the tool routes under /api/ and its own routes:
-// /api/events (server-sent events), /api/login and /api/session. Make one
+// /api/events (server-sent events), /api/login, /api/logout and
+// /api/session. Make one
 // with New; Close ends its event streams.
 type Hub struct {
 	r      *tools.Runner
 	st     *state.State
 	logger *slog.Logger
 	token  httpauth.Token
-	// cookie is the login cookie's value ("" without a token).
-	cookie  string
-	origins httpauth.Origins
+	// sessions are the open login sessions; throttle slows wrong logins.
+	sessions *sessions
+	throttle *throttle
+	origins  httpauth.Origins
 	// hosts are the host names (lower case, no port) of the allowed
 	// origins: a Host header naming one is accepted without a token.
 	hosts     map[string]bool
@@ -99,7 +110,7 @@ func New(r *tools.Runner, st *state.State, o Options) (*Hub, error) {
 		return nil, err
 	}
 	origins, _ := httpauth.NewOrigins(o.AllowedOrigins)
-	h := &Hub{r: r, st: st, logger: o.Logger, token: httpauth.NewToken(o.Token), cookie: sessionSecretOf(o.Token), origins: origins,
+	h := &Hub{r: r, st: st, logger: o.Logger, token: httpauth.NewToken(o.Token), origins: origins,
 		hosts: map[string]bool{}, maxStream: o.MaxEventStreams, heartbeat: o.Heartbeat}
 	if h.logger == nil {
 		h.logger = slog.New(slog.DiscardHandler)
@@ -110,6 +121,15 @@ func New(r *tools.Runner, st *state.State, o Options) (*Hub, error) {
 	if h.heartbeat == 0 {
 		h.heartbeat = DefaultHeartbeat
 	}
+	idle := o.SessionIdle
+	if idle == 0 {
+		idle = DefaultSessionIdle
+	}
+	now := o.now
+	if now == nil {
+		now = time.Now
+	}
+	h.sessions, h.throttle = newSessions(idle, now), newThrottle(now)
 	for _, s := range origins.List() {
 		h.hosts[hostOfOrigin(s)] = true
 	}
@@ -117,13 +137,14 @@ func New(r *tools.Runner, st *state.State, o Options) (*Hub, error) {
 
 	api := http.NewServeMux()
 	api.HandleFunc("/api/events", h.events)
-	api.Handle("/api/", NewAPI(r, APIOptions{Logger: h.logger}))
+	api.Handle("/api/", NewAPI(r, APIOptions{Logger: h.logger, Auth: h.token.Set()}))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/login", h.login)
 	mux.HandleFunc("/api/session", h.session)
+	mux.HandleFunc("/api/logout", h.logout)
 	mux.Handle("/api/", h.guard(api))
 	mux.Handle("/", Assets())
-	h.handler = mux
+	h.handler = compressAPI(mux)
 	return h, nil
 }
 

@@ -88,6 +88,9 @@ func (f *liveHub) do(tb testing.TB, method, path, body string, header map[string
 	if err != nil {
 		tb.Fatal(err)
 	}
+	if _, set := header["Content-Type"]; body != "" && !set {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}

@@ -35,9 +35,16 @@ type specCheck struct {
 
 // loadSpec fetches /api/openapi.json from base and validates it as an
 // OpenAPI 3.1 document.
-func loadSpec(tb testing.TB, c *http.Client, base string) *specCheck {
+func loadSpec(tb testing.TB, c *http.Client, base string, header ...string) *specCheck {
 	tb.Helper()
-	resp, err := c.Get(base + OpenAPIPath)
+	req, err := http.NewRequest(http.MethodGet, base+OpenAPIPath, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -60,6 +67,12 @@ func loadSpec(tb testing.TB, c *http.Client, base string) *specCheck {
 	if err := doc.Validate(context.Background(), openapi3.IsOpenAPI31OrLater()); err != nil {
 		tb.Fatalf("the OpenAPI document is invalid: %v", err)
 	}
+	// The document's one server is "/", relative to where it is served:
+	// the router matches absolute URLs, so it gets that one.
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != "/" {
+		tb.Fatalf("servers %v, want the one relative server /", doc.Servers)
+	}
+	doc.Servers = openapi3.Servers{{URL: base}}
 	router, err := legacy.NewRouter(doc, openapi3.IsOpenAPI31OrLater())
 	if err != nil {
 		tb.Fatal(err)
@@ -77,6 +90,11 @@ func (s *specCheck) check(tb testing.TB, req *http.Request, status int, header h
 	r := req.Clone(context.Background())
 	r.URL = u
 	route, params, err := s.router.FindRoute(r)
+	if status == http.StatusMethodNotAllowed && err == nil {
+		// 405 is no operation's answer: the path takes other methods
+		// (the router matches GET /api/tasks to GET /api/tasks/{id}).
+		err = &routers.RouteError{Reason: "method not allowed"}
+	}
 	if err != nil {
 		// No route: the answer must be 404 or 405 with an error envelope.
 		var re *routers.RouteError
@@ -175,8 +193,20 @@ func TestOpenAPI_DocumentDescribesEveryRoute(t *testing.T) {
 			t.Errorf("%s %s: no operation", rt.method, rt.pattern)
 			continue
 		}
-		for _, s := range []int{400, 403, 404, 409, 412, 500, 503} {
-			if op.Responses.Status(s) == nil {
+		want := map[int]bool{400: true, 403: true, 500: true, 503: true, 504: true}
+		if rt.body {
+			want[409], want[413], want[415] = true, true, true
+		}
+		if rt.ifMatch {
+			want[412] = true
+		}
+		if len(rt.pathArgs) > 0 {
+			want[404] = true
+		}
+		for _, s := range []int{400, 401, 403, 404, 405, 409, 412, 413, 415, 429, 500, 503, 504} {
+			if got := op.Responses.Status(s) != nil; got != want[s] && !(s == 404 || s == 409) {
+				t.Errorf("%s %s: %d response declared %v, want %v", rt.method, rt.pattern, s, got, want[s])
+			} else if want[s] && !got {
 				t.Errorf("%s %s: no %d response", rt.method, rt.pattern, s)
 			}
 		}
@@ -218,6 +248,41 @@ func TestOpenAPI_DocumentDescribesEveryRoute(t *testing.T) {
 	}
 	if doc.Paths.Find("/api/tasks").Post.Responses.Status(201) == nil {
 		t.Error("POST /api/tasks: no 201")
+	}
+	for _, c := range []struct {
+		method, path string
+		status       int
+		declared     bool
+	}{
+		{"GET", "/api/board", 404, false}, {"GET", "/api/board", 409, true}, {"GET", "/api/health", 404, false},
+		{"GET", "/api/health", 409, false}, {"GET", "/api/graph/context", 404, true}, {"GET", "/api/history", 404, true},
+		{"POST", "/api/tasks/{id}/claim", 409, true}, {"POST", "/api/tasks/{id}/claim", 412, false},
+	} {
+		if got := doc.Paths.Find(c.path).GetOperation(c.method).Responses.Status(c.status) != nil; got != c.declared {
+			t.Errorf("%s %s: %d declared %v, want %v", c.method, c.path, c.status, got, c.declared)
+		}
+	}
+	// The answers' Go types are shared components: the task of GET
+	// /api/tasks/{id} refers to the tasks.Task schema, typed field by field.
+	task, ok := doc.Components.Schemas["tasks.Task"]
+	if !ok || task.Value.Properties["task_id"] == nil || task.Value.Properties["revision"] == nil {
+		t.Fatalf("components.schemas[tasks.Task] = %+v; want the reflected task schema", task)
+	}
+	get := doc.Paths.Find("/api/tasks/{id}").Get.Responses.Status(200).Value.Content.Get("application/json").Schema.Value
+	if ref := get.Properties["data"].Value.Properties["task"].Ref; ref != "#/components/schemas/tasks.Task" {
+		t.Errorf("GET /api/tasks/{id} data.task refers to %q, want #/components/schemas/tasks.Task", ref)
+	}
+	for _, name := range []string{"query.NodeView", "query.EdgeView", "evidence.Bundle"} {
+		if s, ok := doc.Components.Schemas[name]; !ok || len(s.Value.Properties) == 0 {
+			t.Errorf("components.schemas[%s] missing or untyped", name)
+		}
+	}
+	// Without a token: both schemes declared, none required.
+	if doc.Components.SecuritySchemes["bearer"] == nil || doc.Components.SecuritySchemes["cookie"] == nil {
+		t.Errorf("security schemes %v; want bearer and cookie", doc.Components.SecuritySchemes)
+	}
+	if len(doc.Security) != 3 || len(doc.Security[0]) != 0 || doc.Security[1]["bearer"] == nil || doc.Security[2]["cookie"] == nil {
+		t.Errorf("security without a token %v; want [{}, bearer, cookie]: none needed", doc.Security)
 	}
 }
 
@@ -266,8 +331,8 @@ func TestOpenAPI_ServedCached(t *testing.T) {
 		OpenAPI string         `json:"openapi"`
 		Paths   map[string]any `json:"paths"`
 	}
-	if err := json.Unmarshal(a.raw, &doc); err != nil || doc.OpenAPI != "3.1.0" || len(doc.Paths) != len(patterns())+1+len(hubOwnPaths()) {
-		t.Fatalf("openapi %q, %d paths (want %d): %v", doc.OpenAPI, len(doc.Paths), len(patterns())+1+len(hubOwnPaths()), err)
+	if err := json.Unmarshal(a.raw, &doc); err != nil || doc.OpenAPI != "3.1.0" || len(doc.Paths) != len(patterns())+1+len(hubOwnPaths(false)) {
+		t.Fatalf("openapi %q, %d paths (want %d): %v", doc.OpenAPI, len(doc.Paths), len(patterns())+1+len(hubOwnPaths(false)), err)
 	}
 	t.Logf("openapi.json: %d bytes, %s paths", len(a.raw), strconv.Itoa(len(doc.Paths)))
 }
@@ -329,11 +394,32 @@ func TestOpenAPI_HubOwnRoutesValidate(t *testing.T) {
 	full := *e
 	full.srv = srv
 	full.http = srv.Client()
-	full.do(http.MethodGet, "/api/session", "").want(t, http.StatusOK, "")
-	full.do(http.MethodPost, "/api/login", `{"token": "wrong"}`, "Origin", srv.URL).want(t, http.StatusUnauthorized, "E_UNAUTHORIZED")
-	full.do(http.MethodPost, "/api/login", `{"token": "s3cret-token-for-tests"}`, "Origin", srv.URL).want(t, http.StatusOK, "")
-	full.do(http.MethodGet, "/api/board", "").want(t, http.StatusUnauthorized, "E_UNAUTHORIZED")
 	auth := []string{"Authorization", "Bearer s3cret-token-for-tests"}
+	full.spec = loadSpec(t, srv.Client(), srv.URL, auth...)
+	doc := full.spec.doc
+	if len(doc.Security) != 2 || doc.Security[0]["bearer"] == nil || doc.Security[1]["cookie"] == nil {
+		t.Errorf("security with a token %v; want bearer or cookie", doc.Security)
+	}
+	for _, p := range []string{"/api/login", "/api/logout"} {
+		if op := doc.Paths.Find(p).Post; op.Security == nil || len(*op.Security) != 1 || len((*op.Security)[0]) != 0 {
+			t.Errorf("%s security %v; want [{}] (no token needed)", p, op.Security)
+		}
+	}
+	if doc.Paths.Find("/api/board").Get.Responses.Status(401) == nil || doc.Paths.Find("/api/login").Post.Responses.Status(429) == nil {
+		t.Error("with a token: /api/board declares no 401 or /api/login no 429")
+	}
+	full.do(http.MethodGet, "/api/session", "").want(t, http.StatusOK, "")
+	full.do(http.MethodPost, "/api/login", `{"token": "s3cret-token-for-tests"}`, "Origin", srv.URL, "Content-Type", "text/plain").
+		want(t, http.StatusUnsupportedMediaType, "E_ARGUMENT")
+	for range 5 {
+		full.do(http.MethodPost, "/api/login", `{"token": "wrong"}`, "Origin", srv.URL).want(t, http.StatusUnauthorized, "E_UNAUTHORIZED")
+	}
+	full.do(http.MethodPost, "/api/login", `{"token": "wrong"}`, "Origin", srv.URL).want(t, http.StatusTooManyRequests, "E_UNAUTHORIZED")
+	h.throttle.ok("127.0.0.1")
+	full.do(http.MethodPost, "/api/login", `{"token": "s3cret-token-for-tests"}`, "Origin", srv.URL).want(t, http.StatusOK, "")
+	full.do(http.MethodPost, "/api/logout", "", "Origin", srv.URL).want(t, http.StatusOK, "")
+	full.do(http.MethodPost, "/api/logout", "", "Origin", "https://evil.example").want(t, http.StatusForbidden, "E_ORIGIN")
+	full.do(http.MethodGet, "/api/board", "").want(t, http.StatusUnauthorized, "E_UNAUTHORIZED")
 	full.do(http.MethodGet, "/api/board", "", auth...).want(t, http.StatusOK, "")
 	full.do(http.MethodGet, "/api/events?since=abc", "", auth...).want(t, http.StatusBadRequest, "")
 	full.do(http.MethodPost, "/api/tasks", `{"title": "x"}`, append(auth, "Origin", "https://evil.example")...).want(t, http.StatusForbidden, "")

@@ -66,6 +66,36 @@ func FieldSchema(v string) map[string]any {
 	return c
 }
 
+// FieldSchemaRefs is FieldSchema with each registered Go type v names
+// written as ref(name) — a reference into a document's shared schemas —
+// instead of its schema (NamedSchema gives that); a nullable one as
+// anyOf the reference and null.
+func FieldSchemaRefs(v string, ref func(name string) map[string]any) map[string]any {
+	nullable := strings.HasSuffix(v, "?")
+	v = strings.TrimSuffix(v, "?")
+	var s map[string]any
+	if elem, ok := strings.CutPrefix(v, "[]"); ok {
+		s = map[string]any{"type": "array", "items": FieldSchemaRefs(elem, ref)}
+	} else if _, ok := namedSchema(v); ok {
+		s = ref(v)
+		if nullable {
+			return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
+		}
+		return s
+	} else {
+		s = map[string]any{"type": v}
+	}
+	if nullable {
+		s["type"] = []string{s["type"].(string), "null"}
+	}
+	return s
+}
+
+// NamedSchema returns the JSON Schema of the Go type registered as name
+// (a Fields type such as "tasks.Task"), and whether there is one. The
+// schema is shared: read it, do not change it.
+func NamedSchema(name string) (map[string]any, bool) { return namedSchema(name) }
+
 // fieldsOf derives Fields from a Go answer type (a struct, or a pointer
 // to one): each exported field under its json name, typed by its Go kind;
 // embedded structs are flattened, `json:"-"` fields left out, and a slice,

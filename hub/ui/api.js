@@ -28,9 +28,10 @@ export function onMeta(fn) {
 export async function api(path, opts = {}) {
   const url = apiURL(path, opts.query);
   const init = { method: opts.method || 'GET', headers: { Accept: 'application/json', ...(opts.headers || {}) }, credentials: 'same-origin' };
-  if (opts.body !== undefined) {
+  if (opts.body !== undefined || (init.method !== 'GET' && init.method !== 'HEAD')) {
+    // Every write is JSON: the server refuses one without this type (415).
     init.headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(opts.body);
+    init.body = JSON.stringify(opts.body === undefined ? {} : opts.body);
   }
   for (let attempt = 0; ; attempt++) {
     let res;
@@ -153,4 +154,23 @@ export function fmtTime(t) {
   if (!t) return '';
   const d = new Date(t);
   return isNaN(d) ? String(t) : d.toLocaleString();
+}
+
+// --- shown text: bidi and control characters made visible ---------------
+// A title from the log may hold characters that reorder or hide text
+// (U+202E turns "exe.txt" into "txt.exe"; a C0/C1 control shows nothing).
+// The server refuses them in new titles; visible() shows any an older
+// event holds as a marker, "⟨U+202E⟩", and elements of class
+// "shown-text" isolate their text (unicode-bidi: isolate, style.css).
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function visible(s) {
+  return String(s ?? '').replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}
+
+// logout ends the login session (POST /api/logout) and reloads the page,
+// which closes the live stream and asks for the token again.
+export async function logout() {
+  await fetch(apiURL('logout'), { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: '{}' }).catch(() => null);
+  location.reload();
 }

@@ -5,7 +5,7 @@
 // ?at=<seq or time> (time travel, timetravel.js). body[data-ready="1"] is set once a
 // view has rendered; body[data-live="1"] while the event stream is open.
 
-import { api, askToken, showError } from './api.js';
+import { api, askToken, logout, showError } from './api.js';
 import { initTimeTravel, onChange as onAtChange, fromHash } from './timetravel.js';
 import { startLive, logHead } from './live.js';
 import { initBoard, showBoard } from './board.js';
@@ -84,6 +84,7 @@ async function main() {
   // Ask for the token before the first read rather than after its 401.
   try {
     const { data } = await api('session');
+    initLogout(data.auth_required);
     if (data.auth_required && !data.authenticated) await askToken();
   } catch (err) {
     showError(err);
@@ -96,6 +97,14 @@ async function main() {
     /* the stream starts at the server's head */
   }
   startLive(Math.max(0, head - BACKLOG));
+}
+
+// initLogout shows the header's Log out button when the server asks for
+// a token.
+function initLogout(authRequired) {
+  const btn = document.getElementById('logout');
+  btn.hidden = !authRequired;
+  btn.addEventListener('click', () => logout());
 }
 
 main();

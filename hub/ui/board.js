@@ -8,7 +8,7 @@
 // stale one opens #conflict with the current values. Live task events
 // refetch only the task they name and move its card, loaded or not.
 
-import { api, ApiError, el, showError, requestID } from './api.js';
+import { api, ApiError, el, showError, requestID, visible } from './api.js';
 import * as tt from './timetravel.js';
 import { subscribe } from './live.js';
 
@@ -370,7 +370,7 @@ function cardNode(row) {
     el('header', {},
       el('span', { class: 'id' }, row.task_id),
       el('span', { class: `prio prio-${row.priority}` }, row.priority || '')),
-    el('p', { class: 'title' }, row.title || ''),
+    el('p', { class: 'title shown-text' }, visible(row.title)),
     coordNode(row),
     el('p', { class: row.assignee ? 'holder held' : 'holder' }, holder),
     depsNode(row),

@@ -5,7 +5,7 @@
 // time travel on, the feed shows the events up to `at` (cos_history) and
 // holds the live ones back until the page is back at now.
 
-import { api, el, fmtTime } from './api.js';
+import { api, el, fmtTime, visible } from './api.js';
 import { subscribe } from './live.js';
 import * as tt from './timetravel.js';
 
@@ -95,7 +95,7 @@ function row(ev) {
     el('span', { class: 'type' }, ev.type || ''), ' ',
     target(ev),
     actorText(ev) ? el('span', { class: 'actor muted' }, ` by ${actorText(ev)}`) : null,
-    summary(ev) ? el('span', { class: 'summary' }, ` — ${summary(ev)}`) : null, ' ',
+    summary(ev) ? el('span', { class: 'summary' }, ' — ', el('span', { class: 'shown-text' }, visible(summary(ev)))) : null, ' ',
     el('a', { class: 'asof', href: `#/feed?at=${ev.seq}`, title: `Show every view as it was at seq ${ev.seq}` }, 'view as of'));
 }
 

@@ -11,7 +11,7 @@
 // with a "view as of" link that sets the page's time travel.
 // #new-task creates a task (POST /api/tasks) and opens its page.
 
-import { api, ApiError, el, showError, requestID, fmtTime } from './api.js';
+import { api, ApiError, el, showError, requestID, fmtTime, visible } from './api.js';
 import * as tt from './timetravel.js';
 import { subscribe } from './live.js';
 
@@ -201,7 +201,7 @@ function render() {
   const ro = tt.readOnly();
   $('task-panel').dataset.taskId = task.task_id;
   $('task-panel').dataset.revision = String(task.revision);
-  $('task-panel-title').textContent = `${task.task_id}: ${task.title}`;
+  $('task-panel-title').textContent = `${task.task_id}: ${visible(task.title)}`;
   $('task-panel-meta').textContent = `revision ${task.revision} · created ${fmtTime(task.created_at)} · updated ${fmtTime(task.updated_at)}` +
     (ro ? ` · as of ${tt.at()}, read-only` : '');
   $('task-form').hidden = false;
@@ -252,7 +252,7 @@ function renderCoord() {
     parts.push(el('p', {}, `Overlaps ${c.overlap_count || overlaps.length} active task${overlaps.length === 1 ? '' : 's'}:`));
     parts.push(el('ul', { id: 'task-overlaps', class: 'task-list' }, ...overlaps.map((o) =>
       el('li', { 'data-overlap': o.task_id },
-        el('a', { href: `#/board?task=${encodeURIComponent(o.task_id)}` }, o.task_id), ` ${o.title || ''} — ${label(o.status || '')}`,
+        el('a', { href: `#/board?task=${encodeURIComponent(o.task_id)}` }, o.task_id), ` ${visible(o.title || '')} — ${label(o.status || '')}`,
         o.holder ? `, held by ${o.holder}` : '', ` (${o.closeness}, ${o.shared_count} shared)`))));
   } else {
     parts.push(el('p', { class: 'muted' }, 'No overlaps with other active tasks.'));

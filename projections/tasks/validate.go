@@ -293,7 +293,39 @@ func parseTitle(v json.RawMessage, example string) (string, *FieldError) {
 	if n := len([]rune(s)); n > MaxTitleLen {
 		return "", &FieldError{Field: "title", Got: clip(v), Legal: titleLegal(), Hint: fmt.Sprintf("%d characters is too long; put the rest in \"description\"", n), Example: example}
 	}
+	if i, r, bad := HiddenRune(s); bad {
+		return "", &FieldError{Field: "title", Got: clip(v), Legal: titleLegal() + ", without control or bidi characters",
+			Hint: fmt.Sprintf("character %d is U+%04X, which can make a title read as another; remove it", i+1, r), Example: example}
+	}
 	return s, nil
+}
+
+// HiddenRune returns the first rune of s (its index in runes) that can
+// make one title read as another: a C0 or C1 control character (tab and
+// newline included) or a bidirectional control (U+200E, U+200F, U+061C,
+// U+202A–U+202E, U+2066–U+2069). bad is false when s has none.
+func HiddenRune(s string) (i int, r rune, bad bool) {
+	for _, c := range s {
+		if IsHiddenRune(c) {
+			return i, c, true
+		}
+		i++
+	}
+	return 0, 0, false
+}
+
+// IsHiddenRune reports whether r is a control or bidi character HiddenRune
+// refuses.
+func IsHiddenRune(r rune) bool {
+	switch {
+	case r < 0x20, r >= 0x7f && r <= 0x9f:
+		return true
+	case r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
 }
 
 // parseStringList accepts a list of strings, or a JSON string holding one

@@ -21,6 +21,11 @@ func TestParseCreate_Invalid(t *testing.T) {
 		{"title missing", `{"priority": "high"}`, "title", "", "non-empty string of at most 200", "required"},
 		{"title blank", `{"title": "   "}`, "title", `"   "`, "non-empty", "blank"},
 		{"title too long", `{"title": "` + long + `"}`, "title", "", "at most 200", "201 characters"},
+		{"title with a bidi override", `{"title": "fix \u202etxt.exe"}`, "title", "", "without control or bidi", "U+202E"},
+		{"title with an isolate", `{"title": "a\u2067b"}`, "title", "", "without control or bidi", "U+2067"},
+		{"title with a newline", `{"title": "a\nb"}`, "title", "", "without control or bidi", "U+000A"},
+		{"title with a C1 control", `{"title": "a\u0085b"}`, "title", "", "without control or bidi", "U+0085"},
+		{"title with a left-to-right mark", `{"title": "a\u200eb"}`, "title", "", "without control or bidi", "U+200E"},
 		{"title a number", `{"title": 5}`, "title", `5`, "string", "must be a string"},
 		{"priority unknown", `{"title": "t", "priority": "urgent"}`, "priority", `"urgent"`, `"low", "medium", "high", "critical"`, `did you mean "critical"`},
 		{"priority uppercase", `{"title": "t", "priority": "HIGH"}`, "priority", `"HIGH"`, `"high"`, `did you mean "high"`},
@@ -97,6 +102,10 @@ func TestParsePatch(t *testing.T) {
 	_, err = ParsePatch(json.RawMessage(`{"title": ""}`))
 	if fe := onlyField(t, err); fe.Field != "patch.title" {
 		t.Errorf("field %q, want patch.title", fe.Field)
+	}
+	_, err = ParsePatch(json.RawMessage(`{"title": "admin\u202e"}`))
+	if fe := onlyField(t, err); fe.Field != "patch.title" || !strings.Contains(fe.Hint, "U+202E") {
+		t.Errorf("got %+v, want patch.title naming U+202E", fe)
 	}
 }
 
