@@ -122,12 +122,31 @@ func a11yViews(claimed, other string) []a11yView {
 			p.click(fmt.Sprintf(`[data-task-id=%q] button[data-action=edit]`, other))
 			p.wait(`document.querySelector('#edit-dialog').open`, "the edit dialog open")
 		}},
+		{"task-panel", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
+			openView(p, f, "#/board?task="+claimed)
+			p.wait(`document.querySelector('#task-panel').open && document.querySelector('#task-history li[data-seq]')`, "the task panel with its history")
+		}},
+		{"task-force-release", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
+			openView(p, f, "#/board?task="+claimed)
+			p.wait(`document.querySelector('#task-panel').open && !document.querySelector('#task-force-release').hidden`, "force release offered")
+			p.click("#task-force-release")
+			p.wait(`document.querySelector('#force-release-dialog').open`, "the force-release confirm")
+		}},
+		{"new-task", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
+			openView(p, f, "#/board")
+			p.click("#board-new")
+			p.wait(`document.querySelector('#new-task').open`, "the new-task form")
+		}},
 		{"board-shortcuts", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
 			openView(p, f, "#/board")
 			p.key("?")
 			p.wait(`document.querySelector('#shortcuts').open`, "the shortcuts dialog open")
 		}},
 		{"graph", "Graph — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) { openView(p, f, "#/graph") }},
+		{"graph-map", "Graph — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
+			openView(p, f, "#/graph")
+			p.wait(`document.querySelector('#graph-map tr[data-group]')`, "the map's table")
+		}},
 		{"graph-candidates", "Graph — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
 			openView(p, f, "#/graph?q=Recorder")
 			p.wait(`document.querySelector('#candidates li[data-uid]')`, "candidates")
