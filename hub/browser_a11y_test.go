@@ -117,11 +117,6 @@ func a11yViews(claimed, other string) []a11yView {
 			openView(p, f, "#/board?task="+other)
 			p.wait(inColumnJS(other, "todo"), other+" on the board")
 		}},
-		{"board-edit-dialog", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
-			openView(p, f, "#/board")
-			p.click(fmt.Sprintf(`[data-task-id=%q] button[data-action=edit]`, other))
-			p.wait(`document.querySelector('#edit-dialog').open`, "the edit dialog open")
-		}},
 		{"task-panel", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
 			openView(p, f, "#/board?task="+claimed)
 			p.wait(`document.querySelector('#task-panel').open && document.querySelector('#task-history li[data-seq]')`, "the task panel with its history")

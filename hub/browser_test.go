@@ -35,7 +35,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("TimeTravelShowsEarlierGraph", func(t *testing.T) { browserTimeTravelGraph(t, f, browser) })
 	t.Run("FeedLive", func(t *testing.T) { browserFeed(t, f, browser) })
 	t.Run("EvidenceAndHealth", func(t *testing.T) { browserEvidenceHealth(t, f, browser) })
-	t.Run("StaleEditShowsConflict", func(t *testing.T) { browserStaleEdit(t, f, browser) })
+	t.Run("CardOpensTaskPage", func(t *testing.T) { browserCardOpen(t, f, browser) })
 	t.Run("Board390x844", func(t *testing.T) { browserMobileBoard(t, f, browser) })
 	t.Run("TokenAskedOnce", func(t *testing.T) { browserToken(t, f, browser) })
 	t.Run("Accessibility", func(t *testing.T) { browserAccessibility(t, f, browser) })
@@ -335,34 +335,23 @@ func browserEvidenceHealth(t *testing.T, f *browserFixture, browser context.Cont
 	p.screenshot("health")
 }
 
-func browserStaleEdit(t *testing.T, f *browserFixture, browser context.Context) {
-	id := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Edited twice"})
+// browserCardOpen: a card's Open button opens the task's page (where
+// every field is edited; TaskPanelStaleEdit covers a stale edit), at now
+// and while time travel is on.
+func browserCardOpen(t *testing.T, f *browserFixture, browser context.Context) {
+	id := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Opened from its card"})
 	p := openTab(t, browser)
-	// The page's PATCH answered 412 is the point of the test.
-	p.allow("status of 412")
 	p.open(f.Hub.URL + "/#/board")
 	p.wait(inColumnJS(id, "todo"), id+" on the board")
-	p.click(fmt.Sprintf(`[data-task-id=%q] button[data-action=edit]`, id))
-	p.wait(`document.querySelector('#edit-dialog') && document.querySelector('#edit-dialog').open`, "the edit dialog open")
-
-	f.call(t, "cos_task_update", map[string]any{"task_id": id, "patch": map[string]any{"title": "Theirs first"}})
-	p.setValue("#edit-title-input", "Mine second")
-	p.click("#edit-save")
-	p.wait(`(() => { const d = document.querySelector('#conflict'); return d && d.open && d.textContent.includes("Theirs first"); })()`,
-		"the conflict dialog showing the current title")
-	p.screenshot("conflict")
-
-	got := f.call(t, "cos_task_get", map[string]any{"task_id": id})
-	if task, _ := got["task"].(map[string]any); task["title"] != "Theirs first" {
-		t.Fatalf("a stale edit changed the task: title %v, want the other process's", task["title"])
+	p.click(fmt.Sprintf(`[data-task-id=%q] button[data-action=open]`, id))
+	p.wait(fmt.Sprintf(`document.querySelector('#task-panel').open && document.querySelector('#task-panel').dataset.taskId === %q`, id), "the task's page open")
+	if v := evalJS[string](p, `document.querySelector('#task-title').value`); v != "Opened from its card" {
+		t.Fatalf("#task-title = %q", v)
 	}
-
-	// Re-applied on top of the current revision, the edit lands.
-	p.click("#conflict-reapply")
-	p.wait(cardTextJS(id, "", "Mine second"), id+"'s card showing the re-applied title")
-	got = f.call(t, "cos_task_get", map[string]any{"task_id": id})
-	if task, _ := got["task"].(map[string]any); task["title"] != "Mine second" || task["revision"] != 3.0 {
-		t.Fatalf("after re-applying: title %v revision %v, want Mine second at revision 3", task["title"], task["revision"])
+	p.key("Escape")
+	p.wait(`!document.querySelector('#task-panel').open`, "the panel closed")
+	if n := evalJS[int](p, `document.querySelectorAll('#edit-dialog, #conflict').length`); n != 0 {
+		t.Errorf("%d old edit dialogs left in the page", n)
 	}
 }
 

@@ -1,11 +1,11 @@
 // The board: one column per task status, a card per task with its holder
-// and the status of each task it depends on, and claim / release / edit.
+// and the status of each task it depends on, and claim / release / open
+// (the task's page, task.js, where every field is edited).
 // Each column loads its own pages (its count is the true total under the
 // filters: "50 of 229" until all are loaded) and more on scroll or its
 // "Load more" button. The filters (text, assignee, label prefix, the
 // columns shown) live in the URL: #/board?q=…&assignee=…&label=…&status=todo,review.
-// An edit is a compare-and-set (If-Match: the revision the card shows); a
-// stale one opens #conflict with the current values. Live task events
+// Live task events
 // refetch only the task they name and move its card, loaded or not.
 
 import { api, ApiError, el, showError, requestID, visible } from './api.js';
@@ -104,9 +104,6 @@ export function initBoard() {
   $('board-empty').addEventListener('click', (ev) => {
     if (ev.target.closest('button[data-clear]')) clearFilters();
   });
-  $('conflict-cancel').addEventListener('click', () => $('conflict').close());
-  $('edit-cancel').addEventListener('click', () => $('edit-dialog').close());
-  $('edit-form').addEventListener('submit', onEditSubmit);
   tt.onChange(() => {
     loadedKey = null;
     updateWriteButtons();
@@ -378,7 +375,7 @@ function cardNode(row) {
     el('div', { class: 'actions' },
       el('button', { type: 'button', 'data-action': 'claim', disabled: ro || Boolean(row.assignee) }, 'Claim'),
       el('button', { type: 'button', 'data-action': 'release', disabled: ro || !row.assignee }, 'Release'),
-      el('button', { type: 'button', 'data-action': 'edit', disabled: ro }, 'Edit')),
+      el('button', { type: 'button', 'data-action': 'open', title: 'Open the task: every field, its history and evidence' }, 'Open')),
   );
 }
 
@@ -631,10 +628,7 @@ async function onCardClick(ev) {
   const id = card.dataset.taskId;
   if (tt.readOnly()) return;
   const action = btn.dataset.action;
-  if (action === 'edit') {
-    openEdit(id);
-    return;
-  }
+  if (action === 'open') return; // task.js opens the task's page
   const row = tasks.get(id);
   const who = action === 'release' && row && row.assignee ? row.assignee : assignee();
   if (!who) return;
@@ -652,107 +646,3 @@ async function onCardClick(ev) {
   }
 }
 
-// The edit dialog: the fields a person edits most; the patch holds only
-// what changed.
-const EDITABLE = ['title', 'status', 'priority', 'description'];
-let editing = null; // {task, mine (patch)}
-
-async function openEdit(id) {
-  let task;
-  try {
-    ({ data: { task } } = await api(`tasks/${encodeURIComponent(id)}`));
-  } catch (err) {
-    showError(err);
-    return;
-  }
-  editing = { task, mine: null };
-  $('edit-title').textContent = `Edit ${task.task_id} (revision ${task.revision})`;
-  $('edit-title-input').value = task.title || '';
-  const st = $('edit-status');
-  st.replaceChildren(...statuses.map((s) => el('option', { value: s, selected: s === task.status }, label(s))));
-  $('edit-priority').value = task.priority || '';
-  $('edit-description').value = task.description || '';
-  $('edit-error').hidden = true;
-  $('edit-dialog').showModal();
-  $('edit-title-input').focus();
-}
-
-async function onEditSubmit(ev) {
-  ev.preventDefault();
-  if (!editing) return;
-  const form = { title: $('edit-title-input').value, status: $('edit-status').value, priority: $('edit-priority').value.trim(), description: $('edit-description').value };
-  const patch = {};
-  for (const k of EDITABLE) if ((editing.task[k] || '') !== form[k]) patch[k] = form[k];
-  if (Object.keys(patch).length === 0) {
-    $('edit-dialog').close();
-    return;
-  }
-  editing.mine = patch;
-  const ok = await sendPatch(editing.task.task_id, patch, editing.task.revision, (msg) => {
-    $('edit-error').textContent = msg;
-    $('edit-error').hidden = false;
-  });
-  if (ok) $('edit-dialog').close();
-}
-
-// sendPatch PATCHes with If-Match; a stale revision (412) opens #conflict.
-// It reports whether the write committed.
-async function sendPatch(id, patch, revision, onFail) {
-  try {
-    const { data } = await api(`tasks/${encodeURIComponent(id)}`, { method: 'PATCH', headers: { 'If-Match': `"${revision}"` }, body: editBody(patch) });
-    showError(null);
-    applyTask(rowOfWrite(data));
-    return true;
-  } catch (err) {
-    if (err instanceof ApiError && (err.status === 412 || err.code === 'STALE_REVISION')) {
-      $('edit-dialog').close();
-      await showConflict(id, patch, err);
-      return false;
-    }
-    onFail(`${err.code}: ${err.message}`);
-    return false;
-  }
-}
-
-// editBody is the PATCH body: the patch, and the name typed in "Your
-// name" (a holder changing their own task's status must say who they are).
-function editBody(patch) {
-  const who = $('assignee-input').value.trim();
-  return who ? { patch, assignee: who, request_id: requestID('edit') } : { patch, request_id: requestID('edit') };
-}
-
-async function showConflict(id, patch, err) {
-  let current;
-  try {
-    current = rowOfTask((await api(`tasks/${encodeURIComponent(id)}`)).data);
-  } catch (e) {
-    showError(e);
-    return;
-  }
-  applyTask(current);
-  const d = err.details || {};
-  $('conflict-text').textContent = `${id} is at revision ${current.revision}` +
-    (d.expected_revision ? ` (you edited revision ${d.expected_revision})` : '') +
-    (current.hash ? `, hash ${current.hash.slice(0, 12)}` : '') + '. Their values and yours:';
-  const rows = Object.keys(patch).map((k) =>
-    el('tr', { 'data-field': k }, el('th', { scope: 'row' }, k), el('td', { class: 'theirs' }, fmt(current[k])), el('td', { class: 'mine' }, fmt(patch[k]))));
-  const others = ['status', 'assignee', 'title'].filter((k) => !(k in patch)).map((k) =>
-    el('tr', { 'data-field': k }, el('th', { scope: 'row' }, k), el('td', { class: 'theirs' }, fmt(current[k])), el('td', { class: 'mine muted' }, '—')));
-  $('conflict-values').replaceChildren(el('table', {},
-    el('thead', {}, el('tr', {}, el('th', {}, 'field'), el('th', {}, 'current'), el('th', {}, 'yours'))),
-    el('tbody', {}, ...rows, ...others)));
-  const reapply = $('conflict-reapply');
-  const fresh = reapply.cloneNode(true); // drop an earlier conflict's listener
-  reapply.replaceWith(fresh);
-  fresh.addEventListener('click', async () => {
-    $('conflict').close();
-    await sendPatch(id, patch, current.revision, (msg) => showError(Object.assign(new Error(msg), {})));
-  });
-  $('conflict').showModal();
-  fresh.focus();
-}
-
-function fmt(v) {
-  if (v === undefined || v === null || v === '') return '(none)';
-  return Array.isArray(v) ? v.join(', ') : String(v);
-}

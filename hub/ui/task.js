@@ -90,7 +90,7 @@ export function initTask() {
   // The board's cards: a title opens the panel, as does Enter on a card.
   const board = $('board');
   board.addEventListener('click', (ev) => {
-    const title = ev.target.closest('.card .title');
+    const title = ev.target.closest('.card .title, .card button[data-action=open]');
     if (title) openTask(title.closest('.card').dataset.taskId);
   });
   board.addEventListener('keydown', (ev) => {
