@@ -65,6 +65,9 @@ type route struct {
 	ifMatch bool
 	// etag: a success carries ETag "<revision>" of data.task.
 	etag bool
+	// notFound: the tool answers not_found (404) for an argument the
+	// OpenAPI document cannot tell from its name (notFoundParams).
+	notFound bool
 }
 
 // routes is the route table: NewAPI serves it and the OpenAPI document
@@ -96,7 +99,7 @@ var routes = []route{
 	{method: http.MethodGet, pattern: "/api/evidence/sessions/{session_id}", tool: "cos_evidence_bundle", summary: "A session's evidence bundle",
 		pathArgs: map[string]string{"session_id": "session_id"}},
 	{method: http.MethodGet, pattern: "/api/metrics", tool: "cos_metric_list", summary: "Recorded metrics by name with their latest points"},
-	{method: http.MethodGet, pattern: "/api/metrics/query", tool: "cos_metric_query", summary: "One metric aggregated over a time window"},
+	{method: http.MethodGet, pattern: "/api/metrics/query", tool: "cos_metric_query", summary: "One metric aggregated over a time window", notFound: true},
 	{method: http.MethodGet, pattern: "/api/tasks/{id}/evidence", tool: "cos_evidence_task", summary: "The evidence records made for a task, newest first, paged",
 		pathArgs: map[string]string{"id": "task_id"}},
 	{method: http.MethodGet, pattern: "/api/health", tool: "cos_health", summary: "Log head, lag, presence, integrity and index freshness"},

@@ -33,17 +33,35 @@ const maxLoginBytes = 4096
 //     site that made its own name resolve to 127.0.0.1 is refused: 403
 //     E_ORIGIN);
 //   - with a token, "Authorization: Bearer <token>" or the login cookie,
-//     else 401 E_UNAUTHORIZED with "WWW-Authenticate: Bearer".
+//     else 401 E_UNAUTHORIZED with "WWW-Authenticate: Bearer"; wrong
+//     bearer tokens count as wrong logins, and an address that must wait
+//     gets 429 with Retry-After for any bearer token until it has.
 func (h *Hub) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if e := h.checkOrigin(r); e != nil {
 			h.fail(w, http.StatusForbidden, e)
 			return
 		}
+		// A bearer token is tried like a login: the same throttle slows
+		// an address that keeps sending wrong ones.
+		bearer := h.token.Set() && len(r.Header.Values("Authorization")) > 0
+		addr := clientAddr(r.RemoteAddr)
+		if bearer {
+			if d := h.throttle.wait(addr); d > 0 {
+				h.tooMany(w, d)
+				return
+			}
+		}
 		if e := h.checkToken(w, r); e != nil {
+			if bearer {
+				h.throttle.fail(addr)
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cos"`)
 			h.fail(w, http.StatusUnauthorized, e)
 			return
+		}
+		if bearer {
+			h.throttle.ok(addr)
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -160,6 +160,40 @@ func TestAuth_LoginThrottle(t *testing.T) {
 	}
 }
 
+// TestAuth_BearerThrottle: wrong bearer tokens on any route count as
+// wrong logins: after five, every bearer token (the right one too) and
+// every login from the address waits, 429 with Retry-After; after the
+// wait the right token works and the count starts over.
+func TestAuth_BearerThrottle(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	f := openLiveHub(t, "", hub.WithClock(hub.Options{Token: testToken}, clock.now))
+	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
+	for i := 1; i <= 5; i++ {
+		if resp, doc := f.do(t, http.MethodGet, "/api/board", "", bearer("wrong")); resp.StatusCode != 401 {
+			t.Fatalf("wrong bearer %d: %d %v; want 401", i, resp.StatusCode, doc)
+		}
+	}
+	resp, doc := f.do(t, http.MethodGet, "/api/board", "", bearer(testToken))
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("right bearer while throttled: %d Retry-After %q %v; want 429 Retry-After 1", resp.StatusCode, resp.Header.Get("Retry-After"), doc)
+	}
+	if resp, c := f.login(t, testToken); resp.StatusCode != http.StatusTooManyRequests || c != nil {
+		t.Fatalf("login while the address waits: %d cookie %v; want 429 and no cookie", resp.StatusCode, c)
+	}
+	clock.add(time.Second)
+	if resp, doc := f.do(t, http.MethodGet, "/api/board", "", bearer(testToken)); resp.StatusCode != 200 {
+		t.Fatalf("right bearer after the wait: %d %v; want 200", resp.StatusCode, doc)
+	}
+	for i := 1; i <= 4; i++ { // the count started over
+		if resp, doc := f.do(t, http.MethodGet, "/api/board", "", bearer("wrong")); resp.StatusCode != 401 {
+			t.Fatalf("wrong bearer %d after a right one: %d %v; want 401", i, resp.StatusCode, doc)
+		}
+	}
+	if resp, doc := f.do(t, http.MethodGet, "/api/board", "", bearer(testToken)); resp.StatusCode != 200 {
+		t.Fatalf("right bearer after 4 failures: %d %v; want 200", resp.StatusCode, doc)
+	}
+}
+
 // errMessage is a failure envelope's error.message.
 func errMessage(doc map[string]any) string {
 	e, _ := doc["error"].(map[string]any)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // bigBoardTasks is how many tasks the big board holds: more than one page
@@ -129,8 +130,10 @@ func browserBigBoard(t *testing.T, f *browserFixture, browser context.Context) {
 	d := openTab(t, browser)
 	d.open(h.URL + "/#/board?task=TASK-243")
 	d.wait(`document.querySelector('.column[data-status=todo] [data-task-id="TASK-243"].focused')`, "TASK-243 shown, highlighted, by its deep link")
-	d.wait(`document.activeElement && document.activeElement.dataset.taskId === "TASK-243"`, "TASK-243's card focused")
+	d.wait(`document.querySelector('#task-panel').open && document.querySelector('#task-panel').dataset.taskId === "TASK-243"`, "TASK-243's page open by its deep link")
 	d.screenshot("board-243-deeplink")
+	d.do(chromedp.KeyEvent(kb.Escape))
+	d.wait(`document.activeElement && document.activeElement.dataset.taskId === "TASK-243"`, "TASK-243's card focused once its page is closed")
 
 	// A live move, from another process, of a task no loaded page holds.
 	l := openTab(t, browser)

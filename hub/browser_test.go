@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestBrowser drives the real Hub page in headless Chromium against a real
@@ -348,7 +349,7 @@ func browserCardOpen(t *testing.T, f *browserFixture, browser context.Context) {
 	if v := evalJS[string](p, `document.querySelector('#task-title').value`); v != "Opened from its card" {
 		t.Fatalf("#task-title = %q", v)
 	}
-	p.key("Escape")
+	p.key(kb.Escape)
 	p.wait(`!document.querySelector('#task-panel').open`, "the panel closed")
 	if n := evalJS[int](p, `document.querySelectorAll('#edit-dialog, #conflict').length`); n != 0 {
 		t.Errorf("%d old edit dialogs left in the page", n)

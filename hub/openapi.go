@@ -30,19 +30,21 @@ var errorStatuses = []int{
 
 // notFoundParams are the tool arguments that name something that may not
 // exist: a route taking one (or a path wildcard) can answer 404.
-var notFoundParams = []string{"task_id", "uid", "uid_or_name", "root", "path", "session_id", "parent", "depends_on"}
+var notFoundParams = []string{"task_id", "uid", "uid_or_name", "root", "path", "under", "session_id", "parent", "depends_on"}
 
 // routeStatuses are the failure statuses rt can answer, ascending: every
 // tool route 400, 403 (a foreign origin, a read-only state, a disabled
-// module), 500, 503 and 504, 401 when a token is required; a body route
+// module), 500, 503 and 504, 401 and 429 (an address sending wrong
+// tokens waits) when a token is required; a body route
 // 409 (a reused request id, a claimed task), 413 and 415; a paged read
 // 409 (a stale cursor); 404 with a path wildcard or an argument naming a
-// task, node, file or session; 412 under If-Match.
+// task, node, file, folder or session, or marked route.notFound; 412
+// under If-Match.
 func (a *API) routeStatuses(rt route) []int {
 	set := map[int]bool{http.StatusBadRequest: true, http.StatusForbidden: true, http.StatusInternalServerError: true,
 		http.StatusServiceUnavailable: true, http.StatusGatewayTimeout: true}
 	if a.auth {
-		set[http.StatusUnauthorized] = true
+		set[http.StatusUnauthorized], set[http.StatusTooManyRequests] = true, true
 	}
 	if rt.body {
 		set[http.StatusConflict], set[http.StatusRequestEntityTooLarge], set[http.StatusUnsupportedMediaType] = true, true, true
@@ -50,7 +52,7 @@ func (a *API) routeStatuses(rt route) []int {
 	if rt.ifMatch {
 		set[http.StatusPreconditionFailed] = true
 	}
-	if len(rt.pathArgs) > 0 {
+	if len(rt.pathArgs) > 0 || rt.notFound {
 		set[http.StatusNotFound] = true
 	}
 	if t, ok := a.specs[rt.tool]; ok {
