@@ -250,7 +250,7 @@ func browserKeyboardBoard(t *testing.T, f *browserFixture, browser context.Conte
 	// share the board and expect their own tasks on todo's first page.
 	t.Cleanup(func() {
 		for _, id := range todo {
-			patchTask(t, f.Hub.URL, id, map[string]any{"patch": map[string]any{"status": "cancelled"}})
+			patchTask(t, f.Hub.URL, id, map[string]any{"patch": map[string]any{"status": "cancelled"}, "force": true})
 		}
 	})
 
