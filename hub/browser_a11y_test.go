@@ -184,7 +184,7 @@ func a11yViews(claimed, other string) []a11yView {
 func browserAccessibility(t *testing.T, f *browserFixture, browser context.Context) {
 	src := axeSource(t)
 	claimed := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Claimed for axe", "status": "in_progress", "labels": []string{"a11y"}})
-	f.call(t, "cos_task_claim", map[string]any{"task_id": claimed, "assignee": "carol"})
+	f.call(t, "cos_task_claim", map[string]any{"task_id": claimed, "assignee": "erin-a11y"})
 	other := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Open for axe", "depends_on": []string{claimed}})
 	f.call(t, "cos_metric_record", map[string]any{"name": "a11y.latency", "value": 12.5, "unit": "ms"})
 	f.call(t, "cos_supervise_record_output", map[string]any{"session_id": "a11y-sess", "role": "planner", "output": map[string]any{"summary": "plan", "steps": []string{"look"}}})
