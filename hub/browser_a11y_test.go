@@ -105,7 +105,7 @@ func openView(p *browserPage, f *browserFixture, hash string) {
 
 // a11yViews are every view of the page in the states worth checking; a new
 // view is one line here.
-func a11yViews(claimed, other string) []a11yView {
+func a11yViews(claimed, other string, claimedSeq int) []a11yView {
 	return []a11yView{
 		{"board", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
 			openView(p, f, "#/board")
@@ -176,6 +176,11 @@ func a11yViews(claimed, other string) []a11yView {
 			p.wait(`!document.querySelector('#readonly-banner').hidden`, "the time-travel banner")
 			p.waitReady()
 		}},
+		// Cards as of a seq: their writes disabled, Open still readable.
+		{"time-travel-cards", "Board — cos Hub", func(t *testing.T, f *browserFixture, p *browserPage) {
+			openView(p, f, fmt.Sprintf("#/board?at=%d", claimedSeq))
+			p.wait(inColumnJS(claimed, "in_progress")+` && !document.querySelector('#readonly-banner').hidden`, claimed+" on the board as of its claim")
+		}},
 	}
 }
 
@@ -184,13 +189,13 @@ func a11yViews(claimed, other string) []a11yView {
 func browserAccessibility(t *testing.T, f *browserFixture, browser context.Context) {
 	src := axeSource(t)
 	claimed := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Claimed for axe", "status": "in_progress", "labels": []string{"a11y"}})
-	f.call(t, "cos_task_claim", map[string]any{"task_id": claimed, "assignee": "erin-a11y"})
+	claimedSeq := answerSeq(t, f.call(t, "cos_task_claim", map[string]any{"task_id": claimed, "assignee": "erin-a11y"}))
 	other := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Open for axe", "depends_on": []string{claimed}})
 	f.call(t, "cos_metric_record", map[string]any{"name": "a11y.latency", "value": 12.5, "unit": "ms"})
 	f.call(t, "cos_supervise_record_output", map[string]any{"session_id": "a11y-sess", "role": "planner", "output": map[string]any{"summary": "plan", "steps": []string{"look"}}})
 	f.call(t, "cos_supervise_record_output", map[string]any{"session_id": "a11y-sess", "kind": "discovery", "output": map[string]any{"summary": "found"}, "task_id": other})
 
-	for _, v := range a11yViews(claimed, other) {
+	for _, v := range a11yViews(claimed, other, claimedSeq) {
 		t.Run(v.name, func(t *testing.T) {
 			p := openTab(t, browser)
 			v.open(t, f, p)

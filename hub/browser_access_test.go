@@ -2,6 +2,8 @@ package hub_test
 
 import (
 	"context"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +66,7 @@ func browserBidiTitle(t *testing.T, f *browserFixture, browser context.Context) 
 			window.__refused = 'accepted';
 		} catch (e) {
 			window.__refused = e.code + ' ' + e.status;
+			window.__refusedMsg = e.message;
 		}
 	})()`))
 	p.wait(`window.__shown === 'invoice⟨U+202E⟩txt.exe⟨U+0007⟩'`, "visible() marks the override and the bell")
@@ -71,5 +74,29 @@ func browserBidiTitle(t *testing.T, f *browserFixture, browser context.Context) 
 	iso := evalJS[string](p, `getComputedStyle(document.querySelector('[data-task-id="`+id+`"] .title')).unicodeBidi`)
 	if iso != "isolate" {
 		t.Fatalf("a card title's unicode-bidi is %q, want isolate", iso)
+	}
+	// The refusal quotes the title with the override escaped, not raw.
+	if msg := evalJS[string](p, `window.__refusedMsg`); strings.ContainsRune(msg, '\u202e') || !strings.Contains(msg, `\u202e`) {
+		t.Errorf("the refusal's message %q holds the override raw, or not escaped", msg)
+	}
+	// A claim and a label written before names were checked (an event
+	// appended as is) show their bidi characters marked on the card.
+	other := binCreateTask(t, f.Bin, f.State, map[string]any{"title": "Held under an odd name"})
+	for _, ev := range []struct{ typ, data string }{
+		{"task.claimed", `{"assignee": "mal\u202elory"}`},
+		{"task.updated", `{"patch": {"labels": ["lab\u2066el"]}}`},
+	} {
+		cmd := exec.Command(f.Bin, "log", "append", "--state-dir", f.State, "--stream", "task:"+other, "--type", ev.typ, "--data", ev.data)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("cos log append %s: %v\n%s", ev.typ, err, out)
+		}
+	}
+	p.open(f.Hub.URL + "/#/board")
+	p.wait(cardTextJS(other, ".holder", "mal⟨U+202E⟩lory"), other+"'s holder with the override marked")
+	p.wait(cardTextJS(other, ".labels", "lab⟨U+2066⟩el"), other+"'s label with the isolate marked")
+	// Claiming under such a name now is refused.
+	env, raw := binCallRaw(t, f.Bin, f.State, "cos_task_claim", map[string]any{"task_id": id, "assignee": "eve\u202e"})
+	if env.OK || !strings.Contains(string(raw), "U+202E") {
+		t.Fatalf("claim as a name with U+202E: %s, want refused naming U+202E", raw)
 	}
 }

@@ -351,6 +351,11 @@ func browserCardOpen(t *testing.T, f *browserFixture, browser context.Context) {
 	}
 	p.key(kb.Escape)
 	p.wait(`!document.querySelector('#task-panel').open`, "the panel closed")
+	// The page belongs to the board: another view closes it.
+	p.click(fmt.Sprintf(`[data-task-id=%q] button[data-action=open]`, id))
+	p.wait(`document.querySelector('#task-panel').open`, "the task's page open again")
+	p.do(chromedp.Evaluate[chromedp.Void](`location.hash = '#/feed'`))
+	p.wait(`document.body.dataset.view === 'feed' && !document.querySelector('#task-panel').open`, "the task's page closed on the feed")
 	if n := evalJS[int](p, `document.querySelectorAll('#edit-dialog, #conflict').length`); n != 0 {
 		t.Errorf("%d old edit dialogs left in the page", n)
 	}

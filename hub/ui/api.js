@@ -118,7 +118,7 @@ export function showError(err) {
     bar.replaceChildren();
     return;
   }
-  const msg = el('span', { class: 'msg' }, err.message || String(err));
+  const msg = el('span', { class: 'msg shown-text' }, visible(err.message || String(err)));
   const parts = [msg];
   if (err.code) parts.unshift(el('code', {}, err.code));
   const close = el('button', { type: 'button', class: 'close', 'aria-label': 'Dismiss' }, '×');

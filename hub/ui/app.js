@@ -49,6 +49,8 @@ async function route() {
   const name = document.querySelector(`a[data-view="${view}"]`).textContent.trim();
   document.getElementById('view-title').textContent = name;
   document.title = `${name} — cos Hub`;
+  // A task's page belongs to the board: another view closes it.
+  if (view !== 'board') await showTask('');
   try {
     switch (view) {
       case 'board': await showBoard(params); await showTask(params.get('task') || ''); break;

@@ -362,7 +362,7 @@ function depsNode(row) {
 
 function cardNode(row) {
   const ro = tt.readOnly();
-  const holder = row.assignee ? `held by ${row.assignee}` : 'unclaimed';
+  const holder = row.assignee ? `held by ${visible(row.assignee)}` : 'unclaimed';
   return el('article', { class: 'card', 'data-task-id': row.task_id, 'data-revision': row.revision, tabindex: '-1' },
     el('header', {},
       el('span', { class: 'id' }, row.task_id),
@@ -371,7 +371,7 @@ function cardNode(row) {
     coordNode(row),
     el('p', { class: row.assignee ? 'holder held' : 'holder' }, holder),
     depsNode(row),
-    (row.labels || []).length ? el('p', { class: 'labels' }, ...(row.labels || []).map((l) => el('span', { class: 'label' }, l))) : null,
+    (row.labels || []).length ? el('p', { class: 'labels' }, ...(row.labels || []).map((l) => el('span', { class: 'label shown-text' }, visible(l)))) : null,
     el('div', { class: 'actions' },
       el('button', { type: 'button', 'data-action': 'claim', disabled: ro || Boolean(row.assignee) }, 'Claim'),
       el('button', { type: 'button', 'data-action': 'release', disabled: ro || !row.assignee }, 'Release'),
@@ -384,13 +384,15 @@ function cardNode(row) {
 // change", its title naming the tasks.
 function coordNode(row) {
   const overlaps = row.overlaps || [];
+  // A task or write answer lists the first overlaps and counts them all.
+  const n = typeof row.overlap_count === 'number' ? Math.max(row.overlap_count, overlaps.length) : overlaps.length;
   const changes = row.changes || 0;
-  if (!overlaps.length && !changes) return null;
+  if (!n && !changes) return null;
   const parts = [];
-  if (overlaps.length) parts.push(`${overlaps.length} overlap${overlaps.length === 1 ? '' : 's'}`);
+  if (n) parts.push(`${n} overlap${n === 1 ? '' : 's'}`);
   if (changes) parts.push(`${changes} change${changes === 1 ? '' : 's'}`);
   const title = [];
-  if (overlaps.length) title.push(`Overlaps ${overlaps.join(', ')}`);
+  if (n) title.push(`Overlaps ${overlaps.join(', ')}${n > overlaps.length ? ` and ${n - overlaps.length} more` : ''}`);
   if (changes) title.push(`${changes} change${changes === 1 ? '' : 's'} under it since it became active`);
   return el('p', { class: 'coord', 'data-overlaps': overlaps.join(' '), 'data-changes': String(changes), title: title.join('; ') },
     `⚠ ${parts.join(' · ')}`);
@@ -400,14 +402,14 @@ function coordNode(row) {
 function rowOfTask(data) {
   const c = data.coordination || {};
   const changes = (c.changed_under_you && c.changed_under_you.total) || 0;
-  return { ...data.task, overlaps: (c.overlaps || []).map((o) => o.task_id), changes };
+  return { ...data.task, overlaps: (c.overlaps || []).map((o) => o.task_id), overlap_count: c.overlap_count, changes };
 }
 
 // rowOfWrite is the board row of a task write's answer (its overlaps; the
 // count of changes under the task as the board last read it).
 function rowOfWrite(data) {
   const old = tasks.get(data.task.task_id);
-  return { ...data.task, overlaps: (data.overlaps || []).map((o) => o.task_id), changes: old ? old.changes : 0 };
+  return { ...data.task, overlaps: (data.overlaps || []).map((o) => o.task_id), overlap_count: data.overlap_count, changes: old ? old.changes : 0 };
 }
 
 // matchesFilters is the board's filter on a whole task (a row of

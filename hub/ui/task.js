@@ -188,7 +188,7 @@ async function load(id) {
     current = null;
     $('task-panel-meta').textContent = err instanceof ApiError && err.status === 404
       ? (tt.readOnly() ? `${id} did not exist yet at ${tt.at()}.` : `There is no task ${id}.`)
-      : `${err.code}: ${err.message}`;
+      : `${err.code}: ${visible(err.message)}`;
     $('task-form').hidden = true;
     for (const s of $('task-panel').querySelectorAll('.task-section')) s.hidden = true;
     return;
@@ -223,7 +223,7 @@ function renderHolder() {
   const ro = tt.readOnly();
   const holder = task.assignee || '';
   const mine = holder !== '' && holder === me();
-  $('task-holder').textContent = holder ? `Held by ${holder}${mine ? ' (you)' : ''}.` : 'Unclaimed.';
+  $('task-holder').textContent = holder ? `Held by ${visible(holder)}${mine ? ' (you)' : ''}.` : 'Unclaimed.';
   $('task-claim-row').hidden = holder !== '';
   $('task-assign-input').value = $('task-assign-input').value || me();
   $('task-claim').disabled = ro;
@@ -241,7 +241,7 @@ function renderCoord() {
   const box = $('task-coord');
   const parts = [];
   const touches = fp.touches || [];
-  parts.push(el('p', {}, touches.length ? `Touches: ${touches.join(', ')}` : 'Touches nothing declared.'));
+  parts.push(el('p', {}, touches.length ? `Touches: ${visible(touches.join(', '))}` : 'Touches nothing declared.'));
   if (fp.symbol_count) parts.push(el('p', { class: 'muted' }, `${fp.symbol_count} symbol${fp.symbol_count === 1 ? '' : 's'} in its footprint; ${c.reach_count || 0} depend on them.`));
   if (fp.derived) {
     const d = fp.derived;
@@ -249,11 +249,11 @@ function renderCoord() {
   }
   const overlaps = c.overlaps || [];
   if (overlaps.length) {
-    parts.push(el('p', {}, `Overlaps ${c.overlap_count || overlaps.length} active task${overlaps.length === 1 ? '' : 's'}:`));
+    parts.push(el('p', {}, `Overlaps ${c.overlap_count || overlaps.length} active task${(c.overlap_count || overlaps.length) === 1 ? '' : 's'}${(c.overlap_count || 0) > overlaps.length ? ` (the first ${overlaps.length} listed)` : ''}:`));
     parts.push(el('ul', { id: 'task-overlaps', class: 'task-list' }, ...overlaps.map((o) =>
       el('li', { 'data-overlap': o.task_id },
         el('a', { href: `#/board?task=${encodeURIComponent(o.task_id)}` }, o.task_id), ` ${visible(o.title || '')} — ${label(o.status || '')}`,
-        o.holder ? `, held by ${o.holder}` : '', ` (${o.closeness}, ${o.shared_count} shared)`))));
+        o.holder ? `, held by ${visible(o.holder)}` : '', ` (${o.closeness}, ${o.shared_count} shared)`))));
   } else {
     parts.push(el('p', { class: 'muted' }, 'No overlaps with other active tasks.'));
   }
@@ -349,7 +349,7 @@ function patchOf(task, form) {
 }
 
 function formError(msg) {
-  $('task-form-error').textContent = msg;
+  $('task-form-error').textContent = visible(msg);
   $('task-form-error').hidden = !msg;
 }
 
@@ -420,7 +420,7 @@ async function showConflict(id, patch, err) {
 }
 
 function assignError(msg) {
-  $('task-assign-error').textContent = msg;
+  $('task-assign-error').textContent = visible(msg);
   $('task-assign-error').hidden = !msg;
 }
 
@@ -502,7 +502,7 @@ async function onCreate(ev) {
     showError(null);
     await openTask(data.task.task_id);
   } catch (err) {
-    $('new-task-error').textContent = `${err.code}: ${err.message}`;
+    $('new-task-error').textContent = `${err.code}: ${visible(err.message)}`;
     $('new-task-error').hidden = false;
   }
 }

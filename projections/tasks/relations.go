@@ -1,6 +1,9 @@
 package tasks
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // WouldCycle reports whether giving task id the dependency list dependsOn
 // would close a cycle in the depends_on graph, and returns the shortest such
@@ -134,6 +137,15 @@ const (
 func (b *Board) ClaimCheck(id, assignee string) (Task, ClaimOutcome, error) {
 	if err := ValidateAssignee(assignee); err != nil {
 		return Task{}, 0, err
+	}
+	// A new holder's name may not hold a bidi character either (the
+	// reducer's ValidateAssignee stays as it was: claims already written
+	// replay).
+	if i, r, bad := HiddenRune(assignee); bad {
+		return Task{}, 0, asError([]*FieldError{{Field: "assignee", Got: clip(mustJSON(assignee)),
+			Legal:   fmt.Sprintf("1–%d characters, no control or bidi characters or surrounding spaces", MaxAssigneeLen),
+			Hint:    fmt.Sprintf("character %d is U+%04X, which can make one name read as another; remove it", i+1, r),
+			Example: `{"task_id": "TASK-001", "assignee": "agent-7"}`}})
 	}
 	e, ok := b.tasks[id]
 	if !ok {

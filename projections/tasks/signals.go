@@ -366,7 +366,25 @@ func clip(v json.RawMessage) string {
 	if r := []rune(s); len(r) > maxGot {
 		s = string(r[:maxGot]) + "…"
 	}
-	return s
+	return escapeHidden(s)
+}
+
+// escapeHidden writes each rune of s that IsHiddenRune refuses as \uXXXX,
+// so an error quoting a refused value cannot itself be reordered or hidden
+// by the characters it refuses.
+func escapeHidden(s string) string {
+	if _, _, bad := HiddenRune(s); !bad {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if IsHiddenRune(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func quoteAll(vals []string) string {

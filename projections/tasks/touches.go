@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -55,14 +56,22 @@ func touchesLegal() string {
 }
 
 func parseTouches(v json.RawMessage, field, example string) ([]string, *FieldError) {
-	l, hint, ok := parseStringList(v, MaxTouches, func(s string) bool { return validTouch(s) == "" })
+	// A new entry may not hold a control or bidi character (the reducer's
+	// validTouch stays as it was: events already written replay).
+	newTouch := func(s string) string {
+		if i, r, bad := HiddenRune(s); bad {
+			return fmt.Sprintf("character %d is U+%04X, a control or bidi character; remove it", i+1, r)
+		}
+		return validTouch(s)
+	}
+	l, hint, ok := parseStringList(v, MaxTouches, func(s string) bool { return newTouch(s) == "" })
 	if !ok {
 		// Name what is wrong with the first bad entry.
 		var items []string
 		if json.Unmarshal(v, &items) == nil {
 			for _, it := range items {
-				if why := validTouch(strings.TrimSpace(it)); why != "" {
-					hint = fmt.Sprintf("entry %q: %s", it, why)
+				if why := newTouch(strings.TrimSpace(it)); why != "" {
+					hint = fmt.Sprintf("entry %s: %s", escapeHidden(strconv.Quote(it)), why)
 					break
 				}
 			}

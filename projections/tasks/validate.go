@@ -211,8 +211,11 @@ func parseCommon(fields map[string]json.RawMessage, prefix, example string, d *c
 		}
 	}
 	if v, ok := fields["labels"]; ok && d.labels != nil {
-		if l, hint, ok := parseStringList(v, MaxLabels, func(s string) bool { return len([]rune(s)) <= MaxLabelLen }); !ok {
-			bad("labels", v, fmt.Sprintf(`a list of at most %d non-empty strings of at most %d characters, e.g. ["auth", "backend"]`, MaxLabels, MaxLabelLen), hint)
+		if l, hint, ok := parseStringList(v, MaxLabels, func(s string) bool {
+			_, _, hidden := HiddenRune(s)
+			return len([]rune(s)) <= MaxLabelLen && !hidden
+		}); !ok {
+			bad("labels", v, fmt.Sprintf(`a list of at most %d non-empty strings of at most %d characters without control or bidi characters, e.g. ["auth", "backend"]`, MaxLabels, MaxLabelLen), hint)
 		} else {
 			*d.labels = l
 		}

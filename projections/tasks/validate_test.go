@@ -1,6 +1,8 @@
 package tasks
 
 import (
+	"github.com/cos-dev/cos/internal/testutil"
+
 	"encoding/json"
 	"errors"
 	"slices"
@@ -160,4 +162,42 @@ func FuzzParseCreateAndPatch(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHiddenRunes_RefusedInNamesAndQuotedEscaped: a new label, touch or
+// holder name may not hold a control or bidi character either, and the
+// error that quotes a refused value writes those characters escaped, so
+// the message itself cannot be reordered by them.
+func TestHiddenRunes_RefusedInNamesAndQuotedEscaped(t *testing.T) {
+	for _, c := range []struct{ name, raw, field string }{
+		{"label", `{"title": "t", "labels": ["lab\u202eel"]}`, "labels"},
+		{"label with a NUL", `{"title": "t", "labels": ["a\u0000b"]}`, "labels"},
+		{"touch", `{"title": "t", "touches": ["a\u2066b.go"]}`, "touches"},
+		{"title", `{"title": "Bad \u202e title"}`, "title"},
+	} {
+		_, err := ParseCreate(json.RawMessage(c.raw))
+		fe := onlyField(t, err)
+		if fe.Field != c.field {
+			t.Errorf("%s: field %q, want %q", c.name, fe.Field, c.field)
+		}
+		msg := err.Error()
+		if _, r, bad := HiddenRune(msg); bad {
+			t.Errorf("%s: the message holds U+%04X raw: %q", c.name, r, msg)
+		}
+		if !strings.Contains(msg, `\u`) {
+			t.Errorf("%s: the message does not show the character escaped: %s", c.name, msg)
+		}
+	}
+	if _, err := ParsePatch(json.RawMessage(`{"labels": ["l\u2066x"]}`)); err == nil {
+		t.Error("a patch's label with U+2066 was accepted")
+	}
+	l := new(testutil.FakeLog)
+	b := NewBoard()
+	apply(t, b, create(t, l, Created{Title: "one"}))
+	if _, _, err := b.ClaimCheck("TASK-001", "mal\u202elory"); err == nil || !strings.Contains(err.Error(), "U+202E") {
+		t.Errorf("claim as a name with U+202E: %v, want refused naming U+202E", err)
+	}
+	if _, _, err := b.ClaimCheck("TASK-001", "mallory"); err != nil {
+		t.Errorf("claim as a plain name: %v", err)
+	}
 }
