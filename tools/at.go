@@ -97,6 +97,11 @@ func parseAt(t *Tool, raw json.RawMessage) (projections.Until, *envelope.Error) 
 		if err != nil {
 			return projections.Until{}, bad(describe(raw))
 		}
+		// Year 1 is Go's zero time, which Until reads as no bound: any
+		// time up to 1970 is before every event, the state at seq 0.
+		if !tm.After(atZero.Time) {
+			return atZero, nil
+		}
 		return projections.Until{Time: tm}, nil
 	}
 	var f float64

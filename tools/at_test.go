@@ -123,6 +123,18 @@ func TestAt_Time(t *testing.T) {
 	if title != "second" || meta["at_seq"] != float64(idxHead(t, s)) || len(w) != 1 || !strings.Contains(w[0].(string), "2099-01-01T00:00:00Z is in the future") {
 		t.Errorf("at 2099: title %q, at_seq %v, warnings %v; want second at the head, warned", title, meta["at_seq"], w)
 	}
+	// Year 1 (Go's zero time) and any time up to 1970 are before every
+	// event: the state at seq 0, where the task does not exist yet.
+	for _, at := range []string{"0001-01-01T00:00:00Z", "1969-12-31T23:59:59Z"} {
+		e := idxCall(t, s, "cos_task_board", fmt.Sprintf(`{"at": %q}`, at))
+		if e.OK {
+			if rows, _ := e.Data["rows"].([]any); len(rows) != 0 {
+				t.Errorf("board at %s: %d rows, want none (the state before the first event)", at, len(rows))
+			}
+		} else {
+			t.Errorf("board at %s: %s", at, e.Error)
+		}
+	}
 }
 
 func TestAt_PastTheHead(t *testing.T) {
