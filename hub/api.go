@@ -84,7 +84,7 @@ var routes = []route{
 		pathArgs: map[string]string{"id": "task_id"}, body: true, bodyKeys: []string{"assignee", "touches", "request_id"}},
 	{method: http.MethodPost, pattern: "/api/tasks/{id}/release", tool: "cos_task_release", summary: "Release a claimed task",
 		pathArgs: map[string]string{"id": "task_id"}, body: true, bodyKeys: []string{"assignee", "request_id"}},
-	{method: http.MethodGet, pattern: "/api/graph/resolve", tool: "cos_graph_resolve", summary: "Find nodes by uid, path or name, best first"},
+	{method: http.MethodGet, pattern: "/api/graph/resolve", tool: "cos_graph_resolve", summary: "Find nodes by uid, path or name, best first", notFound: true},
 	{method: http.MethodGet, pattern: "/api/graph/context", tool: "cos_graph_context", summary: "A node, its neighbours and the edges among them",
 		aliases: map[string]string{"uid": "uid_or_name"}},
 	{method: http.MethodGet, pattern: "/api/graph/impact", tool: "cos_graph_impact", summary: "What depends on a node, by depth"},

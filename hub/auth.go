@@ -270,6 +270,12 @@ func (h *Hub) logout(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusForbidden, e)
 		return
 	}
+	// A write like any other: only a JSON request (a form post cannot
+	// make one).
+	if e := jsonContentType(r); e != nil {
+		h.fail(w, http.StatusUnsupportedMediaType, e)
+		return
+	}
 	if id := sessionID(r); id != "" {
 		h.sessions.close(id)
 	}

@@ -95,10 +95,10 @@ func TestAuth_Logout(t *testing.T) {
 		t.Fatalf("read with the cookie: %d %v", resp.StatusCode, doc)
 	}
 	foreign := map[string]string{"Cookie": hub.CookieName + "=" + c.Value, "Origin": "https://evil.example"}
-	if resp, doc := f.do(t, http.MethodPost, "/api/logout", "", foreign); resp.StatusCode != 403 || failCode(doc) != "E_ORIGIN" {
+	if resp, doc := f.do(t, http.MethodPost, "/api/logout", "{}", foreign); resp.StatusCode != 403 || failCode(doc) != "E_ORIGIN" {
 		t.Fatalf("logout from a foreign origin: %d %v; want 403 E_ORIGIN", resp.StatusCode, doc)
 	}
-	resp, doc := f.do(t, http.MethodPost, "/api/logout", "", hdr)
+	resp, doc := f.do(t, http.MethodPost, "/api/logout", "{}", hdr)
 	data, _ := doc["data"].(map[string]any)
 	if resp.StatusCode != 200 || data["authenticated"] != false || data["auth_required"] != true {
 		t.Fatalf("logout: %d %v", resp.StatusCode, doc)
@@ -109,11 +109,11 @@ func TestAuth_Logout(t *testing.T) {
 	if resp, doc := f.do(t, http.MethodGet, "/api/health", "", hdr); resp.StatusCode != 401 || failCode(doc) != "E_UNAUTHORIZED" {
 		t.Fatalf("read with the cookie after logout: %d %v; want 401", resp.StatusCode, doc)
 	}
-	if resp, doc := f.do(t, http.MethodPost, "/api/logout", "", nil); resp.StatusCode != 200 {
+	if resp, doc := f.do(t, http.MethodPost, "/api/logout", "{}", nil); resp.StatusCode != 200 {
 		t.Fatalf("logout without a session: %d %v; want 200", resp.StatusCode, doc)
 	}
 	open := openLiveHub(t, "", hub.Options{})
-	if resp, doc := open.do(t, http.MethodPost, "/api/logout", "", nil); resp.StatusCode != 200 || len(resp.Cookies()) != 0 {
+	if resp, doc := open.do(t, http.MethodPost, "/api/logout", "{}", nil); resp.StatusCode != 200 || len(resp.Cookies()) != 0 {
 		t.Fatalf("logout without a token: %d %v cookies %v; want 200 and no cookie", resp.StatusCode, doc, resp.Cookies())
 	}
 }

@@ -278,7 +278,7 @@ func hubOwnPaths(auth bool) map[string]any {
 			"summary":  "End the request's login session and delete its cookie",
 			"security": open,
 			"responses": withErrors(map[string]any{"200": authOK("The session is ended (authenticated false)")},
-				[]int{http.StatusForbidden, http.StatusInternalServerError}),
+				[]int{http.StatusForbidden, http.StatusUnsupportedMediaType, http.StatusInternalServerError}),
 		}},
 		"/api/session": map[string]any{"get": map[string]any{
 			"operationId": "session", "tags": []string{"session"},

@@ -417,8 +417,10 @@ func TestOpenAPI_HubOwnRoutesValidate(t *testing.T) {
 	full.do(http.MethodPost, "/api/login", `{"token": "wrong"}`, "Origin", srv.URL).want(t, http.StatusTooManyRequests, "E_UNAUTHORIZED")
 	h.throttle.ok("127.0.0.1")
 	full.do(http.MethodPost, "/api/login", `{"token": "s3cret-token-for-tests"}`, "Origin", srv.URL).want(t, http.StatusOK, "")
-	full.do(http.MethodPost, "/api/logout", "", "Origin", srv.URL).want(t, http.StatusOK, "")
-	full.do(http.MethodPost, "/api/logout", "", "Origin", "https://evil.example").want(t, http.StatusForbidden, "E_ORIGIN")
+	full.do(http.MethodPost, "/api/logout", "", "Origin", srv.URL, "Content-Type", "application/x-www-form-urlencoded").
+		want(t, http.StatusUnsupportedMediaType, "E_ARGUMENT")
+	full.do(http.MethodPost, "/api/logout", "{}", "Origin", srv.URL).want(t, http.StatusOK, "")
+	full.do(http.MethodPost, "/api/logout", "{}", "Origin", "https://evil.example").want(t, http.StatusForbidden, "E_ORIGIN")
 	full.do(http.MethodGet, "/api/board", "").want(t, http.StatusUnauthorized, "E_UNAUTHORIZED")
 	full.do(http.MethodGet, "/api/board", "", auth...).want(t, http.StatusOK, "")
 	full.do(http.MethodGet, "/api/events?since=abc", "", auth...).want(t, http.StatusBadRequest, "")
