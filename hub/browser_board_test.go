@@ -178,4 +178,6 @@ func browserBigBoard(t *testing.T, f *browserFixture, browser context.Context) {
 	ep.open(e.URL + "/#/board")
 	ep.wait(`!document.querySelector('#board-empty').hidden && document.querySelector('#board-empty').textContent.includes('cos_task_create')`, "the empty-board hint")
 	ep.screenshot("board-empty")
+	ep.click(`#board-empty button[data-new]`)
+	ep.wait(`document.querySelector('#new-task').open`, "the hint's New task opening the form")
 }

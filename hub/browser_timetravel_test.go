@@ -100,8 +100,10 @@ func browserTimeTravelPastHead(t *testing.T, f *browserFixture, browser context.
 	p.wait(fmt.Sprintf(`location.hash.startsWith("#/health") && location.hash.includes("at=%d")`, far), "at kept in the address on another view")
 	p.wait(`document.querySelector('#health-at')`, "the health view saying what is of the past")
 	p.wait(`document.querySelector('#readonly-banner #at-warning')`, "the warning on the health view")
+	p.wait(`document.querySelector('#live-status').textContent === 'live · paused'`, "the live label saying the views do not follow")
 	p.click("#at-clear")
 	p.wait(bannerGoneJS, "the banner gone")
+	p.wait(`document.querySelector('#live-status').textContent === 'live'`, "the live label back to live")
 }
 
 // browserFeedViewAsOf: a feed row's "view as of" link sets at to its seq;

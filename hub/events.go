@@ -235,8 +235,13 @@ func (h *Hub) events(w http.ResponseWriter, r *http.Request) {
 	if !resume {
 		after = head.Seq
 	} else if after > head.Seq {
-		h.fail(w, http.StatusBadRequest, argError("Last-Event-ID", strconv.FormatUint(after, 10),
-			fmt.Sprintf("a seq the log has: at most its head, %d", head.Seq), "Last-Event-ID: "+strconv.FormatUint(head.Seq, 10)).
+		// Name the field the client sent: the header wins over ?since.
+		field, example := "since", "since="+strconv.FormatUint(head.Seq, 10)
+		if len(r.Header.Values("Last-Event-ID")) > 0 {
+			field, example = "Last-Event-ID", "Last-Event-ID: "+strconv.FormatUint(head.Seq, 10)
+		}
+		h.fail(w, http.StatusBadRequest, argError(field, strconv.FormatUint(after, 10),
+			fmt.Sprintf("a seq the log has: at most its head, %d", head.Seq), example).
 			WithDetails(map[string]any{"head": head.Seq}))
 		return
 	}

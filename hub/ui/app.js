@@ -7,7 +7,7 @@
 
 import { api, askToken, logout, showError } from './api.js';
 import { initTimeTravel, onChange as onAtChange, fromHash } from './timetravel.js';
-import { startLive, logHead } from './live.js';
+import { startLive, logHead, refreshLiveLabel } from './live.js';
 import { initBoard, showBoard } from './board.js';
 import { initTask, showTask } from './task.js';
 import { initGraph, showGraph } from './graph.js';
@@ -79,7 +79,10 @@ async function main() {
   initHealth();
   initKeys();
   initMetrics();
-  onAtChange(() => route());
+  onAtChange(() => {
+    refreshLiveLabel();
+    route();
+  });
   window.addEventListener('hashchange', route);
   window.addEventListener('cos:login', () => route());
   if (!location.hash) history.replaceState(null, '', '#/board');

@@ -103,6 +103,7 @@ export function initBoard() {
   $('board').addEventListener('click', onCardClick);
   $('board-empty').addEventListener('click', (ev) => {
     if (ev.target.closest('button[data-clear]')) clearFilters();
+    if (ev.target.closest('button[data-new]')) $('board-new').click();
   });
   tt.onChange(() => {
     loadedKey = null;
@@ -291,7 +292,8 @@ function updateEmpty() {
   } else if (tt.at()) {
     box.replaceChildren(`No tasks at seq ${tt.at()}.`);
   } else {
-    box.replaceChildren('No tasks yet. An agent creates one with cos_task_create; over HTTP, POST /api/tasks.');
+    box.replaceChildren('No tasks yet. Create one with ', el('button', { type: 'button', 'data-new': '1' }, 'New task'),
+      ' (or press n); an agent creates one with cos_task_create, a script with POST /api/tasks.');
   }
   box.hidden = false;
 }

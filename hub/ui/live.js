@@ -63,11 +63,23 @@ export function lastSeen() {
   return lastSeq;
 }
 
+let liveOn = false;
+
 function setLive(on) {
+  liveOn = on;
   document.body.dataset.live = on ? '1' : '0';
+  refreshLiveLabel();
+}
+
+// refreshLiveLabel names the stream's state in #live-status: while time
+// travel is on (body.readonly) the stream stays open but the views do not
+// follow it, and the label says so.
+export function refreshLiveLabel() {
   const s = document.getElementById('live-status');
-  s.textContent = on ? 'live' : 'reconnecting…';
-  s.classList.toggle('on', on);
+  const paused = document.body.classList.contains('readonly');
+  s.textContent = liveOn ? (paused ? 'live · paused' : 'live') : 'reconnecting…';
+  s.title = paused ? 'Time travel is on: the views show the past; Now follows live updates again' : 'Live updates';
+  s.classList.toggle('on', liveOn && !paused);
 }
 
 function setRole(r) {
