@@ -179,19 +179,7 @@ func (h *Hub) setCookie(w http.ResponseWriter, r *http.Request, id string) {
 // then is 429 E_UNAUTHORIZED with Retry-After, whatever its token.
 // Without a configured token it sets nothing and answers authenticated.
 func (h *Hub) login(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		h.fail(w, http.StatusMethodNotAllowed, envelope.Errorf(envelope.CodeArgument,
-			"/api/login takes POST with the body {\"token\": \"…\"}, not %s", clip(r.Method, 20)).
-			WithDetails(map[string]any{"method": clip(r.Method, 20), "allow": []string{http.MethodPost}}))
-		return
-	}
-	if e := h.checkOrigin(r); e != nil {
-		h.fail(w, http.StatusForbidden, e)
-		return
-	}
-	if e := jsonContentType(r); e != nil {
-		h.fail(w, http.StatusUnsupportedMediaType, e)
+	if !h.jsonPost(w, r, "/api/login takes POST with the body {\"token\": \"…\"}") {
 		return
 	}
 	addr := clientAddr(r.RemoteAddr)
@@ -254,26 +242,34 @@ func retrySeconds(d time.Duration) int {
 	return max(1, int((d+time.Second-1)/time.Second))
 }
 
+// jsonPost checks a session route's write as every write is checked: POST
+// (else 405 with Allow; usage says what the route takes), the Origin rule
+// (403) and a JSON body (415: a form post cannot make one). It reports
+// whether r passed; a failure is answered.
+func (h *Hub) jsonPost(w http.ResponseWriter, r *http.Request, usage string) bool {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.fail(w, http.StatusMethodNotAllowed, envelope.Errorf(envelope.CodeArgument, "%s, not %s", usage, clip(r.Method, 20)).
+			WithDetails(map[string]any{"method": clip(r.Method, 20), "allow": []string{http.MethodPost}}))
+		return false
+	}
+	if e := h.checkOrigin(r); e != nil {
+		h.fail(w, http.StatusForbidden, e)
+		return false
+	}
+	if e := jsonContentType(r); e != nil {
+		h.fail(w, http.StatusUnsupportedMediaType, e)
+		return false
+	}
+	return true
+}
+
 // logout serves POST /api/logout: it ends the request's login session
 // and deletes its cookie, 200 {"auth_required", "authenticated": false}.
 // It needs no token (ending a session that already ended is no error)
 // and passes the Origin check like any write.
 func (h *Hub) logout(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		h.fail(w, http.StatusMethodNotAllowed, envelope.Errorf(envelope.CodeArgument,
-			"/api/logout takes POST, not %s", clip(r.Method, 20)).
-			WithDetails(map[string]any{"method": clip(r.Method, 20), "allow": []string{http.MethodPost}}))
-		return
-	}
-	if e := h.checkOrigin(r); e != nil {
-		h.fail(w, http.StatusForbidden, e)
-		return
-	}
-	// A write like any other: only a JSON request (a form post cannot
-	// make one).
-	if e := jsonContentType(r); e != nil {
-		h.fail(w, http.StatusUnsupportedMediaType, e)
+	if !h.jsonPost(w, r, "/api/logout takes POST") {
 		return
 	}
 	if id := sessionID(r); id != "" {

@@ -77,16 +77,9 @@ func evidenceOfTaskTool(_ context.Context, c *Call) (any, envelope.ToolMeta, err
 	}
 	limit := c.Args.Int("limit", taskEvidenceLimitDefault)
 	query := pagecursor.Digest("cos_evidence_task", id)
-	after := uint64(0) // 0: from the newest
-	if cs := c.Args.Str("cursor"); cs != "" {
-		cur, err := decodeCursor(cs)
-		if err != nil {
-			return nil, tm, err
-		}
-		if cur.Query != query {
-			return nil, tm, staleCursor("it belongs to another listing")
-		}
-		after = cur.After
+	after, err := cursorAfter(c, query) // 0: from the newest
+	if err != nil {
+		return nil, tm, err
 	}
 	var rows []taskEvidenceRow
 	sessions := 0

@@ -121,16 +121,9 @@ func evidenceSessionsTool(_ context.Context, c *Call) (any, envelope.ToolMeta, e
 	var tm envelope.ToolMeta
 	limit := c.Args.Int("limit", sessionsLimitDefault)
 	query := pagecursor.Digest("cos_evidence_sessions")
-	after := uint64(0) // 0: from the newest
-	if cs := c.Args.Str("cursor"); cs != "" {
-		cur, err := decodeCursor(cs)
-		if err != nil {
-			return nil, tm, err
-		}
-		if cur.Query != query {
-			return nil, tm, staleCursor("it belongs to another listing")
-		}
-		after = cur.After
+	after, err := cursorAfter(c, query) // 0: from the newest
+	if err != nil {
+		return nil, tm, err
 	}
 	ids := c.V.Bundles.Sessions()
 	rows := make([]sessionRow, 0, len(ids))
@@ -322,4 +315,22 @@ func readLine(br *bufio.Reader) (string, bool, error) {
 			return string(b), long, nil
 		}
 	}
+}
+
+// cursorAfter is the seq the call's cursor resumes after (0 without one:
+// from the newest) for a listing whose cursors carry query; a cursor of
+// another listing is STALE_CURSOR.
+func cursorAfter(c *Call, query [8]byte) (uint64, error) {
+	cs := c.Args.Str("cursor")
+	if cs == "" {
+		return 0, nil
+	}
+	cur, err := decodeCursor(cs)
+	if err != nil {
+		return 0, err
+	}
+	if cur.Query != query {
+		return 0, staleCursor("it belongs to another listing")
+	}
+	return cur.After, nil
 }
