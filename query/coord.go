@@ -185,7 +185,12 @@ func coordOf(ctx context.Context, g *projections.Graph, b *tasks.Board, id strin
 
 // coordTaskOf resolves the footprint and reach of t.
 func coordTaskOf(ctx context.Context, g *projections.Graph, t tasks.Task) *coordTask {
-	c := &coordTask{t: t, fp: FootprintSymbols(g, t)}
+	return coordTaskOfFP(ctx, g, t, FootprintSymbols(g, t))
+}
+
+// coordTaskOfFP is coordTaskOf with t's footprint fp already resolved.
+func coordTaskOfFP(ctx context.Context, g *projections.Graph, t tasks.Task, fp []string) *coordTask {
+	c := &coordTask{t: t, fp: fp}
 	c.inFP = make(map[string]bool, len(c.fp))
 	for _, u := range c.fp {
 		c.inFP[u] = true
@@ -306,20 +311,7 @@ func Overlaps(ctx context.Context, g *projections.Graph, b *tasks.Board, id stri
 // OverlapIDs returns, for every active task that overlaps another, the
 // ids it overlaps, sorted. Call it inside a view.
 func OverlapIDs(ctx context.Context, g *projections.Graph, b *tasks.Board) map[string][]string {
-	all, _ := coordOf(ctx, g, b, "")
-	out := map[string][]string{}
-	for i, t := range all {
-		for _, u := range all[i+1:] {
-			if overlap(g, t, u) != nil {
-				out[t.t.ID] = append(out[t.t.ID], u.t.ID)
-				out[u.t.ID] = append(out[u.t.ID], t.t.ID)
-			}
-		}
-	}
-	for id := range out {
-		slices.Sort(out[id])
-	}
-	return out
+	return NewBoardCoord().OverlapIDs(ctx, g, b)
 }
 
 // Notices returns the changes under task id since it became active (its
