@@ -122,3 +122,46 @@ func BenchmarkBoard_SharedTouches(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkBoard_DistinctTouches: 260 open tasks, each touching one Go file
+// of a copy of net/http (the files in turn), so footprints differ and
+// overlap by reach. "new-seq" appends an event before each call (nothing
+// computed before is reused); "columns-6x50" is a Hub page load at one seq.
+func BenchmarkBoard_DistinctTouches(b *testing.B) {
+	root := netHTTPCopy(b)
+	s := idxOpen(b, b.TempDir(), root)
+	idxReport(b, s, `{}`)
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var files []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".go") {
+			files = append(files, e.Name())
+		}
+	}
+	for i := range boardSharedTasks {
+		seedSharedTasks(b, s, 1, files[i%len(files)])
+	}
+	board := func(b *testing.B, args string) {
+		if e := call(b, s, "cos_task_board", args); !e.OK {
+			b.Fatalf("board %s: %+v", args, e.Error)
+		}
+	}
+	b.Run("new-seq", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			seedSharedTasks(b, s, 1, "no/such/path.go")
+			b.StartTimer()
+			board(b, `{"limit":50}`)
+		}
+	})
+	b.Run("columns-6x50", func(b *testing.B) {
+		for b.Loop() {
+			for _, st := range tasks.Statuses {
+				board(b, fmt.Sprintf(`{"status":[%q],"limit":50}`, st))
+			}
+		}
+	})
+}
