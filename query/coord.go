@@ -173,8 +173,18 @@ func coordOf(ctx context.Context, g *projections.Graph, b *tasks.Board, id strin
 			return nil, nil
 		}
 	}
+	// Tasks with the same footprint share its reach, walked once.
+	byFP := map[string]*coordTask{}
 	for _, t := range b.Active() {
-		c := coordTaskOf(ctx, g, t)
+		fp := FootprintSymbols(g, t)
+		key := strings.Join(fp, "\x00")
+		c, ok := byFP[key]
+		if ok {
+			c = &coordTask{t: t, fp: c.fp, inFP: c.inFP, reach: c.reach}
+		} else {
+			c = coordTaskOfFP(ctx, g, t, fp)
+			byFP[key] = c
+		}
 		if t.ID == id {
 			self = c
 		}
@@ -284,10 +294,17 @@ func overlap(g *projections.Graph, t, u *coordTask) *Overlap {
 // task id's, closest first. Call it inside a view.
 func Overlaps(ctx context.Context, g *projections.Graph, b *tasks.Board, id string) []Overlap {
 	all, self := coordOf(ctx, g, b, id)
+	return overlapsOf(g, all, self)
+}
+
+// overlapsOf returns the tasks of all whose code meets self's, closest
+// first ([] when self is nil).
+func overlapsOf(g *projections.Graph, all []*coordTask, self *coordTask) []Overlap {
 	out := []Overlap{}
 	if self == nil {
 		return out
 	}
+	id := self.t.ID
 	for _, u := range all {
 		if u.t.ID == id {
 			continue

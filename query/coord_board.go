@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/cos-dev/cos/projections"
@@ -43,24 +42,22 @@ func (bc *BoardCoord) resolve(ctx context.Context, g *projections.Graph, b *task
 			c     *coordTask
 			tasks []*coordTask
 		}
-		byFP := map[string]*group{}
+		bc.all, _ = coordOf(ctx, g, b, "")
+		bc.byID = make(map[string]*coordTask, len(bc.all))
+		// coordOf shares one reach among the tasks of one footprint.
+		byReach := map[*Dependents]*group{}
 		var groups []*group
-		bc.byID = map[string]*coordTask{}
-		for _, t := range b.Active() {
-			fp := FootprintSymbols(g, t)
-			key := strings.Join(fp, "\x00")
-			gr, ok := byFP[key]
+		for _, c := range bc.all {
+			gr, ok := byReach[c.reach]
 			if !ok {
-				gr = &group{c: coordTaskOfFP(ctx, g, t, fp)}
 				// Only the reach's uids are read: keep no graph past the view.
-				gr.c.reach.comp = nil
-				byFP[key] = gr
+				c.reach.comp = nil
+				gr = &group{c: c}
+				byReach[c.reach] = gr
 				groups = append(groups, gr)
 			}
-			c := &coordTask{t: t, fp: gr.c.fp, inFP: gr.c.inFP, reach: gr.c.reach}
 			gr.tasks = append(gr.tasks, c)
-			bc.all = append(bc.all, c)
-			bc.byID[t.ID] = c
+			bc.byID[c.t.ID] = c
 		}
 		ids := map[string][]string{}
 		for i, gt := range groups {
@@ -116,6 +113,13 @@ func meets(t, u *coordTask) bool {
 func (bc *BoardCoord) OverlapIDs(ctx context.Context, g *projections.Graph, b *tasks.Board) map[string][]string {
 	bc.resolve(ctx, g, b)
 	return bc.ids
+}
+
+// Overlaps is Overlaps of task id, from the footprints and reaches
+// resolved once.
+func (bc *BoardCoord) Overlaps(ctx context.Context, g *projections.Graph, b *tasks.Board, id string) []Overlap {
+	bc.resolve(ctx, g, b)
+	return overlapsOf(g, bc.all, bc.byID[id])
 }
 
 // NoticeCount returns how many changes are under task id (the total

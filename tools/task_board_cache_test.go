@@ -138,6 +138,16 @@ func TestBoardCoord_CachedEqualsUncached(t *testing.T) {
 		t.Fatalf("after the write TASK-002 overlaps %v (before %v), want TASK-005 added", after["TASK-002"].Overlaps, first["TASK-002"].Overlaps)
 	}
 	live("overlapping after a write", `{"overlapping":true}`)
+	// cos_task_get's overlaps come from the same kept coordination.
+	got := overlapsIn(t, coordOf(t, okEnv(t, call(t, s, "cos_task_get", `{"task_id":"TASK-002"}`), "get")).Overlaps)
+	if err := s.st.Read(ctx, func(v state.View) {
+		want := query.Overlaps(ctx, v.Graph, v.Board, "TASK-002")
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("cos_task_get overlaps %+v, computed afresh %+v", got, want)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	// The past seq: what the board answered then, and what computing it
 	// afresh at that seq answers.

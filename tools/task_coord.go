@@ -78,9 +78,10 @@ func taskWriteData() Fields {
 }
 
 // overlapsOf returns the closest overlapsListed overlaps of task id in the
-// current view (c.V), [] when none, and how many there are.
+// current view (c.V), [] when none, and how many there are; the footprints
+// and reaches are those kept for the view's position (boardCoordAt).
 func overlapsOf(ctx context.Context, c *Call, id string) ([]query.Overlap, int) {
-	o := query.Overlaps(ctx, c.V.Graph, c.V.Board, id)
+	o := boardCoordAt(c).Overlaps(context.WithoutCancel(ctx), c.V.Graph, c.V.Board, id)
 	if o == nil {
 		o = []query.Overlap{}
 	}
@@ -206,17 +207,21 @@ type boardCoord struct {
 // call's cancellation: a part another call waits for is never cut short.
 func boardCoordOf(ctx context.Context, c *Call) boardCoord {
 	g, b := c.V.Graph, c.V.Board
-	var bc *query.BoardCoord
-	if c.runner != nil {
-		bc = c.runner.boardCoords.at(c.V.Pos)
-	} else {
-		bc = query.NewBoardCoord()
-	}
+	bc := boardCoordAt(c)
 	ctx = context.WithoutCancel(ctx)
 	return boardCoord{
 		ids:    func() map[string][]string { return bc.OverlapIDs(ctx, g, b) },
 		counts: func(id string) int { return bc.NoticeCount(ctx, g, b, id) },
 	}
+}
+
+// boardCoordAt returns the coordination kept for the position of c.V
+// (a new one for a Call without a Runner).
+func boardCoordAt(c *Call) *query.BoardCoord {
+	if c.runner == nil {
+		return query.NewBoardCoord()
+	}
+	return c.runner.boardCoords.at(c.V.Pos)
 }
 
 // boardPage lists up to limit rows of the board from cursor, each with the
