@@ -215,10 +215,11 @@ func boardCoordOf(ctx context.Context, c *Call) boardCoord {
 	}
 }
 
-// boardCoordAt returns the coordination kept for the position of c.V
-// (a new one for a Call without a Runner).
+// boardCoordAt returns the coordination kept for the position of c.V; a
+// new one for a Call without a Runner, and for a Runner serving a
+// worktree, whose overlay changes the graph without a new seq.
 func boardCoordAt(c *Call) *query.BoardCoord {
-	if c.runner == nil {
+	if c.runner == nil || c.runner.worktree != nil {
 		return query.NewBoardCoord()
 	}
 	return c.runner.boardCoords.at(c.V.Pos)
