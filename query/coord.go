@@ -173,8 +173,18 @@ func coordOf(ctx context.Context, g *projections.Graph, b *tasks.Board, id strin
 			return nil, nil
 		}
 	}
+	// Tasks with the same footprint share its reach, walked once.
+	byFP := map[string]*coordTask{}
 	for _, t := range b.Active() {
-		c := coordTaskOf(ctx, g, t)
+		fp := FootprintSymbols(g, t)
+		key := strings.Join(fp, "\x00")
+		c, ok := byFP[key]
+		if ok {
+			c = &coordTask{t: t, fp: c.fp, inFP: c.inFP, reach: c.reach}
+		} else {
+			c = coordTaskOfFP(ctx, g, t, fp)
+			byFP[key] = c
+		}
 		if t.ID == id {
 			self = c
 		}
@@ -185,7 +195,12 @@ func coordOf(ctx context.Context, g *projections.Graph, b *tasks.Board, id strin
 
 // coordTaskOf resolves the footprint and reach of t.
 func coordTaskOf(ctx context.Context, g *projections.Graph, t tasks.Task) *coordTask {
-	c := &coordTask{t: t, fp: FootprintSymbols(g, t)}
+	return coordTaskOfFP(ctx, g, t, FootprintSymbols(g, t))
+}
+
+// coordTaskOfFP is coordTaskOf with t's footprint fp already resolved.
+func coordTaskOfFP(ctx context.Context, g *projections.Graph, t tasks.Task, fp []string) *coordTask {
+	c := &coordTask{t: t, fp: fp}
 	c.inFP = make(map[string]bool, len(c.fp))
 	for _, u := range c.fp {
 		c.inFP[u] = true
@@ -279,10 +294,17 @@ func overlap(g *projections.Graph, t, u *coordTask) *Overlap {
 // task id's, closest first. Call it inside a view.
 func Overlaps(ctx context.Context, g *projections.Graph, b *tasks.Board, id string) []Overlap {
 	all, self := coordOf(ctx, g, b, id)
+	return overlapsOf(g, all, self)
+}
+
+// overlapsOf returns the tasks of all whose code meets self's, closest
+// first ([] when self is nil).
+func overlapsOf(g *projections.Graph, all []*coordTask, self *coordTask) []Overlap {
 	out := []Overlap{}
 	if self == nil {
 		return out
 	}
+	id := self.t.ID
 	for _, u := range all {
 		if u.t.ID == id {
 			continue
@@ -306,20 +328,7 @@ func Overlaps(ctx context.Context, g *projections.Graph, b *tasks.Board, id stri
 // OverlapIDs returns, for every active task that overlaps another, the
 // ids it overlaps, sorted. Call it inside a view.
 func OverlapIDs(ctx context.Context, g *projections.Graph, b *tasks.Board) map[string][]string {
-	all, _ := coordOf(ctx, g, b, "")
-	out := map[string][]string{}
-	for i, t := range all {
-		for _, u := range all[i+1:] {
-			if overlap(g, t, u) != nil {
-				out[t.t.ID] = append(out[t.t.ID], u.t.ID)
-				out[u.t.ID] = append(out[u.t.ID], t.t.ID)
-			}
-		}
-	}
-	for id := range out {
-		slices.Sort(out[id])
-	}
-	return out
+	return NewBoardCoord().OverlapIDs(ctx, g, b)
 }
 
 // Notices returns the changes under task id since it became active (its

@@ -46,6 +46,8 @@ type Runner struct {
 	history *state.History
 	// worktree is Options.Worktree.
 	worktree Worktree
+	// boardCoords is the board's coordination of the last positions read.
+	boardCoords boardCoords
 }
 
 // New returns a Runner over st; ix runs cos_graph_index and approves the

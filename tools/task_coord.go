@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -77,9 +78,10 @@ func taskWriteData() Fields {
 }
 
 // overlapsOf returns the closest overlapsListed overlaps of task id in the
-// current view (c.V), [] when none, and how many there are.
+// current view (c.V), [] when none, and how many there are; the footprints
+// and reaches are those kept for the view's position (boardCoordAt).
 func overlapsOf(ctx context.Context, c *Call, id string) ([]query.Overlap, int) {
-	o := query.Overlaps(ctx, c.V.Graph, c.V.Board, id)
+	o := boardCoordAt(c).Overlaps(context.WithoutCancel(ctx), c.V.Graph, c.V.Board, id)
 	if o == nil {
 		o = []query.Overlap{}
 	}
@@ -192,6 +194,37 @@ func overlappingTotal(b *tasks.Board, f tasks.Filter, ids map[string][]string) i
 	return n
 }
 
+// boardCoord is the board's coordination in the current view: the ids
+// each active task overlaps (computed on first use) and the count of
+// changes under a task.
+type boardCoord struct {
+	ids    func() map[string][]string
+	counts func(id string) int
+}
+
+// boardCoordOf returns the coordination of the view c.V, shared by every
+// call at its position (Runner.boardCoords). It is computed without the
+// call's cancellation: a part another call waits for is never cut short.
+func boardCoordOf(ctx context.Context, c *Call) boardCoord {
+	g, b := c.V.Graph, c.V.Board
+	bc := boardCoordAt(c)
+	ctx = context.WithoutCancel(ctx)
+	return boardCoord{
+		ids:    func() map[string][]string { return bc.OverlapIDs(ctx, g, b) },
+		counts: func(id string) int { return bc.NoticeCount(ctx, g, b, id) },
+	}
+}
+
+// boardCoordAt returns the coordination kept for the position of c.V; a
+// new one for a Call without a Runner, and for a Runner serving a
+// worktree, whose overlay changes the graph without a new seq.
+func boardCoordAt(c *Call) *query.BoardCoord {
+	if c.runner == nil || c.runner.worktree != nil {
+		return query.NewBoardCoord()
+	}
+	return c.runner.boardCoords.at(c.V.Pos)
+}
+
 // boardPage lists up to limit rows of the board from cursor, each with the
 // ids it overlaps and the count of changes under it. With overlapping it
 // keeps only the rows that overlap, reading on through the board (in the
@@ -200,7 +233,7 @@ func overlappingTotal(b *tasks.Board, f tasks.Filter, ids map[string][]string) i
 // counts the overlapping tasks of f. The overlaps are those of the view
 // read, not of the walk's first page.
 func boardPage(c *Call, f tasks.Filter, cursor string, limit int, overlapping bool,
-	ids map[string][]string, counts map[string]int) (tasks.Page, []boardRow, string, error) {
+	coord boardCoord) (tasks.Page, []boardRow, string, error) {
 	rows := []boardRow{}
 	var first tasks.Page
 	for i := 0; ; i++ {
@@ -211,16 +244,23 @@ func boardPage(c *Call, f tasks.Filter, cursor string, limit int, overlapping bo
 		if i == 0 {
 			first = page
 		}
-		for _, t := range page.Tasks {
-			r := rowOf(t)
-			r.Overlaps = ids[t.ID]
-			r.Changes = counts[t.ID]
-			if !overlapping || len(r.Overlaps) > 0 {
+		if !overlapping {
+			for _, t := range page.Tasks {
+				r := rowOf(t)
+				r.Overlaps = slices.Clone(coord.ids()[t.ID])
+				r.Changes = coord.counts(t.ID)
 				rows = append(rows, r)
 			}
-		}
-		if !overlapping {
 			return first, rows, next, nil
+		}
+		ids := coord.ids()
+		for _, t := range page.Tasks {
+			r := rowOf(t)
+			r.Overlaps = slices.Clone(ids[t.ID])
+			if len(r.Overlaps) > 0 {
+				r.Changes = coord.counts(t.ID)
+				rows = append(rows, r)
+			}
 		}
 		if next == "" || len(rows) == limit || len(ids) == 0 {
 			if len(ids) == 0 {

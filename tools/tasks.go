@@ -558,10 +558,9 @@ func taskBoardTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error)
 		return nil, tm, err
 	}
 	limit := c.Args.Int("limit", tasks.DefaultLimit)
-	ids := query.OverlapIDs(ctx, c.V.Graph, c.V.Board)
-	counts := query.NoticeCounts(ctx, c.V.Graph, c.V.Board)
+	coord := boardCoordOf(ctx, c)
 	for {
-		page, rows, next, err := boardPage(c, f, cursor, limit, overlapping, ids, counts)
+		page, rows, next, err := boardPage(c, f, cursor, limit, overlapping, coord)
 		if err != nil {
 			return nil, tm, err
 		}
