@@ -88,6 +88,7 @@ func browserTimeTravelPastHead(t *testing.T, f *browserFixture, browser context.
 	p := openTab(t, browser)
 	p.open(f.Hub.URL + "/#/board?at=" + strconv.Itoa(far))
 	p.wait(bannerJS("read-only"), "the read-only banner from the address")
+	p.wait(`document.querySelector('#board-new').disabled`, "New task off while the address sets at")
 	p.wait(fmt.Sprintf(`(() => { const w = document.querySelector('#readonly-banner #at-warning'); return !!w && w.textContent.includes("seq %d is past the log head"); })()`, far),
 		"the banner warning that seq "+strconv.Itoa(far)+" is past the head")
 	if v := evalJS[string](p, `document.querySelector('#at-input').value`); v != strconv.Itoa(far) {
@@ -104,6 +105,10 @@ func browserTimeTravelPastHead(t *testing.T, f *browserFixture, browser context.
 	p.click("#at-clear")
 	p.wait(bannerGoneJS, "the banner gone")
 	p.wait(`document.querySelector('#live-status').textContent === 'live'`, "the live label back to live")
+	p.wait(`location.hash.startsWith('#/health') && !location.hash.includes('at=')`, "at gone from the address")
+	p.click(`a[data-view=board]`)
+	p.waitReady()
+	p.wait(`!document.querySelector('#board-new').disabled`, "New task on again at now")
 }
 
 // browserFeedViewAsOf: a feed row's "view as of" link sets at to its seq;

@@ -79,10 +79,8 @@ async function main() {
   initHealth();
   initKeys();
   initMetrics();
-  onAtChange(() => {
-    refreshLiveLabel();
-    route();
-  });
+  document.addEventListener('cos:at-applied', refreshLiveLabel);
+  onAtChange(() => route());
   window.addEventListener('hashchange', route);
   window.addEventListener('cos:login', () => route());
   if (!location.hash) history.replaceState(null, '', '#/board');

@@ -101,7 +101,7 @@ export function initTask() {
   $('board-new').addEventListener('click', openNew);
   $('new-task-form').addEventListener('submit', onCreate);
   $('new-task-cancel').addEventListener('click', () => $('new-task').close());
-  tt.onChange(() => {
+  document.addEventListener('cos:at-applied', () => {
     $('board-new').disabled = tt.readOnly();
   });
   $('board-new').disabled = tt.readOnly();

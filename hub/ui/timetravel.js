@@ -58,6 +58,10 @@ function apply(value) {
   else sessionStorage.removeItem('cos.at');
   renderBanner();
   document.body.classList.toggle('readonly', readOnly());
+  // Every change of `at`, from the box or from the address, for the parts
+  // of the page that only show whether writes are on (onChange listeners
+  // re-render, and run for the box alone).
+  document.dispatchEvent(new Event('cos:at-applied'));
 }
 
 // setAt sets (or, with '', clears) `at`, writes it into the address and
