@@ -42,29 +42,48 @@ func (h *Hub) guard(next http.Handler) http.Handler {
 			h.fail(w, http.StatusForbidden, e)
 			return
 		}
-		// A bearer token is tried like a login: the same throttle slows
-		// an address that keeps sending wrong ones.
-		bearer := h.token.Set() && len(r.Header.Values("Authorization")) > 0
-		addr := clientAddr(r.RemoteAddr)
-		if bearer {
-			if d := h.throttle.wait(addr); d > 0 {
-				h.tooMany(w, d)
-				return
-			}
+		if h.bearerWaits(w, r) {
+			return
 		}
-		if e := h.checkToken(w, r); e != nil {
-			if bearer {
-				h.throttle.fail(addr)
-			}
+		e := h.checkToken(w, r)
+		h.noteBearer(r, e == nil)
+		if e != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cos"`)
 			h.fail(w, http.StatusUnauthorized, e)
 			return
 		}
-		if bearer {
-			h.throttle.ok(addr)
-		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// A bearer token is tried like a login: the same throttle slows an
+// address that keeps sending wrong ones, on every route that reads one.
+
+// bearerWaits answers 429 with Retry-After and reports true when r
+// carries a bearer token (a token being configured) from an address that
+// must still wait after wrong tokens.
+func (h *Hub) bearerWaits(w http.ResponseWriter, r *http.Request) bool {
+	if !h.token.Set() || len(r.Header.Values("Authorization")) == 0 {
+		return false
+	}
+	if d := h.throttle.wait(clientAddr(r.RemoteAddr)); d > 0 {
+		h.tooMany(w, d)
+		return true
+	}
+	return false
+}
+
+// noteBearer counts r's bearer token, if it carries one: a wrong one is a
+// failure of its address, a right one starts the count over.
+func (h *Hub) noteBearer(r *http.Request, right bool) {
+	if !h.token.Set() || len(r.Header.Values("Authorization")) == 0 {
+		return
+	}
+	if right {
+		h.throttle.ok(clientAddr(r.RemoteAddr))
+	} else {
+		h.throttle.fail(clientAddr(r.RemoteAddr))
+	}
 }
 
 // checkOrigin applies the Origin and Host rules of guard.
@@ -295,7 +314,11 @@ func (h *Hub) session(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusForbidden, e)
 		return
 	}
+	if h.bearerWaits(w, r) {
+		return
+	}
 	ok, _ := h.authenticated(r)
+	h.noteBearer(r, ok)
 	h.ok(w, map[string]any{"auth_required": h.token.Set(), "authenticated": ok})
 }
 

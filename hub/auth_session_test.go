@@ -192,6 +192,33 @@ func TestAuth_BearerThrottle(t *testing.T) {
 	if resp, doc := f.do(t, http.MethodGet, "/api/board", "", bearer(testToken)); resp.StatusCode != 200 {
 		t.Fatalf("right bearer after 4 failures: %d %v; want 200", resp.StatusCode, doc)
 	}
+	// /api/session reads a bearer token too: it counts, and waits, alike.
+	for i := 1; i <= 5; i++ {
+		if resp, doc := f.do(t, http.MethodGet, "/api/session", "", bearer("wrong")); resp.StatusCode != 200 || doc["data"].(map[string]any)["authenticated"] != false {
+			t.Fatalf("wrong bearer %d on /api/session: %d %v; want 200 not authenticated", i, resp.StatusCode, doc)
+		}
+	}
+	if resp, doc := f.do(t, http.MethodGet, "/api/session", "", bearer(testToken)); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("right bearer on /api/session while the address waits: %d %v; want 429", resp.StatusCode, doc)
+	}
+	if resp, _ := f.do(t, http.MethodGet, "/api/board", "", bearer(testToken)); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("right bearer on /api/board after wrong ones on /api/session: %d; want 429", resp.StatusCode)
+	}
+}
+
+// TestClientAddr: the throttle's key is the IPv4 address, or the IPv6 /64.
+func TestClientAddr(t *testing.T) {
+	for remote, want := range map[string]string{
+		"192.0.2.7:5555":             "192.0.2.7",
+		"[2001:db8:1:2:aaaa::1]:443": "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff::9]:80":  "2001:db8:1:2::/64",
+		"[::ffff:192.0.2.7]:1":       "192.0.2.7",
+		"[::1]:9":                    "::/64",
+	} {
+		if got := hub.ClientAddr(remote); got != want {
+			t.Errorf("ClientAddr(%s) = %q, want %q", remote, got, want)
+		}
+	}
 }
 
 // errMessage is a failure envelope's error.message.

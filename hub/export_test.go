@@ -12,3 +12,6 @@ func WithClock(o Options, now func() time.Time) Options {
 	o.now = now
 	return o
 }
+
+// ClientAddr is the login throttle's key for a remote address.
+func ClientAddr(remote string) string { return clientAddr(remote) }

@@ -238,9 +238,11 @@ func hubOwnPaths(auth bool) map[string]any {
 	open := []any{map[string]any{}}
 	events := []int{http.StatusBadRequest, http.StatusForbidden, http.StatusInternalServerError, http.StatusServiceUnavailable}
 	login := []int{http.StatusBadRequest, http.StatusForbidden, http.StatusUnsupportedMediaType, http.StatusInternalServerError}
+	session := []int{http.StatusForbidden, http.StatusInternalServerError}
 	if auth {
-		events = append(events, http.StatusUnauthorized)
+		events = append(events, http.StatusUnauthorized, http.StatusTooManyRequests)
 		login = append(login, http.StatusUnauthorized, http.StatusTooManyRequests)
+		session = append(session, http.StatusTooManyRequests)
 	}
 	return map[string]any{
 		"/api/events": map[string]any{"get": map[string]any{
@@ -284,7 +286,7 @@ func hubOwnPaths(auth bool) map[string]any {
 			"operationId": "session", "tags": []string{"session"},
 			"summary":   "Whether the API needs a token and whether this request carries a good one",
 			"security":  open,
-			"responses": withErrors(map[string]any{"200": authOK("The session")}, []int{http.StatusForbidden, http.StatusInternalServerError}),
+			"responses": withErrors(map[string]any{"200": authOK("The session")}, session),
 		}},
 	}
 }

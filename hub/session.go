@@ -116,12 +116,22 @@ func newThrottle(now func() time.Time) *throttle {
 }
 
 // clientAddr is the throttle's key for a request: the IP of the
-// connection (no forwarded header is believed).
+// connection (no forwarded header is believed); for IPv6, its /64, which
+// one client usually holds whole (else one client could spread its tries
+// over as many addresses as it likes and flush the throttle).
 func clientAddr(remote string) string {
+	host := remote
 	if h, _, err := net.SplitHostPort(remote); err == nil {
-		return h
+		host = h
 	}
-	return remote
+	ip := net.ParseIP(host)
+	switch {
+	case ip == nil:
+		return host
+	case ip.To4() != nil:
+		return ip.To4().String()
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 // wait returns how long addr must still wait before a login is tried (0:

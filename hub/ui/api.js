@@ -162,7 +162,7 @@ export function fmtTime(t) {
 // The server refuses them in new titles; visible() shows any an older
 // event holds as a marker, "⟨U+202E⟩", and elements of class
 // "shown-text" isolate their text (unicode-bidi: isolate, style.css).
-const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
 
 export function visible(s) {
   return String(s ?? '').replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);

@@ -290,7 +290,7 @@ function updateEmpty() {
     box.replaceChildren('No task matches these filters. ',
       el('button', { type: 'button', 'data-clear': '1' }, 'Clear filters'));
   } else if (tt.at()) {
-    box.replaceChildren(`No tasks at seq ${tt.at()}.`);
+    box.replaceChildren(`No tasks as of ${/^\d+$/.test(tt.at()) ? 'seq ' : ''}${tt.at()}.`);
   } else {
     box.replaceChildren('No tasks yet. Create one with ', el('button', { type: 'button', 'data-new': '1' }, 'New task'),
       ' (or press n); an agent creates one with cos_task_create, a script with POST /api/tasks.');

@@ -5,7 +5,7 @@
 // recorded anywhere puts its session at the top (or updates its row), and
 // re-reads the bundle shown when it is that session's.
 
-import { api, apiURL, el, showError, fmtTime } from './api.js';
+import { api, apiURL, el, showError, fmtTime, visible } from './api.js';
 import { subscribe } from './live.js';
 import * as tt from './timetravel.js';
 
@@ -164,5 +164,5 @@ function entry(e, line) {
 function taskRef(r) {
   const n = (r.symbols || []).length;
   return el('p', { class: 'task-ref muted', 'data-task-ref': r.task_id, 'data-seq': String(r.seq) },
-    `${r.task_id}${r.assignee ? ` (${r.assignee})` : ''} · code at seq ${r.seq}: ${n} symbol${n === 1 ? '' : 's'} (${r.from})`);
+    `${r.task_id}${r.assignee ? ` (${visible(r.assignee)})` : ''} · code at seq ${r.seq}: ${n} symbol${n === 1 ? '' : 's'} (${r.from})`);
 }

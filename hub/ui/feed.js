@@ -94,7 +94,7 @@ function row(ev) {
     el('time', { datetime: ev.time || '' }, fmtTime(ev.time)), ' ',
     el('span', { class: 'type' }, ev.type || ''), ' ',
     target(ev),
-    actorText(ev) ? el('span', { class: 'actor muted' }, ` by ${actorText(ev)}`) : null,
+    actorText(ev) ? el('span', { class: 'actor muted' }, ` by ${visible(actorText(ev))}`) : null,
     summary(ev) ? el('span', { class: 'summary' }, ' — ', el('span', { class: 'shown-text' }, visible(summary(ev)))) : null, ' ',
     el('a', { class: 'asof', href: `#/feed?at=${ev.seq}`, title: `Show every view as it was at seq ${ev.seq}` }, 'view as of'));
 }

@@ -280,8 +280,8 @@ async function loadHistory(cursor) {
     for (const ev of data.events || []) {
       const who = ev.actor ? [ev.actor.client, ev.actor.session].filter(Boolean).join(' ') : '';
       list.append(el('li', { 'data-seq': String(ev.seq) },
-        el('span', { class: 'seq' }, `#${ev.seq}`), ' ', el('strong', {}, ev.type), ' ', ev.summary || '',
-        el('span', { class: 'muted' }, ` · ${fmtTime(ev.time)}${who ? ' · ' + who : ''} `), asOf(ev.seq)));
+        el('span', { class: 'seq' }, `#${ev.seq}`), ' ', el('strong', {}, ev.type), ' ', el('span', { class: 'shown-text' }, visible(ev.summary || '')),
+        el('span', { class: 'muted' }, ` · ${fmtTime(ev.time)}${who ? ' · ' + visible(who) : ''} `), asOf(ev.seq)));
     }
     if (!cursor && !(data.events || []).length) list.append(el('li', { class: 'muted' }, 'No history.'));
     historyCursor = data.next_cursor || '';
@@ -443,7 +443,7 @@ async function release(force) {
   if (!holder) return;
   if (force) {
     const dlg = $('force-release-dialog');
-    $('force-release-text').textContent = `${current.task.task_id} is held by ${holder}${me() ? `, not ${me()}` : ''}. Releasing it takes it from them; they are not asked.`;
+    $('force-release-text').textContent = `${current.task.task_id} is held by ${visible(holder)}${me() ? `, not ${visible(me())}` : ''}. Releasing it takes it from them; they are not asked.`;
     dlg.returnValue = '';
     dlg.showModal();
     $('force-release-cancel').focus();

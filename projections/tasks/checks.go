@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -44,6 +45,16 @@ func (b *Board) CheckUpdate(u UpdateCheck) (uint64, error) {
 			stale.Expected = eventlog.AtRevision(u.BaseRevision)
 		}
 		return 0, stale
+	}
+	// A name with a control, bidi or invisible character is taken only as
+	// the holder's own (a task held under such a name from an older event
+	// can still be updated and released by its holder).
+	if u.Actor != "" && u.Actor != t.Assignee {
+		if i, r, bad := HiddenNameRune(u.Actor); bad {
+			return 0, asError([]*FieldError{{Field: "assignee", Got: clip(mustJSON(u.Actor)),
+				Legal: fmt.Sprintf("1–%d characters, no control, bidi or invisible characters or surrounding spaces", MaxAssigneeLen),
+				Hint:  fmt.Sprintf("character %d is U+%04X, which can make one name read as another; remove it", i+1, r)}})
+		}
 	}
 	if p := u.Patch; t.Assignee != "" && t.Assignee != u.Actor && !u.Force &&
 		((p.Status != nil && *p.Status != t.Status) || (p.Touches != nil && !slices.Equal(*p.Touches, t.Touches))) {

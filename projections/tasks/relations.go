@@ -141,7 +141,7 @@ func (b *Board) ClaimCheck(id, assignee string) (Task, ClaimOutcome, error) {
 	// A new holder's name may not hold a bidi character either (the
 	// reducer's ValidateAssignee stays as it was: claims already written
 	// replay).
-	if i, r, bad := HiddenRune(assignee); bad {
+	if i, r, bad := HiddenNameRune(assignee); bad {
 		return Task{}, 0, asError([]*FieldError{{Field: "assignee", Got: clip(mustJSON(assignee)),
 			Legal:   fmt.Sprintf("1–%d characters, no control or bidi characters or surrounding spaces", MaxAssigneeLen),
 			Hint:    fmt.Sprintf("character %d is U+%04X, which can make one name read as another; remove it", i+1, r),

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Signals is TaskSignals, the fields docs/uids.md (TaskSignals) lists.
@@ -373,12 +374,12 @@ func clip(v json.RawMessage) string {
 // so an error quoting a refused value cannot itself be reordered or hidden
 // by the characters it refuses.
 func escapeHidden(s string) string {
-	if _, _, bad := HiddenRune(s); !bad {
+	if _, _, bad := HiddenNameRune(s); !bad {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if IsHiddenRune(r) {
+		if IsHiddenRune(r) || unicode.Is(unicode.Cf, r) {
 			fmt.Fprintf(&b, "\\u%04x", r)
 		} else {
 			b.WriteRune(r)

@@ -59,8 +59,8 @@ func parseTouches(v json.RawMessage, field, example string) ([]string, *FieldErr
 	// A new entry may not hold a control or bidi character (the reducer's
 	// validTouch stays as it was: events already written replay).
 	newTouch := func(s string) string {
-		if i, r, bad := HiddenRune(s); bad {
-			return fmt.Sprintf("character %d is U+%04X, a control or bidi character; remove it", i+1, r)
+		if i, r, bad := HiddenNameRune(s); bad {
+			return fmt.Sprintf("character %d is U+%04X, a control, bidi or invisible character; remove it", i+1, r)
 		}
 		return validTouch(s)
 	}

@@ -212,10 +212,10 @@ func parseCommon(fields map[string]json.RawMessage, prefix, example string, d *c
 	}
 	if v, ok := fields["labels"]; ok && d.labels != nil {
 		if l, hint, ok := parseStringList(v, MaxLabels, func(s string) bool {
-			_, _, hidden := HiddenRune(s)
+			_, _, hidden := HiddenNameRune(s)
 			return len([]rune(s)) <= MaxLabelLen && !hidden
 		}); !ok {
-			bad("labels", v, fmt.Sprintf(`a list of at most %d non-empty strings of at most %d characters without control or bidi characters, e.g. ["auth", "backend"]`, MaxLabels, MaxLabelLen), hint)
+			bad("labels", v, fmt.Sprintf(`a list of at most %d non-empty strings of at most %d characters without control, bidi or invisible characters, e.g. ["auth", "backend"]`, MaxLabels, MaxLabelLen), hint)
 		} else {
 			*d.labels = l
 		}
@@ -305,11 +305,25 @@ func parseTitle(v json.RawMessage, example string) (string, *FieldError) {
 
 // HiddenRune returns the first rune of s (its index in runes) that can
 // make one title read as another: a C0 or C1 control character (tab and
-// newline included) or a bidirectional control (U+200E, U+200F, U+061C,
-// U+202A–U+202E, U+2066–U+2069). bad is false when s has none.
-func HiddenRune(s string) (i int, r rune, bad bool) {
+// newline included), a bidirectional control (U+200E, U+200F, U+061C,
+// U+202A–U+202E, U+2066–U+2069), a line or paragraph separator (U+2028,
+// U+2029) or an invisible character that is no part of any script's
+// writing (U+200B, U+2060–U+2064, U+206A–U+206F, U+FEFF, U+FFF9–U+FFFB).
+// The zero-width joiners U+200C and U+200D stay: emoji and several
+// scripts need them. bad is false when s has none.
+func HiddenRune(s string) (i int, r rune, bad bool) { return firstRune(s, IsHiddenRune) }
+
+// HiddenNameRune is HiddenRune for a name — a label, a touch, a holder's
+// name — where nothing invisible has a use: every format character
+// (Unicode category Cf, the joiners included) is refused too, so "bob"
+// and "bob" followed by a zero-width character cannot be two holders.
+func HiddenNameRune(s string) (i int, r rune, bad bool) {
+	return firstRune(s, func(r rune) bool { return IsHiddenRune(r) || unicode.Is(unicode.Cf, r) })
+}
+
+func firstRune(s string, hidden func(rune) bool) (i int, r rune, bad bool) {
 	for _, c := range s {
-		if IsHiddenRune(c) {
+		if hidden(c) {
 			return i, c, true
 		}
 		i++
@@ -317,8 +331,7 @@ func HiddenRune(s string) (i int, r rune, bad bool) {
 	return 0, 0, false
 }
 
-// IsHiddenRune reports whether r is a control or bidi character HiddenRune
-// refuses.
+// IsHiddenRune reports whether r is a character HiddenRune refuses.
 func IsHiddenRune(r rune) bool {
 	switch {
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
@@ -326,6 +339,10 @@ func IsHiddenRune(r rune) bool {
 	case r == 0x200e, r == 0x200f, r == 0x061c:
 		return true
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x2028, r == 0x2029, r == 0x200b, r == 0xfeff:
+		return true
+	case r >= 0x2060 && r <= 0x2064, r >= 0x206a && r <= 0x206f, r >= 0xfff9 && r <= 0xfffb:
 		return true
 	}
 	return false

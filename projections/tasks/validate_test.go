@@ -188,6 +188,17 @@ func TestHiddenRunes_RefusedInNamesAndQuotedEscaped(t *testing.T) {
 			t.Errorf("%s: the message does not show the character escaped: %s", c.name, msg)
 		}
 	}
+	// Invisible characters: refused in titles (the joiners stay: emoji),
+	// and every format character in a name.
+	for _, raw := range []string{`{"title": "a\u200bb"}`, `{"title": "a\ufeffb"}`, `{"title": "a\u2028b"}`,
+		`{"title": "t", "labels": ["bob\u200d"]}`, `{"title": "t", "touches": ["a\u2060.go"]}`} {
+		if _, err := ParseCreate(json.RawMessage(raw)); err == nil {
+			t.Errorf("%s was accepted", raw)
+		}
+	}
+	if _, err := ParseCreate(json.RawMessage(`{"title": "ship \ud83d\udc68\u200d\ud83d\udcbb"}`)); err != nil {
+		t.Errorf("a title with an emoji joined by U+200D: %v", err)
+	}
 	if _, err := ParsePatch(json.RawMessage(`{"labels": ["l\u2066x"]}`)); err == nil {
 		t.Error("a patch's label with U+2066 was accepted")
 	}
@@ -196,6 +207,12 @@ func TestHiddenRunes_RefusedInNamesAndQuotedEscaped(t *testing.T) {
 	apply(t, b, create(t, l, Created{Title: "one"}))
 	if _, _, err := b.ClaimCheck("TASK-001", "mal\u202elory"); err == nil || !strings.Contains(err.Error(), "U+202E") {
 		t.Errorf("claim as a name with U+202E: %v, want refused naming U+202E", err)
+	}
+	if _, _, err := b.ClaimCheck("TASK-001", "bob\u200b"); err == nil {
+		t.Error("claim as bob followed by a zero-width space was accepted")
+	}
+	if _, err := b.CheckUpdate(UpdateCheck{ID: "TASK-001", Actor: "eve\u202e"}); err == nil || !strings.Contains(err.Error(), "U+202E") {
+		t.Errorf("update as a name with U+202E: %v, want refused naming U+202E", err)
 	}
 	if _, _, err := b.ClaimCheck("TASK-001", "mallory"); err != nil {
 		t.Errorf("claim as a plain name: %v", err)
