@@ -32,6 +32,7 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
+	stopProfiles := startProfiles()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() { // after the first signal, a second one ends the process at once
 		<-ctx.Done()
@@ -39,5 +40,6 @@ func main() {
 	}()
 	code := cli.Run(ctx, os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
+	stopProfiles()
 	os.Exit(code)
 }
