@@ -324,6 +324,17 @@ func (g *Graph) Nodes(fn func(graph.Node) bool) {
 	}
 }
 
+// NodePaths calls fn with the uid and path of every node in uid order until
+// fn returns false, without building the nodes (no metadata is decoded):
+// what a reader that keeps a path → uids table needs. Cost as Nodes' order.
+func (g *Graph) NodePaths(fn func(uid, path string) bool) {
+	for _, v := range g.sortedNodes() {
+		if !fn(v.uid, v.path) {
+			return
+		}
+	}
+}
+
 // Out returns the edges whose source is uid, ordered by (target, type,
 // extractor). An edge may point at a uid that is not a node.
 func (g *Graph) Out(uid string) []graph.Edge {

@@ -202,6 +202,9 @@ func (g *Graph) UnmarshalSnapshot(data []byte) error {
 	g.lastIndex, g.roots = ng.lastIndex, ng.roots
 	g.lastPath, g.lastChanged, g.lastRestored, g.released, g.releasedPath, g.releasedHeld = "", nil, nil, nil, "", false
 	g.invalidate()
+	// The snapshot lists the nodes in uid order: that is the order Nodes
+	// needs, so the first reader does not sort them again.
+	g.sortedUID, g.sortedOK = ng.sortedUID, ng.sortedOK
 	return nil
 }
 
@@ -227,18 +230,26 @@ func (g *Graph) decode(data []byte) error {
 		g.byPath[path] = append(g.byPath[path], o)
 		owners = append(owners, o)
 	}
+	// An owner set is written in ascending index order, so a duplicate is
+	// an index not above the one before it: O(k), where a membership test
+	// per index was O(k²) for a stub that thousands of files emit.
+	var prevOwner uint64
 	readOwners := func() ownerSet {
 		var os ownerSet
 		k := d.count(1)
 		if k == 0 {
 			d.fail("owner set (empty)")
 		}
-		for ; k > 0; k-- {
+		if k > 1 {
+			os.rest = make([]*owner, 0, k-1)
+		}
+		for j := 0; k > 0; k, j = k-1, j+1 {
 			i := d.uvarint()
-			if i >= uint64(len(owners)) || os.has(owners[i]) {
+			if i >= uint64(len(owners)) || (j > 0 && i <= prevOwner) {
 				d.fail("owner index")
 				return ownerSet{}
 			}
+			prevOwner = i
 			os.add(owners[i])
 		}
 		return os
@@ -249,6 +260,7 @@ func (g *Graph) decode(data []byte) error {
 	nNodes := d.count(8)
 	slab := make([]vertex, nNodes)
 	nodes := make([]*vertex, nNodes)
+	g.sortedUID, g.sortedOK = nodes, true
 	g.vertices = make(map[string]*vertex, nNodes)
 	prev := ""
 	for i := 0; i < nNodes && d.err == nil; i++ {

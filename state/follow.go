@@ -50,15 +50,20 @@ func (s *State) followIndex(ctx context.Context) error {
 	var nodes []graph.Node
 	f.mu.Lock()
 	s.tailer.View(func(projections.Position) {
-		s.graph.Nodes(func(n graph.Node) bool {
-			if n.Path != "" {
-				f.byPath[n.Path] = append(f.byPath[n.Path], n.UID)
-			}
-			if cp == 0 {
-				nodes = append(nodes, n)
+		// The table needs only uids and paths: building every node (its
+		// metadata decoded) is left to a fresh index, which indexes them.
+		s.graph.NodePaths(func(uid, path string) bool {
+			if path != "" {
+				f.byPath[path] = append(f.byPath[path], uid)
 			}
 			return true
 		})
+		if cp == 0 {
+			s.graph.Nodes(func(n graph.Node) bool {
+				nodes = append(nodes, n)
+				return true
+			})
+		}
 	})
 	f.mu.Unlock()
 	switch {

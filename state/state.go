@@ -199,7 +199,6 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		}
 		close(s.chainDone)
 	} else {
-		s.startChainCheck()
 		if s.tailer, err = projections.NewTailer(s.log, projs, topts); err != nil {
 			return nil, err
 		}
@@ -228,6 +227,11 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		if err := s.followIndex(ctx); err != nil {
 			return nil, err
 		}
+		// The walk of the whole chain reads every event (seconds of CPU on
+		// a large log): started once the projections and the index are
+		// loaded, it does not compete with them for the cores, and the
+		// first read does not wait for it either way.
+		s.startChainCheck()
 		if s.writable && !opts.NoBackgroundSnapshots && !opts.NoSnapshots {
 			s.startSnapshots()
 		}
