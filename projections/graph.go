@@ -104,6 +104,9 @@ type Graph struct {
 	overlaying   bool
 	quietRelease bool
 
+	// encMu serialises encodes (MarshalSnapshot, StateHash), the only
+	// writers and readers of vertex.ord; it is taken before cacheMu.
+	encMu sync.Mutex
 	// cacheMu guards the caches below, which readers fill lazily; Apply
 	// clears them (it runs with no reader present).
 	cacheMu sync.Mutex
@@ -119,8 +122,12 @@ type Graph struct {
 
 // vertex is a uid: a node when present, and the anchor of its edges.
 type vertex struct {
-	uid       string
-	present   bool
+	uid     string
+	present bool
+	// ord is the node's 1-based position in the uid order of the last
+	// encode (encode's ref), valid only while present and inside encode,
+	// which sets it for every node under encMu; it sits in padding.
+	ord       uint32
 	kind      string
 	label     string
 	path      string

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 )
@@ -89,6 +90,8 @@ func (g *Graph) sortedOwners() []*owner {
 }
 
 func (g *Graph) encode(w io.Writer) error {
+	g.encMu.Lock()
+	defer g.encMu.Unlock()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	e := &encoder{w: bw}
 	e.str(graphFormat)
@@ -123,10 +126,14 @@ func (g *Graph) encode(w io.Writer) error {
 	}
 
 	nodes := g.sortedNodes()
-	ref := make(map[*vertex]uint64, len(nodes))
+	if uint64(len(nodes)) > math.MaxUint32 {
+		return fmt.Errorf("%d nodes: more than a snapshot numbers", len(nodes))
+	}
+	// A node's ref is its ord, set below for every node; a vertex that is
+	// not a node (its ord may be stale) is written by uid.
 	writeRef := func(v *vertex) {
-		if i, ok := ref[v]; ok {
-			e.uvarint(i)
+		if v.present {
+			e.uvarint(uint64(v.ord))
 			return
 		}
 		e.uvarint(0)
@@ -134,7 +141,7 @@ func (g *Graph) encode(w io.Writer) error {
 	}
 	e.uvarint(uint64(len(nodes)))
 	for i, v := range nodes {
-		ref[v] = uint64(i + 1)
+		v.ord = uint32(i + 1)
 		e.str(v.uid)
 		e.str(v.kind)
 		e.str(v.label)
@@ -146,13 +153,28 @@ func (g *Graph) encode(w io.Writer) error {
 		writeOwners(v.owners)
 	}
 
-	sources := make([]*vertex, 0, len(g.vertices))
+	// The sources in uid order: the nodes with outgoing edges are already
+	// sorted; only the few endpoints that are not nodes need sorting, and
+	// the two lists are merged.
+	var stubs []*vertex
 	for _, v := range g.vertices {
-		if len(v.out) > 0 {
-			sources = append(sources, v)
+		if !v.present && len(v.out) > 0 {
+			stubs = append(stubs, v)
 		}
 	}
-	slices.SortFunc(sources, func(a, b *vertex) int { return strings.Compare(a.uid, b.uid) })
+	slices.SortFunc(stubs, func(a, b *vertex) int { return strings.Compare(a.uid, b.uid) })
+	sources := make([]*vertex, 0, len(stubs)+len(nodes)/2)
+	for _, v := range nodes {
+		if len(v.out) == 0 {
+			continue
+		}
+		for len(stubs) > 0 && stubs[0].uid < v.uid {
+			sources = append(sources, stubs[0])
+			stubs = stubs[1:]
+		}
+		sources = append(sources, v)
+	}
+	sources = append(sources, stubs...)
 	e.uvarint(uint64(g.edges))
 	e.uvarint(uint64(len(sources)))
 	var out []*edgeState
