@@ -130,8 +130,8 @@ func TestReads_TinyModule(t *testing.T) {
 	for _, r := range rs {
 		got[r.Row+" | "+r.Col] = r
 	}
-	for _, o := range readOps {
-		for _, col := range []string{"p50", "p95", colAnswer} {
+	for _, o := range append(slices.Clone(readOps), readOp{row: rowAmbiguous}) {
+		for _, col := range []string{"p50", "p95", "p99", colAnswer} {
 			if r := got["tiny: "+o.row+" | "+col]; len(r.Samples) != 2 || r.Median() <= 0 {
 				t.Errorf("%s %s: samples %v, want 2 positive", o.row, col, r.Samples)
 			}
