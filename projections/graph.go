@@ -118,6 +118,8 @@ type Graph struct {
 	sortedUID   []*vertex
 	pathsOK     bool
 	sortedPaths []string
+	lowerOK     bool
+	lowerFiles  []FallbackFile
 }
 
 // vertex is a uid: a node when present, and the anchor of its edges.
@@ -573,6 +575,7 @@ func (g *Graph) invalidate() {
 	g.cacheMu.Lock()
 	g.hashOK, g.sortedOK, g.sortedUID = false, false, nil
 	g.pathsOK, g.sortedPaths = false, nil
+	g.lowerOK, g.lowerFiles = false, nil
 	g.version++
 	g.cacheMu.Unlock()
 }

@@ -199,10 +199,22 @@ type FallbackFile struct {
 }
 
 // LowerBoundFiles returns the files UnresolvedCounts.LowerBoundFiles
-// counts, sorted by path. It scans the vertices (decoding only the
-// metadata that names a fallback): O(nodes), for an answer that names
-// them, not for every read.
+// counts, sorted by path. The first call after a change scans the vertices
+// (decoding only the metadata that names a fallback): O(nodes); the list
+// is then cached until the next change, since every read whose
+// completeness counts such files names some (meta.fallback_files). The
+// slice must not be modified.
 func (g *Graph) LowerBoundFiles() []FallbackFile {
+	g.cacheMu.Lock()
+	defer g.cacheMu.Unlock()
+	if !g.lowerOK {
+		g.lowerFiles, g.lowerOK = g.lowerBoundFiles(), true
+	}
+	return g.lowerFiles
+}
+
+// lowerBoundFiles is LowerBoundFiles computed afresh.
+func (g *Graph) lowerBoundFiles() []FallbackFile {
 	var out []FallbackFile
 	for _, v := range g.vertices {
 		if !v.present || v.kind != graph.KindFile || unresolvedOf(v.kind, v.meta).LowerBoundFiles == 0 {

@@ -10,7 +10,7 @@ import (
 
 // TestGraph_Unresolved_FollowsNodes checks the graph-wide totals through
 // upsert, metadata change, re-extraction that drops a node, delete and a
-// snapshot round trip.
+// snapshot round trip, and the cached LowerBoundFiles with them.
 func TestGraph_Unresolved_FollowsNodes(t *testing.T) {
 	g := NewGraph()
 	apply := func(seq uint64, typ string, data any) {
@@ -24,6 +24,11 @@ func TestGraph_Unresolved_FollowsNodes(t *testing.T) {
 		t.Helper()
 		if got := g.Unresolved(); got != u {
 			t.Fatalf("%s: Unresolved() = %+v, want %+v", step, got, u)
+		}
+		// LowerBoundFiles is cached from the step before: a change must
+		// have dropped it.
+		if got, fresh := g.LowerBoundFiles(), g.lowerBoundFiles(); !reflect.DeepEqual(got, fresh) || len(got) != u.LowerBoundFiles {
+			t.Fatalf("%s: LowerBoundFiles() = %+v, want %+v (%d files)", step, got, fresh, u.LowerBoundFiles)
 		}
 	}
 	typeErr := map[string]any{graph.MetaExtraction: graph.ExtractionSyntax, graph.MetaFallback: graph.FallbackTypeError}
@@ -53,6 +58,9 @@ func TestGraph_Unresolved_FollowsNodes(t *testing.T) {
 	restored := roundTrip(t, g)
 	if got := restored.Unresolved(); got != g.Unresolved() {
 		t.Fatalf("after a snapshot round trip Unresolved() = %+v, want %+v", got, g.Unresolved())
+	}
+	if got, want := restored.LowerBoundFiles(), g.LowerBoundFiles(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a snapshot round trip LowerBoundFiles() = %+v, want %+v", got, want)
 	}
 	apply(5, graph.TypeNodesDeleted, graph.NodesDeleted{UIDs: []string{"code:file:c.go", "code:function:a.go::F"}})
 	want("deleted", UnresolvedCounts{})

@@ -182,11 +182,34 @@ func sortRanked(rs []ranked) {
 	})
 }
 
+// mergeScanMax is the largest len(rs)×len(more) mergeRanked compares pair
+// by pair; above it, it indexes rs by uid.
+const mergeScanMax = 256
+
 // mergeRanked adds to rs the candidates of more it lacks, keeping the
 // better-scored of two for one uid, and returns them ranked.
 func mergeRanked(rs []ranked, more []ranked) []ranked {
+	var at map[string]int // uid → index in rs, for long lists (an ambiguous name's hundreds)
+	if len(rs)*len(more) > mergeScanMax {
+		at = make(map[string]int, len(rs)+len(more))
+		for i, c := range rs {
+			if _, dup := at[c.UID]; !dup {
+				at[c.UID] = i // the first, as the scan finds it
+			}
+		}
+	}
 	for _, c := range more {
-		i := slices.IndexFunc(rs, func(have ranked) bool { return have.UID == c.UID })
+		var i int
+		if at != nil {
+			j, ok := at[c.UID]
+			if !ok {
+				j = -1
+				at[c.UID] = len(rs)
+			}
+			i = j
+		} else {
+			i = slices.IndexFunc(rs, func(have ranked) bool { return have.UID == c.UID })
+		}
 		switch {
 		case i < 0:
 			rs = append(rs, c)

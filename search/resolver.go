@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cos-dev/cos/graph"
 )
@@ -469,6 +470,28 @@ func (r *Resolver) tierSet(ctx context.Context, tier int, variants, kinds []stri
 // NodesByLabel(q), so a node the index has not seen yet is still found by
 // its exact label.
 func (r *Resolver) tier(ctx context.Context, tier int, q string, kinds []string, limit int, typos bool) ([]ranked, error) {
+	memo, _ := ctx.Value(tierMemoKey{}).(*tierMemo)
+	if memo == nil {
+		return r.tierOnce(ctx, tier, q, kinds, limit, typos)
+	}
+	k := tierKey{r: r, tier: tier, q: q, kinds: strings.Join(kinds, "\x00"), limit: limit, typos: typos}
+	memo.mu.Lock()
+	got, ok := memo.m[k]
+	memo.mu.Unlock()
+	if ok {
+		return slices.Clone(got), nil
+	}
+	found, err := r.tierOnce(ctx, tier, q, kinds, limit, typos)
+	if err == nil {
+		memo.mu.Lock()
+		memo.m[k] = slices.Clone(found)
+		memo.mu.Unlock()
+	}
+	return found, err
+}
+
+// tierOnce is tier without the memo.
+func (r *Resolver) tierOnce(ctx context.Context, tier int, q string, kinds []string, limit int, typos bool) ([]ranked, error) {
 	match := func(graph.Node) string { return tierMatch(tier, q) }
 	if tier == tierExact {
 		match = func(n graph.Node) string { return exactMatch(n, q) }
@@ -510,6 +533,37 @@ func (r *Resolver) tier(ctx context.Context, tier int, q string, kinds []string,
 		}
 	}
 	return mergeRanked(found, more), nil
+}
+
+// tierMemo holds what tier found, by its arguments, for the calls made
+// with one context (WithTierMemo).
+type tierMemo struct {
+	// mu guards m.
+	mu sync.Mutex
+	m  map[tierKey][]ranked
+}
+
+// tierKey is tier's arguments; kinds joined by NUL.
+type tierKey struct {
+	r     *Resolver
+	tier  int
+	q     string
+	kinds string
+	limit int
+	typos bool
+}
+
+type tierMemoKey struct{}
+
+// WithTierMemo returns a context under which a Resolver asks the index once
+// for each tier of a query: Resolve and Candidates of one string under it
+// share their identical searches (the exact tier, and the later tiers of a
+// name no node carries), so a tool that resolves a name and then lists its
+// candidates pays for the searches once. Use it for one answer only: a
+// context that outlives a change of the graph or the index would answer
+// from before it.
+func WithTierMemo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, tierMemoKey{}, &tierMemo{m: map[tierKey][]ranked{}})
 }
 
 // confirm returns the candidates the NodeSource holds, as it holds them

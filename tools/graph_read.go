@@ -74,6 +74,10 @@ func graphReadTools() []*Tool {
 // (query.Scope), looked for among scopedCandidates candidates. No
 // candidate is E_NOT_FOUND with the resolver's suggestions.
 func resolveTool(ctx context.Context, c *Call) (any, envelope.ToolMeta, error) {
+	// Resolve and Candidates below run the same first searches: once each.
+	// The memo lives for this run of the handler only (a re-index between
+	// two runs must not answer from the first).
+	ctx = search.WithTierMemo(ctx)
 	q := c.Args.Str("q")
 	kinds := c.Args.Strings("kinds")
 	limit := c.Args.Int("limit", 10)

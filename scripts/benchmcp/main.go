@@ -4,7 +4,7 @@
 //	benchmcp roundtrip   -cos BIN [-nodes 100000 -calls 200 -runs 3]
 //	benchmcp propagation -cos BIN [-calls 50 -runs 3 -nats off]
 //	benchmcp index       -cos BIN -root DIR [-runs 3]
-//	benchmcp reads       -cos BIN -state DIR [-calls 200 -runs 3 -seed 1 -label NAME]   (state DIR: `cos index` done)
+//	benchmcp reads       -cos BIN -state DIR [-calls 200 -runs 3 -seed 1 -label NAME -answers FILE]   (state DIR: `cos index` done)
 //	benchmcp compare     -cos BIN -memory-js FILE [-node node -entities 5000 -batch 100 -lookups 1000 -reads 5 -writers 4 -runs 3]
 //	benchmcp procs       -testbin EVENTLOG.test [-calls 100 -runs 3]   (4 processes × 16 appenders × calls appends)
 //	benchmcp gobench     -table NAME < go-test-bench-output
@@ -51,6 +51,7 @@ type config struct {
 	Systems  string
 	State    string
 	Label    string
+	Answers  string
 	Seed     uint64
 	Nodes    int
 	Calls    int
@@ -73,6 +74,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NATS, "nats", "off", `comma-separated --nats modes to measure propagation under ("off", "auto")`)
 	fs.StringVar(&c.State, "state", "", "state folder of an indexed repository (reads)")
 	fs.StringVar(&c.Label, "label", "", "row prefix naming the binary (reads; default: the -cos file name)")
+	fs.StringVar(&c.Answers, "answers", "", "file the first run's answers go to, one JSON line per call, to diff two binaries (reads)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the uid sample (reads)")
 	fs.StringVar(&c.Systems, "systems", "cos,memory", "comma-separated systems to compare (cos, memory)")
 	fs.IntVar(&c.Nodes, "nodes", defaultNodes, "synthetic graph size for round trips")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -39,6 +40,9 @@ type readOp struct {
 
 // readOps are the reads `benchmcp reads` times, each on every sampled uid.
 var readOps = []readOp{
+	{"cos_graph_resolve (sampled names)", "cos_graph_resolve", func(uid string) map[string]any {
+		return map[string]any{"q": nameOfUID(uid)}
+	}},
 	{"cos_graph_context (depth 1)", "cos_graph_context", func(uid string) map[string]any {
 		return map[string]any{"uid_or_name": uid, "depth": 1}
 	}},
@@ -100,11 +104,17 @@ func realReads(ctx context.Context, rec *Recorder, cfg config) error {
 			fmt.Fprintf(os.Stderr, "benchmcp reads: %s: first answer %.2f s after starting cos serve\n", label, time.Since(started).Seconds())
 		}
 	}
-	return timeReads(ctx, c, rec, label, readOps, sample, cfg.Runs)
+	ops := append(slices.Clone(readOps), ambiguousOp(uids))
+	if cfg.Answers != "" {
+		if err := writeAnswers(ctx, c, cfg.Answers, ops, sample); err != nil {
+			return err
+		}
+	}
+	return timeReads(ctx, c, rec, label, ops, sample, cfg.Runs)
 }
 
 // timeReads calls each op once per uid of sample, runs times, and records
-// each run's p50 and p95 latency and median answer size under label. An
+// each run's p50, p95 and p99 latency and median answer size under label. An
 // answer that is not ok is counted, and any makes it fail once the runs
 // are over; a transport failure ends it at once.
 func timeReads(ctx context.Context, c *Client, rec *Recorder, label string, ops []readOp, sample []string, runs int) error {
@@ -134,6 +144,7 @@ func timeReads(ctx context.Context, c *Client, rec *Recorder, label string, ops 
 			row := label + ": " + o.row
 			rec.Add(tableReads, row, "p50", "ms", percentile(lat, 0.50))
 			rec.Add(tableReads, row, "p95", "ms", percentile(lat, 0.95))
+			rec.Add(tableReads, row, "p99", "ms", percentile(lat, 0.99))
 			rec.Add(tableReads, row, colAnswer, "KB", percentile(size, 0.50))
 		}
 	}
@@ -142,6 +153,97 @@ func timeReads(ctx context.Context, c *Client, rec *Recorder, label string, ops 
 	}
 	return nil
 }
+
+// nameOfUID is the name an agent would type for the node of uid: what
+// follows its last "::" ("Client.Do" for code:function:net/http/client.go::Client.Do),
+// or the uid itself when it has none.
+func nameOfUID(uid string) string {
+	if i := strings.LastIndex(uid, "::"); i >= 0 && i+2 < len(uid) {
+		return uid[i+2:]
+	}
+	return uid
+}
+
+// ambiguousCount is how many of a graph's most repeated bare names the
+// ambiguous-name row asks for.
+const ambiguousCount = 10
+
+// rowAmbiguous is the row of resolves by a bare name many nodes carry.
+const rowAmbiguous = "cos_graph_resolve (bare ambiguous names)"
+
+// ambiguousOp is the read that resolves, for each sampled uid, one of the
+// ambiguousCount bare names the most function and method nodes of uids
+// carry ("String", "Close", "New" in a Go tree): an ambiguous name, answered
+// with the ranked candidates.
+func ambiguousOp(uids []string) readOp {
+	names := commonBareNames(uids, ambiguousCount)
+	return readOp{rowAmbiguous, "cos_graph_resolve", func(uid string) map[string]any {
+		// FNV-1a of the uid: the same name for a uid every run.
+		h := uint32(2166136261)
+		for i := 0; i < len(uid); i++ {
+			h = (h ^ uint32(uid[i])) * 16777619
+		}
+		return map[string]any{"q": names[h%uint32(len(names))]}
+	}}
+}
+
+// commonBareNames are the n bare names (nameOfUID after its last '.')
+// the most uids carry, most first, ties by name.
+func commonBareNames(uids []string, n int) []string {
+	count := map[string]int{}
+	for _, u := range uids {
+		name := nameOfUID(u)
+		count[name[strings.LastIndexByte(name, '.')+1:]]++
+	}
+	names := slices.Collect(maps.Keys(count))
+	slices.SortFunc(names, func(a, b string) int {
+		if d := count[b] - count[a]; d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	return names[:min(n, len(names))]
+}
+
+// writeAnswers calls each op once per uid of sample and writes one JSON
+// line per call to file: {"tool", "args", "answer"}, the answer being the
+// envelope with its meta's timings taken out, so the files two binaries
+// write on one state folder are equal when their answers are.
+func writeAnswers(ctx context.Context, c *Client, file string, ops []readOp, sample []string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, o := range ops {
+		for _, uid := range sample {
+			args := o.args(uid)
+			tr, err := c.Call(ctx, o.tool, args)
+			if err != nil {
+				f.Close()
+				return fmt.Errorf("%s on %s: %w", o.tool, uid, err)
+			}
+			var env map[string]any
+			if err := json.Unmarshal([]byte(tr.Text()), &env); err != nil {
+				env = map[string]any{"text": tr.Text()}
+			}
+			if meta, ok := env["meta"].(map[string]any); ok {
+				for _, k := range timingKeys {
+					delete(meta, k)
+				}
+			}
+			if err := enc.Encode(map[string]any{"tool": o.tool, "args": args, "answer": env}); err != nil {
+				f.Close()
+				return err
+			}
+		}
+	}
+	return f.Close()
+}
+
+// timingKeys are the keys of an envelope's meta that vary from call to
+// call on one state: how long the call took.
+var timingKeys = []string{"took_ms", "elapsed_ms", "duration_ms"}
 
 // sampleRow is the row that says what was sampled.
 func sampleRow(label string, seed uint64, graphNodes int) string {

@@ -130,8 +130,8 @@ func TestReads_TinyModule(t *testing.T) {
 	for _, r := range rs {
 		got[r.Row+" | "+r.Col] = r
 	}
-	for _, o := range readOps {
-		for _, col := range []string{"p50", "p95", colAnswer} {
+	for _, o := range append(slices.Clone(readOps), readOp{row: rowAmbiguous}) {
+		for _, col := range []string{"p50", "p95", "p99", colAnswer} {
 			if r := got["tiny: "+o.row+" | "+col]; len(r.Samples) != 2 || r.Median() <= 0 {
 				t.Errorf("%s %s: samples %v, want 2 positive", o.row, col, r.Samples)
 			}
@@ -173,8 +173,8 @@ func TestTimeReads_FailuresCounted(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "8 of 12 answers were not ok") {
 		t.Fatalf("err = %v, want 8 of 12 not ok", err)
 	}
-	if n := len(rec.Results()); n != 3*3 {
-		t.Errorf("%d results, want every run recorded before failing (9)", n)
+	if n := len(rec.Results()); n != 3*4 {
+		t.Errorf("%d results, want every run recorded before failing (12: p50, p95, p99, size of 3 ops)", n)
 	}
 	if err := timeReads(context.Background(), c, &rec, "fake", ops[:1], []string{"a"}, 1); err != nil {
 		t.Errorf("all ok: %v", err)

@@ -1,0 +1,50 @@
+package search
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// mergeRankedScan is mergeRanked as it compares pair by pair: the
+// reference the indexed path must agree with.
+func mergeRankedScan(rs []ranked, more []ranked) []ranked {
+	for _, c := range more {
+		i := slices.IndexFunc(rs, func(have ranked) bool { return have.UID == c.UID })
+		switch {
+		case i < 0:
+			rs = append(rs, c)
+		case c.Score > rs[i].Score:
+			rs[i] = c
+		}
+	}
+	sortRanked(rs)
+	return rs
+}
+
+// TestMergeRanked_IndexedEqualsScan: above mergeScanMax pairs mergeRanked
+// looks uids up in a map; on random lists sharing uids (and repeating
+// them within more) it must give what the pair-by-pair scan gives. Seed
+// printed on failure.
+func TestMergeRanked_IndexedEqualsScan(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, seed))
+		gen := func(n int) []ranked {
+			out := make([]ranked, n)
+			for i := range out {
+				out[i].UID = "u" + strconv.Itoa(r.IntN(3*n+1))
+				out[i].Score = float64(r.IntN(5))
+			}
+			return out
+		}
+		rs := mergeRankedScan(nil, gen(r.IntN(60))) // distinct uids, as callers hold
+		more := gen(r.IntN(60))
+		want := mergeRankedScan(slices.Clone(rs), slices.Clone(more))
+		got := mergeRanked(slices.Clone(rs), slices.Clone(more))
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d (%d×%d): indexed merge\n%v\nwant\n%v", seed, len(rs), len(more), got, want)
+		}
+	}
+}
