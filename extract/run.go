@@ -91,8 +91,9 @@ type runner struct {
 	last  time.Time // end of the previous phase, for phase()
 	// build is the Go build configuration of this run.
 	build goBuild
-	// emitTime is the time spent in emit, for Stats.Phases.
-	emitTime time.Duration
+	// emitTime is the time spent in emit, for Stats.Phases; emitWait the
+	// part of the emit phase spent waiting for emit (emitter.wait).
+	emitTime, emitWait time.Duration
 	// extracted counts the changed files extracted so far, of
 	// extractTotal (Options.Extracted); guarded by mu.
 	extracted, extractTotal int
@@ -478,11 +479,27 @@ func (r *runner) run() error {
 	if cancelled != nil {
 		emitPaths = r.keepFinished(paths, kept, &em)
 	}
+	// The batches are emitted on a goroutine of their own (emitter):
+	// stopEmits waits for those put so far and returns the error the run
+	// ends with: err when given, else the context's once it has ended (as
+	// when emits were made here), else emit's.
+	out := r.startEmitter(&em, cancelled != nil)
+	stopEmits := func(err error) error {
+		sendErr := out.close()
+		r.emitWait += out.wait
+		switch {
+		case err != nil || sendErr == nil:
+			return err
+		case r.ctx.Err() != nil && cancelled == nil:
+			return r.ctx.Err()
+		}
+		return sendErr
+	}
 	var batch []graph.FileExtracted
 	batchBytes := 0
 	for i, p := range emitPaths {
 		if err := r.ctx.Err(); err != nil && cancelled == nil {
-			return interrupted(err)
+			return interrupted(stopEmits(err))
 		}
 		fr := results[p]
 		resolve.Resolve(fr, t)
@@ -509,18 +526,22 @@ func (r *runner) run() error {
 		batch = append(batch, pl)
 		batchBytes += payloadSize(pl)
 		if i < len(emitPaths)-1 && (len(batch) >= r.o.BatchFiles || batchBytes >= r.o.BatchBytes) {
-			if err := r.send(batch, nil); err != nil {
-				return interrupted(err)
-			}
-			for _, pl := range batch {
-				em.committed[pl.Path] = true
+			if !out.put(batch) {
+				return interrupted(stopEmits(nil))
 			}
 			batch, batchBytes = nil, 0
 		}
 	}
+	if err := stopEmits(nil); err != nil {
+		return interrupted(err)
+	}
+	if err := r.ctx.Err(); err != nil && cancelled == nil {
+		// Ended while the last batches were in emit.
+		return interrupted(err)
+	}
 	if cancelled != nil {
 		// The files vanished are removed by the next run, with the rest.
-		if err := r.send(batch, nil); err != nil {
+		if err := r.sendLast(batch, nil); err != nil {
 			return interrupted(err)
 		}
 		for _, pl := range batch {
@@ -541,7 +562,7 @@ func (r *runner) run() error {
 		r.phase("resolve and emit")
 		return interrupted(cancelled)
 	}
-	if err := r.send(batch, removed); err != nil {
+	if err := r.sendLast(batch, removed); err != nil {
 		return interrupted(err)
 	}
 	r.st.FilesReextracted = reextracted
@@ -633,7 +654,9 @@ func (r *runner) phase(name string) {
 	r.o.Logger.Debug("extract phase", "phase", name, "ms", d.Milliseconds())
 	r.last = now
 	if name == "resolve and emit" {
-		d -= r.emitTime // reported as its own phase
+		// Emits overlap with resolving: the time in emit is its own
+		// phase, and this one is the time not spent waiting for it.
+		d -= r.emitWait
 		r.addPhase("emit (appending to the log)", r.emitTime)
 	}
 	r.addPhase(name, d)
@@ -662,6 +685,15 @@ func (r *runner) send(batch []graph.FileExtracted, removed []string) error {
 		return fmt.Errorf("%w: %w", ErrEmit, err)
 	}
 	return nil
+}
+
+// sendLast is send on Run's goroutine, after the emitter is closed: the
+// emit phase waits for it.
+func (r *runner) sendLast(batch []graph.FileExtracted, removed []string) error {
+	start := time.Now()
+	err := r.send(batch, removed)
+	r.emitWait += time.Since(start)
+	return err
 }
 
 // save writes the stat cache and, with decls, the declarations cache. A

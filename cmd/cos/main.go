@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/cos-dev/cos/cli"
 )
@@ -22,15 +23,21 @@ const defaultGCPercent = 300
 // four times what is live, and type-checking a large tree (all of
 // GOROOT/src) holds about 1 GB live; the limit keeps the peak near 2.5 GiB
 // instead of past 3, at some GC CPU when it is reached. A limit is never a
-// cap: a larger live heap still gets the memory it needs.
+// cap: a larger live heap still gets the memory it needs, and the limit
+// follows a live heap past it (followLiveHeap) up to memoryLimitCeiling.
 const defaultMemoryLimit = 5 << 29
+
+// liveHeapPeriod is how often the soft limit is set from the live heap.
+const liveHeapPeriod = 250 * time.Millisecond
 
 func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
+	stopFollow := make(chan struct{})
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(defaultMemoryLimit)
+		go followLiveHeap(defaultMemoryLimit, memoryLimitCeiling, liveHeapPeriod, stopFollow)
 	}
 	stopProfiles := startProfiles()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -40,6 +47,7 @@ func main() {
 	}()
 	code := cli.Run(ctx, os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 	stop()
+	close(stopFollow)
 	stopProfiles()
 	os.Exit(code)
 }
