@@ -100,6 +100,7 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 	}
 	if full {
 		seeds = tr.allPaths
+		tr.methodsAll = true
 	}
 	if err := tr.pass(seeds, full); err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 		}
 		if len(changed) == 0 && tr.reuseImpl(dc) {
 			r.o.Logger.Debug("go: no package's shape changed", "seeds", len(seeds))
-		} else if err := tr.importersPass(in, seeds, changed, dc.Interfaces); err != nil {
+		} else if err := tr.importersPass(in, seeds, changed, dc); err != nil {
 			return nil, err
 		}
 	}
