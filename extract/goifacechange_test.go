@@ -91,8 +91,9 @@ func sameGraph(t *testing.T, got, want map[string]graph.FileExtracted) {
 // TestRun_GoTypesIncremental_InterfaceEditReachesImplementersOnly: an
 // edit of an interface re-extracts the interface's package, its
 // importers and the packages declaring a type with every method name of
-// the interface (before or after the edit), and no other; after each
-// edit the graph equals a fresh index of the edited tree.
+// the interface (before or after the edit), and no other (not the
+// importers of a package whose test alone imports it); after each edit
+// the graph equals a fresh index of the edited tree.
 func TestRun_GoTypesIncremental_InterfaceEditReachesImplementersOnly(t *testing.T) {
 	root := writeModule(t, map[string]string{
 		"iface/iface.go": "package iface\n\ntype Closer interface{ Close() error }\n\ntype Namer interface{ Name() string }\n",
@@ -103,6 +104,10 @@ func TestRun_GoTypesIncremental_InterfaceEditReachesImplementersOnly(t *testing.
 		"d/d_test.go":    "package d\n\ntype fake struct{}\n\nfunc (fake) Close() error { return nil }\n\nfunc (fake) Flush() error { return nil }\n",
 		"e/e.go":         "package e\n\nimport \"example.com/m/a\"\n\ntype Wrapped struct{ a.File }\n",
 		"f/f.go":         "package f\n\ntype Half struct{}\n\nfunc (Half) Close() error { return nil }\n",
+		// g's test alone imports iface: g is extracted again, not h.
+		"g/g.go":      "package g\n\nfunc G() int { return 1 }\n",
+		"g/g_test.go": "package g\n\nimport \"example.com/m/iface\"\n\nvar _ iface.Namer\n",
+		"h/h.go":      "package h\n\nimport \"example.com/m/g\"\n\nfunc H() int { return g.G() }\n",
 	})
 	cache := t.TempDir()
 	first := runIndex(t, root, cache, nil)
@@ -117,11 +122,11 @@ func TestRun_GoTypesIncremental_InterfaceEditReachesImplementersOnly(t *testing.
 	}{
 		{"Closer gains Flush",
 			"package iface\n\ntype Closer interface {\n\tClose() error\n\tFlush() error\n}\n\ntype Namer interface{ Name() string }\n",
-			[]string{"a/a.go", "c/c.go", "d/d.go", "d/d_test.go", "e/e.go", "f/f.go", "iface/iface.go"},
+			[]string{"a/a.go", "c/c.go", "d/d.go", "d/d_test.go", "e/e.go", "f/f.go", "g/g.go", "g/g_test.go", "iface/iface.go"},
 			"code:class:e/e.go::Wrapped -> code:class:iface/iface.go::Closer", "e/e.go"},
 		{"a new interface Flusher",
 			"package iface\n\ntype Closer interface {\n\tClose() error\n\tFlush() error\n}\n\ntype Namer interface{ Name() string }\n\ntype Flusher interface{ Flush() error }\n",
-			[]string{"a/a.go", "c/c.go", "d/d.go", "d/d_test.go", "e/e.go", "iface/iface.go"},
+			[]string{"a/a.go", "c/c.go", "d/d.go", "d/d_test.go", "e/e.go", "g/g.go", "g/g_test.go", "iface/iface.go"},
 			"code:class:a/a.go::File -> code:class:iface/iface.go::Flusher", "a/a.go"},
 	}
 	for _, s := range steps {

@@ -24,15 +24,19 @@ type typedRun struct {
 	plainOf  map[string]string
 
 	// g is the package graph listed last; full says it covers the whole
-	// tree (not only the seeds' folders). importers, byDir and allPaths
-	// are derived from it: import path → the tree's packages importing
-	// it, folder → import paths of its packages, every import path.
-	g         *goPackageGraph
-	full      bool
-	noModule  bool // no go.mod in the tree or above it
-	importers map[string][]string
-	byDir     map[string][]string
-	allPaths  map[string]bool
+	// tree (not only the seeds' folders). importers, pathImporters,
+	// byDir and allPaths are derived from it: package ID → IDs of the
+	// listed packages importing it (test variants and packages recompiled
+	// for a test included), import path → IDs of the listed packages
+	// importing a package of that path, folder → import paths of its
+	// packages, every import path.
+	g             *goPackageGraph
+	full          bool
+	noModule      bool // no go.mod in the tree or above it
+	importers     map[string][]string
+	pathImporters map[string][]string
+	byDir         map[string][]string
+	allPaths      map[string]bool
 
 	// mu guards the maps below and results' values while a pass runs.
 	mu    sync.Mutex
@@ -115,7 +119,7 @@ func (tr *typedRun) listFolders(in goInputFiles, results map[string]*lang.Result
 func (tr *typedRun) use(g *goPackageGraph, full bool) {
 	tr.g, tr.full = g, full
 	tr.plainIDs, tr.plainOf = g.plainPackages()
-	tr.importers, tr.byDir, tr.allPaths = map[string][]string{}, map[string][]string{}, map[string]bool{}
+	tr.importers, tr.pathImporters, tr.byDir, tr.allPaths = map[string][]string{}, map[string][]string{}, map[string][]string{}, map[string]bool{}
 	for id, files := range g.inTree {
 		p := g.pkgs[id]
 		tr.allPaths[p.PkgPath] = true
@@ -124,14 +128,48 @@ func (tr *typedRun) use(g *goPackageGraph, full bool) {
 				tr.byDir[d] = append(tr.byDir[d], p.PkgPath)
 			}
 		}
+	}
+	for id, p := range g.pkgs {
 		for _, d := range p.Imports {
-			tr.importers[d.PkgPath] = append(tr.importers[d.PkgPath], p.PkgPath)
+			tr.importers[d.ID] = append(tr.importers[d.ID], id)
+			tr.pathImporters[d.PkgPath] = append(tr.pathImporters[d.PkgPath], id)
 		}
 	}
 }
 
+// importersOf returns the import paths of the tree's packages that import
+// a package of one of the import paths changed, directly or through other
+// packages. It follows the imports of each package as listed (by ID): a
+// package whose test alone imports a changed one has its own files
+// extracted again, not its importers (they import the package without its
+// test files).
+func (tr *typedRun) importersOf(changed []string) map[string]bool {
+	seen := map[string]bool{}
+	var queue []string
+	for _, pp := range changed {
+		queue = append(queue, tr.pathImporters[pp]...)
+	}
+	for len(queue) > 0 {
+		id := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		queue = append(queue, tr.importers[id]...)
+	}
+	out := map[string]bool{}
+	for id := range seen {
+		if _, ok := tr.g.inTree[id]; ok {
+			out[tr.g.pkgs[id].PkgPath] = true
+		}
+	}
+	return out
+}
+
 // importersPass lists the whole tree and extracts the seeds and every
-// package importing one of changed (import paths), transitively, with
+// package importing one of changed (import paths), transitively
+// (importersOf), with
 // the tree's interfaces. When the tree's interfaces no longer have the
 // cached digest, the packages declaring a type with every method name of
 // an interface that changed (in its old or its new version) are extracted
@@ -144,20 +182,9 @@ func (tr *typedRun) importersPass(in goInputFiles, seeds map[string]bool, change
 	if err := tr.listAll(in); err != nil {
 		return err
 	}
-	set := map[string]bool{}
+	set := tr.importersOf(changed)
 	for pp := range seeds {
 		set[pp] = true
-	}
-	queue := append([]string(nil), changed...)
-	for len(queue) > 0 {
-		pp := queue[0]
-		queue = queue[1:]
-		for _, imp := range tr.importers[pp] {
-			if !set[imp] {
-				set[imp] = true
-				queue = append(queue, imp)
-			}
-		}
 	}
 	tr.r.o.Logger.Debug("go: shapes changed", "packages", len(changed), "extracting", len(set))
 	if err := tr.pass(set, true); err != nil {
