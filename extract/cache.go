@@ -69,8 +69,14 @@ type declCache struct {
 	Root    string
 	Decls   map[string]lang.DeclRecord // path → declarations at Decls[path].Hash
 	// Interfaces is the digest of the tree's Go interfaces when the graph
-	// was last extracted (see treeInterfaces).
-	Interfaces string
+	// was last extracted (see treeInterfaces), and GoInterfaces the record
+	// of each, by uid.
+	Interfaces   string
+	GoInterfaces map[string]ifaceRecord
+	// GoMethods maps the import path of each Go package of the tree to
+	// the method names of its named types (methodNames); nil until a run
+	// extracted every package.
+	GoMethods map[string][][]string
 	// Shapes maps each Go package of the tree (go list ID) to its
 	// shapeDigest when it was last extracted.
 	Shapes map[string]string

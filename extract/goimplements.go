@@ -79,11 +79,13 @@ func (c *implCandidates) add(x *typedExtractor, tn *types.TypeName) {
 
 // treeInterfaces returns the candidates every type of the tree is tested
 // against — the interfaces declared in the tree's packages (their plain,
-// non-test variants) — and a digest of their method sets: when it changes,
-// every implements edge of the tree may change.
-func (x *typedExtractor) treeInterfaces(plainIDs []string) (*implCandidates, string) {
+// non-test variants) —, a digest of their method sets (when it changes,
+// implements edges of the tree may change) and the record of each, by uid
+// (which types an interface's change reaches: implementerPackages).
+func (x *typedExtractor) treeInterfaces(plainIDs []string) (*implCandidates, string, map[string]ifaceRecord) {
 	c := newImplCandidates()
 	h := sha256.New()
+	recs := map[string]ifaceRecord{}
 	for _, id := range plainIDs {
 		tp := x.typesOf(id)
 		if tp == nil {
@@ -95,18 +97,24 @@ func (x *typedExtractor) treeInterfaces(plainIDs []string) (*implCandidates, str
 			if len(c.list) == n {
 				continue
 			}
-			h.Write([]byte(c.list[n].uid))
+			ih := sha256.New()
+			w := func(b []byte) {
+				h.Write(b)
+				ih.Write(b)
+			}
+			w([]byte(c.list[n].uid))
 			it := c.list[n].iface
 			for i := range it.NumMethods() {
 				m := it.Method(i)
-				h.Write([]byte{0})
-				h.Write([]byte(m.Name()))
-				h.Write([]byte(types.TypeString(m.Type(), func(p *types.Package) string { return p.Path() })))
+				w([]byte{0})
+				w([]byte(m.Name()))
+				w([]byte(types.TypeString(m.Type(), func(p *types.Package) string { return p.Path() })))
 			}
 			h.Write([]byte{'\n'})
+			recs[c.list[n].uid] = ifaceRecord{Names: c.list[n].names, Digest: hex.EncodeToString(ih.Sum(nil))}
 		}
 	}
-	return c, hex.EncodeToString(h.Sum(nil))
+	return c, hex.EncodeToString(h.Sum(nil)), recs
 }
 
 // outsideInterfaces returns the exported interfaces of the packages outside

@@ -24,15 +24,19 @@ type typedRun struct {
 	plainOf  map[string]string
 
 	// g is the package graph listed last; full says it covers the whole
-	// tree (not only the seeds' folders). importers, byDir and allPaths
-	// are derived from it: import path → the tree's packages importing
-	// it, folder → import paths of its packages, every import path.
-	g         *goPackageGraph
-	full      bool
-	noModule  bool // no go.mod in the tree or above it
-	importers map[string][]string
-	byDir     map[string][]string
-	allPaths  map[string]bool
+	// tree (not only the seeds' folders). importers, pathImporters,
+	// byDir and allPaths are derived from it: package ID → IDs of the
+	// listed packages importing it (test variants and packages recompiled
+	// for a test included), import path → IDs of the listed packages
+	// importing a package of that path, folder → import paths of its
+	// packages, every import path.
+	g             *goPackageGraph
+	full          bool
+	noModule      bool // no go.mod in the tree or above it
+	importers     map[string][]string
+	pathImporters map[string][]string
+	byDir         map[string][]string
+	allPaths      map[string]bool
 
 	// mu guards the maps below and results' values while a pass runs.
 	mu    sync.Mutex
@@ -48,13 +52,20 @@ type typedRun struct {
 	shapes     map[string]string // package ID → shapeDigest, of the packages extracted
 	jobs       []implJob         // the last pass's named types
 	// interfaces is the digest of the tree's interfaces, once a pass saw
-	// the whole tree.
+	// the whole tree, and ifaces the record of each, by uid.
 	interfaces string
+	ifaces     map[string]ifaceRecord
+	// methods maps the import path of each package a pass extracted to
+	// the method names of its named types (methodNames), those of its
+	// test files included; methodsAll says every package of the tree was.
+	methods    map[string][][]string
+	methodsAll bool
 }
 
 func newTypedRun(r *runner, results map[string]*lang.Result, byPath map[string]entry, e *lang.Env) *typedRun {
 	return &typedRun{r: r, results: results, byPath: byPath, e: e, fset: token.NewFileSet(),
-		typed: map[string]bool{}, typeErrs: map[string]string{}, loadErrs: map[string]bool{}, syntaxErrs: map[string]bool{}, shapes: map[string]string{}}
+		typed: map[string]bool{}, typeErrs: map[string]string{}, loadErrs: map[string]bool{}, syntaxErrs: map[string]bool{}, shapes: map[string]string{},
+		methods: map[string][][]string{}}
 }
 
 // listAll lists every package of the tree.
@@ -108,7 +119,7 @@ func (tr *typedRun) listFolders(in goInputFiles, results map[string]*lang.Result
 func (tr *typedRun) use(g *goPackageGraph, full bool) {
 	tr.g, tr.full = g, full
 	tr.plainIDs, tr.plainOf = g.plainPackages()
-	tr.importers, tr.byDir, tr.allPaths = map[string][]string{}, map[string][]string{}, map[string]bool{}
+	tr.importers, tr.pathImporters, tr.byDir, tr.allPaths = map[string][]string{}, map[string][]string{}, map[string][]string{}, map[string]bool{}
 	for id, files := range g.inTree {
 		p := g.pkgs[id]
 		tr.allPaths[p.PkgPath] = true
@@ -117,46 +128,88 @@ func (tr *typedRun) use(g *goPackageGraph, full bool) {
 				tr.byDir[d] = append(tr.byDir[d], p.PkgPath)
 			}
 		}
+	}
+	for id, p := range g.pkgs {
 		for _, d := range p.Imports {
-			tr.importers[d.PkgPath] = append(tr.importers[d.PkgPath], p.PkgPath)
+			tr.importers[d.ID] = append(tr.importers[d.ID], id)
+			tr.pathImporters[d.PkgPath] = append(tr.pathImporters[d.PkgPath], id)
 		}
 	}
 }
 
+// importersOf returns the import paths of the tree's packages that import
+// a package of one of the import paths changed, directly or through other
+// packages. It follows the imports of each package as listed (by ID): a
+// package whose test alone imports a changed one has its own files
+// extracted again, not its importers (they import the package without its
+// test files).
+func (tr *typedRun) importersOf(changed []string) map[string]bool {
+	seen := map[string]bool{}
+	var queue []string
+	for _, pp := range changed {
+		queue = append(queue, tr.pathImporters[pp]...)
+	}
+	for len(queue) > 0 {
+		id := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		queue = append(queue, tr.importers[id]...)
+	}
+	out := map[string]bool{}
+	for id := range seen {
+		if _, ok := tr.g.inTree[id]; ok {
+			out[tr.g.pkgs[id].PkgPath] = true
+		}
+	}
+	return out
+}
+
 // importersPass lists the whole tree and extracts the seeds and every
-// package importing one of changed (import paths), transitively, with
-// the tree's interfaces; and every package when the tree's interfaces no
-// longer have the digest cachedInterfaces.
-func (tr *typedRun) importersPass(in goInputFiles, seeds map[string]bool, changed []string, cachedInterfaces string) error {
+// package importing one of changed (import paths), transitively
+// (importersOf), with
+// the tree's interfaces. When the tree's interfaces no longer have the
+// cached digest, the packages declaring a type with every method name of
+// an interface that changed (in its old or its new version) are extracted
+// too: only their types can gain or lose an implements edge (the method
+// sets of the other packages' types are those of the last run, since
+// their package and what it imports kept their shapes). Every package is
+// when the cache does not say which interfaces and method names the tree
+// had.
+func (tr *typedRun) importersPass(in goInputFiles, seeds map[string]bool, changed []string, dc *declCache) error {
 	if err := tr.listAll(in); err != nil {
 		return err
 	}
-	set := map[string]bool{}
+	set := tr.importersOf(changed)
 	for pp := range seeds {
 		set[pp] = true
-	}
-	queue := append([]string(nil), changed...)
-	for len(queue) > 0 {
-		pp := queue[0]
-		queue = queue[1:]
-		for _, imp := range tr.importers[pp] {
-			if !set[imp] {
-				set[imp] = true
-				queue = append(queue, imp)
-			}
-		}
 	}
 	tr.r.o.Logger.Debug("go: shapes changed", "packages", len(changed), "extracting", len(set))
 	if err := tr.pass(set, true); err != nil {
 		return err
 	}
-	if tr.interfaces != cachedInterfaces && len(set) < len(tr.allPaths) {
-		// An interface of the tree changed: any type of the tree may have
-		// gained or lost an implements edge.
-		tr.r.o.Logger.Debug("go: the tree's interfaces changed: every package is extracted again")
+	if tr.interfaces == dc.Interfaces || len(set) >= len(tr.allPaths) {
+		return nil
+	}
+	if dc.GoInterfaces == nil || dc.GoMethods == nil {
+		tr.r.o.Logger.Debug("go: the tree's interfaces changed and the cache lacks their records: every package is extracted again")
+		tr.methodsAll = true
 		return tr.pass(tr.allPaths, true)
 	}
-	return nil
+	ifaces := changedInterfaces(dc.GoInterfaces, tr.ifaces)
+	extra := map[string]bool{}
+	for pp := range implementerPackages(ifaces, dc.GoMethods) {
+		if !set[pp] && tr.allPaths[pp] {
+			extra[pp] = true
+		}
+	}
+	tr.r.o.Logger.Debug("go: the tree's interfaces changed", "interfaces", len(ifaces), "extracting", len(extra))
+	if len(extra) == 0 {
+		return nil
+	}
+	return tr.pass(extra, true)
 }
 
 // save records the shapes, the interfaces digest and the package folders
@@ -169,7 +222,22 @@ func (tr *typedRun) save(dc *declCache, full bool) {
 		dc.Shapes[id] = d
 	}
 	if tr.interfaces != "" {
-		dc.Interfaces = tr.interfaces
+		dc.Interfaces, dc.GoInterfaces = tr.interfaces, tr.ifaces
+	}
+	switch {
+	case full || tr.methodsAll:
+		dc.GoMethods = map[string][][]string{}
+	case dc.GoMethods == nil:
+		// Records of some packages only would hide the others' types from
+		// implementerPackages: keep none until a pass extracts them all.
+		tr.methods = nil
+	}
+	for pp, ms := range tr.methods {
+		if len(ms) == 0 {
+			delete(dc.GoMethods, pp)
+		} else {
+			dc.GoMethods[pp] = ms
+		}
 	}
 	if dc.GoDirs == nil || tr.full {
 		dc.GoDirs = map[string][]string{}
@@ -209,6 +277,9 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 		}
 	}
 	sort.Slice(missing, func(i, j int) bool { return missing[i].Rel < missing[j].Rel })
+	for pp := range set {
+		tr.methods[pp] = nil // a package that does not type-check has no implements edges
+	}
 	if err := r.extractAll(missing, tr.e, tr.results, false); err != nil {
 		return err
 	}
@@ -243,9 +314,18 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 			}
 		}
 		shape := x.shapeDigest(cp)
+		var methods [][]string
+		for _, tf := range out {
+			for _, j := range tf.impl {
+				if names := methodNames(j.tn); len(names) > 0 {
+					methods = append(methods, names)
+				}
+			}
+		}
 		tr.mu.Lock()
 		defer tr.mu.Unlock()
 		tr.shapes[cp.pkg.ID] = shape
+		tr.methods[cp.pkg.PkgPath] = append(tr.methods[cp.pkg.PkgPath], methods...)
 		for p, tf := range out {
 			fr := tr.results[p]
 			if fr == nil {
@@ -306,7 +386,7 @@ func (tr *typedRun) pass(set map[string]bool, tree bool) error {
 	if !tree {
 		return nil
 	}
-	tr.interfaces = tr.implements(x)
+	tr.interfaces, tr.ifaces = tr.implements(x)
 	for p := range want {
 		if fr := tr.results[p]; fr != nil && fr.Decl != nil && tr.typed[p] {
 			fr.Decl.ImplKnown = true
@@ -331,9 +411,9 @@ func (tr *typedRun) cancelled(x *typedExtractor) {
 // against the tree's interfaces (those of the packages x checked), the
 // interfaces their package imports from outside the tree and, for a test
 // file, its test variant's; it returns the digest of the tree's
-// interfaces.
-func (tr *typedRun) implements(x *typedExtractor) string {
-	treeSet, digest := x.treeInterfaces(tr.plainIDs)
+// interfaces and their records (treeInterfaces).
+func (tr *typedRun) implements(x *typedExtractor) (string, map[string]ifaceRecord) {
+	treeSet, digest, recs := x.treeInterfaces(tr.plainIDs)
 	outside := map[string]*implCandidates{}
 	variant := map[string]*implCandidates{} // by test variant ID
 	sort.Slice(tr.jobs, func(i, j int) bool {
@@ -360,7 +440,7 @@ func (tr *typedRun) implements(x *typedExtractor) string {
 		edges, nodes := implementsEdges(j.uid, x.plainTypeName(j, tr.plainOf), tr.fset.Position(j.tn.Pos()).Line, sets...)
 		tr.addImpl(j.path, edges, nodes)
 	}
-	return digest
+	return digest, recs
 }
 
 // addImpl appends implements edges (and outside interfaces' stubs) to a

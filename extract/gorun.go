@@ -27,7 +27,10 @@ import (
 //  2. Otherwise the whole tree is listed, and the seeds and every package
 //     importing a changed one, transitively, are checked again, with all
 //     of the tree's interfaces for implements.
-//  3. If the digest of the tree's interfaces changed, every package is.
+//  3. If the digest of the tree's interfaces changed, the packages
+//     declaring a type with every method name of a changed interface
+//     are too (implementerPackages); every package when the cache lacks
+//     the records that tell them.
 //
 // Without a cache, or when a go.mod changed, every package is extracted
 // in one pass. A file that cannot be type-checked keeps its syntax edges,
@@ -100,6 +103,7 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 	}
 	if full {
 		seeds = tr.allPaths
+		tr.methodsAll = true
 	}
 	if err := tr.pass(seeds, full); err != nil {
 		return nil, err
@@ -113,7 +117,7 @@ func (r *runner) typedGo(results map[string]*lang.Result, present map[string]str
 		}
 		if len(changed) == 0 && tr.reuseImpl(dc) {
 			r.o.Logger.Debug("go: no package's shape changed", "seeds", len(seeds))
-		} else if err := tr.importersPass(in, seeds, changed, dc.Interfaces); err != nil {
+		} else if err := tr.importersPass(in, seeds, changed, dc); err != nil {
 			return nil, err
 		}
 	}

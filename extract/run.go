@@ -444,10 +444,10 @@ func (r *runner) run() error {
 	r.phase("dependents")
 
 	// Phase 4b: Go packages touched, and their importers, type-checked.
-	goBefore := goRecords{shapes: maps.Clone(dc.Shapes), interfaces: dc.Interfaces, dirs: maps.Clone(dc.GoDirs)}
+	goBefore := goRecordsOf(dc)
 	kept, cancelled := r.typedGo(results, present, byPath, e, removed, modsChanged, dc)
 	if cancelled != nil && len(kept) == 0 {
-		dc.Shapes, dc.Interfaces, dc.GoDirs = goBefore.shapes, goBefore.interfaces, goBefore.dirs
+		goBefore.restore(dc)
 		return interruptedEarly(cancelled)
 	}
 	reextracted := len(results) - len(changed)
@@ -875,7 +875,20 @@ func removedEntries(removed []string) []entry {
 type goRecords struct {
 	shapes     map[string]string
 	interfaces string
+	ifaces     map[string]ifaceRecord
+	methods    map[string][][]string
 	dirs       map[string][]string
+}
+
+// goRecordsOf returns the Go records of dc (typedRun.save replaces their
+// values, never changes one in place).
+func goRecordsOf(dc *declCache) goRecords {
+	return goRecords{shapes: maps.Clone(dc.Shapes), interfaces: dc.Interfaces, ifaces: dc.GoInterfaces, methods: maps.Clone(dc.GoMethods), dirs: maps.Clone(dc.GoDirs)}
+}
+
+// restore puts the records back into dc.
+func (g goRecords) restore(dc *declCache) {
+	dc.Shapes, dc.Interfaces, dc.GoInterfaces, dc.GoMethods, dc.GoDirs = g.shapes, g.interfaces, g.ifaces, g.methods, g.dirs
 }
 
 // emitState is what the emit phase has done so far, for saveInterrupted.
@@ -956,7 +969,7 @@ func (r *runner) saveInterrupted(c *cache, dc *declCache, em *emitState, paths [
 			pending = append(pending, p)
 		}
 	}
-	dc.Shapes, dc.Interfaces, dc.GoDirs = em.goBefore.shapes, em.goBefore.interfaces, em.goBefore.dirs
+	em.goBefore.restore(dc)
 	c.stat.Stat, c.stat.Modules, c.stat.Pending = stat, modules, pending
 	_ = r.save(true)
 }
