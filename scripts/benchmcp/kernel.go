@@ -22,8 +22,14 @@ const tableKernel = "kernel"
 const (
 	rowKernelFull      = "full (fresh state folder)"
 	rowKernelNoChange  = "again, nothing changed"
-	rowKernelColdCall  = "cold start: `cos call cos_graph_resolve`, one process"
-	rowKernelColdServe = "cold start: `cos serve`, first answer over MCP"
+	rowKernelColdCall  = "cold start: " + rowColdCall
+	rowKernelColdServe = "cold start: " + rowColdServe
+)
+
+// Rows of tableCold, after the tree's label, and of tableKernel.
+const (
+	rowColdCall  = "`cos call cos_graph_resolve`, one process"
+	rowColdServe = "`cos serve`, first answer over MCP"
 )
 
 // Defaults of the kernel flags.
@@ -77,11 +83,11 @@ func kernelRuns(ctx context.Context, rec *Recorder, cfg config) error {
 			return err
 		}
 		step("cold start, cos call")
-		if err := coldCall(ctx, rec, cfg); err != nil {
+		if err := coldCall(ctx, rec, tableKernel, rowKernelColdCall, cfg); err != nil {
 			return err
 		}
 		step("cold start, cos serve")
-		if err := coldServe(ctx, rec, cfg); err != nil {
+		if err := coldServe(ctx, rec, tableKernel, rowKernelColdServe, cfg); err != nil {
 			return err
 		}
 	}
@@ -129,9 +135,38 @@ func appendFunction(file string, run, i int) error {
 	return err
 }
 
+// coldRuns times the first read of a process started cold on cfg.State
+// (indexed), cfg.Runs times: coldCall and coldServe, in tableCold, rows
+// prefixed with cfg.Label.
+func coldRuns(ctx context.Context, rec *Recorder, cfg config) error {
+	if cfg.State == "" {
+		return errors.New("cold: -state (a state folder `cos index` filled) is required")
+	}
+	if _, err := os.Stat(cfg.State); err != nil {
+		return fmt.Errorf("cold: -state: %w", err)
+	}
+	label := cfg.Label
+	if label == "" {
+		label = filepath.Base(cfg.Cos)
+	}
+	for range cfg.Runs {
+		if err := coldCall(ctx, rec, tableCold, label+": "+rowColdCall, cfg); err != nil {
+			return err
+		}
+		if err := coldServe(ctx, rec, tableCold, label+": "+rowColdServe, cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableCold holds `benchmcp cold`: the first read of a process started
+// cold on an indexed state folder.
+const tableCold = "cold"
+
 // coldCall times `cos call cos_graph_resolve {q}` on the state folder: one
 // process that opens the store, loads the read models and answers.
-func coldCall(ctx context.Context, rec *Recorder, cfg config) error {
+func coldCall(ctx context.Context, rec *Recorder, table, row string, cfg config) error {
 	args, _ := json.Marshal(map[string]any{"q": cfg.Query})
 	out, m, err := runMeasured(cosCommand(ctx, cfg.Cos, "--state-dir", cfg.State, "call", "cos_graph_resolve", string(args)))
 	if err != nil {
@@ -143,14 +178,14 @@ func coldCall(ctx context.Context, rec *Recorder, cfg config) error {
 	if err := json.Unmarshal(out, &env); err != nil || !env.OK {
 		return fmt.Errorf("cos call cos_graph_resolve %s: not an ok envelope: %.300s", args, out)
 	}
-	addMeasured(rec, tableKernel, rowKernelColdCall, m)
+	addMeasured(rec, table, row, m)
 	return nil
 }
 
 // coldServe starts `cos serve` on the state folder and times from the start
 // to its first ok answer of cos_graph_resolve {q}; the peak RSS is the
 // server's right after that answer, with the read models loaded.
-func coldServe(ctx context.Context, rec *Recorder, cfg config) error {
+func coldServe(ctx context.Context, rec *Recorder, table, row string, cfg config) error {
 	t := time.Now()
 	c, err := Start(ctx, cosServer(cfg.Cos, cfg.State, "off"))
 	if err != nil {
@@ -161,12 +196,12 @@ func coldServe(ctx context.Context, rec *Recorder, cfg config) error {
 		return err
 	}
 	wall := time.Since(t)
-	rec.Add(tableKernel, rowKernelColdServe, colWall, "s", wall.Seconds())
+	rec.Add(table, row, colWall, "s", wall.Seconds())
 	if cpu, ok := procCPU(c.PID()); ok {
-		rec.Add(tableKernel, rowKernelColdServe, colCPU, "s", cpu.Seconds())
+		rec.Add(table, row, colCPU, "s", cpu.Seconds())
 	}
 	if rss := procStatusBytes(c.PID(), "VmHWM"); rss > 0 {
-		rec.Add(tableKernel, rowKernelColdServe, colPeakRSS, "MB", float64(rss)/1e6)
+		rec.Add(table, row, colPeakRSS, "MB", float64(rss)/1e6)
 	}
 	return nil
 }

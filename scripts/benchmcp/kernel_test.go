@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cos-dev/cos/cli"
 )
 
 // asBenchmcpEnv makes the test binary act as the benchmcp command, so that
@@ -160,5 +162,53 @@ func TestBenchKernel_TinyTarball(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(work); len(entries) != 0 {
 		t.Errorf("bench_kernel.sh left %d entries in its work folder", len(entries))
+	}
+}
+
+// TestCold_TinyTree: `benchmcp cold` on an indexed tiny C tree records
+// both cold reads of every run, and fails on a state folder that is not
+// there.
+func TestCold_TinyTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts cos processes")
+	}
+	t.Setenv(asCosEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, state := t.TempDir(), t.TempDir()
+	src := "void *kmalloc(unsigned long n)\n{\n\treturn 0;\n}\n\nint use(void)\n{\n\treturn kmalloc(1) != 0;\n}\n"
+	if err := os.WriteFile(filepath.Join(root, "slab.c"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out strings.Builder
+	if code := cli.Run(ctx, []string{"--state-dir", state, "index", "--no-progress", root}, cli.IO{In: strings.NewReader(""), Out: &out, Err: &out}); code != 0 {
+		t.Fatalf("cos index: exit %d: %s", code, out.String())
+	}
+	var jsonl strings.Builder
+	if err := run(ctx, []string{"cold", "-cos", exe, "-state", state, "-runs", "2", "-label", "tiny"}, nil, &jsonl); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := ReadJSONL(strings.NewReader(jsonl.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Result{}
+	for _, r := range rs {
+		got[r.Table+" | "+r.Row+" | "+r.Col] = r
+	}
+	for _, row := range []string{"tiny: " + rowColdCall, "tiny: " + rowColdServe} {
+		for _, col := range []string{colWall, colCPU, colPeakRSS} {
+			// CPU time comes in clock ticks: a fast process may show 0.
+			if r := got[tableCold+" | "+row+" | "+col]; len(r.Samples) != 2 || r.Min() < 0 || (col != colCPU && r.Min() == 0) {
+				t.Errorf("%s / %s: %v, want 2 samples, positive (CPU: not negative)", row, col, r.Samples)
+			}
+		}
+	}
+	if err := run(ctx, []string{"cold", "-cos", exe, "-state", filepath.Join(state, "missing")}, nil, &jsonl); err == nil {
+		t.Error("cold on a missing state folder succeeded")
 	}
 }

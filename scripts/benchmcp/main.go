@@ -6,6 +6,7 @@
 //	benchmcp index       -cos BIN -root DIR [-runs 3]
 //	benchmcp reads       -cos BIN -state DIR [-calls 200 -runs 3 -seed 1 -label NAME]   (state DIR: `cos index` done)
 //	benchmcp kernel      -cos BIN -root DIR -state DIR [-edit-dir drivers/net -edits 10 -query kmalloc -runs 3]   (root DIR: a git work tree it edits)
+//	benchmcp cold        -cos BIN -state DIR [-query kmalloc -runs 3 -label NAME]   (first read of a cold cos call and cos serve)
 //	benchmcp compare     -cos BIN -memory-js FILE [-node node -entities 5000 -batch 100 -lookups 1000 -reads 5 -writers 4 -runs 3]
 //	benchmcp procs       -testbin EVENTLOG.test [-calls 100 -runs 3]   (4 processes × 16 appenders × calls appends)
 //	benchmcp gobench     -table NAME < go-test-bench-output
@@ -77,7 +78,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Table, "table", tableEventLog, "table the parsed go benchmarks go to")
 	fs.StringVar(&c.NATS, "nats", "off", `comma-separated --nats modes to measure propagation under ("off", "auto")`)
 	fs.StringVar(&c.State, "state", "", "state folder of an indexed repository (reads)")
-	fs.StringVar(&c.Label, "label", "", "row prefix naming the binary (reads; default: the -cos file name)")
+	fs.StringVar(&c.Label, "label", "", "row prefix naming the binary or tree (reads, cold; default: the -cos file name)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the uid sample (reads)")
 	fs.StringVar(&c.Systems, "systems", "cos,memory", "comma-separated systems to compare (cos, memory)")
 	fs.IntVar(&c.Nodes, "nodes", defaultNodes, "synthetic graph size for round trips")
@@ -90,7 +91,7 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Writers, "writers", defaultWriters, "concurrent server processes on one store")
 	fs.StringVar(&c.EditDir, "edit-dir", defaultEditDir, "folder of -root whose .c files the edit run changes (kernel)")
 	fs.IntVar(&c.Edits, "edits", defaultEdits, "files edited before the edit run (kernel)")
-	fs.StringVar(&c.Query, "query", defaultColdQuery, "name the cold-start read resolves (kernel)")
+	fs.StringVar(&c.Query, "query", defaultColdQuery, "name the cold-start read resolves (kernel, cold)")
 	fs.StringVar(&c.Window, "window-start", "", `when the measured work started, as "HH:MM UTC, load L1 L5 L15" (default: when this command started; gobench: pass the time before go test ran)`)
 }
 
@@ -128,7 +129,7 @@ func main() {
 // for "table").
 func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: benchmcp roundtrip|propagation|index|reads|kernel|compare|procs|gobench|table [flags]")
+		return errors.New("usage: benchmcp roundtrip|propagation|index|reads|kernel|cold|compare|procs|gobench|table [flags]")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet(sub, flag.ContinueOnError)
@@ -168,6 +169,10 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		}
 	case "kernel":
 		if err := kernelRuns(ctx, &rec, cfg); err != nil {
+			return err
+		}
+	case "cold":
+		if err := coldRuns(ctx, &rec, cfg); err != nil {
 			return err
 		}
 	case "compare":

@@ -92,6 +92,11 @@ var specs = []tableSpec{
 		},
 	},
 	{
+		name: tableCold, title: "Cold start: a new process on an indexed state folder, until its first answer of `cos_graph_resolve`",
+		cols:      []string{colWall, colCPU, colPeakRSS},
+		colLabels: map[string]string{colCPU: "CPU (user + sys)", colPeakRSS: "peak RSS"},
+	},
+	{
 		name: tableReads, title: "MCP round trips on a real repository: `cos serve --nats off` over stdio on an indexed tree, " +
 			"each read once per uid of a fixed-seed uniform sample of its function and method nodes (per call)",
 		cols:      []string{"p50", "p95", colAnswer, colSampled, colOf},
