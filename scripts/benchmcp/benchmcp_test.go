@@ -27,6 +27,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCosEnv) == "1" {
 		os.Exit(cli.Run(context.Background(), os.Args[1:], cli.IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 	}
+	if os.Getenv(asBenchmcpEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -222,39 +221,49 @@ func indexRuns(ctx context.Context, rec *Recorder, cfg config, root string) erro
 			return err
 		}
 		for _, pass := range []string{"full", "no change"} {
-			t := time.Now()
-			cmd := exec.CommandContext(ctx, cfg.Cos, "--state-dir", dir, "index", "--json", "--no-progress", root)
-			cmd.Stderr = os.Stderr
-			out, err := cmd.Output()
-			if err != nil {
+			if err := indexOnce(ctx, rec, tableIndex, pass, cfg.Cos, dir, root); err != nil {
 				removeAll(dir)
-				return fmt.Errorf("cos index %s (%s): %w", root, pass, err)
+				return err
 			}
-			d := time.Since(t)
-			var rep struct {
-				Projected float64 `json:"projected_seconds"`
-				Report    struct {
-					Seconds      float64 `json:"seconds"`
-					FilesSeen    int     `json:"files_seen"`
-					FilesChanged int     `json:"files_changed"`
-					Nodes        int     `json:"nodes"`
-					Edges        int     `json:"edges"`
-				} `json:"report"`
-			}
-			_ = json.Unmarshal(out, &rep)
-			row := pass
-			rec.Add(tableIndex, row, "wall", "s", d.Seconds())
-			rec.Add(tableIndex, row, "extract + append", "s", rep.Report.Seconds)
-			rec.Add(tableIndex, row, "project + search index", "s", rep.Projected)
-			rec.Add(tableIndex, row, "files seen", "", float64(rep.Report.FilesSeen))
-			rec.Add(tableIndex, row, "files extracted", "", float64(rep.Report.FilesChanged))
-			rec.Add(tableIndex, row, "nodes", "", float64(rep.Report.Nodes))
 		}
 		if fi, err := dirSize(dir); err == nil {
 			rec.Add(tableIndex, "full", "state folder", "MB", float64(fi)/1e6)
 		}
 		removeAll(dir)
 	}
+	return nil
+}
+
+// indexReport is the part of `cos index --json` the tables show.
+type indexReport struct {
+	Projected float64 `json:"projected_seconds"`
+	Report    struct {
+		Seconds      float64 `json:"seconds"`
+		FilesSeen    int     `json:"files_seen"`
+		FilesChanged int     `json:"files_changed"`
+		Nodes        int     `json:"nodes"`
+		Edges        int     `json:"edges"`
+	} `json:"report"`
+}
+
+// indexOnce runs `cos index --json` of root into stateDir and records, in
+// table at row, its wall time, CPU time (user + system), peak RSS, the
+// phases it reports and what it saw.
+func indexOnce(ctx context.Context, rec *Recorder, table, row, cosBin, stateDir, root string) error {
+	out, m, err := runMeasured(cosCommand(ctx, cosBin, "--state-dir", stateDir, "index", "--json", "--no-progress", root))
+	if err != nil {
+		return fmt.Errorf("cos index %s (%s): %w", root, row, err)
+	}
+	var rep indexReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		return fmt.Errorf("cos index %s (%s): --json: %w", root, row, err)
+	}
+	addMeasured(rec, table, row, m)
+	rec.Add(table, row, "extract + append", "s", rep.Report.Seconds)
+	rec.Add(table, row, "project + search index", "s", rep.Projected)
+	rec.Add(table, row, "files seen", "", float64(rep.Report.FilesSeen))
+	rec.Add(table, row, "files extracted", "", float64(rep.Report.FilesChanged))
+	rec.Add(table, row, "nodes", "", float64(rep.Report.Nodes))
 	return nil
 }
 

@@ -5,6 +5,8 @@
 //	benchmcp propagation -cos BIN [-calls 50 -runs 3 -nats off]
 //	benchmcp index       -cos BIN -root DIR [-runs 3]
 //	benchmcp reads       -cos BIN -state DIR [-calls 200 -runs 3 -seed 1 -label NAME -answers FILE]   (state DIR: `cos index` done)
+//	benchmcp kernel      -cos BIN -root DIR -state DIR [-edit-dir drivers/net -edits 10 -query kmalloc -runs 3]   (root DIR: a git work tree it edits)
+//	benchmcp cold        -cos BIN -state DIR [-query kmalloc -runs 3 -label NAME]   (first read of a cold cos call and cos serve)
 //	benchmcp compare     -cos BIN -memory-js FILE [-node node -entities 5000 -batch 100 -lookups 1000 -reads 5 -writers 4 -runs 3]
 //	benchmcp procs       -testbin EVENTLOG.test [-calls 100 -runs 3]   (4 processes × 16 appenders × calls appends)
 //	benchmcp gobench     -table NAME < go-test-bench-output
@@ -52,6 +54,9 @@ type config struct {
 	State    string
 	Label    string
 	Answers  string
+	EditDir  string
+	Query    string
+	Window   string
 	Seed     uint64
 	Nodes    int
 	Calls    int
@@ -61,6 +66,7 @@ type config struct {
 	Lookups  int
 	Reads    int
 	Writers  int
+	Edits    int
 }
 
 func (c *config) flags(fs *flag.FlagSet) {
@@ -73,8 +79,8 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Table, "table", tableEventLog, "table the parsed go benchmarks go to")
 	fs.StringVar(&c.NATS, "nats", "off", `comma-separated --nats modes to measure propagation under ("off", "auto")`)
 	fs.StringVar(&c.State, "state", "", "state folder of an indexed repository (reads)")
-	fs.StringVar(&c.Label, "label", "", "row prefix naming the binary (reads; default: the -cos file name)")
 	fs.StringVar(&c.Answers, "answers", "", "file the first run's answers go to, one JSON line per call, to diff two binaries (reads)")
+	fs.StringVar(&c.Label, "label", "", "row prefix naming the binary or tree (reads, cold; default: the -cos file name)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the uid sample (reads)")
 	fs.StringVar(&c.Systems, "systems", "cos,memory", "comma-separated systems to compare (cos, memory)")
 	fs.IntVar(&c.Nodes, "nodes", defaultNodes, "synthetic graph size for round trips")
@@ -85,13 +91,17 @@ func (c *config) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Lookups, "lookups", defaultLookups, "names looked up and nodes opened")
 	fs.IntVar(&c.Reads, "reads", defaultReads, "whole-graph reads per run")
 	fs.IntVar(&c.Writers, "writers", defaultWriters, "concurrent server processes on one store")
+	fs.StringVar(&c.EditDir, "edit-dir", defaultEditDir, "folder of -root whose .c files the edit run changes (kernel)")
+	fs.IntVar(&c.Edits, "edits", defaultEdits, "files edited before the edit run (kernel)")
+	fs.StringVar(&c.Query, "query", defaultColdQuery, "name the cold-start read resolves (kernel, cold)")
+	fs.StringVar(&c.Window, "window-start", "", `when the measured work started, as "HH:MM UTC, load L1 L5 L15" (default: when this command started; gobench: pass the time before go test ran)`)
 }
 
 func (c *config) validate() error {
 	for _, v := range []struct {
 		name string
 		n    int
-	}{{"nodes", c.Nodes}, {"calls", c.Calls}, {"runs", c.Runs}, {"entities", c.Entities}, {"batch", c.Batch}, {"lookups", c.Lookups}, {"reads", c.Reads}, {"writers", c.Writers}} {
+	}{{"nodes", c.Nodes}, {"calls", c.Calls}, {"runs", c.Runs}, {"entities", c.Entities}, {"batch", c.Batch}, {"lookups", c.Lookups}, {"reads", c.Reads}, {"writers", c.Writers}, {"edits", c.Edits}} {
 		if v.n < 1 {
 			return fmt.Errorf("-%s %d: must be ≥ 1", v.name, v.n)
 		}
@@ -121,7 +131,7 @@ func main() {
 // for "table").
 func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: benchmcp roundtrip|propagation|index|reads|compare|procs|gobench|table [flags]")
+		return errors.New("usage: benchmcp roundtrip|propagation|index|reads|kernel|cold|compare|procs|gobench|table [flags]")
 	}
 	sub := args[0]
 	fs := flag.NewFlagSet(sub, flag.ContinueOnError)
@@ -134,6 +144,9 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		return err
 	}
 	var rec Recorder
+	if cfg.Window == "" {
+		cfg.Window = windowNow()
+	}
 	switch sub {
 	case "roundtrip":
 		if err := roundTrips(ctx, &rec, cfg); err != nil {
@@ -154,6 +167,14 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		}
 	case "reads":
 		if err := realReads(ctx, &rec, cfg); err != nil {
+			return err
+		}
+	case "kernel":
+		if err := kernelRuns(ctx, &rec, cfg); err != nil {
+			return err
+		}
+	case "cold":
+		if err := coldRuns(ctx, &rec, cfg); err != nil {
 			return err
 		}
 	case "compare":
@@ -204,6 +225,7 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 	default:
 		return fmt.Errorf("unknown subcommand %q", sub)
 	}
+	rec.MarkWindow(cfg.Window, windowNow())
 	return rec.WriteJSONL(out)
 }
 

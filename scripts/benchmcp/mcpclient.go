@@ -229,6 +229,9 @@ func (c *Client) MustOK(ctx context.Context, tool string, args any) (ToolResult,
 	return tr, err
 }
 
+// PID is the server's process id.
+func (c *Client) PID() int { return c.cmd.Process.Pid }
+
 // Close closes the server's stdin, waits up to closeGrace for it to close
 // its stdout, kills it if it has not, and reaps it.
 func (c *Client) Close() {

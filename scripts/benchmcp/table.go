@@ -76,11 +76,25 @@ var specs = []tableSpec{
 	},
 	{
 		name: tableIndex, title: "`cos index` of the Go source tree, `$(go env GOROOT)/src` (--quick: `src/net/http`)",
-		rows: []rowSpec{{key: "full", label: "full (fresh state folder)"}, {key: "no change", label: "again, nothing changed"}},
-		cols: []string{"wall", "extract + append", "project + search index", "files seen", "files extracted", "nodes", "state folder"},
+		rows:      []rowSpec{{key: "full", label: "full (fresh state folder)"}, {key: "no change", label: "again, nothing changed"}},
+		cols:      []string{colWall, colCPU, colPeakRSS, "extract + append", "project + search index", "files seen", "files extracted", "nodes", "state folder"},
+		colLabels: map[string]string{colCPU: "CPU (user + sys)", colPeakRSS: "peak RSS"},
 		ratios: []ratioSpec{
 			{header: "÷ full", refRow: "full"},
 		},
+	},
+	{
+		name: tableKernel, title: "`cos index` of the Linux kernel (Debian's `linux-source` tarball, unpacked and git-initialised), then a process started cold on its state folder",
+		cols:      []string{colWall, colCPU, colPeakRSS, "extract + append", "project + search index", "files extracted", "nodes", "state folder"},
+		colLabels: map[string]string{colCPU: "CPU (user + sys)", colPeakRSS: "peak RSS"},
+		ratios: []ratioSpec{
+			{header: "÷ full", refRow: rowKernelFull, onlyRows: []string{"again", "after"}},
+		},
+	},
+	{
+		name: tableCold, title: "Cold start: a new process on an indexed state folder, until its first answer of `cos_graph_resolve`",
+		cols:      []string{colWall, colCPU, colPeakRSS},
+		colLabels: map[string]string{colCPU: "CPU (user + sys)", colPeakRSS: "peak RSS"},
 	},
 	{
 		name: tableReads, title: "MCP round trips on a real repository: `cos serve --nats off` over stdio on an indexed tree, " +
@@ -139,11 +153,11 @@ func renderTables(w io.Writer, results []Result) error {
 		} else {
 			byKey[k] = r
 		}
-		if ck := r.Table + "\x00\x00" + r.Col; !seen[ck] {
+		if ck := r.Table + "\x00\x00" + r.Col; !seen[ck] && r.Row != rowWindow {
 			seen[ck] = true
 			colOrder[r.Table] = append(colOrder[r.Table], r.Col)
 		}
-		if rk := r.Table + "\x00" + r.Row; !seen[rk] {
+		if rk := r.Table + "\x00" + r.Row; !seen[rk] && r.Row != rowWindow {
 			seen[rk] = true
 			order[r.Table] = append(order[r.Table], r.Row)
 		}
@@ -174,7 +188,11 @@ func renderTables(w io.Writer, results []Result) error {
 		if len(present) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "**%s**\n\n| |", s.title)
+		fmt.Fprintf(&b, "**%s**\n\n", s.title)
+		if w, ok := get(s.name, rowWindow, colWindow); ok && w.Text != "" {
+			fmt.Fprintf(&b, "_Measured on %s._\n\n", strings.ReplaceAll(w.Text, " / ", "; on "))
+		}
+		b.WriteString("| |")
 		for _, c := range s.cols {
 			if l, ok := s.colLabels[c]; ok {
 				c = l
