@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cos-dev/cos/cli"
 )
 
 // asBenchmcpEnv makes the test binary act as the benchmcp command, so that
@@ -177,17 +175,11 @@ func TestCold_TinyTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, state := t.TempDir(), t.TempDir()
-	src := "void *kmalloc(unsigned long n)\n{\n\treturn 0;\n}\n\nint use(void)\n{\n\treturn kmalloc(1) != 0;\n}\n"
-	if err := os.WriteFile(filepath.Join(root, "slab.c"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var out strings.Builder
-	if code := cli.Run(ctx, []string{"--state-dir", state, "index", "--no-progress", root}, cli.IO{In: strings.NewReader(""), Out: &out, Err: &out}); code != 0 {
-		t.Fatalf("cos index: exit %d: %s", code, out.String())
-	}
+	state := indexTiny(ctx, t, map[string]string{
+		"slab.c": "void *kmalloc(unsigned long n)\n{\n\treturn 0;\n}\n\nint use(void)\n{\n\treturn kmalloc(1) != 0;\n}\n",
+	})
 	var jsonl strings.Builder
 	if err := run(ctx, []string{"cold", "-cos", exe, "-state", state, "-runs", "2", "-label", "tiny"}, nil, &jsonl); err != nil {
 		t.Fatal(err)

@@ -102,22 +102,12 @@ func TestReads_TinyModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(asCosEnv, "1")
-	root, state := t.TempDir(), t.TempDir()
-	files := map[string]string{
-		"go.mod": "module example.com/tiny\n\ngo 1.22\n",
-		"a.go":   "package tiny\n\ntype T struct{ n int }\n\nfunc (t *T) Inc() { t.n++ }\n\nfunc New() *T { return &T{} }\n\nfunc Use() int { t := New(); t.Inc(); return t.n }\n",
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var out strings.Builder
-	if code := cli.Run(ctx, []string{"--state-dir", state, "index", "--no-progress", root}, cli.IO{In: strings.NewReader(""), Out: &out, Err: &out}); code != 0 {
-		t.Fatalf("cos index: exit %d: %s", code, out.String())
-	}
+	state := indexTiny(ctx, t, map[string]string{
+		"go.mod": "module example.com/tiny\n\ngo 1.22\n",
+		"a.go":   "package tiny\n\ntype T struct{ n int }\n\nfunc (t *T) Inc() { t.n++ }\n\nfunc New() *T { return &T{} }\n\nfunc Use() int { t := New(); t.Inc(); return t.n }\n",
+	})
 	var jsonl strings.Builder
 	if err := run(ctx, []string{"reads", "-cos", exe, "-state", state, "-calls", "4", "-runs", "2", "-seed", "3", "-label", "tiny"}, nil, &jsonl); err != nil {
 		t.Fatal(err)
@@ -179,4 +169,21 @@ func TestTimeReads_FailuresCounted(t *testing.T) {
 	if err := timeReads(context.Background(), c, &rec, "fake", ops[:1], []string{"a"}, 1); err != nil {
 		t.Errorf("all ok: %v", err)
 	}
+}
+
+// indexTiny writes files (name → content) into a new folder and indexes
+// it with `cos index` into a new state folder, which it returns.
+func indexTiny(ctx context.Context, t *testing.T, files map[string]string) (state string) {
+	t.Helper()
+	root, state := t.TempDir(), t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out strings.Builder
+	if code := cli.Run(ctx, []string{"--state-dir", state, "index", "--no-progress", root}, cli.IO{In: strings.NewReader(""), Out: &out, Err: &out}); code != 0 {
+		t.Fatalf("cos index: exit %d: %s", code, out.String())
+	}
+	return state
 }
