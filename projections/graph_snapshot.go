@@ -346,6 +346,9 @@ func (g *Graph) decode(data []byte) error {
 			e.line = int(d.varint())
 			e.meta = cloneMeta(d.bytes())
 			e.owners = readOwners()
+			if d.err != nil {
+				break // a bad owner set has no first owner to index
+			}
 			if j > 0 && (dst.uid < chunk[j-1].dst.uid || (dst == chunk[j-1].dst && e.typ == chunk[j-1].typ && e.ext == chunk[j-1].ext)) {
 				d.fail("edge order (duplicate or unsorted)")
 				break

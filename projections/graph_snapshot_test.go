@@ -14,6 +14,13 @@ import (
 // ownerSetSnapshot returns a graph section with two owners and one node
 // whose owner set lists the indices idx as written.
 func ownerSetSnapshot(idx ...uint64) []byte {
+	return ownerSetsSnapshot(idx, nil)
+}
+
+// ownerSetsSnapshot returns a graph section with two owners and one node
+// whose owner set lists nodeIdx as written; with edgeIdx non-nil, also
+// one calls edge from the node to itself whose owner set lists edgeIdx.
+func ownerSetsSnapshot(nodeIdx, edgeIdx []uint64) []byte {
 	var buf bytes.Buffer
 	e := &encoder{w: &buf}
 	e.str(graphFormat)
@@ -33,13 +40,66 @@ func ownerSetSnapshot(idx ...uint64) []byte {
 	e.varint(1)
 	e.varint(2)
 	e.bytes(nil)
-	e.uvarint(uint64(len(idx)))
-	for _, i := range idx {
+	e.uvarint(uint64(len(nodeIdx)))
+	for _, i := range nodeIdx {
 		e.uvarint(i)
 	}
-	e.uvarint(0) // edges
-	e.uvarint(0) // sources
+	if edgeIdx == nil {
+		e.uvarint(0) // edges
+		e.uvarint(0) // sources
+		return buf.Bytes()
+	}
+	e.uvarint(1) // edges
+	e.uvarint(1) // sources
+	e.uvarint(1) // the source: node 1
+	e.uvarint(1) // its edges
+	e.uvarint(1) // the target: node 1
+	e.str(graph.EdgeCalls)
+	e.str("go")
+	e.varint(1)
+	e.bytes(nil)
+	e.uvarint(uint64(len(edgeIdx)))
+	for _, i := range edgeIdx {
+		e.uvarint(i)
+	}
 	return buf.Bytes()
+}
+
+// TestGraph_UnmarshalSnapshot_EdgeOwnerSet checks that a bad owner set on
+// an edge (empty, descending, out of range) is a bad snapshot, not a
+// crash, and leaves the graph as it was; a good one loads the edge.
+func TestGraph_UnmarshalSnapshot_EdgeOwnerSet(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		idx  []uint64
+		ok   bool
+	}{
+		{"one", []uint64{1}, true},
+		{"empty", []uint64{}, false},
+		{"descending", []uint64{2, 1}, false},
+		{"out of range", []uint64{3}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewGraph()
+			err := g.UnmarshalSnapshot(ownerSetsSnapshot([]uint64{1}, tc.idx))
+			if tc.ok {
+				if err != nil {
+					t.Fatalf("unmarshal: %v", err)
+				}
+				checkGraph(t, g)
+				if c := g.Counts(); c.Edges != 1 {
+					t.Errorf("edges: got %d, want 1", c.Edges)
+				}
+				return
+			}
+			if !errors.Is(err, ErrBadSnapshot) {
+				t.Fatalf("unmarshal: got %v, want ErrBadSnapshot", err)
+			}
+			if c := g.Counts(); c.Nodes != 0 || c.Edges != 0 || c.Extractions != 0 {
+				t.Errorf("a failed unmarshal changed the graph: %+v", c)
+			}
+		})
+	}
 }
 
 // TestGraph_UnmarshalSnapshot_OwnerSetOrder checks that an owner set must

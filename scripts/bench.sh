@@ -25,6 +25,10 @@
 # Needs Go, a C compiler (cgo grammars), node ≥ 18 and npm. Not part of CI
 # (CI runs scripts/bench_kernel.sh and benchmcp on tiny trees: go test ./scripts/benchmcp).
 set -euo pipefail
+if [ -n "${COS_KERNEL_TARBALL:-}" ] && [ ! -f "$COS_KERNEL_TARBALL" ]; then
+  echo "bench.sh: COS_KERNEL_TARBALL=$COS_KERNEL_TARBALL: not a file" >&2
+  exit 2
+fi
 cd "$(dirname "$0")/.."
 
 memory_pkg=@modelcontextprotocol/server-memory

@@ -19,15 +19,20 @@ set -euo pipefail
 tarball="" work="" cos="" benchmcp="" runs=1 read_runs=3 calls=200 edit_dir=drivers/net query=kmalloc
 while [ $# -gt 0 ]; do
   case "$1" in
-    --tarball) tarball="${2:?}"; shift ;;
-    --work) work="${2:?}"; shift ;;
-    --cos) cos="${2:?}"; shift ;;
-    --benchmcp) benchmcp="${2:?}"; shift ;;
-    --runs) runs="${2:?}"; shift ;;
-    --calls) calls="${2:?}"; shift ;;
-    --read-runs) read_runs="${2:?}"; shift ;;
-    --edit-dir) edit_dir="${2:?}"; shift ;;
-    --query) query="${2:?}"; shift ;;
+    --tarball|--work|--cos|--benchmcp|--runs|--calls|--read-runs|--edit-dir|--query)
+      [ $# -ge 2 ] && [ -n "$2" ] || { echo "bench_kernel.sh: $1 needs a value (see --help)" >&2; exit 2; }
+      case "$1" in
+        --tarball) tarball="$2" ;;
+        --work) work="$2" ;;
+        --cos) cos="$2" ;;
+        --benchmcp) benchmcp="$2" ;;
+        --runs) runs="$2" ;;
+        --calls) calls="$2" ;;
+        --read-runs) read_runs="$2" ;;
+        --edit-dir) edit_dir="$2" ;;
+        --query) query="$2" ;;
+      esac
+      shift ;;
     -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "bench_kernel.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -35,8 +40,13 @@ while [ $# -gt 0 ]; do
 done
 die() { echo "bench_kernel.sh: $*" >&2; exit 1; }
 step() { echo "== kernel: $* ($(date -u +%H:%M:%S))" >&2; }
+[ -n "$tarball" ] && [ -n "$work" ] && [ -n "$cos" ] && [ -n "$benchmcp" ] || die "--tarball, --work, --cos and --benchmcp are required"
 [ -f "$tarball" ] || die "--tarball $tarball: not a file"
-[ -n "$work" ] && [ -n "$cos" ] && [ -n "$benchmcp" ] || die "--work, --cos and --benchmcp are required"
+[ -x "$cos" ] || die "--cos $cos: not an executable file"
+[ -x "$benchmcp" ] || die "--benchmcp $benchmcp: not an executable file"
+for n in "$runs" "$calls" "$read_runs"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "--runs, --calls and --read-runs take a whole number ≥ 1, not $n"
+done
 
 src="$work/kernel-src"
 state="$work/kernel-state"
@@ -45,7 +55,7 @@ mkdir -p "$src"
 trap 'rm -rf "$src" "$state"' EXIT
 
 step "unpack $(basename "$tarball")"
-tar -xf "$tarball" -C "$src"
+tar -xf "$tarball" -C "$src" || die "$tarball: not a tarball tar can unpack"
 tops=("$src"/*/)
 [ "${#tops[@]}" = 1 ] && [ -d "${tops[0]}" ] || die "$tarball: want one top folder, found ${#tops[@]}"
 tree="${tops[0]%/}"
