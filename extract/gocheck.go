@@ -73,6 +73,9 @@ type goChecker struct {
 	// written by its own goroutine before its done channel closes and
 	// read only after.
 	state map[string]*checkState
+	// decls are the files of the checks without bodies, parsed once
+	// (set by run before any check starts).
+	decls *declSyntax
 }
 
 // checkState is the outcome of one package's check.
@@ -142,6 +145,7 @@ func (c *goChecker) run(ctx context.Context, extract map[string]bool, declOnly [
 			}
 		}
 	}
+	c.decls = newDeclSyntax(order, c.pkgs, extract)
 	sem := make(chan struct{}, c.workers)
 	var wg sync.WaitGroup
 	checked := 0 // guarded by progressMu
@@ -201,34 +205,15 @@ func (c *goChecker) check(id string, st *checkState, bodies bool) {
 		st = &checkState{}
 	}
 	cp := &checkedPackage{pkg: p, parseErrs: map[string][]string{}}
-	mode := parser.SkipObjectResolution
 	if bodies {
-		mode |= parser.ParseComments // build constraints and directives stay visible
-	}
-	for _, name := range p.GoFiles {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			cp.parseErrs[name] = append(cp.parseErrs[name], err.Error())
-			continue
-		}
-		f, err := parser.ParseFile(c.fset, name, lang.SourceText(src), mode)
-		if err != nil {
-			if list, ok := err.(scanner.ErrorList); ok {
-				for _, e := range list {
-					cp.parseErrs[name] = append(cp.parseErrs[name], e.Error())
-				}
-			} else {
-				cp.parseErrs[name] = append(cp.parseErrs[name], err.Error())
+		cp.parse(c.fset)
+	} else {
+		// Only the declarations are read: the files are shared with the
+		// package's other variants (declSyntax).
+		for _, name := range p.GoFiles {
+			if f := c.decls.file(c.fset, name); f != nil {
+				cp.files = append(cp.files, f)
 			}
-		}
-		if f != nil {
-			for _, imp := range f.Imports {
-				if imp.Path.Value == `"C"` {
-					cp.cgo = true
-				}
-			}
-			cp.files = append(cp.files, f)
-			cp.names = append(cp.names, name)
 		}
 	}
 	var firstErr string
@@ -287,6 +272,38 @@ func (c *goChecker) check(id string, st *checkState, bodies bool) {
 	}
 	cp.types, cp.typeErr = tp, firstErr
 	c.onPackage(cp)
+}
+
+// parse reads and parses the package's files with their comments (build
+// constraints and directives stay visible) and bodies, recording each
+// file's syntax errors and whether it imports "C".
+func (cp *checkedPackage) parse(fset *token.FileSet) {
+	for _, name := range cp.pkg.GoFiles {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			cp.parseErrs[name] = append(cp.parseErrs[name], err.Error())
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, lang.SourceText(src), parser.SkipObjectResolution|parser.ParseComments)
+		if err != nil {
+			if list, ok := err.(scanner.ErrorList); ok {
+				for _, e := range list {
+					cp.parseErrs[name] = append(cp.parseErrs[name], e.Error())
+				}
+			} else {
+				cp.parseErrs[name] = append(cp.parseErrs[name], err.Error())
+			}
+		}
+		if f != nil {
+			for _, imp := range f.Imports {
+				if imp.Path.Value == `"C"` {
+					cp.cgo = true
+				}
+			}
+			cp.files = append(cp.files, f)
+			cp.names = append(cp.names, name)
+		}
+	}
 }
 
 // importPackage resolves an import of p, once its check has finished.
