@@ -1,10 +1,12 @@
 package extract
 
 import (
+	"cmp"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -290,15 +292,9 @@ func (fx *typedFileExtraction) extract() {
 		}
 	}
 	fx.nodes[fileIdx].Metadata = fx.fileCounts.metadata(fx.nodes[fileIdx].Metadata)
-	sort.SliceStable(fx.edges, func(i, j int) bool {
-		a, b := fx.edges[i], fx.edges[j]
-		if a.Type != b.Type {
-			return a.Type < b.Type
-		}
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		return a.Target < b.Target
+	// By type, source and target; stable, so equal keys keep their order.
+	slices.SortStableFunc(fx.edges, func(a, b graph.Edge) int {
+		return cmp.Or(strings.Compare(a.Type, b.Type), strings.Compare(a.Source, b.Source), strings.Compare(a.Target, b.Target))
 	})
 }
 
