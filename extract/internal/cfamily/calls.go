@@ -68,7 +68,7 @@ func (f *file) walkCalls(x *fn, n *sitter.Node) {
 		case "for_range_loop", "parameter_declaration", "optional_parameter_declaration", "condition_clause":
 			f.local(x, n)
 		default:
-			return !leafKind(ts.Kind(n))
+			return !leafKind(kind)
 		}
 		return true
 	})
