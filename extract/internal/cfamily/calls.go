@@ -18,11 +18,23 @@ type fn struct {
 	b      body
 	locals map[string]*lang.Chain // nil value: a local of unknown type
 	seen   map[string]bool
+	// called are the names whose references plainCall already added for
+	// this body: a later call of one adds the same references at another
+	// line, and the resolver keeps an edge once (graph.Edge.Key has no
+	// line), so it would drop all they resolve to. Held until the emit
+	// phase for every file of a tree, they were most of a kernel index's
+	// live heap.
+	called map[string]bool
 }
+
+// macroRecv is the receiver of the references to a macro's calls
+// (macroKey): one value for all of them, as the resolver never changes a
+// reference's chain.
+var macroRecv = &lang.Chain{Scope: Scope}
 
 // calls reads the calls of one function or method body.
 func (f *file) calls(b body) {
-	x := &fn{b: b, locals: map[string]*lang.Chain{}, seen: map[string]bool{}}
+	x := &fn{b: b, locals: map[string]*lang.Chain{}, seen: map[string]bool{}, called: map[string]bool{}}
 	_, params, _ := declName(ts.Field(b.def, "declarator"))
 	for _, p := range ts.Children(params) {
 		f.local(x, &p)
@@ -285,6 +297,10 @@ func (f *file) plainCall(x *fn, name string, line, depth int) {
 		f.construct(x, name, line)
 		return
 	}
+	if x.called[name] {
+		return
+	}
+	x.called[name] = true
 	// The stub names a call that found nothing; none for a method's
 	// unqualified call (the member or the function may answer) nor for a
 	// name in capitals (a macro, by convention).
@@ -303,8 +319,9 @@ func (f *file) plainCall(x *fn, name string, line, depth int) {
 	} else {
 		f.ref(x, lang.Ref{Line: line, Scope: Scope, Name: name, Stub: stub})
 	}
-	for i := range macroCalls {
-		f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope}, Name: macroKey(name, i)})
+	keys := f.macroKeys(name)
+	for i := range keys {
+		f.ref(x, lang.Ref{Line: line, Recv: macroRecv, Name: keys[i]})
 	}
 }
 
@@ -355,4 +372,18 @@ func leafKind(k string) bool {
 		return true
 	}
 	return false
+}
+
+// macroKeys returns macroKey(name, i) for i < macroCalls, made once per
+// file and name (a name is called from many bodies of a file).
+func (f *file) macroKeys(name string) *[macroCalls]string {
+	if k, ok := f.macroKeyOf[name]; ok {
+		return k
+	}
+	k := new([macroCalls]string)
+	for i := range k {
+		k[i] = macroKey(name, i)
+	}
+	f.macroKeyOf[name] = k
+	return k
 }
