@@ -64,7 +64,7 @@ func (f *file) calls(b body) {
 // walkCalls reads the calls, constructions and constructing declarations
 // under n, in document order, binding locals as their declarations come.
 func (f *file) walkCalls(x *fn, n *sitter.Node) {
-	ts.WalkKind(n, func(n *sitter.Node, kind string) bool {
+	ts.WalkKinds(n, callKinds, func(n *sitter.Node, kind string) {
 		switch kind {
 		case "call_expression":
 			f.call(x, n)
@@ -79,12 +79,15 @@ func (f *file) walkCalls(x *fn, n *sitter.Node) {
 			}
 		case "for_range_loop", "parameter_declaration", "optional_parameter_declaration", "condition_clause":
 			f.local(x, n)
-		default:
-			return !leafKind(kind)
 		}
-		return true
 	})
 }
+
+// callKinds are the kinds walkCalls reads; it does not look inside the
+// leaf kinds (leafKind), error nodes included. The walk hands only these
+// nodes to Go, not every token of a body.
+var callKinds = ts.NewKinds([]string{"call_expression", "new_expression", "declaration",
+	"for_range_loop", "parameter_declaration", "optional_parameter_declaration", "condition_clause"}, leafKind)
 
 func (f *file) isCPP() bool { return f.lang == "c++" }
 
@@ -360,7 +363,8 @@ func (f *file) declConstruct(x *fn, n *sitter.Node) {
 }
 
 // leafKind reports whether nodes of kind k hold no call: tokens,
-// names, literals and comments (saves a cgo call per leaf of a body).
+// names, literals and comments; and error nodes, whose insides are not
+// read (callKinds).
 func leafKind(k string) bool {
 	if k == "" || !(k[0] >= 'a' && k[0] <= 'z') {
 		return true // punctuation and operators
