@@ -203,6 +203,9 @@ type RunOptions struct {
 // A payload over the log's 1 MiB event limit is trimmed, never dropped (see
 // trimPayload). o.Progress, when set, receives (files done, files seen so
 // far) from one goroutine at a time. Runs go one at a time per process.
+// While a run appends, the state's projections and search index follow
+// the log on a goroutine of their own (projector), and the background
+// snapshots wait for the one the run takes at its end (snapshotRun).
 //
 // Errors: E_READ_ONLY on a point-in-time server, an envelope E_PATH when
 // root is not a folder, the log's errors as the log returns them, ctx.Err().
