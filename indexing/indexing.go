@@ -203,6 +203,9 @@ type RunOptions struct {
 // A payload over the log's 1 MiB event limit is trimmed, never dropped (see
 // trimPayload). o.Progress, when set, receives (files done, files seen so
 // far) from one goroutine at a time. Runs go one at a time per process.
+// While a run appends, the state's projections and search index follow
+// the log on a goroutine of their own (projector), and the background
+// snapshots wait for the one the run takes at its end (snapshotRun).
 //
 // Errors: E_READ_ONLY on a point-in-time server, an envelope E_PATH when
 // root is not a folder, the log's errors as the log returns them, ctx.Err().
@@ -350,12 +353,19 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 		run.last = &last
 	}
 	opts.Keeping = func() { run.keeping = true }
+	// The projections follow the appends as they come, and the background
+	// snapshots wait for the one at the run's end (snapshotRun).
+	releaseSnapshots := x.st.HoldSnapshots()
+	defer releaseSnapshots()
+	proj := startProjector(ctx, x.st)
+	defer proj.stop()
 	toLog := func(batch []graph.FileExtracted, removed []string) error {
 		files, events := len(batch), rep.Events
 		inRoot(at.name, batch, removed)
 		if err := x.appendBatch(ctx, &rep, run, batch, removed); err != nil {
 			return err
 		}
+		proj.appended(rep.LastSeq)
 		prog.appended(files, rep.Events-events)
 		return nil
 	}
@@ -401,10 +411,12 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 	// snapshot, so the next start does not replay what it appended.
 	<-run.git
 	rep.Commit, rep.Dirty = run.commit, run.dirty
+	proj.stop()
 	x.finishRun(ctx, &rep, run, err)
 	if err == nil {
 		x.snapshotRun(ctx, &rep, o.SnapshotMinBytes)
 	}
+	releaseSnapshots()
 	if err != nil {
 		var ee *envelope.Error
 		if errors.As(err, &ee) {

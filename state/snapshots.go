@@ -80,7 +80,7 @@ func (s *State) startSnapshots() {
 			case <-kick:
 			case <-tick.C:
 			}
-			if s.Position().Seq == s.snapSeq.Load() {
+			if s.Position().Seq == s.snapSeq.Load() || s.snapHolds.Load() > 0 {
 				continue
 			}
 			_, _ = s.Snapshot(ctx) // recorded and logged by Snapshot

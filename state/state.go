@@ -89,6 +89,10 @@ type State struct {
 	snapStop context.CancelFunc
 	snapWG   sync.WaitGroup
 
+	// snapHolds counts the HoldSnapshots not yet released: while it is
+	// above zero the background loop writes no snapshot.
+	snapHolds atomic.Int32
+
 	closeOnce sync.Once
 	closeErr  error
 

@@ -18,11 +18,23 @@ type fn struct {
 	b      body
 	locals map[string]*lang.Chain // nil value: a local of unknown type
 	seen   map[string]bool
+	// called are the names whose references plainCall already added for
+	// this body: a later call of one adds the same references at another
+	// line, and the resolver keeps an edge once (graph.Edge.Key has no
+	// line), so it would drop all they resolve to. Held until the emit
+	// phase for every file of a tree, they were most of a kernel index's
+	// live heap.
+	called map[string]bool
 }
+
+// macroRecv is the receiver of the references to a macro's calls
+// (macroKey): one value for all of them, as the resolver never changes a
+// reference's chain.
+var macroRecv = &lang.Chain{Scope: Scope}
 
 // calls reads the calls of one function or method body.
 func (f *file) calls(b body) {
-	x := &fn{b: b, locals: map[string]*lang.Chain{}, seen: map[string]bool{}}
+	x := &fn{b: b, locals: map[string]*lang.Chain{}, seen: map[string]bool{}, called: map[string]bool{}}
 	_, params, _ := declName(ts.Field(b.def, "declarator"))
 	for _, p := range ts.Children(params) {
 		f.local(x, &p)
@@ -52,7 +64,7 @@ func (f *file) calls(b body) {
 // walkCalls reads the calls, constructions and constructing declarations
 // under n, in document order, binding locals as their declarations come.
 func (f *file) walkCalls(x *fn, n *sitter.Node) {
-	ts.WalkKind(n, func(n *sitter.Node, kind string) bool {
+	ts.WalkKinds(n, callKinds, func(n *sitter.Node, kind string) {
 		switch kind {
 		case "call_expression":
 			f.call(x, n)
@@ -67,12 +79,15 @@ func (f *file) walkCalls(x *fn, n *sitter.Node) {
 			}
 		case "for_range_loop", "parameter_declaration", "optional_parameter_declaration", "condition_clause":
 			f.local(x, n)
-		default:
-			return !leafKind(ts.Kind(n))
 		}
-		return true
 	})
 }
+
+// callKinds are the kinds walkCalls reads; it does not look inside the
+// leaf kinds (leafKind), error nodes included. The walk hands only these
+// nodes to Go, not every token of a body.
+var callKinds = ts.NewKinds([]string{"call_expression", "new_expression", "declaration",
+	"for_range_loop", "parameter_declaration", "optional_parameter_declaration", "condition_clause"}, leafKind)
 
 func (f *file) isCPP() bool { return f.lang == "c++" }
 
@@ -285,6 +300,10 @@ func (f *file) plainCall(x *fn, name string, line, depth int) {
 		f.construct(x, name, line)
 		return
 	}
+	if x.called[name] {
+		return
+	}
+	x.called[name] = true
 	// The stub names a call that found nothing; none for a method's
 	// unqualified call (the member or the function may answer) nor for a
 	// name in capitals (a macro, by convention).
@@ -303,8 +322,9 @@ func (f *file) plainCall(x *fn, name string, line, depth int) {
 	} else {
 		f.ref(x, lang.Ref{Line: line, Scope: Scope, Name: name, Stub: stub})
 	}
-	for i := range macroCalls {
-		f.ref(x, lang.Ref{Line: line, Recv: &lang.Chain{Scope: Scope}, Name: macroKey(name, i)})
+	keys := f.macroKeys(name)
+	for i := range keys {
+		f.ref(x, lang.Ref{Line: line, Recv: macroRecv, Name: keys[i]})
 	}
 }
 
@@ -343,7 +363,8 @@ func (f *file) declConstruct(x *fn, n *sitter.Node) {
 }
 
 // leafKind reports whether nodes of kind k hold no call: tokens,
-// names, literals and comments (saves a cgo call per leaf of a body).
+// names, literals and comments; and error nodes, whose insides are not
+// read (callKinds).
 func leafKind(k string) bool {
 	if k == "" || !(k[0] >= 'a' && k[0] <= 'z') {
 		return true // punctuation and operators
@@ -355,4 +376,18 @@ func leafKind(k string) bool {
 		return true
 	}
 	return false
+}
+
+// macroKeys returns macroKey(name, i) for i < macroCalls, made once per
+// file and name (a name is called from many bodies of a file).
+func (f *file) macroKeys(name string) *[macroCalls]string {
+	if k, ok := f.macroKeyOf[name]; ok {
+		return k
+	}
+	k := new([macroCalls]string)
+	for i := range k {
+		k[i] = macroKey(name, i)
+	}
+	f.macroKeyOf[name] = k
+	return k
 }

@@ -53,6 +53,8 @@ type file struct {
 	macros     map[string][]string
 	globals    map[string]*lang.Chain
 	bodies     []body
+	// macroKeyOf holds macroKeys' answers.
+	macroKeyOf map[string]*[macroCalls]string
 }
 
 // Extract reads one C or C++ file into r.
@@ -73,7 +75,7 @@ func Extract(r *lang.Result, data []byte, env *lang.Env, d Dialect) {
 	ts.SyntaxErrors(r, root)
 	f := &file{fr: r, src: data, lang: name, header: IsHeader(r.Path),
 		funcs: map[string]string{}, members: map[string]string{}, classes: map[string]bool{}, namespaces: map[string]bool{},
-		macros: map[string][]string{}, globals: map[string]*lang.Chain{}}
+		macros: map[string][]string{}, globals: map[string]*lang.Chain{}, macroKeyOf: map[string]*[macroCalls]string{}}
 	f.fileUID = lang.FileNode(r, map[string]any{"language": name})
 	r.Decl = &lang.Decl{Hash: r.Hash, Scope: Scope, Names: map[string]string{}}
 	f.top(root, "", false, env)
