@@ -61,7 +61,7 @@ func verifyLog(tb testing.TB, path string) {
 	if err != nil {
 		tb.Errorf("Verify at cleanup: %v", err)
 	}
-	if hn, herr := l.VerifyHashes(ctx); hn != n || (herr == nil) != (err == nil) {
+	if hn, herr := l.VerifyHashes(ctx); (herr == nil) != (err == nil) || (err == nil && hn != n) {
 		tb.Errorf("VerifyHashes at cleanup = %d, %v; Verify = %d, %v", hn, herr, n, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cos-dev/cos/eventlog"
+	bolt "go.etcd.io/bbolt"
 )
 
 // VerifyHashes walks the hash chain like Verify — every record's version
@@ -38,22 +39,32 @@ func (l *Log) VerifyHashes(ctx context.Context) (uint64, error) {
 	prev := eventlog.ZeroHash
 	var n uint64
 	for n < head.Seq {
-		raws, err := l.readChunk(ctx, n+1, l.opts.ReadChunk)
+		// The records are checked where bbolt maps them, a chunk per
+		// transaction (Read copies each one out first).
+		before := n
+		err := l.view(ctx, func(tx *bolt.Tx) error {
+			b := tx.Bucket(bucketEvents)
+			if b == nil {
+				return nil
+			}
+			c := b.Cursor()
+			for k, v := c.Seek(seqKey(n + 1)); k != nil && n < head.Seq && n-before < uint64(l.opts.ReadChunk); k, v = c.Next() {
+				if got := binary.BigEndian.Uint64(k); got != n+1 {
+					return &eventlog.IntegrityError{Seq: n + 1, Reason: fmt.Sprintf("event missing: the next stored event is seq %d", got)}
+				}
+				h, err := verifyRecord(v, n+1, prev)
+				if err != nil {
+					return err
+				}
+				prev = h
+				n++
+			}
+			return nil
+		})
 		if err != nil {
 			return n, err
 		}
-		for _, raw := range raws {
-			if n == head.Seq {
-				break
-			}
-			h, err := verifyRecord(raw, n+1, prev)
-			if err != nil {
-				return n, err
-			}
-			prev = h
-			n++
-		}
-		if len(raws) < l.opts.ReadChunk {
+		if n == before {
 			break
 		}
 		if err := ctx.Err(); err != nil {
