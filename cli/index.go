@@ -67,6 +67,7 @@ func (a *app) indexCommand() *cobra.Command {
 			if remove != "" && (len(args) > 0 || name != "") {
 				return usageError("--remove takes no PATH and no --name; remove a root on its own")
 			}
+			a.writesSoon = true
 			ix, st, err := a.openIndexer(ctx, f, a.stderrLogger(slog.LevelWarn), nil)
 			if err != nil {
 				return failure(err)

@@ -14,6 +14,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/cos-dev/cos/bus"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/eventlog/boltlog"
 	"github.com/cos-dev/cos/internal/testutil"
@@ -87,14 +88,24 @@ func TestState_ForgedRecordBelowSnapshotRefusesWrites(t *testing.T) {
 		ev.Data = []byte(strings.Replace(string(ev.Data), "go:n7", "go:nX", 1))
 	})
 
-	s = openState(t, dir, nil)
-	_, err := s.Append(ctx, eventlog.AppendRequest{Stream: "x", Events: []eventlog.Payload{{Type: "test.added", Data: []byte(`{}`)}}})
-	var ie *eventlog.IntegrityError
-	if !errors.As(err, &ie) || ie.Seq != 7 || !strings.Contains(ie.Reason, "recomputed") {
-		t.Fatalf("Append on a log forged at seq 7 (below the snapshot) = %v; want a hash mismatch at seq 7", err)
-	}
-	if got := s.Integrity(); got != (Integrity{FirstBadSeq: 7, EventsAfter: 33}) {
-		t.Errorf("Integrity = %+v", got)
+	// The walk starts after the load, or beside it for a process about
+	// to write (WritesSoon): both find the forgery.
+	for _, soon := range []bool{false, true} {
+		s, err := Open(ctx, Options{Dir: dir, NATS: bus.ModeOff, NoBackgroundSnapshots: true, WritesSoon: soon})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Append(ctx, eventlog.AppendRequest{Stream: "x", Events: []eventlog.Payload{{Type: "test.added", Data: []byte(`{}`)}}})
+		var ie *eventlog.IntegrityError
+		if !errors.As(err, &ie) || ie.Seq != 7 || !strings.Contains(ie.Reason, "recomputed") {
+			t.Fatalf("WritesSoon %v: Append on a log forged at seq 7 (below the snapshot) = %v; want a hash mismatch at seq 7", soon, err)
+		}
+		if got := s.Integrity(); got != (Integrity{FirstBadSeq: 7, EventsAfter: 33}) {
+			t.Errorf("WritesSoon %v: Integrity = %+v", soon, got)
+		}
+		if err := s.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
