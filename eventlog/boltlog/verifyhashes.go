@@ -21,9 +21,10 @@ import (
 // keys in order, strings without escapes, the time in canonical RFC 3339)
 // without decoding its payload: the payload's bytes are hashed as they are
 // stored, and only checked to be one balanced JSON value. Any other record
-// is decoded as Verify decodes it. On the Linux kernel's log (1.2 GB, 78k events) it took 4.0 CPU-s where
-// Verify took 17.5 (same window, loaded machine): SHA-256 of the payloads,
-// the bracket scan and the CRC, where Verify spends most in json.Unmarshal.
+// is decoded as Verify decodes it. On the Linux kernel's log (1.2 GB, 78k
+// events) it took 3.1 CPU-s where Verify took 12.6 (same window, load 11):
+// SHA-256 of the payloads, the bracket scan and the CRC, where Verify
+// spends most in json.Unmarshal.
 //
 // What it does not check is the JSON syntax inside a payload whose hash
 // recomputes: a record can only be so with a chain rewritten from it on,
