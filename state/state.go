@@ -204,10 +204,11 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		close(s.chainDone)
 	} else {
 		// The walk of the whole chain reads every record (hashVerifier:
-		// about 3 CPU-s on the Linux kernel's 1.2 GB log at load 11). A process about to write starts it at once, on the
-		// other core while the projections load, since writes wait for
-		// it; any other starts it once they are loaded, so that it does
-		// not compete with them, and reads never wait for it.
+		// about 3 CPU-s on the Linux kernel's 1.2 GB log at load 11). A
+		// process about to write starts it at once, on the other core
+		// while the projections load, since writes wait for it; any other
+		// starts it once they are loaded, so that it does not compete with
+		// them, and reads never wait for it.
 		if opts.WritesSoon {
 			s.startChainCheck()
 		}
