@@ -61,9 +61,9 @@ func (s *State) startChainCheck() {
 
 // verifyChain walks the log's whole hash chain once (hashVerifier when
 // the log is one, else Log.Verify) and records where it breaks. The
-// projections are loaded from the newest snapshot and only the events after it are read,
-// so without this walk a record damaged below the snapshot would never be
-// noticed and writes would go on. It runs in the background so that
+// projections are loaded from the newest snapshot and only the events
+// after it are read, so without this walk a record damaged below the
+// snapshot would never be noticed and writes would go on. It runs in the background so that
 // start-up and reads do not wait; writes do (chainErr). A failure other
 // than a broken chain (the log unreadable, Close) is logged and leaves
 // writes to the log's own checks.
