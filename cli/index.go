@@ -67,6 +67,7 @@ func (a *app) indexCommand() *cobra.Command {
 			if remove != "" && (len(args) > 0 || name != "") {
 				return usageError("--remove takes no PATH and no --name; remove a root on its own")
 			}
+			a.writesSoon = true
 			ix, st, err := a.openIndexer(ctx, f, a.stderrLogger(slog.LevelWarn), nil)
 			if err != nil {
 				return failure(err)
@@ -88,11 +89,12 @@ func (a *app) indexCommand() *cobra.Command {
 			}
 			for i, root := range args {
 				last := i == len(args)-1
-				// One snapshot, after the last folder: each snapshot
-				// writes the whole state.
+				// At most one snapshot, after the last folder: each
+				// snapshot writes the whole state; the default (0) takes
+				// it when the replay it saves is worth its size.
 				snap := int64(-1)
 				if last {
-					snap = 1
+					snap = 0
 				}
 				if err := a.indexOne(ctx, ix, st, root, indexing.RunOptions{Precise: pf.options(), FileTimeout: fileTO, Force: force,
 					SnapshotMinBytes: snap, Name: name}, noBar, asJSON); err != nil {

@@ -214,3 +214,33 @@ func TestSummaryLine_SnapshotFailed(t *testing.T) {
 		t.Fatalf("summary %q", got)
 	}
 }
+
+// TestIndex_SmallEditWritesNoSnapshot: cos index snapshots at its end only
+// when the replay it saves is worth the snapshot (state.SnapshotDue); an
+// edit of one file of an indexed tree writes none, as it wrote the whole
+// snapshot before (a 253 MB file for a 10-file edit of the Linux kernel).
+func TestIndex_SmallEditWritesNoSnapshot(t *testing.T) {
+	state, root := t.TempDir(), writeIndexRepo(t)
+	snapshots := func() []string {
+		m, _ := filepath.Glob(filepath.Join(state, projections.SnapshotDirName, "snap-*.bin"))
+		return m
+	}
+	if code, _, errs := run(t, state, "index", root); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	before := snapshots()
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\nfunc main() { helper() }\n\nfunc helper() { other() }\n\nfunc other() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, state, "index", "--json", root)
+	var got struct {
+		Report indexing.Report `json:"report"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &got) != nil {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+	if got.Report.FilesChanged != 1 || got.Report.SnapshotSeq != 0 || len(snapshots()) != len(before) {
+		t.Fatalf("an edit of one file: %d changed, snapshot seq %d, snapshots %v → %v; want one changed and no snapshot",
+			got.Report.FilesChanged, got.Report.SnapshotSeq, before, snapshots())
+	}
+}

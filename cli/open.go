@@ -18,7 +18,7 @@ func (a *app) stateOptions(f serverFlags, logger *slog.Logger, at *projections.U
 	// A worktree's overlay lives in this process's graph: never in a
 	// snapshot others would load.
 	return state.Options{Dir: a.stateDir, Store: a.store, NATS: f.nats, Namespace: f.namespace, At: at, Logger: logger,
-		NoSnapshots: a.worktree != nil}
+		NoSnapshots: a.worktree != nil, WritesSoon: a.writesSoon}
 }
 
 // indexingOptions are the indexing.Options the flags f describe.

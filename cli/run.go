@@ -63,6 +63,9 @@ type app struct {
 	// worktree with no state folder given: the state folder is then the
 	// main worktree's, and the worktree is served over it (worktree.go).
 	worktree *worktree.Info
+	// writesSoon is set by cos index: the state is opened to write at
+	// once (state.Options.WritesSoon).
+	writesSoon bool
 }
 
 // Run runs the cos command line with args (without the program name) and

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 )
@@ -24,7 +25,7 @@ func EventHash(ev *Event) string {
 	field := func(s string) {
 		n := binary.PutUvarint(lenbuf[:], uint64(len(s)))
 		h.Write(lenbuf[:n])
-		h.Write([]byte(s))
+		io.WriteString(h, s)
 	}
 	h.Write([]byte("cos-event-v1"))
 	field(strconv.FormatUint(ev.Seq, 10))
@@ -37,7 +38,10 @@ func EventHash(ev *Event) string {
 	field(strconv.Itoa(ev.Actor.PID))
 	field(ev.Actor.Host)
 	field(ev.Actor.Client)
-	field(string(ev.Data))
+	// The payload is written as it is: a string of it would copy it.
+	n := binary.PutUvarint(lenbuf[:], uint64(len(ev.Data)))
+	h.Write(lenbuf[:n])
+	h.Write(ev.Data)
 	field(ev.PrevHash)
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -98,10 +98,10 @@ type Report struct {
 	FirstSeq uint64 `json:"first_seq,omitempty"`
 	LastSeq  uint64 `json:"last_seq,omitempty"`
 	// SnapshotSeq is the seq of the snapshot taken at the end of the run,
-	// 0 when none was (the run appended less than
-	// RunOptions.SnapshotMinBytes). SnapshotError says why the snapshot
-	// failed: the index is committed all the same, but the next start
-	// replays the log from the previous snapshot.
+	// 0 when none was (not due: RunOptions.SnapshotMinBytes).
+	// SnapshotError says why the snapshot failed: the index is committed
+	// all the same, but the next start replays the log from the previous
+	// snapshot.
 	// SnapshotSeconds is the time it took, projecting the run's events
 	// included.
 	SnapshotSeq     uint64  `json:"snapshot_seq,omitempty"`
@@ -145,9 +145,10 @@ type RunOptions struct {
 	// Force extracts every file again whatever its content hash (cos index
 	// --force): what was deleted from the graph by hand comes back.
 	Force bool
-	// SnapshotMinBytes is how much a run must append (event data, in
-	// bytes) for a snapshot to be taken at its end; 0 means
-	// DefaultSnapshotMinBytes, a negative value never snapshots.
+	// SnapshotMinBytes is how much event data (bytes) past the newest
+	// snapshot makes the run take one at its end; 0 scales with the
+	// snapshot's size, from DefaultSnapshotMinBytes (snapshotRun), a
+	// negative value never snapshots.
 	SnapshotMinBytes int64
 	// FileTimeout bounds the extraction of one file (cos index
 	// --file-timeout); 0 means extract.DefaultFileTimeout (30 s). A file
@@ -337,7 +338,7 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 	}
 	defer ps.close()
 	opts.Reemit = ps.reemit
-	run := &runLog{root: abs, name: at.name, targeted: len(o.Paths)}
+	run := &runLog{root: abs, name: at.name, targeted: len(o.Paths), replayAtStart: x.st.ReplayBytes()}
 	if o.Paths != nil && run.targeted == 0 {
 		run.targeted = -1 // asked to look at nothing: still not a whole-tree run
 	}
@@ -414,7 +415,7 @@ func (x *Indexer) indexLocked(ctx context.Context, abs string, o RunOptions) (Re
 	proj.stop()
 	x.finishRun(ctx, &rep, run, err)
 	if err == nil {
-		x.snapshotRun(ctx, &rep, o.SnapshotMinBytes)
+		x.snapshotRun(ctx, &rep, run, o.SnapshotMinBytes)
 	}
 	releaseSnapshots()
 	if err != nil {

@@ -10,12 +10,15 @@ import (
 	"github.com/cos-dev/cos/gitfiles"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
+	"github.com/cos-dev/cos/state"
 )
 
-// DefaultSnapshotMinBytes is how much event data (bytes) a run appends
-// before a snapshot is taken at its end (RunOptions.SnapshotMinBytes): 1 MiB,
-// about what a cold start replays in a tenth of a second.
-const DefaultSnapshotMinBytes = 1 << 20
+// DefaultSnapshotMinBytes is the least event data (bytes) past the newest
+// snapshot for which a run takes a snapshot at its end when
+// RunOptions.SnapshotMinBytes is 0: 1 MiB, about what a cold start replays
+// in a tenth of a second. Past it the default scales with the snapshot's
+// size (state.State.SnapshotDue).
+const DefaultSnapshotMinBytes = state.MinSnapshotReplayBytes
 
 // finishTimeout bounds the append of graph.index_finished when the run's
 // own context has ended (a cancelled run still records how it ended).
@@ -41,6 +44,9 @@ type runLog struct {
 	keeping bool
 	// last is the last run the log recorded before this one, nil if none.
 	last *projections.IndexRun
+	// replayAtStart is the event data past the newest snapshot when the
+	// run began (state.State.ReplayBytes), to which its appends add.
+	replayAtStart int64
 }
 
 // startRequest is the request appending the run's graph.index_started.
@@ -147,15 +153,17 @@ func (x *Indexer) finishRun(ctx context.Context, rep *Report, run *runLog, runEr
 }
 
 // snapshotRun brings the projections up to the run's last event and
-// writes a snapshot when the run appended at least minBytes (0: the
-// default; negative: never), so that the next start does not replay what
-// the run appended. A failure is reported in rep, not returned: the index
-// is committed.
-func (x *Indexer) snapshotRun(ctx context.Context, rep *Report, minBytes int64) {
-	if minBytes == 0 {
-		minBytes = DefaultSnapshotMinBytes
-	}
-	if minBytes < 0 || rep.Events == 0 || rep.Bytes < minBytes {
+// writes a snapshot when what a cold start would replay past the newest
+// snapshot — the replay when the run began plus what it appended, or what
+// the projections applied since, whichever is more — is due
+// (state.State.SnapshotDue with minBytes: 0 scales with the snapshot's
+// size, from DefaultSnapshotMinBytes; positive is that many bytes;
+// negative never), so that the next start does not replay what the run
+// appended, and a run that changes a few files of a large tree does not
+// rewrite the whole snapshot. A run that appended nothing takes none. A
+// failure is reported in rep, not returned: the index is committed.
+func (x *Indexer) snapshotRun(ctx context.Context, rep *Report, run *runLog, minBytes int64) {
+	if rep.Events == 0 || !x.st.SnapshotDue(max(run.replayAtStart+rep.Bytes, x.st.ReplayBytes()), minBytes) {
 		return
 	}
 	start := time.Now()

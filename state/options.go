@@ -36,6 +36,11 @@ type Options struct {
 	// Client names the MCP client, recorded on the events this state
 	// appends.
 	Client string
+	// WritesSoon says the process is about to write (cos index): the
+	// background walk of the hash chain, which every write waits for,
+	// starts at once, beside the load of the projections, instead of once
+	// they are loaded. Reads never wait for it either way.
+	WritesSoon bool
 	// NoBackgroundSnapshots turns the background snapshot loop off (tests).
 	NoBackgroundSnapshots bool
 	// NoSnapshots writes no snapshot at all (Snapshot does nothing) and

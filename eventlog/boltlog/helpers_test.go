@@ -57,8 +57,12 @@ func verifyLog(tb testing.TB, path string) {
 		return
 	}
 	defer l.Close(ctx)
-	if _, err := l.Verify(ctx); err != nil {
+	n, err := l.Verify(ctx)
+	if err != nil {
 		tb.Errorf("Verify at cleanup: %v", err)
+	}
+	if hn, herr := l.VerifyHashes(ctx); (herr == nil) != (err == nil) || (err == nil && hn != n) {
+		tb.Errorf("VerifyHashes at cleanup = %d, %v; Verify = %d, %v", hn, herr, n, err)
 	}
 }
 
