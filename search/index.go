@@ -408,6 +408,10 @@ func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fie
 		return nil, ErrClosed
 	}
 	req := bleve.NewSearchRequestOptions(q, limit, 0, false)
+	// Score, then uid: the top limit are the same whatever the segments
+	// (ties at the cut would otherwise follow segment order, which a merge
+	// or another process's index changes).
+	req.SortBy(topKOrder)
 	if fields {
 		req.Fields = []string{fieldKind, fieldLabel, fieldPath}
 	}
@@ -430,6 +434,10 @@ func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fie
 	return out, nil
 }
 
+// topKOrder is the order bleve collects a search's hits in: score, highest
+// first, then document id (the uid) ascending.
+var topKOrder = []string{"-_score", "_id"}
+
 // sortCandidates orders by score, highest first, then uid, so equal scores
 // come out the same in every process.
 func sortCandidates(cs []Candidate) {
@@ -441,8 +449,9 @@ func sortCandidates(cs []Candidate) {
 	})
 }
 
-// Close writes what is staged, closes the index and releases its slot. It
-// stops the flusher, waits for a running Apply to finish and for bleve's
+// Close writes what is staged, merges the index into one segment when this
+// process indexed a bulk (CompactMinUpdates documents), closes the index and
+// releases its slot. It stops the flusher, waits for a running Apply to finish and for bleve's
 // background persisting and merging to stop. Calling it again returns nil.
 func (ix *Index) Close() error {
 	ix.stopOnce.Do(func() { close(ix.stop) })
@@ -452,6 +461,13 @@ func (ix *Index) Close() error {
 	ferr := ix.flushLocked()
 	if errors.Is(ferr, ErrClosed) {
 		ferr = nil
+	}
+	if ferr == nil && ix.compactOnClose() {
+		// A bulk (an index run) ends here: the next process to take the
+		// slot searches one segment. A failed merge leaves the segments.
+		if err := ix.compactLocked(context.Background()); err != nil {
+			ix.log.Warn("search index not merged", "err", err)
+		}
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
