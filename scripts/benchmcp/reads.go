@@ -26,6 +26,9 @@ const (
 	colAnswer  = "answer p50"
 	colSampled = "sampled"
 	colOf      = "of"
+	// colServerCPU is the user + system CPU time cos serve spent per call
+	// (/proc/PID/stat before and after a run of one tool).
+	colServerCPU = "server cpu/call"
 )
 
 // maxFailureExamples is how many failed answers an error quotes.
@@ -124,6 +127,7 @@ func timeReads(ctx context.Context, c *Client, rec *Recorder, label string, ops 
 		for _, o := range ops {
 			lat := make([]float64, 0, len(sample))
 			size := make([]float64, 0, len(sample))
+			cpu0, cpuOK := procCPU(c.PID())
 			for _, uid := range sample {
 				t := time.Now()
 				tr, err := c.Call(ctx, o.tool, o.args(uid))
@@ -142,6 +146,12 @@ func timeReads(ctx context.Context, c *Client, rec *Recorder, label string, ops 
 				size = append(size, float64(tr.Bytes)/1000)
 			}
 			row := label + ": " + o.row
+			if cpu1, ok := procCPU(c.PID()); ok && cpuOK {
+				// What the server spent per call, whatever the machine's
+				// load: the figure to compare two binaries by on a busy
+				// machine (10 ms ticks: use 100+ calls).
+				rec.Add(tableReads, row, colServerCPU, "ms", ms(cpu1-cpu0)/float64(len(sample)))
+			}
 			rec.Add(tableReads, row, "p50", "ms", percentile(lat, 0.50))
 			rec.Add(tableReads, row, "p95", "ms", percentile(lat, 0.95))
 			rec.Add(tableReads, row, "p99", "ms", percentile(lat, 0.99))
