@@ -182,15 +182,16 @@ func sortRanked(rs []ranked) {
 	})
 }
 
-// mergeScanMax is the largest len(rs)×len(more) mergeRanked compares pair
-// by pair; above it, it indexes rs by uid.
+// mergeScanMax is the largest (len(rs)+len(more))×len(more) mergeRanked
+// compares pair by pair (rs grows while more is added, up to
+// len(rs)+len(more)); above it, it indexes rs by uid.
 const mergeScanMax = 256
 
 // mergeRanked adds to rs the candidates of more it lacks, keeping the
 // better-scored of two for one uid, and returns them ranked.
 func mergeRanked(rs []ranked, more []ranked) []ranked {
 	var at map[string]int // uid → index in rs, for long lists (an ambiguous name's hundreds)
-	if len(rs)*len(more) > mergeScanMax {
+	if (len(rs)+len(more))*len(more) > mergeScanMax {
 		at = make(map[string]int, len(rs)+len(more))
 		for i, c := range rs {
 			if _, dup := at[c.UID]; !dup {

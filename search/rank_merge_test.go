@@ -48,3 +48,25 @@ func TestMergeRanked_IndexedEqualsScan(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMergeRanked_IntoEmpty: an ambiguous name's pool (500
+// candidates) merged into an empty list, as Candidates does with its first
+// tier; Scan is the pair-by-pair path, which the old size test (len(rs)×
+// len(more), 0 here) chose.
+func BenchmarkMergeRanked_IntoEmpty(b *testing.B) {
+	more := make([]ranked, 500)
+	for i := range more {
+		more[i].UID = "code:function:pkg" + strconv.Itoa(i) + "/f.go::String"
+		more[i].Score = float64(i % 7)
+	}
+	b.Run("Indexed", func(b *testing.B) {
+		for b.Loop() {
+			mergeRanked(nil, slices.Clone(more))
+		}
+	})
+	b.Run("Scan", func(b *testing.B) {
+		for b.Loop() {
+			mergeRankedScan(nil, slices.Clone(more))
+		}
+	})
+}
