@@ -146,3 +146,23 @@ func TestIndex_Compact(t *testing.T) {
 		t.Errorf("Search after Compact = %q, %v; want the 5 nodes", uids(got), err)
 	}
 }
+
+// A limit above firstSearchSize with more hits than the first search holds
+// searches again and answers what one search of limit would.
+func TestIndex_Search_LimitAboveFirstSearch(t *testing.T) {
+	nodes := tieNodes(firstSearchSize + 40)
+	ix := indexWith(t, nodes)
+	for _, limit := range []int{firstSearchSize - 1, firstSearchSize, firstSearchSize + 1, firstSearchSize + 20, 500} {
+		got, err := ix.Search(context.Background(), "Tie", nil, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, n := range nodes[:min(limit, len(nodes))] {
+			want = append(want, n.UID)
+		}
+		if !slices.Equal(uids(got), want) {
+			t.Errorf("Search(Tie, limit %d) = %d hits %q…, want the %d smallest uids", limit, len(got), uids(got)[:min(3, len(got))], len(want))
+		}
+	}
+}

@@ -407,20 +407,33 @@ func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fie
 	if ix.bi == nil {
 		return nil, ErrClosed
 	}
-	req := bleve.NewSearchRequestOptions(q, limit, 0, false)
-	// Score, then uid: the top limit are the same whatever the segments
-	// (ties at the cut would otherwise follow segment order, which a merge
-	// or another process's index changes).
-	req.SortBy(topKOrder)
-	if fields {
-		req.Fields = []string{fieldKind, fieldLabel, fieldPath}
-	}
-	res, err := ix.bi.SearchInContext(ctx, req)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
+	search := func(size int) (*bleve.SearchResult, error) {
+		req := bleve.NewSearchRequestOptions(q, size, 0, false)
+		// Score, then uid: the top hits are the same whatever the segments
+		// (ties at the cut would otherwise follow segment order, which a
+		// merge or another process's index changes).
+		req.SortBy(topKOrder)
+		if fields {
+			req.Fields = []string{fieldKind, fieldLabel, fieldPath}
 		}
-		return nil, fmt.Errorf("search index: %w", err)
+		res, err := ix.bi.SearchInContext(ctx, req)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, ctxErr
+			}
+			return nil, fmt.Errorf("search index: %w", err)
+		}
+		return res, nil
+	}
+	// bleve allocates room for size hits before it collects any: a large
+	// limit (the resolver's pool) is asked for only when more hits match
+	// than a first, small search holds, and then for as many as match.
+	res, err := search(min(limit, firstSearchSize))
+	if err == nil && res.Total > uint64(len(res.Hits)) && limit > firstSearchSize {
+		res, err = search(int(min(uint64(limit), res.Total)))
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := make([]Candidate, 0, len(res.Hits))
 	for _, h := range res.Hits {
@@ -433,6 +446,10 @@ func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fie
 	sortCandidates(out)
 	return out, nil
 }
+
+// firstSearchSize is how many hits run asks bleve for first; a larger
+// limit is searched again when more match (the answer is the same).
+const firstSearchSize = 64
 
 // topKOrder is the order bleve collects a search's hits in: score, highest
 // first, then document id (the uid) ascending.
