@@ -169,17 +169,43 @@ func tierMatch(tier int, q string) string {
 	return MatchExactCaseInsensitive
 }
 
-// sortRanked orders by Score, highest first, then uid.
+// sortRanked orders by Score, highest first, then uid, equal ones in the
+// order they came (stable). A ranked is ~200 bytes: a long list (an
+// ambiguous name's pool) is ordered through a permutation of indexes and
+// then moved once, instead of swapping the structs themselves.
 func sortRanked(rs []ranked) {
-	slices.SortStableFunc(rs, func(a, b ranked) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
+	if len(rs) <= sortRankedDirect {
+		slices.SortStableFunc(rs, compareRanked)
+		return
+	}
+	perm := make([]int32, len(rs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int {
+		if c := compareRanked(rs[a], rs[b]); c != 0 {
+			return c
 		}
-		return strings.Compare(a.UID, b.UID)
+		return int(a - b)
 	})
+	sorted := make([]ranked, len(rs))
+	for i, j := range perm {
+		sorted[i] = rs[j]
+	}
+	copy(rs, sorted)
+}
+
+// sortRankedDirect is the longest list sortRanked sorts in place.
+const sortRankedDirect = 32
+
+func compareRanked(a, b ranked) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	return strings.Compare(a.UID, b.UID)
 }
 
 // mergeScanMax is the largest (len(rs)+len(more))×len(more) mergeRanked

@@ -70,3 +70,47 @@ func BenchmarkMergeRanked_IntoEmpty(b *testing.B) {
 		}
 	})
 }
+
+// TestSortRanked_PermutationEqualsStable: the permutation path orders as
+// the stable in-place sort does, duplicates (same score and uid) included.
+// Seed printed on failure.
+func TestSortRanked_PermutationEqualsStable(t *testing.T) {
+	for seed := uint64(1); seed <= 100; seed++ {
+		r := rand.New(rand.NewPCG(seed, seed))
+		rs := make([]ranked, sortRankedDirect+r.IntN(300))
+		for i := range rs {
+			rs[i].UID = "u" + strconv.Itoa(r.IntN(len(rs)))
+			rs[i].Score = float64(r.IntN(4))
+			rs[i].Match = strconv.Itoa(i) // tells equal ones apart
+		}
+		want := slices.Clone(rs)
+		slices.SortStableFunc(want, compareRanked)
+		sortRanked(rs)
+		if !reflect.DeepEqual(rs, want) {
+			t.Fatalf("seed %d: sortRanked of %d differs from the stable sort", seed, len(rs))
+		}
+	}
+}
+
+// BenchmarkSortRanked_Pool: an ambiguous name's pool of 500.
+func BenchmarkSortRanked_Pool(b *testing.B) {
+	pool := make([]ranked, 500)
+	for i := range pool {
+		pool[i].UID = "code:function:pkg" + strconv.Itoa((i*7919)%500) + "/f.go::String"
+		pool[i].Score = float64(i % 7)
+	}
+	b.Run("Permutation", func(b *testing.B) {
+		rs := make([]ranked, len(pool))
+		for b.Loop() {
+			copy(rs, pool)
+			sortRanked(rs)
+		}
+	})
+	b.Run("Stable", func(b *testing.B) {
+		rs := make([]ranked, len(pool))
+		for b.Loop() {
+			copy(rs, pool)
+			slices.SortStableFunc(rs, compareRanked)
+		}
+	})
+}
