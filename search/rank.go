@@ -210,14 +210,19 @@ func compareRanked(a, b ranked) int {
 
 // mergeScanMax is the largest (len(rs)+len(more))×len(more) mergeRanked
 // compares pair by pair (rs grows while more is added, up to
-// len(rs)+len(more)); above it, it indexes rs by uid.
-const mergeScanMax = 256
+// len(rs)+len(more)); above it, and with more than mergeScanMore to add,
+// it indexes rs by uid. A few added to a long list (the exact labels
+// beside a pool of hundreds) are cheaper scanned than a map built.
+const (
+	mergeScanMax  = 256
+	mergeScanMore = 8
+)
 
 // mergeRanked adds to rs the candidates of more it lacks, keeping the
 // better-scored of two for one uid, and returns them ranked.
 func mergeRanked(rs []ranked, more []ranked) []ranked {
 	var at map[string]int // uid → index in rs, for long lists (an ambiguous name's hundreds)
-	if (len(rs)+len(more))*len(more) > mergeScanMax {
+	if len(more) > mergeScanMore && (len(rs)+len(more))*len(more) > mergeScanMax {
 		at = make(map[string]int, len(rs)+len(more))
 		for i, c := range rs {
 			if _, dup := at[c.UID]; !dup {
