@@ -311,6 +311,10 @@ func (r *Resolver) Candidates(ctx context.Context, raw string, kinds []string, l
 		if tier == tierExact && slices.ContainsFunc(set, func(c ranked) bool { return !c.external }) {
 			typos = false
 		}
+		if len(all) == 0 {
+			all = set // ranked, one entry per uid: what merging into nothing gives
+			continue
+		}
 		all = mergeRanked(all, set)
 	}
 	return candidatesOf(all[:min(len(all), limit)]), nil
