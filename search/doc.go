@@ -35,7 +35,11 @@
 // on Close (stage.go), so many small batches cost one segment and one fsync
 // while a search still sees every batch staged before it. The index is a
 // cache of the log: what a crash loses before the write is replayed from
-// Checkpoint at the next start.
+// Checkpoint at the next start. A search's hits are ordered by score, then
+// uid, inside bleve, so the top k are the same whatever the segments; a
+// process that indexed a bulk (CompactMinUpdates documents: an index run)
+// merges the index into one segment on Close (compact.go), since a search
+// pays a searcher per segment for each of its terms.
 //
 // Resolver: direct → path_prefix → fuzzy, reporting which one answered
 // (Resolution.ResolvedFrom = meta.resolved_from) and how the node matched
@@ -48,7 +52,9 @@
 // well. Strict mode, for mutations, never goes fuzzy: a miss is
 // *NotFoundError (E_NOT_FOUND) with suggestions that are never used as the
 // answer. Candidates lists every candidate in the resolver's order, for
-// cos_graph_resolve.
+// cos_graph_resolve: tiers in order, and within a tier the resolver's rank
+// over a pool of up to MaxSearchLimit index hits that does not depend on the
+// limit, so a smaller limit is always the top of a larger one.
 //
 // # Caveats
 //

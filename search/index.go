@@ -407,16 +407,33 @@ func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fie
 	if ix.bi == nil {
 		return nil, ErrClosed
 	}
-	req := bleve.NewSearchRequestOptions(q, limit, 0, false)
-	if fields {
-		req.Fields = []string{fieldKind, fieldLabel, fieldPath}
-	}
-	res, err := ix.bi.SearchInContext(ctx, req)
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
+	search := func(size int) (*bleve.SearchResult, error) {
+		req := bleve.NewSearchRequestOptions(q, size, 0, false)
+		// Score, then uid: the top hits are the same whatever the segments
+		// (ties at the cut would otherwise follow segment order, which a
+		// merge or another process's index changes).
+		req.SortBy(topKOrder)
+		if fields {
+			req.Fields = []string{fieldKind, fieldLabel, fieldPath}
 		}
-		return nil, fmt.Errorf("search index: %w", err)
+		res, err := ix.bi.SearchInContext(ctx, req)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, ctxErr
+			}
+			return nil, fmt.Errorf("search index: %w", err)
+		}
+		return res, nil
+	}
+	// bleve allocates room for size hits before it collects any: a large
+	// limit (the resolver's pool) is asked for only when more hits match
+	// than a first, small search holds, and then for as many as match.
+	res, err := search(min(limit, firstSearchSize))
+	if err == nil && res.Total > uint64(len(res.Hits)) && limit > firstSearchSize {
+		res, err = search(int(min(uint64(limit), res.Total)))
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := make([]Candidate, 0, len(res.Hits))
 	for _, h := range res.Hits {
@@ -430,6 +447,14 @@ func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fie
 	return out, nil
 }
 
+// firstSearchSize is how many hits run asks bleve for first; a larger
+// limit is searched again when more match (the answer is the same).
+const firstSearchSize = 64
+
+// topKOrder is the order bleve collects a search's hits in: score, highest
+// first, then document id (the uid) ascending.
+var topKOrder = []string{"-_score", "_id"}
+
 // sortCandidates orders by score, highest first, then uid, so equal scores
 // come out the same in every process.
 func sortCandidates(cs []Candidate) {
@@ -441,8 +466,9 @@ func sortCandidates(cs []Candidate) {
 	})
 }
 
-// Close writes what is staged, closes the index and releases its slot. It
-// stops the flusher, waits for a running Apply to finish and for bleve's
+// Close writes what is staged, merges the index into one segment when this
+// process indexed a bulk (CompactMinUpdates documents), closes the index and
+// releases its slot. It stops the flusher, waits for a running Apply to finish and for bleve's
 // background persisting and merging to stop. Calling it again returns nil.
 func (ix *Index) Close() error {
 	ix.stopOnce.Do(func() { close(ix.stop) })
@@ -452,6 +478,13 @@ func (ix *Index) Close() error {
 	ferr := ix.flushLocked()
 	if errors.Is(ferr, ErrClosed) {
 		ferr = nil
+	}
+	if ferr == nil && ix.compactOnClose() {
+		// A bulk (an index run) ends here: the next process to take the
+		// slot searches one segment. A failed merge leaves the segments.
+		if err := ix.compactLocked(context.Background()); err != nil {
+			ix.log.Warn("search index not merged", "err", err)
+		}
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

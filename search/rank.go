@@ -169,28 +169,60 @@ func tierMatch(tier int, q string) string {
 	return MatchExactCaseInsensitive
 }
 
-// sortRanked orders by Score, highest first, then uid.
+// sortRanked orders by Score, highest first, then uid, equal ones in the
+// order they came (stable). A ranked is ~200 bytes: a long list (an
+// ambiguous name's pool) is ordered through a permutation of indexes and
+// then moved once, instead of swapping the structs themselves.
 func sortRanked(rs []ranked) {
-	slices.SortStableFunc(rs, func(a, b ranked) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
+	if len(rs) <= sortRankedDirect {
+		slices.SortStableFunc(rs, compareRanked)
+		return
+	}
+	perm := make([]int32, len(rs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int {
+		if c := compareRanked(rs[a], rs[b]); c != 0 {
+			return c
 		}
-		return strings.Compare(a.UID, b.UID)
+		return int(a - b)
 	})
+	sorted := make([]ranked, len(rs))
+	for i, j := range perm {
+		sorted[i] = rs[j]
+	}
+	copy(rs, sorted)
 }
 
-// mergeScanMax is the largest len(rs)×len(more) mergeRanked compares pair
-// by pair; above it, it indexes rs by uid.
-const mergeScanMax = 256
+// sortRankedDirect is the longest list sortRanked sorts in place.
+const sortRankedDirect = 32
+
+func compareRanked(a, b ranked) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	return strings.Compare(a.UID, b.UID)
+}
+
+// mergeScanMax is the largest (len(rs)+len(more))×len(more) mergeRanked
+// compares pair by pair (rs grows while more is added, up to
+// len(rs)+len(more)); above it, and with more than mergeScanMore to add,
+// it indexes rs by uid. A few added to a long list (the exact labels
+// beside a pool of hundreds) are cheaper scanned than a map built.
+const (
+	mergeScanMax  = 256
+	mergeScanMore = 8
+)
 
 // mergeRanked adds to rs the candidates of more it lacks, keeping the
 // better-scored of two for one uid, and returns them ranked.
 func mergeRanked(rs []ranked, more []ranked) []ranked {
 	var at map[string]int // uid → index in rs, for long lists (an ambiguous name's hundreds)
-	if len(rs)*len(more) > mergeScanMax {
+	if len(more) > mergeScanMore && (len(rs)+len(more))*len(more) > mergeScanMax {
 		at = make(map[string]int, len(rs)+len(more))
 		for i, c := range rs {
 			if _, dup := at[c.UID]; !dup {

@@ -44,7 +44,7 @@ type ResolverOptions struct {
 	// ClearWinnerRatio: a fuzzy top candidate wins only when its score is at
 	// least this many times the runner-up's. ≥ 1; default 1.5.
 	ClearWinnerRatio float64
-	// MaxCandidates bounds the candidates fetched and listed in an
+	// MaxCandidates bounds the candidates listed in an
 	// *AmbiguousError, 2..100; default 10.
 	MaxCandidates int
 	// MaxSuggestions bounds the suggestions of a *NotFoundError, 0..100;
@@ -213,7 +213,7 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 	)
 	if len(hits) > 0 {
 		// Only stubs: they count unless an in-tree node has the name.
-		if set, err = r.tierSet(ctx, tierExact, variants, nil, r.opts.MaxCandidates, true); err != nil {
+		if set, err = r.tierSet(ctx, tierExact, variants, nil, candidatePool, true); err != nil {
 			return Resolution{}, err
 		}
 		if len(set) == 0 || set[0].external {
@@ -275,7 +275,11 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 // ResolverOptions.MaxCandidates equal candidates); an external stub ranks
 // below the in-tree nodes of its stage, a build-excluded node below the
 // included ones of its match level. limit ≤ 0 means DefaultSearchLimit; it
-// is capped at MaxSearchLimit. An empty raw matches nothing. Errors are an
+// is capped at MaxSearchLimit. The ranking is one order whatever the limit:
+// tiers in order (a later tier's candidates rank below an earlier one's), and
+// within a tier Resolve's rank over the tier's pool of candidatePool index
+// hits; a limit only cuts it, so Candidates of limit k is the prefix of
+// Candidates of limit n ≥ k. An empty raw matches nothing. Errors are an
 // index error or ctx's error.
 func (r *Resolver) Candidates(ctx context.Context, raw string, kinds []string, limit int) ([]Candidate, error) {
 	if err := ctx.Err(); err != nil {
@@ -300,24 +304,38 @@ func (r *Resolver) Candidates(ctx context.Context, raw string, kinds []string, l
 		if len(all) >= limit {
 			break
 		}
-		set, err := r.tierSet(ctx, tier, variants, kinds, limit, typos)
+		set, err := r.tierSet(ctx, tier, variants, kinds, candidatePool, typos)
 		if err != nil {
 			return nil, err
 		}
 		if tier == tierExact && slices.ContainsFunc(set, func(c ranked) bool { return !c.external }) {
 			typos = false
 		}
+		if len(all) == 0 {
+			all = set // ranked, one entry per uid: what merging into nothing gives
+			continue
+		}
 		all = mergeRanked(all, set)
 	}
 	return candidatesOf(all[:min(len(all), limit)]), nil
 }
+
+// candidatePool is how many index hits a tier ranks, whatever the limit
+// asked for: the index orders by its score, the resolver by match level,
+// stub or not, build-excluded or not (a case-sensitive bare name outranks a
+// label equal ignoring case the index scores higher), so a tier's top k are
+// the top k of its whole pool only when the pool does not depend on k. With
+// the pool at MaxSearchLimit, the largest limit, Candidates of limit k is
+// the prefix of Candidates of limit n ≥ k, and Resolve decides on the same
+// pool. A tier with more hits than the pool ranks its best-scored ones.
+const candidatePool = MaxSearchLimit
 
 // firstTier runs tierSet for each tier of query.go in order and returns the
 // first tier with candidates and its ranked set; tierCount and none when
 // every tier came back empty.
 func (r *Resolver) firstTier(ctx context.Context, variants []string) (int, []ranked, error) {
 	for tier := range tierCount {
-		set, err := r.tierSet(ctx, tier, variants, nil, r.opts.MaxCandidates, true)
+		set, err := r.tierSet(ctx, tier, variants, nil, candidatePool, true)
 		if err != nil || len(set) > 0 {
 			return tier, set, err
 		}

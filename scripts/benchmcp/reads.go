@@ -26,6 +26,9 @@ const (
 	colAnswer  = "answer p50"
 	colSampled = "sampled"
 	colOf      = "of"
+	// colServerCPU is the user + system CPU time cos serve spent per call
+	// (/proc/PID/stat before and after a run of one tool).
+	colServerCPU = "server cpu/call"
 )
 
 // maxFailureExamples is how many failed answers an error quotes.
@@ -124,6 +127,7 @@ func timeReads(ctx context.Context, c *Client, rec *Recorder, label string, ops 
 		for _, o := range ops {
 			lat := make([]float64, 0, len(sample))
 			size := make([]float64, 0, len(sample))
+			cpu0, cpuOK := procCPU(c.PID())
 			for _, uid := range sample {
 				t := time.Now()
 				tr, err := c.Call(ctx, o.tool, o.args(uid))
@@ -142,6 +146,12 @@ func timeReads(ctx context.Context, c *Client, rec *Recorder, label string, ops 
 				size = append(size, float64(tr.Bytes)/1000)
 			}
 			row := label + ": " + o.row
+			if cpu1, ok := procCPU(c.PID()); ok && cpuOK {
+				// What the server spent per call, whatever the machine's
+				// load: the figure to compare two binaries by on a busy
+				// machine (10 ms ticks: use 100+ calls).
+				rec.Add(tableReads, row, colServerCPU, "ms", ms(cpu1-cpu0)/float64(len(sample)))
+			}
 			rec.Add(tableReads, row, "p50", "ms", percentile(lat, 0.50))
 			rec.Add(tableReads, row, "p95", "ms", percentile(lat, 0.95))
 			rec.Add(tableReads, row, "p99", "ms", percentile(lat, 0.99))
@@ -290,7 +300,9 @@ func sampleUIDs(uids []string, n int, seed uint64) []string {
 
 // functionUIDs are the uids of every function and method node of the graph
 // in stateDir, and the graph's node count, read from `cos replay --dump
-// graph` at the log's head: the whole projected graph, not a top-N view.
+// nodes` at the log's head (the whole projected graph, not a top-N view;
+// seconds on the kernel, where `--dump graph` prints 4M edges for
+// minutes). A cos without `--dump nodes` is asked for `--dump graph`.
 func functionUIDs(ctx context.Context, cosBin, stateDir string) ([]string, int, error) {
 	head, err := exec.CommandContext(ctx, cosBin, "--state-dir", stateDir, "log", "head").Output()
 	if err != nil {
@@ -300,8 +312,20 @@ func functionUIDs(ctx context.Context, cosBin, stateDir string) ([]string, int, 
 	if seq == "" || seq == "0" {
 		return nil, 0, fmt.Errorf("reads: the log in %s is empty", stateDir)
 	}
-	cmd := exec.CommandContext(ctx, cosBin, "--state-dir", stateDir, "replay", "--until", seq, "--dump", "graph")
-	cmd.Stderr = os.Stderr
+	uids, total, err := dumpUIDs(ctx, cosBin, stateDir, seq, "nodes")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "benchmcp reads: %v; trying --dump graph\n", err)
+		return dumpUIDs(ctx, cosBin, stateDir, seq, "graph")
+	}
+	return uids, total, nil
+}
+
+// dumpUIDs runs `cos replay --until seq --dump what` (nodes or graph) and
+// returns the function and method uids and the node count it prints.
+func dumpUIDs(ctx context.Context, cosBin, stateDir, seq, what string) ([]string, int, error) {
+	cmd := exec.CommandContext(ctx, cosBin, "--state-dir", stateDir, "replay", "--until", seq, "--dump", what)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, 0, err
@@ -312,17 +336,17 @@ func functionUIDs(ctx context.Context, cosBin, stateDir string) ([]string, int, 
 	uids, total, perr := parseGraphDump(stdout, []string{"function", "method"})
 	_, _ = io.Copy(io.Discard, stdout) // let it finish writing the edges
 	werr := cmd.Wait()
-	if perr != nil {
-		return nil, 0, fmt.Errorf("cos replay --dump graph: %w", perr)
-	}
 	if werr != nil {
-		return nil, 0, fmt.Errorf("cos replay --dump graph: %w", werr)
+		return nil, 0, fmt.Errorf("cos replay --dump %s: %w: %s", what, werr, strings.TrimSpace(stderr.String()))
+	}
+	if perr != nil {
+		return nil, 0, fmt.Errorf("cos replay --dump %s: %w", what, perr)
 	}
 	return uids, total, nil
 }
 
 // parseGraphDump streams a graph dump ({"counts": …, "nodes": [{uid, kind,
-// …}], "edges": …}) and returns the uids of the nodes of the given kinds
+// …}], "edges": …}, or `--dump nodes`' {"nodes": […]}) and returns the uids of the nodes of the given kinds
 // and the number of nodes. It stops reading after the nodes, so the edges
 // are never held in memory.
 func parseGraphDump(r io.Reader, kinds []string) ([]string, int, error) {

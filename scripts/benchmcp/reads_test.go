@@ -126,6 +126,10 @@ func TestReads_TinyModule(t *testing.T) {
 				t.Errorf("%s %s: samples %v, want 2 positive", o.row, col, r.Samples)
 			}
 		}
+		// CPU time counts in 10 ms ticks: a tiny tree's calls may take none.
+		if r := got["tiny: "+o.row+" | "+colServerCPU]; len(r.Samples) != 2 || slices.Min(r.Samples) < 0 {
+			t.Errorf("%s %s: samples %v, want 2 ≥ 0", o.row, colServerCPU, r.Samples)
+		}
 	}
 	var of []float64
 	for _, r := range rs {
@@ -163,8 +167,8 @@ func TestTimeReads_FailuresCounted(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "8 of 12 answers were not ok") {
 		t.Fatalf("err = %v, want 8 of 12 not ok", err)
 	}
-	if n := len(rec.Results()); n != 3*4 {
-		t.Errorf("%d results, want every run recorded before failing (12: p50, p95, p99, size of 3 ops)", n)
+	if n := len(rec.Results()); n != 3*5 {
+		t.Errorf("%d results, want every run recorded before failing (15: p50, p95, p99, server CPU, size of 3 ops)", n)
 	}
 	if err := timeReads(context.Background(), c, &rec, "fake", ops[:1], []string{"a"}, 1); err != nil {
 		t.Errorf("all ok: %v", err)

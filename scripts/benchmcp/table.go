@@ -99,8 +99,8 @@ var specs = []tableSpec{
 	{
 		name: tableReads, title: "MCP round trips on a real repository: `cos serve --nats off` over stdio on an indexed tree, " +
 			"each read once per uid of a fixed-seed uniform sample of its function and method nodes (per call)",
-		cols:      []string{"p50", "p95", "p99", colAnswer, colSampled, colOf},
-		colLabels: map[string]string{colAnswer: "answer size, p50", colSampled: "uids sampled", colOf: "of function + method nodes"},
+		cols:      []string{"p50", "p95", "p99", colServerCPU, colAnswer, colSampled, colOf},
+		colLabels: map[string]string{colServerCPU: "server CPU per call", colAnswer: "answer size, p50", colSampled: "uids sampled", colOf: "of function + method nodes"},
 	},
 	{
 		name: tablePropagation, title: "Propagation between two processes on one state folder",
