@@ -181,7 +181,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		return nil, err
 	}
 	s.logLocation = store.String()
-	if s.log, err = OpenLog(ctx, abs, LogOptions{ReadOnly: !s.writable, Client: opts.Client, Logger: opts.Logger, OnCommit: s.publish, Store: opts.Store}); err != nil {
+	if s.log, err = OpenLog(ctx, abs, LogOptions{ReadOnly: !s.writable, CreateStream: opts.CreateStream, Client: opts.Client, Logger: opts.Logger, OnCommit: s.publish, Store: opts.Store}); err != nil {
 		return nil, err
 	}
 	set := NewProjectionSet()
