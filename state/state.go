@@ -92,6 +92,9 @@ type State struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// seen is the newest log position the folder has seen (logseen.go).
+	seen seenMark
+
 	// past caches point-in-time views by seq (at.go); Close closes them.
 	past pastCache
 
@@ -210,6 +213,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 			// the damaged record; `cos verify` says where it breaks.
 			s.logger.Error("the event log is damaged; serving the state before the damage, writes will be refused (cos verify --salvage writes a copy of every event that still verifies)", "err", err)
 		}
+		s.checkSeen(ctx)
 		indexDir := filepath.Join(abs, SearchDir)
 		if !s.writable || opts.NoSnapshots {
 			// No slot can be created in a read-only folder, and a process
@@ -295,6 +299,7 @@ func (s *State) Close(ctx context.Context) error {
 			s.followWG.Wait()
 		}
 		if s.tailer != nil {
+			s.saveSeen(context.WithoutCancel(ctx))
 			errs = append(errs, s.tailer.Close())
 		}
 		if s.index != nil {

@@ -62,6 +62,9 @@ func (s *State) Read(ctx context.Context, fn func(View)) error {
 // answering from the state before a damaged record: write tools use it
 // for the reads that precede their append.
 func (s *State) ReadStrict(ctx context.Context, fn func(View)) error {
+	if err := s.lostErr(); err != nil {
+		return err
+	}
 	if err := s.chainErr(ctx); err != nil {
 		return err
 	}
@@ -110,6 +113,9 @@ func (s *State) WaitFor(ctx context.Context, seq uint64) error {
 func (s *State) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eventlog.Receipt, error) {
 	if s.ReadOnly() {
 		return nil, ErrReadOnly
+	}
+	if err := s.lostErr(); err != nil {
+		return nil, err
 	}
 	if err := s.chainErr(ctx); err != nil {
 		return nil, err
