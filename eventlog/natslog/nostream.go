@@ -17,14 +17,25 @@ import (
 // (Options.Create; `cos log init`) when a new log is meant.
 var ErrNoStream = errors.New("the log's stream does not exist")
 
-// noStream is the *eventlog.StorageError wrapping ErrNoStream for the
-// stream name at where.
+// noStream is the *eventlog.StorageError of the missing stream name at
+// where: its Err (a *missingStreamError, errors.Is ErrNoStream) says what
+// to do, and is the innermost error, so messages that show only the root
+// cause still say it.
 func noStream(where, name string) error {
-	return &eventlog.StorageError{Op: "open stream", Path: where, Err: fmt.Errorf(
-		"%w: JetStream stream %q is missing. If this is a new log, create it once with `cos log init` "+
-			"(or `cos migrate --to` to copy a log into it); if it held events, it was deleted or its servers "+
-			"lost their data: restore it (a copy of the log, `cos migrate`) rather than start an empty one", ErrNoStream, name)}
+	return &eventlog.StorageError{Op: "open stream", Path: where, Err: &missingStreamError{name: name}}
 }
+
+// missingStreamError is a missing stream, in words.
+type missingStreamError struct{ name string }
+
+func (e *missingStreamError) Error() string {
+	return fmt.Sprintf("%s: JetStream stream %q is missing. If this is a new log, create it once with `cos log init` "+
+		"(or `cos migrate --to` to copy a log into it); if it held events, it was deleted or its servers "+
+		"lost their data: restore it (a copy of the log, `cos migrate`) rather than start an empty one", ErrNoStream, e.name)
+}
+
+// Is makes the error ErrNoStream for errors.Is.
+func (e *missingStreamError) Is(target error) bool { return target == ErrNoStream }
 
 // streamGone reports whether err says the stream no longer exists.
 func streamGone(err error) bool { return errors.Is(err, jetstream.ErrStreamNotFound) }
