@@ -13,6 +13,7 @@ import (
 
 	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/store"
 )
 
 // LogSeenFile records, in the state folder, the newest log position the
@@ -166,4 +167,26 @@ func (s *State) lostErr() error {
 		return l.err
 	}
 	return nil
+}
+
+// noteMissing records a log that is gone while this process runs (its
+// NATS stream deleted: store.ErrNoStream) as lost — reads answer from the
+// state as it was, with Integrity saying so, and writes are refused until
+// the process is restarted on a log that holds what it saw — and reports
+// whether err was that.
+func (s *State) noteMissing(err error) bool {
+	if !errors.Is(err, store.ErrNoStream) {
+		return false
+	}
+	pos := s.tailer.Position()
+	problem := fmt.Sprintf("the log %s no longer exists, and this state folder has seen it up to seq %d", s.logLocation, pos.Seq)
+	ie := &eventlog.IntegrityError{Seq: 1, Reason: problem}
+	s.seen.lost.CompareAndSwap(nil, &lostLog{
+		integrity: Integrity{FirstBadSeq: 1, EventsAfter: 0, SeenSeq: pos.Seq, Problem: problem},
+		err: envelope.Wrap(ie, envelope.CodeIntegrity, "%s: it was deleted, or its servers lost their data. Writes are refused so that "+
+			"nothing starts an empty log in its place (new tasks would take the names of lost ones). Put the log back (a copy "+
+			"of it: `cos migrate` from a file or another stream) and restart this server", problem).
+			WithDetails(map[string]any{"seen_seq": pos.Seq}),
+	})
+	return true
 }

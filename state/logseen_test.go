@@ -58,6 +58,15 @@ func TestState_LostStreamIsRefusedNotRestarted(t *testing.T) {
 	if err := jsc.DeleteStream(ctx, "LOST"); err != nil {
 		t.Fatal(err)
 	}
+	// The running hub answers from what it has, saying the log is gone,
+	// and refuses writes.
+	var gone Integrity
+	if err := hub.Read(ctx, func(v View) { gone = v.Integrity }); err != nil || gone.OK || gone.SeenSeq != 5 {
+		t.Errorf("hub Read of a deleted stream = %v, Integrity %+v; want an answer with integrity not OK, seen_seq 5", err, gone)
+	}
+	if _, err := hub.Append(ctx, eventlog.AppendRequest{Stream: "task:TASK-001", Events: []eventlog.Payload{{Type: "task.created", Data: []byte(`{}`)}}}); !errors.Is(err, eventlog.ErrIntegrity) {
+		t.Errorf("hub Append into a deleted stream = %v; want E_INTEGRITY", err)
+	}
 	if _, err := open(dir, false); !errors.Is(err, store.ErrNoStream) {
 		t.Fatalf("Open of a deleted stream = %v; want ErrNoStream", err)
 	}

@@ -49,10 +49,10 @@ func (v View) StateHash() string { return v.s.stateHashInView() }
 // errors (the log unreadable, ctx.Err()) are returned and fn is not run.
 func (s *State) Read(ctx context.Context, fn func(View)) error {
 	if err := s.noteCatchUp(ctx, s.tailer.Fresh(ctx)); err != nil {
-		if !errors.Is(err, eventlog.ErrIntegrity) {
+		if !errors.Is(err, eventlog.ErrIntegrity) && !s.noteMissing(err) {
 			return err
 		}
-		s.logger.Warn("answering from the state before a damaged log record", "err", err)
+		s.logger.Warn("answering from the state before a damaged or missing log", "err", err)
 	}
 	s.View(fn)
 	return nil
