@@ -97,12 +97,17 @@ func (s *State) compareSeen(ctx context.Context, mark logSeen) *lostLog {
 	if head.Seq < mark.Seq {
 		problem = fmt.Sprintf("the log %s ends at seq %d, and this state folder has seen it up to seq %d", s.logLocation, head.Seq, mark.Seq)
 	} else {
-		var hash string
-		err := s.log.Read(ctx, mark.Seq, func(ev eventlog.Event) error {
-			hash = ev.Hash
-			return eventlog.ErrStop
-		})
-		if err != nil || hash == mark.Hash {
+		hash := head.Hash // the common case: nothing written since
+		if head.Seq != mark.Seq {
+			err := s.log.Read(ctx, mark.Seq, func(ev eventlog.Event) error {
+				hash = ev.Hash
+				return eventlog.ErrStop
+			})
+			if err != nil {
+				return nil
+			}
+		}
+		if hash == mark.Hash {
 			return nil
 		}
 		first = mark.Seq

@@ -124,3 +124,58 @@ func TestState_LostStreamIsRefusedNotRestarted(t *testing.T) {
 		t.Fatalf("with the mark deleted: Integrity = %+v; want OK", got)
 	}
 }
+
+// TestState_ReplacedLogFileIsRefused: a log file put in place of the one
+// a folder saw — as long, but other events — is refused the same way
+// (the hash at the seen seq differs), and cos restore's RestoreLog, the
+// sanctioned way to put an older log in place, clears the mark.
+func TestState_ReplacedLogFileIsRefused(t *testing.T) {
+	ctx := context.Background()
+	dir, other := t.TempDir(), t.TempDir()
+	for _, d := range []string{dir, other} {
+		s, err := Open(ctx, Options{Dir: d, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, uid := range []string{"code:function:a", "code:function:" + filepath.Base(d)} {
+			upsert(t, s, uid)
+		}
+		if err := s.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(other, LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{LogFile, LogFile + ".head"} {
+		_ = os.Remove(filepath.Join(dir, name))
+	}
+	if err := os.WriteFile(filepath.Join(dir, LogFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, Options{Dir: dir, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Integrity(); got.OK || got.SeenSeq != 2 || got.FirstBadSeq != 2 {
+		t.Errorf("Integrity of a replaced log = %+v; want not OK, seen_seq 2, first_bad_seq 2", got)
+	}
+	if _, err := s.Append(ctx, eventlog.AppendRequest{Stream: "s", Events: []eventlog.Payload{{Type: "a.b", Data: []byte(`{}`)}}}); !errors.Is(err, eventlog.ErrIntegrity) {
+		t.Errorf("Append onto a replaced log = %v; want E_INTEGRITY", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RestoreLog(ctx, dir, filepath.Join(other, LogFile)); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(ctx, Options{Dir: dir, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if got := s.Integrity(); !got.OK {
+		t.Errorf("Integrity after RestoreLog = %+v; want OK", got)
+	}
+}
