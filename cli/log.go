@@ -73,7 +73,7 @@ func (a *app) logCommand() *cobra.Command {
 	f.StringVar(&stream, "stream", "", "only events of this stream")
 	f.StringVar(&typ, "type", "", `only events of this type, or of a prefix ending in ".*"`)
 	f.BoolVar(&asJSON, "json", false, "print JSON lines")
-	cmd.AddCommand(a.logAppendCommand(), a.logHeadCommand())
+	cmd.AddCommand(a.logAppendCommand(), a.logHeadCommand(), a.logInitCommand())
 	return cmd
 }
 
@@ -104,6 +104,15 @@ func (a *app) logAppendCommand() *cobra.Command {
 			if cmd.Flags().Changed("request-id") {
 				if err := eventlog.ValidateRequestID(requestID); err != nil {
 					return failure(err)
+				}
+			}
+			// A check that was given must check something: an empty value
+			// is refused, as an empty If-Match is, rather than read as no
+			// check at all (a script whose variable came out empty would
+			// otherwise write without the guard it asked for).
+			for _, name := range []string{"expect-revision", "expected-hash"} {
+				if v, _ := cmd.Flags().GetString(name); cmd.Flags().Changed(name) && strings.TrimSpace(v) == "" {
+					return usageError("--%s is empty: give the value to check (drop the flag to append without that check)", name)
 				}
 			}
 			switch {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/natslog"
 	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/cos-dev/cos/state"
 	"github.com/cos-dev/cos/tools"
@@ -110,7 +111,7 @@ func (a *app) migrate(ctx context.Context, from, target state.Store) (migrateRep
 	case errors.Is(err, store.ErrDestExists):
 		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_ARGUMENT: nothing copied: %s already exists; cos migrate writes a new file only, name another", target.Path)}
 	case err != nil:
-		return rep, &exitError{code: ExitError, err: fmt.Errorf("migrate to %s: %d of %d events copied, then: %v", target, head.Seq, srcHead.Seq, tools.ToEnvelopeError(err).WithCause(nil))}
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("migrate to %s: %d of %d events copied, then: %v%s", target, head.Seq, srcHead.Seq, tools.ToEnvelopeError(err).WithCause(nil), partialCopyAdvice(target, head.Seq))}
 	}
 	rep.Events, rep.Head = head.Seq, head
 	// Verify the target as the servers will open it.
@@ -120,21 +121,21 @@ func (a *app) migrate(ctx context.Context, from, target state.Store) (migrateRep
 	}
 	defer func() { _ = dst.Close(context.Background()) }()
 	if rep.Verified, err = dst.Verify(ctx); err != nil {
-		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: the copy in %s does not verify after %d events: %v", target, rep.Verified, err)}
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: the copy in %s does not verify after %d events: %v%s", target, rep.Verified, err, partialCopyAdvice(target, head.Seq))}
 	}
 	dstHead, err := dst.Head(ctx)
 	if err != nil {
 		return rep, failure(err)
 	}
 	if dstHead != srcHead || rep.Verified != srcHead.Seq {
-		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: the copy in %s ends at seq %d hash %s (%d verified), the source at seq %d hash %s", target, dstHead.Seq, dstHead.Hash, rep.Verified, srcHead.Seq, srcHead.Hash)}
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: the copy in %s ends at seq %d hash %s (%d verified), the source at seq %d hash %s%s", target, dstHead.Seq, dstHead.Hash, rep.Verified, srcHead.Seq, srcHead.Hash, partialCopyAdvice(target, dstHead.Seq))}
 	}
 	// A copy that misses events committed meanwhile is not the log: the
 	// servers switched to it would lose acknowledged writes. The copy is
 	// kept (it verifies), but the command fails.
 	if now, err := src.Head(ctx); err == nil && now.Seq > srcHead.Seq {
 		return rep, &exitError{code: ExitError, err: fmt.Errorf("STALE_READ: %d events were committed to %s during the copy and are not in %s (which holds the %d events up to seq %d, verified); "+
-			"stop the servers writing to the source and migrate again to a new target", now.Seq-srcHead.Seq, from, target, rep.Verified, srcHead.Seq)}
+			"stop the servers writing to the source and migrate again to a new target%s", now.Seq-srcHead.Seq, from, target, rep.Verified, srcHead.Seq, partialCopyAdvice(target, rep.Verified))}
 	}
 	// Writes after the copy are not in it either: name the processes still
 	// using the source folder, as cos restore does, before anyone switches.
@@ -159,4 +160,23 @@ func (a *app) migrateProgress(w io.Writer, total uint64) func(uint64) {
 		last = time.Now()
 		fmt.Fprintf(w, "cos migrate: copied %d of %d events\n", n, total)
 	}
+}
+
+// partialCopyAdvice is what a failed migrate adds about the target it
+// left behind: a stream refuses purges and a second import refuses a
+// stream that is not empty, so a stream holding part of a copy can only
+// be removed as a whole (JetStream allows deleting a stream; DenyDelete
+// guards its messages) or left for another name. Empty when nothing was
+// copied into a stream.
+func partialCopyAdvice(target state.Store, copied uint64) string {
+	if !target.IsNATS() || copied == 0 {
+		return ""
+	}
+	name := target.Stream
+	if name == "" {
+		name = natslog.DefaultStream
+	}
+	return fmt.Sprintf(". The stream %s keeps the %d events copied and refuses purges, so no migrate can fill it again, and no cos "+
+		"should use it: remove it with `nats stream rm %s` (nats CLI; this deletes the stream, not the source) and migrate again, "+
+		"or migrate to another stream name", name, copied, name)
 }

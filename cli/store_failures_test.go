@@ -61,6 +61,7 @@ func TestStore_UnreachableStoreIsUnavailable(t *testing.T) {
 	}
 	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
 	store = js.URL() + "/COS"
+	logInit(t, store)
 	if code, _, stderr := run(t, dir, "--store", store, "call", "cos_task_create", `{"title":"a"}`); code != 0 {
 		t.Fatalf("create: %d %s", code, stderr)
 	}
@@ -81,6 +82,7 @@ func TestStore_ServerGoesAwayMidSession(t *testing.T) {
 	}
 	js := testutil.StartJetStream(t, testutil.JetStreamOptions{SyncAlways: true})
 	store := js.URL() + "/COS"
+	logInit(t, store)
 	a := startStdioServe(t, "A", "--state-dir", t.TempDir(), "--store", store)
 	if env := a.call("cos_task_create", `{"title":"before"}`); !env.OK {
 		t.Fatalf("create: %+v", env.Error)
@@ -133,6 +135,7 @@ func TestStore_ForeignMessageHasAWayBack(t *testing.T) {
 	}
 	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
 	store := js.URL() + "/COS"
+	logInit(t, store)
 	dir := t.TempDir()
 	for i := range 3 {
 		if code, _, stderr := run(t, dir, "--store", store, "call", "cos_task_create", fmt.Sprintf(`{"title":"t%d"}`, i)); code != 0 {
@@ -213,6 +216,7 @@ func TestStore_ToolIntegrityAdviceFitsAStream(t *testing.T) {
 	}
 	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
 	store := js.URL() + "/COS"
+	logInit(t, store)
 	dir := t.TempDir()
 	if code, _, stderr := run(t, dir, "--store", store, "call", "cos_task_create", `{"title":"a"}`); code != 0 {
 		t.Fatalf("create: %s", stderr)
@@ -274,6 +278,7 @@ func TestMigrate_SourceGrowingDuringCopyFails(t *testing.T) {
 	}
 	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
 	store := js.URL() + "/COS"
+	logInit(t, store)
 	dir := t.TempDir()
 	for i := range 3 {
 		if code, _, stderr := run(t, dir, "--store", store, "call", "cos_task_create", fmt.Sprintf(`{"title":"t%d"}`, i)); code != 0 {

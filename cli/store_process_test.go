@@ -149,6 +149,7 @@ func TestTwoMachines_OneStream_RealProcesses(t *testing.T) {
 	}
 	js := testutil.StartJetStream(t, testutil.JetStreamOptions{SyncAlways: true})
 	store := js.URL() + "/COS"
+	logInit(t, store)
 	dirA, dirB := t.TempDir(), t.TempDir()
 	a := startStdioServe(t, "A", "--state-dir", dirA, "--store", store)
 	b := startStdioServe(t, "B", "--state-dir", dirB, "--store", store)
@@ -268,6 +269,7 @@ func TestWatch_NATSStore_StreamDeliversOtherMachinesEvents(t *testing.T) {
 	}
 	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
 	store := js.URL() + "/COS"
+	logInit(t, store)
 	other := t.TempDir()
 	appendOne := func(n int) {
 		t.Helper()

@@ -122,3 +122,12 @@ func TestMigrate_ToFile(t *testing.T) {
 		t.Fatalf("migrate without --to: exit %d, %q", code, stderr)
 	}
 }
+
+// logInit creates the stream of the NATS store with `cos log init`, as an
+// operator does once before any other command uses it.
+func logInit(t testing.TB, store string) {
+	t.Helper()
+	if code, out, stderr := run(t, t.TempDir(), "--store", store, "log", "init"); code != 0 || !strings.Contains(out, "created") {
+		t.Fatalf("cos log init of %s: exit %d, %q %q", store, code, out, stderr)
+	}
+}

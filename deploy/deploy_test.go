@@ -139,8 +139,9 @@ func startFromConfigs(t *testing.T) string {
 }
 
 // TestDeploy_ClusterFromConfigs starts the three nodes from the files and
-// appends through cos: a store address listing the three servers creates
-// the stream with three replicas, an event appended through one machine's
+// appends through cos: `cos log init` (LogOptions.CreateStream) with a
+// store address listing the three servers creates the stream with three
+// replicas, an event appended through one machine's
 // log is read through another's, and the chain verifies.
 func TestDeploy_ClusterFromConfigs(t *testing.T) {
 	if testing.Short() {
@@ -149,7 +150,7 @@ func TestDeploy_ClusterFromConfigs(t *testing.T) {
 	store := startFromConfigs(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	a, err := state.OpenLog(ctx, t.TempDir(), state.LogOptions{Store: store})
+	a, err := state.OpenLog(ctx, t.TempDir(), state.LogOptions{Store: store, CreateStream: true})
 	if err != nil {
 		t.Fatalf("open the log in %s: %v", store, err)
 	}

@@ -169,6 +169,10 @@ type Integrity struct {
 	// (head seq − FirstBadSeq); the answer reflects none of them, nor
 	// FirstBadSeq itself.
 	EventsAfter uint64
+	// SeenSeq, when set, is the newest seq the state folder had seen of a
+	// log that now holds less (deleted, replaced or rebuilt empty):
+	// meta.integrity.seen_seq. 0 omits the key.
+	SeenSeq uint64
 }
 
 // ToolMeta is the typed channel for the per-tool keys of data.meta. A zero
@@ -241,6 +245,9 @@ func (m Meta) generic() map[string]any {
 			"ok":            false,
 			"first_bad_seq": m.Integrity.FirstBadSeq,
 			"events_after":  m.Integrity.EventsAfter,
+		}
+		if m.Integrity.SeenSeq != 0 {
+			out[KeyIntegrity].(map[string]any)["seen_seq"] = m.Integrity.SeenSeq
 		}
 	}
 	if m.Index != nil {

@@ -79,7 +79,7 @@ var ErrRestoreSource = errors.New("cannot restore from this file")
 // beside the log (fsynced), moves the current log to
 // events.db.replaced-<UTC time> (kept, never deleted), renames the copy
 // into place, fsyncs the folder, and deletes what derives from the old log:
-// the head hint, the snapshots and the search slots. src is not modified.
+// the head hint, the snapshots, the search slots and LogSeenFile. src is not modified.
 func RestoreLog(ctx context.Context, dir, src string) (RestoreReport, error) {
 	var rep RestoreReport
 	n, err := store.VerifyFile(ctx, src)
@@ -123,7 +123,7 @@ func RestoreLog(ctx context.Context, dir, src string) (RestoreReport, error) {
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return rep, err
 	}
-	for _, p := range []string{logPath + ".head", filepath.Join(dir, SnapshotDir), filepath.Join(dir, SearchDir)} {
+	for _, p := range []string{logPath + ".head", filepath.Join(dir, SnapshotDir), filepath.Join(dir, SearchDir), filepath.Join(dir, LogSeenFile)} {
 		if err := os.RemoveAll(p); err != nil {
 			return rep, fmt.Errorf("remove %s, derived from the replaced log: %w", p, err)
 		}

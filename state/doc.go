@@ -53,6 +53,12 @@
 //	                        the next index re-extracts everything once.
 //	index-root.json         {"root": "<abs>"}: the folder the graph was last indexed from; the doctor and
 //	                        rename plans read files under it. Written by indexing.
+//	log-seen.json           {"store", "seq", "hash"}: the newest log position this folder has seen, so
+//	                        that a log holding less (a stream deleted and created again, a cluster
+//	                        rebuilt empty, an older file put in place) is refused, never served as
+//	                        the log (LogSeenFile). Written at open and close when the seq moved
+//	                        (temp → rename, no fsync); `cos restore` removes it. Deleting it accepts
+//	                        the log as it is.
 //	index.lock              serialises index runs across processes (flock).
 //	watch.lock              elects the one process that watches the indexed tree (flock, held while it
 //	                        watches; holds its process id). Written by indexing.
@@ -73,7 +79,8 @@
 // machines share. The folder then holds no events.db, and everything else
 // above stays per machine, derived from the stream: the tailer follows it
 // (startStoreFollow) and every read compares its position with the
-// stream's last sequence.
+// stream's last sequence. No open creates a missing stream
+// (store.ErrNoStream) unless Options.CreateStream says so (`cos log init`).
 //
 // # Lock order
 //

@@ -54,6 +54,11 @@ type LogHealth struct {
 	HeadHash string `json:"head_hash,omitempty"`
 	// Path is where the log lives (a file path for the bbolt log).
 	Path string `json:"path"`
+	// Error, when set, is why the head could not be read (a damaged last
+	// record, a stream that was deleted or holds less than was seen, the
+	// servers not answering): HeadSeq and HeadHash are then the
+	// projections' position. Health answers either way.
+	Error string `json:"error,omitempty"`
 }
 
 // SearchHealth is the search index part of Health.
@@ -77,18 +82,23 @@ type BusHealth struct {
 
 // Health reports the log head and the machinery around the projections;
 // call it inside the view (it reads the view's position for the search
-// lag). Errors: the log's head unreadable.
+// lag). It answers whatever is wrong with the log — that is what it is
+// for: a head that cannot be read is LogHealth.Error, and Integrity says
+// what the reads found. The error result is always nil; it is kept for
+// callers that check it.
 func (v View) Health(ctx context.Context) (Health, error) {
 	s := v.s
-	head, err := s.log.Head(ctx)
-	if err != nil {
-		return Health{}, err
+	logh := LogHealth{Path: s.logLocation}
+	if head, err := s.log.Head(ctx); err != nil {
+		logh.HeadSeq, logh.HeadHash, logh.Error = v.Pos.Seq, v.Pos.Hash, err.Error()
+	} else {
+		logh.HeadSeq, logh.HeadHash = head.Seq, head.Hash
 	}
 	h := Health{
 		Started:     s.started,
 		Dir:         s.opts.Dir,
 		ReadOnly:    s.ReadOnly(),
-		Log:         LogHealth{HeadSeq: head.Seq, HeadHash: head.Hash, Path: s.logLocation},
+		Log:         logh,
 		SnapshotSeq: newestSnapshot(filepath.Join(s.opts.Dir, projections.SnapshotDirName)),
 		Integrity:   v.Integrity,
 		Writable:    s.Writable(),

@@ -25,13 +25,21 @@ type Integrity struct {
 	// EventsAfter is the number of events past FirstBadSeq (head seq −
 	// FirstBadSeq); none of them, nor FirstBadSeq, is in the state read.
 	EventsAfter uint64 `json:"events_after,omitempty"`
+	// SeenSeq, when set, is the newest seq the state folder has seen of a
+	// log that now holds less (LogSeenFile): it was deleted, replaced or
+	// rebuilt empty, and writes are refused.
+	SeenSeq uint64 `json:"seen_seq,omitempty"`
+	// Problem says what is wrong, in words (empty when OK).
+	Problem string `json:"problem,omitempty"`
 }
 
 // Integrity returns what the last catch-up from the log, and the walk of
 // the hash chain since Open, found.
 func (s *State) Integrity() Integrity {
 	d, c := s.damage.Load(), s.chainDamage.Load()
-	switch {
+	switch l := s.seen.lost.Load(); {
+	case l != nil:
+		return l.integrity
 	case c != nil && (d == nil || c.integrity.FirstBadSeq < d.FirstBadSeq):
 		return c.integrity
 	case d != nil:
@@ -124,7 +132,7 @@ func (s *State) noteCatchUp(ctx context.Context, err error) error {
 	case err == nil:
 		s.damage.Store(nil)
 	case errors.As(err, &ie):
-		d := Integrity{FirstBadSeq: ie.Seq}
+		d := Integrity{FirstBadSeq: ie.Seq, Problem: ie.Reason}
 		if h, herr := s.log.Head(ctx); herr == nil && h.Seq > ie.Seq {
 			d.EventsAfter = h.Seq - ie.Seq
 		}

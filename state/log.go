@@ -22,6 +22,10 @@ type LogOptions struct {
 	// ReadOnly opens the log for reading only: Append fails with
 	// eventlog.ErrReadOnly and a missing log reads as empty.
 	ReadOnly bool
+	// CreateStream creates a NATS store's stream when it is missing (the
+	// explicit step `cos log init` takes); without it OpenLog refuses a
+	// missing stream (store.ErrNoStream).
+	CreateStream bool
 	// Client names the client recorded on the events appended.
 	Client string
 	// Logger receives diagnostics; nil discards them.
@@ -38,7 +42,8 @@ type LogOptions struct {
 
 // OpenLog opens the event log of the state folder dir where o.Store says
 // (store.Open): the bbolt file LogFile in dir by default, another bbolt
-// file, or a JetStream stream (created when missing unless o.ReadOnly).
+// file, or a JetStream stream (created when missing only with
+// o.CreateStream).
 // Unless o.ReadOnly, dir is created first when missing (with its
 // .gitignore: EnsureDir): with a NATS store it still holds this machine's
 // projections, snapshots, search index and locks. Errors: ErrStore for a
@@ -59,7 +64,7 @@ func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
 			return nil, err
 		}
 	}
-	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit})
+	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, CreateStream: o.CreateStream, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit})
 	if err != nil {
 		if st.IsNATS() {
 			return nil, unavailable(err)

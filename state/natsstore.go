@@ -76,15 +76,17 @@ func (l natsStore) Append(ctx context.Context, reqs ...eventlog.AppendRequest) (
 	return res, natsIntegrity(unavailable(err))
 }
 
-// Read is natslog.Log's, its error through unavailable.
+// Read is natslog.Log's, its error through unavailable and natsIntegrity
+// (a damaged stream's way back is not `cos restore`, which refuses
+// streams).
 func (l natsStore) Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
-	return unavailable(l.Log.Read(ctx, fromSeq, fn))
+	return natsIntegrity(unavailable(l.Log.Read(ctx, fromSeq, fn)))
 }
 
-// Head is natslog.Log's, its error through unavailable.
+// Head is natslog.Log's, its error through unavailable and natsIntegrity.
 func (l natsStore) Head(ctx context.Context) (eventlog.Head, error) {
 	h, err := l.Log.Head(ctx)
-	return h, unavailable(err)
+	return h, natsIntegrity(unavailable(err))
 }
 
 // LookupReceipt is natslog.Log's, its error through unavailable.

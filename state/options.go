@@ -29,6 +29,10 @@ type Options struct {
 	// that several machines share. Dir keeps this machine's projections,
 	// snapshots, search index and locks whatever the store.
 	Store string
+	// CreateStream creates a NATS store's stream when it is missing (a
+	// flag on the first open, as `cos log init` is a command); without it
+	// Open refuses a missing stream (store.ErrNoStream).
+	CreateStream bool
 	// At, when set, opens a read-only view of the state as it was at that
 	// log position (`cos call --at`): no bus, no search slot (a temporary
 	// index instead), Append fails with ErrReadOnly.

@@ -100,6 +100,9 @@ type State struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// seen is the newest log position the folder has seen (logseen.go).
+	seen seenMark
+
 	// past caches point-in-time views by seq (at.go); Close closes them.
 	past pastCache
 
@@ -189,7 +192,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 		return nil, err
 	}
 	s.logLocation = store.String()
-	if s.log, err = OpenLog(ctx, abs, LogOptions{ReadOnly: !s.writable, Client: opts.Client, Logger: opts.Logger, OnCommit: s.publish, Store: opts.Store}); err != nil {
+	if s.log, err = OpenLog(ctx, abs, LogOptions{ReadOnly: !s.writable, CreateStream: opts.CreateStream, Client: opts.Client, Logger: opts.Logger, OnCommit: s.publish, Store: opts.Store}); err != nil {
 		return nil, err
 	}
 	set := NewProjectionSet()
@@ -230,6 +233,7 @@ func open(ctx context.Context, opts Options) (*State, error) {
 			// the damaged record; `cos verify` says where it breaks.
 			s.logger.Error("the event log is damaged; serving the state before the damage, writes will be refused (cos verify --salvage writes a copy of every event that still verifies)", "err", err)
 		}
+		s.checkSeen(ctx)
 		indexDir := filepath.Join(abs, SearchDir)
 		if !s.writable || opts.NoSnapshots {
 			// No slot can be created in a read-only folder, and a process
@@ -313,6 +317,7 @@ func (s *State) Close(ctx context.Context) error {
 			s.followWG.Wait()
 		}
 		if s.tailer != nil {
+			s.saveSeen(context.WithoutCancel(ctx))
 			errs = append(errs, s.tailer.Close())
 		}
 		if s.index != nil {

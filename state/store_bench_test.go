@@ -24,7 +24,7 @@ func BenchmarkState_NATSStore_CommitToApplied(b *testing.B) {
 	store := fmt.Sprintf("%s,%s,%s/COS", urls[0], urls[1], urls[2])
 	ctx := context.Background()
 	open := func(url string) *State {
-		s, err := Open(ctx, Options{Dir: b.TempDir(), Store: url, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
+		s, err := Open(ctx, Options{Dir: b.TempDir(), Store: url, CreateStream: true, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -22,7 +22,7 @@ func TestState_NATSStore_OtherMachinesEventsApplyAsTheyCommit(t *testing.T) {
 	store := js.URL() + "/COS"
 	ctx := context.Background()
 	open := func() *State {
-		s, err := Open(ctx, Options{Dir: t.TempDir(), Store: store, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
+		s, err := Open(ctx, Options{Dir: t.TempDir(), Store: store, CreateStream: true, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
 		if err != nil {
 			t.Fatalf("Open with store %s: %v", store, err)
 		}
@@ -88,7 +88,7 @@ func TestState_NATSStore_R3_EveryCommitReachesTheOtherMachine(t *testing.T) {
 	u := js.ClientURLs()
 	ctx := context.Background()
 	open := func(store string) *State {
-		s, err := Open(ctx, Options{Dir: t.TempDir(), Store: store, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
+		s, err := Open(ctx, Options{Dir: t.TempDir(), Store: store, CreateStream: true, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
 		if err != nil {
 			t.Fatal(err)
 		}

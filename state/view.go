@@ -49,10 +49,10 @@ func (v View) StateHash() string { return v.s.stateHashInView() }
 // errors (the log unreadable, ctx.Err()) are returned and fn is not run.
 func (s *State) Read(ctx context.Context, fn func(View)) error {
 	if err := s.noteCatchUp(ctx, s.tailer.Fresh(ctx)); err != nil {
-		if !errors.Is(err, eventlog.ErrIntegrity) {
+		if !errors.Is(err, eventlog.ErrIntegrity) && !s.noteMissing(err) {
 			return err
 		}
-		s.logger.Warn("answering from the state before a damaged log record", "err", err)
+		s.logger.Warn("answering from the state before a damaged or missing log", "err", err)
 	}
 	s.View(fn)
 	return nil
@@ -62,6 +62,9 @@ func (s *State) Read(ctx context.Context, fn func(View)) error {
 // answering from the state before a damaged record: write tools use it
 // for the reads that precede their append.
 func (s *State) ReadStrict(ctx context.Context, fn func(View)) error {
+	if err := s.lostErr(); err != nil {
+		return err
+	}
 	if err := s.chainErr(ctx); err != nil {
 		return err
 	}
@@ -110,6 +113,9 @@ func (s *State) WaitFor(ctx context.Context, seq uint64) error {
 func (s *State) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eventlog.Receipt, error) {
 	if s.ReadOnly() {
 		return nil, ErrReadOnly
+	}
+	if err := s.lostErr(); err != nil {
+		return nil, err
 	}
 	if err := s.chainErr(ctx); err != nil {
 		return nil, err

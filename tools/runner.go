@@ -323,7 +323,7 @@ func integrityMeta(i state.Integrity) *envelope.Integrity {
 	if i.OK || (i == state.Integrity{}) {
 		return nil
 	}
-	return &envelope.Integrity{FirstBadSeq: i.FirstBadSeq, EventsAfter: i.EventsAfter}
+	return &envelope.Integrity{FirstBadSeq: i.FirstBadSeq, EventsAfter: i.EventsAfter, SeenSeq: i.SeenSeq}
 }
 
 // requestIDOf returns the request_id argument, for the forensic log.

@@ -28,7 +28,7 @@ func openMachine(t testing.TB, store, client string) *machine {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := state.Open(ctx, state.Options{Dir: t.TempDir(), Store: store, NATS: "off", Client: client,
+	st, err := state.Open(ctx, state.Options{Dir: t.TempDir(), Store: store, CreateStream: true, NATS: "off", Client: client,
 		NoBackgroundSnapshots: true})
 	if err != nil {
 		t.Fatalf("open a state folder on %s: %v", store, err)

@@ -41,6 +41,7 @@ func openHandle(t testing.TB, url string, o natslog.Options) *natslog.Log {
 	if o.Stream == "" {
 		o.Stream = clusterStream
 	}
+	o.Create = !o.ReadOnly
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	l, err := natslog.Open(ctx, url, o)

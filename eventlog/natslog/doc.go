@@ -15,7 +15,12 @@
 // one to one). Nothing else is ever published on the stream, so the
 // stream sequence of a message is the seq of its event.
 //
-// Open creates the stream when it is missing (StreamConfig): file
+// Open creates the stream when it is missing only with Options.Create
+// (`cos log init`, an import): otherwise a missing stream is ErrNoStream,
+// so a stream that was deleted, or a cluster rebuilt with empty disks, is
+// never silently replaced by an empty log; and a handle whose stream ends
+// before the head it has read answers an *eventlog.IntegrityError from
+// Head, Read, Verify and Append. The stream it creates (StreamConfig) has file
 // storage, no limits, DenyDelete and DenyPurge (a committed event can
 // never be removed through the API), atomic batch publish allowed, and
 // the metadata cos_log_format = 1. It refuses, with eventlog.ErrFormat, a

@@ -47,11 +47,12 @@ var streamCounter atomic.Int64
 // newStreamName returns a stream name no other test of this process uses.
 func newStreamName() string { return fmt.Sprintf("T%d", streamCounter.Add(1)) }
 
-// openLog opens a handle on stream name at url with o and closes it (and
-// verifies the chain with a fresh read-only handle) at cleanup.
+// openLog opens a handle on stream name at url with o, creating the
+// stream when missing (unless o.ReadOnly), and closes it at cleanup.
 func openLog(tb testing.TB, url, name string, o natslog.Options) *natslog.Log {
 	tb.Helper()
 	o.Stream = name
+	o.Create = !o.ReadOnly
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	l, err := natslog.Open(ctx, url, o)

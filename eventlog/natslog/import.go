@@ -22,8 +22,8 @@ type ImportSource interface {
 // Import copies every event of src, verbatim — the same seqs, ids, times,
 // streams, revisions, types, request ids, actors, data and hashes — into
 // the log in the JetStream stream o.Stream at url, which must be empty
-// (ErrNotEmpty otherwise; the stream is created when missing, as Open
-// does). Each event is checked before it is sent (its seq follows the
+// (ErrNotEmpty otherwise; the stream is created when missing: an import
+// into a new stream is the explicit step that creates it). Each event is checked before it is sent (its seq follows the
 // previous one, its prev_hash names the previous hash, its hash recomputes,
 // its revision follows its stream's). Events go out as atomic batches of
 // up to MaxBatchEvents (and MaxBatchBytes), each on condition that the
@@ -48,7 +48,7 @@ type ImportSource interface {
 // errors, ctx's error.
 func Import(ctx context.Context, url string, o Options, src ImportSource, progress func(copied uint64)) (eventlog.Head, error) {
 	head := eventlog.Head{Hash: eventlog.ZeroHash}
-	o.ReadOnly = false
+	o.ReadOnly, o.Create = false, true
 	l, err := Open(ctx, url, o)
 	if err != nil {
 		return head, err

@@ -80,15 +80,17 @@ var _ eventlog.Log = (*Log)(nil)
 
 // Open connects to the NATS servers at url ("nats://host:port", or a
 // comma-separated list; ignored when o.Conn is set), and opens the log in
-// the JetStream stream o.Stream, creating it when missing (unless
-// o.ReadOnly) with StreamConfig: file storage, DenyDelete, DenyPurge,
-// atomic batch publish allowed. It refuses a stream that is not a cos log
+// the JetStream stream o.Stream. A missing stream is created with
+// StreamConfig (file storage, DenyDelete, DenyPurge, atomic batch publish
+// allowed) only when o.Create is set; otherwise Open refuses it with
+// ErrNoStream, or, with o.ReadOnly, reads it as an empty log. It refuses
+// a stream that is not a cos log
 // (eventlog.ErrFormat: no MetadataFormat, or a configuration that could
 // drop, rewrite or reorder events), and a server without JetStream or
 // without atomic batch publish (*eventlog.StorageError). It then reads the
 // stream to its end, verifying the hash chain as it goes, to learn every
 // cos stream's revision and the receipts of the window. ctx bounds all of
-// that. Errors: an options error, eventlog.ErrFormat,
+// that. Errors: an options error, ErrNoStream, eventlog.ErrFormat,
 // *eventlog.StorageError, ctx's error.
 func Open(ctx context.Context, url string, o Options) (*Log, error) {
 	if err := o.Validate(); err != nil {
@@ -214,13 +216,17 @@ func checkConfig(cfg jetstream.StreamConfig, name string) error {
 	return nil
 }
 
-// openStream looks up the stream, creating it when missing.
+// openStream looks up the stream, creating it when missing and
+// Options.Create is set.
 func (l *Log) openStream(ctx context.Context) error {
 	name := l.opts.Stream
 	s, err := l.js.Stream(ctx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		if l.opts.ReadOnly {
 			return nil // reads as an empty log until someone creates it
+		}
+		if !l.opts.Create {
+			return noStream(l.where, name)
 		}
 		cfg := StreamConfig(name, l.opts.Replicas)
 		s, err = l.js.CreateStream(ctx, cfg)

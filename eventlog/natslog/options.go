@@ -51,6 +51,13 @@ type Options struct {
 	// Verify: Append returns eventlog.ErrReadOnly and a missing stream
 	// reads as an empty log (it is never created).
 	ReadOnly bool
+	// Create creates the stream (StreamConfig, with Replicas) when it is
+	// missing. Without it Open refuses a missing stream with ErrNoStream:
+	// creating a log is an explicit step (`cos log init`, `cos migrate
+	// --to`), never a side effect of an open, so that a stream that was
+	// deleted, or a cluster rebuilt with empty disks, is not silently
+	// replaced by an empty log. Ignored with ReadOnly.
+	Create bool
 	// Actor is recorded on every event this Log appends. Zero fields are
 	// filled with the process id and host name.
 	Actor eventlog.Actor

@@ -26,7 +26,7 @@ func openInternal(t *testing.T) *Log {
 		t.Fatal("nats-server did not start")
 	}
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	l, err := Open(context.Background(), srv.ClientURL(), Options{Stream: "INTERNAL"})
+	l, err := Open(context.Background(), srv.ClientURL(), Options{Stream: "INTERNAL", Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestPipeline_LastMsgIDGuardsTheChain(t *testing.T) {
 	if _, err := a.Append(context.Background(), req("s", 0)); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Open(context.Background(), a.nc.ConnectedUrl(), Options{Stream: "INTERNAL"})
+	b, err := Open(context.Background(), a.nc.ConnectedUrl(), Options{Stream: "INTERNAL", Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}

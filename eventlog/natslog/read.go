@@ -72,11 +72,16 @@ func (l *Log) storageErr(ctx context.Context, op string, err error) error {
 	if l.closing.Load() {
 		return eventlog.ErrClosed
 	}
+	if streamGone(err) {
+		return noStream(l.where, l.opts.Stream)
+	}
 	return storeError(op, l.where, err)
 }
 
 // lastSeq returns the stream's last sequence as the stream leader knows it
-// (0 while a read-only log's stream does not exist).
+// (0 while a read-only log's stream does not exist). A stream that ends
+// before the head this handle has read is an *eventlog.IntegrityError
+// (shorter): the log it read is gone.
 func (l *Log) lastSeq(ctx context.Context) (jetstream.Stream, uint64, error) {
 	s, err := l.currentStream(ctx)
 	if err != nil || s == nil {
@@ -86,7 +91,26 @@ func (l *Log) lastSeq(ctx context.Context) (jetstream.Stream, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if err := l.shorter(last); err != nil {
+		return nil, 0, err
+	}
 	return s, last, nil
+}
+
+// shorter returns an *eventlog.IntegrityError when the stream's last
+// sequence is before the head this handle has read, nil otherwise.
+func (l *Log) shorter(last uint64) error {
+	if h := l.known.Load(); h != nil && last < h.Seq {
+		return shorterError(last, h.Seq)
+	}
+	return nil
+}
+
+// shorterError is the *eventlog.IntegrityError of a stream that ends at
+// last after a handle read up to seen.
+func shorterError(last, seen uint64) *eventlog.IntegrityError {
+	return &eventlog.IntegrityError{Seq: last + 1, Reason: fmt.Sprintf(
+		"the stream ends at seq %d, this handle has read up to %d: it was deleted and created again, or its servers lost events", last, seen)}
 }
 
 // streamLastSeq asks the stream leader for s's last sequence.
@@ -252,7 +276,7 @@ func (l *Log) catchUpLocked(ctx context.Context) error {
 		return err
 	}
 	if last < l.m.head.Seq {
-		l.m.broken = &eventlog.IntegrityError{Seq: last + 1, Reason: fmt.Sprintf("the stream ends at seq %d, this handle has read up to %d (was it deleted and created again?)", last, l.m.head.Seq)}
+		l.m.broken = shorterError(last, l.m.head.Seq)
 		return l.m.broken
 	}
 	defer l.publishHead()

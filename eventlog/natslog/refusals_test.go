@@ -148,7 +148,7 @@ func TestOpen_StreamNamesDifferingInCaseCollide(t *testing.T) {
 	openLog(t, url, name, natslog.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_, err := natslog.Open(ctx, url, natslog.Options{Stream: strings.ToLower(name)})
+	_, err := natslog.Open(ctx, url, natslog.Options{Stream: strings.ToLower(name), Create: true})
 	if err == nil || !strings.Contains(err.Error(), "differ only in case") {
 		t.Fatalf("Open of %q beside %q: %v; want an error saying names differing in case collide", strings.ToLower(name), name, err)
 	}

@@ -23,3 +23,7 @@ var ErrNotEmpty = natslog.ErrNotEmpty
 // not answer (none reachable, the connection down, no stream leader in
 // time): nothing was written, and the same call may succeed later.
 var ErrUnavailable = natslog.ErrUnavailable
+
+// ErrNoStream is returned by Open for a NATS store whose stream does not
+// exist, unless Options.CreateStream (natslog.ErrNoStream).
+var ErrNoStream = natslog.ErrNoStream

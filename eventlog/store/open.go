@@ -18,6 +18,10 @@ type Options struct {
 	// ReadOnly opens the log for reading only: Append fails with
 	// eventlog.ErrReadOnly and a missing log reads as empty.
 	ReadOnly bool
+	// CreateStream creates a NATS store's stream when it is missing
+	// (natslog.Options.Create); without it a missing stream is refused
+	// with natslog.ErrNoStream. A file store's file is created either way.
+	CreateStream bool
 	// Client names the client recorded on the events appended.
 	Client string
 	// Logger receives diagnostics; nil discards them.
@@ -29,9 +33,10 @@ type Options struct {
 
 // Open opens the event log at a: a bbolt file (eventlog/boltlog; unless
 // o.ReadOnly its folder is created when missing) or a JetStream stream
-// (eventlog/natslog; created when missing unless o.ReadOnly, with
+// (eventlog/natslog; created when missing only with o.CreateStream, with
 // a.Replicas()). Errors: the log's (eventlog.ErrFormat for a file or stream
-// that is not a cos log, *eventlog.StorageError, ctx.Err()); a NATS store's
+// that is not a cos log, ErrNoStream for a missing stream,
+// *eventlog.StorageError, ctx.Err()); a NATS store's
 // name the store, and wrap ErrUnavailable when its servers did not answer.
 func Open(ctx context.Context, a Address, o Options) (eventlog.Log, error) {
 	actor := eventlog.Actor{Client: o.Client}
@@ -40,6 +45,7 @@ func Open(ctx context.Context, a Address, o Options) (eventlog.Log, error) {
 			Stream:   a.Stream,
 			Replicas: a.Replicas(),
 			ReadOnly: o.ReadOnly,
+			Create:   o.CreateStream,
 			Actor:    actor,
 			Logger:   o.Logger,
 			OnCommit: o.OnCommit,

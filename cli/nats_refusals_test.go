@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cos-dev/cos/internal/testutil"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// natsEnv runs `cos --store store call tool args` in dir and decodes the
+// envelope.
+func natsEnv(t *testing.T, dir, store, tool, args string) testutil.Envelope {
+	t.Helper()
+	_, out, errs := run(t, dir, "--store", store, "call", tool, args)
+	var env testutil.Envelope
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("cos call %s: %v\nstdout %s\nstderr %s", tool, err, out, errs)
+	}
+	return env
+}
+
+// TestLogInit_OnlyInitCreatesAStream: a command on a NATS store whose
+// stream does not exist fails saying `cos log init`, and creates nothing;
+// `cos log init` creates it, and a second one leaves it as it is.
+func TestLogInit_OnlyInitCreatesAStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	store := js.URL() + "/FRESH"
+	code, _, stderr := run(t, t.TempDir(), "--store", store, "call", "cos_task_create", `{"title":"a"}`)
+	if code == 0 || !strings.Contains(stderr, "cos log init") {
+		t.Fatalf("create on a missing stream: exit %d, %q; want a failure naming `cos log init`", code, stderr)
+	}
+	jsc, err := jetstream.New(js.Connect(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jsc.Stream(context.Background(), "FRESH"); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Fatalf("a command created the stream (%v)", err)
+	}
+	logInit(t, store)
+	if code, out, stderr := run(t, t.TempDir(), "--store", store, "log", "init", "--json"); code != 0 || !strings.Contains(out, `"created":false`) {
+		t.Fatalf("second cos log init: exit %d, %q %q; want created false", code, out, stderr)
+	}
+	if env := natsEnv(t, t.TempDir(), store, "cos_task_create", `{"title":"a"}`); !env.OK {
+		t.Fatalf("create after init: %+v", env.Error)
+	}
+}
+
+// TestLogAppend_EmptyCheckIsAnError: on both stores, an empty
+// --expect-revision or --expected-hash is a usage error (exit 2) and
+// writes nothing, rather than an append without the check it names.
+func TestLogAppend_EmptyCheckIsAnError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	nats := js.URL() + "/CHECKS"
+	logInit(t, nats)
+	for _, store := range []string{filepath.Join(t.TempDir(), "events.db"), nats} {
+		dir := t.TempDir()
+		base := []string{"--store", store, "log", "append", "--stream", "s", "--type", "a.b", "--data", "{}"}
+		if code, _, stderr := run(t, dir, base...); code != 0 {
+			t.Fatalf("%s: first append: %s", store, stderr)
+		}
+		for _, flag := range []string{"--expect-revision", "--expected-hash"} {
+			code, out, stderr := run(t, dir, append(base, flag, "")...)
+			if code != ExitUsage || !strings.Contains(stderr, flag) || out != "" {
+				t.Errorf("%s: %s \"\": exit %d, stdout %q, stderr %q; want a usage error naming the flag", store, flag, code, out, stderr)
+			}
+		}
+		if _, out, _ := run(t, dir, "--store", store, "log", "head"); strings.TrimSpace(out) != "1" {
+			t.Errorf("%s: head %q after the refused appends; want 1", store, out)
+		}
+	}
+}
+
+// TestNATSStore_DamagedStreamKeepsItsDiagnostics: with a foreign message
+// at the head of the stream, cos_health still answers — with the
+// integrity state and the head's error in it — and `cos log head` points
+// at what works on a stream (salvage and migrate), not `cos restore`.
+func TestNATSStore_DamagedStreamKeepsItsDiagnostics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	store := js.URL() + "/COS"
+	logInit(t, store)
+	dir := t.TempDir()
+	if env := natsEnv(t, dir, store, "cos_task_create", `{"title":"a"}`); !env.OK {
+		t.Fatalf("create: %+v", env.Error)
+	}
+	nc := js.Connect(0)
+	if err := nc.Publish("cos.cos.log.x", []byte(`{"seq":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, t.TempDir()} {
+		env := natsEnv(t, d, store, "cos_health", `{}`)
+		if !env.OK {
+			t.Fatalf("cos_health on a damaged stream: %+v; want an answer", env.Error)
+		}
+		integ, _ := env.Data["integrity"].(map[string]any)
+		if integ["ok"] != false || integ["first_bad_seq"] != 2.0 {
+			t.Errorf("cos_health integrity = %v; want ok false, first_bad_seq 2", integ)
+		}
+		if lg, _ := env.Data["log"].(map[string]any); lg["error"] == nil {
+			t.Errorf("cos_health log = %v; want the head's error", lg)
+		}
+	}
+	code, _, stderr := run(t, dir, "--store", store, "log", "head")
+	if code != ExitError || !strings.Contains(stderr, "E_INTEGRITY") || !strings.Contains(stderr, "migrate --to") || strings.Contains(stderr, "cos restore") {
+		t.Fatalf("cos log head: exit %d, %q; want E_INTEGRITY advising salvage and migrate, not restore", code, stderr)
+	}
+}
+
+// TestMigrate_FailedCopyIntoStreamSaysWhatToDo: a migrate into a stream
+// that fails after copying (here: the source grew during the copy) says
+// the stream keeps the partial copy, refuses purges and reuse, and how to
+// remove it.
+func TestMigrate_FailedCopyIntoStreamSaysWhatToDo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	dir := t.TempDir()
+	fiveTasks(t, dir)
+	target := js.URL() + "/PARTIAL"
+	errw := &growingSource{t: t, dir: dir}
+	var out strings.Builder
+	code := Run(t.Context(), []string{"--state-dir", dir, "migrate", "--to", target}, IO{In: strings.NewReader(""), Out: &out, Err: errw})
+	stderr := errw.buf.String()
+	if code != ExitError || !strings.Contains(stderr, "STALE_READ") || !strings.Contains(stderr, "nats stream rm PARTIAL") {
+		t.Fatalf("migrate with a write during the copy: exit %d, stderr %q; want STALE_READ naming `nats stream rm PARTIAL`", code, stderr)
+	}
+	// What it says works: the stream removed, the migrate goes through.
+	jsc, err := jetstream.New(js.Connect(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := jsc.DeleteStream(context.Background(), "PARTIAL"); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, dir, "migrate", "--to", target); code != 0 {
+		t.Fatalf("migrate after removing the partial stream: exit %d, %s", code, stderr)
+	}
+}

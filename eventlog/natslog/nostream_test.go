@@ -1,0 +1,85 @@
+package natslog_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/natslog"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// TestOpen_MissingStreamRefusedUnlessCreate: an open without
+// Options.Create refuses a missing stream with ErrNoStream, saying how to
+// create it, and creates nothing; with Create it makes the stream.
+func TestOpen_MissingStreamRefusedUnlessCreate(t *testing.T) {
+	_, url := startJetStream(t)
+	_, js := connect(t, url)
+	name := newStreamName()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := natslog.Open(ctx, url, natslog.Options{Stream: name})
+	if !errors.Is(err, natslog.ErrNoStream) || !contains(err, "cos log init") {
+		t.Fatalf("Open of a missing stream = %v; want ErrNoStream naming `cos log init`", err)
+	}
+	if _, err := js.Stream(ctx, name); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Fatalf("a refused open created the stream (%v)", err)
+	}
+	l := openLog(t, url, name, natslog.Options{}) // Create set by the helper
+	if h, err := l.Head(ctx); err != nil || h.Seq != 0 {
+		t.Fatalf("Head of the created stream = %+v, %v", h, err)
+	}
+}
+
+// TestLog_DeletedStreamIsNeverAFreshStart: a handle that read 5 events
+// refuses its stream once it is deleted (ErrNoStream, nothing created
+// again), and once another process creates it anew with one event, it
+// refuses the shorter log in Head, Read and Append (an
+// *eventlog.IntegrityError) instead of answering from it or writing
+// TASK-001 again.
+func TestLog_DeletedStreamIsNeverAFreshStart(t *testing.T) {
+	_, url := startJetStream(t)
+	_, js := connect(t, url)
+	name := newStreamName()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a := openLog(t, url, name, natslog.Options{})
+	for range 5 {
+		if _, err := a.Append(ctx, one("task:TASK-001", `{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := js.DeleteStream(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Head(ctx); !errors.Is(err, natslog.ErrNoStream) {
+		t.Fatalf("Head of a deleted stream = %v; want ErrNoStream", err)
+	}
+	if _, err := eventlog.AppendOne(ctx, a, one("task:TASK-001", `{}`)); err == nil {
+		t.Fatal("Append into a deleted stream succeeded")
+	}
+	if _, err := js.Stream(ctx, name); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Fatalf("a handle created the deleted stream again (%v)", err)
+	}
+	b := openLog(t, url, name, natslog.Options{}) // an explicit create
+	if _, err := b.Append(ctx, one("task:TASK-001", `{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := a.Head(ctx); !errors.Is(err, eventlog.ErrIntegrity) {
+		t.Fatalf("Head of the shorter stream = %+v, %v; want an integrity error", h, err)
+	}
+	if err := a.Read(ctx, 1, func(eventlog.Event) error { return nil }); !errors.Is(err, eventlog.ErrIntegrity) {
+		t.Fatalf("Read of the shorter stream = %v; want an integrity error", err)
+	}
+	if _, err := eventlog.AppendOne(ctx, a, one("task:TASK-002", `{}`)); !errors.Is(err, eventlog.ErrIntegrity) {
+		t.Fatalf("Append onto the shorter stream = %v; want an integrity error", err)
+	}
+	if h, err := b.Head(ctx); err != nil || h.Seq != 1 {
+		t.Fatalf("the new stream's head = %+v, %v; want seq 1 (nothing of a's written)", h, err)
+	}
+}
+
+func contains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }
