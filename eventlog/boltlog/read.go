@@ -100,13 +100,7 @@ func (l *Log) Verify(ctx context.Context) (uint64, error) {
 	if err != nil {
 		return n, err
 	}
-	switch {
-	case n != head.Seq:
-		return n, &eventlog.IntegrityError{Seq: n + 1, Reason: fmt.Sprintf("the recorded head is %d but the log ends at %d", head.Seq, n)}
-	case head.Seq > 0 && prev != head.Hash:
-		return n, &eventlog.IntegrityError{Seq: head.Seq, Reason: "the recorded head hash does not match the last event"}
-	}
-	return n, nil
+	return n, checkEnd(n, prev, head)
 }
 
 // StreamRevision returns a stream's current revision and entity hash (the
@@ -165,4 +159,17 @@ func (l *Log) LookupReceipt(ctx context.Context, requestID string) (eventlog.Rec
 		return nil
 	})
 	return rec, found, err
+}
+
+// checkEnd checks a walk that read n events, the last with hash prev,
+// against the recorded head: an *eventlog.IntegrityError when the log ends
+// elsewhere or with another hash, nil when they agree.
+func checkEnd(n uint64, prev string, head eventlog.Head) error {
+	switch {
+	case n != head.Seq:
+		return &eventlog.IntegrityError{Seq: n + 1, Reason: fmt.Sprintf("the recorded head is %d but the log ends at %d", head.Seq, n)}
+	case head.Seq > 0 && prev != head.Hash:
+		return &eventlog.IntegrityError{Seq: head.Seq, Reason: "the recorded head hash does not match the last event"}
+	}
+	return nil
 }

@@ -73,13 +73,7 @@ func (l *Log) VerifyHashes(ctx context.Context) (uint64, error) {
 			return n, err
 		}
 	}
-	switch {
-	case n != head.Seq:
-		return n, &eventlog.IntegrityError{Seq: n + 1, Reason: fmt.Sprintf("the recorded head is %d but the log ends at %d", head.Seq, n)}
-	case head.Seq > 0 && prev != head.Hash:
-		return n, &eventlog.IntegrityError{Seq: head.Seq, Reason: "the recorded head hash does not match the last event"}
-	}
-	return n, nil
+	return n, checkEnd(n, prev, head)
 }
 
 // verifyRecord checks one stored record as the event at seq following
