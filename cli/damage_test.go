@@ -145,3 +145,42 @@ func TestIntegrity_DamageBelowSnapshotRefusesWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestLogAppend_RefusesWhatOtherWritesRefuse: `cos log append` writes
+// straight to the log, and still makes the checks every other write makes:
+// a log shorter than the state folder has seen (its events.db replaced by
+// another's) and a log whose chain is broken are refused with E_INTEGRITY,
+// and nothing is appended. Fails when log append opens the log and writes.
+func TestLogAppend_RefusesWhatOtherWritesRefuse(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	appendArgs := []string{"log", "append", "--stream", "s", "--type", "test.added", "--data", `{"n":"MARKER1"}`}
+	for _, d := range []string{dir, dir, dir, other} {
+		if code, _, errs := run(t, d, appendArgs...); code != 0 {
+			t.Fatalf("append: %s", errs)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(other, state.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Remove(filepath.Join(dir, state.LogFile+".head"))
+	if err := os.WriteFile(filepath.Join(dir, state.LogFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run(t, dir, appendArgs...); code != ExitError || !strings.Contains(errs, "E_INTEGRITY") {
+		t.Errorf("log append onto a log shorter than seen = exit %d, %q; want exit 1 with E_INTEGRITY", code, errs)
+	}
+	if _, out, _ := run(t, dir, "log", "head"); strings.TrimSpace(out) != "1" {
+		t.Errorf("head after the refused append = %q; want 1", out)
+	}
+
+	// A broken chain below the head: the first event's data changed in
+	// place, the second (the head) intact.
+	if code, _, errs := run(t, other, "log", "append", "--stream", "s", "--type", "test.added", "--data", `{"n":2}`); code != 0 {
+		t.Fatalf("append: %s", errs)
+	}
+	flipMarker(t, other, "MARKER1")
+	if code, _, errs := run(t, other, appendArgs...); code != ExitError || !strings.Contains(errs, "E_INTEGRITY") {
+		t.Errorf("log append onto a broken chain = exit %d, %q; want exit 1 with E_INTEGRITY", code, errs)
+	}
+}

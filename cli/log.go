@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -131,7 +132,16 @@ func (a *app) logAppendCommand() *cobra.Command {
 				return err
 			}
 			defer func() { _ = l.Close(context.Background()) }()
+			// The checks every other write makes: the state folder has not
+			// seen more of the log than it holds, and its chain verifies.
+			logger := a.stderrLogger(slog.LevelWarn)
+			if err := state.CheckLogWritable(cmd.Context(), a.stateDir, a.store, l, logger); err != nil {
+				return failure(err)
+			}
 			rec, err := state.AppendOne(cmd.Context(), l, req)
+			if err == nil && len(rec.Hashes) > 0 {
+				state.MarkLogSeen(a.stateDir, a.store, eventlog.Head{Seq: rec.LastSeq, Hash: rec.Hashes[len(rec.Hashes)-1]}, logger)
+			}
 			if errors.Is(err, eventlog.ErrCommitUnknown) {
 				rid := tools.RequestIDNone
 				if requestID != "" {

@@ -40,8 +40,9 @@ type Health struct {
 	// Integrity is whether the log read cleanly up to its head (the
 	// view's Integrity).
 	Integrity Integrity
-	// Writable is false when the state folder cannot be written: reads
-	// work, writes are refused.
+	// Writable is false when writes are refused: the state folder cannot
+	// be written, or Integrity is not OK (the log is damaged or holds less
+	// than the folder has seen). Reads work either way.
 	Writable bool
 	// SnapshotFailure is the last snapshot attempt, when it failed (nil
 	// when it succeeded or none was made).
@@ -101,7 +102,7 @@ func (v View) Health(ctx context.Context) (Health, error) {
 		Log:         logh,
 		SnapshotSeq: newestSnapshot(filepath.Join(s.opts.Dir, projections.SnapshotDirName)),
 		Integrity:   v.Integrity,
-		Writable:    s.Writable(),
+		Writable:    s.Writable() && v.Integrity.OK,
 	}
 	h.SnapshotFailure = s.SnapshotFailure()
 	if run, ok := v.Graph.LastIndex(); ok {

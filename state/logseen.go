@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -18,16 +19,17 @@ import (
 
 // LogSeenFile records, in the state folder, the newest log position the
 // folder has seen — {"store", "seq", "hash"}, JSON — so that a later
-// process refuses a log that holds less (LogLost). It is written when a
-// process has opened the state and when it closes, and only when the seq
-// moved; RestoreLog removes it with the rest of what derives from the
+// process refuses a log that holds less, whatever address it is opened by
+// (checkSeen). It is written when a process has opened the state, after
+// each of its writes (Append, `cos log append`) and when it closes, and only
+// when the seq moved; RestoreLog removes it with the rest of what derives from the
 // replaced log. Deleting it by hand accepts the log as it is now.
 const LogSeenFile = "log-seen.json"
 
 // logSeen is the content of LogSeenFile.
 type logSeen struct {
-	// Store is the log's address (Store.String()): a mark is checked only
-	// against the store it was seen in.
+	// Store is the log's address (Store.String()) when the mark was
+	// written: for people reading the file; the check does not compare it.
 	Store string `json:"store"`
 	Seq   uint64 `json:"seq"`
 	Hash  string `json:"hash"`
@@ -50,30 +52,27 @@ type lostLog struct {
 	err       error
 }
 
-func (s *State) seenPath() string { return filepath.Join(s.opts.Dir, LogSeenFile) }
+func (s *State) seenPath() string { return seenFile(s.opts.Dir) }
+
+// seenFile is LogSeenFile in the state folder dir.
+func seenFile(dir string) string { return filepath.Join(dir, LogSeenFile) }
 
 // checkSeen compares the log with the newest position the state folder
-// saw of it (LogSeenFile, for this store): a log whose head is before that
-// seq, or whose event at that seq has another hash, was deleted, replaced
-// or rebuilt empty. That is recorded (Integrity, writes refused with
-// lostErr) and logged; otherwise the mark moves to the projections'
-// position. Called by Open once the projections have caught up.
+// saw of it (LogSeenFile): a log whose head is before that seq, or whose
+// event at that seq has another hash, was deleted, replaced or rebuilt
+// empty. That is recorded (Integrity, writes refused with lostErr) and
+// logged; otherwise the mark moves to the log's head. Called by Open once
+// the projections have caught up.
+//
+// The mark is compared whatever address the log is opened by now: the
+// state folder's projections came from the log it saw, so a different
+// spelling of the same server, a moved or copied folder or another --store
+// must hold that log too (a copy made with `cos migrate` does).
 func (s *State) checkSeen(ctx context.Context) {
-	var mark logSeen
-	b, err := os.ReadFile(s.seenPath())
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		s.logger.Warn("could not read the state folder's record of the log it has seen", "file", s.seenPath(), "err", err)
-	default:
-		if err := json.Unmarshal(b, &mark); err != nil {
-			s.logger.Warn("the state folder's record of the log it has seen is unreadable; writing it again", "file", s.seenPath(), "err", err)
-			mark = logSeen{}
-		}
-	}
-	if mark.Store == s.logLocation && mark.Seq > 0 {
+	mark := readSeen(s.seenPath(), s.logger)
+	if mark.Seq > 0 {
 		s.seen.last = mark.Seq
-		if lost := s.compareSeen(ctx, mark); lost != nil {
+		if lost := compareSeen(ctx, s.log, s.logLocation, s.seenPath(), mark); lost != nil {
 			s.seen.lost.Store(lost)
 			s.logger.Error("the event log holds less than this state folder has seen; writes are refused", "err", lost.err)
 			return
@@ -82,24 +81,44 @@ func (s *State) checkSeen(ctx context.Context) {
 	s.saveSeen(ctx)
 }
 
+// readSeen reads LogSeenFile at path: the zero mark when there is none. An
+// unreadable or damaged file is logged and read as none (it is written
+// without fsync, so a power cut can leave it empty).
+func readSeen(path string, logger *slog.Logger) logSeen {
+	var mark logSeen
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		logger.Warn("could not read the state folder's record of the log it has seen", "file", path, "err", err)
+	default:
+		if err := json.Unmarshal(b, &mark); err != nil {
+			logger.Warn("the state folder's record of the log it has seen is unreadable; writing it again", "file", path, "err", err)
+			mark = logSeen{}
+		}
+	}
+	return mark
+}
+
 // seenHeadTimeout bounds the read of the log head for LogSeenFile.
 const seenHeadTimeout = 5 * time.Second
 
-// compareSeen returns the loss when the log does not hold mark, nil when
-// it does or cannot be read now (the reads report that themselves).
-func (s *State) compareSeen(ctx context.Context, mark logSeen) *lostLog {
-	head, err := s.log.Head(ctx)
+// compareSeen returns the loss when l (named location in messages) does
+// not hold mark (read from the file at path), nil when it does or cannot be
+// read now (the reads report that themselves).
+func compareSeen(ctx context.Context, l Log, location, path string, mark logSeen) *lostLog {
+	head, err := l.Head(ctx)
 	if err != nil {
 		return nil
 	}
 	var problem string
 	first := head.Seq + 1
 	if head.Seq < mark.Seq {
-		problem = fmt.Sprintf("the log %s ends at seq %d, and this state folder has seen it up to seq %d", s.logLocation, head.Seq, mark.Seq)
+		problem = fmt.Sprintf("the log %s ends at seq %d, and this state folder has seen it up to seq %d", location, head.Seq, mark.Seq)
 	} else {
 		hash := head.Hash // the common case: nothing written since
 		if head.Seq != mark.Seq {
-			err := s.log.Read(ctx, mark.Seq, func(ev eventlog.Event) error {
+			err := l.Read(ctx, mark.Seq, func(ev eventlog.Event) error {
 				hash = ev.Hash
 				return eventlog.ErrStop
 			})
@@ -112,15 +131,15 @@ func (s *State) compareSeen(ctx context.Context, mark logSeen) *lostLog {
 		}
 		first = mark.Seq
 		problem = fmt.Sprintf("the log %s holds another event at seq %d than this state folder has seen there (hash %s, seen %s)",
-			s.logLocation, mark.Seq, short(hash), short(mark.Hash))
+			location, mark.Seq, short(hash), short(mark.Hash))
 	}
 	ie := &eventlog.IntegrityError{Seq: first, Reason: problem}
 	return &lostLog{
 		integrity: Integrity{FirstBadSeq: first, SeenSeq: mark.Seq, Problem: problem},
-		err: envelope.Wrap(ie, envelope.CodeIntegrity, "%s: it was deleted, replaced, or its servers lost their data. "+
+		err: envelope.Wrap(ie, envelope.CodeIntegrity, "this state folder has seen more of its event log than the log holds now. "+
 			"Writes are refused so that nothing is written into the wrong log (new tasks would take the names of lost ones). "+
 			"Put the log back (a copy of it: `cos migrate` from a file or another stream, `cos restore BACKUP` for a log file); "+
-			"or, if starting over from this log is intended, delete %s", problem, s.seenPath()).
+			"or, if starting over from this log is intended, delete %s", path).
 			WithDetails(map[string]any{"seen_seq": mark.Seq, "head_seq": head.Seq}),
 	}
 }
@@ -144,25 +163,39 @@ func (s *State) saveSeen(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	s.markSeen(pos)
+}
+
+// markSeen moves LogSeenFile to pos when it is newer than the mark: Open
+// and Close call it through saveSeen, Append after each commit, so that a
+// process killed without closing leaves the mark at its last write.
+func (s *State) markSeen(pos eventlog.Head) {
 	s.seen.mu.Lock()
 	defer s.seen.mu.Unlock()
-	if pos.Seq == 0 || pos.Seq <= s.seen.last {
+	if pos.Seq == 0 || pos.Seq <= s.seen.last || s.seen.lost.Load() != nil {
 		return
 	}
-	b, _ := json.Marshal(logSeen{Store: s.logLocation, Seq: pos.Seq, Hash: pos.Hash})
-	// Not fsynced: losing the newest mark to a power cut weakens the check
-	// for a moment, and every open and close would otherwise pay a sync.
-	tmp := s.seenPath() + ".tmp"
-	err = os.WriteFile(tmp, append(b, '\n'), 0o644)
-	if err == nil {
-		err = os.Rename(tmp, s.seenPath())
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
+	if err := writeSeen(s.seenPath(), s.logLocation, pos); err != nil {
 		s.logger.Warn("could not record the log position this state folder has seen", "file", s.seenPath(), "err", err)
 		return
 	}
 	s.seen.last = pos.Seq
+}
+
+// writeSeen writes LogSeenFile at path: pos of the log at location.
+func writeSeen(path, location string, pos eventlog.Head) error {
+	b, _ := json.Marshal(logSeen{Store: location, Seq: pos.Seq, Hash: pos.Hash})
+	// Not fsynced: losing the newest mark to a power cut weakens the check
+	// for a moment, and every write would otherwise pay a second sync.
+	tmp := path + ".tmp"
+	err := os.WriteFile(tmp, append(b, '\n'), 0o644)
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
 }
 
 // lostErr returns the E_INTEGRITY error of a log that holds less than the

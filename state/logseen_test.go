@@ -179,3 +179,67 @@ func TestState_ReplacedLogFileIsRefused(t *testing.T) {
 		t.Errorf("Integrity after RestoreLog = %+v; want OK", got)
 	}
 }
+
+// TestState_SeenMarkFollowsWrites: the mark moves with every write, not
+// only at open and close, so a process killed without closing (a Hub after
+// SIGKILL) leaves the mark at its last write: a log put back from an older
+// copy is refused afterwards. Fails when the mark is written only by Open
+// and Close.
+func TestState_SeenMarkFollowsWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, Options{Dir: dir, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	upsert(t, s, "code:function:a")
+	upsert(t, s, "code:function:b")
+	head, err := s.log.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No Close: read the file as a killed process would have left it.
+	mark := readSeen(seenFile(dir), s.logger)
+	if mark.Seq != head.Seq || mark.Hash != head.Hash {
+		t.Fatalf("mark after two writes, before Close = %+v; want the log head %+v", mark, head)
+	}
+}
+
+// TestState_SeenMarkWhateverTheAddress: the mark is checked whatever
+// address the log is opened by: the same folder opened with --store naming
+// another, shorter log file is refused, not taken as a new log. Fails when
+// the mark is compared only against the address it was written with.
+func TestState_SeenMarkWhateverTheAddress(t *testing.T) {
+	ctx := context.Background()
+	dir, other := t.TempDir(), t.TempDir()
+	s, err := Open(ctx, Options{Dir: dir, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, uid := range []string{"code:function:a", "code:function:b", "code:function:c"} {
+		upsert(t, s, uid)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(other, "short.db")
+	s, err = Open(ctx, Options{Dir: dir, Store: short, NATS: bus.ModeOff, NoBackgroundSnapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if got := s.Integrity(); got.OK || got.SeenSeq != 3 {
+		t.Errorf("Integrity with another, empty log file = %+v; want not OK, seen_seq 3", got)
+	}
+	if _, err := s.Append(ctx, eventlog.AppendRequest{Stream: "s", Events: []eventlog.Payload{{Type: "a.b", Data: []byte(`{}`)}}}); !errors.Is(err, eventlog.ErrIntegrity) {
+		t.Errorf("Append into another, empty log file = %v; want E_INTEGRITY", err)
+	}
+	var h Health
+	if err := s.Read(ctx, func(v View) { h, _ = v.Health(ctx) }); err != nil {
+		t.Fatal(err)
+	}
+	if h.Writable || h.Integrity.OK {
+		t.Errorf("Health with writes refused = writable %v, integrity %+v; want writable false beside the problem", h.Writable, h.Integrity)
+	}
+}

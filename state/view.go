@@ -136,7 +136,20 @@ func (s *State) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]e
 		}
 		out[i] = r.Receipt
 	}
+	s.markSeen(newestOf(out))
 	return out, nil
+}
+
+// newestOf returns the newest log position rs committed (the last event of
+// the receipt with the highest LastSeq), the zero Head when none.
+func newestOf(rs []eventlog.Receipt) eventlog.Head {
+	var h eventlog.Head
+	for _, r := range rs {
+		if r.LastSeq > h.Seq && len(r.Hashes) > 0 {
+			h = eventlog.Head{Seq: r.LastSeq, Hash: r.Hashes[len(r.Hashes)-1]}
+		}
+	}
+	return h
 }
 
 // LookupReceipt returns the receipt the log keeps for requestID, if any.
