@@ -83,3 +83,21 @@ func TestLog_DeletedStreamIsNeverAFreshStart(t *testing.T) {
 }
 
 func contains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }
+
+// TestVerify_MissingStreamIsNotOK: a read-only handle reads a missing
+// stream as an empty log, but Verify of it fails with ErrNoStream instead
+// of "0 events, ok" (`cos verify` on a deleted stream). Fails when Verify
+// walks the missing stream as empty.
+func TestVerify_MissingStreamIsNotOK(t *testing.T) {
+	_, url := startJetStream(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	l, err := natslog.Open(ctx, url, natslog.Options{Stream: newStreamName(), ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	if n, err := l.Verify(ctx); !errors.Is(err, natslog.ErrNoStream) {
+		t.Fatalf("Verify of a missing stream = %d, %v; want ErrNoStream", n, err)
+	}
+}

@@ -379,7 +379,9 @@ func (l *Log) LookupReceipt(ctx context.Context, requestID string) (eventlog.Rec
 // committed when it starts and returns the number of events verified, or
 // an *eventlog.IntegrityError naming the first message that is not the
 // next link — a message published on a cos subject by anything but cos
-// is one — with the number of good events before it.
+// is one — with the number of good events before it; ErrNoStream when the
+// stream does not exist (a read-only handle reads it as empty, but a
+// missing log does not verify).
 func (l *Log) Verify(ctx context.Context) (uint64, error) {
 	if err := l.usable(ctx); err != nil {
 		return 0, err
@@ -387,6 +389,11 @@ func (l *Log) Verify(ctx context.Context) (uint64, error) {
 	s, last, err := l.lastSeq(ctx)
 	if err != nil {
 		return 0, err
+	}
+	if s == nil {
+		// A read-only handle reads a missing stream as an empty log, but
+		// a missing log does not verify: it may be one that was deleted.
+		return 0, noStream(l.where, l.opts.Stream)
 	}
 	var n uint64
 	prev := eventlog.ZeroHash
