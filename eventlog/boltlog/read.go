@@ -17,23 +17,41 @@ import (
 // Options.ReadChunk events under the shared lock and calls fn outside the
 // lock, so a slow fn never holds writers back. fn may return
 // eventlog.ErrStop to end early (Read then returns nil); any other error
-// ends Read with that error. A record that does not decode is an
-// *eventlog.IntegrityError; Read does not check the hash chain (Verify
-// does), so a log whose chain is broken still reads.
+// ends Read with that error. A record that does not decode, or whose hash
+// does not recompute or does not link to the event read before it, is an
+// *eventlog.IntegrityError naming its seq, and nothing from it on is read:
+// the projections answer from the state before it. The link from fromSeq
+// to the event below it, and the head, are Verify's to check.
 func (l *Log) Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
 	if fromSeq == 0 {
 		fromSeq = 1
 	}
+	prev := "" // the hash of the event read before, "" before the first
 	for {
 		raws, err := l.readChunk(ctx, fromSeq, l.opts.ReadChunk)
 		if err != nil {
 			return err
 		}
 		for i, raw := range raws {
+			seq := fromSeq + uint64(i)
 			ev, err := DecodeRecord(raw)
 			if err != nil {
-				return &eventlog.IntegrityError{Seq: fromSeq + uint64(i), Reason: err.Error()}
+				return &eventlog.IntegrityError{Seq: seq, Reason: err.Error()}
 			}
+			// A record whose checksum was made valid again after its
+			// content changed still fails its hash: nothing from it on is
+			// handed out, as with a bad checksum.
+			want := prev
+			switch {
+			case seq == 1:
+				want = eventlog.ZeroHash
+			case want == "":
+				want = ev.PrevHash // the link below fromSeq is Verify's to check
+			}
+			if err := eventlog.VerifyEvent(&ev, seq, want); err != nil {
+				return err
+			}
+			prev = ev.Hash
 			if err := fn(ev); err != nil {
 				if errors.Is(err, eventlog.ErrStop) {
 					return nil
