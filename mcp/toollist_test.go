@@ -49,8 +49,10 @@ import (
 // took it to 76,810, and a type met twice in a tool's output schema said
 // once in $defs back to 73,719; scope filter warnings to 73,749. The
 // board's filters (several statuses, a label prefix, a text query: 129)
-// to 73,910.
-const toolListMaxBytes = 73_930
+// to 73,910; health's integrity saying a log that holds less than the state
+// folder has seen (seen_seq, problem) and the log's error when its head
+// cannot be read (84) to 73,994.
+const toolListMaxBytes = 74_014
 
 // listedTool is one tool of a tools/list result.
 type listedTool struct {
