@@ -136,10 +136,10 @@ func compareSeen(ctx context.Context, l Log, location, path string, mark logSeen
 	ie := &eventlog.IntegrityError{Seq: first, Reason: problem}
 	return &lostLog{
 		integrity: Integrity{FirstBadSeq: first, SeenSeq: mark.Seq, Problem: problem},
-		err: envelope.Wrap(ie, envelope.CodeIntegrity, "this state folder has seen more of its event log than the log holds now. "+
+		err: envelope.Wrap(ie, envelope.CodeIntegrity, "%s. "+
 			"Writes are refused so that nothing is written into the wrong log (new tasks would take the names of lost ones). "+
 			"Put the log back (a copy of it: `cos migrate` from a file or another stream, `cos restore BACKUP` for a log file); "+
-			"or, if starting over from this log is intended, delete %s", path).
+			"or, if starting over from this log is intended, delete %s", problem, path).
 			WithDetails(map[string]any{"seen_seq": mark.Seq, "head_seq": head.Seq}),
 	}
 }
