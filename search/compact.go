@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 )
@@ -50,8 +51,38 @@ func (ix *Index) compactLocked(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return waitPersisted(ctx, sc)
 }
+
+// waitPersisted returns once scorch's persister has written the current
+// root (the merged segment list) to its root file, or when ctx ends, or
+// after persistWait. A merge is introduced in memory first; scorch's Close
+// does not write the root, so a Close right after a merge would leave the
+// next process the segment list from before it (seen under load in CI).
+func waitPersisted(ctx context.Context, sc *scorch.Scorch) error {
+	deadline := time.Now().Add(persistWait)
+	for {
+		m := sc.StatsMap()
+		root, _ := m["CurRootEpoch"].(uint64)
+		persisted, _ := m["LastPersistedEpoch"].(uint64)
+		if persisted >= root {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("merge search index: root epoch %d not persisted after %s (persisted %d)", root, persistWait, persisted)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+// persistWait bounds waitPersisted: scorch persists a root of file
+// segments in milliseconds; a persister that has not done so in this
+// long has failed (its errors go to the index's async error log).
+const persistWait = 30 * time.Second
 
 // maxMergePasses bounds Compact's ForceMerge passes: each merges up to ten
 // segments into one, so a handful reach one segment from hundreds.

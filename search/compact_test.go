@@ -141,6 +141,18 @@ func TestIndex_Compact(t *testing.T) {
 	if n := segments(t, ix); n != 1 {
 		t.Errorf("%d segments after Compact, want 1", n)
 	}
+	// The merged segment list is on disk, not only in memory: scorch's
+	// Close does not write it, so a Close right after would lose it.
+	ix.mu.RLock()
+	sc, err := ix.scorch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sc.StatsMap()
+	ix.mu.RUnlock()
+	if root, persisted := m["CurRootEpoch"].(uint64), m["LastPersistedEpoch"].(uint64); persisted < root {
+		t.Errorf("after Compact the root epoch %d is not persisted (persisted %d): the merge would not survive Close", root, persisted)
+	}
 	got, err := ix.Search(ctx, "Tie", nil, 10)
 	if err != nil || len(got) != 5 {
 		t.Errorf("Search after Compact = %q, %v; want the 5 nodes", uids(got), err)
