@@ -35,7 +35,7 @@ func (a *app) backupCommand() *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(a.io.Out).Encode(map[string]any{"dest": dest, "head": h})
 			}
-			_, err = fmt.Fprintf(a.io.Out, "backed up %d events to %s (head %s)\n", h.Seq, dest, h.Hash)
+			_, err = fmt.Fprintf(a.io.Out, "backed up %s to %s (head %s)\n", events(h.Seq), dest, h.Hash)
 			return err
 		},
 	}

@@ -184,3 +184,34 @@ func TestLogAppend_RefusesWhatOtherWritesRefuse(t *testing.T) {
 		t.Errorf("log append onto a broken chain = exit %d, %q; want exit 1 with E_INTEGRITY", code, errs)
 	}
 }
+
+// A log file that verifies by itself but holds less than the state folder
+// has seen (an older copy put back by hand) is not "ok" to cos verify.
+func TestVerify_OlderLogThanSeenIsNotOK(t *testing.T) {
+	dir := t.TempDir()
+	appendArgs := []string{"log", "append", "--stream", "s", "--type", "test.added", "--data", `{"n":1}`}
+	if code, _, errs := run(t, dir, appendArgs...); code != 0 {
+		t.Fatalf("append: %s", errs)
+	}
+	older, err := os.ReadFile(filepath.Join(dir, state.LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if code, _, errs := run(t, dir, appendArgs...); code != 0 {
+			t.Fatalf("append: %s", errs)
+		}
+	}
+	if code, out, errs := run(t, dir, "verify"); code != 0 || strings.TrimSpace(out) != "ok 3 events" {
+		t.Fatalf("verify before = exit %d, %q %q; want ok 3 events", code, out, errs)
+	}
+	_ = os.Remove(filepath.Join(dir, state.LogFile+".head"))
+	if err := os.WriteFile(filepath.Join(dir, state.LogFile), older, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, dir, "verify")
+	if code != ExitError || out != "" || !strings.Contains(errs, "E_INTEGRITY") || !strings.Contains(errs, "seq 3") {
+		t.Errorf("verify of an older log than seen = exit %d, out %q, err %q; want exit 1, E_INTEGRITY naming seq 3", code, out, errs)
+	}
+	t.Logf("%s", errs)
+}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/cos-dev/cos/state"
@@ -230,22 +232,36 @@ func (a *app) verifyCommand() *cobra.Command {
 			var ie *eventlog.IntegrityError
 			if errors.As(err, &ie) && a.natsStore() != nil {
 				st := a.natsStore()
-				return &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: %v; the %d events before it verify. "+
+				return &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: %v; the events before it (%s) verify. "+
 					"Writes are refused, and a stream refuses deletes, so the message stays. `cos verify --salvage NEW_FILE` writes "+
 					"the events before it to a new log file; `cos --store NEW_FILE migrate --to %s` (another stream name) then "+
-					"copies them into a new stream for every cos to use", ie, n, natsTarget(*st))}
+					"copies them into a new stream for every cos to use", ie, events(n), natsTarget(*st))}
 			}
 			if errors.As(err, &ie) {
 				// Not the tools' message: that one sends the reader here.
-				return &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: %v; the %d events before it verify. "+
+				return &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: %v; the events before it (%s) verify. "+
 					"Writes are refused until the log is replaced. `cos verify --salvage NEW_FILE` writes every event "+
 					"that still verifies to a new log and lists the seqs lost; `cos restore NEW_FILE` then puts it in "+
-					"place (the damaged log is kept beside it)", ie, n)}
+					"place (the damaged log is kept beside it)", ie, events(n))}
 			}
 			if err != nil {
 				return failure(err)
 			}
-			_, err = fmt.Fprintf(a.io.Out, "ok %d events\n", n)
+			// A chain that verifies by itself can still be an older copy
+			// of the log than this state folder has seen (a backup put
+			// back by hand, a rebuilt stream). Another log file named by
+			// --store (a copy, a backup) is verified for itself.
+			if st, perr := state.ParseStore(a.stateDir, a.store); perr != nil || st.IsNATS() || st.Path == filepath.Join(a.stateDir, state.LogFile) {
+				err = state.CheckLogSeen(cmd.Context(), a.stateDir, a.store, l, a.stderrLogger(slog.LevelWarn))
+			}
+			if err != nil {
+				msg := err.Error()
+				if ee := (*envelope.Error)(nil); errors.As(err, &ee) {
+					msg = string(ee.Code) + ": " + ee.Message
+				}
+				return &exitError{code: ExitError, err: fmt.Errorf("%s. Its own chain verifies (%s)", msg, events(n))}
+			}
+			_, err = fmt.Fprintf(a.io.Out, "ok %s\n", events(n))
 			return err
 		},
 	}

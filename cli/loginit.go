@@ -68,7 +68,7 @@ func (a *app) logInitCommand() *cobra.Command {
 			if rep.Created {
 				_, err = fmt.Fprintf(a.io.Out, "created the empty log %s\n", rep.Store)
 			} else {
-				_, err = fmt.Fprintf(a.io.Out, "the log %s exists and holds %d events; nothing changed\n", rep.Store, rep.HeadSeq)
+				_, err = fmt.Fprintf(a.io.Out, "the log %s exists and holds %s; nothing changed\n", rep.Store, events(rep.HeadSeq))
 			}
 			return err
 		},

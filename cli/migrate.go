@@ -67,7 +67,7 @@ func (a *app) migrateCommand() *cobra.Command {
 				enc.SetEscapeHTML(false)
 				return enc.Encode(rep)
 			}
-			_, err = fmt.Fprintf(a.io.Out, "migrated %d events from %s to %s; verified, head %d %s\n", rep.Events, rep.From, rep.To, rep.Head.Seq, rep.Head.Hash)
+			_, err = fmt.Fprintf(a.io.Out, "migrated %s from %s to %s; verified, head %d %s\n", events(rep.Events), rep.From, rep.To, rep.Head.Seq, rep.Head.Hash)
 			return err
 		},
 	}

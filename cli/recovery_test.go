@@ -200,3 +200,34 @@ func TestBackup_WhileAnotherProcessWrites(t *testing.T) {
 		t.Errorf("the log did not grow during the backups: %v", seqs)
 	}
 }
+
+// TestRestore_SaysWhatTheOlderLogLacks: restoring a backup older than what
+// the folder has seen clears the seen mark (restoring is the way to accept
+// that log) and says which seqs are no longer in the log.
+func TestRestore_SaysWhatTheOlderLogLacks(t *testing.T) {
+	dir := t.TempDir()
+	appendArgs := []string{"log", "append", "--stream", "s", "--type", "test.added", "--data", `{"n":1}`}
+	if code, _, errs := run(t, dir, appendArgs...); code != 0 {
+		t.Fatal(errs)
+	}
+	backup := filepath.Join(t.TempDir(), "b.db")
+	if code, _, errs := run(t, dir, "backup", backup); code != 0 {
+		t.Fatal(errs)
+	}
+	for range 3 {
+		if code, _, errs := run(t, dir, appendArgs...); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	code, out, errs := run(t, dir, "restore", backup)
+	if code != 0 || !strings.Contains(out, "seen its log up to seq 4") || !strings.Contains(out, "after seq 1") {
+		t.Errorf("restore of an older backup = exit %d, %q %q; want it to say the folder had seen seq 4 and the log ends at 1", code, out, errs)
+	}
+	if code, _, errs := run(t, dir, appendArgs...); code != 0 {
+		t.Errorf("append after the restore = exit %d, %q; the restored log is accepted", code, errs)
+	}
+	// The mark restarted from the restored log: it now names seq 2.
+	if code, out, _ := run(t, dir, "restore", backup); code != 0 || !strings.Contains(out, "seen its log up to seq 2") {
+		t.Errorf("second restore = exit %d, %q; want it to say the folder had seen seq 2", code, out)
+	}
+}

@@ -37,9 +37,13 @@ func (a *app) restoreCommand() *cobra.Command {
 			if asJSON {
 				return json.NewEncoder(a.io.Out).Encode(rep)
 			}
-			msg := fmt.Sprintf("restored %d events from %s (head %d)", rep.Events, args[0], rep.Head.Seq)
+			msg := fmt.Sprintf("restored %s from %s (head %d)", events(rep.Events), args[0], rep.Head.Seq)
 			if rep.Replaced != "" {
 				msg += "; the previous log is kept as " + rep.Replaced
+			}
+			if rep.SeenSeq > rep.Head.Seq {
+				msg += fmt.Sprintf("; this state folder had seen its log up to seq %d: what was written after seq %d is not in the restored log",
+					rep.SeenSeq, rep.Head.Seq)
 			}
 			_, err = fmt.Fprintln(a.io.Out, msg)
 			return err

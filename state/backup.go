@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,6 +28,11 @@ type RestoreReport struct {
 	// Replaced is where the log that was in place was moved ("" when the
 	// folder had none). It is kept, never deleted.
 	Replaced string `json:"replaced,omitempty"`
+	// SeenSeq is the newest seq the state folder had seen of its log
+	// before the restore (LogSeenFile, which the restore clears; 0 when it
+	// had none). Above Head.Seq, the events after the restored head are
+	// not in the restored log.
+	SeenSeq uint64 `json:"seen_seq,omitempty"`
 }
 
 // Holder is a process that holds a lock in the state folder.
@@ -123,6 +129,7 @@ func RestoreLog(ctx context.Context, dir, src string) (RestoreReport, error) {
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return rep, err
 	}
+	rep.SeenSeq = readSeen(seenFile(dir), slog.New(slog.DiscardHandler)).Seq
 	for _, p := range []string{logPath + ".head", filepath.Join(dir, SnapshotDir), filepath.Join(dir, SearchDir), filepath.Join(dir, LogSeenFile)} {
 		if err := os.RemoveAll(p); err != nil {
 			return rep, fmt.Errorf("remove %s, derived from the replaced log: %w", p, err)
