@@ -55,6 +55,15 @@ func (a *app) replayCommand() *cobra.Command {
 			default:
 				return usageError(`--dump %q: want graph, nodes, tasks or evidence`, dump)
 			}
+			if cmd.Flags().Changed("dump") && dump == "" {
+				return usageError(`--dump "": want graph, nodes, tasks or evidence (leave --dump out for the counts)`)
+			}
+			if cmd.Flags().Changed("stream") && stream == "" {
+				return usageError(`--stream "": name a stream, e.g. task:TASK-001 (leave --stream out for the whole log)`)
+			}
+			if err := dumpStreamFits(dump, stream); err != nil {
+				return err
+			}
 			l, err := a.openLog(cmd.Context(), true)
 			if err != nil {
 				return err
@@ -142,4 +151,27 @@ func filterTasks(all []tasks.Task, id string) []tasks.Task {
 		}
 	}
 	return out
+}
+
+// dumpStreamFits refuses a --stream that a --dump cannot restrict to: the
+// graph is not kept per stream, a tasks dump restricts to a task stream and
+// an evidence dump to a session stream. Without --dump, --stream restricts
+// the counts, whatever the stream.
+func dumpStreamFits(dump, stream string) error {
+	if stream == "" || dump == "" {
+		return nil
+	}
+	switch dump {
+	case "graph", dumpNodes:
+		return usageError("--stream %q with --dump %s: the graph is the whole log's, not one stream's; --stream restricts the counts and --dump tasks or evidence", stream, dump)
+	case "tasks":
+		if _, ok := tasks.IDOfStream(stream); !ok {
+			return usageError("--stream %q with --dump tasks: want a task stream, e.g. task:TASK-001", stream)
+		}
+	case "evidence":
+		if _, ok := evidence.SessionOfStream(stream); !ok {
+			return usageError("--stream %q with --dump evidence: want an evidence stream, e.g. evidence:S1", stream)
+		}
+	}
+	return nil
 }
