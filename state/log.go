@@ -2,8 +2,13 @@ package state
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 
+	"github.com/cos-dev/cos/envelope"
 	"github.com/cos-dev/cos/eventlog"
 	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/cos-dev/cos/projections"
@@ -59,6 +64,12 @@ func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, statErr := os.Stat(dir)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	if o.ReadOnly && created && filepath.Dir(st.Path) == filepath.Clean(dir) {
+		return nil, envelope.Wrap(statErr, envelope.CodeNotFound, "no state folder at %s: nothing has been indexed or written with it yet "+
+			"(check --state-dir; `cos index DIR` or any write creates it)", dir)
+	}
 	if !o.ReadOnly {
 		if err := EnsureDir(dir); err != nil {
 			return nil, err
@@ -66,6 +77,14 @@ func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
 	}
 	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, CreateStream: o.CreateStream, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit})
 	if err != nil {
+		if created {
+			// A failed first open leaves no state folder behind: only
+			// what EnsureDir wrote, removed; anything else stays.
+			_ = os.Remove(filepath.Join(dir, GitignoreFile))
+			if rerr := os.Remove(dir); rerr != nil {
+				_ = EnsureDir(dir)
+			}
+		}
 		if st.IsNATS() {
 			return nil, unavailable(err)
 		}
