@@ -43,6 +43,8 @@ type Log struct {
 	where  string // the store address, for errors
 	nc     *nats.Conn
 	ownNC  bool
+	// conn follows the connection's drops and stalls (conn.go).
+	conn *connWatch
 	// replicas is the stream's replica count (0 until a read-only log's
 	// stream exists); rounds are pipelined only on one replica.
 	replicas int
@@ -114,17 +116,19 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 		l.actor.Host, _ = os.Hostname()
 	}
 	l.m = newModel(o)
+	l.conn = newConnWatch(o)
 	l.where = url + "/" + o.Stream
 	if l.nc == nil {
 		timeout := 5 * time.Second
 		if d, ok := ctx.Deadline(); ok {
 			timeout = min(timeout, max(time.Until(d), time.Millisecond))
 		}
-		nc, err := nats.Connect(url, nats.Name("cos event log"), nats.Timeout(timeout), nats.MaxReconnects(-1))
+		nc, err := nats.Connect(url, l.conn.dialOptions(o, timeout)...)
 		if err != nil {
 			return nil, storeError("connect", l.where, err)
 		}
 		l.nc, l.ownNC = nc, true
+		l.conn.watch(nc)
 	} else {
 		l.where = l.nc.ConnectedUrlRedacted() + "/" + o.Stream
 	}

@@ -87,8 +87,28 @@ type Options struct {
 	// PublishTimeout bounds the wait for the server's acknowledgement of
 	// one commit; zero means DefaultPublishTimeout.
 	PublishTimeout time.Duration
+	// PingInterval is how often the connection Open dials pings its
+	// server, and MaxPingsOut how many pings may go unanswered: a server
+	// that misses MaxPingsOut+1 in a row is left for the next server of
+	// the URL list (conn.go). Zero means DefaultPingInterval (2 s) and
+	// DefaultMaxPingsOut (2): a hung server is left within 4–6 s.
+	PingInterval time.Duration
+	MaxPingsOut  int
+	// StallReconnect is how many calls in a row must fail for want of an
+	// answer (unavailable, a publish not acknowledged in time), over at
+	// least 5 s with no success between, before the handle reconnects to
+	// another server of the list although its server answers pings (a
+	// node cut off from its cluster). Zero means DefaultStallReconnect;
+	// negative never reconnects for that.
+	StallReconnect int
+	// ReconnectWait is the pause before a server that was just tried is
+	// dialled again; zero means DefaultReconnectWait (250 ms). Other
+	// servers of the list are tried at once.
+	ReconnectWait time.Duration
 	// Conn, when set, is used instead of dialling the URL given to Open.
-	// The Log does not close it.
+	// The Log does not close it, and its ping and reconnect settings are
+	// the caller's: the four options above do not apply to it, and a
+	// publish in flight when it drops waits out PublishTimeout.
 	Conn *nats.Conn
 	// Now returns the commit time; nil means time.Now. For tests.
 	Now func() time.Time
@@ -113,6 +133,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("natslog options: MaxBatchBytes %d is negative", o.MaxBatchBytes)
 	case o.PublishTimeout < 0:
 		return fmt.Errorf("natslog options: PublishTimeout %s is negative", o.PublishTimeout)
+	case o.PingInterval < 0:
+		return fmt.Errorf("natslog options: PingInterval %s is negative", o.PingInterval)
+	case o.MaxPingsOut < 0:
+		return fmt.Errorf("natslog options: MaxPingsOut %d is negative", o.MaxPingsOut)
+	case o.ReconnectWait < 0:
+		return fmt.Errorf("natslog options: ReconnectWait %s is negative", o.ReconnectWait)
 	}
 	return nil
 }
@@ -141,6 +167,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PublishTimeout == 0 {
 		o.PublishTimeout = DefaultPublishTimeout
+	}
+	if o.PingInterval == 0 {
+		o.PingInterval = DefaultPingInterval
+	}
+	if o.MaxPingsOut == 0 {
+		o.MaxPingsOut = DefaultMaxPingsOut
+	}
+	if o.StallReconnect == 0 {
+		o.StallReconnect = DefaultStallReconnect
+	}
+	if o.ReconnectWait == 0 {
+		o.ReconnectWait = DefaultReconnectWait
 	}
 	if o.Now == nil {
 		o.Now = time.Now
