@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cos-dev/cos/internal/testutil"
 	"github.com/nats-io/nats.go/jetstream"
@@ -151,5 +153,35 @@ func TestMigrate_FailedCopyIntoStreamSaysWhatToDo(t *testing.T) {
 	}
 	if code, _, stderr := run(t, dir, "migrate", "--to", target); code != 0 {
 		t.Fatalf("migrate after removing the partial stream: exit %d, %s", code, stderr)
+	}
+}
+
+// TestReadCommands_MissingStreamSaysSo: `cos log head`, `cos log`, `cos
+// verify` and `cos watch` on a NATS store whose stream does not exist
+// fail at once saying so (naming `cos log init`) and create nothing;
+// before, head printed 0, log printed nothing and watch waited forever.
+func TestReadCommands_MissingStreamSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	store := js.URL() + "/NOSUCH"
+	for _, args := range [][]string{{"log", "head"}, {"log"}, {"verify"}, {"watch", "--json"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		var out, errb bytes.Buffer
+		code := Run(ctx, append([]string{"--state-dir", t.TempDir(), "--store", store}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		timedOut := ctx.Err() != nil
+		cancel()
+		if code == 0 || timedOut || !strings.Contains(errb.String(), "NOSUCH") || !strings.Contains(errb.String(), "cos log init") {
+			t.Errorf("cos %s on a missing stream: exit %d (timed out %t), stdout %q, stderr %q; want a failure naming the stream and `cos log init`",
+				strings.Join(args, " "), code, timedOut, out.String(), errb.String())
+		}
+	}
+	jsc, err := jetstream.New(js.Connect(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jsc.Stream(context.Background(), "NOSUCH"); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Fatalf("a read command created the stream (%v)", err)
 	}
 }

@@ -20,7 +20,8 @@ var _ projections.Source = Log(nil)
 // LogOptions configure OpenLog.
 type LogOptions struct {
 	// ReadOnly opens the log for reading only: Append fails with
-	// eventlog.ErrReadOnly and a missing log reads as empty.
+	// eventlog.ErrReadOnly. A missing log file reads as empty; a missing
+	// NATS stream is ErrNoStream (it may be one that was deleted).
 	ReadOnly bool
 	// CreateStream creates a NATS store's stream when it is missing (the
 	// explicit step `cos log init` takes); without it OpenLog refuses a

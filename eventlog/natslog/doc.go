@@ -16,7 +16,9 @@
 // stream sequence of a message is the seq of its event.
 //
 // Open creates the stream when it is missing only with Options.Create
-// (`cos log init`, an import): otherwise a missing stream is ErrNoStream,
+// (`cos log init`, an import): otherwise a missing stream is ErrNoStream —
+// for a read-only open too, and for every call of a handle whose stream
+// was deleted after it opened (an Append too, not "unavailable") —
 // so a stream that was deleted, or a cluster rebuilt with empty disks, is
 // never silently replaced by an empty log; and a handle whose stream ends
 // before the head it has read answers an *eventlog.IntegrityError from

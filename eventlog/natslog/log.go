@@ -84,8 +84,10 @@ var _ eventlog.Log = (*Log)(nil)
 // comma-separated list; ignored when o.Conn is set), and opens the log in
 // the JetStream stream o.Stream. A missing stream is created with
 // StreamConfig (file storage, DenyDelete, DenyPurge, atomic batch publish
-// allowed) only when o.Create is set; otherwise Open refuses it with
-// ErrNoStream, or, with o.ReadOnly, reads it as an empty log. It refuses
+// allowed) only when o.Create is set (and not o.ReadOnly); otherwise Open
+// refuses it with ErrNoStream, a read-only open too: a missing stream is
+// never read as an empty log, which `cos log head` would show as 0 events
+// and `cos watch` would wait on forever. It refuses
 // a stream that is not a cos log
 // (eventlog.ErrFormat: no MetadataFormat, or a configuration that could
 // drop, rewrite or reorder events), and a server without JetStream or
@@ -226,10 +228,7 @@ func (l *Log) openStream(ctx context.Context) error {
 	name := l.opts.Stream
 	s, err := l.js.Stream(ctx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		if l.opts.ReadOnly {
-			return nil // reads as an empty log until someone creates it
-		}
-		if !l.opts.Create {
+		if l.opts.ReadOnly || !l.opts.Create {
 			return noStream(l.where, name)
 		}
 		cfg := StreamConfig(name, l.opts.Replicas)

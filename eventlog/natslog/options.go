@@ -48,8 +48,8 @@ type Options struct {
 	// means DefaultReplicas. An existing stream keeps its own.
 	Replicas int
 	// ReadOnly opens the log for Read, Head, Follow, LookupReceipt and
-	// Verify: Append returns eventlog.ErrReadOnly and a missing stream
-	// reads as an empty log (it is never created).
+	// Verify: Append returns eventlog.ErrReadOnly. A missing stream is
+	// ErrNoStream, as without Create (it is never created).
 	ReadOnly bool
 	// Create creates the stream (StreamConfig, with Replicas) when it is
 	// missing. Without it Open refuses a missing stream with ErrNoStream:

@@ -16,7 +16,8 @@ import (
 // records no client name and discards diagnostics.
 type Options struct {
 	// ReadOnly opens the log for reading only: Append fails with
-	// eventlog.ErrReadOnly and a missing log reads as empty.
+	// eventlog.ErrReadOnly. A missing log file reads as empty; a missing
+	// NATS stream is ErrNoStream (it may be one that was deleted).
 	ReadOnly bool
 	// CreateStream creates a NATS store's stream when it is missing
 	// (natslog.Options.Create); without it a missing stream is refused
