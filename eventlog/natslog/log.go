@@ -146,6 +146,7 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 	if err := l.openStream(ctx); err != nil {
 		return fail(err)
 	}
+	l.warnDurability()
 	l.smu.Lock()
 	err = l.catchUpLocked(ctx)
 	l.smu.Unlock()
@@ -232,6 +233,9 @@ func (l *Log) openStream(ctx context.Context) error {
 			return noStream(l.where, name)
 		}
 		cfg := StreamConfig(name, l.opts.Replicas)
+		if l.opts.SingleReplica {
+			cfg.Metadata[MetadataSingleReplica] = SingleReplicaIntended
+		}
 		s, err = l.js.CreateStream(ctx, cfg)
 		var apiErr *jetstream.APIError
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // another process created it first

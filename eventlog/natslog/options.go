@@ -15,7 +15,9 @@ const (
 	// empty.
 	DefaultStream = "COS"
 	// DefaultReplicas is the replica count of a stream cos creates when
-	// Options.Replicas is zero. Three is recommended for a cluster.
+	// Options.Replicas is zero. Three is recommended for a cluster; a
+	// stream of one replica is reported unless said to be intended
+	// (Options.SingleReplica, Durability).
 	DefaultReplicas = 1
 	// DefaultReceiptWindow is how long a request-id receipt is kept when
 	// Options.ReceiptWindow is zero: eventlog.DefaultReceiptMaxAge.
@@ -58,6 +60,14 @@ type Options struct {
 	// deleted, or a cluster rebuilt with empty disks, is not silently
 	// replaced by an empty log. Ignored with ReadOnly.
 	Create bool
+	// SingleReplica says one replica is intended (a single server, a
+	// test, a log that may be lost): Open does not warn about a stream of
+	// one replica (Durability), and when it creates the stream it gives
+	// it one replica (Replicas must be 0 or 1) and records the intent in
+	// the stream's metadata (MetadataSingleReplica) so that every handle,
+	// on any machine, knows. Without it, and without that metadata, Open
+	// of a one-replica stream logs a warning.
+	SingleReplica bool
 	// Actor is recorded on every event this Log appends. Zero fields are
 	// filled with the process id and host name.
 	Actor eventlog.Actor
@@ -121,6 +131,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("natslog options: stream name %q must be 1-32 letters, digits, '_' or '-'", o.Stream)
 	case o.Replicas < 0 || o.Replicas > 5:
 		return fmt.Errorf("natslog options: Replicas %d must be between 1 and 5", o.Replicas)
+	case o.SingleReplica && o.Replicas > 1:
+		return fmt.Errorf("natslog options: SingleReplica with Replicas %d: a single replica is one", o.Replicas)
 	case o.ReceiptWindow < 0:
 		return fmt.Errorf("natslog options: ReceiptWindow %s is negative", o.ReceiptWindow)
 	case o.ReceiptMaxCount < 0:
@@ -147,7 +159,7 @@ func (o Options) withDefaults() Options {
 	if o.Stream == "" {
 		o.Stream = DefaultStream
 	}
-	if o.Replicas == 0 {
+	if o.Replicas == 0 || o.SingleReplica {
 		o.Replicas = DefaultReplicas
 	}
 	if o.ReceiptWindow == 0 {
