@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 
 	"github.com/cos-dev/cos/state"
@@ -16,7 +17,13 @@ func (a *app) openLog(ctx context.Context, readOnly bool) (state.Log, error) {
 			return nil, &exitError{code: ExitError, err: fmt.Errorf("E_STORAGE: create state folder: %w", err)}
 		}
 	}
-	l, err := state.OpenLog(ctx, a.stateDir, state.LogOptions{ReadOnly: readOnly, Store: a.store})
+	o := state.LogOptions{ReadOnly: readOnly, Store: a.store}
+	if st, err := state.ParseStore(a.stateDir, a.store); err == nil && st.IsNATS() {
+		// Warnings of the open (a stream of one replica nobody said was
+		// intended) go to stderr.
+		o.Logger = a.stderrLogger(slog.LevelWarn)
+	}
+	l, err := state.OpenLog(ctx, a.stateDir, o)
 	if err != nil {
 		return nil, failure(err)
 	}

@@ -27,6 +27,10 @@ type LogOptions struct {
 	// explicit step `cos log init` takes); without it OpenLog refuses a
 	// missing stream (store.ErrNoStream).
 	CreateStream bool
+	// SingleReplica says one replica is intended for a NATS store's
+	// stream (store.Options.SingleReplica, `cos log init
+	// --single-replica`).
+	SingleReplica bool
 	// Client names the client recorded on the events appended.
 	Client string
 	// Logger receives diagnostics; nil discards them.
@@ -65,7 +69,7 @@ func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
 			return nil, err
 		}
 	}
-	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, CreateStream: o.CreateStream, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit})
+	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, CreateStream: o.CreateStream, SingleReplica: o.SingleReplica, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit})
 	if err != nil {
 		if st.IsNATS() {
 			return nil, unavailable(err)
