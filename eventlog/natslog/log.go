@@ -45,8 +45,8 @@ type Log struct {
 	ownNC  bool
 	// conn follows the connection's drops and stalls (conn.go).
 	conn *connWatch
-	// replicas is the stream's replica count (0 until a read-only log's
-	// stream exists); rounds are pipelined only on one replica.
+	// replicas is the stream's replica count as Open read it; rounds are
+	// pipelined only on one replica.
 	replicas int
 	js       jetstream.JetStream
 
@@ -87,9 +87,8 @@ var _ eventlog.Log = (*Log)(nil)
 // allowed) only when o.Create is set (and not o.ReadOnly); otherwise Open
 // refuses it with ErrNoStream, a read-only open too: a missing stream is
 // never read as an empty log, which `cos log head` would show as 0 events
-// and `cos watch` would wait on forever. It refuses
-// a stream that is not a cos log
-// (eventlog.ErrFormat: no MetadataFormat, or a configuration that could
+// and `cos watch` would wait on forever. It refuses a stream that is not
+// a cos log (eventlog.ErrFormat: no MetadataFormat, or a configuration that could
 // drop, rewrite or reorder events), and a server without JetStream or
 // without atomic batch publish (*eventlog.StorageError). It then reads the
 // stream to its end, verifying the hash chain as it goes, to learn every
