@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cos-dev/cos/internal/testutil"
 	"github.com/nats-io/nats.go/jetstream"
@@ -151,5 +154,88 @@ func TestMigrate_FailedCopyIntoStreamSaysWhatToDo(t *testing.T) {
 	}
 	if code, _, stderr := run(t, dir, "migrate", "--to", target); code != 0 {
 		t.Fatalf("migrate after removing the partial stream: exit %d, %s", code, stderr)
+	}
+}
+
+// TestReadCommands_MissingStreamSaysSo: `cos log head`, `cos log`, `cos
+// verify` and `cos watch` on a NATS store whose stream does not exist
+// fail at once saying so (naming `cos log init`) and create nothing;
+// before, head printed 0, log printed nothing and watch waited forever.
+func TestReadCommands_MissingStreamSaysSo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	store := js.URL() + "/NOSUCH"
+	for _, args := range [][]string{{"log", "head"}, {"log"}, {"verify"}, {"watch", "--json"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		var out, errb bytes.Buffer
+		code := Run(ctx, append([]string{"--state-dir", t.TempDir(), "--store", store}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
+		timedOut := ctx.Err() != nil
+		cancel()
+		if code == 0 || timedOut || !strings.Contains(errb.String(), "NOSUCH") || !strings.Contains(errb.String(), "cos log init") {
+			t.Errorf("cos %s on a missing stream: exit %d (timed out %t), stdout %q, stderr %q; want a failure naming the stream and `cos log init`",
+				strings.Join(args, " "), code, timedOut, out.String(), errb.String())
+		}
+	}
+	jsc, err := jetstream.New(js.Connect(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jsc.Stream(context.Background(), "NOSUCH"); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Fatalf("a read command created the stream (%v)", err)
+	}
+}
+
+// TestLogInit_SingleReplica: a stream of one replica nobody said was
+// intended is reported — cos log init prints its replicas and a warning,
+// every command that opens it warns on stderr, cos_health says replicas 1
+// with log.warning — until `cos log init --single-replica` records the
+// intent in the stream; a stream created with the flag is never warned
+// about; the flag on a log file is a usage error.
+func TestLogInit_SingleReplica(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a NATS server")
+	}
+	js := testutil.StartJetStream(t, testutil.JetStreamOptions{})
+	plain := js.URL() + "/PLAIN"
+	code, out, stderr := run(t, t.TempDir(), "--store", plain, "log", "init", "--json")
+	var rep logInitReport
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || !rep.Created || rep.Replicas != 1 || !strings.Contains(rep.Warning, "--single-replica") {
+		t.Fatalf("log init of one server: exit %d, %q (%v), stderr %q; want created, replicas 1 and a warning naming --single-replica", code, out, err, stderr)
+	}
+	health := func(store string) map[string]any {
+		t.Helper()
+		env := natsEnv(t, t.TempDir(), store, "cos_health", `{}`)
+		if !env.OK {
+			t.Fatalf("cos_health: %+v", env.Error)
+		}
+		lh, _ := env.Data["log"].(map[string]any)
+		return lh
+	}
+	if lh := health(plain); lh["replicas"] != 1.0 || !strings.Contains(fmt.Sprint(lh["warning"]), "one replica") {
+		t.Fatalf("cos_health log = %v; want replicas 1 and the warning", lh)
+	}
+	if _, _, stderr := run(t, t.TempDir(), "--store", plain, "log", "head"); !strings.Contains(stderr, "one replica") {
+		t.Fatalf("log head stderr %q; want the warning", stderr)
+	}
+	if code, out, stderr := run(t, t.TempDir(), "--store", plain, "log", "init", "--single-replica"); code != 0 || !strings.Contains(out, "recorded as intended") || strings.Contains(stderr, "warning") {
+		t.Fatalf("log init --single-replica on the existing stream: exit %d, %q, stderr %q", code, out, stderr)
+	}
+	if lh := health(plain); lh["replicas"] != 1.0 || lh["warning"] != nil {
+		t.Fatalf("cos_health log after --single-replica = %v; want replicas 1, no warning", lh)
+	}
+	if _, _, stderr := run(t, t.TempDir(), "--store", plain, "log", "head"); strings.Contains(stderr, "one replica") {
+		t.Fatalf("log head stderr %q after --single-replica; want no warning", stderr)
+	}
+
+	intended := js.URL() + "/INTENDED"
+	code, out, stderr = run(t, t.TempDir(), "--store", intended, "log", "init", "--single-replica", "--json")
+	rep = logInitReport{}
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || !rep.Created || rep.Replicas != 1 || rep.Warning != "" {
+		t.Fatalf("log init --single-replica of a new stream: exit %d, %q (%v), stderr %q; want created, replicas 1, no warning", code, out, err, stderr)
+	}
+	if code, _, stderr := run(t, t.TempDir(), "--store", filepath.Join(t.TempDir(), "events.db"), "log", "init", "--single-replica"); code != ExitUsage || !strings.Contains(stderr, "--single-replica") {
+		t.Fatalf("--single-replica on a log file: exit %d, %q; want a usage error", code, stderr)
 	}
 }

@@ -51,8 +51,9 @@ import (
 // board's filters (several statuses, a label prefix, a text query: 129)
 // to 73,910; health's integrity saying a log that holds less than the state
 // folder has seen (seen_seq, problem) and the log's error when its head
-// cannot be read (84) to 73,994.
-const toolListMaxBytes = 74_014
+// cannot be read (84) to 73,994; health's log replicas and durability
+// warning of a NATS stream (58) to 74,052.
+const toolListMaxBytes = 74_072
 
 // listedTool is one tool of a tools/list result.
 type listedTool struct {

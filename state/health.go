@@ -11,6 +11,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/cos-dev/cos/bus"
+	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/cos-dev/cos/graph"
 	"github.com/cos-dev/cos/projections"
 )
@@ -60,6 +61,15 @@ type LogHealth struct {
 	// servers not answering): HeadSeq and HeadHash are then the
 	// projections' position. Health answers either way.
 	Error string `json:"error,omitempty"`
+	// Replicas is a NATS store's stream replica count (absent for a log
+	// file): 1 keeps an acknowledged event on one server's disk only, 3 on
+	// a majority of three servers (store.Durability says what each
+	// survives).
+	Replicas int `json:"replicas,omitempty"`
+	// Warning, when set, says the stream has one replica and nobody said
+	// that is intended (`cos log init --single-replica`), what that risks
+	// and what to do.
+	Warning string `json:"warning,omitempty"`
 }
 
 // SearchHealth is the search index part of Health.
@@ -90,6 +100,9 @@ type BusHealth struct {
 func (v View) Health(ctx context.Context) (Health, error) {
 	s := v.s
 	logh := LogHealth{Path: s.logLocation}
+	if d, ok := store.DurabilityOf(s.log); ok {
+		logh.Replicas, logh.Warning = d.Replicas, d.Warning
+	}
 	if head, err := s.log.Head(ctx); err != nil {
 		logh.HeadSeq, logh.HeadHash, logh.Error = v.Pos.Seq, v.Pos.Hash, err.Error()
 	} else {

@@ -25,12 +25,17 @@ var _ projections.Source = Log(nil)
 // LogOptions configure OpenLog.
 type LogOptions struct {
 	// ReadOnly opens the log for reading only: Append fails with
-	// eventlog.ErrReadOnly and a missing log reads as empty.
+	// eventlog.ErrReadOnly. A missing log file reads as empty; a missing
+	// NATS stream is ErrNoStream (it may be one that was deleted).
 	ReadOnly bool
 	// CreateStream creates a NATS store's stream when it is missing (the
 	// explicit step `cos log init` takes); without it OpenLog refuses a
 	// missing stream (store.ErrNoStream).
 	CreateStream bool
+	// SingleReplica says one replica is intended for a NATS store's
+	// stream (store.Options.SingleReplica, `cos log init
+	// --single-replica`).
+	SingleReplica bool
 	// Client names the client recorded on the events appended.
 	Client string
 	// Logger receives diagnostics; nil discards them.
@@ -75,7 +80,7 @@ func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
 			return nil, err
 		}
 	}
-	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, CreateStream: o.CreateStream, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit})
+	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, CreateStream: o.CreateStream, SingleReplica: o.SingleReplica, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit})
 	if err != nil {
 		if created {
 			// A failed first open leaves no state folder behind: only

@@ -108,3 +108,19 @@ func (l natsStore) Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.
 	}
 	return unavailable(l.follow.Follow(ctx, fromSeq, fn))
 }
+
+// Durability is the stream's replica count and warning (natslog's).
+func (l natsStore) Durability() store.Durability {
+	d, _ := store.DurabilityOf(l.Log)
+	return d
+}
+
+// IntendSingleReplica records that the stream's one replica is intended
+// (natslog's), its error through unavailable.
+func (l natsStore) IntendSingleReplica(ctx context.Context) error {
+	ir, ok := l.Log.(interface{ IntendSingleReplica(context.Context) error })
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return unavailable(ir.IntendSingleReplica(ctx))
+}

@@ -70,7 +70,14 @@ func (l *Log) Append(ctx context.Context, reqs ...eventlog.AppendRequest) ([]eve
 	if err := l.committer.Queue(p); err != nil {
 		return nil, err
 	}
-	return p.Wait(ctx)
+	res, err := p.Wait(ctx)
+	if err == nil {
+		l.explainNoListener(res)
+		for _, r := range res {
+			l.conn.observe(r.Err)
+		}
+	}
+	return res, err
 }
 
 // commit commits the calls of batch, in chunks of at most MaxBatchEvents
@@ -439,7 +446,7 @@ const (
 // *eventlog.CommitUnknownError when the outcome is unknown; any other
 // error (an *eventlog.StorageError) when nothing was stored.
 func (l *Log) publish(msgs []*nats.Msg, expected uint64) error {
-	ctx, cancel := context.WithTimeout(context.Background(), l.opts.PublishTimeout)
+	ctx, cancel := l.conn.publishContext(l.opts.PublishTimeout)
 	defer cancel()
 	exp := strconv.FormatUint(expected, 10)
 	msgs[0].Header.Set(hdrExpLastSeq, exp)
@@ -464,6 +471,9 @@ func (l *Log) publish(msgs []*nats.Msg, expected uint64) error {
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
 			return storeError("append", l.where, fmt.Errorf("no JetStream stream listens on %s: %w", last.Subject, err))
+		}
+		if cause := context.Cause(ctx); errors.Is(cause, errConnLost) {
+			err = cause
 		}
 		return &eventlog.CommitUnknownError{Err: &eventlog.StorageError{Op: "append", Path: l.where, Err: err}}
 	}

@@ -16,7 +16,9 @@
 // stream sequence of a message is the seq of its event.
 //
 // Open creates the stream when it is missing only with Options.Create
-// (`cos log init`, an import): otherwise a missing stream is ErrNoStream,
+// (`cos log init`, an import): otherwise a missing stream is ErrNoStream —
+// for a read-only open too, and for every call of a handle whose stream
+// was deleted after it opened (an Append too, not "unavailable") —
 // so a stream that was deleted, or a cluster rebuilt with empty disks, is
 // never silently replaced by an empty log; and a handle whose stream ends
 // before the head it has read answers an *eventlog.IntegrityError from
@@ -126,6 +128,17 @@
 // what other handles wrote. Follow reads through an ordered consumer and
 // then waits for new events, resuming after a reconnect.
 //
+// # Connection
+//
+// A handle dials every server its URL lists and fails over between them
+// (conn.go): it pings its server every Options.PingInterval (2 s) and
+// leaves it after Options.MaxPingsOut (2) pings unanswered, or after
+// Options.StallReconnect (3) calls in a row over 5 s found no answer
+// though pings did (a node cut off from its cluster). A publish waiting
+// for its acknowledgement when the connection drops ends at once as
+// eventlog.ErrCommitUnknown. With nats.go's defaults a hung server held a
+// handle for four to six minutes.
+//
 // # Caveats
 //
 // Durability is the server's. On one server (R1) an acknowledged event is
@@ -136,7 +149,10 @@
 // NATS 2.12.1 found that with that lazy fsync a three-node cluster whose
 // nodes crash together (a power loss) can lose acknowledged writes, and
 // that corrupting or losing files on nodes could lose committed ones. For a log that must not lose what it acknowledged run three
-// servers (Replicas 3) with sync_interval: always (deploy/).
+// servers (Replicas 3) with sync_interval: always (deploy/). Durability
+// reports the stream's replicas, with a warning for one replica that
+// nobody said was intended (Options.SingleReplica, IntendSingleReplica);
+// Open logs that warning.
 //
 // Anyone who may publish on cos.<ns>.log.> can write into the log: a
 // message that is not the next link of the chain is an

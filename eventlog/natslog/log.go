@@ -43,8 +43,10 @@ type Log struct {
 	where  string // the store address, for errors
 	nc     *nats.Conn
 	ownNC  bool
-	// replicas is the stream's replica count (0 until a read-only log's
-	// stream exists); rounds are pipelined only on one replica.
+	// conn follows the connection's drops and stalls (conn.go).
+	conn *connWatch
+	// replicas is the stream's replica count as Open read it; rounds are
+	// pipelined only on one replica.
 	replicas int
 	js       jetstream.JetStream
 
@@ -82,10 +84,11 @@ var _ eventlog.Log = (*Log)(nil)
 // comma-separated list; ignored when o.Conn is set), and opens the log in
 // the JetStream stream o.Stream. A missing stream is created with
 // StreamConfig (file storage, DenyDelete, DenyPurge, atomic batch publish
-// allowed) only when o.Create is set; otherwise Open refuses it with
-// ErrNoStream, or, with o.ReadOnly, reads it as an empty log. It refuses
-// a stream that is not a cos log
-// (eventlog.ErrFormat: no MetadataFormat, or a configuration that could
+// allowed) only when o.Create is set (and not o.ReadOnly); otherwise Open
+// refuses it with ErrNoStream, a read-only open too: a missing stream is
+// never read as an empty log, which `cos log head` would show as 0 events
+// and `cos watch` would wait on forever. It refuses a stream that is not
+// a cos log (eventlog.ErrFormat: no MetadataFormat, or a configuration that could
 // drop, rewrite or reorder events), and a server without JetStream or
 // without atomic batch publish (*eventlog.StorageError). It then reads the
 // stream to its end, verifying the hash chain as it goes, to learn every
@@ -114,17 +117,19 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 		l.actor.Host, _ = os.Hostname()
 	}
 	l.m = newModel(o)
+	l.conn = newConnWatch(o)
 	l.where = url + "/" + o.Stream
 	if l.nc == nil {
 		timeout := 5 * time.Second
 		if d, ok := ctx.Deadline(); ok {
 			timeout = min(timeout, max(time.Until(d), time.Millisecond))
 		}
-		nc, err := nats.Connect(url, nats.Name("cos event log"), nats.Timeout(timeout), nats.MaxReconnects(-1))
+		nc, err := nats.Connect(url, l.conn.dialOptions(o, timeout)...)
 		if err != nil {
 			return nil, storeError("connect", l.where, err)
 		}
 		l.nc, l.ownNC = nc, true
+		l.conn.watch(nc)
 	} else {
 		l.where = l.nc.ConnectedUrlRedacted() + "/" + o.Stream
 	}
@@ -140,6 +145,7 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 	if err := l.openStream(ctx); err != nil {
 		return fail(err)
 	}
+	l.warnDurability()
 	l.smu.Lock()
 	err = l.catchUpLocked(ctx)
 	l.smu.Unlock()
@@ -222,13 +228,13 @@ func (l *Log) openStream(ctx context.Context) error {
 	name := l.opts.Stream
 	s, err := l.js.Stream(ctx, name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		if l.opts.ReadOnly {
-			return nil // reads as an empty log until someone creates it
-		}
-		if !l.opts.Create {
+		if l.opts.ReadOnly || !l.opts.Create {
 			return noStream(l.where, name)
 		}
 		cfg := StreamConfig(name, l.opts.Replicas)
+		if l.opts.SingleReplica {
+			cfg.Metadata[MetadataSingleReplica] = SingleReplicaIntended
+		}
 		s, err = l.js.CreateStream(ctx, cfg)
 		var apiErr *jetstream.APIError
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // another process created it first

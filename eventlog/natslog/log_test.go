@@ -287,23 +287,27 @@ func TestOpen_RefusesForeignStream(t *testing.T) {
 	}
 }
 
-// Open creates the stream with cos's configuration; a read-only handle on
-// a missing stream reads an empty log and creates nothing.
+// Open creates the stream with cos's configuration; a read-only open of a
+// missing stream is ErrNoStream (not an empty log: `cos log head` said 0
+// and `cos watch` waited forever) and creates nothing.
 func TestOpen_CreatesStream(t *testing.T) {
 	_, url := startJetStream(t)
 	_, js := connect(t, url)
 	name := newStreamName()
-	ro := openLog(t, url, name, natslog.Options{ReadOnly: true})
-	if h, err := ro.Head(context.Background()); err != nil || h.Seq != 0 || h.Hash != eventlog.ZeroHash {
-		t.Fatalf("Head of a missing stream = %+v, %v", h, err)
+	if _, err := natslog.Open(context.Background(), url, natslog.Options{Stream: name, ReadOnly: true}); !errors.Is(err, natslog.ErrNoStream) || !contains(err, "cos log init") {
+		t.Fatalf("read-only Open of a missing stream = %v; want ErrNoStream naming `cos log init`", err)
+	}
+	if _, err := natslog.Open(context.Background(), url, natslog.Options{Stream: name, ReadOnly: true, Create: true}); !errors.Is(err, natslog.ErrNoStream) {
+		t.Fatalf("read-only Open with Create of a missing stream = %v; want ErrNoStream", err)
 	}
 	if _, err := js.Stream(context.Background(), name); !errors.Is(err, jetstream.ErrStreamNotFound) {
 		t.Fatalf("a read-only open created the stream (%v)", err)
 	}
+	l := openLog(t, url, name, natslog.Options{})
+	ro := openLog(t, url, name, natslog.Options{ReadOnly: true})
 	if _, err := ro.Append(context.Background(), one("s", `{}`)); !errors.Is(err, eventlog.ErrReadOnly) {
 		t.Fatalf("read-only Append = %v", err)
 	}
-	l := openLog(t, url, name, natslog.Options{})
 	s, err := js.Stream(context.Background(), name)
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +318,7 @@ func TestOpen_CreatesStream(t *testing.T) {
 	}
 	rec := mustAppend(t, l, one("s", `{}`))
 	if h, err := ro.Head(context.Background()); err != nil || h.Seq != 1 || h.Hash != rec.Hashes[0] {
-		t.Fatalf("read-only Head after the stream appeared = %+v, %v", h, err)
+		t.Fatalf("read-only Head after an append = %+v, %v", h, err)
 	}
 }
 

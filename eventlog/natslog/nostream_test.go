@@ -58,8 +58,14 @@ func TestLog_DeletedStreamIsNeverAFreshStart(t *testing.T) {
 	if _, err := a.Head(ctx); !errors.Is(err, natslog.ErrNoStream) {
 		t.Fatalf("Head of a deleted stream = %v; want ErrNoStream", err)
 	}
-	if _, err := eventlog.AppendOne(ctx, a, one("task:TASK-001", `{}`)); err == nil {
-		t.Fatal("Append into a deleted stream succeeded")
+	// One event (a pipelined publish on R1) and two (an atomic batch):
+	// the stream is gone, not the servers unavailable.
+	two := eventlog.AppendRequest{Stream: "task:TASK-001", Events: []eventlog.Payload{{Type: "test.appended", Data: []byte(`{}`)}, {Type: "test.appended", Data: []byte(`{}`)}}}
+	for _, req := range []eventlog.AppendRequest{one("task:TASK-001", `{}`), two} {
+		_, err := eventlog.AppendOne(ctx, a, req)
+		if !errors.Is(err, natslog.ErrNoStream) || errors.Is(err, natslog.ErrUnavailable) || !contains(err, "was deleted") {
+			t.Fatalf("Append of %d events into a deleted stream = %v; want ErrNoStream saying it was deleted, not unavailable", len(req.Events), err)
+		}
 	}
 	if _, err := js.Stream(ctx, name); !errors.Is(err, jetstream.ErrStreamNotFound) {
 		t.Fatalf("a handle created the deleted stream again (%v)", err)
@@ -84,19 +90,20 @@ func TestLog_DeletedStreamIsNeverAFreshStart(t *testing.T) {
 
 func contains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }
 
-// TestVerify_MissingStreamIsNotOK: a read-only handle reads a missing
-// stream as an empty log, but Verify of it fails with ErrNoStream instead
-// of "0 events, ok" (`cos verify` on a deleted stream). Fails when Verify
-// walks the missing stream as empty.
+// TestVerify_MissingStreamIsNotOK: Verify on a read-only handle whose
+// stream was deleted fails with ErrNoStream instead of "0 events, ok"
+// (`cos verify` on a deleted stream).
 func TestVerify_MissingStreamIsNotOK(t *testing.T) {
 	_, url := startJetStream(t)
+	_, js := connect(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	l, err := natslog.Open(ctx, url, natslog.Options{Stream: newStreamName(), ReadOnly: true})
-	if err != nil {
+	name := newStreamName()
+	openLog(t, url, name, natslog.Options{})
+	l := openLog(t, url, name, natslog.Options{ReadOnly: true})
+	if err := js.DeleteStream(ctx, name); err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close(ctx)
 	if n, err := l.Verify(ctx); !errors.Is(err, natslog.ErrNoStream) {
 		t.Fatalf("Verify of a missing stream = %d, %v; want ErrNoStream", n, err)
 	}

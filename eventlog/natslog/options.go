@@ -15,7 +15,9 @@ const (
 	// empty.
 	DefaultStream = "COS"
 	// DefaultReplicas is the replica count of a stream cos creates when
-	// Options.Replicas is zero. Three is recommended for a cluster.
+	// Options.Replicas is zero. Three is recommended for a cluster; a
+	// stream of one replica is reported unless said to be intended
+	// (Options.SingleReplica, Durability).
 	DefaultReplicas = 1
 	// DefaultReceiptWindow is how long a request-id receipt is kept when
 	// Options.ReceiptWindow is zero: eventlog.DefaultReceiptMaxAge.
@@ -48,8 +50,8 @@ type Options struct {
 	// means DefaultReplicas. An existing stream keeps its own.
 	Replicas int
 	// ReadOnly opens the log for Read, Head, Follow, LookupReceipt and
-	// Verify: Append returns eventlog.ErrReadOnly and a missing stream
-	// reads as an empty log (it is never created).
+	// Verify: Append returns eventlog.ErrReadOnly. A missing stream is
+	// ErrNoStream, as without Create (it is never created).
 	ReadOnly bool
 	// Create creates the stream (StreamConfig, with Replicas) when it is
 	// missing. Without it Open refuses a missing stream with ErrNoStream:
@@ -58,6 +60,14 @@ type Options struct {
 	// deleted, or a cluster rebuilt with empty disks, is not silently
 	// replaced by an empty log. Ignored with ReadOnly.
 	Create bool
+	// SingleReplica says one replica is intended (a single server, a
+	// test, a log that may be lost): Open does not warn about a stream of
+	// one replica (Durability), and when it creates the stream it gives
+	// it one replica (Replicas must be 0 or 1) and records the intent in
+	// the stream's metadata (MetadataSingleReplica) so that every handle,
+	// on any machine, knows. Without it, and without that metadata, Open
+	// of a one-replica stream logs a warning.
+	SingleReplica bool
 	// Actor is recorded on every event this Log appends. Zero fields are
 	// filled with the process id and host name.
 	Actor eventlog.Actor
@@ -87,8 +97,28 @@ type Options struct {
 	// PublishTimeout bounds the wait for the server's acknowledgement of
 	// one commit; zero means DefaultPublishTimeout.
 	PublishTimeout time.Duration
+	// PingInterval is how often the connection Open dials pings its
+	// server, and MaxPingsOut how many pings may go unanswered: a server
+	// that misses MaxPingsOut+1 in a row is left for the next server of
+	// the URL list (conn.go). Zero means DefaultPingInterval (2 s) and
+	// DefaultMaxPingsOut (2): a hung server is left within 4–6 s.
+	PingInterval time.Duration
+	MaxPingsOut  int
+	// StallReconnect is how many calls in a row must fail for want of an
+	// answer (unavailable, a publish not acknowledged in time), over at
+	// least 5 s with no success between, before the handle reconnects to
+	// another server of the list although its server answers pings (a
+	// node cut off from its cluster). Zero means DefaultStallReconnect;
+	// negative never reconnects for that.
+	StallReconnect int
+	// ReconnectWait is the pause before a server that was just tried is
+	// dialled again; zero means DefaultReconnectWait (250 ms). Other
+	// servers of the list are tried at once.
+	ReconnectWait time.Duration
 	// Conn, when set, is used instead of dialling the URL given to Open.
-	// The Log does not close it.
+	// The Log does not close it, and its ping and reconnect settings are
+	// the caller's: the four options above do not apply to it, and a
+	// publish in flight when it drops waits out PublishTimeout.
 	Conn *nats.Conn
 	// Now returns the commit time; nil means time.Now. For tests.
 	Now func() time.Time
@@ -101,6 +131,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("natslog options: stream name %q must be 1-32 letters, digits, '_' or '-'", o.Stream)
 	case o.Replicas < 0 || o.Replicas > 5:
 		return fmt.Errorf("natslog options: Replicas %d must be between 1 and 5", o.Replicas)
+	case o.SingleReplica && o.Replicas > 1:
+		return fmt.Errorf("natslog options: SingleReplica with Replicas %d: a single replica is one", o.Replicas)
 	case o.ReceiptWindow < 0:
 		return fmt.Errorf("natslog options: ReceiptWindow %s is negative", o.ReceiptWindow)
 	case o.ReceiptMaxCount < 0:
@@ -113,6 +145,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("natslog options: MaxBatchBytes %d is negative", o.MaxBatchBytes)
 	case o.PublishTimeout < 0:
 		return fmt.Errorf("natslog options: PublishTimeout %s is negative", o.PublishTimeout)
+	case o.PingInterval < 0:
+		return fmt.Errorf("natslog options: PingInterval %s is negative", o.PingInterval)
+	case o.MaxPingsOut < 0:
+		return fmt.Errorf("natslog options: MaxPingsOut %d is negative", o.MaxPingsOut)
+	case o.ReconnectWait < 0:
+		return fmt.Errorf("natslog options: ReconnectWait %s is negative", o.ReconnectWait)
 	}
 	return nil
 }
@@ -121,7 +159,7 @@ func (o Options) withDefaults() Options {
 	if o.Stream == "" {
 		o.Stream = DefaultStream
 	}
-	if o.Replicas == 0 {
+	if o.Replicas == 0 || o.SingleReplica {
 		o.Replicas = DefaultReplicas
 	}
 	if o.ReceiptWindow == 0 {
@@ -141,6 +179,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PublishTimeout == 0 {
 		o.PublishTimeout = DefaultPublishTimeout
+	}
+	if o.PingInterval == 0 {
+		o.PingInterval = DefaultPingInterval
+	}
+	if o.MaxPingsOut == 0 {
+		o.MaxPingsOut = DefaultMaxPingsOut
+	}
+	if o.StallReconnect == 0 {
+		o.StallReconnect = DefaultStallReconnect
+	}
+	if o.ReconnectWait == 0 {
+		o.ReconnectWait = DefaultReconnectWait
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -380,8 +380,7 @@ func (l *Log) LookupReceipt(ctx context.Context, requestID string) (eventlog.Rec
 // an *eventlog.IntegrityError naming the first message that is not the
 // next link — a message published on a cos subject by anything but cos
 // is one — with the number of good events before it; ErrNoStream when the
-// stream does not exist (a read-only handle reads it as empty, but a
-// missing log does not verify).
+// stream was deleted.
 func (l *Log) Verify(ctx context.Context) (uint64, error) {
 	if err := l.usable(ctx); err != nil {
 		return 0, err
@@ -423,7 +422,6 @@ func (l *Log) Verify(ctx context.Context) (uint64, error) {
 // error (Follow returns it; eventlog.ErrStop ends Follow with nil). It
 // reads through an ordered consumer, so a reconnect resumes where it left
 // off. A message that is not a cos event is an *eventlog.IntegrityError.
-// While a read-only log's stream does not exist, Follow waits for it.
 func (l *Log) Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
 	if err := l.usable(ctx); err != nil {
 		return err

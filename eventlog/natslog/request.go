@@ -35,6 +35,9 @@ func (l *Log) request(ctx context.Context, fn func(context.Context) error) error
 		rctx, cancel := context.WithTimeout(ctx, requestTimeout)
 		err := fn(rctx)
 		cancel()
+		if ctx.Err() == nil {
+			l.conn.observe(err)
+		}
 		if err == nil || ctx.Err() != nil || l.closing.Load() || !unreachable(err) ||
 			l.nc.IsClosed() || time.Now().Add(wait).After(deadline) {
 			return err

@@ -16,12 +16,18 @@ import (
 // records no client name and discards diagnostics.
 type Options struct {
 	// ReadOnly opens the log for reading only: Append fails with
-	// eventlog.ErrReadOnly and a missing log reads as empty.
+	// eventlog.ErrReadOnly. A missing log file reads as empty; a missing
+	// NATS stream is ErrNoStream (it may be one that was deleted).
 	ReadOnly bool
 	// CreateStream creates a NATS store's stream when it is missing
 	// (natslog.Options.Create); without it a missing stream is refused
 	// with natslog.ErrNoStream. A file store's file is created either way.
 	CreateStream bool
+	// SingleReplica says one replica is intended for a NATS store's
+	// stream (natslog.Options.SingleReplica): a stream created now gets
+	// one replica whatever the address lists, records the intent, and no
+	// open warns about it. Ignored for a file store.
+	SingleReplica bool
 	// Client names the client recorded on the events appended.
 	Client string
 	// Logger receives diagnostics; nil discards them.
@@ -41,14 +47,19 @@ type Options struct {
 func Open(ctx context.Context, a Address, o Options) (eventlog.Log, error) {
 	actor := eventlog.Actor{Client: o.Client}
 	if a.IsNATS() {
+		replicas := a.Replicas()
+		if o.SingleReplica {
+			replicas = 1
+		}
 		l, err := natslog.Open(ctx, a.URLs, natslog.Options{
-			Stream:   a.Stream,
-			Replicas: a.Replicas(),
-			ReadOnly: o.ReadOnly,
-			Create:   o.CreateStream,
-			Actor:    actor,
-			Logger:   o.Logger,
-			OnCommit: o.OnCommit,
+			Stream:        a.Stream,
+			Replicas:      replicas,
+			SingleReplica: o.SingleReplica,
+			ReadOnly:      o.ReadOnly,
+			Create:        o.CreateStream,
+			Actor:         actor,
+			Logger:        o.Logger,
+			OnCommit:      o.OnCommit,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("open the log in %s: %w", a, err)

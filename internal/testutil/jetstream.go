@@ -37,6 +37,10 @@ type JetStreamOptions struct {
 	// MaxPayload is the largest message a client may publish, in bytes;
 	// zero means nats-server's default (1 MiB).
 	MaxPayload int32
+	// NoAdvertise keeps the nodes from telling clients the other nodes'
+	// addresses, so a client knows only the URLs it was given (a test
+	// that puts proxies in front of the nodes needs that).
+	NoAdvertise bool
 }
 
 // JetStreamCluster is a set of in-process nats-server nodes with JetStream,
@@ -139,7 +143,7 @@ func (c *JetStreamCluster) serverOptions(i int) *server.Options {
 		JetStreamMaxStore:  4 << 30,
 	}
 	if len(c.nodes) > 1 {
-		o.Cluster = server.ClusterOpts{Name: "cos-test", Host: "127.0.0.1", Port: n.clusterPort}
+		o.Cluster = server.ClusterOpts{Name: "cos-test", Host: "127.0.0.1", Port: n.clusterPort, NoAdvertise: c.opts.NoAdvertise}
 		for j, m := range c.nodes {
 			if j == i {
 				continue
