@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -139,20 +138,18 @@ func (d *draft) counter(prefix string) uint64 {
 }
 
 // lostRound follows round number round, lost because another handle
-// wrote first (nothing of it was stored; stale is the publish's error):
-// it waits a moment, starts the feed if it does not run, then reads what
-// the others wrote, up to the last sequence stale names, so the round can
-// be decided again. It returns the error to answer the round's requests
-// with instead — a *eventlog.StorageError after maxRounds lost rounds, or
-// the catch-up's — or nil to decide again.
-func (l *Log) lostRound(round int, stale error) error {
+// wrote first (nothing of it was stored): it waits a moment, then reads
+// what the other wrote so the round can be decided again. It returns the
+// error to answer the round's requests with instead — a
+// *eventlog.StorageError after maxRounds lost rounds, or the catch-up's —
+// or nil to decide again.
+func (l *Log) lostRound(round int) error {
 	l.stats.retries.Add(1)
 	backoff(round)
 	if round >= maxRounds {
 		return &eventlog.StorageError{Op: "append", Path: l.where, Err: fmt.Errorf("other writers won %d rounds in a row; nothing was written", round)}
 	}
-	l.ensureFeed()
-	if err := l.catchUp(staleLast(stale)); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+	if err := l.catchUp(); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
 		return err
 	}
 	return nil
@@ -196,7 +193,7 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 			// the whole log, so confirm that first.
 			if !confirmed {
 				before := l.m.head.Seq
-				if err := l.catchUp(0); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+				if err := l.catchUp(); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
 					deliver(func(outcome) error { return err })
 					return n, nil
 				}
@@ -214,12 +211,12 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 		}
 		start := time.Now()
 		if way == wayPipeline {
-			consumed, committed, stale := l.commitPipelined(items[:n], outs, d, now)
-			if stale == nil {
+			consumed, committed, retry := l.commitPipelined(items[:n], outs, d, now)
+			if !retry {
 				l.chooser.observe(wayPipeline, len(d.msgs), len(committed), time.Since(start))
 				return consumed, committed
 			}
-			if lerr := l.lostRound(round, stale); lerr != nil {
+			if lerr := l.lostRound(round); lerr != nil {
 				deliver(func(outcome) error { return lerr })
 				return n, nil
 			}
@@ -245,7 +242,7 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 			deliver(func(outcome) error { return nil })
 			return n, d.events
 		case errors.Is(err, errStale):
-			if lerr := l.lostRound(round, err); lerr != nil {
+			if lerr := l.lostRound(round); lerr != nil {
 				deliver(func(outcome) error { return lerr })
 				return n, nil
 			}
@@ -404,37 +401,10 @@ func (l *Log) newID(now time.Time) string {
 // nothing of the batch was stored.
 var errStale = errors.New("another writer committed first")
 
-// staleError is errStale with the server's error code and description,
-// and the last sequence the description names (0 when it names none).
+// staleError is errStale with the server's error code and description.
 type staleError struct {
 	code int
 	desc string
-	last uint64
-}
-
-// wrongLastSeqPrefix starts the description of JetStream error 10071,
-// followed by the sequence the server compared with: the stream's last
-// sequence counting messages proposed to its peers and not yet stored, or,
-// when the per-subject condition failed, the subject's last sequence.
-const wrongLastSeqPrefix = "wrong last sequence: "
-
-// newStaleError is the staleError of JetStream error code with desc.
-func newStaleError(code int, desc string) *staleError {
-	e := &staleError{code: code, desc: desc}
-	if rest, ok := strings.CutPrefix(desc, wrongLastSeqPrefix); ok && code == jsWrongLastSeq {
-		e.last, _ = strconv.ParseUint(rest, 10, 64)
-	}
-	return e
-}
-
-// staleLast returns the last sequence err's staleError names, 0 when err
-// is not one or names none.
-func staleLast(err error) uint64 {
-	var se *staleError
-	if errors.As(err, &se) {
-		return se.last
-	}
-	return 0
 }
 
 func (e *staleError) Error() string {
@@ -504,7 +474,7 @@ func (l *Log) publish(msgs []*nats.Msg, expected uint64) error {
 	if ack.Error != nil {
 		switch ack.Error.ErrCode {
 		case jsWrongLastSeq, jsWrongLastSeqConst:
-			return newStaleError(ack.Error.ErrCode, ack.Error.Description)
+			return &staleError{code: ack.Error.ErrCode, desc: ack.Error.Description}
 		case jsAtomicDisabled:
 			return &eventlog.StorageError{Op: "append", Path: l.where, Err: errors.New("the stream does not allow atomic batch publish")}
 		}

@@ -92,13 +92,8 @@
 //
 // Optimistic rounds do not queue handles: under contention a handle that
 // lost a round waits a random moment of a few milliseconds before it
-// decides again, and gives up (a *eventlog.StorageError, nothing written)
-// after 1,000 lost rounds. To decide again it must first read what the
-// others committed: from its first lost round on, a writing handle keeps
-// an ordered consumer reading the stream ahead of it (its feed, feed.go),
-// and the refused publish names the stream's last sequence, so a lost
-// round costs no request of its own; message gets fill in when the feed
-// lags.
+// decides again, so that handles take turns, and gives up (a
+// *eventlog.StorageError, nothing written) after 1,000 lost rounds.
 //
 // # Receipts
 //
@@ -126,9 +121,8 @@
 // Read, Head, Verify and LookupReceipt see everything committed before
 // they start: Head asks the stream leader for the last sequence (one
 // request; one more to read the hash when another handle wrote it), Read
-// and Verify read up to that sequence (with message gets, 32 in flight,
-// for up to 256 messages, through an ordered consumer otherwise),
-// LookupReceipt first reads
+// and Verify read up to that sequence (message by message for a short
+// range, through an ordered consumer otherwise), LookupReceipt first reads
 // what other handles wrote. Follow reads through an ordered consumer and
 // then waits for new events, resuming after a reconnect.
 //

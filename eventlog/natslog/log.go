@@ -70,10 +70,6 @@ type Log struct {
 	// chooser picks the commit of large one-event rounds (chooser.go);
 	// used under smu.
 	chooser chooser
-	// feed reads the stream ahead of catch-up once this handle has lost
-	// a round (feed.go), until feedStopped; guarded by smu.
-	feed        *feed
-	feedStopped bool
 
 	stats struct {
 		batches, events, requests, retries atomic.Uint64
@@ -145,7 +141,7 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 		return fail(err)
 	}
 	l.smu.Lock()
-	err = l.catchUpLocked(ctx, 0)
+	err = l.catchUpLocked(ctx)
 	l.smu.Unlock()
 	if err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
 		return fail(err)
@@ -291,7 +287,6 @@ func (l *Log) Close(ctx context.Context) error {
 		}
 	}
 	l.closing.Store(true)
-	l.stopFeed()
 	l.closeConn()
 	return nil
 }

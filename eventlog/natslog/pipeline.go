@@ -60,10 +60,10 @@ func (l *Log) pipelined(outs []outcome) bool {
 // commitPipelined publishes the round's messages as a pipeline (above)
 // and delivers the results of the items it settles: every item up to the
 // first message not acknowledged, and that one's when its fate is known.
-// It returns how many items it settled and the events committed, and the
-// stale error when none was settled because the model was behind (the
-// caller catches up and decides again).
-func (l *Log) commitPipelined(items []item, outs []outcome, d *draft, now time.Time) (int, []eventlog.Event, error) {
+// It returns how many items it settled and the events committed; retry
+// when none was settled because the model was behind (the caller catches
+// up and decides again).
+func (l *Log) commitPipelined(items []item, outs []outcome, d *draft, now time.Time) (int, []eventlog.Event, bool) {
 	expected := l.m.head.Seq
 	acked, failErr := l.publishPipeline(d.msgs, expected)
 	// Apply the acknowledged prefix to the model.
@@ -80,14 +80,14 @@ func (l *Log) commitPipelined(items []item, outs []outcome, d *draft, now time.T
 	}
 	if acked == 0 {
 		if errors.Is(failErr, errStale) {
-			return 0, nil, failErr
+			return 0, nil, true
 		}
 		// Unknown, or refused: every answer of the round rests on the
 		// first message.
 		for _, it := range items {
 			it.p.Results[it.index] = eventlog.Result{Err: failErr}
 		}
-		return len(items), nil, nil
+		return len(items), nil, false
 	}
 	// The first message passed the expected-sequence check, so the model
 	// was current: settle every item whose decision rests only on what
@@ -103,33 +103,32 @@ func (l *Log) commitPipelined(items []item, outs []outcome, d *draft, now time.T
 	l.stats.requests.Add(uint64(acked))
 	committed := d.events[:acked:acked]
 	if n == len(items) {
-		return n, committed, nil
+		return n, committed, false
 	}
 	switch {
 	case errors.Is(failErr, errStale):
 		if n == 0 {
-			return 0, nil, failErr
+			return 0, nil, true
 		}
 		// Another writer came between: the rest is decided again in the
 		// next round, after this handle has read what it wrote.
-		l.ensureFeed()
-		if err := l.catchUp(staleLast(failErr)); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+		if err := l.catchUp(); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
 			l.opts.Logger.Warn("eventlog: catch-up after a lost pipeline round failed", "err", err)
 		}
-		return n, committed, nil
+		return n, committed, false
 	case errors.Is(failErr, eventlog.ErrCommitUnknown):
 		// Whether the first unacknowledged message committed is unknown,
 		// and every later decision rests on it.
 		for i := n; i < len(items); i++ {
 			items[i].p.Results[items[i].index] = eventlog.Result{Err: failErr}
 		}
-		return len(items), committed, nil
+		return len(items), committed, false
 	default:
 		// The server refused the message: nothing from it on committed.
 		// The refused request gets the error; the later ones are decided
 		// again in the next round.
 		items[n].p.Results[items[n].index] = eventlog.Result{Err: failErr}
-		return n + 1, committed, nil
+		return n + 1, committed, false
 	}
 }
 
@@ -196,7 +195,7 @@ func (l *Log) classifyAsync(err error) error {
 	case errors.As(err, &apiErr):
 		switch int(apiErr.ErrorCode) {
 		case jsWrongLastSeq, jsWrongLastSeqConst, jsWrongLastMsgID:
-			return newStaleError(int(apiErr.ErrorCode), apiErr.Description)
+			return &staleError{code: int(apiErr.ErrorCode), desc: apiErr.Description}
 		}
 		return &eventlog.StorageError{Op: "append", Path: l.where, Err: fmt.Errorf("server refused the event: %s (JetStream error %d)", apiErr.Description, apiErr.ErrorCode)}
 	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrNoResponders):

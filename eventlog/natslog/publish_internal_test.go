@@ -142,7 +142,7 @@ func TestPublish_AtomicBatchWholeOrNothing(t *testing.T) {
 	// The model of this handle did not see the publish (it went around
 	// the committer): catching up reads and verifies it.
 	l.smu.Lock()
-	err := l.catchUp(0)
+	err := l.catchUp()
 	l.smu.Unlock()
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,10 @@ const (
 	followPullExpiry = 10 * time.Second
 )
 
+// getMsgRange is the longest gap catch-up and Read fill with one request
+// per message; a longer one is read through an ordered consumer.
+const getMsgRange = 16
+
 // rawMsg is one stored message.
 type rawMsg struct {
 	subject string
@@ -130,11 +134,23 @@ func (l *Log) fetch(ctx context.Context, s jetstream.Stream, from, to uint64, fn
 		return nil
 	}
 	if to-from < getMsgRange {
-		err := l.getRange(ctx, s, from, to, fn)
-		if nse := (*notStoredError)(nil); errors.As(err, &nse) {
-			return &eventlog.IntegrityError{Seq: nse.seq, Reason: "message missing from the stream"}
+		for seq := from; seq <= to; seq++ {
+			var m *jetstream.RawStreamMsg
+			err := l.request(ctx, func(ctx context.Context) (err error) {
+				m, err = s.GetMsg(ctx, seq)
+				return err
+			})
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				return &eventlog.IntegrityError{Seq: seq, Reason: "message missing from the stream"}
+			}
+			if err != nil {
+				return l.storageErr(ctx, "read", err)
+			}
+			if err := fn(rawMsg{m.Subject, m.Sequence, m.Header, m.Data}); err != nil {
+				return err
+			}
 		}
-		return err
+		return nil
 	}
 	for {
 		err := l.consume(ctx, s, from, consumeStall, func(m rawMsg) (bool, error) {
@@ -233,14 +249,11 @@ func (l *Log) consume(ctx context.Context, s jetstream.Stream, from uint64, stal
 // catchUp reads what other handles committed since the model's head,
 // checking every link of the chain. Called under smu. A message that does
 // not verify stops the model there: the *eventlog.IntegrityError is
-// returned and kept (writes are refused from then on). hint, when above
-// the model's head, is the stream's last sequence as a refused publish
-// reported it (staleError.last): catch-up reads up to it without asking
-// for the stream's state first (catchUpLocked).
-func (l *Log) catchUp(hint uint64) error {
+// returned and kept (writes are refused from then on).
+func (l *Log) catchUp() error {
 	ctx, cancel := context.WithTimeout(context.Background(), max(catchUpTimeout, l.opts.PublishTimeout))
 	defer cancel()
-	err := l.catchUpLocked(ctx, hint)
+	err := l.catchUpLocked(ctx)
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return storeError("catch up", l.where, fmt.Errorf("reading what other handles wrote took longer than %s: %w", max(catchUpTimeout, l.opts.PublishTimeout), err))
 	}
@@ -250,62 +263,13 @@ func (l *Log) catchUp(hint uint64) error {
 // catchUpTimeout bounds one catch-up of the committer.
 const catchUpTimeout = 30 * time.Second
 
-// tailWait is how long a catch-up to a hint waits for messages the stream
-// leader counted but has not stored yet (proposed to its peers, not yet
-// applied: a few milliseconds) before it asks for the stream's state.
-const tailWait = 100 * time.Millisecond
-
-// catchUpLocked is catchUp under ctx. With hint above the model's head it
-// applies what the feed delivers up to hint (waiting up to feedWait), then
-// reads what is left with message gets; a message the leader does not
-// hold yet is asked for again, after 1, 2, 4… ms, for up to tailWait, then
-// the stream's last sequence decides: a message at or before it is missing
-// (an *eventlog.IntegrityError), beyond it was never stored (the leader
-// counted a publish that did not commit) and catch-up ends at the last
-// sequence. Without a hint it asks for the stream's last sequence and
-// reads up to it, from the feed first. Every message read is checked as
-// the next link of the chain (model.apply), wherever it came from.
-func (l *Log) catchUpLocked(ctx context.Context, hint uint64) error {
+func (l *Log) catchUpLocked(ctx context.Context) error {
 	if l.m.broken != nil {
 		return l.m.broken
 	}
 	s := l.stream
 	if s == nil {
 		return nil // read-only, no stream yet: Read and Head look it up themselves
-	}
-	defer func() {
-		l.m.receipts.prune(l.opts.Now())
-		l.publishHead()
-	}()
-	apply := func(m rawMsg) error {
-		ev, meta, err := decodeMessage(l.opts.Stream, m.subject, m.seq, m.header, m.data)
-		if err != nil {
-			l.m.broken = err
-			return err
-		}
-		return l.m.apply(&ev, meta)
-	}
-	if hint > l.m.head.Seq {
-		if err := l.drainFeed(hint, feedWait, apply); err != nil || l.m.head.Seq >= hint {
-			return err
-		}
-		start, pause := time.Now(), time.Millisecond
-		for {
-			err := l.getRange(ctx, s, l.m.head.Seq+1, hint, apply)
-			var nse *notStoredError
-			if !errors.As(err, &nse) {
-				return err
-			}
-			if time.Since(start) >= tailWait {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(pause):
-			}
-			pause = min(2*pause, 16*time.Millisecond)
-		}
 	}
 	last, err := l.streamLastSeq(ctx, s)
 	if err != nil {
@@ -315,10 +279,17 @@ func (l *Log) catchUpLocked(ctx context.Context, hint uint64) error {
 		l.m.broken = shorterError(last, l.m.head.Seq)
 		return l.m.broken
 	}
-	if err := l.drainFeed(last, feedWait, apply); err != nil {
-		return err
-	}
-	return l.fetch(ctx, s, l.m.head.Seq+1, last, apply)
+	defer l.publishHead()
+	err = l.fetch(ctx, s, l.m.head.Seq+1, last, func(m rawMsg) error {
+		ev, meta, err := decodeMessage(l.opts.Stream, m.subject, m.seq, m.header, m.data)
+		if err != nil {
+			l.m.broken = err
+			return err
+		}
+		return l.m.apply(&ev, meta)
+	})
+	l.m.receipts.prune(l.opts.Now())
+	return err
 }
 
 // publishHead makes the model's head visible to Head. Called under smu.
@@ -391,7 +362,7 @@ func (l *Log) LookupReceipt(ctx context.Context, requestID string) (eventlog.Rec
 	}
 	l.smu.Lock()
 	defer l.smu.Unlock()
-	if err := l.catchUpLocked(ctx, 0); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+	if err := l.catchUpLocked(ctx); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
 		return eventlog.Receipt{}, false, err
 	}
 	e, ok := l.m.receipts.lookup(requestID)
