@@ -4,6 +4,9 @@
 # log, and prints Markdown tables:
 #   - appends from 1, 8 and 64 concurrent appenders on one handle: bbolt, R1
 #     (one node), R3 (three nodes): events/s, p50 and p99 of one Append;
+#   - many writing machines on R3: 1 handle × 64 appenders, 4 × 16 and 8 × 8
+#     (each handle its own connection, on the three nodes in turn): events/s,
+#     p50 and p99, and rounds lost to another handle per 1,000 events;
 #   - commit on machine A → received by machine B (another connection, on
 #     another node): p50 and p99, from A's acknowledged commit and from A's call;
 #   - catch-up of 100,000 events into a fresh machine (R3): open + read all,
@@ -13,18 +16,19 @@
 #   --quick       short runs (a smoke test that every step works)
 #   --lazy-fsync  nodes fsync on nats-server's default interval, not before each acknowledgement
 #   --raw FILE    also keep the raw `go test -bench` output in FILE
-# Needs Go. Takes about two minutes (plus the build); not part of CI.
+# Needs Go. Takes about three minutes (plus the build); not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 case "${1:-}" in -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;; esac
 
 appendtime=3s
+handlestime=10000x
 applytime=2000x
 quick=0
 raw=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) quick=1; appendtime=300x; applytime=200x; shift ;;
+    --quick) quick=1; appendtime=300x; handlestime=1000x; applytime=200x; shift ;;
     --lazy-fsync) export COS_BENCH_NATS_FSYNC=lazy; shift ;;
     --raw) raw="$2"; shift 2 ;;
     *) echo "bench_nats.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -39,6 +43,7 @@ go test -c -o "$out.test" "$pkg"
 trap 'rm -f "$out" "$out.test"' EXIT
 run() { (cd eventlog/natslog && "$out.test" -test.run '^$' -test.benchmem=false "$@") | tee -a "$out" >&2; }
 run -test.bench 'Cluster_Append$' -test.benchtime "$appendtime"
+run -test.bench 'Cluster_AppendHandles$' -test.benchtime "$handlestime"
 run -test.bench 'Cluster_CommitToApply$' -test.benchtime "$applytime"
 if [ "$quick" = 0 ]; then
   run -test.bench 'Cluster_CatchUp$' -test.benchtime 1x
@@ -51,6 +56,10 @@ function metric(unit,   i) { for (i = 3; i < NF; i += 2) if ($(i+1) == unit) ret
 /^BenchmarkCluster_Append\// {
   split($1, p, "/"); sub("backend=", "", p[2]); n = p[3]; sub("appenders=", "", n); sub(/-[0-9]+$/, "", n)
   row[p[2] " " n] = sprintf("%s | %s | %s", metric("events/s"), metric("p50_ms"), metric("p99_ms"))
+}
+/^BenchmarkCluster_AppendHandles\// {
+  split($1, p, "/"); h = p[2]; sub("handles=", "", h); n = p[3]; sub("appenders=", "", n); sub(/-[0-9]+$/, "", n)
+  handles[++nh] = sprintf("| %s × %s | %s | %s | %s | %s |", h, n, metric("events/s"), metric("p50_ms"), metric("p99_ms"), metric("lost_rounds/1k_events"))
 }
 /^BenchmarkCluster_CommitToApply\// {
   split($1, p, "/"); r = p[2]; sub(/-[0-9]+$/, "", r)
@@ -70,6 +79,14 @@ END {
     split("bbolt R1 R3", bs, " ")
     for (j = 1; j <= 3; j++) line = line " | " ((bs[j] " " n) in row ? row[bs[j] " " n] : "– | – | –")
     print line " |"
+  }
+  if (nh > 0) {
+    print ""
+    print "### Many writing machines (R3, one event per request)"
+    print ""
+    print "| handles × appenders | events/s | p50 ms | p99 ms | lost rounds per 1,000 events |"
+    print "|---|---:|---:|---:|---:|"
+    for (k = 1; k <= nh; k++) print handles[k]
   }
   print ""
   print "### Commit on machine A → received on machine B"
