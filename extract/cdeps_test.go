@@ -32,8 +32,15 @@ var cdepsTree = map[string]string{
 // (so a dependent the run skipped shows as a difference), the edge the step
 // is about is there, and the files extracted again are those that read a
 // name whose declarations changed — not every C file, though C and C++
-// declare in one scope.
+// declare in one scope. Without a cache the earlier declarations of a
+// changed file are unknown: every C file that read a name is extracted
+// again, and the graph is still the full one.
 func TestRun_CDependentsByName(t *testing.T) {
+	t.Run("cache", func(t *testing.T) { testCDependents(t, true) })
+	t.Run("no_cache", func(t *testing.T) { testCDependents(t, false) })
+}
+
+func testCDependents(t *testing.T, withCache bool) {
 	root := t.TempDir()
 	for p, s := range cdepsTree {
 		writeFile(t, root, p, []byte(s))
@@ -41,7 +48,7 @@ func TestRun_CDependentsByName(t *testing.T) {
 	ageTree(t, root, time.Hour)
 	var mu sync.Mutex
 	opened := map[string]bool{}
-	opts := Options{CacheDir: t.TempDir(), open: func(name string) (io.ReadCloser, error) {
+	opts := Options{open: func(name string) (io.ReadCloser, error) {
 		if rel, err := filepath.Rel(root, name); err == nil {
 			mu.Lock()
 			opened[filepath.ToSlash(rel)] = true
@@ -49,6 +56,9 @@ func TestRun_CDependentsByName(t *testing.T) {
 		}
 		return os.Open(name)
 	}}
+	if withCache {
+		opts.CacheDir = t.TempDir()
+	}
 	g := simGraph{}
 	g.apply(index(t, root, opts, nil))
 	// An edited file gets a modification time of its own, long enough
@@ -149,11 +159,45 @@ func TestRun_CDependentsByName(t *testing.T) {
 			read = append(read, p)
 		}
 		sort.Strings(read)
-		if !equalStrings(read, s.read) {
+		if withCache && !equalStrings(read, s.read) {
 			t.Errorf("%s: read %v, want %v", s.name, read, s.read)
 		}
 	}
 	if d := dangling(g); len(d) > 0 {
 		t.Errorf("dangling edges: %v", d)
+	}
+}
+
+// TestRun_CDependentsRecordMissing changes a C file the graph holds but
+// whose declarations the cache lost: which names it dropped is unknown, so
+// every C file that read a name is a dependent (here: the caller of the
+// removed function, whose edge must go).
+func TestRun_CDependentsRecordMissing(t *testing.T) {
+	root := t.TempDir()
+	for p, s := range cdepsTree {
+		writeFile(t, root, p, []byte(s))
+	}
+	opts := Options{CacheDir: t.TempDir()}
+	g := simGraph{}
+	g.apply(index(t, root, opts, nil))
+	var dc declCache
+	if ok, err := readGob(opts.CacheDir, declCacheFile, &dc); !ok {
+		t.Fatalf("no declarations cache: %v", err)
+	}
+	if _, ok := dc.Decls["src/a.c"]; !ok {
+		t.Fatalf("no record of src/a.c in the cache")
+	}
+	delete(dc.Decls, "src/a.c")
+	if err := writeGob(opts.CacheDir, declCacheFile, &dc); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, "src/a.c", []byte("#include \"api.h\"\n\nint use_a(void) { return later(1) + CALL_IT(2); }\n"))
+	g.apply(index(t, root, opts, hashes(g)))
+	full := index(t, root, Options{}, nil)
+	if got, want := render(g), render(full.Payloads); got != want {
+		t.Errorf("incremental graph differs from a full extraction:\n%s", diffLines(want, got))
+	}
+	if e := "calls src/b.c::use_b -> src/a.c::helper_a"; slices.Contains(cfamilyEdges(g), e) {
+		t.Errorf("edge %s still there", e)
 	}
 }

@@ -22,6 +22,10 @@ type dependents struct {
 	// whose record has no keys (resolved before names were recorded)
 	// depends on every change in it.
 	fine map[string]bool
+	// unknown are the fine scopes where a file changed whose earlier
+	// declarations are not known (no cache record): every file of the
+	// scope, or that read a name in a fine scope, is a dependent.
+	unknown map[string]bool
 	// before counts the files declaring in each fine scope when the run
 	// began, and declared whether the scope's DeclaredKey was marked.
 	before   map[string]int
@@ -31,7 +35,7 @@ type dependents struct {
 // newDependents returns an empty set of changes over the declarations
 // cache as the run found it (decls).
 func newDependents(decls map[string]lang.DeclRecord) *dependents {
-	d := &dependents{affected: map[string]bool{}, keys: map[uint32]bool{}, fine: map[string]bool{}, before: map[string]int{}, declared: map[string]bool{}}
+	d := &dependents{affected: map[string]bool{}, keys: map[uint32]bool{}, fine: map[string]bool{}, unknown: map[string]bool{}, before: map[string]int{}, declared: map[string]bool{}}
 	for _, rec := range decls {
 		if resolve.FineScope(rec.Scope) {
 			d.before[rec.Scope]++
@@ -90,6 +94,18 @@ func (d *dependents) came(rec lang.DeclRecord) bool {
 	return d.keyChanges(lang.DeclRecord{}, rec) || grew
 }
 
+// unknownChange records a change of a file declaring in scope whose
+// earlier declarations are not known: any name of the scope may have
+// changed.
+func (d *dependents) unknownChange(scope string) bool {
+	if !resolve.FineScope(scope) {
+		return d.markScope(scope)
+	}
+	grew := !d.unknown[scope]
+	d.unknown[scope] = true
+	return d.markScope(scope) || grew
+}
+
 // changed records a file's declarations going from old to nr. Outside the
 // fine scopes a change of anything another file's resolution reads marks
 // both scopes (declChanged); inside, the names whose entries changed, and
@@ -141,7 +157,7 @@ func (d *dependents) declaredFlips(fresh map[string]*lang.Decl, cached map[strin
 // fine scope, or its record predates the names (KeysKnown false) and it
 // declares in or looked into a fine scope with a change.
 func (d *dependents) of(rec lang.DeclRecord) bool {
-	if d.affected[rec.Scope] {
+	if d.affected[rec.Scope] || d.unknown[rec.Scope] || len(d.unknown) > 0 && rec.Keys != "" {
 		return true
 	}
 	for _, s := range rec.Deps {

@@ -354,8 +354,14 @@ func (r *runner) run() error {
 			continue
 		}
 		if fr.Decl == nil || !hadOld {
-			if hadOld {
+			_, existed := r.previous[p]
+			switch {
+			case hadOld:
 				dep.gone(old)
+			case existed && cfamilyScopeOf(p) != "":
+				// In the graph, but its declarations there are not
+				// known (no cache record): any of them may have gone.
+				dep.unknownChange(cfamilyScopeOf(p))
 			}
 			if fr.Decl != nil {
 				dep.came(fr.Decl.Record())
@@ -367,6 +373,8 @@ func (r *runner) run() error {
 	for _, p := range removed {
 		if old, ok := dc.Decls[p]; ok {
 			dep.gone(old)
+		} else if s := cfamilyScopeOf(p); s != "" {
+			dep.unknownChange(s)
 		}
 		dep.affected[lang.FileWatchScope(p)] = true // the documents linking to it
 	}
@@ -605,6 +613,16 @@ func importWatchKeys(p string) []string {
 // records in anything another file's resolution reads.
 func declChanged(old, nr lang.DeclRecord) bool {
 	return old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results || old.Facts != nr.Facts
+}
+
+// cfamilyScopeOf returns the scope a C or C++ file declares in, "" for a
+// file of another language: the scope of a file whose declarations are not
+// known (dependents.unknownChange).
+func cfamilyScopeOf(p string) string {
+	if x := extractorFor(p); x == lang.ExtractorC || x == lang.ExtractorCPP {
+		return cfamily.Scope
+	}
+	return ""
 }
 
 // refDeps returns what fr's references look into, as the record of a
