@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cos-dev/cos/graph"
 )
@@ -227,4 +231,39 @@ func TestRun_EmitFailureMidway(t *testing.T) {
 	if len(rest) != len(all)-2 || !reflect.DeepEqual(next, want) {
 		t.Fatalf("resumed run emitted %d files, want %d; graph %d files, want %d", len(rest), len(all)-2, len(next), len(want))
 	}
+}
+
+// BenchmarkRun_CTreeDeclEdit re-indexes the generated C tree (40 folders of
+// 50 files) after a function is appended to one .c file and after it is
+// removed again, per iteration: declaration edits in the one C scope. The
+// files each run extracts again as dependents are reported (reextracted/op:
+// those that read the new name; before names were recorded, every C file).
+func BenchmarkRun_CTreeDeclEdit(b *testing.B) {
+	root := b.TempDir()
+	cs := writeCTree(b, root, 40, 50)
+	ageTree(b, root, time.Hour) // stats trusted: only the edited file is read to be hashed
+	cache := b.TempDir()
+	_, prev := runPayloads(b, root, Options{CacheDir: cache}, nil)
+	target := filepath.Join(root, filepath.FromSlash(cs[len(cs)/2]))
+	orig, err := os.ReadFile(target)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var opened atomic.Int64
+	opts := Options{CacheDir: cache, open: func(name string) (io.ReadCloser, error) { opened.Add(1); return os.Open(name) }}
+	runs := 0
+	for b.Loop() {
+		for _, content := range [][]byte{append(slices.Clip(orig), "\nint bench_new_fn(int x) { return x; }\n"...), orig} {
+			if err := os.WriteFile(target, content, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			at := time.Now().Add(-time.Hour + time.Duration(runs)*time.Second)
+			if err := os.Chtimes(target, at, at); err != nil {
+				b.Fatal(err)
+			}
+			_, prev = runPayloads(b, root, opts, prev)
+			runs++
+		}
+	}
+	b.ReportMetric(float64(opened.Load())/float64(runs), "files_read/run")
 }

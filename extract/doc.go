@@ -161,7 +161,14 @@
 // own declarations change with what it now resolves (a base class or a
 // re-export that appeared) makes its dependents re-extract in turn, until
 // nothing changes; resolution then sees every re-extracted file's
-// declarations as they are now. An import that
+// declarations as they are now. In the one C scope a scope-level rule would
+// re-extract every C file for any new function, so there a file records the
+// names its lookups read (hashed to 4 bytes, Deps' Keys; package resolve,
+// namedeps.go) and is re-extracted only when an entry of one of those names
+// changed — a function added, removed or changed in kind, a macro, a
+// typedef. A record cached before names were recorded depends on any
+// change in the scope, and so does every C reader when a changed file's
+// cached declarations are missing. An import that
 // found nothing records a "missing:" scope, so adding the module or file it
 // looked for re-extracts the importer. A go.mod change re-extracts every Go
 // file. Without a cache, old declarations are unknown

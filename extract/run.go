@@ -345,58 +345,60 @@ func (r *runner) run() error {
 	r.phase("declarations table")
 
 	// Phase 4: unchanged files whose references looked into a scope whose
-	// declarations changed are extracted again (dependents).
-	affected := map[string]bool{}
+	// declarations changed, or read a name of a fine scope (C and C++)
+	// whose entries changed, are extracted again (dependents).
+	dep := newDependents(dc.Decls)
 	for p, fr := range results {
 		old, hadOld := dc.Decls[p]
 		if fr.Decl == nil && !hadOld {
 			continue
 		}
 		if fr.Decl == nil || !hadOld {
-			if hadOld {
-				affected[old.Scope] = true
+			_, existed := r.previous[p]
+			switch {
+			case hadOld:
+				dep.gone(old)
+			case existed && cfamilyScopeOf(p) != "":
+				// In the graph, but its declarations there are not
+				// known (no cache record): any of them may have gone.
+				dep.unknownChange(cfamilyScopeOf(p))
 			}
 			if fr.Decl != nil {
-				affected[fr.Decl.Scope] = true
+				dep.came(fr.Decl.Record())
 			}
 			continue
 		}
-		if nr := fr.Decl.Record(); declChanged(old, nr) {
-			affected[old.Scope] = true
-			affected[nr.Scope] = true
-		}
+		dep.changed(old, fr.Decl.Record())
 	}
 	for _, p := range removed {
 		if old, ok := dc.Decls[p]; ok {
-			affected[old.Scope] = true
+			dep.gone(old)
+		} else if s := cfamilyScopeOf(p); s != "" {
+			dep.unknownChange(s)
 		}
-		affected[lang.FileWatchScope(p)] = true // the documents linking to it
+		dep.affected[lang.FileWatchScope(p)] = true // the documents linking to it
 	}
 	for _, f := range changed {
 		if _, existed := r.previous[f.Rel]; !existed {
 			for _, k := range watchKeys(f.Rel) {
-				affected[k] = true
+				dep.affected[k] = true
 			}
 		}
 	}
-	isDependent := func(p, scope string, deps []string) bool {
+	dep.declaredFlips(fresh, cached)
+	isDependent := func(p string, rec lang.DeclRecord) bool {
 		if r.pending[p] {
 			return true
 		}
-		if modsChanged && extractorFor(p) == lang.ExtractorGo || autoloadChanged && extractorFor(p) == lang.ExtractorPHP || affected[scope] {
+		if modsChanged && extractorFor(p) == lang.ExtractorGo || autoloadChanged && extractorFor(p) == lang.ExtractorPHP {
 			return true
 		}
-		for _, s := range deps {
-			if affected[s] {
-				return true
-			}
-		}
-		return false
+		return dep.of(rec)
 	}
 	for p, fr := range extra {
-		// Parsed for its declarations only: its Deps come from its
-		// unresolved references.
-		if fr.Decl != nil && isDependent(p, fr.Decl.Scope, refScopes(fr, t)) {
+		// Parsed for its declarations only: its Deps and Keys come from
+		// resolving its references.
+		if fr.Decl != nil && isDependent(p, refDeps(fr, t)) {
 			results[p] = fr
 		}
 	}
@@ -406,7 +408,7 @@ func (r *runner) run() error {
 	for {
 		var dependents []entry
 		for p, rec := range cached {
-			if _, done := results[p]; !done && isDependent(p, rec.Scope, rec.Deps) {
+			if _, done := results[p]; !done && isDependent(p, rec) {
 				dependents = append(dependents, byPath[p])
 			}
 		}
@@ -423,17 +425,13 @@ func (r *runner) run() error {
 			delete(cached, f.Rel)
 			fr := results[f.Rel]
 			if fr == nil || fr.Decl == nil {
-				affected[old.Scope] = true
-				grew = true
+				grew = dep.gone(old) || grew
 				continue
 			}
 			fresh[f.Rel] = fr.Decl
-			if nr := fr.Decl.Record(); declChanged(old, nr) {
-				grew = grew || !affected[old.Scope] || !affected[nr.Scope]
-				affected[old.Scope] = true
-				affected[nr.Scope] = true
-			}
+			grew = dep.changed(old, fr.Decl.Record()) || grew
 		}
+		grew = dep.declaredFlips(fresh, cached) || grew
 		if !grew {
 			break
 		}
@@ -617,24 +615,26 @@ func declChanged(old, nr lang.DeclRecord) bool {
 	return old.Scope != nr.Scope || old.Names != nr.Names || old.Alias != nr.Alias || old.Results != nr.Results || old.Facts != nr.Facts
 }
 
-// refScopes returns the normalised scopes fr's references look into.
-func refScopes(fr *lang.Result, t *resolve.Table) []string {
-	seen := map[string]bool{}
-	t.Touched = seen
-	for _, r := range fr.Refs {
-		if s, ok := t.NormScope(r.Scope); ok && s != "" {
-			seen[s] = true
-		}
-		if r.Recv != nil || r.Type == lang.RefCall || r.Type == lang.RefInherits {
-			t.Target(r, fr) // for the scopes it looks into
-		}
+// cfamilyScopeOf returns the scope a C or C++ file declares in, "" for a
+// file of another language: the scope of a file whose declarations are not
+// known (dependents.unknownChange).
+func cfamilyScopeOf(p string) string {
+	if x := extractorFor(p); x == lang.ExtractorC || x == lang.ExtractorCPP {
+		return cfamily.Scope
 	}
-	t.Touched = nil
-	out := make([]string, 0, len(seen))
-	for s := range seen {
-		out = append(out, s)
-	}
-	return out
+	return ""
+}
+
+// refDeps returns what fr's references look into, as the record of a
+// file resolved against t would say (Deps, Keys): fr is resolved on a copy
+// and left as it was.
+func refDeps(fr *lang.Result, t *resolve.Table) lang.DeclRecord {
+	cp := *fr
+	d := *fr.Decl
+	d.Deps = nil
+	cp.Decl, cp.Nodes, cp.Edges = &d, nil, nil
+	resolve.Resolve(&cp, t)
+	return lang.DeclRecord{Scope: d.Scope, Deps: d.Deps, Keys: d.Keys, KeysKnown: d.KeysKnown}
 }
 
 // readFile reads a whole file through Options.open.

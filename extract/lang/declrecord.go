@@ -18,6 +18,9 @@ type DeclRecord struct {
 	// Facts is Decl.Facts, "key\tvalue\n…", sorted.
 	Facts string
 	Deps  []string
+	// Keys and KeysKnown are Decl.Keys and Decl.KeysKnown.
+	Keys      string
+	KeysKnown bool
 	// Payload is the payloadHash of what was last emitted for the file, so
 	// that a dependent re-extracted to the same payload is not emitted
 	// again.
@@ -40,12 +43,12 @@ type ImplRecord struct {
 
 // Record flattens d.
 func (d *Decl) Record() DeclRecord {
-	return DeclRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Facts: flatten(d.Facts), Deps: d.Deps, Payload: d.Payload, Impl: d.Impl, ImplKnown: d.ImplKnown}
+	return DeclRecord{Hash: d.Hash, Scope: d.Scope, Names: flatten(d.Names), Alias: flatten(d.Alias), Results: flatten(d.Results), Facts: flatten(d.Facts), Deps: d.Deps, Keys: d.Keys, KeysKnown: d.KeysKnown, Payload: d.Payload, Impl: d.Impl, ImplKnown: d.ImplKnown}
 }
 
 // Decl expands r.
 func (r DeclRecord) Decl() *Decl {
-	return &Decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Facts: unflatten(r.Facts), Deps: r.Deps, Payload: r.Payload, Impl: r.Impl, ImplKnown: r.ImplKnown}
+	return &Decl{Hash: r.Hash, Scope: r.Scope, Names: unflatten(r.Names), Alias: unflatten(r.Alias), Results: unflatten(r.Results), Facts: unflatten(r.Facts), Deps: r.Deps, Keys: r.Keys, KeysKnown: r.KeysKnown, Payload: r.Payload, Impl: r.Impl, ImplKnown: r.ImplKnown}
 }
 
 func flatten(m map[string]string) string {

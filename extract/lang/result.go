@@ -96,7 +96,16 @@ type Decl struct {
 	Facts map[string]string
 	// Deps are the normalised scopes this file's references looked into;
 	// when one of them changes its declarations the file is re-extracted.
+	// The one scope of C and C++ is not among them: see Keys.
 	Deps []string
+	// Keys are the names this file's references read in the scopes whose
+	// dependencies are recorded by name (resolve.FineScope: "c:"), hashed
+	// to 4 bytes each and packed (sorted, little-endian); when an entry of
+	// one of them changes the file is re-extracted. KeysKnown is false in
+	// a record resolved before names were recorded: such a file of a fine
+	// scope depends on every change in it.
+	Keys      string
+	KeysKnown bool
 	// Payload is the payloadHash of the file's last emitted payload.
 	Payload string
 	// impl and implKnown are a Go file's implements edges (implRecord).

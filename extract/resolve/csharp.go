@@ -71,9 +71,7 @@ func (t *Table) csharpNested(list, name string) (string, string) {
 // the folder holding all of them when several do; a namespace no other
 // file declares gives no edge.
 func resolveCSharpUsing(fr *lang.Result, t *Table, r lang.Ref, add func(graph.Edge)) {
-	if t.Touched != nil {
-		t.Touched[r.Scope] = true
-	}
+	t.touch(r.Scope)
 	var dir string
 	var only string
 	n := 0

@@ -15,6 +15,7 @@
 // # Caveats
 //
 // A Table is not safe for concurrent use; the runner resolves files one
-// at a time. Table.Touched collects the scopes a file looked into, which
-// decides what is re-extracted when declarations change.
+// at a time. Resolve records the scopes a file looked into (Decl.Deps) and,
+// in the one scope of C and C++, the names it read (Decl.Keys,
+// namedeps.go), which decide what is re-extracted when declarations change.
 package resolve

@@ -39,13 +39,6 @@ type value struct {
 // steps (member, bases, eval, symbol), so 64 reaches 16 levels up.
 const maxInferDepth = 64
 
-// facts returns the merged facts of scope (expanding the scope on first
-// use) and records the scope as looked into.
-func (t *Table) facts(scope string) map[string]string {
-	t.names(scope)
-	return t.factsOf[scope]
-}
-
 // symbolOnce evaluates the name (possibly dotted) in scope: a declared class or
 // function, a module-level variable, an imported name (followed into the
 // module it comes from), or a name of a module re-exported with *.
@@ -59,7 +52,7 @@ func (t *Table) symbolOnce(scope, name string, depth int) (value, bool) {
 		return value{}, false
 	}
 	if name == "" {
-		if len(t.pathsOf(s)) == 0 {
+		if !t.declared(s) {
 			return value{}, false
 		}
 		return value{kind: valModule, scope: s}, true
@@ -72,7 +65,8 @@ func (t *Table) symbolOnce(scope, name string, depth int) (value, bool) {
 	// each once: modules that star-import each other form cycles, and a
 	// name none of them declares must not be looked for along every path.
 	seen := map[string]bool{s: true}
-	queue := lang.DecodeChains(t.facts(s)[lang.FactStar])
+	star, _ := t.fact(s, lang.FactStar)
+	queue := lang.DecodeChains(star)
 	for len(queue) > 0 {
 		q, ok := t.NormScope(queue[0].Scope)
 		queue = queue[1:]
@@ -83,7 +77,8 @@ func (t *Table) symbolOnce(scope, name string, depth int) (value, bool) {
 		if v, found, _ := t.symbolHere(q, name, depth+1); found {
 			return v, true
 		}
-		queue = append(queue, lang.DecodeChains(t.facts(q)[lang.FactStar])...)
+		star, _ := t.fact(q, lang.FactStar)
+		queue = append(queue, lang.DecodeChains(star)...)
 	}
 	return value{}, false
 }
@@ -92,14 +87,12 @@ func (t *Table) symbolOnce(scope, name string, depth int) (value, bool) {
 // its star re-exports; final says the name was decided here (a dotted
 // name, a variable or an import of s), found or not.
 func (t *Table) symbolHere(s, name string, depth int) (v value, found, final bool) {
-	names, alias := t.names(s)
-	if a, ok := alias[name]; ok {
+	if a, ok := t.aliasOf(s, name); ok {
 		name = a
 	}
-	facts := t.factsOf[s]
-	_, merged := facts[lang.FactMerged+name]
-	_, isVar := facts[lang.FactVar+name]
-	if cands := names[name]; len(cands) > 0 && !(merged && isVar) {
+	_, merged := t.fact(s, lang.FactMerged+name)
+	_, isVar := t.fact(s, lang.FactVar+name)
+	if cands := t.cands(s, name); len(cands) > 0 && !(merged && isVar) {
 		c, _ := t.lookup(s, name, "")
 		kind := valFunc
 		if cands[0].Kind == graph.KindClass {
@@ -107,16 +100,16 @@ func (t *Table) symbolHere(s, name string, depth int) (v value, found, final boo
 		}
 		return value{kind: kind, scope: s, name: name, cand: c}, true, true
 	}
-	if f, ok := facts[lang.FactVar+name]; ok {
+	if f, ok := t.fact(s, lang.FactVar+name); ok {
 		if cs := lang.DecodeChains(f); len(cs) == 1 {
 			v, found = t.eval(cs[0], depth+1)
 		}
 		return v, found, true
 	}
-	if _, ok := facts[lang.FactObject+name]; ok {
+	if _, ok := t.fact(s, lang.FactObject+name); ok {
 		return value{kind: valClass, scope: s, name: name}, true, true
 	}
-	if f, ok := facts[lang.FactImport+name]; ok {
+	if f, ok := t.fact(s, lang.FactImport+name); ok {
 		if cs := lang.DecodeChains(f); len(cs) == 1 {
 			v, found = t.eval(cs[0], depth+1)
 		}
@@ -149,18 +142,18 @@ func (t *Table) typeSymbol(scope, name string, depth int) (value, bool) {
 	if !ok || name == "" {
 		return t.symbol(scope, name, depth+1)
 	}
-	names, alias := t.names(s)
-	if a, ok := alias[name]; ok {
+	if a, ok := t.aliasOf(s, name); ok {
 		name = a
 	}
-	facts := t.factsOf[s]
-	if _, merged := facts[lang.FactMerged+name]; merged && len(t.pathsOf(s)) > 0 {
-		return value{kind: valClass, scope: s, name: name, cand: withName(Candidate{Path: t.pathsOf(s)[0], Kind: graph.KindClass}, name)}, true
+	if _, merged := t.fact(s, lang.FactMerged+name); merged {
+		if first, ok := t.firstPath(s); ok {
+			return value{kind: valClass, scope: s, name: name, cand: withName(Candidate{Path: first, Kind: graph.KindClass}, name)}, true
+		}
 	}
-	if len(names[name]) > 0 {
+	if len(t.cands(s, name)) > 0 {
 		return t.symbol(s, name, depth+1)
 	}
-	if v, ok := facts[lang.FactImport+name]; ok {
+	if v, ok := t.fact(s, lang.FactImport+name); ok {
 		if cs := lang.DecodeChains(v); len(cs) == 1 && !cs[0].Inst && len(cs[0].Steps) == 0 && cs[0].Name != "" {
 			return t.typeSymbol(cs[0].Scope, cs[0].Name, depth+1)
 		}
@@ -173,8 +166,9 @@ func (t *Table) typeSymbol(scope, name string, depth int) (value, bool) {
 		}
 		return t.symbol(s, name, depth+1)
 	}
-	if _, ok := facts[lang.FactVar+name]; !ok {
-		for _, c := range lang.DecodeChains(facts[lang.FactStar]) {
+	if _, ok := t.fact(s, lang.FactVar+name); !ok {
+		star, _ := t.fact(s, lang.FactStar)
+		for _, c := range lang.DecodeChains(star) {
 			if v, ok := t.typeSymbol(c.Scope, name, depth+1); ok {
 				return v, true
 			}
@@ -230,7 +224,7 @@ func (t *Table) step(v value, step string, depth int) (value, bool) {
 			v.kind = valInst
 			return v, true
 		case valFunc:
-			r, ok := t.factsOf[v.scope][lang.FactReturn+v.name]
+			r, ok := t.fact(v.scope, lang.FactReturn+v.name)
 			if !ok {
 				return value{}, false
 			}
@@ -264,7 +258,7 @@ func (t *Table) step(v value, step string, depth int) (value, bool) {
 		if fn.kind != valFunc {
 			return value{}, false
 		}
-		p, ok := t.facts(fn.scope)[lang.FactParam+fn.name+step]
+		p, ok := t.fact(fn.scope, lang.FactParam+fn.name+step)
 		if !ok {
 			return value{}, false
 		}
@@ -301,8 +295,7 @@ func (t *Table) memberOnce(v value, name string, super bool, depth int) (value, 
 		return value{}, false
 	}
 	if !super {
-		names, _ := t.names(v.scope)
-		if cands := names[v.name+"."+name]; len(cands) > 0 {
+		if cands := t.cands(v.scope, v.name+"."+name); len(cands) > 0 {
 			c, _ := t.lookup(v.scope, v.name+"."+name, "")
 			kind := valFunc
 			if cands[0].Kind == graph.KindClass {
@@ -325,7 +318,7 @@ func (t *Table) attribute(v value, name string, depth int) (value, bool) {
 	if t.tooDeep(depth) {
 		return value{}, false
 	}
-	if a, ok := t.facts(v.scope)[lang.FactAttr+v.name+"."+name]; ok {
+	if a, ok := t.fact(v.scope, lang.FactAttr+v.name+"."+name); ok {
 		if cs := lang.DecodeChains(a); len(cs) == 1 {
 			return t.eval(cs[0], depth+1)
 		}
@@ -342,7 +335,8 @@ func (t *Table) attribute(v value, name string, depth int) (value, bool) {
 // bases evaluates the bases of v's class to classes.
 func (t *Table) bases(v value, depth int) []value {
 	var out []value
-	for _, c := range lang.DecodeChains(t.facts(v.scope)[lang.FactBase+v.name]) {
+	bases, _ := t.fact(v.scope, lang.FactBase+v.name)
+	for _, c := range lang.DecodeChains(bases) {
 		if b, ok := t.eval(c, depth+1); ok && b.kind == valClass {
 			out = append(out, b)
 		}

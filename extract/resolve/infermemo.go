@@ -17,6 +17,7 @@ type memoEntry struct {
 	v      value
 	ok     bool
 	scopes []string // the scopes the computation looked into
+	keys   []uint32 // the names it read in fine scopes (namedeps.go)
 }
 
 // tooDeep reports whether depth passed maxInferDepth, marking the lookup
@@ -37,9 +38,12 @@ func (t *Table) memo(key string, depth int, f func() (value, bool)) (value, bool
 			t.cut = true
 			return value{}, false
 		}
-		if t.Touched != nil {
+		if t.touched != nil {
 			for _, s := range e.scopes {
-				t.Touched[s] = true
+				t.touched.scopes[s] = true
+			}
+			for _, k := range e.keys {
+				t.touched.keys[k] = true
 			}
 		}
 		return e.v, e.ok
@@ -52,15 +56,18 @@ func (t *Table) memo(key string, depth int, f func() (value, bool)) (value, bool
 	}
 	e := &memoEntry{busy: true}
 	t.memos[key] = e
-	outerCut, outerTouched := t.cut, t.Touched
-	mine := map[string]bool{}
-	t.cut, t.Touched = false, mine
+	outerCut, outerTouched := t.cut, t.touched
+	mine := newDepSet()
+	t.cut, t.touched = false, mine
 	v, ok := f()
 	cut := t.cut
-	t.cut, t.Touched = outerCut || cut, outerTouched
+	t.cut, t.touched = outerCut || cut, outerTouched
 	if outerTouched != nil {
-		for s := range mine {
-			outerTouched[s] = true
+		for s := range mine.scopes {
+			outerTouched.scopes[s] = true
+		}
+		for k := range mine.keys {
+			outerTouched.keys[k] = true
 		}
 	}
 	if cut {
@@ -68,11 +75,15 @@ func (t *Table) memo(key string, depth int, f func() (value, bool)) (value, bool
 		return v, ok
 	}
 	e.busy, e.v, e.ok = false, v, ok
-	e.scopes = make([]string, 0, len(mine))
-	for s := range mine {
+	e.scopes = make([]string, 0, len(mine.scopes))
+	for s := range mine.scopes {
 		e.scopes = append(e.scopes, s)
 	}
 	sort.Strings(e.scopes)
+	e.keys = make([]uint32, 0, len(mine.keys))
+	for k := range mine.keys {
+		e.keys = append(e.keys, k)
+	}
 	return v, ok
 }
 

@@ -32,9 +32,9 @@ type Table struct {
 	alias   map[string]map[string]string
 	results map[string]map[string]string
 	factsOf map[string]map[string]string
-	// Touched, when set, collects every scope looked into (the Deps of
-	// the file being resolved).
-	Touched map[string]bool
+	// touched, when set, collects every scope and fine-scope name looked
+	// into (the Deps and Keys of the file being resolved; namedeps.go).
+	touched *depSet
 	// memos and cut memoise the inference's lookups (infermemo.go).
 	memos map[string]*memoEntry
 	cut   bool
@@ -89,11 +89,16 @@ func NewTable(fresh map[string]*lang.Decl, cached map[string]lang.DeclRecord, mo
 	return t
 }
 
-// names returns the declarations of scope, expanding them on first use.
+// names returns the declarations of scope, expanding them on first use,
+// and records the scope as looked into as a whole.
 func (t *Table) names(scope string) (map[string][]Candidate, map[string]string) {
-	if t.Touched != nil {
-		t.Touched[scope] = true
-	}
+	t.touch(scope)
+	return t.expand(scope)
+}
+
+// expand returns the declarations of scope, expanding them on first use;
+// it records nothing.
+func (t *Table) expand(scope string) (map[string][]Candidate, map[string]string) {
 	if n, ok := t.scopes[scope]; ok {
 		return n, t.alias[scope]
 	}
@@ -193,11 +198,10 @@ func (t *Table) lookup(scope, name, fromPath string) (Candidate, bool) {
 	if !ok {
 		return Candidate{}, false
 	}
-	names, alias := t.names(s)
-	if a, ok := alias[name]; ok {
+	if a, ok := t.aliasOf(s, name); ok {
 		name = a
 	}
-	cands := names[name]
+	cands := t.cands(s, name)
 	switch len(cands) {
 	case 0:
 		return Candidate{}, false
@@ -225,9 +229,7 @@ func (t *Table) resultOf(scope, name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	t.names(s)
-	r, ok := t.results[s][name]
-	return r, ok
+	return t.result(s, name)
 }
 
 // withName carries the declared name in Kind's place for uid building.
@@ -279,11 +281,13 @@ func platformFile(p string) bool {
 }
 
 // Resolve turns fr's references into edges (and stub or package nodes),
-// using t, and records the scopes they looked into as fr.Decl.Deps.
+// using t, and records the scopes they looked into as fr.Decl.Deps and the
+// names they read in fine scopes as fr.Decl.Keys (namedeps.go).
 func Resolve(fr *lang.Result, t *Table) {
-	deps := map[string]bool{}
-	t.Touched = deps
-	defer func() { t.Touched = nil }()
+	touched := newDepSet()
+	deps := touched.scopes
+	t.touched = touched
+	defer func() { t.touched = nil }()
 	seenStub := map[string]bool{}
 	seenEdge := map[graph.EdgeKey]bool{}
 	for _, e := range fr.Edges {
@@ -308,8 +312,8 @@ func Resolve(fr *lang.Result, t *Table) {
 	}
 	found := false // a reference of the current run of Else alternatives found its target
 	for _, r := range fr.Refs {
-		if s, ok := t.NormScope(r.Scope); ok && s != "" {
-			deps[s] = true
+		if s, ok := t.NormScope(r.Scope); ok && s != "" && !FineScope(s) {
+			deps[s] = true // in a fine scope, the lookups record the names
 		}
 		if !r.Else {
 			found = false
@@ -375,11 +379,17 @@ func Resolve(fr *lang.Result, t *Table) {
 	if fr.Decl != nil {
 		fr.Decl.Deps = fr.Decl.Deps[:0]
 		for d := range deps {
-			if d != fr.Decl.Scope {
+			switch {
+			case FineScope(d):
+				// Read as a whole: any change in it makes fr a dependent,
+				// its own scope included.
+				touched.keys[WholeKey(d)] = true
+			case d != fr.Decl.Scope:
 				fr.Decl.Deps = append(fr.Decl.Deps, d)
 			}
 		}
 		sort.Strings(fr.Decl.Deps)
+		fr.Decl.Keys, fr.Decl.KeysKnown = packKeys(touched.keys), true
 	}
 }
 

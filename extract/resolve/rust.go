@@ -18,9 +18,7 @@ import (
 // false for a crate outside the repository.
 func (t *Table) rustCrateScope(name string) (string, bool) {
 	key := "cargo:" + strings.ReplaceAll(name, "-", "_")
-	if t.Touched != nil {
-		t.Touched[key] = true
-	}
+	t.touch(key)
 	ps := t.byScope[key]
 	if len(ps) == 0 {
 		return "", false
