@@ -138,11 +138,18 @@
 // that corrupting or losing files on nodes could lose committed ones. For a log that must not lose what it acknowledged run three
 // servers (Replicas 3) with sync_interval: always (deploy/).
 //
-// Anyone who may publish on cos.<ns>.log.> can write into the log: a
-// message that is not the next link of the chain is an
-// *eventlog.IntegrityError for Verify and stops every handle's writes
-// there, and DenyDelete keeps it from being removed. Give cos's user
-// alone publish permission on those subjects.
+// The hash chain has no key. Anyone who may publish on cos.<ns>.log.> can
+// write into the log: a message that is not the next link of the chain is
+// an *eventlog.IntegrityError for Verify and stops every handle's writes
+// there, and DenyDelete keeps it from being removed; one that is the next
+// link verifies like any event, with whatever content, actor and request
+// id it names. A receipt is kept only when the Cos-Intent of its first
+// message matches its events (eventlog.MatchIntent), so a forged header
+// cannot make a later request with that id answer "replayed" without
+// being written. NATS permissions are the boundary: give cos's user alone
+// publish permission on those subjects (deploy/nats/permissions.conf);
+// cos connects with the credentials EnvUser and EnvPassword, or
+// EnvCredsFile, name.
 //
 // Open reads the whole stream, and every handle holds every cos stream's
 // revision and hash in memory: fine for the logs cos writes (millions of

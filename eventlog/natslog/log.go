@@ -120,7 +120,11 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 		if d, ok := ctx.Deadline(); ok {
 			timeout = min(timeout, max(time.Until(d), time.Millisecond))
 		}
-		nc, err := nats.Connect(url, nats.Name("cos event log"), nats.Timeout(timeout), nats.MaxReconnects(-1))
+		creds, err := credentialOptions()
+		if err != nil {
+			return nil, storeError("connect", l.where, err)
+		}
+		nc, err := nats.Connect(url, append([]nats.Option{nats.Name("cos event log"), nats.Timeout(timeout), nats.MaxReconnects(-1)}, creds...)...)
 		if err != nil {
 			return nil, storeError("connect", l.where, err)
 		}
