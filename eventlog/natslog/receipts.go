@@ -1,6 +1,9 @@
 package natslog
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -147,4 +150,49 @@ func (r *receiptIndex) prune(now time.Time) {
 		r.order = append(r.order[:0], r.order[r.start:]...)
 		r.start = 0
 	}
+}
+
+// Receipts calls fn for every receipt the handle keeps within the receipt
+// window, oldest first, after reading what other handles committed (as
+// LookupReceipt does). fn is called without the handle's lock held.
+func (l *Log) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) error) error {
+	if err := l.usable(ctx); err != nil {
+		return err
+	}
+	if _, err := l.currentStream(ctx); err != nil {
+		return err
+	}
+	l.smu.Lock()
+	if err := l.catchUpLocked(ctx); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+		l.smu.Unlock()
+		return err
+	}
+	out := l.m.receipts.list()
+	l.smu.Unlock()
+	for _, r := range out {
+		if err := fn(r); err != nil {
+			if errors.Is(err, eventlog.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+var _ eventlog.ReceiptLister = (*Log)(nil)
+
+// list returns the live receipts, oldest first, as copies.
+func (r *receiptIndex) list() []eventlog.StoredReceipt {
+	out := make([]eventlog.StoredReceipt, 0, len(r.byID))
+	for _, k := range r.order[r.start:] {
+		e, ok := r.byID[k.id]
+		if !ok || e.receipt.FirstSeq != k.firstSeq {
+			continue
+		}
+		rec := e.receipt
+		rec.IDs, rec.Hashes = slices.Clone(rec.IDs), slices.Clone(rec.Hashes)
+		out = append(out, eventlog.StoredReceipt{RequestID: k.id, Intent: e.intent, Receipt: rec})
+	}
+	return out
 }

@@ -1,14 +1,18 @@
 package natslog_test
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
+	"github.com/cos-dev/cos/eventlog/boltlog"
 	"github.com/cos-dev/cos/eventlog/natslog"
 	"github.com/nats-io/nats.go"
 )
@@ -134,5 +138,61 @@ func TestReceipts_ReplayOnAnotherHandle(t *testing.T) {
 		if err != nil || !got.Replayed || got.FirstSeq != want[i].FirstSeq || got.LastSeq != want[i].LastSeq || got.Stream != want[i].Stream {
 			t.Errorf("retry of %s on another handle: %+v, %v; want a replay of %+v", r.RequestID, got, err, want[i])
 		}
+	}
+}
+
+// forgedIntent lists a file log's receipts with another intent.
+type forgedIntent struct{ *boltlog.Log }
+
+func (f forgedIntent) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) error) error {
+	return f.Log.Receipts(ctx, func(r eventlog.StoredReceipt) error { r.Intent[0] ^= 1; return fn(r) })
+}
+
+// TestImport_CarriesReceipts: an import from a file log carries its
+// receipts — a named stream, an allocated one, a request of two events —
+// so their retries replay on the stream; a receipt whose intent does not
+// match its events is refused before anything is sent.
+func TestImport_CarriesReceipts(t *testing.T) {
+	_, url := startJetStream(t)
+	ctx := t.Context()
+	src, err := boltlog.Open(ctx, filepath.Join(t.TempDir(), "events.db"), boltlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close(ctx)
+	reqs := []eventlog.AppendRequest{
+		{Stream: "doc:a", RequestID: "named", Events: []eventlog.Payload{{Type: "doc.created", Data: []byte(`{"v":1}`)}}},
+		{StreamPrefix: "run1", RequestID: "alloc", Expect: eventlog.NoStream(), Events: []eventlog.Payload{{Type: "run.started", Data: []byte(`{}`)}}},
+		{Stream: "doc:a", RequestID: "two", Expect: eventlog.AtRevision(1), Events: []eventlog.Payload{
+			{Type: "doc.updated", Data: []byte(`{"v":2}`)}, {Type: "doc.updated", Data: []byte(`{"v":3}`)}}},
+	}
+	want := make([]eventlog.Receipt, len(reqs))
+	for i, r := range reqs {
+		if want[i], err = eventlog.AppendOne(ctx, src, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := newStreamName()
+	if _, err := natslog.Import(ctx, url, natslog.Options{Stream: bad}, forgedIntent{src}, nil); !errors.Is(err, eventlog.ErrIntegrity) {
+		t.Fatalf("import of a receipt with another intent: %v; want an IntegrityError", err)
+	}
+	if h, err := openLog(t, url, bad, natslog.Options{}).Head(ctx); err != nil || h.Seq != 0 {
+		t.Fatalf("stream after the refused import: %+v, %v; want empty", h, err)
+	}
+	name := newStreamName()
+	if _, err := natslog.Import(ctx, url, natslog.Options{Stream: name}, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	l := openLog(t, url, name, natslog.Options{})
+	for i, r := range reqs {
+		got, err := eventlog.AppendOne(ctx, l, r)
+		if err != nil || !got.Replayed || got.FirstSeq != want[i].FirstSeq || got.LastSeq != want[i].LastSeq {
+			t.Errorf("retry of %s on the stream: %+v, %v; want a replay of %+v", r.RequestID, got, err, want[i])
+		}
+	}
+	// Allocation continues after the copied stream.
+	next, err := eventlog.AppendOne(ctx, l, eventlog.AppendRequest{StreamPrefix: "run1", Events: []eventlog.Payload{{Type: "run.started", Data: []byte(`{}`)}}})
+	if err != nil || next.Stream != "run1002" {
+		t.Fatalf("next allocation of run1: %+v, %v; want run1002", next, err)
 	}
 }

@@ -99,3 +99,18 @@ func (p prefix) Read(ctx context.Context, from uint64, fn func(eventlog.Event) e
 		return nil
 	})
 }
+
+// Receipts lists the receipts of l (natslog.Log) whose events lie within
+// the prefix.
+func (p prefix) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) error) error {
+	rl, ok := p.l.(eventlog.ReceiptLister)
+	if !ok {
+		return nil
+	}
+	return rl.Receipts(ctx, func(r eventlog.StoredReceipt) error {
+		if r.Receipt.LastSeq > p.last {
+			return nil
+		}
+		return fn(r)
+	})
+}
