@@ -171,7 +171,7 @@ func TestImport_CopiesReceipts(t *testing.T) {
 		t.Fatalf("another intent under r-1 on the copy: %v; want ErrRequestReuse", err)
 	}
 	for name, edit := range map[string]func(*eventlog.StoredReceipt){
-		"hash": func(r *eventlog.StoredReceipt) { r.Receipt.Hashes[0] = first.Hashes[0][:63] + "0" },
+		"hash": func(r *eventlog.StoredReceipt) { r.Receipt.Hashes[0] = strings.Repeat("0", 64) },
 		"past": func(r *eventlog.StoredReceipt) { r.Receipt.LastSeq = 9 },
 		"seq":  func(r *eventlog.StoredReceipt) { r.Receipt.FirstSeq, r.Receipt.LastSeq = 2, 2 },
 	} {
