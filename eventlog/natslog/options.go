@@ -90,6 +90,12 @@ type Options struct {
 	// Conn, when set, is used instead of dialling the URL given to Open.
 	// The Log does not close it.
 	Conn *nats.Conn
+	// Checkpoint is the path of a file (in the state folder) where the
+	// handle keeps what it read of the stream — revisions, counters,
+	// receipts — with the seq and hash it read to (checkpoint.go): Open
+	// reads the stream only past it, and Close rewrites it. Empty means
+	// none: Open reads the whole stream. Its folder must exist.
+	Checkpoint string
 	// Now returns the commit time; nil means time.Now. For tests.
 	Now func() time.Time
 }
