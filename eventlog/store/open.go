@@ -46,12 +46,12 @@ func Open(ctx context.Context, a Address, o Options) (eventlog.Log, error) {
 	actor := eventlog.Actor{Client: o.Client}
 	if a.IsNATS() {
 		l, err := natslog.Open(ctx, a.URLs, natslog.Options{
-			Stream:   a.Stream,
-			Replicas: a.Replicas(),
-			ReadOnly: o.ReadOnly,
-			Create:   o.CreateStream,
-			Actor:    actor,
-			Logger:   o.Logger,
+			Stream:     a.Stream,
+			Replicas:   a.Replicas(),
+			ReadOnly:   o.ReadOnly,
+			Create:     o.CreateStream,
+			Actor:      actor,
+			Logger:     o.Logger,
 			OnCommit:   o.OnCommit,
 			Checkpoint: o.Checkpoint,
 		})
