@@ -18,3 +18,16 @@ func (l natsStore) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt)
 }
 
 var _ eventlog.ReceiptLister = natsStore{}
+
+// VerifyHashes is natslog.Log's (the chain from the handle's checkpoint),
+// its error through unavailable: the start-up chain check (verifyChain).
+func (l natsStore) VerifyHashes(ctx context.Context) (uint64, error) {
+	h, ok := l.Log.(hashVerifier)
+	if !ok {
+		return l.Verify(ctx)
+	}
+	n, err := h.VerifyHashes(ctx)
+	return n, unavailable(err)
+}
+
+var _ hashVerifier = natsStore{}

@@ -216,3 +216,39 @@ func writeReplace(path string, raw []byte) error {
 func eventlogReceipt(r checkpointReceipt) eventlog.Receipt {
 	return eventlog.Receipt{Stream: r.Stream, FirstSeq: r.FirstSeq, LastSeq: r.LastSeq, Revision: r.Revision, IDs: r.IDs, Hashes: r.Hashes, Time: r.Time}
 }
+
+// VerifyHashes checks the hash chain as the handle's model holds it: it
+// reads what other handles committed since (checking each link, as every
+// catch-up does) and returns the number of events the model verified, or
+// the *eventlog.IntegrityError of the first message that did not follow.
+// The links up to the checkpoint the handle started from were checked by
+// the process that wrote it, so unlike Verify it does not read the
+// stream from seq 1: it is the start-up check of a state folder, which
+// trusts its own files (Verify, `cos verify`, walks everything).
+func (l *Log) VerifyHashes(ctx context.Context) (uint64, error) {
+	if err := l.usable(ctx); err != nil {
+		return 0, err
+	}
+	s, err := l.currentStream(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if s == nil {
+		return 0, noStream(l.where, l.opts.Stream)
+	}
+	l.smu.Lock()
+	started := l.startSeq
+	l.smu.Unlock()
+	if started == 0 {
+		return l.Verify(ctx) // the model was built from seq 1: walk it all
+	}
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	if err := l.catchUpLocked(ctx); err != nil {
+		if ie := (*eventlog.IntegrityError)(nil); errors.As(err, &ie) {
+			return ie.Seq - 1, err
+		}
+		return 0, err
+	}
+	return l.m.head.Seq, nil
+}

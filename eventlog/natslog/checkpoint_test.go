@@ -1,9 +1,11 @@
 package natslog_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -127,5 +129,38 @@ func TestCheckpoint_ThatDoesNotMatchIsRebuilt(t *testing.T) {
 				t.Fatalf("a request id only the old checkpoint knew: %+v, %v; want it written", got, err)
 			}
 		})
+	}
+}
+
+// TestCheckpoint_VerifyHashesFromIt: VerifyHashes of a handle that started
+// from a checkpoint checks the links read since (a message that is not the
+// next link is an IntegrityError naming it) and counts every event; one
+// that started from seq 1 walks the whole stream (Verify).
+func TestCheckpoint_VerifyHashesFromIt(t *testing.T) {
+	_, url := startJetStream(t)
+	name := newStreamName()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "log-checkpoint.bin")
+	a := openLog(t, url, name, natslog.Options{Checkpoint: path})
+	appendN(t, a, "a", 0, 5)
+	if n, err := a.VerifyHashes(ctx); err != nil || n != 5 {
+		t.Fatalf("VerifyHashes without a checkpoint = %d, %v; want 5", n, err)
+	}
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := openLog(t, url, name, natslog.Options{})
+	appendN(t, b, "b", 5, 8)
+	c := openLog(t, url, name, natslog.Options{Checkpoint: path})
+	if n, err := c.VerifyHashes(ctx); err != nil || n != 8 {
+		t.Fatalf("VerifyHashes from the checkpoint = %d, %v; want 8", n, err)
+	}
+	_, js := connect(t, url)
+	if _, err := js.Publish(ctx, "cos."+strings.ToLower(name)+".log.doc:0", []byte(`{"seq":9}`)); err != nil {
+		t.Fatal(err)
+	}
+	var ie *eventlog.IntegrityError
+	if n, err := c.VerifyHashes(ctx); !errors.As(err, &ie) || ie.Seq != 9 || n != 8 {
+		t.Fatalf("VerifyHashes after a foreign message = %d, %v; want 8 and an IntegrityError at seq 9", n, err)
 	}
 }

@@ -56,8 +56,8 @@ type Log struct {
 	entropy *ulid.MonotonicEntropy
 	lastMS  uint64
 	// checkpointSeq is the seq of the checkpoint last loaded or written
-	// (checkpoint.go).
-	checkpointSeq uint64
+	// (checkpoint.go); startSeq the seq of the one Open loaded, 0 for none.
+	checkpointSeq, startSeq uint64
 
 	// committer groups concurrent Append calls into one round each
 	// batch; nil in read-only mode.
@@ -151,6 +151,7 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 	}
 	l.smu.Lock()
 	l.checkpointSeq = l.loadCheckpoint(ctx)
+	l.startSeq = l.checkpointSeq
 	err = l.catchUpLocked(ctx)
 	if err == nil && l.m.head.Seq-l.checkpointSeq >= checkpointEvery {
 		l.saveCheckpoint()
