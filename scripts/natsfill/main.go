@@ -38,7 +38,7 @@ func run(store string, n int) error {
 	if err != nil {
 		return err
 	}
-	defer l.Close(ctx)
+	defer func() { _ = l.Close(ctx) }()
 	data := []byte(`{"title":"Benchmark task","status":"in_progress","assignee":"agent-7","labels":["bench","nats"],"note":"an event of a couple of hundred bytes, about the size of a task update"}`)
 	start := time.Now()
 	for i := 0; i < n; i += 500 {
