@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -25,6 +26,12 @@ type migrateReport struct {
 	Head   eventlog.Head `json:"head"`
 	// Verified is the number of events whose chain the target verified.
 	Verified uint64 `json:"verified"`
+	// Receipts is the number of request-id receipts the target keeps,
+	// each the source's (same intent, same receipt); ExpiredReceipts the
+	// source's receipts past the receipt window, which the target
+	// dropped as the source would at its next write.
+	Receipts        int `json:"receipts"`
+	ExpiredReceipts int `json:"expired_receipts,omitempty"`
 }
 
 func (a *app) migrateCommand() *cobra.Command {
@@ -36,8 +43,8 @@ func (a *app) migrateCommand() *cobra.Command {
 		Long: "Copy every event of the log (the state folder's file, or --store) into --to: an empty JetStream stream " +
 			"(nats://HOST:PORT[,nats://HOST:PORT…][/STREAM], created when missing) or a new bbolt file. The copy keeps every " +
 			"seq, id, time, actor, request id and hash, so its hash chain is the same chain: at the end the target is " +
-			"verified and its head hash compared with the source's. Receipts of request ids are not copied (a retry of a request " +
-			"made before the migration writes again). Stop the servers writing to the source first: events committed during " +
+			"verified and its head hash compared with the source's. The receipts of request ids are copied too and compared after " +
+			"the copy, so a retry of a request made before the migration replays on the target instead of writing again. Stop the servers writing to the source first: events committed during " +
 			"the copy are not in the target, and the command fails saying how many. A target that is not empty, or a file that exists, is " +
 			"refused and left as it is. Progress goes to stderr. Then run the servers with --store pointing at the target.",
 		Example: "  cos migrate --to nats://127.0.0.1:4222,nats://127.0.0.1:4223,nats://127.0.0.1:4224/COS\n" +
@@ -67,7 +74,7 @@ func (a *app) migrateCommand() *cobra.Command {
 				enc.SetEscapeHTML(false)
 				return enc.Encode(rep)
 			}
-			_, err = fmt.Fprintf(a.io.Out, "migrated %s from %s to %s; verified, head %d %s\n", events(rep.Events), rep.From, rep.To, rep.Head.Seq, rep.Head.Hash)
+			_, err = fmt.Fprintf(a.io.Out, "migrated %s and %d receipts from %s to %s; verified, head %d %s\n", events(rep.Events), rep.Receipts, rep.From, rep.To, rep.Head.Seq, rep.Head.Hash)
 			return err
 		},
 	}
@@ -89,6 +96,74 @@ func (u upTo) Read(ctx context.Context, from uint64, fn func(eventlog.Event) err
 		}
 		return fn(ev)
 	})
+}
+
+// Receipts lists the receipts of the log whose events lie up to u.last.
+func (u upTo) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) error) error {
+	rl, ok := u.l.(eventlog.ReceiptLister)
+	if !ok {
+		return fmt.Errorf("the log %T cannot list its receipts", u.l)
+	}
+	return rl.Receipts(ctx, func(r eventlog.StoredReceipt) error {
+		if r.Receipt.LastSeq > u.last {
+			return nil
+		}
+		return fn(r)
+	})
+}
+
+// listReceipts returns the receipts l keeps, by request id.
+func listReceipts(ctx context.Context, l eventlog.ReceiptLister) (map[string]eventlog.StoredReceipt, error) {
+	out := map[string]eventlog.StoredReceipt{}
+	err := l.Receipts(ctx, func(r eventlog.StoredReceipt) error {
+		out[r.RequestID] = r
+		return nil
+	})
+	return out, err
+}
+
+// compareReceipts checks the target's receipts against the source's: each
+// of the target's is the source's (same intent, same receipt), and each
+// of the source's is in the target unless it is past the receipt window
+// at now (older than eventlog.DefaultReceiptMaxAge, or not among the
+// newest DefaultReceiptMaxCount), which the target may drop as the source
+// would at its next write. It returns the number kept and expired, or a
+// description of the first difference.
+func compareReceipts(src, dst map[string]eventlog.StoredReceipt, now time.Time) (kept, expired int, diff string) {
+	for id, d := range dst {
+		s, ok := src[id]
+		if !ok {
+			return 0, 0, fmt.Sprintf("the target holds a receipt of request_id %q the source does not", id)
+		}
+		if s.Intent != d.Intent || !sameReceipt(s.Receipt, d.Receipt) {
+			return 0, 0, fmt.Sprintf("the receipt of request_id %q differs: source %+v, target %+v", id, s.Receipt, d.Receipt)
+		}
+	}
+	newer := 0 // source receipts newer than the one at hand, by first seq
+	seqs := make([]uint64, 0, len(src))
+	for _, s := range src {
+		seqs = append(seqs, s.Receipt.FirstSeq)
+	}
+	slices.Sort(seqs)
+	for id, s := range src {
+		if _, ok := dst[id]; ok {
+			continue
+		}
+		i, _ := slices.BinarySearch(seqs, s.Receipt.FirstSeq)
+		newer = len(seqs) - 1 - i
+		if now.Sub(s.Receipt.Time) > eventlog.DefaultReceiptMaxAge || newer >= eventlog.DefaultReceiptMaxCount {
+			expired++
+			continue
+		}
+		return 0, 0, fmt.Sprintf("the receipt of request_id %q (seq %d) was not copied", id, s.Receipt.FirstSeq)
+	}
+	return len(dst), expired, ""
+}
+
+// sameReceipt compares two receipts field by field, times as instants.
+func sameReceipt(a, b eventlog.Receipt) bool {
+	return a.Stream == b.Stream && a.FirstSeq == b.FirstSeq && a.LastSeq == b.LastSeq && a.Revision == b.Revision &&
+		slices.Equal(a.IDs, b.IDs) && slices.Equal(a.Hashes, b.Hashes) && a.Time.Equal(b.Time)
 }
 
 // migrate copies from into target and verifies the copy.
@@ -129,6 +204,24 @@ func (a *app) migrate(ctx context.Context, from, target state.Store) (migrateRep
 	}
 	if dstHead != srcHead || rep.Verified != srcHead.Seq {
 		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: the copy in %s ends at seq %d hash %s (%d verified), the source at seq %d hash %s%s", target, dstHead.Seq, dstHead.Hash, rep.Verified, srcHead.Seq, srcHead.Hash, partialCopyAdvice(target, dstHead.Seq))}
+	}
+	// The receipts: a retry of a request made before the copy must replay
+	// on the target.
+	srcReceipts, err := listReceipts(ctx, upTo{src, srcHead.Seq})
+	if err != nil {
+		return rep, failure(err)
+	}
+	dl, ok := dst.(eventlog.ReceiptLister)
+	if !ok {
+		return rep, failure(fmt.Errorf("the log %T cannot list its receipts", dst))
+	}
+	dstReceipts, err := listReceipts(ctx, dl)
+	if err != nil {
+		return rep, failure(err)
+	}
+	var diff string
+	if rep.Receipts, rep.ExpiredReceipts, diff = compareReceipts(srcReceipts, dstReceipts, time.Now()); diff != "" {
+		return rep, &exitError{code: ExitError, err: fmt.Errorf("E_INTEGRITY: the copy in %s holds the events but not the receipts: %s%s", target, diff, partialCopyAdvice(target, head.Seq))}
 	}
 	// A copy that misses events committed meanwhile is not the log: the
 	// servers switched to it would lose acknowledged writes. The copy is

@@ -173,19 +173,37 @@ func Prepare(req AppendRequest, lim Limits) (Prepared, error) {
 // with object keys sorted and numbers kept exactly (docs/storage.md,
 // "Request-id intent", has the byte layout).
 func intentHash(stream, prefix string, exp ExpectedRevision, expHash string, events []Payload) ([32]byte, error) {
-	h := sha256.New()
-	fmt.Fprintf(h, "cos-intent-v1\x00%s\x00%s\x00%t\x00%d\x00%s\x00%d", stream, prefix, exp.IsSet(), exp.Revision(), expHash, len(events))
+	canon, err := canonicalEvents(events)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return canonicalIntent(stream, prefix, exp, expHash, canon), nil
+}
+
+// canonicalEvents returns events with their data as canonicalJSON.
+func canonicalEvents(events []Payload) ([]Payload, error) {
+	out := make([]Payload, len(events))
 	for i, e := range events {
 		canon, err := canonicalJSON(e.Data)
 		if err != nil {
-			return [32]byte{}, &InvalidEventError{Field: fmt.Sprintf("events[%d].data", i), Reason: err.Error()}
+			return nil, &InvalidEventError{Field: fmt.Sprintf("events[%d].data", i), Reason: err.Error()}
 		}
-		fmt.Fprintf(h, "\x00%s\x00%d\x00", e.Type, len(canon))
-		h.Write(canon)
+		out[i] = Payload{Type: e.Type, Data: canon}
+	}
+	return out, nil
+}
+
+// canonicalIntent is intentHash of events whose data is canonical already.
+func canonicalIntent(stream, prefix string, exp ExpectedRevision, expHash string, canon []Payload) [32]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "cos-intent-v1\x00%s\x00%s\x00%t\x00%d\x00%s\x00%d", stream, prefix, exp.IsSet(), exp.Revision(), expHash, len(canon))
+	for _, e := range canon {
+		fmt.Fprintf(h, "\x00%s\x00%d\x00", e.Type, len(e.Data))
+		h.Write(e.Data)
 	}
 	var out [32]byte
 	copy(out[:], h.Sum(nil))
-	return out, nil
+	return out
 }
 
 // canonicalJSON re-encodes JSON with object keys sorted and numbers as

@@ -53,6 +53,10 @@
 //	                        the next index re-extracts everything once.
 //	index-root.json         {"root": "<abs>"}: the folder the graph was last indexed from; the doctor and
 //	                        rename plans read files under it. Written by indexing.
+//	log-checkpoint-<STREAM>.bin  with a NATS store: what this folder's processes read of the stream
+//	                        (revisions, counters, receipts) up to a seq and hash, so that an open reads
+//	                        only past it (natslog.Options.Checkpoint). Written at close (temp → rename,
+//	                        no fsync). Safe to delete: the next open reads the whole stream.
 //	log-seen.json           {"store", "seq", "hash"}: the newest log position this folder has seen, so
 //	                        that a log holding less (a stream deleted and created again, a cluster
 //	                        rebuilt empty, an older file put in place) is refused, never served as

@@ -80,7 +80,8 @@ func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
 			return nil, err
 		}
 	}
-	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, CreateStream: o.CreateStream, SingleReplica: o.SingleReplica, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit})
+	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, CreateStream: o.CreateStream, SingleReplica: o.SingleReplica, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit,
+		Checkpoint: logCheckpoint(dir, st)})
 	if err != nil {
 		if created {
 			// A failed first open leaves no state folder behind: only

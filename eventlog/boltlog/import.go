@@ -16,10 +16,11 @@ import (
 // importChunk is how many events Import writes per transaction.
 const importChunk = 4096
 
-// ImportSource is what Import reads: any event log (every eventlog.Log is
-// one), read from seq 1 in seq order.
+// ImportSource is what Import reads: any event log of this module's
+// stores, read from seq 1 in seq order, with the receipts it keeps.
 type ImportSource interface {
 	Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error
+	eventlog.ReceiptLister
 }
 
 // Import writes to dest (a new file; ErrDestExists when it exists) a log
@@ -35,9 +36,12 @@ type ImportSource interface {
 //
 // Allocated-stream counters are rebuilt from the stream names (a name
 // ending in three or more digits sets its prefix's counter to at least that
-// number); request-id receipts are not carried over (a retry of a request
-// made before the import writes again). progress, when non-nil, is called
-// with the number of events copied after each chunk of importChunk.
+// number). src's receipts are copied with their intents, each checked
+// against the events it points at (eventlog.ReceiptMatches; one that does
+// not match, or points past the events, is an *eventlog.IntegrityError),
+// so a retry of a request made before the import replays on the copy.
+// progress, when non-nil, is called with the number of events copied
+// after each chunk of importChunk.
 //
 // Errors: ErrDestExists, *eventlog.IntegrityError, *eventlog.StorageError,
 // src's errors, ctx's error.
@@ -64,6 +68,14 @@ func Import(ctx context.Context, dest string, src ImportSource, progress func(co
 			_ = os.Remove(tmp)
 		}
 	}()
+	var receipts []eventlog.StoredReceipt
+	if err := src.Receipts(ctx, func(r eventlog.StoredReceipt) error { receipts = append(receipts, r); return nil }); err != nil {
+		return head, err
+	}
+	check, err := eventlog.NewReceiptCheck(receipts)
+	if err != nil {
+		return head, err
+	}
 	counters := map[string]uint64{}
 	batch := make([]eventlog.Event, 0, importChunk)
 	flush := func() error {
@@ -92,6 +104,9 @@ func Import(ctx context.Context, dest string, src ImportSource, progress func(co
 		if prefix, n, ok := allocatedName(ev.Stream); ok && n > counters[prefix] {
 			counters[prefix] = n
 		}
+		if _, _, err := check.Observe(ev); err != nil {
+			return err
+		}
 		next, prev = ev.Seq+1, ev.Hash
 		batch = append(batch, ev)
 		if len(batch) == importChunk {
@@ -102,8 +117,14 @@ func Import(ctx context.Context, dest string, src ImportSource, progress func(co
 	if err == nil {
 		err = flush()
 	}
+	if err == nil {
+		err = check.Done()
+	}
 	if err != nil {
 		return head, err
+	}
+	if err := w.putReceipts(receipts); err != nil {
+		return head, &eventlog.StorageError{Op: "write receipts", Path: tmp, Err: err}
 	}
 	raw := make(map[string][]byte, len(counters))
 	for p, n := range counters {
@@ -177,6 +198,36 @@ func (w *logWriter) putVerbatim(evs []eventlog.Event) error {
 				return err
 			}
 		}
+		if w.tail.seq == 0 {
+			return nil
+		}
+		return putTail(tx, w.tail)
+	})
+}
+
+// putReceipts writes rs (checked against the events already written) as
+// the receipts of the log, created at their receipts' times.
+func (w *logWriter) putReceipts(rs []eventlog.StoredReceipt) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	return w.db.Update(func(tx *bolt.Tx) error {
+		receipts, byAge := tx.Bucket(bucketReceipts), tx.Bucket(bucketByAge)
+		for _, r := range rs {
+			rec := r.Receipt
+			rec.Replayed = false
+			v, err := encodeReceipt(r.Intent, rec.Time, rec)
+			if err != nil {
+				return err
+			}
+			if err := receipts.Put([]byte(r.RequestID), v); err != nil {
+				return err
+			}
+			if err := byAge.Put(seqKey(rec.FirstSeq), []byte(r.RequestID)); err != nil {
+				return err
+			}
+		}
+		w.tail.receipts = uint64(len(rs))
 		if w.tail.seq == 0 {
 			return nil
 		}

@@ -85,6 +85,10 @@ type brokenSource struct {
 	edit func(*eventlog.Event)
 }
 
+func (b brokenSource) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) error) error {
+	return b.l.Receipts(ctx, fn)
+}
+
 func (b brokenSource) Read(ctx context.Context, from uint64, fn func(eventlog.Event) error) error {
 	return b.l.Read(ctx, from, func(ev eventlog.Event) error {
 		if ev.Seq == b.seq {
@@ -122,6 +126,64 @@ func TestImport_RefusesABrokenChain(t *testing.T) {
 					names = append(names, e.Name())
 				}
 				t.Fatalf("files left after a refused import: %s", strings.Join(names, ", "))
+			}
+		})
+	}
+}
+
+// forgedReceipts lists l's receipts with edit applied to each.
+type forgedReceipts struct {
+	*Log
+	edit func(*eventlog.StoredReceipt)
+}
+
+func (f forgedReceipts) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) error) error {
+	return f.Log.Receipts(ctx, func(r eventlog.StoredReceipt) error { f.edit(&r); return fn(r) })
+}
+
+// TestImport_CopiesReceipts: the receipts of the source are copied with
+// their intents — a retry on the copy replays, another intent under the
+// same id is E_REQUEST_REUSE — and a receipt that does not match the
+// events it points at, or points past them, ends the import with an
+// IntegrityError and leaves no file.
+func TestImport_CopiesReceipts(t *testing.T) {
+	ctx := context.Background()
+	src, _ := openTestLog(t, Options{})
+	r1 := req("doc:a", "doc.created", dataN(1))
+	r1.RequestID = "r-1"
+	first := mustAppend(t, src, r1)
+	mustAppend(t, src, req("doc:b", "doc.created", dataN(2)))
+	dest := filepath.Join(t.TempDir(), "copy.db")
+	if _, err := Import(ctx, dest, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Open(ctx, dest, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close(ctx)
+	if again := mustAppend(t, cp, r1); !again.Replayed || again.FirstSeq != first.FirstSeq {
+		t.Fatalf("retry on the copy: %+v; want a replay of seq %d", again, first.FirstSeq)
+	}
+	other := req("doc:a", "doc.created", dataN(9))
+	other.RequestID = "r-1"
+	if _, err := cp.AppendOne(ctx, other); !errors.Is(err, eventlog.ErrRequestReuse) {
+		t.Fatalf("another intent under r-1 on the copy: %v; want ErrRequestReuse", err)
+	}
+	for name, edit := range map[string]func(*eventlog.StoredReceipt){
+		"hash": func(r *eventlog.StoredReceipt) { r.Receipt.Hashes[0] = strings.Repeat("0", 64) },
+		"past": func(r *eventlog.StoredReceipt) { r.Receipt.LastSeq = 9 },
+		"seq":  func(r *eventlog.StoredReceipt) { r.Receipt.FirstSeq, r.Receipt.LastSeq = 2, 2 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dest := filepath.Join(t.TempDir(), "copy.db")
+			_, err := Import(ctx, dest, forgedReceipts{src, edit}, nil)
+			var ie *eventlog.IntegrityError
+			if !errors.As(err, &ie) {
+				t.Fatalf("Import = %v, want an IntegrityError", err)
+			}
+			if entries, _ := os.ReadDir(filepath.Dir(dest)); len(entries) != 0 {
+				t.Fatalf("%d files left after a refused import", len(entries))
 			}
 		})
 	}

@@ -191,3 +191,48 @@ func checkEnd(n uint64, prev string, head eventlog.Head) error {
 	}
 	return nil
 }
+
+// Receipts calls fn for every receipt the file keeps, oldest first (the
+// receipts_by_seq order), with the intent it binds; receipts older than
+// the window that no commit has pruned yet are listed too (a replay still
+// answers them). The receipts are read in one transaction under the
+// shared lock and fn is called after it. A receipt that does not decode
+// is an *eventlog.IntegrityError.
+func (l *Log) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) error) error {
+	var out []eventlog.StoredReceipt
+	err := l.view(ctx, func(tx *bolt.Tx) error {
+		byAge, receipts := tx.Bucket(bucketByAge), tx.Bucket(bucketReceipts)
+		if byAge == nil || receipts == nil {
+			return nil
+		}
+		return byAge.ForEach(func(k, id []byte) error {
+			v := receipts.Get(id)
+			if v == nil {
+				return nil
+			}
+			intent, rec, err := decodeReceipt(v)
+			if err != nil {
+				return &eventlog.IntegrityError{Reason: fmt.Sprintf("receipt of request_id %q: %v", id, err)}
+			}
+			if len(k) != 8 || binary.BigEndian.Uint64(k) != rec.FirstSeq {
+				return nil // an older receipt of an id written again
+			}
+			out = append(out, eventlog.StoredReceipt{RequestID: string(id), Intent: intent, Receipt: rec})
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range out {
+		if err := fn(r); err != nil {
+			if errors.Is(err, eventlog.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+var _ eventlog.ReceiptLister = (*Log)(nil)

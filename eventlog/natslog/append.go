@@ -331,7 +331,7 @@ func (l *Log) decide(d *draft, p eventlog.Prepared, now time.Time) outcome {
 		var meta recordMeta
 		if i == 0 {
 			if req.RequestID != "" {
-				meta = recordMeta{hasIntent: true, intent: p.Intent, count: len(p.Events)}
+				meta = recordMeta{hasIntent: true, intent: p.Intent, count: len(p.Events), decided: true}
 			}
 			if req.Stream == "" {
 				meta.prefix = req.StreamPrefix

@@ -51,8 +51,9 @@
 //
 // Every handle keeps a model of the log it has read: each cos stream's
 // revision, last seq and hash, the allocation counters, the receipts of
-// the window. Open reads the whole stream once to build it, checking each
-// link of the hash chain; later the handle reads only what others wrote.
+// the window. Open reads the stream once to build it (from its checkpoint,
+// below, when it has one), checking each link of the hash chain; later the
+// handle reads only what others wrote.
 //
 // Concurrent Appends on one handle are grouped by one committer goroutine.
 // Each round decides the queued requests in order against the model —
@@ -154,13 +155,34 @@
 // nobody said was intended (Options.SingleReplica, IntendSingleReplica);
 // Open logs that warning.
 //
-// Anyone who may publish on cos.<ns>.log.> can write into the log: a
-// message that is not the next link of the chain is an
-// *eventlog.IntegrityError for Verify and stops every handle's writes
-// there, and DenyDelete keeps it from being removed. Give cos's user
-// alone publish permission on those subjects.
+// The hash chain has no key. Anyone who may publish on cos.<ns>.log.> can
+// write into the log: a message that is not the next link of the chain is
+// an *eventlog.IntegrityError for Verify and stops every handle's writes
+// there, and DenyDelete keeps it from being removed; one that is the next
+// link verifies like any event, with whatever content, actor and request
+// id it names. A receipt is kept only when the Cos-Intent of its first
+// message matches its events (eventlog.MatchIntent), so a forged header
+// cannot make a later request with that id answer "replayed" without
+// being written. NATS permissions are the boundary: give cos's user alone
+// publish permission on those subjects (deploy/nats/permissions.conf);
+// cos connects with the credentials EnvUser and EnvPassword, or
+// EnvCredsFile, name.
 //
-// Open reads the whole stream, and every handle holds every cos stream's
-// revision and hash in memory: fine for the logs cos writes (millions of
-// events), a cost at Open for much larger ones.
+// Without a checkpoint (Options.Checkpoint, below) Open reads the whole
+// stream, and every handle holds every cos stream's revision and hash in
+// memory: fine for the logs cos writes (millions of events), a cost at
+// Open for much larger ones.
+//
+// # Checkpoint
+//
+// With Options.Checkpoint a handle keeps its model — revisions, counters,
+// receipts — in a file of the state folder, with the seq and hash it was
+// built to (checkpoint.go): Close writes it (and an Open that read 10,000
+// events or more past it), and the next Open loads it, checks that the
+// stream's event at that seq has that hash, and reads only what follows. A
+// checkpoint that does not match the stream (another stream of the same
+// name, a stream that ends before it), is torn or keeps a narrower receipt
+// window is ignored and the model is built from seq 1. The file is trusted
+// as the state folder is: VerifyHashes checks the chain from it, Verify
+// from seq 1.
 package natslog

@@ -13,10 +13,11 @@ import (
 // an import only fills an empty log.
 var ErrNotEmpty = errors.New("the target log is not empty")
 
-// ImportSource is what Import reads: any event log (every eventlog.Log is
-// one), read from seq 1 in seq order.
+// ImportSource is what Import reads: any event log of this module's
+// stores, read from seq 1 in seq order, with the receipts it keeps.
 type ImportSource interface {
 	Read(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error
+	eventlog.ReceiptLister
 }
 
 // Import copies every event of src, verbatim — the same seqs, ids, times,
@@ -35,10 +36,15 @@ type ImportSource interface {
 // against the servers' max_payload) before anything is sent, so a source
 // that cannot be copied whole leaves the stream empty. An
 // allocated stream's name (ending in three or more digits) carries its
-// prefix, so later allocations continue after it; request-id receipts are
-// not carried over (a retry of a request made before the import writes
-// again). progress, when non-nil, is called with the number of events
-// stored after each batch. It returns the head of the stream after the
+// prefix, so later allocations continue after it. src's receipts are
+// carried as the first message's Cos-Intent and Cos-Events headers of
+// each request, as Append writes them, so a retry of a request made
+// before the import replays on the stream; each is checked first against
+// the events it points at and its intent against theirs
+// (eventlog.ReceiptMatches, eventlog.MatchIntent; one that does not
+// match is an *eventlog.IntegrityError and nothing is sent).
+// progress, when non-nil, is called with the number of events stored
+// after each batch. It returns the head of the stream after the
 // import (what was stored, on an error).
 //
 // Errors: ErrNotEmpty, *eventlog.IntegrityError for a source event that
@@ -64,7 +70,8 @@ func Import(ctx context.Context, url string, o Options, src ImportSource, progre
 	// Check every event before sending any: a source that cannot be copied
 	// whole leaves the stream empty (it refuses purges, and a second
 	// import refuses a stream that is not empty).
-	if err := l.checkImport(ctx, url, src); err != nil {
+	metas, err := l.checkImport(ctx, url, src)
+	if err != nil {
 		return head, err
 	}
 	var (
@@ -102,7 +109,11 @@ func Import(ctx context.Context, url string, o Options, src ImportSource, progre
 		}
 		revs[ev.Stream] = ev.Revision
 		next, prev = ev.Seq+1, ev.Hash
-		m, err := newMessage(l.opts.Stream, &ev, recordMeta{prefix: allocationPrefix(ev.Stream, ev.Revision)})
+		meta, ok := metas[ev.Seq]
+		if !ok {
+			meta = recordMeta{prefix: allocationPrefix(ev.Stream, ev.Revision)}
+		}
+		m, err := newMessage(l.opts.Stream, &ev, meta)
 		if err != nil {
 			return err
 		}
@@ -122,15 +133,32 @@ func Import(ctx context.Context, url string, o Options, src ImportSource, progre
 }
 
 // checkImport reads src once, without sending anything, and returns the
-// error the import would meet on the way: an *eventlog.IntegrityError for
-// an event that does not follow its predecessor, an
+// request headers of the messages that start a receipt of src (by seq),
+// or the error the import would meet on the way: an
+// *eventlog.IntegrityError for an event that does not follow its
+// predecessor or a receipt that does not match its events, an
 // *eventlog.StorageError for one larger as a message than the servers'
 // max_payload.
-func (l *Log) checkImport(ctx context.Context, url string, src ImportSource) error {
+func (l *Log) checkImport(ctx context.Context, url string, src ImportSource) (map[uint64]recordMeta, error) {
+	var receipts []eventlog.StoredReceipt
+	if err := src.Receipts(ctx, func(r eventlog.StoredReceipt) error { receipts = append(receipts, r); return nil }); err != nil {
+		return nil, err
+	}
+	check, err := eventlog.NewReceiptCheck(receipts)
+	if err != nil {
+		return nil, err
+	}
+	metas := make(map[uint64]recordMeta, len(receipts))
 	next, prev := uint64(1), eventlog.ZeroHash
 	revs := map[string]uint64{}
+	streams := map[string]streamState{}
 	limit := int(l.nc.MaxPayload())
-	return src.Read(ctx, 1, func(ev eventlog.Event) error {
+	var (
+		open   eventlog.StoredReceipt // the receipt whose events are being read
+		before streamState
+		evs    []eventlog.Payload
+	)
+	err = src.Read(ctx, 1, func(ev eventlog.Event) error {
 		if err := eventlog.VerifyEvent(&ev, next, prev); err != nil {
 			return err
 		}
@@ -139,7 +167,33 @@ func (l *Log) checkImport(ctx context.Context, url string, src ImportSource) err
 		}
 		revs[ev.Stream] = ev.Revision
 		next, prev = ev.Seq+1, ev.Hash
-		m, err := newMessage(l.opts.Stream, &ev, recordMeta{prefix: allocationPrefix(ev.Stream, ev.Revision)})
+		r, starts, err := check.Observe(ev)
+		if err != nil {
+			return err
+		}
+		if starts {
+			open, before, evs = r, streams[ev.Stream], evs[:0]
+		}
+		streams[ev.Stream] = streamState{revision: ev.Revision, lastSeq: ev.Seq, hash: ev.Hash}
+		meta := recordMeta{prefix: allocationPrefix(ev.Stream, ev.Revision)}
+		if starts {
+			meta.hasIntent, meta.intent, meta.count = true, r.Intent, int(r.Receipt.LastSeq-r.Receipt.FirstSeq+1)
+		}
+		if open.RequestID != "" {
+			evs = append(evs, eventlog.Payload{Type: ev.Type, Data: ev.Data})
+			if ev.Seq == open.Receipt.LastSeq {
+				prefix, ok, err := eventlog.MatchIntent(open.Intent, eventlog.Committed{Stream: ev.Stream, Before: before.revision, BeforeHash: before.hash, Events: evs})
+				if err != nil || !ok {
+					return &eventlog.IntegrityError{Seq: open.Receipt.FirstSeq, Reason: fmt.Sprintf("the intent of request_id %q's receipt does not match its events", open.RequestID)}
+				}
+				if prefix == "" {
+					prefix = allocationPrefix(ev.Stream, before.revision+1)
+				}
+				metas[open.Receipt.FirstSeq] = recordMeta{hasIntent: true, intent: open.Intent, count: len(evs), prefix: prefix}
+				open = eventlog.StoredReceipt{}
+			}
+		}
+		m, err := newMessage(l.opts.Stream, &ev, meta)
 		if err != nil {
 			return err
 		}
@@ -152,6 +206,10 @@ func (l *Log) checkImport(ctx context.Context, url string, src ImportSource) err
 		}
 		return nil
 	})
+	if err == nil {
+		err = check.Done()
+	}
+	return metas, err
 }
 
 // allocationPrefix is the prefix an allocation would have named a stream

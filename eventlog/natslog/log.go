@@ -50,13 +50,16 @@ type Log struct {
 	replicas int
 	js       jetstream.JetStream
 
-	// smu guards m, stream, entropy and lastMS. stream is nil while the
-	// stream of a read-only log does not exist.
+	// smu guards m, stream, entropy, lastMS and checkpointSeq. stream is
+	// nil while the stream of a read-only log does not exist.
 	smu     sync.Mutex
 	m       *model
 	stream  jetstream.Stream
 	entropy *ulid.MonotonicEntropy
 	lastMS  uint64
+	// checkpointSeq is the seq of the checkpoint last loaded or written
+	// (checkpoint.go); startSeq the seq of the one Open loaded, 0 for none.
+	checkpointSeq, startSeq uint64
 
 	// committer groups concurrent Append calls into one round each
 	// batch; nil in read-only mode.
@@ -92,8 +95,10 @@ var _ eventlog.Log = (*Log)(nil)
 // drop, rewrite or reorder events), and a server without JetStream or
 // without atomic batch publish (*eventlog.StorageError). It then reads the
 // stream to its end, verifying the hash chain as it goes, to learn every
-// cos stream's revision and the receipts of the window. ctx bounds all of
-// that. Errors: an options error, ErrNoStream, eventlog.ErrFormat,
+// cos stream's revision and the receipts of the window — from the seq of
+// o.Checkpoint's file when it holds a usable checkpoint (checkpoint.go),
+// which Close (and an Open that read 10,000 events or more) writes. ctx
+// bounds all of that. Errors: an options error, ErrNoStream, eventlog.ErrFormat,
 // *eventlog.StorageError, ctx's error.
 func Open(ctx context.Context, url string, o Options) (*Log, error) {
 	if err := o.Validate(); err != nil {
@@ -124,7 +129,11 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 		if d, ok := ctx.Deadline(); ok {
 			timeout = min(timeout, max(time.Until(d), time.Millisecond))
 		}
-		nc, err := nats.Connect(url, l.conn.dialOptions(o, timeout)...)
+		creds, err := credentialOptions()
+		if err != nil {
+			return nil, storeError("connect", l.where, err)
+		}
+		nc, err := nats.Connect(url, append(l.conn.dialOptions(o, timeout), creds...)...)
 		if err != nil {
 			return nil, storeError("connect", l.where, err)
 		}
@@ -147,7 +156,12 @@ func Open(ctx context.Context, url string, o Options) (*Log, error) {
 	}
 	l.warnDurability()
 	l.smu.Lock()
+	l.checkpointSeq = l.loadCheckpoint(ctx)
+	l.startSeq = l.checkpointSeq
 	err = l.catchUpLocked(ctx)
+	if err == nil && l.m.head.Seq-l.checkpointSeq >= checkpointEvery {
+		l.saveCheckpoint()
+	}
 	l.smu.Unlock()
 	if err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
 		return fail(err)
@@ -291,6 +305,11 @@ func (l *Log) Close(ctx context.Context) error {
 		if err := l.committer.Close(ctx); err != nil {
 			return err
 		}
+	}
+	if !l.closing.Load() {
+		l.smu.Lock()
+		l.saveCheckpoint()
+		l.smu.Unlock()
 	}
 	l.closing.Store(true)
 	l.closeConn()

@@ -29,15 +29,22 @@ type model struct {
 	// broken is the *eventlog.IntegrityError of the first message that
 	// did not verify; the model stops there and writes are refused.
 	broken error
+	// logf receives diagnostics (Options.Logger's Warn).
+	logf func(msg string, args ...any)
 }
 
 func newModel(o Options) *model {
-	return &model{
+	m := &model{
 		head:     eventlog.Head{Hash: eventlog.ZeroHash},
 		streams:  map[string]streamState{},
 		counters: map[string]uint64{},
 		receipts: newReceiptIndex(o.ReceiptWindow, o.ReceiptMaxCount),
+		logf:     func(string, ...any) {},
 	}
+	if o.Logger != nil {
+		m.logf = o.Logger.Warn
+	}
+	return m
 }
 
 // apply adds the event at the next seq, checking its link of the chain.
@@ -61,7 +68,7 @@ func (m *model) apply(ev *eventlog.Event, meta recordMeta) error {
 			m.counters[meta.prefix] = n
 		}
 	}
-	m.receipts.observe(ev, meta)
+	m.receipts.observe(ev, meta, cur, m.logf)
 	return nil
 }
 

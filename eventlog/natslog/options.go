@@ -120,6 +120,12 @@ type Options struct {
 	// the caller's: the four options above do not apply to it, and a
 	// publish in flight when it drops waits out PublishTimeout.
 	Conn *nats.Conn
+	// Checkpoint is the path of a file (in the state folder) where the
+	// handle keeps what it read of the stream — revisions, counters,
+	// receipts — with the seq and hash it read to (checkpoint.go): Open
+	// reads the stream only past it, and Close rewrites it. Empty means
+	// none: Open reads the whole stream. Its folder must exist.
+	Checkpoint string
 	// Now returns the commit time; nil means time.Now. For tests.
 	Now func() time.Time
 }

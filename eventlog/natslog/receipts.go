@@ -1,6 +1,9 @@
 package natslog
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/cos-dev/cos/eventlog"
@@ -22,14 +25,28 @@ type receiptIndex struct {
 	// entry with the same first seq is live.
 	order []orderKey
 	start int // order[:start] is pruned
+	// pending is the receipt of the request whose messages are being
+	// read, nil between requests.
+	pending *building
 }
 
 type receiptEntry struct {
 	intent  [32]byte
 	receipt eventlog.Receipt
-	// remaining counts the request's events still to come while the
-	// index is being built message by message.
-	remaining int
+}
+
+// building is the receipt of a request whose messages are still being
+// read: it becomes live once all count of them are read and its intent
+// matches its events.
+type building struct {
+	id     string
+	entry  receiptEntry
+	count  int
+	before streamState // the stream before the request
+	// events are the request's events so far, for the intent check; nil
+	// when the intent needs no check (a request this handle decided).
+	events []eventlog.Payload
+	check  bool
 }
 
 type orderKey struct {
@@ -48,28 +65,69 @@ func (r *receiptIndex) lookup(id string) (*receiptEntry, bool) {
 }
 
 // observe records ev, committed at its seq, with the request metadata of
-// its message.
-func (r *receiptIndex) observe(ev *eventlog.Event, meta recordMeta) {
-	if ev.RequestID == "" {
+// its message; before is ev's stream as it was before ev. A request's
+// receipt becomes live with its last event, and only when the intent its
+// first message carries matches its events (eventlog.MatchIntent): a
+// message published by anything but cos can carry any Cos-Intent header,
+// and a receipt with a forged intent would answer a later request with
+// that id "replayed" without writing it. Such a receipt, or one whose
+// events stop short of its count, is dropped and reported to logf.
+func (r *receiptIndex) observe(ev *eventlog.Event, meta recordMeta, before streamState, logf func(msg string, args ...any)) {
+	if b := r.pending; b != nil {
+		if !meta.hasIntent && ev.RequestID == b.id && ev.Seq == b.entry.receipt.LastSeq+1 && ev.Stream == b.entry.receipt.Stream {
+			b.entry.receipt.LastSeq, b.entry.receipt.Revision = ev.Seq, ev.Revision
+			b.entry.receipt.IDs = append(b.entry.receipt.IDs, ev.ID)
+			b.entry.receipt.Hashes = append(b.entry.receipt.Hashes, ev.Hash)
+			if b.check {
+				b.events = append(b.events, eventlog.Payload{Type: ev.Type, Data: ev.Data})
+			}
+			if len(b.entry.receipt.IDs) == b.count {
+				r.finish(logf)
+			}
+			return
+		}
+		r.pending = nil
+		logf("eventlog: a request's receipt ends before its events do; it is not kept", "request_id", b.id, "first_seq", b.entry.receipt.FirstSeq, "events", len(b.entry.receipt.IDs), "want", b.count)
+	}
+	if ev.RequestID == "" || !meta.hasIntent {
 		return
 	}
-	if meta.hasIntent {
-		e := &receiptEntry{intent: meta.intent, remaining: meta.count - 1, receipt: eventlog.Receipt{
+	b := &building{id: ev.RequestID, count: meta.count, before: before, check: !meta.decided,
+		entry: receiptEntry{intent: meta.intent, receipt: eventlog.Receipt{
 			Stream: ev.Stream, FirstSeq: ev.Seq, LastSeq: ev.Seq, Revision: ev.Revision,
 			IDs: []string{ev.ID}, Hashes: []string{ev.Hash}, Time: ev.Time,
-		}}
-		r.byID[ev.RequestID] = e
-		r.order = append(r.order, orderKey{ev.RequestID, ev.Seq})
-		return
+		}}}
+	if b.check {
+		b.events = []eventlog.Payload{{Type: ev.Type, Data: ev.Data}}
 	}
-	e, ok := r.byID[ev.RequestID]
-	if !ok || e.remaining == 0 || e.receipt.LastSeq+1 != ev.Seq {
-		return
+	r.pending = b
+	if b.count == 1 {
+		r.finish(logf)
 	}
-	e.remaining--
-	e.receipt.LastSeq, e.receipt.Revision = ev.Seq, ev.Revision
-	e.receipt.IDs = append(e.receipt.IDs, ev.ID)
-	e.receipt.Hashes = append(e.receipt.Hashes, ev.Hash)
+}
+
+// finish makes the pending receipt live when its intent matches its
+// events.
+func (r *receiptIndex) finish(logf func(msg string, args ...any)) {
+	b := r.pending
+	r.pending = nil
+	if b.check {
+		_, ok, err := eventlog.MatchIntent(b.entry.intent, eventlog.Committed{
+			Stream: b.entry.receipt.Stream, Before: b.before.revision, BeforeHash: b.before.hash, Events: b.events,
+		})
+		if !ok {
+			logf("eventlog: a message's Cos-Intent header does not match its events (not written by cos?); its request id keeps no receipt",
+				"request_id", b.id, "seq", b.entry.receipt.FirstSeq, "err", err)
+			return
+		}
+	}
+	r.put(b.id, b.entry)
+}
+
+// put makes e the live receipt of id.
+func (r *receiptIndex) put(id string, e receiptEntry) {
+	r.byID[id] = &e
+	r.order = append(r.order, orderKey{id, e.receipt.FirstSeq})
 }
 
 // prune drops the oldest receipts while more than maxCount are kept or the
@@ -92,4 +150,49 @@ func (r *receiptIndex) prune(now time.Time) {
 		r.order = append(r.order[:0], r.order[r.start:]...)
 		r.start = 0
 	}
+}
+
+// Receipts calls fn for every receipt the handle keeps within the receipt
+// window, oldest first, after reading what other handles committed (as
+// LookupReceipt does). fn is called without the handle's lock held.
+func (l *Log) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) error) error {
+	if err := l.usable(ctx); err != nil {
+		return err
+	}
+	if _, err := l.currentStream(ctx); err != nil {
+		return err
+	}
+	l.smu.Lock()
+	if err := l.catchUpLocked(ctx); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+		l.smu.Unlock()
+		return err
+	}
+	out := l.m.receipts.list()
+	l.smu.Unlock()
+	for _, r := range out {
+		if err := fn(r); err != nil {
+			if errors.Is(err, eventlog.ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+var _ eventlog.ReceiptLister = (*Log)(nil)
+
+// list returns the live receipts, oldest first, as copies.
+func (r *receiptIndex) list() []eventlog.StoredReceipt {
+	out := make([]eventlog.StoredReceipt, 0, len(r.byID))
+	for _, k := range r.order[r.start:] {
+		e, ok := r.byID[k.id]
+		if !ok || e.receipt.FirstSeq != k.firstSeq {
+			continue
+		}
+		rec := e.receipt
+		rec.IDs, rec.Hashes = slices.Clone(rec.IDs), slices.Clone(rec.Hashes)
+		out = append(out, eventlog.StoredReceipt{RequestID: k.id, Intent: e.intent, Receipt: rec})
+	}
+	return out
 }

@@ -34,6 +34,9 @@ type recordMeta struct {
 	// prefix is the stream prefix the request's stream was allocated
 	// from, "" when it named its stream.
 	prefix string
+	// decided is set on the messages this handle decided (Append): their
+	// intent is the request's own and needs no check against the events.
+	decided bool
 }
 
 // newMessage returns the message of ev on the subject of its cos stream in

@@ -40,7 +40,7 @@ func BenchmarkImport(b *testing.B) {
 	for i := range b.N {
 		st, _ := store.Parse("", fmt.Sprintf("%s/B%d", js.URL(), i))
 		t0 := time.Now()
-		if _, err := store.Import(ctx, st, src, nil); err != nil {
+		if _, err := store.Import(ctx, st, src.(store.ImportSource), nil); err != nil {
 			b.Fatal(err)
 		}
 		toNATS += time.Since(t0)
@@ -50,7 +50,7 @@ func BenchmarkImport(b *testing.B) {
 		}
 		file, _ := store.Parse("", filepath.Join(b.TempDir(), "back.db"))
 		t0 = time.Now()
-		if _, err := store.Import(ctx, file, l, nil); err != nil {
+		if _, err := store.Import(ctx, file, l.(store.ImportSource), nil); err != nil {
 			b.Fatal(err)
 		}
 		toFile += time.Since(t0)

@@ -20,7 +20,9 @@ type ImportSource = boltlog.ImportSource
 // when missing). Each event is checked against its predecessor on the
 // way. It returns the target's head after the copy — on an error, what
 // was copied so far. progress, when non-nil, is called with the number of
-// events copied now and then. Receipts of request ids are not copied.
+// events copied now and then. The receipts of request ids src keeps are
+// copied with it, each checked against its events, so a retry of a
+// request made before the copy replays on the target.
 func Import(ctx context.Context, target Address, src ImportSource, progress func(copied uint64)) (eventlog.Head, error) {
 	if target.IsNATS() {
 		return natslog.Import(ctx, target.URLs, natslog.Options{Stream: target.Stream, Replicas: target.Replicas()}, src, progress)

@@ -35,6 +35,10 @@ type Options struct {
 	// OnCommit, when set, receives every batch this process commits, in
 	// seq order.
 	OnCommit func([]eventlog.Event)
+	// Checkpoint is the file where a NATS store's handle keeps what it
+	// read of the stream between processes (natslog.Options.Checkpoint);
+	// empty for none. A file store ignores it.
+	Checkpoint string
 }
 
 // Open opens the event log at a: a bbolt file (eventlog/boltlog; unless
@@ -60,6 +64,7 @@ func Open(ctx context.Context, a Address, o Options) (eventlog.Log, error) {
 			Actor:         actor,
 			Logger:        o.Logger,
 			OnCommit:      o.OnCommit,
+			Checkpoint:    o.Checkpoint,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("open the log in %s: %w", a, err)

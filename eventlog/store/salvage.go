@@ -27,7 +27,8 @@ type SalvageReport = boltlog.SalvageReport
 // lost, each with its reason: every append to a stream is conditional on
 // the stream's last sequence, so cos's writers stop at the first bad
 // message and no event of theirs follows it. The events keep their seqs,
-// ids and hashes; request-id receipts are not copied. `cos --store DEST
+// ids and hashes, and the request-id receipts whose events are all kept
+// are copied with them. `cos --store DEST
 // migrate --to nats://…/NEW_STREAM` then copies the file into a new stream
 // (a stream refuses deletes, so the bad message cannot be removed in
 // place).
@@ -97,5 +98,20 @@ func (p prefix) Read(ctx context.Context, from uint64, fn func(eventlog.Event) e
 			return eventlog.ErrStop
 		}
 		return nil
+	})
+}
+
+// Receipts lists the receipts of l (natslog.Log) whose events lie within
+// the prefix.
+func (p prefix) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) error) error {
+	rl, ok := p.l.(eventlog.ReceiptLister)
+	if !ok {
+		return nil
+	}
+	return rl.Receipts(ctx, func(r eventlog.StoredReceipt) error {
+		if r.Receipt.LastSeq > p.last {
+			return nil
+		}
+		return fn(r)
 	})
 }
