@@ -80,23 +80,57 @@ func StartJetStream(tb testing.TB, o JetStreamOptions) *JetStreamCluster {
 	}
 	c := &JetStreamCluster{tb: tb, opts: o}
 	tb.Cleanup(c.shutdown)
-
-	var clusterPorts []int
-	if o.Nodes > 1 {
-		clusterPorts = freePorts(tb, o.Nodes)
-	}
-	for i := range o.Nodes {
-		n := &jsNode{name: "n" + strconv.Itoa(i+1), storeDir: tb.TempDir(), clientPort: server.RANDOM_PORT}
-		if clusterPorts != nil {
-			n.clusterPort = clusterPorts[i]
+	// A port chosen free can be taken by another process before its node
+	// listens on it (test packages run in parallel, each starting
+	// servers): the node then never becomes ready. Start again on other
+	// ports, a few times, before failing.
+	var err error
+	for attempt := range jsStartAttempts {
+		if attempt > 0 {
+			tb.Logf("start JetStream: %v; starting again on other ports", err)
+			c.shutdown()
 		}
-		c.nodes = append(c.nodes, n)
+		if err = c.startAll(); err == nil {
+			break
+		}
 	}
-	for i := range c.nodes {
-		c.start(i)
+	if err != nil {
+		tb.Fatalf("start JetStream: %v", err)
 	}
 	c.waitMetaLeader()
 	return c
+}
+
+// jsStartAttempts is how many times StartJetStream starts the nodes on
+// fresh ports before it fails.
+const jsStartAttempts = 3
+
+// startAll makes c.opts.Nodes fresh nodes — new store folders; for a
+// cluster, client and cluster ports chosen together so no node takes
+// another's — and starts them, stopping at the first that does not become
+// ready.
+func (c *JetStreamCluster) startAll() error {
+	c.tb.Helper()
+	var ports []int
+	if c.opts.Nodes > 1 {
+		ports = freePorts(c.tb, 2*c.opts.Nodes)
+	}
+	c.mu.Lock()
+	c.nodes = nil
+	for i := range c.opts.Nodes {
+		n := &jsNode{name: "n" + strconv.Itoa(i+1), storeDir: c.tb.TempDir(), clientPort: server.RANDOM_PORT}
+		if ports != nil {
+			n.clientPort, n.clusterPort = ports[2*i], ports[2*i+1]
+		}
+		c.nodes = append(c.nodes, n)
+	}
+	c.mu.Unlock()
+	for i := range c.nodes {
+		if err := c.tryStart(i); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // freePorts returns n distinct free TCP ports on 127.0.0.1, holding them all
@@ -154,24 +188,45 @@ func (c *JetStreamCluster) serverOptions(i int) *server.Options {
 	return o
 }
 
-// start starts node i and waits until it accepts clients.
+// start starts node i and waits until it accepts clients; it fails c.tb
+// otherwise.
 func (c *JetStreamCluster) start(i int) {
 	c.tb.Helper()
+	if err := c.tryStart(i); err != nil {
+		c.tb.Fatal(err)
+	}
+}
+
+// tryStart starts node i and waits until it accepts clients.
+func (c *JetStreamCluster) tryStart(i int) error {
 	n := c.nodes[i]
+	// A port another process took since it was chosen would only show as
+	// a node that never becomes ready: see it now.
+	for _, port := range []int{n.clientPort, n.clusterPort} {
+		if port <= 0 {
+			continue
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			return fmt.Errorf("start JetStream node %s: port %d is taken: %w", n.name, port, err)
+		}
+		_ = l.Close()
+	}
 	srv, err := server.NewServer(c.serverOptions(i))
 	if err != nil {
-		c.tb.Fatalf("start JetStream node %s: %v", n.name, err)
+		return fmt.Errorf("start JetStream node %s: %w", n.name, err)
 	}
 	srv.Start()
 	if !srv.ReadyForConnections(jsReadyTimeout) {
 		srv.Shutdown()
 		srv.WaitForShutdown()
-		c.tb.Fatalf("start JetStream node %s: not accepting clients after %s", n.name, jsReadyTimeout)
+		return fmt.Errorf("start JetStream node %s (client port %d, cluster port %d): not accepting clients after %s", n.name, n.clientPort, n.clusterPort, jsReadyTimeout)
 	}
 	n.clientPort = srv.Addr().(*net.TCPAddr).Port
 	c.mu.Lock()
 	n.srv = srv
 	c.mu.Unlock()
+	return nil
 }
 
 // shutdown stops every running node; it runs at cleanup.
