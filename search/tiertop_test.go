@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -130,5 +131,52 @@ func BenchmarkResolve_Ambiguous(b *testing.B) {
 		if _, err := r.Resolve(ctx, "String"); !errors.As(err, &amb) {
 			b.Fatalf("Resolve(String): %v, want ambiguous", err)
 		}
+	}
+}
+
+// A version-3 index (before name_exact) is kept on open, not rebuilt, and
+// the resolver answers from it as from a version-4 one.
+func TestIndex_Format3IsReadAsItIs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "search")
+	ctx := context.Background()
+	nodes := manyNamesFixture(7, 300)
+	first, err := OpenIndex(ctx, Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Apply(ctx, nodes, nil, 42); err != nil {
+		t.Fatal(err)
+	}
+	r4, err := NewResolver(newMemSource(nodes), first, ResolverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := r4.Candidates(ctx, "get", nil, 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a version-3 process left: its format, and no name_exact terms.
+	b := first.bi.NewBatch()
+	b.SetInternal(keyFormat, []byte(formatWithoutNameExact))
+	if err := first.bi.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := openTestIndex(t, dir)
+	if again.Checkpoint() != 42 || again.nameExact {
+		t.Fatalf("reopened a version-3 index: checkpoint %d, name_exact %v; want 42 (kept) and false", again.Checkpoint(), again.nameExact)
+	}
+	r3, err := NewResolver(newMemSource(nodes), again, ResolverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r3.Candidates(ctx, "get", nil, 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("version 3: %v\nwant %v", got, want)
 	}
 }
