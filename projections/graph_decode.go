@@ -2,46 +2,9 @@ package projections
 
 import (
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"sync"
 )
-
-// pauseGCBytes is the snapshot section size from which decode pauses the
-// collector's proportional pacing (pauseGC): below it the pause costs more
-// than it saves.
-const pauseGCBytes = 16 << 20
-
-// gcPaused counts the decodes under pauseGC, so that the pacing set before
-// the first is restored after the last.
-var gcPaused struct {
-	mu   sync.Mutex // guards n and prev
-	n    int
-	prev int
-}
-
-// pauseGC turns the collector's proportional pacing off (SetGCPercent -1)
-// until the returned func is called, and returns that func. Nearly all a
-// snapshot decode allocates stays live (it is the graph), so a collection
-// during it only marks a growing heap again and makes every pointer write
-// take the write barrier: on the Linux kernel's snapshot (253 MB) about a
-// third of the decode's CPU. The soft memory limit (SetMemoryLimit; cos
-// sets one) still starts a collection when the heap reaches it.
-func pauseGC() (resume func()) {
-	gcPaused.mu.Lock()
-	if gcPaused.n == 0 {
-		gcPaused.prev = debug.SetGCPercent(-1)
-	}
-	gcPaused.n++
-	gcPaused.mu.Unlock()
-	return func() {
-		gcPaused.mu.Lock()
-		if gcPaused.n--; gcPaused.n == 0 {
-			debug.SetGCPercent(gcPaused.prev)
-		}
-		gcPaused.mu.Unlock()
-	}
-}
 
 // decode reads the canonical encoding (graph_snapshot.go) into g, an empty
 // graph. The node section and the edge section are decoded at once on two
@@ -55,9 +18,6 @@ func pauseGC() (resume func()) {
 // ErrBadSnapshot; when both sections are bad, the node section's is
 // returned.
 func (g *Graph) decode(data []byte) error {
-	if len(data) >= pauseGCBytes {
-		defer pauseGC()()
-	}
 	d := &decoder{b: data}
 	if f := d.str(); d.err == nil && f != graphFormat {
 		return fmt.Errorf("%w: format %q, want %q", ErrBadSnapshot, f, graphFormat)
