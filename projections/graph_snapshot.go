@@ -230,6 +230,153 @@ func (g *Graph) UnmarshalSnapshot(data []byte) error {
 	return nil
 }
 
+func (g *Graph) decode(data []byte) error {
+	d := &decoder{b: data}
+	if f := d.str(); d.err == nil && f != graphFormat {
+		return fmt.Errorf("%w: format %q, want %q", ErrBadSnapshot, f, graphFormat)
+	}
+	nOwners := d.count(4)
+	owners := make([]*owner, 1, nOwners+1)
+	owners[0] = g.agent
+	for n := nOwners; n > 0 && d.err == nil; n-- {
+		path := g.internBytes(d.bytes())
+		key := ownerKey{path: path, extractor: g.internBytes(d.bytes())}
+		o := &owner{key: key, contentHash: d.str(), size: d.varint(), durationMS: d.float()}
+		for k := d.count(1); k > 0; k-- {
+			o.parseErrors = append(o.parseErrors, d.str())
+		}
+		if _, dup := g.owners[key]; dup {
+			d.fail("owner list (duplicate)")
+		}
+		g.owners[key] = o
+		g.byPath[path] = append(g.byPath[path], o)
+		owners = append(owners, o)
+	}
+	// An owner set is written in ascending index order, so a duplicate is
+	// an index not above the one before it: O(k), where a membership test
+	// per index was O(k²) for a stub that thousands of files emit.
+	var prevOwner uint64
+	readOwners := func() ownerSet {
+		var os ownerSet
+		k := d.count(1)
+		if k == 0 {
+			d.fail("owner set (empty)")
+		}
+		if k > 1 {
+			os.rest = make([]*owner, 0, k-1)
+		}
+		for j := 0; k > 0; k, j = k-1, j+1 {
+			i := d.uvarint()
+			if i >= uint64(len(owners)) || (j > 0 && i <= prevOwner) {
+				d.fail("owner index")
+				return ownerSet{}
+			}
+			prevOwner = i
+			os.add(owners[i])
+		}
+		return os
+	}
+
+	// Nodes live in one slab and each source's edges in one chunk: far
+	// fewer objects to allocate and for the GC to track.
+	nNodes := d.count(8)
+	slab := make([]vertex, nNodes)
+	nodes := make([]*vertex, nNodes)
+	g.sortedUID, g.sortedOK = nodes, true
+	g.vertices = make(map[string]*vertex, nNodes)
+	prev := ""
+	for i := 0; i < nNodes && d.err == nil; i++ {
+		v := &slab[i]
+		nodes[i] = v
+		v.uid, v.present = d.str(), true
+		if v.uid <= prev && prev != "" {
+			d.fail("node order")
+		}
+		prev = v.uid
+		v.kind = g.internBytes(d.bytes())
+		v.label = d.str()
+		v.path = g.internBytes(d.bytes())
+		v.extractor = g.internBytes(d.bytes())
+		v.line, v.endLine = int(d.varint()), int(d.varint())
+		v.meta = cloneMeta(d.bytes())
+		v.owners = readOwners()
+		for _, o := range v.owners.all() {
+			if !o.isAgent {
+				o.nodes = append(o.nodes, v)
+			}
+		}
+		g.vertices[v.uid] = v
+		g.byLabel[v.label] = append(g.byLabel[v.label], v)
+		g.nodes++
+		g.unresolved.add(unresolvedOf(v.kind, v.meta), 1)
+	}
+
+	readRef := func() *vertex {
+		i := d.uvarint()
+		if i > uint64(len(nodes)) {
+			d.fail("node reference")
+			return &vertex{}
+		}
+		if i > 0 {
+			return nodes[i-1]
+		}
+		b := d.bytes()
+		if v := g.vertices[string(b)]; v != nil {
+			if v.present {
+				d.fail("node reference (a node by uid)")
+			}
+			return v
+		}
+		v := &vertex{uid: string(b)}
+		g.vertices[v.uid] = v
+		return v
+	}
+	nEdges := d.uvarint()
+	for n := d.count(2); n > 0 && d.err == nil; n-- {
+		src := readRef()
+		m := d.count(3)
+		chunk := make([]edgeState, m)
+		src.out = slices.Grow(src.out, m)
+		for j := 0; j < m && d.err == nil; j++ {
+			dst := readRef()
+			e := &chunk[j]
+			e.src, e.dst, e.outIdx, e.inIdx = src, dst, len(src.out), len(dst.in)
+			e.typ = g.symBytes(d.bytes())
+			e.ext = g.symBytes(d.bytes())
+			e.line = int(d.varint())
+			e.meta = cloneMeta(d.bytes())
+			e.owners = readOwners()
+			if d.err != nil {
+				break // a bad owner set has no first owner to index
+			}
+			if j > 0 && (dst.uid < chunk[j-1].dst.uid || (dst == chunk[j-1].dst && e.typ == chunk[j-1].typ && e.ext == chunk[j-1].ext)) {
+				d.fail("edge order (duplicate or unsorted)")
+				break
+			}
+			g.edges++
+			if o := e.owners.first; !o.isAgent {
+				o.edges = append(o.edges, e)
+			}
+			for _, o := range e.owners.rest {
+				if !o.isAgent {
+					o.edges = append(o.edges, e)
+				}
+			}
+			src.out = append(src.out, e)
+			dst.in = append(dst.in, e)
+		}
+	}
+	decodeSymbolHashes(d, nodes)
+	g.decodeIndexRun(d)
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("graph section (trailing bytes)")
+	}
+	if d.err == nil && uint64(g.edges) != nEdges {
+		d.fail("edge count")
+	}
+	return d.err
+}
+
 func cloneMeta(b []byte) []byte {
 	if len(b) == 0 {
 		return nil
