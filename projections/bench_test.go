@@ -294,3 +294,30 @@ func BenchmarkGraph_StateHash(b *testing.B) {
 	b.StopTimer()
 	reportCPU(b, cpu)
 }
+
+// BenchmarkGraph_UnmarshalSnapshot measures decoding the full synthetic
+// graph's snapshot section (a cold start's snapshot load); cpu-s/op is
+// both goroutines' CPU.
+func BenchmarkGraph_UnmarshalSnapshot(b *testing.B) {
+	l, _ := benchLog(b)
+	g := NewGraph()
+	v, err := OpenAt(context.Background(), l, []Projection{g}, Until{}, TailerOptions{NoSnapshotLoad: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v.Close()
+	data, err := g.MarshalSnapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	cpu := cpuClock()
+	for range b.N {
+		if err := NewGraph().UnmarshalSnapshot(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	reportCPU(b, cpu)
+}

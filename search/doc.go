@@ -53,8 +53,9 @@
 // *NotFoundError (E_NOT_FOUND) with suggestions that are never used as the
 // answer. Candidates lists every candidate in the resolver's order, for
 // cos_graph_resolve: tiers in order, and within a tier the resolver's rank
-// over a pool of up to MaxSearchLimit index hits that does not depend on the
-// limit, so a smaller limit is always the top of a larger one.
+// over all the tier's index hits, found by paging the best-scored ones until
+// no hit not seen can enter the top (tiertop.go), so a smaller limit is
+// always the top of a larger one.
 //
 // # Caveats
 //
@@ -64,7 +65,9 @@
 // deleted or renamed since.
 //
 // A slot whose index cannot be opened, or was written with another format
-// version, is wiped and rebuilt from seq 0 (logged), never fatal.
+// version, is wiped and rebuilt from seq 0 (logged), never fatal. A
+// version-3 index (before the name_exact field) is read as it is: the same
+// answers, with more hits looked at for an ambiguous name.
 //
 // The analyzer is registered in bleve's global registry under
 // IdentifierAnalyzer by this package's init.

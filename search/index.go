@@ -32,9 +32,17 @@ const (
 )
 
 // formatVersion is stored in each index; an index with another version (or
-// none) is wiped and rebuilt from seq 0. Bump it when the mapping, the
-// analyzer or the document shape changes.
-const formatVersion = "3"
+// none) is wiped and rebuilt from seq 0, except formatWithoutNameExact.
+// Bump it when the mapping, the analyzer or the document shape changes.
+//
+// Version 4 added the name_exact field (mapping.go). A version-3 index is
+// still read as it is, without rebuilding it: the fields it has mean what
+// they meant, and the resolver ranks its exact tier without name_exact
+// (the same answers, found with more hits looked at).
+const (
+	formatVersion          = "4"
+	formatWithoutNameExact = "3"
+)
 
 // Internal keys, stored with the documents in the same batch.
 var (
@@ -152,6 +160,11 @@ type Index struct {
 	mu sync.RWMutex
 	bi bleve.Index
 
+	// nameExact is set when the index holds the name_exact field (format
+	// 4 on): the resolver may filter its exact tier by case-sensitive bare
+	// name. Set at open, read-only after.
+	nameExact bool
+
 	seq atomic.Uint64
 }
 
@@ -174,12 +187,13 @@ func OpenIndex(ctx context.Context, opts Options) (*Index, error) {
 	ix := &Index{log: opts.Logger.With("slot", n), slot: n, dir: slotDir(opts.Dir, n), lock: lock,
 		flushDelay: opts.FlushDelay, maxStaged: opts.MaxStaged, staged: map[string]*graph.Node{},
 		kick: make(chan struct{}, 1), stop: make(chan struct{})}
-	bi, seq, err := ix.openSlot()
+	bi, seq, format, err := ix.openSlot()
 	if err != nil {
 		_ = lock.Unlock()
 		return nil, fmt.Errorf("open search index slot %d: %w", n, err)
 	}
 	ix.bi = bi
+	ix.nameExact = format != formatWithoutNameExact
 	ix.seq.Store(seq)
 	ix.log.Debug("search index open", "dir", ix.dir, "checkpoint", seq)
 	if ix.flushDelay > 0 {
@@ -189,47 +203,47 @@ func OpenIndex(ctx context.Context, opts Options) (*Index, error) {
 	return ix, nil
 }
 
-// openSlot opens the slot's index and reads its checkpoint, rebuilding it
-// empty when it is missing or unusable.
-func (ix *Index) openSlot() (bleve.Index, uint64, error) {
+// openSlot opens the slot's index and reads its checkpoint and format
+// version, rebuilding it empty when it is missing or unusable.
+func (ix *Index) openSlot() (bleve.Index, uint64, string, error) {
 	if _, err := os.Stat(ix.dir); err == nil {
-		bi, seq, err := openExisting(ix.dir)
+		bi, seq, format, err := openExisting(ix.dir)
 		if err == nil {
-			return bi, seq, nil
+			return bi, seq, format, nil
 		}
 		ix.log.Warn("search index unusable, rebuilding from seq 0", "dir", ix.dir, "err", err)
 		if err := os.RemoveAll(ix.dir); err != nil {
-			return nil, 0, err
+			return nil, 0, "", err
 		}
 	}
 	bi, err := bleve.NewUsing(ix.dir, newMapping(), scorch.Name, bleve.Config.DefaultKVStore, nil)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
 	b := bi.NewBatch()
 	b.SetInternal(keyFormat, []byte(formatVersion))
 	b.SetInternal(keySeq, encodeSeq(0))
 	if err := bi.Batch(b); err != nil {
 		_ = bi.Close()
-		return nil, 0, err
+		return nil, 0, "", err
 	}
-	return bi, 0, nil
+	return bi, 0, formatVersion, nil
 }
 
-func openExisting(dir string) (bleve.Index, uint64, error) {
+func openExisting(dir string) (bleve.Index, uint64, string, error) {
 	bi, err := bleve.Open(dir)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, "", err
 	}
-	fail := func(err error) (bleve.Index, uint64, error) {
+	fail := func(err error) (bleve.Index, uint64, string, error) {
 		_ = bi.Close()
-		return nil, 0, err
+		return nil, 0, "", err
 	}
 	format, err := bi.GetInternal(keyFormat)
 	if err != nil {
 		return fail(err)
 	}
-	if string(format) != formatVersion {
+	if f := string(format); f != formatVersion && f != formatWithoutNameExact {
 		return fail(fmt.Errorf("format %q, want %q", format, formatVersion))
 	}
 	raw, err := bi.GetInternal(keySeq)
@@ -240,7 +254,7 @@ func openExisting(dir string) (bleve.Index, uint64, error) {
 	if err != nil {
 		return fail(err)
 	}
-	return bi, seq, nil
+	return bi, seq, string(format), nil
 }
 
 func encodeSeq(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
@@ -359,9 +373,7 @@ type tierSearch struct {
 	tier  int
 	q     string
 	kinds []string // only these kinds (any when empty)
-	// except leaves out the nodes of this kind (none when "").
-	except string
-	limit  int
+	limit int
 	// typos keeps the tier's typo matches (tierQuery).
 	typos bool
 	// fields loads each hit's kind, label and path from the index; without
@@ -377,7 +389,7 @@ func (ix *Index) searchTier(ctx context.Context, s tierSearch) ([]Candidate, err
 	if query == nil {
 		return nil, nil
 	}
-	return ix.run(ctx, withoutKind(withKinds(query, s.kinds), s.except), s.limit, tierNames[s.tier], s.fields)
+	return ix.run(ctx, withKinds(query, s.kinds), s.limit, tierNames[s.tier], s.fields)
 }
 
 func clampLimit(limit int) int {
@@ -398,42 +410,43 @@ func appendNew(out []Candidate, cs ...Candidate) []Candidate {
 }
 
 func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fields bool) ([]Candidate, error) {
+	// bleve allocates room for size hits before it collects any: a large
+	// limit (the resolver's pool) is asked for only when more hits match
+	// than a first, small search holds, and then for as many as match.
+	out, total, err := ix.page(ctx, q, min(limit, firstSearchSize), match, fields)
+	if err == nil && total > uint64(len(out)) && limit > firstSearchSize {
+		out, _, err = ix.page(ctx, q, int(min(uint64(limit), total)), match, fields)
+	}
+	return out, err
+}
+
+// page runs q once for its size best hits (score, highest first, then uid)
+// and returns them with the number of documents q matches. fields is
+// tierSearch.fields.
+func (ix *Index) page(ctx context.Context, q queryT, size int, match string, fields bool) ([]Candidate, uint64, error) {
 	// Read your writes: what is staged is written before the search.
 	if err := ix.flushStaged(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.bi == nil {
-		return nil, ErrClosed
+		return nil, 0, ErrClosed
 	}
-	search := func(size int) (*bleve.SearchResult, error) {
-		req := bleve.NewSearchRequestOptions(q, size, 0, false)
-		// Score, then uid: the top hits are the same whatever the segments
-		// (ties at the cut would otherwise follow segment order, which a
-		// merge or another process's index changes).
-		req.SortBy(topKOrder)
-		if fields {
-			req.Fields = []string{fieldKind, fieldLabel, fieldPath}
-		}
-		res, err := ix.bi.SearchInContext(ctx, req)
-		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return nil, ctxErr
-			}
-			return nil, fmt.Errorf("search index: %w", err)
-		}
-		return res, nil
+	req := bleve.NewSearchRequestOptions(q, size, 0, false)
+	// Score, then uid: the top hits are the same whatever the segments
+	// (ties at the cut would otherwise follow segment order, which a
+	// merge or another process's index changes).
+	req.SortBy(topKOrder)
+	if fields {
+		req.Fields = []string{fieldKind, fieldLabel, fieldPath}
 	}
-	// bleve allocates room for size hits before it collects any: a large
-	// limit (the resolver's pool) is asked for only when more hits match
-	// than a first, small search holds, and then for as many as match.
-	res, err := search(min(limit, firstSearchSize))
-	if err == nil && res.Total > uint64(len(res.Hits)) && limit > firstSearchSize {
-		res, err = search(int(min(uint64(limit), res.Total)))
-	}
+	res, err := ix.bi.SearchInContext(ctx, req)
 	if err != nil {
-		return nil, err
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, 0, ctxErr
+		}
+		return nil, 0, fmt.Errorf("search index: %w", err)
 	}
 	out := make([]Candidate, 0, len(res.Hits))
 	for _, h := range res.Hits {
@@ -444,7 +457,7 @@ func (ix *Index) run(ctx context.Context, q queryT, limit int, match string, fie
 		out = append(out, c)
 	}
 	sortCandidates(out)
-	return out, nil
+	return out, res.Total, nil
 }
 
 // firstSearchSize is how many hits run asks bleve for first; a larger

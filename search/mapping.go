@@ -20,17 +20,20 @@ import (
 //	path       stored only          returned in Candidate
 //	label_key  the whole label, lowercased (one term)
 //	name_key   the bare names of nameKeys, lowercased (one term each)
+//	name_exact the bare names of bareNames as they are, case included (one
+//	           term each): the resolver's exact tier filters by it (format 4)
 //	path_key   the whole path, lowercased (one term)
 //	words      identifier analyzer over the label and the bare names, so
 //	           a method labelled "splice" is found by "Char splice" too
 const (
-	fieldKind     = "kind"
-	fieldLabel    = "label"
-	fieldPath     = "path"
-	fieldLabelKey = "label_key"
-	fieldNameKey  = "name_key"
-	fieldPathKey  = "path_key"
-	fieldWords    = "words"
+	fieldKind      = "kind"
+	fieldLabel     = "label"
+	fieldPath      = "path"
+	fieldLabelKey  = "label_key"
+	fieldNameKey   = "name_key"
+	fieldNameExact = "name_exact"
+	fieldPathKey   = "path_key"
+	fieldWords     = "words"
 )
 
 // keyAnalyzer is the whole-string, lowercased analyzer of label_key and
@@ -64,6 +67,7 @@ func newMapping() mapping.IndexMapping {
 	doc.AddFieldMappingsAt(fieldPath, field(keyword.Name, false, true))
 	doc.AddFieldMappingsAt(fieldLabelKey, field(keyAnalyzer, true, false))
 	doc.AddFieldMappingsAt(fieldNameKey, field(keyAnalyzer, true, false))
+	doc.AddFieldMappingsAt(fieldNameExact, field(keyword.Name, true, false))
 	doc.AddFieldMappingsAt(fieldPathKey, field(keyAnalyzer, true, false))
 	doc.AddFieldMappingsAt(fieldWords, field(IdentifierAnalyzer, true, false))
 	// No "_all" composite field: every query names its field.
@@ -84,12 +88,13 @@ func newDocument(n graph.Node) map[string]interface{} {
 		words = append(words, names[0])
 	}
 	return map[string]interface{}{
-		fieldKind:     kindOf(n),
-		fieldLabel:    n.Label,
-		fieldPath:     p,
-		fieldLabelKey: strings.ToLower(n.Label),
-		fieldNameKey:  nameKeys(n.UID),
-		fieldPathKey:  strings.ToLower(p),
-		fieldWords:    words,
+		fieldKind:      kindOf(n),
+		fieldLabel:     n.Label,
+		fieldPath:      p,
+		fieldLabelKey:  strings.ToLower(n.Label),
+		fieldNameKey:   nameKeys(n.UID),
+		fieldNameExact: bareNames(n.UID),
+		fieldPathKey:   strings.ToLower(p),
+		fieldWords:     words,
 	}
 }

@@ -213,7 +213,7 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 	)
 	if len(hits) > 0 {
 		// Only stubs: they count unless an in-tree node has the name.
-		if set, err = r.tierSet(ctx, tierExact, variants, nil, candidatePool, true); err != nil {
+		if set, err = r.tierSet(ctx, tierExact, variants, nil, r.resolveNeed(), true); err != nil {
 			return Resolution{}, err
 		}
 		if len(set) == 0 || set[0].external {
@@ -277,7 +277,7 @@ func (r *Resolver) resolve(ctx context.Context, raw string, strict bool) (Resolu
 // included ones of its match level. limit ≤ 0 means DefaultSearchLimit; it
 // is capped at MaxSearchLimit. The ranking is one order whatever the limit:
 // tiers in order (a later tier's candidates rank below an earlier one's), and
-// within a tier Resolve's rank over the tier's pool of candidatePool index
+// within a tier Resolve's rank over all the tier's index
 // hits; a limit only cuts it, so Candidates of limit k is the prefix of
 // Candidates of limit n ≥ k. An empty raw matches nothing. Errors are an
 // index error or ctx's error.
@@ -304,7 +304,7 @@ func (r *Resolver) Candidates(ctx context.Context, raw string, kinds []string, l
 		if len(all) >= limit {
 			break
 		}
-		set, err := r.tierSet(ctx, tier, variants, kinds, candidatePool, typos)
+		set, err := r.tierSet(ctx, tier, variants, kinds, limit, typos)
 		if err != nil {
 			return nil, err
 		}
@@ -320,22 +320,21 @@ func (r *Resolver) Candidates(ctx context.Context, raw string, kinds []string, l
 	return candidatesOf(all[:min(len(all), limit)]), nil
 }
 
-// candidatePool is how many index hits a tier ranks, whatever the limit
-// asked for: the index orders by its score, the resolver by match level,
-// stub or not, build-excluded or not (a case-sensitive bare name outranks a
-// label equal ignoring case the index scores higher), so a tier's top k are
-// the top k of its whole pool only when the pool does not depend on k. With
-// the pool at MaxSearchLimit, the largest limit, Candidates of limit k is
-// the prefix of Candidates of limit n ≥ k, and Resolve decides on the same
-// pool. A tier with more hits than the pool ranks its best-scored ones.
-const candidatePool = MaxSearchLimit
+// resolveNeed is how many of a tier's best candidates Resolve looks at: the
+// winner and its runner-up (pick), and those an *AmbiguousError or a
+// *NotFoundError lists. A tier gives its best need exactly as ranking all
+// its hits would (tierTop), so Resolve and Candidates decide on one order,
+// and Candidates of limit k is the prefix of Candidates of limit n ≥ k.
+func (r *Resolver) resolveNeed() int {
+	return max(2, r.opts.MaxCandidates, r.opts.MaxSuggestions)
+}
 
 // firstTier runs tierSet for each tier of query.go in order and returns the
 // first tier with candidates and its ranked set; tierCount and none when
 // every tier came back empty.
 func (r *Resolver) firstTier(ctx context.Context, variants []string) (int, []ranked, error) {
 	for tier := range tierCount {
-		set, err := r.tierSet(ctx, tier, variants, nil, candidatePool, true)
+		set, err := r.tierSet(ctx, tier, variants, nil, r.resolveNeed(), true)
 		if err != nil || len(set) > 0 {
 			return tier, set, err
 		}
@@ -481,12 +480,11 @@ func (r *Resolver) tierSet(ctx context.Context, tier int, variants, kinds []stri
 	return slices.Concat(in, ext), nil
 }
 
-// tier returns the candidates of one tier of query.go for q, of the given
-// kinds (any when empty), that the NodeSource holds, ranked. When the index
-// fills limit with external nodes among them, the in-tree ones are looked
-// up again on their own, so stubs never crowd them out. The exact tier adds
-// NodesByLabel(q), so a node the index has not seen yet is still found by
-// its exact label.
+// tier returns the best limit candidates of one tier of query.go for q, of
+// the given kinds (any when empty), that the NodeSource holds, ranked: the
+// top of ranking every hit of the tier (tierTop), so stubs never crowd
+// in-tree nodes out. The exact tier adds NodesByLabel(q), so a node the
+// index has not seen yet is still found by its exact label.
 func (r *Resolver) tier(ctx context.Context, tier int, q string, kinds []string, limit int, typos bool) ([]ranked, error) {
 	memo, _ := ctx.Value(tierMemoKey{}).(*tierMemo)
 	if memo == nil {
@@ -509,48 +507,32 @@ func (r *Resolver) tier(ctx context.Context, tier int, q string, kinds []string,
 }
 
 // tierOnce is tier without the memo.
-func (r *Resolver) tierOnce(ctx context.Context, tier int, q string, kinds []string, limit int, typos bool) ([]ranked, error) {
+func (r *Resolver) tierOnce(ctx context.Context, tier int, q string, kinds []string, need int, typos bool) ([]ranked, error) {
 	match := func(graph.Node) string { return tierMatch(tier, q) }
+	var labelled []graph.Node
 	if tier == tierExact {
 		match = func(n graph.Node) string { return exactMatch(n, q) }
+		for _, n := range r.src.NodesByLabel(q) {
+			if kindIn(n, kinds) {
+				labelled = append(labelled, n)
+			}
+		}
 	}
 	var found []ranked
-	if r.idx != nil {
-		s := tierSearch{tier: tier, q: q, kinds: kinds, limit: limit, typos: typos}
-		hits, err := r.idx.searchTier(ctx, s)
-		if err != nil {
-			return nil, fmt.Errorf("resolve %q: %w", q, err)
-		}
+	if query := tierQuery(tier, q, typos); r.idx != nil && query != nil {
 		// The hits hold no kind (tierSearch.fields): the source knows it.
-		external := func(c Candidate) bool {
-			n, ok := r.src.Node(c.UID)
-			return ok && kindOf(n) == graph.KindExternal
+		var err error
+		if found, err = r.tierTop(ctx, tier, q, withKinds(query, kinds), need, match, labelled); err != nil {
+			return nil, err
 		}
-		if len(hits) >= limit && slices.ContainsFunc(hits, external) {
-			s.except = graph.KindExternal
-			in, err := r.idx.searchTier(ctx, s)
-			if err != nil {
-				return nil, fmt.Errorf("resolve %q: %w", q, err)
-			}
-			hits = append(slices.DeleteFunc(hits, func(c Candidate) bool { return !external(c) }), in...)
+	} else if len(labelled) > 0 {
+		// No index: the label matches alone, at index score 1.
+		for _, n := range labelled {
+			found = append(found, newRanked(n, MatchExact, 1))
 		}
-		found = r.confirm(hits, match)
+		sortRanked(found)
 	}
-	if tier != tierExact {
-		return found, nil
-	}
-	// Ranked with the best index score, or 1 without one.
-	top := 1.0
-	for _, c := range found {
-		top = max(top, c.index)
-	}
-	var more []ranked
-	for _, n := range r.src.NodesByLabel(q) {
-		if kindIn(n, kinds) {
-			more = append(more, newRanked(n, MatchExact, top))
-		}
-	}
-	return mergeRanked(found, more), nil
+	return found[:min(len(found), need)], nil
 }
 
 // tierMemo holds what tier found, by its arguments, for the calls made

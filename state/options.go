@@ -68,6 +68,15 @@ type Options struct {
 	// when the position moved; zero means
 	// projections.DefaultSnapshotInterval (10 minutes).
 	SnapshotInterval time.Duration
+	// SnapshotMinReplay is the event data (bytes) applied since the newest
+	// snapshot below which the background loop writes none, kicked or
+	// ticked (SnapshotDue's minBytes): zero means the rule of index runs,
+	// max(MinSnapshotReplayBytes, the newest snapshot's size /
+	// SnapshotReplayFraction), so a server taking a few writes does not
+	// rewrite a kernel-sized snapshot every SnapshotInterval; positive, that
+	// many bytes; negative, no minimum (a snapshot whenever the position
+	// moved).
+	SnapshotMinReplay int64
 	// Logger receives diagnostics (never stdout); nil discards them.
 	Logger *slog.Logger
 	// PastViews bounds the point-in-time views (a tool's `at` argument)

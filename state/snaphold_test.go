@@ -14,7 +14,7 @@ import (
 // released, the next kick writes one.
 func TestState_HoldSnapshots(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(context.Background(), Options{Dir: dir, NATS: bus.ModeOff, SnapshotEvery: 2, SnapshotInterval: time.Hour})
+	s, err := Open(context.Background(), Options{Dir: dir, NATS: bus.ModeOff, SnapshotEvery: 2, SnapshotInterval: time.Hour, SnapshotMinReplay: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

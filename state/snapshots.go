@@ -48,9 +48,10 @@ func (s *State) Snapshot(ctx context.Context) (projections.Position, error) {
 
 // startSnapshots runs the background snapshot loop of a writable state: a
 // snapshot once Options.SnapshotEvery events were applied since the last
-// one, and on each Options.SnapshotInterval tick when the position moved.
-// It replaces the tailer's own loop so that every outcome is recorded for
-// health. Close stops it.
+// one, and on each Options.SnapshotInterval tick when the position moved,
+// each only when the event data applied since the newest snapshot is worth
+// one (snapshotDue). It replaces the tailer's own loop so that every
+// outcome is recorded for health. Close stops it.
 func (s *State) startSnapshots() {
 	every, interval := s.opts.SnapshotEvery, s.opts.SnapshotInterval
 	if every == 0 {
@@ -83,12 +84,21 @@ func (s *State) startSnapshots() {
 			case <-kick:
 			case <-tick.C:
 			}
-			if s.Position().Seq == s.snapSeq.Load() || s.snapHolds.Load() > 0 {
+			if s.Position().Seq == s.snapSeq.Load() || s.snapHolds.Load() > 0 || !s.snapshotDue() {
 				continue
 			}
 			_, _ = s.Snapshot(ctx) // recorded and logged by Snapshot
 		}
 	}()
+}
+
+// snapshotDue reports whether the background loop's snapshot is worth
+// writing now (Options.SnapshotMinReplay).
+func (s *State) snapshotDue() bool {
+	if s.opts.SnapshotMinReplay < 0 {
+		return true
+	}
+	return s.SnapshotDue(s.ReplayBytes(), s.opts.SnapshotMinReplay)
 }
 
 // SnapshotReplayFraction sets when a snapshot is worth writing after an

@@ -36,7 +36,7 @@ func TestState_FailedSnapshotIsReportedInHealth(t *testing.T) {
 	if err := os.WriteFile(block, []byte("not a folder"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(context.Background(), Options{Dir: dir, NATS: bus.ModeOff, SnapshotEvery: 2, SnapshotInterval: time.Hour})
+	s, err := Open(context.Background(), Options{Dir: dir, NATS: bus.ModeOff, SnapshotEvery: 2, SnapshotInterval: time.Hour, SnapshotMinReplay: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
