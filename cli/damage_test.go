@@ -205,9 +205,13 @@ func TestVerify_OlderLogThanSeenIsNotOK(t *testing.T) {
 	if code, out, errs := run(t, dir, "verify"); code != 0 || strings.TrimSpace(out) != "ok 3 events" {
 		t.Fatalf("verify before = exit %d, %q %q; want ok 3 events", code, out, errs)
 	}
-	_ = os.Remove(filepath.Join(dir, state.LogFile+".head"))
+	// The head hint is left as it was: it names seq 3, which the older
+	// file does not hold.
 	if err := os.WriteFile(filepath.Join(dir, state.LogFile), older, 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if code, out, errs := run(t, dir, "log", "head"); code != 0 || strings.TrimSpace(out) != "1" {
+		t.Errorf("log head of the older file = exit %d, %q %q; want 1 (the head hint names seq 3)", code, out, errs)
 	}
 	code, out, errs := run(t, dir, "verify")
 	if code != ExitError || out != "" || !strings.Contains(errs, "E_INTEGRITY") || !strings.Contains(errs, "seq 3") {

@@ -58,6 +58,10 @@ type Log struct {
 	// headChecked is when Head last confirmed the head file against the
 	// database, in Unix nanoseconds.
 	headChecked atomic.Int64
+	// hintWrong is set once the head file was found ahead of the database
+	// or naming another event at its seq (the log file was replaced by an
+	// older or another one): Head then reads the database only.
+	hintWrong atomic.Bool
 
 	// entropy, lastMS and wlock are used by the committer goroutine only
 	// (and by Open before it starts). wlock is the committer's own
@@ -303,22 +307,28 @@ func (l *Log) Head(ctx context.Context) (eventlog.Head, error) {
 	}
 	f := l.headf
 	l.headMu.Unlock()
-	if f != nil {
+	if f != nil && !l.hintWrong.Load() {
 		for range 3 {
 			h, err := readHeadFile(f)
 			if err != nil {
 				continue
 			}
 			// The hint lags when a writer died between its commit and its
-			// rewrite of the head file; confirm it with the database at
-			// most once per headRecheck, so that lag lasts no longer.
+			// rewrite of the head file, and is ahead of a log file put
+			// back by hand (an older copy: nothing rewrote the hint);
+			// confirm it with the database at most once per headRecheck
+			// (the first Head of a process always), so that lasts no
+			// longer.
 			now := time.Now().UnixNano()
 			if last := l.headChecked.Load(); now-last < int64(headRecheck) || !l.headChecked.CompareAndSwap(last, now) {
 				return h, nil
 			}
 			db, err := l.headFromDB(ctx)
-			if err != nil || db.Seq <= h.Seq {
+			if err != nil || db == h {
 				return h, nil
+			}
+			if db.Seq <= h.Seq {
+				l.hintWrong.Store(true)
 			}
 			return db, nil
 		}
