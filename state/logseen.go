@@ -74,7 +74,7 @@ func (s *State) checkSeen(ctx context.Context) {
 		s.seen.last = mark.Seq
 		if lost := compareSeen(ctx, s.log, s.logLocation, s.seenPath(), mark); lost != nil {
 			s.seen.lost.Store(lost)
-			s.logger.Error("the event log holds less than this state folder has seen; writes are refused", "err", lost.err)
+			s.logger.Error("the event log does not hold what this state folder has seen (it ends earlier, or holds another event at the seen seq); writes are refused", "err", lost.err)
 			return
 		}
 	}

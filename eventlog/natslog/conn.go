@@ -103,6 +103,11 @@ func (w *connWatch) dialOptions(o Options, timeout time.Duration) []nats.Option 
 		nats.PingInterval(o.PingInterval),
 		nats.MaxPingsOutstanding(o.MaxPingsOut),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			if nc.IsClosed() {
+				// Close, not a lost connection: nothing to say.
+				w.dropped()
+				return
+			}
 			w.logger.Warn("eventlog: lost the connection to the NATS server; reconnecting to the servers of the store",
 				"server", nc.ConnectedUrlRedacted(), "err", err)
 			w.dropped()

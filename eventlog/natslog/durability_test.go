@@ -68,3 +68,23 @@ func TestCluster_DurabilityOfThreeReplicas(t *testing.T) {
 		t.Fatal("IntendSingleReplica on an R3 stream succeeded")
 	}
 }
+
+// TestLog_CloseIsNotALostConnection: closing a handle logs nothing about
+// a lost connection (every cos command on a NATS store warned so on exit).
+func TestLog_CloseIsNotALostConnection(t *testing.T) {
+	_, url := startJetStream(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var logs testutil.SyncBuffer
+	l, err := natslog.Open(ctx, url, natslog.Options{Stream: newStreamName(), Create: true, SingleReplica: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // nats.go runs its callbacks on a goroutine of its own
+	if s := logs.String(); strings.Contains(s, "lost the connection") {
+		t.Errorf("Close logged %q", s)
+	}
+}
