@@ -13,8 +13,10 @@ import (
 )
 
 // cacheVersion changes whenever the cache layout or what extractors emit
-// changes, so that an old cache is ignored rather than trusted.
-const cacheVersion = 5
+// changes, so that an old cache is ignored rather than trusted. 6: a C or
+// C++ include records the watch of its file name even when it was found
+// (a header added or removed re-extracts the files including that name).
+const cacheVersion = 6
 
 // File names of the cache inside Options.CacheDir. The stat cache is read on
 // every run; the declarations cache only when something changed.

@@ -134,6 +134,24 @@ func testCDependents(t *testing.T, withCache bool) {
 			}
 		}, []string{"calls src/a.c::use_a -> external:later"}, []string{"calls src/a.c::use_a -> src/later.c::later"},
 			[]string{"src/a.c"}},
+		{"a closer header of the same name", func() {
+			write("src/api.h", []byte("int other_api(int);\n"))
+		}, []string{"imports src/a.c -> src/api.h", "imports src/m.c -> src/api.h"},
+			[]string{"imports src/a.c -> include/api.h", "imports src/m.c -> include/api.h"},
+			[]string{"src/a.c", "src/api.h", "src/m.c"}},
+		{"the closer header removed", func() {
+			if err := os.Remove(filepath.Join(root, "src/api.h")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"imports src/a.c -> include/api.h", "imports src/m.c -> include/api.h"},
+			[]string{"imports src/a.c -> src/api.h", "imports src/m.c -> src/api.h"},
+			[]string{"src/a.c", "src/m.c"}},
+		{"a header renamed", func() {
+			if err := os.Rename(filepath.Join(root, "include/api.h"), filepath.Join(root, "include/api2.h")); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, []string{"imports src/a.c -> include/api.h", "imports src/m.c -> include/api.h"},
+			[]string{"include/api2.h", "src/a.c", "src/m.c"}},
 	}
 	for _, s := range steps {
 		clear(opened)

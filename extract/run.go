@@ -376,7 +376,11 @@ func (r *runner) run() error {
 		} else if s := cfamilyScopeOf(p); s != "" {
 			dep.unknownChange(s)
 		}
-		dep.affected[lang.FileWatchScope(p)] = true // the documents linking to it
+		// The documents linking to it, and the imports naming it (a C
+		// include of its file name).
+		for _, k := range watchKeys(p) {
+			dep.affected[k] = true
+		}
 	}
 	for _, f := range changed {
 		if _, existed := r.previous[f.Rel]; !existed {

@@ -26,8 +26,8 @@ func (Extractor) Owns(p string) bool {
 // the one C/C++ scope.
 func (Extractor) Declares() bool { return true }
 
-// Provides returns the scope an #include of p's file name that found
-// nothing watches.
+// Provides returns the scope an #include of p's file name watches, found
+// or not: adding or removing p may change where it leads.
 func (Extractor) Provides(p string) []string {
 	return []string{cfamily.WatchScope(path.Base(p))}
 }

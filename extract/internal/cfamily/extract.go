@@ -172,13 +172,14 @@ func (f *file) include(c *sitter.Node, env *lang.Env) {
 	}
 	if target, ok := ResolveInclude(f.fr.Path, name, env); ok {
 		f.fr.AddEdge(f.fileUID, lang.FileUID(target), graph.EdgeImports, ts.Line(c))
-		return
 	}
+	// Found or not, a file of that name added or removed can change where
+	// the include leads (a closer header, the header gone).
 	f.fr.Refs = append(f.fr.Refs, lang.Ref{Type: lang.RefWatch, Scope: WatchScope(path.Base(name))})
 }
 
-// WatchScope is the scope an include of a file named base that was found
-// nowhere watches.
+// WatchScope is the scope an include of a file named base watches: the
+// file run marks it when a file of that name is added or removed.
 func WatchScope(base string) string { return "missing:cinc:" + base }
 
 // macro records a function-like macro's calls: as facts (v:#NAME.i the
