@@ -162,6 +162,12 @@ func (l *Log) lostRound(round int) error {
 	return nil
 }
 
+// identityCheckEvery is how long the committer publishes on what it last
+// read of the stream before it asks the stream again (commitChunk): a
+// stream deleted and created again within it is only found at the next
+// lost round or check.
+const identityCheckEvery = time.Second
+
 // commitChunk decides and publishes a prefix of items as one atomic batch
 // and delivers their results; it returns how many items it took and the
 // events committed.
@@ -169,6 +175,18 @@ func (l *Log) commitChunk(items []item) (int, []eventlog.Event) {
 	l.smu.Lock()
 	defer l.smu.Unlock()
 	confirmed := false
+	if time.Since(l.caughtUp) > identityCheckEvery {
+		// Idle a while: the stream may have been deleted and created
+		// again (same name, maybe as many events), which no expected
+		// sequence tells. Ask it first; others' writes are read too.
+		if err := l.catchUp(); err != nil && !errors.Is(err, eventlog.ErrIntegrity) {
+			for _, it := range items {
+				it.p.Results[it.index].Err = err
+			}
+			return len(items), nil
+		}
+		confirmed = true
+	}
 	for round := 1; ; round++ {
 		if l.m.broken != nil {
 			for _, it := range items {

@@ -48,6 +48,14 @@ type Log struct {
 	// replicas is the stream's replica count as Open read it; rounds are
 	// pipelined only on one replica.
 	replicas int
+	// created is when the stream Open found was created (nil when it had
+	// none): a stream of the same name created at another time is another
+	// log (streamLastSeq).
+	created atomic.Pointer[time.Time]
+	// caughtUp is when the committer last asked the stream for its last
+	// sequence (catchUpLocked); a round after identityCheckEvery without
+	// one asks first. Guarded by smu.
+	caughtUp time.Time
 	js       jetstream.JetStream
 
 	// smu guards m, stream, entropy, lastMS and checkpointSeq. stream is
@@ -271,6 +279,8 @@ func (l *Log) openStream(ctx context.Context) error {
 	}
 	l.stream = s
 	l.replicas = s.CachedInfo().Config.Replicas
+	created := s.CachedInfo().Created
+	l.created.Store(&created)
 	return nil
 }
 

@@ -108,3 +108,47 @@ func TestVerify_MissingStreamIsNotOK(t *testing.T) {
 		t.Fatalf("Verify of a missing stream = %d, %v; want ErrNoStream", n, err)
 	}
 }
+
+// TestLog_StreamCreatedAgainWithAsManyEvents: a handle that read 5 events
+// of a stream that is then deleted and created again with 5 other events
+// (its expected sequence would pass) refuses to write onto them — one
+// event and a batch alike — once it has been idle a moment, and Head and
+// Read refuse it too; the new stream holds only its own 5 events.
+func TestLog_StreamCreatedAgainWithAsManyEvents(t *testing.T) {
+	_, url := startJetStream(t)
+	_, js := connect(t, url)
+	name := newStreamName()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a := openLog(t, url, name, natslog.Options{})
+	for range 5 {
+		if _, err := a.Append(ctx, one("task:TASK-001", `{"by":"a"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := js.DeleteStream(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	b := openLog(t, url, name, natslog.Options{}) // an explicit create
+	for range 5 {
+		if _, err := b.Append(ctx, one("task:TASK-009", `{"by":"b"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(1200 * time.Millisecond) // past the committer's idle check
+	two := eventlog.AppendRequest{Stream: "task:TASK-001", Events: []eventlog.Payload{{Type: "test.appended", Data: []byte(`{}`)}, {Type: "test.appended", Data: []byte(`{}`)}}}
+	for _, req := range []eventlog.AppendRequest{one("task:TASK-001", `{"by":"a"}`), two} {
+		if _, err := eventlog.AppendOne(ctx, a, req); !errors.Is(err, eventlog.ErrIntegrity) || !contains(err, "created again") {
+			t.Fatalf("Append of %d events onto the stream created again = %v; want an integrity error saying so", len(req.Events), err)
+		}
+	}
+	if _, err := a.Head(ctx); !errors.Is(err, eventlog.ErrIntegrity) {
+		t.Errorf("Head of the stream created again = %v; want an integrity error", err)
+	}
+	if h, err := b.Head(ctx); err != nil || h.Seq != 5 {
+		t.Fatalf("the new stream's head = %+v, %v; want seq 5 (nothing of a's written)", h, err)
+	}
+	if n, err := b.Verify(ctx); err != nil || n != 5 {
+		t.Errorf("Verify of the new stream = %d, %v; want 5 events that verify", n, err)
+	}
+}

@@ -123,6 +123,13 @@ func (l *Log) streamLastSeq(ctx context.Context, s jetstream.Stream) (uint64, er
 	if err != nil {
 		return 0, l.storageErr(ctx, "stream info", err)
 	}
+	if created := l.created.Load(); created != nil && !info.Created.Equal(*created) {
+		// Same name, another stream: what this handle read is gone,
+		// whatever the new one holds (the same number of events even).
+		return 0, &eventlog.IntegrityError{Seq: 1, Reason: fmt.Sprintf(
+			"the stream was created again at %s (this handle read the one created at %s): it was deleted, and its events are not in the new one",
+			info.Created.UTC().Format(time.RFC3339Nano), created.UTC().Format(time.RFC3339Nano))}
+	}
 	return info.State.LastSeq, nil
 }
 
@@ -272,9 +279,13 @@ func (l *Log) catchUpLocked(ctx context.Context) error {
 		return nil // read-only, no stream yet: Read and Head look it up themselves
 	}
 	last, err := l.streamLastSeq(ctx, s)
+	if ie := (*eventlog.IntegrityError)(nil); errors.As(err, &ie) {
+		l.m.broken = err
+	}
 	if err != nil {
 		return err
 	}
+	l.caughtUp = time.Now()
 	if last < l.m.head.Seq {
 		l.m.broken = shorterError(last, l.m.head.Seq)
 		return l.m.broken
