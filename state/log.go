@@ -83,11 +83,12 @@ func OpenLog(ctx context.Context, dir string, o LogOptions) (Log, error) {
 	l, err := store.Open(ctx, st, store.Options{ReadOnly: o.ReadOnly, CreateStream: o.CreateStream, SingleReplica: o.SingleReplica, Client: o.Client, Logger: o.Logger, OnCommit: o.OnCommit,
 		Checkpoint: logCheckpoint(dir, st)})
 	if err != nil {
-		if created {
+		if created && !o.ReadOnly {
 			// A failed first open leaves no state folder behind: only
-			// what EnsureDir wrote, removed; anything else stays.
+			// what EnsureDir wrote, removed; a folder something else
+			// wrote into since stays, with its .gitignore.
 			_ = os.Remove(filepath.Join(dir, GitignoreFile))
-			if rerr := os.Remove(dir); rerr != nil {
+			if rerr := os.Remove(dir); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 				_ = EnsureDir(dir)
 			}
 		}

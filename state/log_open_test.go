@@ -48,6 +48,13 @@ func TestOpenLog_FailedFirstOpenLeavesNoFolder(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a failed first open left the state folder %s (%v)", dir, err)
 	}
+	// A read of an unreachable store does not create the folder either.
+	if _, err := OpenLog(ctx, dir, LogOptions{ReadOnly: true, Store: "nats://127.0.0.1:1/COS"}); err == nil {
+		t.Fatal("OpenLog of an unreachable NATS store succeeded")
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed read-only open created the state folder %s (%v)", dir, err)
+	}
 	kept := t.TempDir()
 	if err := os.WriteFile(filepath.Join(kept, "mine"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
