@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/cos-dev/cos/eventlog/store"
 	"github.com/spf13/cobra"
@@ -24,6 +26,9 @@ func (a *app) backupCommand() *cobra.Command {
 			path, err := a.logFile("backup")
 			if err != nil {
 				return err
+			}
+			if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+				return &exitError{code: ExitError, err: fmt.Errorf("E_NOT_FOUND: no event log at %s: nothing has been written with this state folder yet (check --state-dir and --store)", path)}
 			}
 			dest, h, err := store.Backup(cmd.Context(), path, args[0])
 			if err != nil {

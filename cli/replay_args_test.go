@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,6 +39,22 @@ func TestReplay_RefusesADumpItCannotRestrict(t *testing.T) {
 	} {
 		if code, out, errs := run(t, dir, args...); code != 0 || !strings.Contains(out, "TASK-001") && !strings.Contains(out, "task:TASK-001") {
 			t.Errorf("%q = exit %d, %q %q", args, code, out, errs)
+		}
+	}
+}
+
+// cos backup of a state folder without a log says so (E_NOT_FOUND), not
+// an internal error, and creates nothing.
+func TestBackup_NoLogIsNotFound(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "missing")
+	dest := filepath.Join(t.TempDir(), "b.db")
+	code, _, errs := run(t, dir, "backup", dest)
+	if code != ExitError || !strings.Contains(errs, "E_NOT_FOUND") {
+		t.Errorf("backup of a missing log = exit %d, %q; want E_NOT_FOUND", code, errs)
+	}
+	for _, p := range []string{dir, dest} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("backup of a missing log created %s (%v)", p, err)
 		}
 	}
 }
