@@ -2,6 +2,7 @@ package eventlog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -23,6 +24,20 @@ type ReceiptLister interface {
 	// (by first seq), until fn returns an error (returned; ErrStop ends
 	// the listing with nil).
 	Receipts(ctx context.Context, fn func(StoredReceipt) error) error
+}
+
+// EachReceipt calls fn for each of rs in order, as ReceiptLister.Receipts
+// does: until fn returns an error, which it returns (ErrStop: nil).
+func EachReceipt(rs []StoredReceipt, fn func(StoredReceipt) error) error {
+	for _, r := range rs {
+		if err := fn(r); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // ReceiptMatches reports whether r is the receipt of the request that

@@ -224,15 +224,7 @@ func (l *Log) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) erro
 	if err != nil {
 		return err
 	}
-	for _, r := range out {
-		if err := fn(r); err != nil {
-			if errors.Is(err, eventlog.ErrStop) {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+	return eventlog.EachReceipt(out, fn)
 }
 
 var _ eventlog.ReceiptLister = (*Log)(nil)

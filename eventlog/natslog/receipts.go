@@ -169,15 +169,7 @@ func (l *Log) Receipts(ctx context.Context, fn func(eventlog.StoredReceipt) erro
 	}
 	out := l.m.receipts.list()
 	l.smu.Unlock()
-	for _, r := range out {
-		if err := fn(r); err != nil {
-			if errors.Is(err, eventlog.ErrStop) {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+	return eventlog.EachReceipt(out, fn)
 }
 
 var _ eventlog.ReceiptLister = (*Log)(nil)
