@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -169,7 +168,7 @@ func TestReadCommands_MissingStreamSaysSo(t *testing.T) {
 	store := js.URL() + "/NOSUCH"
 	for _, args := range [][]string{{"log", "head"}, {"log"}, {"verify"}, {"watch", "--json"}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		var out, errb bytes.Buffer
+		var out, errb testutil.SyncBuffer
 		code := Run(ctx, append([]string{"--state-dir", t.TempDir(), "--store", store}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
 		timedOut := ctx.Err() != nil
 		cancel()

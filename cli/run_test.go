@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cos-dev/cos/internal/testutil"
 	"github.com/cos-dev/cos/state"
 )
 
@@ -33,7 +34,9 @@ func cosProcess(t testing.TB, args ...string) *exec.Cmd {
 // stdout and stderr.
 func run(t testing.TB, dir string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
+	// Synchronised: a NATS connection's callbacks may log to stderr from
+	// a goroutine of their own while the command writes.
+	var out, errb testutil.SyncBuffer
 	code := Run(context.Background(), append([]string{"--state-dir", dir}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
 }
