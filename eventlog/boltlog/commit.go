@@ -85,6 +85,9 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []eventlog.Event, error) 
 			if err != nil {
 				return err
 			}
+			if err := l.behind(tx, t); err != nil {
+				return err
+			}
 			outcomes = make([][]outcome, len(batch))
 			for bi, p := range batch {
 				outcomes[bi] = make([]outcome, len(p.items))
@@ -112,6 +115,9 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []eventlog.Event, error) 
 		l.tailSeen = tailMark{}
 		return nil, nil, openErr
 	}
+	if txErr == nil {
+		l.written = head
+	}
 	if txErr == nil && l.pendingMark.seq == head.Seq {
 		l.tailSeen = l.pendingMark
 	} else if txErr != nil {
@@ -137,6 +143,36 @@ func (l *Log) transact(batch []*pending) ([][]outcome, []eventlog.Event, error) 
 		l.opts.Logger.Warn("eventlog: head file not rewritten; readers fall back to the database", "path", l.path, "err", err)
 	}
 	return outcomes, committed, nil
+}
+
+// behind returns the *eventlog.IntegrityError of a log file that does not
+// hold this handle's last commit (l.written): it ends before it, or holds
+// another event at its seq. The file was replaced while the handle was
+// open — an older copy put back — and writing on would hand out the seqs,
+// and the task names, of events already acknowledged. nil otherwise (and
+// before the first commit).
+func (l *Log) behind(tx *bolt.Tx, t tail) error {
+	w := l.written
+	if w.Seq == 0 {
+		return nil
+	}
+	if t.seq < w.Seq {
+		return &eventlog.IntegrityError{Seq: t.seq + 1, Reason: fmt.Sprintf(
+			"the log ends at seq %d, and this process wrote it up to seq %d: the file was replaced (by an older copy?)", t.seq, w.Seq)}
+	}
+	hash := t.hash
+	if t.seq > w.Seq { // others wrote since: one record to read
+		ev, err := DecodeRecord(tx.Bucket(bucketEvents).Get(seqKey(w.Seq)))
+		if err != nil {
+			return &eventlog.IntegrityError{Seq: w.Seq, Reason: fmt.Sprintf("the event this process wrote at seq %d is unreadable: %v", w.Seq, err)}
+		}
+		hash = ev.Hash
+	}
+	if hash != w.Hash {
+		return &eventlog.IntegrityError{Seq: w.Seq, Reason: fmt.Sprintf(
+			"the log holds another event at seq %d than this process wrote there: the file was replaced", w.Seq)}
+	}
+	return nil
 }
 
 // tailMark identifies the last record a committer verified or wrote: its

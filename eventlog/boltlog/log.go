@@ -73,6 +73,10 @@ type Log struct {
 	// decode while it is still the head); pendingMark the last one written
 	// by the transaction in progress.
 	tailSeen, pendingMark tailMark
+	// written is the head after this handle's last commit: a later
+	// transaction refuses a file that does not hold it (behind). Only the
+	// committer touches it.
+	written eventlog.Head
 
 	// committer groups concurrent Append calls into one write
 	// transaction each batch; nil in read-only mode.
