@@ -152,3 +152,53 @@ func TestLog_StreamCreatedAgainWithAsManyEvents(t *testing.T) {
 		t.Errorf("Verify of the new stream = %d, %v; want 5 events that verify", n, err)
 	}
 }
+
+// TestLog_FollowStopsAtAStreamCreatedAgain: a follower that read a
+// stream's events does not carry on into the events of a stream deleted
+// and created again under its name (its ordered consumer would): the first
+// event that does not link to the last one read is an integrity error.
+func TestLog_FollowStopsAtAStreamCreatedAgain(t *testing.T) {
+	_, url := startJetStream(t)
+	_, js := connect(t, url)
+	name := newStreamName()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a := openLog(t, url, name, natslog.Options{})
+	for range 3 {
+		if _, err := a.Append(ctx, one("task:TASK-001", `{"by":"a"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	follower := openLog(t, url, name, natslog.Options{ReadOnly: true})
+	got := make(chan eventlog.Event, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- follower.Follow(ctx, 1, func(ev eventlog.Event) error { got <- ev; return nil })
+	}()
+	for range 3 {
+		select {
+		case <-got:
+		case <-ctx.Done():
+			t.Fatal("the follower did not read the first 3 events")
+		}
+	}
+	if err := js.DeleteStream(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	b := openLog(t, url, name, natslog.Options{})
+	for range 5 {
+		if _, err := b.Append(ctx, one("task:TASK-009", `{"by":"b"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, eventlog.ErrIntegrity) {
+			t.Fatalf("Follow across the stream created again = %v; want an integrity error", err)
+		}
+	case ev := <-got:
+		t.Fatalf("Follow went on into the new stream: seq %d of %s", ev.Seq, ev.Stream)
+	case <-ctx.Done():
+		t.Fatal("Follow neither ended nor delivered")
+	}
+}

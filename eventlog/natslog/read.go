@@ -432,7 +432,9 @@ func (l *Log) Verify(ctx context.Context) (uint64, error) {
 // it commits, until ctx ends (Follow returns ctx's error) or fn returns an
 // error (Follow returns it; eventlog.ErrStop ends Follow with nil). It
 // reads through an ordered consumer, so a reconnect resumes where it left
-// off. A message that is not a cos event is an *eventlog.IntegrityError.
+// off. A message that is not a cos event, or an event that does not link
+// to the one before it (the stream was deleted and created again), is an
+// *eventlog.IntegrityError.
 func (l *Log) Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.Event) error) error {
 	if err := l.usable(ctx); err != nil {
 		return err
@@ -452,11 +454,24 @@ func (l *Log) Follow(ctx context.Context, fromSeq uint64, fn func(eventlog.Event
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+	// Each event must link to the one before it: the ordered consumer
+	// carries on silently into a stream deleted and created again under
+	// the same name, whose events do not.
+	var prev *eventlog.Head
+	if fromSeq <= 1 {
+		prev = &eventlog.Head{Hash: eventlog.ZeroHash}
+	}
 	err := l.consume(ctx, s, max(fromSeq, 1), 0, func(m rawMsg) (bool, error) {
 		ev, _, err := decodeMessage(l.opts.Stream, m.subject, m.seq, m.header, m.data)
 		if err != nil {
 			return false, err
 		}
+		if prev != nil {
+			if err := eventlog.VerifyEvent(&ev, prev.Seq+1, prev.Hash); err != nil {
+				return false, err
+			}
+		}
+		prev = &eventlog.Head{Seq: ev.Seq, Hash: ev.Hash}
 		return true, fn(ev)
 	})
 	if errors.Is(err, eventlog.ErrStop) {
