@@ -161,10 +161,10 @@ func (l *Log) behind(tx *bolt.Tx, t tail) error {
 			"the log ends at seq %d, and this process wrote it up to seq %d: the file was replaced (by an older copy?)", t.seq, w.Seq)}
 	}
 	hash := t.hash
-	if t.seq > w.Seq { // others wrote since: one record to read
-		ev, err := DecodeRecord(tx.Bucket(bucketEvents).Get(seqKey(w.Seq)))
+	if t.seq > w.Seq { // others wrote since: one record to read, in place
+		ev, err := recordEvent(tx.Bucket(bucketEvents).Get(seqKey(w.Seq)), w.Seq)
 		if err != nil {
-			return &eventlog.IntegrityError{Seq: w.Seq, Reason: fmt.Sprintf("the event this process wrote at seq %d is unreadable: %v", w.Seq, err)}
+			return err
 		}
 		hash = ev.Hash
 	}

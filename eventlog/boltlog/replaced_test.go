@@ -71,3 +71,25 @@ func TestAppend_FileReplacedUnderTheHandle(t *testing.T) {
 		})
 	}
 }
+
+// Another handle's writes between two of this handle's are not a
+// replacement: the handle finds its last commit below them and writes on.
+func TestAppend_OthersWritesAreNotAReplacement(t *testing.T) {
+	ctx := context.Background()
+	req := eventlog.AppendRequest{Stream: "s", Events: []eventlog.Payload{{Type: "test.appended", Data: []byte(`{}`)}}}
+	a, path := openTestLog(t, Options{})
+	b, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = b.Close(ctx) }()
+	for i := range 6 {
+		l := a
+		if i%3 != 0 {
+			l = b
+		}
+		if _, err := eventlog.AppendOne(ctx, l, req); err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+	}
+}

@@ -80,27 +80,39 @@ func (l *Log) VerifyHashes(ctx context.Context) (uint64, error) {
 // prevHash and returns its hash: the canonical layout read in place
 // (parseCanonical), any other one decoded (DecodeRecord).
 func verifyRecord(raw []byte, seq uint64, prevHash string) (string, error) {
-	if len(raw) < 5 {
-		return "", &eventlog.IntegrityError{Seq: seq, Reason: fmt.Sprintf("record of %d bytes is shorter than its 5-byte header", len(raw))}
-	}
-	if raw[0] != recordVersion {
-		return "", &eventlog.IntegrityError{Seq: seq, Reason: fmt.Sprintf("record version %d, want %d", raw[0], recordVersion)}
-	}
-	body := raw[5:]
-	if got, want := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(raw[1:5]); got != want {
-		return "", &eventlog.IntegrityError{Seq: seq, Reason: fmt.Sprintf("record checksum %08x, want %08x", got, want)}
-	}
-	ev, ok := parseCanonical(body)
-	if !ok {
-		var err error
-		if ev, err = DecodeRecord(raw); err != nil {
-			return "", &eventlog.IntegrityError{Seq: seq, Reason: err.Error()}
-		}
+	ev, err := recordEvent(raw, seq)
+	if err != nil {
+		return "", err
 	}
 	if err := eventlog.VerifyEvent(&ev, seq, prevHash); err != nil {
 		return "", err
 	}
 	return ev.Hash, nil
+}
+
+// recordEvent reads the stored record of seq after checking its version
+// byte and CRC-32C: the canonical layout in place (parseCanonical, Data
+// not a copy), any other one decoded (DecodeRecord). The chain is not
+// checked. Errors are *eventlog.IntegrityError.
+func recordEvent(raw []byte, seq uint64) (eventlog.Event, error) {
+	if len(raw) < 5 {
+		return eventlog.Event{}, &eventlog.IntegrityError{Seq: seq, Reason: fmt.Sprintf("record of %d bytes is shorter than its 5-byte header", len(raw))}
+	}
+	if raw[0] != recordVersion {
+		return eventlog.Event{}, &eventlog.IntegrityError{Seq: seq, Reason: fmt.Sprintf("record version %d, want %d", raw[0], recordVersion)}
+	}
+	body := raw[5:]
+	if got, want := crc32.Checksum(body, castagnoli), binary.BigEndian.Uint32(raw[1:5]); got != want {
+		return eventlog.Event{}, &eventlog.IntegrityError{Seq: seq, Reason: fmt.Sprintf("record checksum %08x, want %08x", got, want)}
+	}
+	if ev, ok := parseCanonical(body); ok {
+		return ev, nil
+	}
+	ev, err := DecodeRecord(raw)
+	if err != nil {
+		return eventlog.Event{}, &eventlog.IntegrityError{Seq: seq, Reason: err.Error()}
+	}
+	return ev, nil
 }
 
 // Pieces of the canonical layout, in json.Marshal's order of
